@@ -1,0 +1,119 @@
+// Package kube is the thin layer between kyaml's RNodes and rotate-certs'
+// plain Go logic: object references and indexes, reading and writing the
+// values of Secrets and ConfigMaps, annotations, and KRM results that point
+// at a resource, field and file.
+//
+// It edits nodes in place so that comments, key order and quoting of
+// everything it does not change survive.
+package kube
+
+import (
+	"strconv"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// Ref identifies a resource and, when it came from a file, where.
+type Ref struct {
+	APIVersion string
+	Kind       string
+	Namespace  string
+	Name       string
+	// Path is the file the resource was read from (path annotation), if any.
+	Path string
+	// Index is the resource's position in that file.
+	Index int
+}
+
+// RefOf returns the reference of node.
+func RefOf(node *yaml.RNode) Ref {
+	r := Ref{
+		APIVersion: node.GetApiVersion(),
+		Kind:       node.GetKind(),
+		Namespace:  node.GetNamespace(),
+		Name:       node.GetName(),
+	}
+	r.Path, r.Index = FileOf(node)
+	return r
+}
+
+// FileOf returns the path and index annotations of node (the current ones,
+// else the legacy ones kpt and older tools still write).
+func FileOf(node *yaml.RNode) (string, int) {
+	annos := node.GetAnnotations(kioutil.PathAnnotation, kioutil.LegacyPathAnnotation,
+		kioutil.IndexAnnotation, kioutil.LegacyIndexAnnotation)
+	path := annos[kioutil.PathAnnotation]
+	if path == "" {
+		path = annos[kioutil.LegacyPathAnnotation]
+	}
+	idx := annos[kioutil.IndexAnnotation]
+	if idx == "" {
+		idx = annos[kioutil.LegacyIndexAnnotation]
+	}
+	i, _ := strconv.Atoi(idx)
+	return path, i
+}
+
+// String returns "Kind namespace/name" (or "Kind name" when cluster-scoped
+// or namespace-less), the form every message uses.
+func (r Ref) String() string {
+	if r.Namespace == "" {
+		return r.Kind + " " + r.Name
+	}
+	return r.Kind + " " + r.Namespace + "/" + r.Name
+}
+
+// Result returns a KRM result about this resource. field is a dotted field
+// path such as "data.ca.crt"; it may be empty.
+func (r Ref) Result(severity framework.Severity, field, message string) *framework.Result {
+	res := &framework.Result{
+		Message:  message,
+		Severity: severity,
+		ResourceRef: &yaml.ResourceIdentifier{
+			TypeMeta:   yaml.TypeMeta{APIVersion: r.APIVersion, Kind: r.Kind},
+			NameMeta:   yaml.NameMeta{Name: r.Name, Namespace: r.Namespace},
+		},
+	}
+	if field != "" {
+		res.Field = &framework.Field{Path: field}
+	}
+	if r.Path != "" {
+		res.File = &framework.File{Path: r.Path, Index: r.Index}
+	}
+	return res
+}
+
+// Key identifies an object by kind, namespace and name. API group is not
+// part of it: rotate-certs indexes a fixed set of kinds whose names do not
+// collide across groups in practice, and checks the apiVersion where it
+// matters.
+type Key struct {
+	Kind      string
+	Namespace string
+	Name      string
+}
+
+// String returns "Kind namespace/name".
+func (k Key) String() string {
+	return Ref{Kind: k.Kind, Namespace: k.Namespace, Name: k.Name}.String()
+}
+
+// KeyOf returns the key of node.
+func KeyOf(node *yaml.RNode) Key {
+	return Key{Kind: node.GetKind(), Namespace: node.GetNamespace(), Name: node.GetName()}
+}
+
+// IsLocalConfig reports whether node is marked
+// config.kubernetes.io/local-config: "true" (a Kptfile, a function config):
+// such items are never managed, only passed through.
+func IsLocalConfig(node *yaml.RNode) bool {
+	v := node.GetAnnotations(LocalConfigAnnotation)[LocalConfigAnnotation]
+	return strings.EqualFold(v, "true")
+}
+
+// LocalConfigAnnotation marks resources that are configuration for tools,
+// not for the cluster.
+const LocalConfigAnnotation = "config.kubernetes.io/local-config"

@@ -1,0 +1,94 @@
+// Package labels matches Kubernetes label selectors (matchLabels and
+// matchExpressions) against label maps, as the API server does, without
+// pulling in k8s.io/apimachinery.
+package labels
+
+import "fmt"
+
+// Selector is a Kubernetes LabelSelector. The zero value selects everything.
+type Selector struct {
+	// MatchLabels requires each key to have exactly this value.
+	MatchLabels map[string]string `json:"matchLabels,omitempty"`
+	// MatchExpressions are ANDed requirements.
+	MatchExpressions []Requirement `json:"matchExpressions,omitempty"`
+}
+
+// Requirement is one matchExpressions entry.
+type Requirement struct {
+	// Key is the label key.
+	Key string `json:"key"`
+	// Operator is In, NotIn, Exists or DoesNotExist.
+	Operator string `json:"operator"`
+	// Values are the candidate values for In and NotIn.
+	Values []string `json:"values,omitempty"`
+}
+
+// Validate returns an error describing the first malformed requirement.
+func (s Selector) Validate() error {
+	for i, r := range s.MatchExpressions {
+		switch r.Operator {
+		case "In", "NotIn":
+			if len(r.Values) == 0 {
+				return fmt.Errorf("matchExpressions[%d].values: must be non-empty for operator %s", i, r.Operator)
+			}
+		case "Exists", "DoesNotExist":
+			if len(r.Values) != 0 {
+				return fmt.Errorf("matchExpressions[%d].values: must be empty for operator %s", i, r.Operator)
+			}
+		default:
+			return fmt.Errorf("matchExpressions[%d].operator: %q is not one of In, NotIn, Exists, DoesNotExist", i, r.Operator)
+		}
+		if r.Key == "" {
+			return fmt.Errorf("matchExpressions[%d].key: must not be empty", i)
+		}
+	}
+	return nil
+}
+
+// Empty reports whether the selector has no requirement (and so selects
+// everything).
+func (s Selector) Empty() bool {
+	return len(s.MatchLabels) == 0 && len(s.MatchExpressions) == 0
+}
+
+// Matches reports whether labels satisfy every requirement of s.
+func (s Selector) Matches(labels map[string]string) bool {
+	for k, v := range s.MatchLabels {
+		if got, ok := labels[k]; !ok || got != v {
+			return false
+		}
+	}
+	for _, r := range s.MatchExpressions {
+		got, ok := labels[r.Key]
+		switch r.Operator {
+		case "In":
+			if !ok || !contains(r.Values, got) {
+				return false
+			}
+		case "NotIn":
+			if ok && contains(r.Values, got) {
+				return false
+			}
+		case "Exists":
+			if !ok {
+				return false
+			}
+		case "DoesNotExist":
+			if ok {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func contains(values []string, v string) bool {
+	for _, x := range values {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,48 @@
+package labels
+
+import "testing"
+
+func TestSelectorMatches(t *testing.T) {
+	labels := map[string]string{"trust": "gateway", "tier": "edge"}
+	tests := []struct {
+		name string
+		sel  Selector
+		want bool
+	}{
+		{"empty selects all", Selector{}, true},
+		{"matchLabels hit", Selector{MatchLabels: map[string]string{"trust": "gateway"}}, true},
+		{"matchLabels wrong value", Selector{MatchLabels: map[string]string{"trust": "mesh"}}, false},
+		{"matchLabels missing key", Selector{MatchLabels: map[string]string{"team": "a"}}, false},
+		{"In hit", Selector{MatchExpressions: []Requirement{{Key: "tier", Operator: "In", Values: []string{"core", "edge"}}}}, true},
+		{"In miss", Selector{MatchExpressions: []Requirement{{Key: "tier", Operator: "In", Values: []string{"core"}}}}, false},
+		{"NotIn hit", Selector{MatchExpressions: []Requirement{{Key: "tier", Operator: "NotIn", Values: []string{"edge"}}}}, false},
+		{"NotIn absent key", Selector{MatchExpressions: []Requirement{{Key: "zone", Operator: "NotIn", Values: []string{"a"}}}}, true},
+		{"Exists", Selector{MatchExpressions: []Requirement{{Key: "trust", Operator: "Exists"}}}, true},
+		{"DoesNotExist", Selector{MatchExpressions: []Requirement{{Key: "trust", Operator: "DoesNotExist"}}}, false},
+		{"labels and expressions ANDed", Selector{MatchLabels: map[string]string{"trust": "gateway"}, MatchExpressions: []Requirement{{Key: "tier", Operator: "In", Values: []string{"core"}}}}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.sel.Matches(labels); got != tt.want {
+				t.Fatalf("Matches = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSelectorValidate(t *testing.T) {
+	bad := []Selector{
+		{MatchExpressions: []Requirement{{Key: "a", Operator: "In"}}},
+		{MatchExpressions: []Requirement{{Key: "a", Operator: "Exists", Values: []string{"x"}}}},
+		{MatchExpressions: []Requirement{{Key: "a", Operator: "Equals", Values: []string{"x"}}}},
+		{MatchExpressions: []Requirement{{Operator: "Exists"}}},
+	}
+	for i, s := range bad {
+		if err := s.Validate(); err == nil {
+			t.Errorf("selector %d: want an error", i)
+		}
+	}
+	if err := (Selector{MatchExpressions: []Requirement{{Key: "a", Operator: "NotIn", Values: []string{"x"}}}}).Validate(); err != nil {
+		t.Errorf("valid selector rejected: %v", err)
+	}
+}

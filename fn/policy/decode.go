@@ -1,0 +1,81 @@
+package policy
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"time"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// Decode reads a RotationPolicy from the function config node, strictly:
+// another kind, an unknown field, a wrong type or an invalid value is an
+// error. The result is defaulted and validated. On failure the error is a
+// FieldErrors listing every problem found.
+func Decode(node *yaml.RNode) (*RotationPolicy, error) {
+	if node == nil || node.IsNilOrEmpty() {
+		return nil, FieldErrors{{Message: fmt.Sprintf("no functionConfig: rotate-certs needs a %s (apiVersion %s)", Kind, APIVersion)}}
+	}
+	if kind, apiVersion := node.GetKind(), node.GetApiVersion(); kind != Kind || apiVersion != APIVersion {
+		return nil, FieldErrors{{Field: "kind", Message: fmt.Sprintf(
+			"functionConfig is %s %s; rotate-certs needs kind %s, apiVersion %s (a plain ConfigMap cannot carry the policy's structure)",
+			apiVersion, kind, Kind, APIVersion)}}
+	}
+	raw, err := node.MarshalJSON()
+	if err != nil {
+		return nil, FieldErrors{{Message: fmt.Sprintf("reading functionConfig: %v", err)}}
+	}
+	return DecodeJSON(raw)
+}
+
+// DecodeJSON is Decode for a policy already converted to JSON.
+func DecodeJSON(raw []byte) (*RotationPolicy, error) {
+	var generic any
+	if err := json.Unmarshal(raw, &generic); err != nil {
+		return nil, FieldErrors{{Message: fmt.Sprintf("reading functionConfig: %v", err)}}
+	}
+	var errs FieldErrors
+	checkShape("", generic, reflect.TypeFor[RotationPolicy](), &errs)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	var p RotationPolicy
+	if err := json.Unmarshal(raw, &p); err != nil {
+		var ute *json.UnmarshalTypeError
+		if ok := asTypeError(err, &ute); ok {
+			return nil, FieldErrors{{Field: ute.Field, Message: err.Error()}}
+		}
+		return nil, FieldErrors{{Message: err.Error()}}
+	}
+	p.Default()
+	if errs := p.Validate(); len(errs) > 0 {
+		return nil, errs
+	}
+	return &p, nil
+}
+
+func asTypeError(err error, target **json.UnmarshalTypeError) bool {
+	e, ok := err.(*json.UnmarshalTypeError)
+	if ok {
+		*target = e
+	}
+	return ok
+}
+
+// Name returns metadata.name, or "" when unset.
+func (p *RotationPolicy) Name() string {
+	name, _ := p.Metadata["name"].(string)
+	return name
+}
+
+// Clock returns spec.now when set, else wall().
+func (p *RotationPolicy) Clock(wall func() time.Time) time.Time {
+	if p.Spec.Now != "" {
+		t, err := time.Parse(time.RFC3339, p.Spec.Now)
+		if err == nil {
+			return t.UTC()
+		}
+	}
+	return wall().UTC()
+}

@@ -1,0 +1,77 @@
+package policy
+
+// Default fills every unset optional field with its documented default.
+// Target namespaces default to the first source's namespace; a bundle whose
+// first source is inline keeps an empty list (Validate reports it unless a
+// namespaceSelector is set).
+func (p *RotationPolicy) Default() {
+	if p.Spec.Expiry.WarnWithin == nil {
+		p.Spec.Expiry.WarnWithin = &Duration{DefaultWarnWithin}
+	}
+	if p.Spec.Expiry.FailWithin == nil {
+		p.Spec.Expiry.FailWithin = &Duration{DefaultFailWithin}
+	}
+	for i := range p.Spec.TrustBundles {
+		p.Spec.TrustBundles[i].Default()
+	}
+}
+
+// Default fills the bundle's unset optional fields.
+func (b *TrustBundle) Default() {
+	if b.Mode == "" {
+		b.Mode = ModeBundle
+	}
+	for i := range b.Sources {
+		s := &b.Sources[i]
+		if s.Secret != nil && s.Secret.Key == "" {
+			s.Secret.Key = DefaultSecretKey
+		}
+		if s.ConfigMap != nil && s.ConfigMap.Key == "" {
+			s.ConfigMap.Key = DefaultConfigMapKey
+		}
+	}
+	t := &b.Target
+	if t.Kind == "" {
+		t.Kind = "Secret"
+	}
+	if t.Key == "" {
+		t.Key = DefaultSecretKey
+		if t.Kind == "ConfigMap" {
+			t.Key = DefaultConfigMapKey
+		}
+	}
+	if len(t.Namespaces) == 0 && len(b.Sources) > 0 {
+		if ref := b.Sources[0].Ref(); ref != nil {
+			t.Namespaces = []string{ref.Namespace}
+		}
+	}
+	if b.Retain.MaxPrevious == nil {
+		n := DefaultMaxPrevious
+		b.Retain.MaxPrevious = &n
+	}
+	if b.Retain.ProtectIssuers == nil {
+		yes := true
+		b.Retain.ProtectIssuers = &yes
+	}
+}
+
+// Ref returns the object reference of a Secret or ConfigMap source, nil for
+// an inline one.
+func (s Source) Ref() *ObjectKeyRef {
+	if s.Secret != nil {
+		return s.Secret
+	}
+	return s.ConfigMap
+}
+
+// Kind returns "Secret", "ConfigMap" or "inline".
+func (s Source) Kind() string {
+	switch {
+	case s.Secret != nil:
+		return "Secret"
+	case s.ConfigMap != nil:
+		return "ConfigMap"
+	default:
+		return "inline"
+	}
+}

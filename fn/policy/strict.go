@@ -1,0 +1,136 @@
+package policy
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+)
+
+var jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
+
+// checkShape walks a decoded JSON value against the Go type it will be
+// unmarshalled into and reports unknown fields and wrong types with their
+// full paths (encoding/json reports neither usefully). Types that
+// unmarshal themselves are checked to be strings, which is what every such
+// type in the policy is.
+func checkShape(path string, v any, t reflect.Type, errs *FieldErrors) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if v == nil {
+		return
+	}
+	if reflect.PointerTo(t).Implements(jsonUnmarshaler) {
+		if _, ok := v.(string); !ok {
+			errs.add(path, "must be a string, got %s", jsonKind(v))
+		}
+		return
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		obj, ok := v.(map[string]any)
+		if !ok {
+			errs.add(path, "must be an object, got %s", jsonKind(v))
+			return
+		}
+		fields := jsonFields(t)
+		keys := make([]string, 0, len(obj))
+		for k := range obj {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			ft, ok := fields[k]
+			if !ok {
+				errs.add(join(path, k), "unknown field (known: %s)", strings.Join(sortedKeys(fields), ", "))
+				continue
+			}
+			checkShape(join(path, k), obj[k], ft, errs)
+		}
+	case reflect.Map:
+		obj, ok := v.(map[string]any)
+		if !ok {
+			errs.add(path, "must be an object, got %s", jsonKind(v))
+			return
+		}
+		if t.Elem().Kind() == reflect.Interface {
+			return
+		}
+		for k, e := range obj {
+			checkShape(join(path, k), e, t.Elem(), errs)
+		}
+	case reflect.Slice:
+		arr, ok := v.([]any)
+		if !ok {
+			errs.add(path, "must be a list, got %s", jsonKind(v))
+			return
+		}
+		for i, e := range arr {
+			checkShape(fmt.Sprintf("%s[%d]", path, i), e, t.Elem(), errs)
+		}
+	case reflect.String:
+		if _, ok := v.(string); !ok {
+			errs.add(path, "must be a string, got %s", jsonKind(v))
+		}
+	case reflect.Bool:
+		if _, ok := v.(bool); !ok {
+			errs.add(path, "must be true or false, got %s", jsonKind(v))
+		}
+	case reflect.Int, reflect.Int32, reflect.Int64:
+		f, ok := v.(float64)
+		if !ok || f != float64(int64(f)) {
+			errs.add(path, "must be a whole number, got %s", jsonKind(v))
+		}
+	}
+}
+
+func jsonFields(t reflect.Type) map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" || !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out[name] = f.Type
+	}
+	return out
+}
+
+func sortedKeys(m map[string]reflect.Type) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func jsonKind(v any) string {
+	switch x := v.(type) {
+	case string:
+		return fmt.Sprintf("string %q", x)
+	case float64:
+		return fmt.Sprintf("number %v", x)
+	case bool:
+		return fmt.Sprintf("%v", x)
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "an object"
+	default:
+		return fmt.Sprintf("%T", v)
+	}
+}

@@ -1,0 +1,115 @@
+package policy
+
+import (
+	"fmt"
+	"regexp"
+	"time"
+)
+
+var dnsSubdomain = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+
+// Validate checks a defaulted policy and returns every problem found.
+func (p *RotationPolicy) Validate() FieldErrors {
+	var errs FieldErrors
+	if p.Spec.Now != "" {
+		if _, err := time.Parse(time.RFC3339, p.Spec.Now); err != nil {
+			errs.add("spec.now", "%q is not an RFC 3339 time such as 2026-11-22T00:00:00Z", p.Spec.Now)
+		}
+	}
+	warn, fail := p.Spec.Expiry.WarnWithin.Duration, p.Spec.Expiry.FailWithin.Duration
+	if warn < 0 {
+		errs.add("spec.expiry.warnWithin", "must not be negative")
+	}
+	if fail < 0 {
+		errs.add("spec.expiry.failWithin", "must not be negative")
+	}
+	if fail > warn {
+		errs.add("spec.expiry.failWithin", "%s is longer than warnWithin %s; the critical threshold must come after the warning", fail, warn)
+	}
+
+	names := map[string]int{}
+	targets := map[string]string{}
+	for i := range p.Spec.TrustBundles {
+		b := &p.Spec.TrustBundles[i]
+		path := fmt.Sprintf("spec.trustBundles[%d]", i)
+		if j, dup := names[b.Name]; dup && b.Name != "" {
+			errs.add(path+".name", "duplicate bundle name %q (also spec.trustBundles[%d])", b.Name, j)
+		}
+		names[b.Name] = i
+		errs = append(errs, b.validate(path)...)
+		for _, ns := range b.Target.Namespaces {
+			k := fmt.Sprintf("%s %s/%s key %s", b.Target.Kind, ns, b.Target.Name, b.Target.Key)
+			if other, dup := targets[k]; dup {
+				errs.add(path+".target", "writes %s, which %s also writes", k, other)
+			}
+			targets[k] = path
+		}
+	}
+	return errs
+}
+
+func (b *TrustBundle) validate(path string) FieldErrors {
+	var errs FieldErrors
+	switch {
+	case b.Name == "":
+		errs.add(path+".name", "required")
+	case !dnsSubdomain.MatchString(b.Name) || len(b.Name) > 63:
+		errs.add(path+".name", "%q must be a lowercase DNS name (a-z, 0-9, '-', '.'; at most 63 characters)", b.Name)
+	}
+	if b.Mode != ModeBundle && b.Mode != ModeCopy {
+		errs.add(path+".mode", "%q is not one of %s, %s", b.Mode, ModeBundle, ModeCopy)
+	}
+	if len(b.Sources) == 0 {
+		errs.add(path+".sources", "at least one source is required")
+	}
+	t := b.Target
+	for i, s := range b.Sources {
+		sp := fmt.Sprintf("%s.sources[%d]", path, i)
+		set := 0
+		for _, ok := range []bool{s.Secret != nil, s.ConfigMap != nil, s.Inline != ""} {
+			if ok {
+				set++
+			}
+		}
+		if set != 1 {
+			errs.add(sp, "set exactly one of secret, configMap, inline")
+			continue
+		}
+		ref := s.Ref()
+		if ref == nil {
+			continue
+		}
+		rp := sp + "." + map[string]string{"Secret": "secret", "ConfigMap": "configMap"}[s.Kind()]
+		if ref.Name == "" {
+			errs.add(rp+".name", "required")
+		}
+		if s.Kind() == t.Kind && ref.Name == t.Name && ref.Key == t.Key {
+			for _, ns := range t.Namespaces {
+				if ns == ref.Namespace {
+					errs.add(sp, "is the bundle's own target (%s %s/%s key %s): a bundle cannot read what it writes", t.Kind, ns, t.Name, t.Key)
+				}
+			}
+		}
+	}
+	if t.Kind != "Secret" && t.Kind != "ConfigMap" {
+		errs.add(path+".target.kind", "%q is not one of Secret, ConfigMap", t.Kind)
+	}
+	if t.Name == "" {
+		errs.add(path+".target.name", "required")
+	}
+	if len(t.Namespaces) == 0 && t.NamespaceSelector == nil {
+		errs.add(path+".target.namespaces", "required when the first source is inline (or set namespaceSelector)")
+	}
+	if t.NamespaceSelector != nil {
+		if err := t.NamespaceSelector.Validate(); err != nil {
+			errs.add(path+".target.namespaceSelector", "%v", err)
+		}
+	}
+	if n := *b.Retain.MaxPrevious; n < 0 || n > MaxPreviousLimit {
+		errs.add(path+".retain.maxPrevious", "%d is out of range 0..%d", n, MaxPreviousLimit)
+	}
+	if b.Retain.For != nil && b.Retain.For.Duration <= 0 {
+		errs.add(path+".retain.for", "must be positive")
+	}
+	return errs
+}
