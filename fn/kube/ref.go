@@ -73,8 +73,8 @@ func (r Ref) Result(severity framework.Severity, field, message string) *framewo
 		Message:  message,
 		Severity: severity,
 		ResourceRef: &yaml.ResourceIdentifier{
-			TypeMeta:   yaml.TypeMeta{APIVersion: r.APIVersion, Kind: r.Kind},
-			NameMeta:   yaml.NameMeta{Name: r.Name, Namespace: r.Namespace},
+			TypeMeta: yaml.TypeMeta{APIVersion: r.APIVersion, Kind: r.Kind},
+			NameMeta: yaml.NameMeta{Name: r.Name, Namespace: r.Namespace},
 		},
 	}
 	if field != "" {
