@@ -2,8 +2,8 @@ package kube
 
 import (
 	"bytes"
-	"errors"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"strings"
 
