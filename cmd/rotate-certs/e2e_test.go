@@ -338,4 +338,3 @@ func snapshotDir(t *testing.T, dir string) map[string]string {
 	}))
 	return out
 }
-
