@@ -114,7 +114,6 @@ func TestDecodeErrors(t *testing.T) {
 	}
 }
 
-
 func TestDecodeRejectsOtherKinds(t *testing.T) {
 	node, err := yaml.Parse("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: b}\n")
 	require.NoError(t, err)
