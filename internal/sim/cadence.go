@@ -1,0 +1,104 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+)
+
+// signer is one CA lineage: a CA that an issuer replaces every period days,
+// and the peers whose leaves it signs.
+type signer struct {
+	// name names the lineage; its source Secret is "<name>-ca".
+	name string
+	// period is the number of days between two generations.
+	period int
+	// offset is the day generation 0 started signing (zero or negative:
+	// the lineage may predate the simulation).
+	offset int
+	// lifetime is the validity of each CA certificate.
+	lifetime time.Duration
+	// preDistribute > 0 puts the next CA into the optional source
+	// "<name>-next-ca" that many days before it starts signing.
+	preDistribute int
+	// reissueMax: each peer's leaf is re-issued 0..reissueMax days after a
+	// new CA starts signing.
+	reissueMax int
+	// peers present leaves of this lineage.
+	peers []string
+}
+
+// start returns the day generation gen starts signing.
+func (s signer) start(gen int) int { return s.offset + gen*s.period }
+
+// Cadence is one rotation scenario of the simulation: the signers feeding
+// one trust bundle and the bundle's safe retain setting.
+type Cadence struct {
+	// ID is the cadence's number (1-4), as in the table.
+	ID int
+	// Name is a short label.
+	Name string
+	// signers feed the bundle, one source each (two with pre-distribution).
+	signers []signer
+	// maxPrevious is the retain.maxPrevious a careful user sets.
+	maxPrevious int
+}
+
+// Cadences returns the four cadences of the rotation-safety issue.
+func Cadences() []Cadence {
+	day := 24 * time.Hour
+	return []Cadence{
+		{
+			// A gateway CA replaced by hand every 90 days; each peer's
+			// leaf is re-issued 0-3 days later.
+			ID: 1, Name: "gateway CA by hand, 90d",
+			signers: []signer{{
+				name: "gateway", period: 90, lifetime: 365 * day, reissueMax: 3,
+				peers: []string{"ratelimit", "ext-auth", "backend"},
+			}},
+			maxPrevious: 1,
+		},
+		{
+			// Two signers in one bundle, rotated at 80% of their lifetime:
+			// every 30 days (lifetime 37.5 days) and every 60 days
+			// (lifetime 75 days); leaves re-issued within a day. One
+			// previous CA per signer is kept (maxPrevious = signers).
+			ID: 2, Name: "two signers, 30d and 60d at 80%",
+			signers: []signer{
+				{name: "signer-a", period: 30, lifetime: 900 * time.Hour, reissueMax: 1, peers: []string{"a-client", "a-server"}},
+				{name: "signer-b", period: 60, offset: -15, lifetime: 75 * day, reissueMax: 1, peers: []string{"b-client", "b-server"}},
+			},
+			maxPrevious: 2,
+		},
+		{
+			// A root with a 90-day lifetime renewed at 2/3 of it by an
+			// issuer (new key); client certificates re-issued within 4
+			// days.
+			ID: 3, Name: "issuer root 90d, renewed at 2/3",
+			signers: []signer{{
+				name: "root", period: 60, lifetime: 90 * day, reissueMax: 4,
+				peers: []string{"client-1", "client-2", "client-3"},
+			}},
+			maxPrevious: 1,
+		},
+		{
+			// A CA pre-distributed through an optional extra source 7 days
+			// before it starts signing; leaves re-issued 0-3 days after.
+			ID: 4, Name: "next CA pre-distributed 7d ahead",
+			signers: []signer{{
+				name: "gateway", period: 90, lifetime: 180 * day, preDistribute: 7, reissueMax: 3,
+				peers: []string{"ratelimit", "ext-auth", "backend"},
+			}},
+			maxPrevious: 1,
+		},
+	}
+}
+
+// CadenceByID returns cadence id (1-4).
+func CadenceByID(id int) (Cadence, error) {
+	for _, c := range Cadences() {
+		if c.ID == id {
+			return c, nil
+		}
+	}
+	return Cadence{}, fmt.Errorf("no cadence %d (1-4)", id)
+}

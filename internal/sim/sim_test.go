@@ -1,0 +1,97 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/rotate-certs/rotate-certs/fn/policy"
+	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// shortDays is the short simulation run by `make test`: long enough for at
+// least two rotations of every cadence (cadence 1 rotates on days 90 and
+// 180). `make sim` runs three years.
+const shortDays = 200
+
+func TestSafeCadencesNeverFail(t *testing.T) {
+	for _, c := range Cadences() {
+		t.Run(fmt.Sprintf("cadence-%d", c.ID), func(t *testing.T) {
+			t.Parallel()
+			st, err := Run(Config{Cadence: c, Days: shortDays, Seed: 1})
+			require.NoError(t, err)
+			require.Equal(t, shortDays, st.Days)
+			require.GreaterOrEqual(t, st.Rotations, 2, "the short run must cover rotations")
+			require.Equal(t, shortDays*3*len(st.peersOf()), st.Handshakes, "every consumer checks every peer every day")
+			require.Zero(t, st.Failures, "a safe setting rejected a leaf its bundle had trusted: %s", strings.Join(st.Examples, "\n"))
+			require.GreaterOrEqual(t, st.MaxBundle, 2, "an overlap must hold old and new CA")
+			require.Positive(t, st.BundleChanges)
+			if c.ID == 4 {
+				require.Zero(t, st.Unpropagated, "a CA distributed 7 days ahead reaches every consumer (lag <= 3) before it signs")
+			}
+		})
+	}
+}
+
+// The simulator must be able to fail: settings that drop the old CA at
+// once break peers that still present a leaf of it.
+func TestUnsafeSettingsFail(t *testing.T) {
+	c1, err := CadenceByID(1)
+	require.NoError(t, err)
+	for _, s := range []Settings{{Mode: policy.ModeBundle, MaxPrevious: 0}, {Mode: policy.ModeCopy}} {
+		t.Run(s.String(), func(t *testing.T) {
+			t.Parallel()
+			st, err := Run(Config{Cadence: c1, Days: shortDays, Seed: 1, Settings: &s})
+			require.NoError(t, err)
+			require.Positive(t, st.Failures, "dropping the previous CA must break handshakes")
+			require.NotEmpty(t, st.Examples)
+			require.Contains(t, st.Examples[0], "certificate signed by unknown authority")
+		})
+	}
+}
+
+func TestReproducible(t *testing.T) {
+	c, err := CadenceByID(3)
+	require.NoError(t, err)
+	a, err := Run(Config{Cadence: c, Days: 130, Seed: 7})
+	require.NoError(t, err)
+	b, err := Run(Config{Cadence: c, Days: 130, Seed: 7})
+	require.NoError(t, err)
+	require.Equal(t, a, b, "the same seed must give the same run")
+}
+
+// Cadence 1 with a 0-day lag everywhere has nothing in flight: every
+// check verifies a leaf whose CA the consumer already trusts.
+func TestNoLagNoUnpropagated(t *testing.T) {
+	c, err := CadenceByID(1)
+	require.NoError(t, err)
+	st, err := Run(Config{Cadence: c, Days: 100, Seed: 1, MaxLag: -1})
+	require.NoError(t, err)
+	require.Zero(t, st.Failures)
+	require.Zero(t, st.Unpropagated)
+}
+
+func TestTrustHashCountsRolls(t *testing.T) {
+	deploy := func(annotation string) []*yaml.RNode {
+		s := "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: gateway, namespace: sim}\nspec:\n  template:\n    metadata:\n      labels: {app: gateway}\n"
+		if annotation != "" {
+			s += "      annotations: {rotate-certs.dev/trust-hash: " + annotation + "}\n"
+		}
+		return []*yaml.RNode{yaml.MustParse(s)}
+	}
+	_, ok := trustHash(deploy(""))
+	require.False(t, ok)
+	h, ok := trustHash(deploy("sha256-abc"))
+	require.True(t, ok)
+	require.Equal(t, "sha256-abc", h)
+}
+
+// peersOf returns the peers of the run's cadence.
+func (s Stats) peersOf() []string {
+	var out []string
+	for _, sg := range s.Cadence.signers {
+		out = append(out, sg.peers...)
+	}
+	return out
+}

@@ -1,0 +1,61 @@
+// Command simulate runs the rotation simulator (make sim): every cadence
+// with its safe settings, then cadence 1 with the unsafe ones, and prints
+// one table. It exits 1 when a safe run fails a handshake, when an unsafe
+// run does not (the simulator must be able to see an outage), or when a
+// render fails.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/rotate-certs/rotate-certs/fn/policy"
+	"github.com/rotate-certs/rotate-certs/internal/sim"
+)
+
+func main() {
+	days := flag.Int("days", 3*365, "days to simulate")
+	seed := flag.Uint64("seed", 1, "seed of certificates and lags")
+	flag.Parse()
+
+	var runs []sim.Stats
+	ok := true
+	run := func(c sim.Cadence, settings *sim.Settings, wantFailures bool) {
+		st, err := sim.Run(sim.Config{Cadence: c, Days: *days, Seed: *seed, Settings: settings})
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "cadence %d: %v\n", c.ID, err)
+			os.Exit(1)
+		}
+		runs = append(runs, st)
+		switch {
+		case !wantFailures && st.Failures > 0:
+			ok = false
+			fmt.Fprintf(os.Stderr, "cadence %d (%s): %d handshake failures, e.g.:\n", c.ID, st.Settings, st.Failures)
+			for _, e := range st.Examples {
+				fmt.Fprintln(os.Stderr, "  "+e)
+			}
+		case wantFailures && st.Failures == 0:
+			ok = false
+			fmt.Fprintf(os.Stderr, "cadence %d (%s): unsafe settings caused no failure; the simulator cannot see outages\n", c.ID, st.Settings)
+		}
+	}
+	for _, c := range sim.Cadences() {
+		run(c, nil, false)
+	}
+	c1, _ := sim.CadenceByID(1)
+	run(c1, &sim.Settings{Mode: policy.ModeBundle, MaxPrevious: 0}, true)
+	run(c1, &sim.Settings{Mode: policy.ModeCopy}, true)
+
+	fmt.Printf("rotation simulation: %d days from %s, seed %d, 3 consumers per bundle, pick-up lag 0-3 days\n\n",
+		*days, sim.Start.Format("2006-01-02"), *seed)
+	fmt.Print(sim.Table(runs))
+	for _, st := range runs[len(runs)-2:] {
+		if len(st.Examples) > 0 {
+			fmt.Printf("\nfirst failure with %s: %s\n", st.Settings, st.Examples[0])
+		}
+	}
+	if !ok {
+		os.Exit(1)
+	}
+}
