@@ -56,7 +56,7 @@ kpt (fn eval / fn render) call it.`,
 // runFunction is function mode: ResourceList in, ResourceList out.
 func runFunction(stdin io.Reader, stdout, stderr io.Writer) error {
 	p := rotate.Processor{Now: time.Now, Stderr: stderr}
-	rw := &kio.ByteReadWriter{Reader: stdin, Writer: stdout, KeepReaderAnnotations: true}
+	rw := &kio.ByteReadWriter{Reader: rotate.LimitReader(stdin, rotate.MaxInputBytes), Writer: stdout, KeepReaderAnnotations: true}
 	if err := framework.Execute(p, rw); err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitCode(1)

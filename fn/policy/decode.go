@@ -17,6 +17,11 @@ func Decode(node *yaml.RNode) (*RotationPolicy, error) {
 	if node == nil || node.IsNilOrEmpty() {
 		return nil, FieldErrors{{Message: fmt.Sprintf("no functionConfig: rotate-certs needs a %s (apiVersion %s)", Kind, APIVersion)}}
 	}
+	// kyaml's field accessors index mapping content in pairs and panic on
+	// a list or scalar: check the shape before asking for kind.
+	if k := node.YNode().Kind; k != yaml.MappingNode {
+		return nil, FieldErrors{{Message: fmt.Sprintf("functionConfig is a YAML %s; rotate-certs needs a %s object (apiVersion %s)", NodeKindName(k), Kind, APIVersion)}}
+	}
 	if kind, apiVersion := node.GetKind(), node.GetApiVersion(); kind != Kind || apiVersion != APIVersion {
 		return nil, FieldErrors{{Field: "kind", Message: fmt.Sprintf(
 			"functionConfig is %s %s; rotate-certs needs kind %s, apiVersion %s (a plain ConfigMap cannot carry the policy's structure)",
@@ -53,6 +58,24 @@ func DecodeJSON(raw []byte) (*RotationPolicy, error) {
 		return nil, errs
 	}
 	return &p, nil
+}
+
+// NodeKindName names a YAML node kind for messages: "list", "string", ...
+func NodeKindName(k yaml.Kind) string {
+	switch k {
+	case yaml.MappingNode:
+		return "object"
+	case yaml.SequenceNode:
+		return "list"
+	case yaml.ScalarNode:
+		return "scalar"
+	case yaml.AliasNode:
+		return "alias"
+	case yaml.DocumentNode:
+		return "document"
+	default:
+		return "node"
+	}
 }
 
 func asTypeError(err error, target **json.UnmarshalTypeError) bool {

@@ -122,3 +122,17 @@ func TestDecodeRejectsOtherKinds(t *testing.T) {
 	_, err = Decode(nil)
 	require.ErrorContains(t, err, "no functionConfig")
 }
+
+// Found by FuzzDecode: kyaml panics when asked for the kind of a list or
+// scalar; a functionConfig of the wrong shape must be a clear error.
+func TestDecodeRejectsNonObjectConfig(t *testing.T) {
+	for _, text := range []string{"[{}]", "- a\n- b\n", "just a string", "42"} {
+		t.Run(text, func(t *testing.T) {
+			node, err := yaml.Parse(text)
+			require.NoError(t, err)
+			p, err := Decode(node)
+			require.Nil(t, p)
+			require.ErrorContains(t, err, "rotate-certs needs a RotationPolicy object")
+		})
+	}
+}

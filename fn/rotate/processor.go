@@ -56,8 +56,11 @@ var steps = []step{
 // empties the items (no partial output) and returns an ErrorResults.
 func (p Processor) Process(rl *framework.ResourceList) error {
 	r := &run{policyRef: kube.Ref{APIVersion: policy.APIVersion, Kind: policy.Kind}}
-	if rl.FunctionConfig != nil && !rl.FunctionConfig.IsNilOrEmpty() {
+	if rl.FunctionConfig != nil && rl.FunctionConfig.YNode().Kind == yaml.MappingNode {
 		r.policyRef = kube.RefOf(rl.FunctionConfig)
+	}
+	if r.results = checkItems(rl.Items); len(r.results) > 0 {
+		return p.finish(rl, r)
 	}
 	pol, err := policy.Decode(rl.FunctionConfig)
 	if err != nil {
@@ -80,6 +83,19 @@ func (p Processor) Process(rl *framework.ResourceList) error {
 	}
 	rl.Items = r.items
 	return p.finish(rl, r)
+}
+
+// checkItems rejects items that are not objects: kyaml's accessors panic on
+// a list or scalar where a resource belongs (found by FuzzProcess).
+func checkItems(items []*yaml.RNode) framework.Results {
+	var out framework.Results
+	for i, it := range items {
+		if k := it.YNode().Kind; k != yaml.MappingNode {
+			out = append(out, &framework.Result{Severity: framework.Error, Field: &framework.Field{Path: fmt.Sprintf("items[%d]", i)},
+				Message: fmt.Sprintf("items[%d] is a YAML %s; every item of a ResourceList must be a Kubernetes object", i, policy.NodeKindName(k))})
+		}
+	}
+	return out
 }
 
 func (p Processor) finish(rl *framework.ResourceList, r *run) error {

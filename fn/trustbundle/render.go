@@ -22,6 +22,17 @@ const (
 	RotatedAtAnnotation = "rotate-certs.dev/rotated-at"
 )
 
+// MaxValueBytes is the largest source, existing target or rendered bundle
+// value a bundle accepts: 1 MiB, the most the Kubernetes API server stores
+// in one Secret or ConfigMap. A larger value could never be applied, and
+// the cap bounds the parsing work one value can cause.
+const MaxValueBytes = 1 << 20
+
+// tooLarge describes a value over MaxValueBytes.
+func tooLarge(n int) string {
+	return fmt.Sprintf("%d bytes, more than the %d bytes (1 MiB) a Kubernetes Secret or ConfigMap can hold", n, MaxValueBytes)
+}
+
 // Env is what rendering needs from the run.
 type Env struct {
 	// Index finds input objects; created targets are added to it.
@@ -129,6 +140,16 @@ func (r *renderer) renderTarget(ns string, current []*x509.Certificate) (Target,
 	r.reportDecisions(key, outcome)
 
 	pem := outcome.PEM()
+	if len(pem) > MaxValueBytes {
+		ref := kube.Ref{APIVersion: "v1", Kind: key.Kind, Namespace: key.Namespace, Name: key.Name}
+		if node != nil {
+			ref = kube.RefOf(node)
+		}
+		r.errorf(ref, "data."+t.Key,
+			"bundle %q: the rendered bundle of %d certificates is %s; the API server would reject it - trust fewer certificates or lower retain.maxPrevious",
+			r.bundle.Name, len(outcome.Current)+len(outcome.Previous), tooLarge(len(pem)))
+		return Target{}, false
+	}
 	sum := sha256.Sum256(pem)
 	hash := "sha256:" + hex.EncodeToString(sum[:])
 	res := Target{Key: key, Hash: hash}

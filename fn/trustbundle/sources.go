@@ -22,6 +22,10 @@ func (r *renderer) readSources() []*x509.Certificate {
 	for i, s := range r.bundle.Sources {
 		field := fmt.Sprintf("%s.sources[%d]", r.path, i)
 		if s.Inline != "" {
+			if len(s.Inline) > MaxValueBytes {
+				r.errorf(r.env.PolicyRef, field+".inline", "bundle %q: inline source is %s", r.bundle.Name, tooLarge(len(s.Inline)))
+				continue
+			}
 			d, err := pki.DecodePEM([]byte(s.Inline))
 			if err != nil {
 				r.errorf(r.env.PolicyRef, field+".inline", "bundle %q: inline source: %v", r.bundle.Name, err)
@@ -70,6 +74,10 @@ func (r *renderer) readObjectSource(s policy.Source, field string) []*x509.Certi
 			return nil
 		}
 		r.errorf(obj, dataField(s.Kind(), ref.Key, v), "bundle %q: source %s %s", r.bundle.Name, obj, what)
+		return nil
+	}
+	if len(v.Bytes) > MaxValueBytes {
+		r.errorf(obj, v.Field, "bundle %q: source %s %s is %s", r.bundle.Name, obj, v.Field, tooLarge(len(v.Bytes)))
 		return nil
 	}
 	d, err := pki.DecodePEM(v.Bytes)

@@ -73,6 +73,10 @@ func (r *renderer) readTarget(node *yaml.RNode) ([]*x509.Certificate, bool) {
 	if !found || strings.TrimSpace(string(v.Bytes)) == "" {
 		return nil, true
 	}
+	if len(v.Bytes) > MaxValueBytes {
+		r.errorf(ref, v.Field, "bundle %q: existing target %s %s is %s; fix or delete the value so the bundle can be rebuilt", r.bundle.Name, ref, v.Field, tooLarge(len(v.Bytes)))
+		return nil, false
+	}
 	d, err := pki.DecodePEM(v.Bytes)
 	if err != nil {
 		r.errorf(ref, v.Field, "bundle %q: existing target %s %s is not PEM certificate data (%v); fix or delete the value so the bundle can be rebuilt", r.bundle.Name, ref, v.Field, err)

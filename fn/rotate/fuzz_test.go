@@ -1,0 +1,78 @@
+package rotate_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/rotate-certs/rotate-certs/fn/rotate"
+	"github.com/rotate-certs/rotate-certs/internal/synth"
+	"github.com/rotate-certs/rotate-certs/internal/testpki"
+	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// executeStderr is execute with the processor's stderr summary captured.
+func executeStderr(input []byte) (output, stderr []byte, err error) {
+	var out, errOut bytes.Buffer
+	rw := &kio.ByteReadWriter{Reader: bytes.NewReader(input), Writer: &out, KeepReaderAnnotations: true}
+	p := rotate.Processor{Now: func() time.Time { return testpki.GoldenNow }, Stderr: &errOut}
+	err = framework.Execute(p, rw)
+	return out.Bytes(), errOut.Bytes(), err
+}
+
+// FuzzProcess feeds arbitrary ResourceLists to the whole function, as
+// kustomize and kpt would. It must not panic; a failed render outputs no
+// resources; a successful one is deterministic and idempotent; no result
+// and nothing on stderr carries key material. Seeds: every golden input,
+// a small synthetic list, and testdata/fuzz/FuzzProcess.
+func FuzzProcess(f *testing.F) {
+	inputs, err := filepath.Glob(filepath.Join(goldenDir, "*", "input.yaml"))
+	require.NoError(f, err)
+	require.NotEmpty(f, inputs)
+	for _, path := range inputs {
+		text, err := os.ReadFile(path)
+		require.NoError(f, err)
+		in, err := testpki.ExpandTemplate(path, string(text))
+		require.NoError(f, err)
+		f.Add(in)
+	}
+	f.Add(synth.ResourceList(synth.Options{Resources: 12, Bundles: 2, Seed: 1}))
+	f.Fuzz(func(t *testing.T, input []byte) {
+		out, stderr, err := executeStderr(input)
+		require.NotContains(t, string(stderr), "PRIVATE KEY", "stderr must never carry key material")
+		if err != nil {
+			require.NotContains(t, err.Error(), "PRIVATE KEY")
+			if len(out) > 0 {
+				require.Empty(t, parseResourceList(t, out).items, "a failed render must output no resources")
+			}
+			return
+		}
+		rl := parseResourceList(t, out)
+		require.NotContains(t, rl.results, "PRIVATE KEY", "results must never carry key material")
+
+		again, _, err := executeStderr(input)
+		require.NoError(t, err)
+		require.Equal(t, string(out), string(again), "same input, same output")
+
+		second, _, err := executeStderr(out)
+		require.NoError(t, err, "re-rendering a successful output must succeed")
+		require.Equal(t, itemTexts(t, rl.items), itemTexts(t, parseResourceList(t, second).items), "re-rendering the output must change nothing")
+	})
+}
+
+// itemTexts returns every item's YAML, in order.
+func itemTexts(t *testing.T, items []*yaml.RNode) []string {
+	t.Helper()
+	out := make([]string, len(items))
+	for i, it := range items {
+		s, err := it.String()
+		require.NoError(t, err)
+		out[i] = s
+	}
+	return out
+}

@@ -1,0 +1,317 @@
+package rotate_test
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/pki"
+	"github.com/rotate-certs/rotate-certs/fn/rotate"
+	"github.com/rotate-certs/rotate-certs/internal/testpki"
+	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// Hostile inputs. Each one must end with a clear error or a correct result,
+// in time and memory bounded by construction, not by a stopwatch:
+//   - the YAML parser refuses documents nested deeper than 10,000 levels
+//     and expands no alias when a document is read into nodes; decoding the
+//     policy (the one place that expands aliases) stops at go-yaml's
+//     excessive-aliasing check;
+//   - function mode reads at most rotate.MaxInputBytes (64 MiB) from stdin;
+//   - a bundle source, an existing target and a rendered bundle are capped
+//     at trustbundle.MaxValueBytes (1 MiB, what one Secret or ConfigMap can
+//     hold), which bounds the certificates one value can make the function
+//     parse and verify;
+//   - every other value is scanned once, linearly.
+// The sizes below are asserted (output bytes), the time is left to go
+// test's -timeout.
+
+const hostileHeader = `apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+functionConfig:
+  apiVersion: rotate-certs.dev/v1alpha1
+  kind: RotationPolicy
+  metadata: {name: hostile}
+  spec:
+    now: "2026-11-22T00:00:00Z"
+    trustBundles:
+    - name: gateway
+      sources:
+      - secret: {name: ca, namespace: gw}
+      target: {name: trust}
+items:
+- apiVersion: v1
+  kind: Secret
+  metadata: {name: ca, namespace: gw}
+  data:
+    ca.crt: %s
+`
+
+// hostile returns a ResourceList whose CA source holds caPEM, followed by
+// extra items.
+func hostile(caPEM []byte, extra string) []byte {
+	return []byte(fmt.Sprintf(hostileHeader, base64.StdEncoding.EncodeToString(caPEM)) + extra)
+}
+
+func aliasBomb(indent string, levels int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%sl0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n", indent)
+	for i := 1; i < levels; i++ {
+		refs := strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*l%d, ", i-1), 9), ", ")
+		fmt.Fprintf(&b, "%sl%d: &l%d [%s]\n", indent, i, i, refs)
+	}
+	return b.String()
+}
+
+func nested(depth int) string {
+	return strings.Repeat("[", depth) + strings.Repeat("]", depth)
+}
+
+// targetCerts returns the certificates of the rendered trust Secret.
+func targetCerts(t *testing.T, out []byte) int {
+	t.Helper()
+	for _, it := range parseResourceList(t, out).items {
+		if kube.KeyOf(it) == (kube.Key{Kind: "Secret", Namespace: "gw", Name: "trust"}) {
+			v, found, err := kube.Lookup(it, "ca.crt")
+			require.NoError(t, err)
+			require.True(t, found)
+			d, err := pki.DecodePEM(v.Bytes)
+			require.NoError(t, err)
+			require.Empty(t, d.SkippedTypes)
+			return len(d.Certificates)
+		}
+	}
+	t.Fatal("no trust Secret in the output")
+	return 0
+}
+
+func TestHostileInputs(t *testing.T) {
+	ca := testpki.Fixture("ca-2026")
+	// A 10 MB value that looks like PEM but never closes a block.
+	pemLike := bytes.Repeat([]byte("-----BEGIN CERTIFICATE-----\n"), 10<<20/28)
+	binary := make([]byte, 4096)
+	_, _ = io.ReadFull(rand.Reader, binary)
+	binaryBlock := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: binary})
+	aliasSource := []byte(strings.Replace(string(hostile(nil, "")), "items:\n",
+		"items:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: bomb, namespace: gw}\n  data:\n"+aliasBomb("    ", 10), 1))
+	aliasSource = bytes.Replace(aliasSource, []byte("    ca.crt: \n"), []byte("    ca.crt: *l9\n"), 1)
+
+	tests := []struct {
+		name  string
+		input []byte
+		// wantErr is a substring of the error; "" means success.
+		wantErr string
+		// check inspects a successful output.
+		check func(t *testing.T, in, out []byte)
+	}{
+		{
+			name:  "alias bomb in an item passes through unexpanded",
+			input: hostile(ca.PEM(), "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: bomb, namespace: gw}\n  data:\n"+aliasBomb("    ", 10)),
+			check: func(t *testing.T, in, out []byte) {
+				require.Less(t, len(out), 2*len(in)+64<<10, "the output must not expand the aliases (9^10 strings)")
+				require.Contains(t, string(out), "*l8, *l8")
+				require.Equal(t, 1, targetCerts(t, out))
+			},
+		},
+		{
+			name: "alias bomb in the policy is refused",
+			input: []byte(strings.Replace(string(hostile(ca.PEM(), "")), "  metadata: {name: hostile}\n",
+				"  metadata:\n    name: hostile\n    labels:\n"+aliasBomb("      ", 10), 1)),
+			wantErr: "excessive aliasing",
+		},
+		{
+			// The source Secret's value is an alias of a huge list: it is
+			// read as the alias's name, not expanded.
+			name:    "alias bomb as a source value",
+			input:   aliasSource,
+			wantErr: "source Secret gw/ca: data.ca.crt: invalid base64",
+		},
+		{
+			name:  "10 MB value in an unrelated ConfigMap passes through",
+			input: hostile(ca.PEM(), "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: big, namespace: gw}\n  data:\n    blob: "+strings.Repeat("A", 10<<20)+"\n"),
+			check: func(t *testing.T, in, out []byte) {
+				require.Contains(t, string(out), strings.Repeat("A", 10<<20))
+				require.Equal(t, 1, targetCerts(t, out))
+			},
+		},
+		{
+			name:  "10 MB of unterminated PEM headers elsewhere is a warning",
+			input: hostile(ca.PEM(), "- apiVersion: v1\n  kind: Secret\n  metadata: {name: junk, namespace: gw}\n  data:\n    ca.crt: "+base64.StdEncoding.EncodeToString(pemLike)+"\n"),
+			check: func(t *testing.T, in, out []byte) {
+				require.Contains(t, parseResourceList(t, out).results, "unreadable certificate data")
+				require.Equal(t, 1, targetCerts(t, out))
+			},
+		},
+		{
+			name:    "10 MB source is refused before parsing",
+			input:   hostile(pemLike, ""),
+			wantErr: "more than the 1048576 bytes (1 MiB) a Kubernetes Secret or ConfigMap can hold",
+		},
+		{
+			name:    "10,000 certificates in one source exceed what a Secret holds",
+			input:   hostile(manyCAs(10000), ""),
+			wantErr: "source Secret gw/ca data.ca.crt is ",
+		},
+		{
+			name:  "1,000 certificates in one source render a bundle of 1,000",
+			input: hostile(manyCAs(1000), ""),
+			check: func(t *testing.T, in, out []byte) {
+				require.Equal(t, 1000, targetCerts(t, out))
+			},
+		},
+		{
+			name:    "binary data in a PEM certificate block",
+			input:   hostile(binaryBlock, ""),
+			wantErr: "is not PEM certificate data",
+		},
+		{
+			name:    "binary data instead of PEM",
+			input:   hostile(binary, ""),
+			wantErr: "is not PEM certificate data: no PEM data found",
+		},
+		{
+			name:    "raw non-UTF-8 bytes in the YAML",
+			input:   append(hostile(ca.PEM(), "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: raw, namespace: gw}\n  data:\n    raw: \""), append(binary[:64], "\"\n"...)...),
+			wantErr: "failed to read ResourceList input",
+		},
+		{
+			name:  "deeply nested YAML within the parser's limit passes through",
+			input: hostile(ca.PEM(), "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: deep, namespace: gw}\n  deep: "+nested(5000)+"\n"),
+			check: func(t *testing.T, in, out []byte) {
+				require.Contains(t, string(out), nested(5000))
+				require.Equal(t, 1, targetCerts(t, out))
+			},
+		},
+		{
+			name:    "YAML nested deeper than 10,000 levels is refused",
+			input:   hostile(ca.PEM(), "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: deep, namespace: gw}\n  deep: "+nested(20000)+"\n"),
+			wantErr: "exceeded max depth of 10000",
+		},
+		{
+			name:    "a list as functionConfig",
+			input:   []byte("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nfunctionConfig: [{}]\nitems: []\n"),
+			wantErr: "functionConfig is a YAML list",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, stderr, err := executeStderr(tt.input)
+			if tt.wantErr != "" {
+				require.Error(t, err)
+				require.Contains(t, err.Error(), tt.wantErr)
+				if len(out) > 0 {
+					require.Empty(t, parseResourceList(t, out).items, "a failed render outputs no resources")
+				}
+				return
+			}
+			require.NoError(t, err, "stderr: %s", stderr)
+			tt.check(t, tt.input, out)
+		})
+	}
+}
+
+var (
+	manyOnce sync.Once
+	manyPEMs [][]byte
+)
+
+// manyCAs returns n (at most 10,000) distinct CA certificates as one PEM
+// value; the first n are always the same.
+func manyCAs(n int) []byte {
+	manyOnce.Do(func() {
+		for i := 0; i < 10000; i++ {
+			manyPEMs = append(manyPEMs, testpki.NewCA(fmt.Sprintf("many-%d", i), testpki.Date(2026, 1, 1), testpki.Days(3650)).PEM())
+		}
+	})
+	return bytes.Join(manyPEMs[:n], nil)
+}
+
+// The bundle a render would write is capped too: two sources under 1 MiB
+// each can add up to more than a Secret holds.
+func TestRenderedBundleOverOneMiBIsRefused(t *testing.T) {
+	half := manyCAs(1000) // about 0.6 MiB
+	other := manyCAs(2000)[len(half):]
+	require.Greater(t, len(half)+len(other), 1<<20)
+	in := fmt.Sprintf(`apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+functionConfig:
+  apiVersion: rotate-certs.dev/v1alpha1
+  kind: RotationPolicy
+  metadata: {name: big}
+  spec:
+    now: "2026-11-22T00:00:00Z"
+    trustBundles:
+    - name: gateway
+      sources:
+      - secret: {name: a, namespace: gw}
+      - secret: {name: b, namespace: gw}
+      target: {name: trust}
+items:
+- {apiVersion: v1, kind: Secret, metadata: {name: a, namespace: gw}, data: {ca.crt: %s}}
+- {apiVersion: v1, kind: Secret, metadata: {name: b, namespace: gw}, data: {ca.crt: %s}}
+`, base64.StdEncoding.EncodeToString(half), base64.StdEncoding.EncodeToString(other))
+	require.Less(t, len(half), 1<<20)
+	require.Less(t, len(other), 1<<20)
+	_, _, err := executeStderr([]byte(in))
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "the rendered bundle of 2000 certificates is ")
+	require.Contains(t, err.Error(), "the API server would reject it")
+}
+
+// Function mode stops reading at the input limit with a clear error
+// instead of parsing a truncated list.
+func TestLimitReader(t *testing.T) {
+	in := hostile(testpki.Fixture("ca-2026").PEM(), "")
+	for _, tt := range []struct {
+		name  string
+		limit int64
+		ok    bool
+	}{
+		{"exactly the limit", int64(len(in)), true},
+		{"one byte short", int64(len(in)) - 1, false},
+		{"far too small", 100, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			rw := &kio.ByteReadWriter{Reader: rotate.LimitReader(bytes.NewReader(in), tt.limit), Writer: &out, KeepReaderAnnotations: true}
+			err := framework.Execute(rotate.Processor{}, rw)
+			if tt.ok {
+				require.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			var tooLarge rotate.ErrInputTooLarge
+			require.True(t, errors.As(err, &tooLarge), "got %v", err)
+			require.Equal(t, tt.limit, tooLarge.Limit)
+			require.Empty(t, out.String(), "nothing is rendered from a truncated input")
+		})
+	}
+}
+
+// Found by FuzzProcess: kyaml's accessors panic on an item that is a list
+// or a scalar. The processor refuses such items by index (function mode's
+// reader already refuses them; `render` and library callers hand items
+// over directly).
+func TestProcessorRefusesNonObjectItems(t *testing.T) {
+	fnConfig := yaml.MustParse("apiVersion: rotate-certs.dev/v1alpha1\nkind: RotationPolicy\nmetadata: {name: p}\nspec: {now: \"2026-11-22T00:00:00Z\"}\n")
+	list, err := yaml.Parse("[{}]")
+	require.NoError(t, err)
+	scalar := yaml.NewScalarRNode("x")
+	rl := &framework.ResourceList{FunctionConfig: fnConfig, Items: []*yaml.RNode{yaml.MustParse("{apiVersion: v1, kind: ConfigMap, metadata: {name: ok}}"), list, scalar}}
+	err = rotate.Processor{}.Process(rl)
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "items[1] is a YAML list; every item of a ResourceList must be a Kubernetes object")
+	require.Contains(t, err.Error(), "items[2] is a YAML scalar")
+	require.Empty(t, rl.Items)
+}

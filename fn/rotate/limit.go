@@ -1,0 +1,54 @@
+package rotate
+
+import (
+	"fmt"
+	"io"
+)
+
+// MaxInputBytes is the largest ResourceList function mode reads from stdin:
+// 64 MiB. A Kubernetes object holds at most about 1.5 MiB, and a package
+// of ten thousand resources is a few MiB; the cap bounds the memory a
+// hostile or runaway input can take (parsing costs about ten times the
+// input size).
+const MaxInputBytes = 64 << 20
+
+// ErrInputTooLarge is returned by a LimitReader once its limit is passed.
+type ErrInputTooLarge struct {
+	// Limit is the number of bytes allowed.
+	Limit int64
+}
+
+// Error says what was exceeded and what to do.
+func (e ErrInputTooLarge) Error() string {
+	return fmt.Sprintf("the input is larger than %d bytes, the most rotate-certs reads; split the package or run the function on the part that holds the certificates", e.Limit)
+}
+
+// LimitReader returns a reader that reads from r and fails with
+// ErrInputTooLarge when r holds more than limit bytes. Unlike
+// io.LimitReader it does not end quietly at the limit: a truncated
+// ResourceList could parse and render without the resources cut off.
+func LimitReader(r io.Reader, limit int64) io.Reader {
+	return &limitedReader{r: r, left: limit, limit: limit}
+}
+
+type limitedReader struct {
+	r           io.Reader
+	left, limit int64
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	if l.left <= 0 {
+		var probe [1]byte
+		n, err := l.r.Read(probe[:])
+		if n > 0 {
+			return 0, ErrInputTooLarge{Limit: l.limit}
+		}
+		return 0, err
+	}
+	if int64(len(p)) > l.left {
+		p = p[:l.left]
+	}
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
+	return n, err
+}
