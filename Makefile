@@ -41,3 +41,25 @@ lint:
 
 clean:
 	rm -rf $(BIN)
+
+# --- rotation safety: simulator, fuzzing, the nginx peer (issue 6) ---
+.PHONY: sim fuzz nginx
+FUZZTIME ?= 2m
+
+## sim: three simulated years of every rotation cadence through the real function (prints the table)
+sim:
+	$(GO) run ./internal/sim/simulate -days 1095
+
+## fuzz: run each fuzz target for FUZZTIME (default 2m); a finding is saved under the package's testdata/fuzz
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodePEM$$' -fuzztime $(FUZZTIME) ./fn/pki
+	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./fn/policy
+	$(GO) test -run '^$$' -fuzz '^FuzzProcess$$' -fuzztime $(FUZZTIME) ./fn/rotate
+
+## nginx: the Debian nginx for the real mTLS peer test, installed only when absent (the test skips without it)
+tools: nginx
+nginx:
+	@command -v nginx >/dev/null || test -x /usr/sbin/nginx || \
+	  { command -v apt-get >/dev/null && apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nginx; } || \
+	  echo "nginx is not installed and could not be installed: the nginx mTLS test will skip"
