@@ -53,6 +53,7 @@ func (b *TrustBundle) Default() {
 		yes := true
 		b.Retain.ProtectIssuers = &yes
 	}
+	b.Restart.Default()
 }
 
 // Ref returns the object reference of a Secret or ConfigMap source, nil for

@@ -84,6 +84,8 @@ type TrustBundle struct {
 	Target Target `json:"target"`
 	// Retain controls how previous CAs are carried over.
 	Retain Retain `json:"retain,omitempty"`
+	// Restart controls which workloads roll when the bundle changes.
+	Restart Restart `json:"restart,omitempty"`
 }
 
 // Source is exactly one of Secret, ConfigMap or Inline.
