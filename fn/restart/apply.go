@@ -223,20 +223,21 @@ func (a *applier) roll(w *Workload, entries []*entry) {
 	if !w.Rollable {
 		for _, e := range entries {
 			u := e.uses[0]
-			a.info(w, u.Field, fmt.Sprintf("bundle %q (%s): read through %s at %s; a %s is never rolled, each new pod reads the current bundle",
+			a.info(w, u.Field, fmt.Sprintf("bundle %q (%s) is read through %s at %s; a %s is never rolled, each new pod reads the current bundle",
 				e.bundle, describeTarget(e), u.Via, u.Field, w.Ref.Kind))
 		}
 		return
 	}
 	annotationField := w.TemplateField + ".metadata.annotations." + TrustHashAnnotation
 	if w.Reload == ReloadNever {
-		sev, msg := framework.Info, "not rolled: annotated "+ReloadAnnotation+": never"
+		sev, msg := framework.Info, fmt.Sprintf("not rolled for %s: the workload is annotated %s: never", describeAll(entries, nil), ReloadAnnotation)
 		for _, e := range entries {
 			if e.explicit {
 				sev, msg = framework.Warning, msg+", which wins over restart.workloads"
+				break
 			}
 		}
-		a.result(w, sev, "metadata.annotations."+ReloadAnnotation, msg+"; "+describeAll(entries, nil))
+		a.result(w, sev, "metadata.annotations."+ReloadAnnotation, msg)
 		return
 	}
 	decisions := make([]Decision, len(entries))
@@ -250,7 +251,7 @@ func (a *applier) roll(w *Workload, entries []*entry) {
 		}
 	}
 	if len(hashes) == 0 {
-		a.info(w, decisions[0].Because.Field, "not rolled, it reloads by itself: "+describeAll(entries, decisions))
+		a.info(w, decisions[0].Because.Field, "not rolled: "+describeAll(entries, decisions))
 		return
 	}
 	hash := TrustHash(hashes)
@@ -269,7 +270,7 @@ func (a *applier) roll(w *Workload, entries []*entry) {
 	}
 	a.info(w, annotationField, fmt.Sprintf("rolled, its trust changed (trust-hash %s): %s", hash, describeAll(entries, decisions)))
 	for _, r := range Risks(w.Shape, a.pdbsIn(w.Ref.Namespace)) {
-		a.result(w, framework.Warning, r.Field, fmt.Sprintf("%s %s %s", w.Ref, r.Field, r.Message))
+		a.result(w, framework.Warning, r.Field, r.Message)
 	}
 }
 
@@ -286,10 +287,7 @@ func describeAll(entries []*entry, decisions []Decision) string {
 	for i, e := range entries {
 		s := fmt.Sprintf("bundle %q (%s)", e.bundle, describeTarget(e))
 		if decisions != nil {
-			s += ": " + decisions[i].Reason
-			if f := decisions[i].Because.Field; f != "" {
-				s += " at " + f
-			}
+			s += " " + decisions[i].Reason
 		}
 		parts[i] = s
 	}

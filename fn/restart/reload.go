@@ -73,28 +73,29 @@ type Decision struct {
 // Decide applies the reload rules to the uses a workload makes of one
 // bundle's target. explicit is true when the policy names the workload in
 // restart.workloads: it rolls whatever its uses, unless it opted out with
-// reload: never.
+// reload: never. Reason is a phrase about the target ("is read through
+// env at ..., which never sees an update").
 func Decide(uses []Use, reload Reload, explicit bool) Decision {
 	var first Use
 	if len(uses) > 0 {
 		first = uses[0]
 	}
 	if reload == ReloadNever {
-		return Decision{Because: first, Reason: "annotated " + ReloadAnnotation + ": never"}
+		return Decision{Because: first, Reason: "cannot roll it: the workload is annotated " + ReloadAnnotation + ": never"}
 	}
 	for _, u := range uses {
 		if u.Via.Static() {
-			return Decision{Roll: true, Because: u, Reason: fmt.Sprintf("read through %s, which never sees an update", u.Via)}
+			return Decision{Roll: true, Because: u, Reason: fmt.Sprintf("is read through %s at %s, which never sees an update", u.Via, u.Field)}
 		}
 	}
 	if explicit {
-		return Decision{Roll: true, Because: first, Reason: "named in restart.workloads"}
+		return Decision{Roll: true, Because: first, Reason: "is named in restart.workloads"}
 	}
 	if len(uses) == 0 {
-		return Decision{Reason: "not read"}
+		return Decision{Reason: "is not read"}
 	}
 	if reload == ReloadHot {
-		return Decision{Because: first, Reason: "whole-volume mount, and the workload is annotated " + ReloadAnnotation + ": hot"}
+		return Decision{Because: first, Reason: fmt.Sprintf("is mounted as a whole volume at %s, and the workload is annotated %s: hot (it reloads the files by itself)", first.Field, ReloadAnnotation)}
 	}
-	return Decision{Roll: true, Because: first, Reason: "whole-volume mount, and the workload is not annotated " + ReloadAnnotation + ": hot"}
+	return Decision{Roll: true, Because: first, Reason: fmt.Sprintf("is mounted as a whole volume at %s, and the workload is not annotated %s: hot", first.Field, ReloadAnnotation)}
 }

@@ -38,18 +38,18 @@ type Risk struct {
 func Risks(w Shape, pdbs []labels.Selector) []Risk {
 	var out []Risk
 	if w.Kind != policy.KindDaemonSet && singleReplica(w) && !covered(w.PodLabels, pdbs) {
-		what := "spec.replicas is unset (1 replica)"
+		what := "spec.replicas is unset"
 		if w.ReplicasSet {
-			what = "it runs 1 replica"
+			what = "spec.replicas is 1"
 		}
 		out = append(out, Risk{Field: "spec.replicas", Message: fmt.Sprintf(
-			"%s and no PodDisruptionBudget in its namespace selects its pods: the roll may leave it without a ready pod; run 2 or more replicas or add a PodDisruptionBudget", what)})
+			"rolled with a single pod (%s) and no PodDisruptionBudget in its namespace selects its pods: the roll may leave it without a ready pod; run 2 or more replicas or add a PodDisruptionBudget", what)})
 	}
 	if w.Paused && (w.Kind == policy.KindDeployment || w.Kind == policy.KindRollout) {
-		out = append(out, Risk{Field: "spec.paused", Message: "is paused: the roll waits until it is unpaused, and until then its pods keep the old trust"})
+		out = append(out, Risk{Field: "spec.paused", Message: "rolled while paused: the roll waits until spec.paused is false, and until then its pods keep the old trust"})
 	}
 	if w.UpdateStrategy == "OnDelete" && (w.Kind == policy.KindStatefulSet || w.Kind == policy.KindDaemonSet) {
-		out = append(out, Risk{Field: "spec.updateStrategy.type", Message: "is OnDelete: nothing rolls until its pods are deleted; delete them (one at a time) to pick up the new trust"})
+		out = append(out, Risk{Field: "spec.updateStrategy.type", Message: "rolled with updateStrategy OnDelete: no pod is replaced until it is deleted; delete its pods (one at a time) to pick up the new trust"})
 	}
 	return out
 }
