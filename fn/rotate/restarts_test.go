@@ -2,7 +2,6 @@ package rotate_test
 
 import (
 	"bytes"
-	"regexp"
 	"sort"
 	"testing"
 
@@ -15,9 +14,9 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// rotationInput is a package with two bundles and a consumer of every kind:
+// restartRotationInput is a package with two bundles and a consumer of every kind:
 // gateway rotates (its source CA is replaced), signers does not.
-const rotationInput = `apiVersion: config.kubernetes.io/v1
+const restartRotationInput = `apiVersion: config.kubernetes.io/v1
 kind: ResourceList
 functionConfig:
   apiVersion: rotate-certs.dev/v1alpha1
@@ -221,22 +220,22 @@ items:
           - {name: OTHER, valueFrom: {secretKeyRef: {name: other, key: ca.crt}}}
 `
 
-// rendered is one render: its bytes and its items by key.
-type rendered struct {
+// restartRender is one render: its bytes and its items by key.
+type restartRender struct {
 	out   []byte
 	items map[kube.Key]string
 	nodes []*yaml.RNode
 	fnCfg *yaml.RNode
 }
 
-func render(t *testing.T, in []byte) rendered {
+func renderRestart(t *testing.T, in []byte) restartRender {
 	t.Helper()
 	out, err := execute(t, in)
 	require.NoError(t, err, string(out))
 	rw := &kio.ByteReadWriter{Reader: bytes.NewReader(out), KeepReaderAnnotations: true}
 	nodes, err := rw.Read()
 	require.NoError(t, err)
-	r := rendered{out: out, items: map[kube.Key]string{}, nodes: nodes, fnCfg: rw.FunctionConfig}
+	r := restartRender{out: out, items: map[kube.Key]string{}, nodes: nodes, fnCfg: rw.FunctionConfig}
 	for _, n := range nodes {
 		r.items[kube.KeyOf(n)] = n.MustString()
 	}
@@ -245,7 +244,7 @@ func render(t *testing.T, in []byte) rendered {
 
 // input turns a render's output back into an input ResourceList (same
 // items and policy, no results), editing it first with edit when not nil.
-func (r rendered) input(t *testing.T, edit func(items []*yaml.RNode)) []byte {
+func (r restartRender) input(t *testing.T, edit func(items []*yaml.RNode)) []byte {
 	t.Helper()
 	rw := &kio.ByteReadWriter{Reader: bytes.NewReader(r.out), KeepReaderAnnotations: true}
 	nodes, err := rw.Read()
@@ -272,45 +271,64 @@ func trustHashOf(t *testing.T, item string) string {
 	return v.YNode().Value
 }
 
-var trustHashLine = regexp.MustCompile(`(?m)^\s*` + regexp.QuoteMeta(restart.TrustHashAnnotation) + `: .*\n`)
+// withoutTrustHash returns item without the pod template's trust-hash
+// annotation, and without the annotations map when the function created it
+// just for that: what must be left of a rolled workload is the input.
+func withoutTrustHash(t *testing.T, item string) string {
+	t.Helper()
+	n, err := yaml.Parse(item)
+	require.NoError(t, err)
+	meta, err := n.Pipe(yaml.Lookup("spec", "template", "metadata"))
+	require.NoError(t, err)
+	if meta == nil {
+		return item
+	}
+	annos := meta.Field("annotations")
+	if annos == nil || annos.Value.Field(restart.TrustHashAnnotation) == nil {
+		return item
+	}
+	require.NoError(t, annos.Value.PipeE(yaml.Clear(restart.TrustHashAnnotation)))
+	if len(annos.Value.YNode().Content) == 0 {
+		require.NoError(t, meta.PipeE(yaml.Clear("annotations")))
+	}
+	return n.MustString()
+}
 
-func withoutTrustHash(s string) string { return trustHashLine.ReplaceAllString(s, "") }
-
-func key(kind, name string) kube.Key { return kube.Key{Kind: kind, Namespace: "gw", Name: name} }
+func gwKey(kind, name string) kube.Key { return kube.Key{Kind: kind, Namespace: "gw", Name: name} }
 
 func TestRotationRollsExactlyTheConsumersOfTheChangedBundle(t *testing.T) {
-	in0, err := testpki.ExpandTemplate("rotation", rotationInput)
+	in0, err := testpki.ExpandTemplate("rotation", restartRotationInput)
 	require.NoError(t, err)
 
 	// Stage 0: first render with CA1 (ca-2025). Feeding the output back
 	// changes no byte.
-	r0 := render(t, in0)
-	again := render(t, r0.input(t, nil))
+	r0 := renderRestart(t, in0)
+	again := renderRestart(t, r0.input(t, nil))
 	require.Equal(t, r0.items, again.items, "re-rendering the output must change nothing")
-	require.Equal(t, string(r0.out), string(render(t, in0).out), "same input, same bytes")
+	require.Equal(t, string(r0.out), string(renderRestart(t, in0).out), "same input, same bytes")
 
 	// Stage 1: the gateway source now holds CA2 (ca-2026) only.
 	in1 := r0.input(t, func(items []*yaml.RNode) {
 		for _, n := range items {
-			if kube.KeyOf(n) == key("Secret", "envoy-gateway") {
+			if kube.KeyOf(n) == gwKey("Secret", "envoy-gateway") {
 				_, changed, err := kube.SetValue(n, "ca.crt", testpki.Fixture("ca-2026").PEM())
 				require.NoError(t, err)
 				require.True(t, changed)
 			}
 		}
 	})
-	r1 := render(t, in1)
-	require.Equal(t, string(r1.out), string(render(t, in1).out), "same input, same bytes")
+	r1 := renderRestart(t, in1)
+	require.Equal(t, string(r1.out), string(renderRestart(t, in1).out), "same input, same bytes")
 
 	rolled := map[kube.Key]bool{
-		key("Deployment", "env"):     true, // env
-		key("Deployment", "subpath"): true, // subPath, even though hot
-		key("StatefulSet", "volume"): true, // whole volume, not hot
-		key("Rollout", "both"):       true, // envFrom of gateway (and signers)
+		gwKey("Deployment", "env"):     true, // env
+		gwKey("Deployment", "subpath"): true, // subPath, even though hot
+		gwKey("StatefulSet", "volume"): true, // whole volume, not hot
+		gwKey("Rollout", "both"):       true, // envFrom of gateway (and signers)
 	}
 	changedObjects := map[kube.Key]bool{
-		key("Secret", "envoy-gateway"): true, // edited by the test
-		key("Secret", "gateway-trust"): true, // the rotated bundle
+		gwKey("Secret", "envoy-gateway"): true, // edited by the test
+		gwKey("Secret", "gateway-trust"): true, // the rotated bundle
 	}
 	keys := make([]kube.Key, 0, len(r1.items))
 	for k := range r1.items {
@@ -327,7 +345,7 @@ func TestRotationRollsExactlyTheConsumersOfTheChangedBundle(t *testing.T) {
 			assert.NotEmpty(t, h0, "%s: rolled at the first render", k)
 			assert.NotEqual(t, h0, h1, "%s: a consumer of the changed bundle must roll", k)
 			assert.Regexp(t, `^sha256:[0-9a-f]{64}$`, h1)
-			assert.Equal(t, withoutTrustHash(before), withoutTrustHash(after), "%s: only the trust-hash may change", k)
+			assert.Equal(t, withoutTrustHash(t, before), withoutTrustHash(t, after), "%s: only the trust-hash may change", k)
 		case changedObjects[k]:
 			assert.NotEqual(t, before, after, "%s", k)
 		default:
@@ -337,29 +355,29 @@ func TestRotationRollsExactlyTheConsumersOfTheChangedBundle(t *testing.T) {
 	// The consumers of the changed bundle that must not roll, and the
 	// unrelated workload, never got a trust-hash.
 	for _, name := range []string{"hot", "never", "unrelated"} {
-		assert.Empty(t, trustHashOf(t, r1.items[key("Deployment", name)]), name)
+		assert.Empty(t, trustHashOf(t, r1.items[gwKey("Deployment", name)]), name)
 	}
-	assert.Empty(t, trustHashOf(t, r1.items[key("Job", "job")]))
+	assert.Empty(t, trustHashOf(t, r1.items[gwKey("Job", "job")]))
 	// Comments and quoting of the unrelated workload survive the
 	// pipeline from the very input.
-	assert.Contains(t, r1.items[key("Deployment", "unrelated")], `replicas: 1 # one is enough`)
-	assert.Contains(t, r1.items[key("Deployment", "unrelated")], `image: 'example.com/unrelated:v1'`)
-	assert.Contains(t, r1.items[key("Deployment", "subpath")], `team: edge # owned by the edge team`)
+	assert.Contains(t, r1.items[gwKey("Deployment", "unrelated")], `replicas: 1 # one is enough`)
+	assert.Contains(t, r1.items[gwKey("Deployment", "unrelated")], `image: 'example.com/unrelated:v1'`)
+	assert.Contains(t, r1.items[gwKey("Deployment", "subpath")], `team: edge # owned by the edge team`)
 
 	// Feeding the rotated output back changes nothing.
-	r2 := render(t, r1.input(t, nil))
+	r2 := renderRestart(t, r1.input(t, nil))
 	assert.Equal(t, r1.items, r2.items, "re-rendering the rotated output must change nothing")
 
 	// The same trust always hashes the same: a workload that consumes
 	// only gateway has the same hash as another that consumes only it.
-	assert.Equal(t, trustHashOf(t, r1.items[key("Deployment", "env")]), trustHashOf(t, r1.items[key("StatefulSet", "volume")]))
-	assert.NotEqual(t, trustHashOf(t, r1.items[key("Deployment", "env")]), trustHashOf(t, r1.items[key("Rollout", "both")]),
+	assert.Equal(t, trustHashOf(t, r1.items[gwKey("Deployment", "env")]), trustHashOf(t, r1.items[gwKey("StatefulSet", "volume")]))
+	assert.NotEqual(t, trustHashOf(t, r1.items[gwKey("Deployment", "env")]), trustHashOf(t, r1.items[gwKey("Rollout", "both")]),
 		"a workload that consumes two bundles hashes both")
 }
 
 func TestUnchangedGoldenIsByteIdentical(t *testing.T) {
 	in := goldenInput(t, goldenDir+"/restart-unchanged")
-	r := render(t, in)
+	r := renderRestart(t, in)
 	rw := &kio.ByteReadWriter{Reader: bytes.NewReader(in), KeepReaderAnnotations: true}
 	nodes, err := rw.Read()
 	require.NoError(t, err)
