@@ -217,27 +217,39 @@ func targetFor(b Bundle, ns string) (Target, bool) {
 }
 
 // roll decides for one workload over every bundle it answers for, and
-// writes its trust-hash when that changed.
+// writes its trust-hash when that changed. Its results appear in a render
+// where a bundle it reads changed (or where it is rolled): a render that
+// changes nothing stays quiet about the workloads it leaves alone.
 func (a *applier) roll(w *Workload, entries []*entry) {
 	sort.Slice(entries, func(i, j int) bool { return entries[i].bundle < entries[j].bundle })
+	anyChanged := false
+	for _, e := range entries {
+		anyChanged = anyChanged || e.target.Changed
+	}
 	if !w.Rollable {
 		for _, e := range entries {
+			if !e.target.Changed {
+				continue
+			}
 			u := e.uses[0]
-			a.info(w, u.Field, fmt.Sprintf("bundle %q (%s) is read through %s at %s; a %s is never rolled, each new pod reads the current bundle",
+			a.info(w, u.Field, fmt.Sprintf("bundle %q (%s) changed and is read through %s at %s; a %s is never rolled, each new pod reads the current bundle",
 				e.bundle, describeTarget(e), u.Via, u.Field, w.Ref.Kind))
 		}
 		return
 	}
 	annotationField := w.TemplateField + ".metadata.annotations." + TrustHashAnnotation
 	if w.Reload == ReloadNever {
-		sev, msg := framework.Info, fmt.Sprintf("not rolled for %s: the workload is annotated %s: never", describeAll(entries, nil), ReloadAnnotation)
+		explicit := false
 		for _, e := range entries {
-			if e.explicit {
-				sev, msg = framework.Warning, msg+", which wins over restart.workloads"
-				break
-			}
+			explicit = explicit || e.explicit
 		}
-		a.result(w, sev, "metadata.annotations."+ReloadAnnotation, msg)
+		msg := fmt.Sprintf("not rolled for %s: the workload is annotated %s: never", describeAll(entries, nil), ReloadAnnotation)
+		switch {
+		case explicit:
+			a.result(w, framework.Warning, "metadata.annotations."+ReloadAnnotation, msg+", which wins over restart.workloads")
+		case anyChanged:
+			a.info(w, "metadata.annotations."+ReloadAnnotation, msg)
+		}
 		return
 	}
 	decisions := make([]Decision, len(entries))
@@ -251,24 +263,25 @@ func (a *applier) roll(w *Workload, entries []*entry) {
 		}
 	}
 	if len(hashes) == 0 {
-		a.info(w, decisions[0].Because.Field, "not rolled: "+describeAll(entries, decisions))
+		if anyChanged {
+			a.info(w, decisions[0].Because.Field, "not rolled: "+describeAll(entries, decisions))
+		}
 		return
 	}
 	hash := TrustHash(hashes)
 	cur, has := w.TrustHash()
-	switch {
-	case has && cur == hash:
-		a.info(w, annotationField, "not rolled, its trust is unchanged: "+describeAll(entries, decisions))
-		return
-	case !has && !changed:
-		a.info(w, annotationField, "not rolled, its trust is unchanged (the trust-hash annotation is written on the next change): "+describeAll(entries, decisions))
+	if (has && cur == hash) || (!has && !changed) {
+		// The trust it reads is what its pods started with.
+		if anyChanged {
+			a.info(w, annotationField, "not rolled, the trust it must restart for is unchanged: "+describeAll(entries, decisions))
+		}
 		return
 	}
 	if _, err := w.SetTrustHash(hash); err != nil {
 		a.result(w, framework.Error, annotationField, err.Error())
 		return
 	}
-	a.info(w, annotationField, fmt.Sprintf("rolled, its trust changed (trust-hash %s): %s", hash, describeAll(entries, decisions)))
+	a.info(w, annotationField, "rolled, its trust changed: "+describeAll(entries, decisions))
 	for _, r := range Risks(w.Shape, a.pdbsIn(w.Ref.Namespace)) {
 		a.result(w, framework.Warning, r.Field, r.Message)
 	}

@@ -239,14 +239,38 @@ func appendRef(refs []Ref, kind, name, field string) []Ref {
 	return append(refs, Ref{Object: Object{Kind: kind, Name: name}, Field: field})
 }
 
-// lookup returns the node at path, or nil when any step is absent or not
-// a mapping.
+// lookup returns the node at path, or nil when any step is absent, not a
+// mapping, or null. It walks the yaml.Node content directly: it runs for
+// every field of every workload, and a kyaml PathGetter per step costs
+// several allocations.
 func lookup(node *yaml.RNode, path ...string) *yaml.RNode {
-	n, err := node.Pipe(yaml.Lookup(path...))
-	if err != nil || n == nil || n.YNode().Tag == yaml.NodeTagNull {
+	n := node.YNode()
+	for _, key := range path {
+		if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
+			n = n.Content[0]
+		}
+		if n.Kind != yaml.MappingNode {
+			return nil
+		}
+		var next *yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == key {
+				next = n.Content[i+1]
+				break
+			}
+		}
+		if next == nil {
+			return nil
+		}
+		n = next
+	}
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	if n.Tag == yaml.NodeTagNull {
 		return nil
 	}
-	return n
+	return yaml.NewRNode(n)
 }
 
 // str returns the scalar at path, or "".
