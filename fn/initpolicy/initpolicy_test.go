@@ -207,7 +207,7 @@ func TestScan(t *testing.T) {
 			consumers: []string{"Deployment gw/envoy (volume ca)", "Deployment gw/envoy (env CA_CERT) via Secret gw/envoy-tls"},
 		},
 		{
-			name: "extra-roots", source: "ConfigMap gw/extra-roots", key: "ca-bundle.crt", target: "ConfigMap gw/extra-roots-trust-2",
+			name: "extra-roots", source: "ConfigMap gw/extra-roots", key: "ca-bundle.crt", target: "ConfigMap gw/extra-roots-trust",
 			consumers: []string{"Deployment gw/envoy (projected volume roots)", "CronJob gw/report (envFrom)"},
 		},
 		{name: "db-ca", source: "Secret db-ca", key: "ca.pem", target: "Secret /db-ca-trust"},
@@ -217,14 +217,18 @@ func TestScan(t *testing.T) {
 	}
 	for i, w := range wants {
 		b := plan.Bundles[i]
-		if b.Name != w.name || b.Source.Ref.String() != w.source || b.Source.Key != w.key {
-			t.Errorf("bundle %d = %s from %s key %s, want %s from %s key %s", i, b.Name, b.Source.Ref, b.Source.Key, w.name, w.source, w.key)
+		if len(b.Sources) != 1 {
+			t.Fatalf("bundle %s has %d sources, want 1", b.Name, len(b.Sources))
+		}
+		src := b.Sources[0]
+		if b.Name != w.name || src.Ref.String() != w.source || src.Key != w.key {
+			t.Errorf("bundle %d = %s from %s key %s, want %s from %s key %s", i, b.Name, src.Ref, src.Key, w.name, w.source, w.key)
 		}
 		if got := b.TargetKind + " " + b.TargetNamespace + "/" + b.TargetName; got != w.target {
 			t.Errorf("bundle %s target %s, want %s", b.Name, got, w.target)
 		}
 		var also []string
-		for _, a := range b.Also {
+		for _, a := range src.Also {
 			also = append(also, a.Ref.String())
 		}
 		if strings.Join(also, ";") != strings.Join(w.also, ";") {
@@ -256,8 +260,96 @@ func TestScanPrefersTheIssuerSecret(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(plan.Bundles) != 1 || plan.Bundles[0].Source.Ref.Name != "gateway-ca" || len(plan.Bundles[0].Also) != 1 {
+	if len(plan.Bundles) != 1 || plan.Bundles[0].Sources[0].Ref.Name != "gateway-ca" || len(plan.Bundles[0].Sources[0].Also) != 1 {
 		t.Fatalf("got %+v, want one bundle from gateway-ca with envoy-tls in Also", plan.Bundles)
+	}
+}
+
+// TestScanFindsExistingTargets covers the two ways init recognises a trust
+// bundle that already exists: a RotationPolicy in the input that renders
+// it, and an object named "<source>-trust".
+func TestScanFindsExistingTargets(t *testing.T) {
+	secret := func(name, ns string, ca testpki.Cert) string {
+		return "apiVersion: v1\nkind: Secret\nmetadata: {name: " + name + ", namespace: " + ns + "}\ndata:\n  ca.crt: " + b64(ca.PEM()) + "\n"
+	}
+	tests := []struct {
+		name, text      string
+		wantTarget      string // kind ns/name key
+		wantNote        string
+		wantBundleCount int
+		wantSources     int // default 1
+		wantExists      bool
+	}{
+		{
+			name: "a policy in the input keeps its target and key",
+			text: secret("client-ca", "istio-system", gwCA) + "---\n" + secret("gateway-cacert", "istio-system", rootCA) + `---
+apiVersion: rotate-certs.dev/v1alpha1
+kind: RotationPolicy
+metadata:
+  name: kyma
+  annotations: {config.kubernetes.io/local-config: "true"}
+spec:
+  trustBundles:
+  - name: kyma
+    sources:
+    - secret: {name: client-ca, namespace: istio-system}
+    target: {name: gateway-cacert, key: cacert}
+`,
+			wantTarget:      "Secret istio-system/gateway-cacert cacert",
+			wantNote:        `Secret istio-system/gateway-cacert is the target of bundle "kyma" of RotationPolicy kyma: not a source`,
+			wantExists:      true,
+			wantBundleCount: 1,
+		},
+		{
+			name: "a policy gathering two sources keeps them in one bundle",
+			text: secret("signer-a", "pt", gwCA) + "---\n" + secret("signer-b", "pt", rootCA) + `---
+apiVersion: rotate-certs.dev/v1alpha1
+kind: RotationPolicy
+metadata: {name: all}
+spec:
+  trustBundles:
+  - name: all
+    sources:
+    - secret: {name: signer-a, namespace: pt}
+    - secret: {name: signer-b, namespace: pt}
+    target: {name: all-trust}
+`,
+			wantTarget:      "Secret pt/all-trust ca.crt",
+			wantSources:     2,
+			wantBundleCount: 1,
+		},
+		{
+			name:            "an object named <source>-trust is the target, not a source",
+			text:            secret("envoy-gateway", "eg", gwCA) + "---\n" + secret("envoy-gateway-trust", "eg", rootCA),
+			wantTarget:      "Secret eg/envoy-gateway-trust ca.crt",
+			wantNote:        "Secret eg/envoy-gateway-trust looks like the existing trust bundle of Secret eg/envoy-gateway",
+			wantExists:      true,
+			wantBundleCount: 1,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			plan, err := Scan(parseAll(t, tc.text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(plan.Bundles) != tc.wantBundleCount {
+				t.Fatalf("%d bundles, want %d: %+v", len(plan.Bundles), tc.wantBundleCount, plan.Bundles)
+			}
+			b := plan.Bundles[0]
+			if got := b.TargetKind + " " + b.TargetNamespace + "/" + b.TargetName + " " + b.TargetKey; got != tc.wantTarget || b.TargetExists != tc.wantExists {
+				t.Errorf("target %s (exists %v), want %s (exists %v)", got, b.TargetExists, tc.wantTarget, tc.wantExists)
+			}
+			if want := max(tc.wantSources, 1); len(b.Sources) != want {
+				t.Errorf("%d sources, want %d", len(b.Sources), want)
+			}
+			if notes := strings.Join(plan.Notes, "\n"); !strings.Contains(notes, tc.wantNote) {
+				t.Errorf("notes lack %q:\n%s", tc.wantNote, notes)
+			}
+			if _, err := plan.YAML(""); err != nil {
+				t.Errorf("YAML: %v", err)
+			}
+		})
 	}
 }
 
@@ -297,7 +389,8 @@ func TestYAMLIsAValidPolicy(t *testing.T) {
 	}
 	for _, w := range []string{
 		"# CA found in Secret gw/gateway-ca key ca.crt (repo/all.yaml):",
-		`#   "CN=gateway-ca,O=rotate-certs test" (sha256 ` + pki.FingerprintOf(gwCA.Cert).Short(),
+		"#   " + pki.Describe(gwCA.Cert),
+		"# The target ConfigMap gw/extra-roots-trust exists: the CAs it holds now are carried over as previous CAs.",
 		"# The same CA is also in Secret gw/envoy-tls key ca.crt (repo/all.yaml).",
 		"#   Deployment gw/envoy (volume ca)",
 		"#   CronJob gw/report (envFrom)",
@@ -338,7 +431,7 @@ func TestYAMLQuotesOddNames(t *testing.T) {
 	// A name YAML would read as a number or boolean stays a string.
 	plan := &Plan{Bundles: []Bundle{{
 		Name:       "123",
-		Source:     Candidate{Ref: refOf("Secret", "true", "123"), Key: "ca.crt", CAs: nil},
+		Sources:    []Source{{Candidate: Candidate{Ref: refOf("Secret", "true", "123"), Key: "ca.crt"}}},
 		TargetKind: "Secret", TargetName: "123-trust", TargetNamespace: "true",
 	}}}
 	out, err := plan.YAML("yes")

@@ -19,6 +19,7 @@ import (
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
+	"github.com/rotate-certs/rotate-certs/fn/policy"
 )
 
 // BundleHashAnnotation marks an object that rotate-certs already renders
@@ -59,18 +60,30 @@ func (c Consumer) String() string {
 	return s
 }
 
+// Source is one source of a proposed bundle.
+type Source struct {
+	// Candidate is the value the bundle reads.
+	Candidate
+	// Also lists other values holding exactly the same CAs (leaf Secrets
+	// that carry their issuer in ca.crt, copies).
+	Also []Candidate
+}
+
 // Bundle is one proposed trust bundle.
 type Bundle struct {
 	// Name is the bundle name, unique in the plan.
 	Name string
-	// Source is where the CAs are read from.
-	Source Candidate
-	// Also lists other values holding exactly the same CAs (leaf Secrets
-	// that carry their issuer in ca.crt, copies).
-	Also []Candidate
+	// Sources are where the CAs are read from: one, unless a policy in the
+	// input already gathers several into this bundle's target.
+	Sources []Source
 	// TargetKind, TargetName and TargetNamespace name the proposed target.
 	TargetKind, TargetName, TargetNamespace string
-	// Consumers read Source today (or one of Also).
+	// TargetKey is the target's data key; empty means the kind's default.
+	TargetKey string
+	// TargetExists is true when the target is already in the input; its
+	// CAs become the bundle's previous CAs.
+	TargetExists bool
+	// Consumers read a source today (or one of its Also copies).
 	Consumers []Consumer
 }
 
@@ -94,6 +107,7 @@ var preferredKeys = []string{"ca.crt", "ca-bundle.crt", "ca.pem", "tls.crt"}
 // Scan plans trust bundles for items.
 func Scan(items []*yaml.RNode) (*Plan, error) {
 	plan := &Plan{}
+	known := knownPolicies(items)
 	taken := map[kube.Key]bool{}
 	var cands []Candidate
 	for _, it := range items {
@@ -115,6 +129,10 @@ func Scan(items []*yaml.RNode) (*Plan, error) {
 			plan.Notes = append(plan.Notes, fmt.Sprintf("%s is SOPS-encrypted: decrypt it to let init see its CAs", ref))
 			continue
 		}
+		if by, ok := known.targets[k]; ok {
+			plan.Notes = append(plan.Notes, fmt.Sprintf("%s is the target of %s: not a source", ref, by))
+			continue
+		}
 		if _, ok := it.GetAnnotations(BundleHashAnnotation)[BundleHashAnnotation]; ok {
 			plan.Notes = append(plan.Notes, fmt.Sprintf("%s is already a rotate-certs target (%s): not a source", ref, BundleHashAnnotation))
 			continue
@@ -127,28 +145,128 @@ func Scan(items []*yaml.RNode) (*Plan, error) {
 			cands = append(cands, c)
 		}
 	}
-	plan.Bundles = group(cands)
+	// An object named like the target init would propose for a source
+	// ("<source>-trust") is that source's trust bundle, kept by hand until
+	// now: it becomes the target (its CAs are carried over as previous
+	// ones) rather than a source of its own.
+	existing := map[kube.Key]bool{}
+	for _, c := range cands {
+		if tk := naturalTarget(c.Ref); taken[tk] && tk != keyOf(c.Ref) {
+			existing[tk] = true
+		}
+	}
+	kept := cands[:0]
+	for _, c := range cands {
+		if existing[keyOf(c.Ref)] {
+			plan.Notes = append(plan.Notes, fmt.Sprintf("%s looks like the existing trust bundle of %s %s/%s: proposed as its target, not as a source",
+				c.Ref, c.Ref.Kind, c.Ref.Namespace, strings.TrimSuffix(c.Ref.Name, "-trust")))
+			continue
+		}
+		kept = append(kept, c)
+	}
 	consumers := findConsumers(items)
 	names := map[string]bool{}
-	for i := range plan.Bundles {
-		b := &plan.Bundles[i]
-		b.Name = uniqueName(bundleName(b.Source.Ref), b.Source.Ref.Namespace, names)
-		b.TargetKind = b.Source.Ref.Kind
-		b.TargetNamespace = b.Source.Ref.Namespace
-		b.TargetName = targetName(b.Source.Ref.Name, func(name string) bool {
-			return taken[kube.Key{Kind: b.TargetKind, Namespace: b.TargetNamespace, Name: name}]
-		})
+	byTarget := map[kube.Key]int{} // bundles of known targets, to gather their sources
+	for _, src := range group(kept) {
+		b := Bundle{
+			TargetKind:      src.Ref.Kind,
+			TargetNamespace: src.Ref.Namespace,
+		}
+		// Keep the key consumers already read, so switching them to the
+		// target changes only the object name; a CA key pair's tls.crt
+		// becomes the target kind's default key.
+		if src.Key != "tls.crt" {
+			b.TargetKey = src.Key
+		}
+		if tk, ok := known.sources[keyOf(src.Ref)]; ok {
+			// A policy in the input already renders this source: keep its
+			// target, and gather the sources it shares.
+			if i, seen := byTarget[tk.Key]; seen {
+				plan.Bundles[i].Sources = append(plan.Bundles[i].Sources, src)
+				plan.Bundles[i].Consumers = append(plan.Bundles[i].Consumers, consumersOf(src, consumers)...)
+				continue
+			}
+			byTarget[tk.Key] = len(plan.Bundles)
+			b.TargetKind, b.TargetNamespace, b.TargetName, b.TargetKey = tk.Kind, tk.Namespace, tk.Name, tk.dataKey
+			b.TargetExists = taken[tk.Key]
+		} else if tk := naturalTarget(src.Ref); existing[tk] {
+			b.TargetName, b.TargetExists = tk.Name, true
+			delete(existing, tk) // one bundle per target
+		} else {
+			b.TargetName = targetName(src.Ref.Name, func(name string) bool {
+				return taken[kube.Key{Kind: b.TargetKind, Namespace: b.TargetNamespace, Name: name}]
+			})
+		}
 		taken[kube.Key{Kind: b.TargetKind, Namespace: b.TargetNamespace, Name: b.TargetName}] = true
-		for i, c := range append([]Candidate{b.Source}, b.Also...) {
-			for _, con := range consumers[kube.Key{Kind: c.Ref.Kind, Namespace: c.Ref.Namespace, Name: c.Ref.Name}] {
-				if i > 0 {
-					con.Via = c.Ref.String()
+		b.Name = uniqueName(bundleName(src.Ref), src.Ref.Namespace, names)
+		b.Sources = []Source{src}
+		b.Consumers = consumersOf(src, consumers)
+		plan.Bundles = append(plan.Bundles, b)
+	}
+	return plan, nil
+}
+
+// known is what the RotationPolicies already in the input say.
+type known struct {
+	// targets maps each target object to the bundle that writes it.
+	targets map[kube.Key]string
+	// sources maps each source object to its bundle's target object
+	// (in the source's namespace when the bundle writes there).
+	sources map[kube.Key]target
+}
+
+// target is a target object and its data key.
+type target struct {
+	kube.Key
+	dataKey string
+}
+
+// knownPolicies reads every RotationPolicy in the input; one that does not
+// decode is ignored (the render reports it).
+func knownPolicies(items []*yaml.RNode) known {
+	k := known{targets: map[kube.Key]string{}, sources: map[kube.Key]target{}}
+	for _, it := range items {
+		if it.GetKind() != policy.Kind || it.GetApiVersion() != policy.APIVersion {
+			continue
+		}
+		p, err := policy.Decode(it)
+		if err != nil {
+			continue
+		}
+		for _, b := range p.Spec.TrustBundles {
+			if len(b.Target.Namespaces) == 0 {
+				continue
+			}
+			for _, ns := range b.Target.Namespaces {
+				tk := kube.Key{Kind: b.Target.Kind, Namespace: ns, Name: b.Target.Name}
+				k.targets[tk] = fmt.Sprintf("bundle %q of RotationPolicy %s", b.Name, p.Name())
+			}
+			for _, s := range b.Sources {
+				ref := s.Ref()
+				if ref == nil {
+					continue
 				}
-				b.Consumers = append(b.Consumers, con)
+				tk := kube.Key{Kind: b.Target.Kind, Namespace: b.Target.Namespaces[0], Name: b.Target.Name}
+				for _, ns := range b.Target.Namespaces {
+					if ns == ref.Namespace {
+						tk.Namespace = ns
+					}
+				}
+				sk := kube.Key{Kind: s.Kind(), Namespace: ref.Namespace, Name: ref.Name}
+				if _, dup := k.sources[sk]; !dup {
+					k.sources[sk] = target{tk, b.Target.Key}
+				}
 			}
 		}
 	}
-	return plan, nil
+	return k
+}
+
+func keyOf(r kube.Ref) kube.Key { return kube.Key{Kind: r.Kind, Namespace: r.Namespace, Name: r.Name} }
+
+// naturalTarget is the target init proposes first for a source.
+func naturalTarget(r kube.Ref) kube.Key {
+	return kube.Key{Kind: r.Kind, Namespace: r.Namespace, Name: r.Name + "-trust"}
 }
 
 // candidateOf returns the value of it that holds CA certificates, by
@@ -206,11 +324,11 @@ func candidateOf(it *yaml.RNode) (Candidate, bool, error) {
 	return best, found, nil
 }
 
-// group makes one bundle per distinct set of CAs. The source is the CA's
-// own key pair Secret when there is one, else the first value found; the
-// other values with the same CAs are listed in Also.
-func group(cands []Candidate) []Bundle {
-	var out []Bundle
+// group makes one source per distinct set of CAs. It reads the CA's own
+// key pair Secret when there is one, else the first value found; the other
+// values with the same CAs are listed in Also.
+func group(cands []Candidate) []Source {
+	var out []Source
 	index := map[string]int{}
 	for _, c := range cands {
 		fps := make([]string, 0, len(c.CAs))
@@ -222,16 +340,30 @@ func group(cands []Candidate) []Bundle {
 		i, ok := index[id]
 		if !ok {
 			index[id] = len(out)
-			out = append(out, Bundle{Source: c})
+			out = append(out, Source{Candidate: c})
 			continue
 		}
-		b := &out[i]
-		if c.issuer && !b.Source.issuer {
-			b.Also = append(b.Also, b.Source)
-			b.Source = c
+		s := &out[i]
+		if c.issuer && !s.issuer {
+			s.Also = append(s.Also, s.Candidate)
+			s.Candidate = c
 			continue
 		}
-		b.Also = append(b.Also, c)
+		s.Also = append(s.Also, c)
+	}
+	return out
+}
+
+// consumersOf returns the workloads reading src or one of its copies.
+func consumersOf(src Source, consumers map[kube.Key][]Consumer) []Consumer {
+	var out []Consumer
+	for i, c := range append([]Candidate{src.Candidate}, src.Also...) {
+		for _, con := range consumers[keyOf(c.Ref)] {
+			if i > 0 {
+				con.Via = c.Ref.String()
+			}
+			out = append(out, con)
+		}
 	}
 	return out
 }

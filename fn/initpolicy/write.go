@@ -47,13 +47,14 @@ func (p *Plan) YAML(name string) ([]byte, error) {
 		line("  trustBundles:")
 	}
 	for _, b := range p.Bundles {
-		src := b.Source
-		comment("  ", fmt.Sprintf("CA found in %s key %s%s:", src.Ref, src.Key, fileOf(src.Ref)))
-		for _, c := range src.CAs {
-			comment("  ", "  "+pki.Describe(c))
-		}
-		for _, a := range b.Also {
-			comment("  ", fmt.Sprintf("The same CA is also in %s key %s%s.", a.Ref, a.Key, fileOf(a.Ref)))
+		for _, src := range b.Sources {
+			comment("  ", fmt.Sprintf("CA found in %s key %s%s:", src.Ref, src.Key, fileOf(src.Ref)))
+			for _, c := range src.CAs {
+				comment("  ", "  "+pki.Describe(c))
+			}
+			for _, a := range src.Also {
+				comment("  ", fmt.Sprintf("The same CA is also in %s key %s%s.", a.Ref, a.Key, fileOf(a.Ref)))
+			}
 		}
 		if len(b.Consumers) == 0 {
 			comment("  ", "No workload in the input reads it.")
@@ -64,26 +65,28 @@ func (p *Plan) YAML(name string) ([]byte, error) {
 				comment("  ", "  "+c.String())
 			}
 		}
+		if b.TargetExists {
+			comment("  ", fmt.Sprintf("The target %s %s/%s exists: the CAs it holds now are carried over as previous CAs.", b.TargetKind, b.TargetNamespace, b.TargetName))
+		}
 		line("  - name: %s", scalar(b.Name))
 		line("    sources:")
-		field := map[string]string{"Secret": "secret", "ConfigMap": "configMap"}[src.Ref.Kind]
-		line("    - %s:", field)
-		line("        name: %s", scalar(src.Ref.Name))
-		if src.Ref.Namespace != "" {
-			line("        namespace: %s", scalar(src.Ref.Namespace))
+		for _, src := range b.Sources {
+			field := map[string]string{"Secret": "secret", "ConfigMap": "configMap"}[src.Ref.Kind]
+			line("    - %s:", field)
+			line("        name: %s", scalar(src.Ref.Name))
+			if src.Ref.Namespace != "" {
+				line("        namespace: %s", scalar(src.Ref.Namespace))
+			}
+			line("        key: %s", scalar(src.Key))
 		}
-		line("        key: %s", scalar(src.Key))
 		line("    target:")
 		line("      kind: %s", b.TargetKind)
 		line("      name: %s", scalar(b.TargetName))
 		if b.TargetNamespace != "" {
 			line("      namespaces: [%s]", scalar(b.TargetNamespace))
 		}
-		// Keep the key consumers already read, so switching them to the
-		// target changes only the object name; a CA key pair's tls.crt
-		// becomes the conventional ca.crt.
-		if src.Key != "tls.crt" {
-			line("      key: %s", scalar(src.Key))
+		if b.TargetKey != "" {
+			line("      key: %s", scalar(b.TargetKey))
 		}
 	}
 	if len(p.ControlPlanes) > 0 {
