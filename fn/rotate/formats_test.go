@@ -22,13 +22,13 @@ func TestFormatsHoldTheBundle(t *testing.T) {
 	cases := []struct {
 		dir, pemKey, p12Field, jksField string
 		target                          kube.Key
-		jksPassword                     string
+		p12Password, jksPassword        string
 		certs                           int
 	}{
 		{"formats-secret", "ca.crt", "data.truststore.p12", "data.truststore.jks",
-			kube.Key{Kind: "Secret", Namespace: "envoy-gateway-system", Name: "envoy-gateway-trust"}, "changeit", 2},
+			kube.Key{Kind: "Secret", Namespace: "envoy-gateway-system", Name: "envoy-gateway-trust"}, "", "changeit", 2},
 		{"formats-configmap", "ca-bundle.crt", "binaryData.truststore.p12", "binaryData.truststore.jks",
-			kube.Key{Kind: "ConfigMap", Namespace: "apps", Name: "java-trust"}, "changeit", 3},
+			kube.Key{Kind: "ConfigMap", Namespace: "apps", Name: "java-trust"}, "s3cret", "changeit", 3},
 	}
 	for _, tc := range cases {
 		t.Run(tc.dir, func(t *testing.T) {
@@ -49,7 +49,7 @@ func TestFormatsHoldTheBundle(t *testing.T) {
 			require.NoError(t, err)
 			require.True(t, found)
 			require.Equal(t, tc.p12Field, p12.Field)
-			certs, err := gopkcs12.DecodeTrustStore(p12.Bytes, "")
+			certs, err := gopkcs12.DecodeTrustStore(p12.Bytes, tc.p12Password)
 			require.NoError(t, err)
 			require.Equal(t, want, fingerprintSet(certs), "the PKCS#12 store must hold the PEM bundle")
 
