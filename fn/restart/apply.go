@@ -79,9 +79,10 @@ type applier struct {
 // says: it finds the consumers of each bundle's targets (one pass over the
 // input, indexed by the objects they read), decides per workload and
 // bundle whether the read forces a roll, and writes the trust-hash of the
-// rolling bundles into the pod template when it differs. It returns info
-// results for every consumer, warnings for rolls that may hurt or stall,
-// and errors for workloads it cannot read.
+// rolling bundles into the pod template when it differs. It returns an
+// info result per consumer of a bundle that changed (rolled, or why not),
+// warnings for rolls that may hurt or stall, and errors for workloads it
+// cannot read.
 func Apply(bundles []Bundle, env Env) framework.Results {
 	if len(bundles) == 0 {
 		return nil
