@@ -45,6 +45,7 @@ func (p *RotationPolicy) Validate() FieldErrors {
 			targets[k] = path
 		}
 	}
+	errs = append(errs, validateClusterAPI(p.Spec.ClusterAPI)...)
 	return errs
 }
 
