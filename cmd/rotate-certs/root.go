@@ -1,0 +1,65 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/rotate-certs/rotate-certs/fn/rotate"
+	"github.com/spf13/cobra"
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/kio"
+)
+
+// exitCode is an error that carries only an exit status: the message has
+// already been printed.
+type exitCode int
+
+func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+func asExitCode(err error, target *exitCode) bool { return errors.As(err, target) }
+
+func newRootCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "rotate-certs",
+		Short: "Zero-downtime CA rotation for GitOps: trust bundles, restarts, Cluster API expiry",
+		Long: `rotate-certs renders what a CA rotation needs as plain manifests: trust bundles
+that hold the new and the previous CA during the overlap, restart annotations for
+workloads that cannot reload their CA, and Cluster API certificate-expiry fields.
+
+With no arguments it is a KRM function: it reads a ResourceList whose
+functionConfig is a RotationPolicy on stdin and writes the ResourceList on stdout.
+That is how kustomize (transformers:, --enable-alpha-plugins --enable-exec) and
+kpt (fn eval / fn render) call it.`,
+		Example: `  # as a KRM function (what kustomize and kpt run)
+  rotate-certs < resource-list.yaml
+
+  # render a directory in place, like kpt fn render without kpt
+  rotate-certs render ./manifests --policy policy.yaml`,
+		Args:          cobra.NoArgs,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runFunction(stdin, stdout, stderr)
+		},
+	}
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.AddCommand(newRenderCommand(stderr), newVersionCommand(stdout))
+	root.Version = versionString()
+	root.SetVersionTemplate("{{.Version}}\n")
+	return root
+}
+
+// runFunction is function mode: ResourceList in, ResourceList out.
+func runFunction(stdin io.Reader, stdout, stderr io.Writer) error {
+	p := rotate.Processor{Now: time.Now, Stderr: stderr}
+	rw := &kio.ByteReadWriter{Reader: stdin, Writer: stdout, KeepReaderAnnotations: true}
+	if err := framework.Execute(p, rw); err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitCode(1)
+	}
+	return nil
+}

@@ -1,0 +1,204 @@
+// Package bundle computes a trust bundle: which certificates a target must
+// hold, given what must be trusted now (current), what the target held
+// before (previous), and the leaves found in the input. It is pure: no YAML,
+// no clock, no I/O - the caller passes certificates and the time.
+//
+// The rules are SPEC.md section 4; each is one block of Merge, in order.
+package bundle
+
+import (
+	"crypto/x509"
+	"fmt"
+	"time"
+
+	"github.com/rotate-certs/rotate-certs/fn/pki"
+)
+
+// Options are a bundle's retain settings, already defaulted.
+type Options struct {
+	// Copy selects Copy mode: output is exactly the current certificates.
+	Copy bool
+	// MaxPrevious is how many previous CAs may be carried over.
+	MaxPrevious int
+	// RetainFor, when positive, retires a previous CA that long after the
+	// newest current CA's NotBefore.
+	RetainFor time.Duration
+	// ProtectIssuers keeps a previous CA that still verifies a valid leaf.
+	ProtectIssuers bool
+}
+
+// Leaf is an end-entity certificate found in the input, with an opaque
+// description of where it was found (used in messages only).
+type Leaf struct {
+	Cert  *x509.Certificate
+	Where string
+}
+
+// Reason says why a certificate was dropped or kept beyond the limits.
+type Reason string
+
+// Reasons reported in Outcome.Decisions.
+const (
+	DroppedDuplicate      Reason = "duplicate"
+	DroppedExpiredCurrent Reason = "expired current"
+	DroppedExpired        Reason = "expired previous"
+	DroppedRetainFor      Reason = "retain.for elapsed"
+	DroppedMaxPrevious    Reason = "beyond retain.maxPrevious"
+	DroppedCopyMode       Reason = "Copy mode"
+	KeptProtected         Reason = "protected issuer"
+)
+
+// Decision records what happened to one certificate that did not simply
+// pass into the output.
+type Decision struct {
+	Cert   *x509.Certificate
+	Reason Reason
+	// Leaves are the leaves that made a protected CA stay.
+	Leaves []Leaf
+}
+
+// Outcome is the computed bundle.
+type Outcome struct {
+	// Current are the current certificates that were kept (deduplicated,
+	// not expired), in source order.
+	Current []*x509.Certificate
+	// Previous are the previous certificates carried over, in their
+	// existing order.
+	Previous []*x509.Certificate
+	// Decisions explain every dropped or protected certificate.
+	Decisions []Decision
+}
+
+// Certificates returns the bundle: current then previous.
+func (o Outcome) Certificates() []*x509.Certificate {
+	out := make([]*x509.Certificate, 0, len(o.Current)+len(o.Previous))
+	out = append(out, o.Current...)
+	return append(out, o.Previous...)
+}
+
+// PEM returns the bundle's canonical encoding.
+func (o Outcome) PEM() []byte { return pki.EncodePEM(o.Certificates()) }
+
+// LatestNotBefore returns the newest NotBefore among the current
+// certificates (zero when there are none).
+func (o Outcome) LatestNotBefore() time.Time {
+	var latest time.Time
+	for _, c := range o.Current {
+		if c.NotBefore.After(latest) {
+			latest = c.NotBefore
+		}
+	}
+	return latest
+}
+
+// Merge computes the bundle. current is every certificate read from the
+// sources in source order; previous is the existing target's content in its
+// order. It fails when no current certificate is left.
+func Merge(current, previous []*x509.Certificate, leaves []Leaf, opts Options, now time.Time) (Outcome, error) {
+	var out Outcome
+
+	// Rule 1: current = source certificates in order, first occurrence
+	// kept, expired ones dropped, not-yet-valid ones kept.
+	cur := pki.NewSet()
+	for _, c := range current {
+		switch {
+		case cur.Has(c):
+			continue
+		case pki.Expired(c, now):
+			out.Decisions = append(out.Decisions, Decision{Cert: c, Reason: DroppedExpiredCurrent})
+			cur.Add(c) // remembered so that it is not carried as previous either
+			continue
+		}
+		cur.Add(c)
+		out.Current = append(out.Current, c)
+	}
+	if len(out.Current) == 0 {
+		if len(current) == 0 {
+			return Outcome{}, fmt.Errorf("the sources hold no certificate")
+		}
+		return Outcome{}, fmt.Errorf("every current certificate has expired (%d seen); renew the CA before rendering", cur.Len())
+	}
+
+	// Rule 2: previous = existing target content that is not current.
+	var prev []*x509.Certificate
+	seenPrev := pki.NewSet()
+	for _, c := range previous {
+		if cur.Has(c) || !seenPrev.Add(c) {
+			continue
+		}
+		prev = append(prev, c)
+	}
+	if opts.Copy {
+		for _, c := range prev {
+			out.Decisions = append(out.Decisions, Decision{Cert: c, Reason: DroppedCopyMode})
+		}
+		return out, nil
+	}
+
+	// Rules 3 and 4: drop expired and timed-out previous CAs, keep the
+	// first MaxPrevious of the rest, and keep any other that a valid leaf
+	// still depends on.
+	retireAt := time.Time{}
+	if opts.RetainFor > 0 {
+		retireAt = out.LatestNotBefore().Add(opts.RetainFor)
+	}
+	kept := 0
+	for _, c := range prev {
+		var reason Reason
+		switch {
+		case pki.Expired(c, now):
+			out.Decisions = append(out.Decisions, Decision{Cert: c, Reason: DroppedExpired})
+			continue
+		case !retireAt.IsZero() && now.After(retireAt):
+			reason = DroppedRetainFor
+		case kept >= opts.MaxPrevious:
+			reason = DroppedMaxPrevious
+		default:
+			kept++
+			out.Previous = append(out.Previous, c)
+			continue
+		}
+		if opts.ProtectIssuers {
+			if deps := dependents(c, out.Current, leaves, now); len(deps) > 0 {
+				out.Previous = append(out.Previous, c)
+				out.Decisions = append(out.Decisions, Decision{Cert: c, Reason: KeptProtected, Leaves: deps})
+				continue
+			}
+		}
+		out.Decisions = append(out.Decisions, Decision{Cert: c, Reason: reason})
+	}
+	return out, nil
+}
+
+// dependents returns the valid leaves that chain to ca but to none of the
+// current CAs: the leaves that would stop verifying if ca left the bundle.
+// A leaf that a current CA also verifies (a CA renewed with the same key)
+// does not hold ca back.
+func dependents(ca *x509.Certificate, current []*x509.Certificate, leaves []Leaf, now time.Time) []Leaf {
+	var out []Leaf
+	for _, l := range leaves {
+		if pki.Expired(l.Cert, now) || !Verifies(ca, l.Cert) {
+			continue
+		}
+		trustedByCurrent := false
+		for _, c := range current {
+			if Verifies(c, l.Cert) {
+				trustedByCurrent = true
+				break
+			}
+		}
+		if !trustedByCurrent {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// Verifies reports whether ca directly signed cert (signature and the CA's
+// right to sign), the relation a trust bundle of issuing CAs relies on.
+func Verifies(ca, cert *x509.Certificate) bool {
+	if len(ca.RawSubject) != len(cert.RawIssuer) || string(ca.RawSubject) != string(cert.RawIssuer) {
+		return false
+	}
+	return cert.CheckSignatureFrom(ca) == nil
+}

@@ -1,0 +1,151 @@
+// Package rotate is the rotate-certs KRM function: a framework
+// ResourceListProcessor that decodes the RotationPolicy and runs each
+// concern of SPEC.md over the input, in order. Every concern lives in its own
+// package; this one only sequences them and enforces the all-or-nothing
+// output rule.
+package rotate
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/policy"
+	"github.com/rotate-certs/rotate-certs/fn/report"
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// Processor runs rotate-certs over a ResourceList.
+type Processor struct {
+	// Now is the wall clock, used when the policy sets no spec.now.
+	Now func() time.Time
+	// Stderr receives a summary of warnings and errors (kustomize shows no
+	// results when the exit code is 0, but passes stderr through). Nil
+	// means no summary.
+	Stderr io.Writer
+}
+
+// run is the state of one invocation, shared by the steps.
+type run struct {
+	policy    *policy.RotationPolicy
+	policyRef kube.Ref
+	now       time.Time
+	items     []*yaml.RNode
+	index     *kube.Index
+	inventory *report.Inventory
+	results   framework.Results
+	// bundles maps a bundle's name to what it rendered, for later steps.
+	bundles map[string]renderedBundle
+}
+
+// step is one concern of the function. Steps add results and may add items;
+// they run in order and all run even after an error, so that one render
+// reports every problem.
+type step func(*run)
+
+// steps is the order of the concerns.
+var steps = []step{
+	(*run).trustBundles,
+	(*run).expiryReport,
+}
+
+// Process implements framework.ResourceListProcessor. On any error result it
+// empties the items (no partial output) and returns an ErrorResults.
+func (p Processor) Process(rl *framework.ResourceList) error {
+	r := &run{policyRef: kube.Ref{APIVersion: policy.APIVersion, Kind: policy.Kind}}
+	if rl.FunctionConfig != nil && !rl.FunctionConfig.IsNilOrEmpty() {
+		r.policyRef = kube.RefOf(rl.FunctionConfig)
+	}
+	pol, err := policy.Decode(rl.FunctionConfig)
+	if err != nil {
+		for _, fe := range err.(policy.FieldErrors) {
+			r.results = append(r.results, r.policyRef.Result(framework.Error, fe.Field, fe.Message))
+		}
+		return p.finish(rl, r)
+	}
+	wall := p.Now
+	if wall == nil {
+		wall = time.Now
+	}
+	r.policy = pol
+	r.now = pol.Clock(wall)
+	r.items = rl.Items
+	r.index = kube.NewIndex(rl.Items)
+	r.bundles = map[string]renderedBundle{}
+	for _, s := range steps {
+		s(r)
+	}
+	rl.Items = r.items
+	return p.finish(rl, r)
+}
+
+func (p Processor) finish(rl *framework.ResourceList, r *run) error {
+	rl.Results = append(rl.Results, r.results...)
+	p.summarize(rl.Results)
+	if rl.Results.ExitCode() != 0 {
+		rl.Items = nil
+		return ErrorResults(filter(rl.Results, framework.Error))
+	}
+	return nil
+}
+
+// summarize prints warnings and errors to Stderr, one line each.
+func (p Processor) summarize(results framework.Results) {
+	if p.Stderr == nil {
+		return
+	}
+	warnings := filter(results, framework.Warning)
+	if len(warnings) == 0 {
+		return
+	}
+	fmt.Fprintf(p.Stderr, "rotate-certs: %d warning(s):\n", len(warnings))
+	for _, w := range warnings {
+		fmt.Fprintf(p.Stderr, "  %s\n", Line(w))
+	}
+}
+
+func filter(results framework.Results, sev framework.Severity) framework.Results {
+	var out framework.Results
+	for _, r := range results {
+		if r.Severity == sev {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Line renders a result on one line: "Kind ns/name field: message (file)".
+func Line(r *framework.Result) string {
+	var b strings.Builder
+	if r.ResourceRef != nil {
+		ref := kube.Ref{Kind: r.ResourceRef.Kind, Namespace: r.ResourceRef.Namespace, Name: r.ResourceRef.Name}
+		b.WriteString(ref.String())
+	}
+	if r.Field != nil && r.Field.Path != "" {
+		b.WriteString(" " + r.Field.Path)
+	}
+	if b.Len() > 0 {
+		b.WriteString(": ")
+	}
+	b.WriteString(r.Message)
+	if r.File != nil && r.File.Path != "" {
+		b.WriteString(" (" + r.File.Path + ")")
+	}
+	return b.String()
+}
+
+// ErrorResults is the error Process returns when a render fails: the error
+// results, printed one per line.
+type ErrorResults framework.Results
+
+// Error lists the errors, one per line.
+func (e ErrorResults) Error() string {
+	lines := make([]string, 0, len(e))
+	for _, r := range e {
+		lines = append(lines, "error: "+Line(r))
+	}
+	return strings.Join(lines, "\n")
+}

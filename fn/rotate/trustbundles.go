@@ -1,0 +1,48 @@
+package rotate
+
+import (
+	"fmt"
+
+	"github.com/rotate-certs/rotate-certs/fn/bundle"
+	"github.com/rotate-certs/rotate-certs/fn/report"
+	"github.com/rotate-certs/rotate-certs/fn/trustbundle"
+)
+
+// renderedBundle is what later steps (restarts, alerts) need to know of a
+// bundle.
+type renderedBundle struct {
+	trustbundle.Rendered
+}
+
+// scan builds the certificate inventory once per run.
+func (r *run) scan() *report.Inventory {
+	if r.inventory == nil {
+		r.inventory = report.Scan(r.items)
+	}
+	return r.inventory
+}
+
+// trustBundles renders every bundle of the policy (SPEC section 4).
+func (r *run) trustBundles() {
+	var leaves []bundle.Leaf
+	for _, f := range r.scan().Leaves() {
+		leaves = append(leaves, bundle.Leaf{Cert: f.Cert, Where: f.Where()})
+	}
+	env := trustbundle.Env{Index: r.index, Now: r.now, Leaves: leaves, PolicyRef: r.policyRef}
+	for i := range r.policy.Spec.TrustBundles {
+		b := &r.policy.Spec.TrustBundles[i]
+		out := trustbundle.Render(b, fmt.Sprintf("spec.trustBundles[%d]", i), env)
+		r.results = append(r.results, out.Results...)
+		for _, t := range out.Targets {
+			if t.Created {
+				r.items = append(r.items, t.Node)
+			}
+		}
+		r.bundles[b.Name] = renderedBundle{out}
+	}
+}
+
+// expiryReport reports every certificate seen in the input (SPEC section 7).
+func (r *run) expiryReport() {
+	r.results = append(r.results, r.scan().Results(r.now, r.policy.Spec.Expiry.WarnWithin.Duration)...)
+}

@@ -1,0 +1,179 @@
+package trustbundle
+
+import (
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/hex"
+	"fmt"
+	"time"
+
+	"github.com/rotate-certs/rotate-certs/fn/bundle"
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/policy"
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// Annotations the function sets on every target object.
+const (
+	// HashAnnotation is "sha256:" + hex of the rendered bundle.
+	HashAnnotation = "rotate-certs.dev/bundle-hash"
+	// RotatedAtAnnotation is the newest NotBefore among current CAs.
+	RotatedAtAnnotation = "rotate-certs.dev/rotated-at"
+)
+
+// Env is what rendering needs from the run.
+type Env struct {
+	// Index finds input objects; created targets are added to it.
+	Index *kube.Index
+	// Now is the render time.
+	Now time.Time
+	// Leaves are the end-entity certificates in the input.
+	Leaves []bundle.Leaf
+	// PolicyRef is the policy, for results about its fields.
+	PolicyRef kube.Ref
+}
+
+// Target is one rendered target object.
+type Target struct {
+	// Key identifies the object.
+	Key kube.Key
+	// Node is the object (existing or created).
+	Node *yaml.RNode
+	// Hash is the bundle-hash annotation value written.
+	Hash string
+	// Created is true when the object was not in the input.
+	Created bool
+	// Changed is true when the render changed the object.
+	Changed bool
+}
+
+// Rendered is the outcome of one bundle.
+type Rendered struct {
+	// Name is the bundle's name.
+	Name string
+	// Targets are the target objects, one per namespace.
+	Targets []Target
+	// Results are the bundle's results; any error means nothing may be
+	// written out.
+	Results framework.Results
+}
+
+type renderer struct {
+	bundle  *policy.TrustBundle
+	path    string
+	env     Env
+	results framework.Results
+}
+
+func (r *renderer) add(res *framework.Result) { r.results = append(r.results, res) }
+
+func (r *renderer) errorf(ref kube.Ref, field, format string, args ...any) {
+	r.add(ref.Result(framework.Error, field, fmt.Sprintf(format, args...)))
+}
+
+func (r *renderer) failed() bool { return r.results.ExitCode() != 0 }
+
+// Render renders bundle b (at policy field path path) into every target
+// object. It edits existing targets in place and returns created ones in
+// Rendered.Targets with Created set; the caller appends those to the
+// output.
+func Render(b *policy.TrustBundle, path string, env Env) Rendered {
+	r := &renderer{bundle: b, path: path, env: env}
+	out := Rendered{Name: b.Name}
+	current := r.readSources()
+	if r.failed() {
+		out.Results = r.results
+		return out
+	}
+	for _, ns := range r.namespaces() {
+		if t, ok := r.renderTarget(ns, current); ok {
+			out.Targets = append(out.Targets, t)
+		}
+	}
+	out.Results = r.results
+	return out
+}
+
+func (r *renderer) options() bundle.Options {
+	o := bundle.Options{
+		Copy:           r.bundle.Mode == policy.ModeCopy,
+		MaxPrevious:    *r.bundle.Retain.MaxPrevious,
+		ProtectIssuers: *r.bundle.Retain.ProtectIssuers,
+	}
+	if r.bundle.Retain.For != nil {
+		o.RetainFor = r.bundle.Retain.For.Duration
+	}
+	return o
+}
+
+func (r *renderer) renderTarget(ns string, current []*x509.Certificate) (Target, bool) {
+	t := r.bundle.Target
+	key := kube.Key{Kind: t.Kind, Namespace: ns, Name: t.Name}
+	node := r.env.Index.Get(key)
+	if node != nil && node.GetApiVersion() != "v1" {
+		node = nil
+	}
+	var previous []*x509.Certificate
+	if node != nil {
+		var ok bool
+		if previous, ok = r.readTarget(node); !ok {
+			return Target{}, false
+		}
+	}
+	outcome, err := bundle.Merge(current, previous, r.env.Leaves, r.options(), r.env.Now)
+	if err != nil {
+		r.errorf(r.env.PolicyRef, r.path+".sources", "bundle %q: %v", r.bundle.Name, err)
+		return Target{}, false
+	}
+	r.reportDecisions(key, outcome)
+
+	pem := outcome.PEM()
+	sum := sha256.Sum256(pem)
+	hash := "sha256:" + hex.EncodeToString(sum[:])
+	res := Target{Key: key, Hash: hash}
+	if node == nil {
+		node = r.newTarget(key)
+		res.Created = true
+		r.add(kube.RefOf(node).Result(framework.Warning, "",
+			fmt.Sprintf("bundle %q: target %s was not in the input and was created; there was no previous state to carry over, so peers that still use a leaf of an older CA are not covered - commit the rendered target so the next render remembers it", r.bundle.Name, key)))
+	}
+	res.Node = node
+	changed, err := r.write(node, pem, hash, outcome.LatestNotBefore())
+	if err != nil {
+		r.errorf(kube.RefOf(node), "", "bundle %q: %v", r.bundle.Name, err)
+		return Target{}, false
+	}
+	res.Changed = changed || res.Created
+	ref := kube.RefOf(node)
+	r.add(ref.Result(framework.Info, "", fmt.Sprintf("bundle %q: %d certificate(s): %d current, %d previous; %s",
+		r.bundle.Name, len(outcome.Current)+len(outcome.Previous), len(outcome.Current), len(outcome.Previous), changeWord(res))))
+	return res, true
+}
+
+func changeWord(t Target) string {
+	switch {
+	case t.Created:
+		return "created"
+	case t.Changed:
+		return "updated"
+	default:
+		return "unchanged"
+	}
+}
+
+func (r *renderer) write(node *yaml.RNode, pem []byte, hash string, rotatedAt time.Time) (bool, error) {
+	_, changed, err := kube.SetValue(node, r.bundle.Target.Key, pem)
+	if err != nil {
+		return false, err
+	}
+	c1, err := kube.SetAnnotation(node, HashAnnotation, hash)
+	if err != nil {
+		return false, err
+	}
+	c2, err := kube.SetAnnotation(node, RotatedAtAnnotation, rotatedAt.UTC().Format(time.RFC3339))
+	if err != nil {
+		return false, err
+	}
+	return changed || c1 || c2, nil
+}
