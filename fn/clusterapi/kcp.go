@@ -1,0 +1,41 @@
+package clusterapi
+
+import (
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// planKCP sets certificatesExpiryDays on a KubeadmControlPlane or
+// KubeadmControlPlaneTemplate, after checking it as the upstream webhook
+// would against the object's own certificateValidityPeriodDays.
+func (a *applier) planKCP(node *yaml.RNode, ref kube.Ref, paths kcpPaths) {
+	days := a.cfg.CertificatesExpiryDays
+	field := fieldPath(paths.expiry)
+	validity, validitySet, err := readInt(node, paths.validity)
+	if err != nil {
+		a.errorf(ref, fieldPath(paths.validity), "%v", err)
+		return
+	}
+	if err := CheckExpiryDays(days, validity, validitySet); err != nil {
+		a.errorf(ref, field, "cannot set certificatesExpiryDays: %v", err)
+		return
+	}
+	current, present, err := readInt(node, paths.expiry)
+	if err != nil {
+		a.errorf(ref, field, "%v", err)
+		return
+	}
+	if present && current == days {
+		a.infof(ref, field, "certificatesExpiryDays is already %d: control-plane machines roll %d days before their certificates expire", days, days)
+		return
+	}
+	was := "unset"
+	if present {
+		was = "was " + itoa(current)
+	}
+	a.edits = append(a.edits, func() error {
+		_, err := setInt(node, paths.expiry, days)
+		return err
+	})
+	a.infof(ref, field, "set certificatesExpiryDays to %d (%s): control-plane machines roll %d days before their certificates expire", days, was, days)
+}
