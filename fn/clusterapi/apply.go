@@ -10,6 +10,7 @@
 package clusterapi
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -123,6 +124,17 @@ func (a *applier) skipEncrypted(node *yaml.RNode, ref kube.Ref) bool {
 
 func (a *applier) errorf(ref kube.Ref, field, format string, args ...any) {
 	a.results = append(a.results, ref.Result(framework.Error, field, fmt.Sprintf(format, args...)))
+}
+
+// fieldErr reports err as an error result at its own field when it is a
+// fieldError, else at field.
+func (a *applier) fieldErr(ref kube.Ref, field string, err error) {
+	var fe *fieldError
+	if errors.As(err, &fe) {
+		a.errorf(ref, fe.field, "%s", fe.msg)
+		return
+	}
+	a.errorf(ref, field, "%v", err)
 }
 
 func (a *applier) infof(ref kube.Ref, field, format string, args ...any) {

@@ -12,7 +12,7 @@ func (a *applier) planEKSA(node *yaml.RNode, ref kube.Ref) {
 	field := fieldPath(eksaDesignEnabled)
 	n, err := lookup(node, eksaDesignEnabled)
 	if err != nil {
-		a.errorf(ref, field, "%v", err)
+		a.fieldErr(ref, field, err)
 		return
 	}
 	if n != nil {

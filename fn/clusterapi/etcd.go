@@ -34,7 +34,7 @@ func (a *applier) planEtcdadm(node *yaml.RNode, ref kube.Ref) {
 	}
 	current, present, err := readInt(node, etcdadmDesignExpiry)
 	if err != nil {
-		a.errorf(ref, field, "%v", err)
+		a.fieldErr(ref, field, err)
 		return
 	}
 	if present && current == days {
@@ -66,17 +66,17 @@ func (a *applier) planRoll(node *yaml.RNode, ref kube.Ref, evidence []Evidence) 
 	}
 	kind, err := readString(node, append(infrastructureTemplate, "kind"))
 	if err != nil {
-		a.errorf(ref, refField+".kind", "%v", err)
+		a.fieldErr(ref, refField+".kind", err)
 		return
 	}
 	name, err := readString(node, append(infrastructureTemplate, "name"))
 	if err != nil {
-		a.errorf(ref, refField+".name", "%v", err)
+		a.fieldErr(ref, refField+".name", err)
 		return
 	}
 	namespace, err := readString(node, append(infrastructureTemplate, "namespace"))
 	if err != nil {
-		a.errorf(ref, refField+".namespace", "%v", err)
+		a.fieldErr(ref, refField+".namespace", err)
 		return
 	}
 	if namespace == "" {

@@ -108,28 +108,22 @@ func eksaCertificateInfos(node *yaml.RNode) ([]certificateInfo, error) {
 	}
 	base := fieldPath(eksaCertificateInfo)
 	if list.YNode().Kind != yaml.SequenceNode {
-		return nil, fmt.Errorf("%s: must be a list", base)
+		return nil, &fieldError{field: base, msg: "must be a list"}
 	}
 	elems, _ := list.Elements()
 	out := make([]certificateInfo, 0, len(elems))
 	for i, e := range elems {
 		field := fmt.Sprintf("%s[%d]", base, i)
 		if e.YNode().Kind != yaml.MappingNode {
-			return nil, fmt.Errorf("%s: must be an object", field)
+			return nil, &fieldError{field: field, msg: "must be an object"}
 		}
 		name, err := readString(e, []string{"machine"})
-		if err != nil {
-			return nil, fmt.Errorf("%s.%w", field, err)
-		}
-		if name == "" {
-			return nil, fmt.Errorf("%s.machine: required", field)
+		if err != nil || name == "" {
+			return nil, &fieldError{field: field + ".machine", msg: "required: the name of a machine"}
 		}
 		days, present, err := readInt(e, []string{"expiresInDays"})
-		if err != nil {
-			return nil, fmt.Errorf("%s.%w", field, err)
-		}
-		if !present {
-			return nil, fmt.Errorf("%s.expiresInDays: required", field)
+		if err != nil || !present {
+			return nil, &fieldError{field: field + ".expiresInDays", msg: "required: a whole number of days"}
 		}
 		out = append(out, certificateInfo{field: field, machine: name, expiresInDays: days})
 	}
@@ -152,7 +146,7 @@ func (a *applier) gatherEvidence() {
 		machines[m.ref.Name] = append(machines[m.ref.Name], m)
 		e, field, err := machineEvidence(node, m)
 		if err != nil {
-			a.errorf(m.ref, field, "%v", err)
+			a.fieldErr(m.ref, field, err)
 			continue
 		}
 		if e == nil {
@@ -175,7 +169,7 @@ func (a *applier) gatherEvidence() {
 		}
 		infos, err := eksaCertificateInfos(node)
 		if err != nil {
-			a.errorf(ref, "", "%v", err)
+			a.fieldErr(ref, fieldPath(eksaCertificateInfo), err)
 			continue
 		}
 		for _, info := range infos {

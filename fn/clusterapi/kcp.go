@@ -13,7 +13,7 @@ func (a *applier) planKCP(node *yaml.RNode, ref kube.Ref, paths kcpPaths) {
 	field := fieldPath(paths.expiry)
 	validity, validitySet, err := readInt(node, paths.validity)
 	if err != nil {
-		a.errorf(ref, fieldPath(paths.validity), "%v", err)
+		a.fieldErr(ref, fieldPath(paths.validity), err)
 		return
 	}
 	if err := CheckExpiryDays(days, validity, validitySet); err != nil {
@@ -22,7 +22,7 @@ func (a *applier) planKCP(node *yaml.RNode, ref kube.Ref, paths kcpPaths) {
 	}
 	current, present, err := readInt(node, paths.expiry)
 	if err != nil {
-		a.errorf(ref, field, "%v", err)
+		a.fieldErr(ref, field, err)
 		return
 	}
 	if present && current == days {

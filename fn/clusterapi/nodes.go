@@ -7,6 +7,17 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
+// fieldError is a problem at a field of an object.
+type fieldError struct {
+	field, msg string
+}
+
+func (e *fieldError) Error() string { return e.field + ": " + e.msg }
+
+func errAt(path []string, format string, args ...any) error {
+	return &fieldError{field: fieldPath(path), msg: fmt.Sprintf(format, args...)}
+}
+
 // lookup returns the node at path in obj, or nil when a field on the way
 // is absent or null. A field on the way that is not an object is an error
 // naming it.
@@ -14,7 +25,7 @@ func lookup(obj *yaml.RNode, path []string) (*yaml.RNode, error) {
 	cur := obj
 	for i, f := range path {
 		if cur.YNode().Kind != yaml.MappingNode {
-			return nil, fmt.Errorf("%s: must be an object", fieldPath(path[:i]))
+			return nil, errAt(path[:i], "must be an object")
 		}
 		m := cur.Field(f)
 		if m == nil || m.Value == nil || isNull(m.Value.YNode()) {
@@ -37,11 +48,11 @@ func readInt(obj *yaml.RNode, path []string) (value int, present bool, err error
 	}
 	y := n.YNode()
 	if y.Kind != yaml.ScalarNode || y.ShortTag() != yaml.NodeTagInt {
-		return 0, true, fmt.Errorf("%s: must be a whole number", fieldPath(path))
+		return 0, true, errAt(path, "must be a whole number")
 	}
 	v, err := strconv.Atoi(y.Value)
 	if err != nil {
-		return 0, true, fmt.Errorf("%s: %q is not a whole number", fieldPath(path), y.Value)
+		return 0, true, errAt(path, "%q is not a whole number", y.Value)
 	}
 	return v, true, nil
 }
@@ -53,7 +64,7 @@ func readString(obj *yaml.RNode, path []string) (string, error) {
 		return "", err
 	}
 	if n.YNode().Kind != yaml.ScalarNode {
-		return "", fmt.Errorf("%s: must be a string", fieldPath(path))
+		return "", errAt(path, "must be a string")
 	}
 	return n.YNode().Value, nil
 }
@@ -65,7 +76,7 @@ func ensureMap(obj *yaml.RNode, path []string) (*yaml.RNode, error) {
 	cur := obj
 	for i, f := range path {
 		if cur.YNode().Kind != yaml.MappingNode {
-			return nil, fmt.Errorf("%s: must be an object", fieldPath(path[:i]))
+			return nil, errAt(path[:i], "must be an object")
 		}
 		m := cur.Field(f)
 		switch {
@@ -84,7 +95,7 @@ func ensureMap(obj *yaml.RNode, path []string) (*yaml.RNode, error) {
 		}
 	}
 	if cur.YNode().Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("%s: must be an object", fieldPath(path))
+		return nil, errAt(path, "must be an object")
 	}
 	return cur, nil
 }
