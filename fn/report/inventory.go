@@ -49,7 +49,7 @@ func Scan(items []*yaml.RNode) *Inventory {
 		}
 		values, err := kube.Values(item)
 		if err != nil {
-			inv.Problems = append(inv.Problems, Problem{Ref: kube.RefOf(item), Message: err.Error()})
+			inv.Problems = append(inv.Problems, Problem{Ref: kube.RefOf(item), Field: kube.FieldOf(err), Message: err.Error()})
 			continue
 		}
 		var ref *kube.Ref
