@@ -22,6 +22,11 @@ import (
 
 // applier is the state of one Apply.
 type applier struct {
+	// all is every input item: evidence is read from all of them, local
+	// config included (a dump of Machines marked
+	// config.kubernetes.io/local-config is read but never applied).
+	all []*yaml.RNode
+	// items are the items that may be managed (not local config).
 	items []*yaml.RNode
 	cfg   policy.ClusterAPI
 	now   time.Time
@@ -37,12 +42,13 @@ type applier struct {
 	pending map[kube.Key]bool
 }
 
-// Apply runs spec.clusterAPI over items at now. It edits items in place and
+// Apply runs spec.clusterAPI over items at now. It edits items in place
+// (never those marked as local config, which it only reads evidence from) and
 // returns the resources it creates (infrastructure template copies) and its
 // results. When any result is an error it changes nothing and returns no
 // resources: every problem is reported, none is half-applied.
 func Apply(items []*yaml.RNode, cfg policy.ClusterAPI, now time.Time) (added []*yaml.RNode, results framework.Results) {
-	a := &applier{cfg: cfg, now: now, evidence: map[kube.Key][]Evidence{}, pending: map[kube.Key]bool{}}
+	a := &applier{all: items, cfg: cfg, now: now, evidence: map[kube.Key][]Evidence{}, pending: map[kube.Key]bool{}}
 	for _, item := range items {
 		if !kube.IsLocalConfig(item) {
 			a.items = append(a.items, item)

@@ -392,3 +392,18 @@ func TestCopyWithoutPathAndLegacyPath(t *testing.T) {
 		t.Errorf("legacy and current path annotations must agree on the new file: %v", a)
 	}
 }
+
+func TestLocalConfigDumpIsEvidence(t *testing.T) {
+	// A dump of Machines marked local-config is read (and never applied).
+	dump := strings.Replace(etcdMachine("prod-etcd-aaaaa", "2026-12-10T00:00:00Z"), "  annotations:\n", "  annotations:\n    config.kubernetes.io/local-config: \"true\"\n", 1)
+	out, added, _ := run(t, docs(etcdadmCluster, etcdTemplate, dump), cfg(30))
+	if added == "" || !strings.Contains(out, "-renew-") {
+		t.Error("a local-config Machine dump must count as evidence")
+	}
+	// A local-config EtcdadmCluster is configuration for a tool, not managed.
+	local := strings.Replace(etcdadmCluster, "  annotations:\n", "  annotations:\n    config.kubernetes.io/local-config: \"true\"\n", 1)
+	_, added, _ = run(t, docs(local, etcdTemplate, dump), cfg(30))
+	if added != "" {
+		t.Error("a local-config EtcdadmCluster must not be rolled")
+	}
+}

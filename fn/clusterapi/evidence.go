@@ -137,7 +137,7 @@ func eksaCertificateInfos(node *yaml.RNode) ([]certificateInfo, error) {
 // never by the etcd roll.
 func (a *applier) gatherEvidence() {
 	machines := map[string][]machine{} // by name, for EKS Anywhere statements
-	for _, node := range a.items {
+	for _, node := range a.all {
 		group, _ := splitAPIVersion(node.GetApiVersion())
 		if node.GetKind() != kindMachine || group != groupCluster {
 			continue
@@ -157,7 +157,7 @@ func (a *applier) gatherEvidence() {
 			a.evidence[*m.etcdCluster] = append(a.evidence[*m.etcdCluster], *e)
 		}
 	}
-	for _, node := range a.items {
+	for _, node := range a.all {
 		group, version := splitAPIVersion(node.GetApiVersion())
 		if node.GetKind() != kindCluster || group != groupEKSAnywhere {
 			continue
