@@ -164,6 +164,10 @@ func TestKubeadmControlPlaneKindsAndVersions(t *testing.T) {
 			if !hasResult(results, framework.Info, tt.field, "set certificatesExpiryDays to 30") {
 				t.Errorf("no info result for %s: %v", tt.field, results)
 			}
+			isTemplate := strings.HasPrefix(tt.name, "KCPT")
+			if hasResult(results, framework.Warning, "is immutable") != isTemplate {
+				t.Errorf("a template change (and only that) must warn that spec.template.spec is immutable: %v", results)
+			}
 			// Idempotent: a second pass changes nothing.
 			again, _, results2 := run(t, out, cfg(30))
 			if again != out {

@@ -2,6 +2,7 @@ package clusterapi
 
 import (
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -38,4 +39,9 @@ func (a *applier) planKCP(node *yaml.RNode, ref kube.Ref, paths kcpPaths) {
 		return err
 	})
 	a.infof(ref, field, "set certificatesExpiryDays to %d (%s): control-plane machines roll %d days before their certificates expire", days, was, days)
+	if ref.Kind == policy.KindKubeadmControlPlaneTemplate {
+		// The KubeadmControlPlaneTemplate webhook rejects any change to
+		// spec.template.spec of an existing template.
+		a.warnf(ref, field, "spec.template.spec of a KubeadmControlPlaneTemplate is immutable: if this template already exists in the cluster, Cluster API rejects the change. Apply it under a new name and point the ClusterClass's spec.controlPlane template reference at it (a ClusterClass rebase)")
+	}
 }
