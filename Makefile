@@ -29,6 +29,7 @@ $(KUSTOMIZE):
 ## test: every test - unit, golden, semantic, TLS, and end to end with kustomize and kpt
 test: build tools lint
 	$(GO) test -count=1 ./...
+	cd test/crdschema && $(GO) test -count=1 ./...
 
 ## demo: rotate a CA on the envoy-gateway example and show what changed
 demo: build tools

@@ -61,3 +61,23 @@ func TestSyntheticListRenders(t *testing.T) {
 		t.Fatalf("want 100 rendered targets, got %d", got)
 	}
 }
+
+func TestNeeds(t *testing.T) {
+	for _, tc := range []struct {
+		apiVersion, kind string
+		want             bool
+	}{
+		{"v1", "Secret", true},
+		{"apps/v1", "Deployment", true},
+		{"argoproj.io/v1alpha1", "Rollout", true},
+		{"controlplane.cluster.x-k8s.io/v1beta2", "KubeadmControlPlane", true},
+		{"anywhere.eks.amazonaws.com/v1alpha1", "Cluster", true},
+		{"infrastructure.example.dev/v1", "AcmeMachineTemplate", true},
+		{"example.com/v1", "Widget", false},
+		{"networking.k8s.io/v1", "Ingress", false},
+	} {
+		if got := rotate.Needs(tc.apiVersion, tc.kind); got != tc.want {
+			t.Errorf("Needs(%s, %s) = %v, want %v", tc.apiVersion, tc.kind, got, tc.want)
+		}
+	}
+}
