@@ -300,8 +300,8 @@ func TestRotationRollsExactlyTheConsumersOfTheChangedBundle(t *testing.T) {
 	in0, err := testpki.ExpandTemplate("rotation", restartRotationInput)
 	require.NoError(t, err)
 
-	// Stage 0: first render with CA1 (ca-2025). Feeding the output back
-	// changes no byte.
+	// Stage 0: first render with CA1 (ca-2025), which the committed target
+	// already holds. Feeding the output back changes no byte.
 	r0 := renderRestart(t, in0)
 	again := renderRestart(t, r0.input(t, nil))
 	require.Equal(t, r0.items, again.items, "re-rendering the output must change nothing")
@@ -342,7 +342,15 @@ func TestRotationRollsExactlyTheConsumersOfTheChangedBundle(t *testing.T) {
 		h0, h1 := trustHashOf(t, before), trustHashOf(t, after)
 		switch {
 		case rolled[k]:
-			assert.NotEmpty(t, h0, "%s: rolled at the first render", k)
+			// The first render adopts a gateway target that already holds
+			// the right CA: that trust did not change, so its consumers do
+			// not roll yet - except the Rollout, which also reads the
+			// signers bundle that the first render creates.
+			if k == gwKey("Rollout", "both") {
+				assert.NotEmpty(t, h0, "%s: reads a bundle created at the first render", k)
+			} else {
+				assert.Empty(t, h0, "%s: adopting an unchanged target must not roll", k)
+			}
 			assert.NotEqual(t, h0, h1, "%s: a consumer of the changed bundle must roll", k)
 			assert.Regexp(t, `^sha256:[0-9a-f]{64}$`, h1)
 			assert.Equal(t, withoutTrustHash(t, before), withoutTrustHash(t, after), "%s: only the trust-hash may change", k)

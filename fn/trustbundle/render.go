@@ -49,6 +49,11 @@ type Target struct {
 	Created bool
 	// Changed is true when the render changed the object.
 	Changed bool
+	// TrustChanged is true when the set of trusted certificates changed:
+	// the object was created or its PEM value was rewritten. Adopting an
+	// existing, correct target (adding only the annotations) is not a
+	// trust change, so it rolls nobody.
+	TrustChanged bool
 }
 
 // Rendered is the outcome of one bundle.
@@ -143,7 +148,7 @@ func (r *renderer) renderTarget(ns string, current []*x509.Certificate) (Target,
 			fmt.Sprintf("bundle %q: target %s was not in the input and was created; there was no previous state to carry over, so peers that still use a leaf of an older CA are not covered - commit the rendered target so the next render remembers it", r.bundle.Name, key)))
 	}
 	res.Node = node
-	changed, err := r.write(node, pem, hash, outcome.LatestNotBefore())
+	trustChanged, changed, err := r.write(node, pem, hash, outcome.LatestNotBefore())
 	if err != nil {
 		r.errorf(kube.RefOf(node), "", "bundle %q: %v", r.bundle.Name, err)
 		return Target{}, false
@@ -155,6 +160,7 @@ func (r *renderer) renderTarget(ns string, current []*x509.Certificate) (Target,
 		changed = true
 	}
 	res.Changed = changed || res.Created
+	res.TrustChanged = trustChanged || res.Created
 	ref := kube.RefOf(node)
 	r.add(ref.Result(framework.Info, "", fmt.Sprintf("bundle %q: %d certificate(s): %d current, %d previous; %s",
 		r.bundle.Name, len(outcome.Current)+len(outcome.Previous), len(outcome.Current), len(outcome.Previous), changeWord(res))))
@@ -172,18 +178,20 @@ func changeWord(t Target) string {
 	}
 }
 
-func (r *renderer) write(node *yaml.RNode, pem []byte, hash string, rotatedAt time.Time) (bool, error) {
-	_, changed, err := kube.SetValue(node, r.bundle.Target.Key, pem)
+// write stores the bundle and its annotations. It reports whether the PEM
+// value changed and whether anything changed.
+func (r *renderer) write(node *yaml.RNode, pem []byte, hash string, rotatedAt time.Time) (valueChanged, changed bool, err error) {
+	_, valueChanged, err = kube.SetValue(node, r.bundle.Target.Key, pem)
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
 	c1, err := kube.SetAnnotation(node, HashAnnotation, hash)
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
 	c2, err := kube.SetAnnotation(node, RotatedAtAnnotation, rotatedAt.UTC().Format(time.RFC3339))
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
-	return changed || c1 || c2, nil
+	return valueChanged, valueChanged || c1 || c2, nil
 }
