@@ -50,6 +50,7 @@ type step func(*run)
 var steps = []step{
 	(*run).trustBundles,
 	(*run).expiryReport,
+	(*run).reissueReport,
 }
 
 // Process implements framework.ResourceListProcessor. On any error result it
