@@ -18,7 +18,7 @@ const MachineExpiryAnnotation = "machine.cluster.x-k8s.io/certificates-expiry"
 // machine records a Cluster API Machine's certificate expiry.
 func (s *scanner) machine(item *yaml.RNode) {
 	ref := kube.RefOf(item)
-	subject := "certificates of machine " + item.GetName()
+	subject := "machine certificates"
 	field, value := "metadata.annotations["+MachineExpiryAnnotation+"]", item.GetAnnotations(MachineExpiryAnnotation)[MachineExpiryAnnotation]
 	if value == "" {
 		field = "status.certificatesExpiryDate"
@@ -49,9 +49,9 @@ func (s *scanner) eksaCluster(item *yaml.RNode) {
 	for i, n := range info.YNode().Content {
 		e := yaml.NewRNode(n)
 		field := fmt.Sprintf("status.clusterCertificateInfo[%d]", i)
-		machine, _ := e.GetString("machine")
-		raw, err := e.GetString("expiresInDays")
-		if err != nil {
+		machine := scalar(e, "machine")
+		raw := scalar(e, "expiresInDays")
+		if raw == "" {
 			s.problem(ref, field, "has no expiresInDays")
 			continue
 		}
@@ -65,4 +65,14 @@ func (s *scanner) eksaCluster(item *yaml.RNode) {
 		}
 		s.inv.Expiries = append(s.inv.Expiries, Expiry{Ref: ref, Field: field, Subject: "certificates of machine " + machine, InDays: &days})
 	}
+}
+
+// scalar returns the scalar value of field in a mapping node, whatever its
+// YAML type, or "".
+func scalar(n *yaml.RNode, field string) string {
+	f := n.Field(field)
+	if f == nil || f.Value == nil || f.Value.YNode().Kind != yaml.ScalarNode {
+		return ""
+	}
+	return f.Value.YNode().Value
 }

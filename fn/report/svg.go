@@ -125,6 +125,18 @@ func RenderSVG(r Report) []byte {
 			esc(fmt.Sprintf("old and new CA overlap %s to %s (%d days)", o.from.Format("2006-01-02"), o.to.Format("2006-01-02"), int(o.to.Sub(o.from)/day))))
 	}
 
+	// Where each leaf's issuer leaves its bundle (latest marker per row).
+	index := map[string]int{}
+	for i, row := range rows {
+		index[row.id()] = i
+	}
+	markerAt := map[int]float64{}
+	for _, re := range r.Reissues {
+		if i, ok := index[refKey(re.Resource)+"\x00"+re.Key+"\x00"+re.SHA256]; ok {
+			markerAt[i] = max(markerAt[i], x(re.IssuerLeavesAt))
+		}
+	}
+
 	// Bars and diamonds.
 	for i, row := range rows {
 		e := row.entry
@@ -157,14 +169,10 @@ func RenderSVG(r Report) []byte {
 		if e.NotAfter.After(t1) {
 			w(`<path class="clipped" d="M %s %s l 6 %s l -6 %s z" fill="%s"/>`+"\n", num(x1), num(mid-h/2), num(h/2), num(h/2), fill)
 		}
-		w(`<text x="%s" y="%s" fill="#333333" font-size="10">%s</text>`+"\n", num(x1+8), num(mid+4), esc(label))
+		w(`<text x="%s" y="%s" fill="#333333" font-size="10">%s</text>`+"\n", num(max(x1, markerAt[i])+8), num(mid+4), esc(label))
 	}
 
 	// Re-issue markers: where a leaf's issuer leaves its bundle.
-	index := map[string]int{}
-	for i, row := range rows {
-		index[row.id()] = i
-	}
 	for _, re := range r.Reissues {
 		i, ok := index[refKey(re.Resource)+"\x00"+re.Key+"\x00"+re.SHA256]
 		if !ok {
