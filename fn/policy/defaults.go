@@ -14,6 +14,7 @@ func (p *RotationPolicy) Default() {
 	for i := range p.Spec.TrustBundles {
 		p.Spec.TrustBundles[i].Default()
 	}
+	p.Spec.Alerts.Default()
 }
 
 // Default fills the bundle's unset optional fields.

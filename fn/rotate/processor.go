@@ -51,6 +51,7 @@ var steps = []step{
 	(*run).trustBundles,
 	(*run).expiryReport,
 	(*run).reissueReport,
+	(*run).alerts,
 }
 
 // Process implements framework.ResourceListProcessor. On any error result it
