@@ -12,7 +12,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 export GOTOOLCHAIN := local
 export PATH := $(BIN):$(PATH)
 
-.PHONY: all build test demo tools report-tools lint clean
+.PHONY: all build test demo tools report-tools lint clean image
 
 all: build
 
@@ -53,3 +53,8 @@ lint:
 
 clean:
 	rm -rf $(BIN)
+
+## image: build the container image (needs a Docker engine; no test needs one - see Dockerfile)
+IMAGE ?= ghcr.io/rotate-certs/rotate-certs:$(VERSION)
+image:
+	docker build --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) -t $(IMAGE) .

@@ -95,13 +95,16 @@ func TestCheckGolden(t *testing.T) {
 }
 
 // TestExampleTimeline keeps the README's example current: the committed
-// manifests are the expanded golden input, the SVG its timeline.
+// manifests are the expanded golden input, the SVG its timeline. They are
+// files in examples/, not a directory: every directory there is a
+// renderable kpt/kustomize example package that the end-to-end tests run
+// on the wall clock, and this snapshot is pinned to checkNow.
 func TestExampleTimeline(t *testing.T) {
 	in := expand(t, filepath.Join(checkDir, "rotation", "input.yaml"))
-	golden(t, "../../examples/report/manifests.yaml", in)
-	out, _, code := runCLI(t, "", "check", "../../examples/report", "--now", checkNow, "-o", "svg")
+	golden(t, "../../examples/report-manifests.yaml", in)
+	out, _, code := runCLI(t, "", "check", "../../examples/report-manifests.yaml", "--now", checkNow, "-o", "svg")
 	require.Equal(t, 1, code)
-	golden(t, "../../examples/report/timeline.svg", out)
+	golden(t, "../../examples/report-timeline.svg", out)
 }
 
 // secret returns a Secret manifest whose data.ca.crt holds the fixtures.

@@ -3,6 +3,7 @@ package kube
 import (
 	"bytes"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -59,12 +60,35 @@ func Values(node *yaml.RNode) ([]Value, error) {
 			}
 			b, err := decodeBase64(val)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %s: invalid base64: %w", RefOf(node), field, err)
+				return nil, &ValueError{Field: field, Err: fmt.Errorf("invalid base64: %w", err)}
 			}
 			add(Value{Key: key, Field: field, Bytes: b})
 		}
 	}
 	return out, nil
+}
+
+// ValueError is a data value that cannot be read, with its field path.
+type ValueError struct {
+	// Field is the field path, such as "data.ca.crt".
+	Field string
+	// Err says what is wrong.
+	Err error
+}
+
+// Error returns "field: problem".
+func (e *ValueError) Error() string { return e.Field + ": " + e.Err.Error() }
+
+// Unwrap returns the cause.
+func (e *ValueError) Unwrap() error { return e.Err }
+
+// FieldOf returns the field path of a *ValueError, or "".
+func FieldOf(err error) string {
+	var ve *ValueError
+	if errors.As(err, &ve) {
+		return ve.Field
+	}
+	return ""
 }
 
 // Lookup returns the value of key in node. found is false when the key is

@@ -139,7 +139,7 @@ func IsCA(cert *x509.Certificate) bool {
 // Describe returns a one-line description of cert for messages: subject,
 // short fingerprint and NotAfter.
 func Describe(cert *x509.Certificate) string {
-	return fmt.Sprintf("%q (sha256 %s, expires %s)", Subject(cert), FingerprintOf(cert).Short(), cert.NotAfter.UTC().Format(time.RFC3339))
+	return fmt.Sprintf("%q (sha256:%s, expires %s)", Subject(cert), FingerprintOf(cert).Short(), cert.NotAfter.UTC().Format(time.RFC3339))
 }
 
 // Subject returns the certificate's subject in RFC 2253 form, or its serial

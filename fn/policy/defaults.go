@@ -41,6 +41,7 @@ func (b *TrustBundle) Default() {
 			t.Key = DefaultConfigMapKey
 		}
 	}
+	t.AdditionalFormats.Default()
 	if len(t.Namespaces) == 0 && len(b.Sources) > 0 {
 		if ref := b.Sources[0].Ref(); ref != nil {
 			t.Namespaces = []string{ref.Namespace}

@@ -13,8 +13,8 @@ var jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
 // checkShape walks a decoded JSON value against the Go type it will be
 // unmarshalled into and reports unknown fields and wrong types with their
 // full paths (encoding/json reports neither usefully). Types that
-// unmarshal themselves are checked to be strings, which is what every such
-// type in the policy is.
+// unmarshal themselves (durations) must be strings and are parsed here, so
+// that their errors carry the path too.
 func checkShape(path string, v any, t reflect.Type, errs *FieldErrors) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -25,6 +25,11 @@ func checkShape(path string, v any, t reflect.Type, errs *FieldErrors) {
 	if reflect.PointerTo(t).Implements(jsonUnmarshaler) {
 		if _, ok := v.(string); !ok {
 			errs.add(path, "must be a string, got %s", jsonKind(v))
+			return
+		}
+		raw, _ := json.Marshal(v)
+		if err := reflect.New(t).Interface().(json.Unmarshaler).UnmarshalJSON(raw); err != nil {
+			errs.add(path, "%v", err)
 		}
 		return
 	}

@@ -125,6 +125,8 @@ type Target struct {
 	// Key is the data key; default ca.crt (Secret) or ca-bundle.crt
 	// (ConfigMap).
 	Key string `json:"key,omitempty"`
+	// AdditionalFormats adds binary truststores next to Key (formats.go).
+	AdditionalFormats *AdditionalFormats `json:"additionalFormats,omitempty"`
 }
 
 // Retain controls the previous CAs carried over from the existing target.

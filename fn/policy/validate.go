@@ -46,6 +46,7 @@ func (p *RotationPolicy) Validate() FieldErrors {
 			targets[k] = path
 		}
 	}
+	errs = append(errs, validateFormatKeys(p.Spec.TrustBundles)...)
 	return errs
 }
 
@@ -106,6 +107,7 @@ func (b *TrustBundle) validate(path string) FieldErrors {
 			errs.add(path+".target.namespaceSelector", "%v", err)
 		}
 	}
+	errs = append(errs, t.AdditionalFormats.validate(t, path+".target")...)
 	if n := *b.Retain.MaxPrevious; n < 0 || n > MaxPreviousLimit {
 		errs.add(path+".retain.maxPrevious", "%d is out of range 0..%d", n, MaxPreviousLimit)
 	}

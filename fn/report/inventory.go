@@ -128,7 +128,7 @@ func (s *scanner) problem(ref kube.Ref, field, format string, args ...any) {
 func (s *scanner) values(item *yaml.RNode) {
 	values, err := kube.Values(item)
 	if err != nil {
-		s.problem(kube.RefOf(item), "", "%v", err)
+		s.problem(kube.RefOf(item), kube.FieldOf(err), "%v", err)
 		return
 	}
 	var ref *kube.Ref

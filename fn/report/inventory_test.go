@@ -209,7 +209,7 @@ data:
 		problems = append(problems, p.Ref.Name+" "+p.Field)
 		require.NotContains(t, p.Message, "PRIVATE KEY")
 	}
-	require.Equal(t, []string{"broken stringData.ca.crt", "bad-base64 "}, problems,
+	require.Equal(t, []string{"broken stringData.ca.crt", "bad-base64 data.ca.crt"}, problems,
 		"a broken certificate is a problem, a broken private key is not the report's business")
 }
 

@@ -76,6 +76,7 @@ func TestGolden(t *testing.T) {
 				require.NotContains(t, string(out), "severity: error")
 			}
 			require.NotContains(t, rl.results, "PRIVATE KEY", "results must never carry key material")
+			require.NotContains(t, rl.results, "-----BEGIN", "results must never carry PEM blocks")
 		})
 	}
 }

@@ -148,6 +148,12 @@ func (r *renderer) renderTarget(ns string, current []*x509.Certificate) (Target,
 		r.errorf(kube.RefOf(node), "", "bundle %q: %v", r.bundle.Name, err)
 		return Target{}, false
 	}
+	if fc, err := r.writeFormats(node, outcome.Certificates()); err != nil {
+		r.errorf(kube.RefOf(node), "", "bundle %q: %v", r.bundle.Name, err)
+		return Target{}, false
+	} else if fc {
+		changed = true
+	}
 	res.Changed = changed || res.Created
 	ref := kube.RefOf(node)
 	r.add(ref.Result(framework.Info, "", fmt.Sprintf("bundle %q: %d certificate(s): %d current, %d previous; %s",

@@ -56,7 +56,7 @@ func (r *renderer) readObjectSource(s policy.Source, field string) []*x509.Certi
 	}
 	v, found, err := kube.Lookup(node, ref.Key)
 	if err != nil {
-		r.errorf(obj, "", "bundle %q: source: %v", r.bundle.Name, err)
+		r.errorf(obj, kube.FieldOf(err), "bundle %q: source %s: %v", r.bundle.Name, obj, err)
 		return nil
 	}
 	if !found || len(strings.TrimSpace(string(v.Bytes))) == 0 {
@@ -94,7 +94,7 @@ func (r *renderer) skipped(ref kube.Ref, field string, d pki.Decoded) {
 		return
 	}
 	msg := fmt.Sprintf("bundle %q: skipped %d non-certificate PEM block(s) (%s); they are never copied into a bundle",
-		r.bundle.Name, len(d.SkippedTypes), strings.Join(d.SkippedTypes, ", "))
+		r.bundle.Name, len(d.SkippedTypes), strings.ToLower(strings.Join(d.SkippedTypes, ", ")))
 	if d.HasPrivateKey() {
 		msg += "; a private key does not belong in a CA source - point the source at a key that holds only certificates"
 	}

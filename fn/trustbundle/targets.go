@@ -67,7 +67,7 @@ func (r *renderer) readTarget(node *yaml.RNode) ([]*x509.Certificate, bool) {
 	}
 	v, found, err := kube.Lookup(node, r.bundle.Target.Key)
 	if err != nil {
-		r.errorf(ref, "", "bundle %q: target: %v", r.bundle.Name, err)
+		r.errorf(ref, kube.FieldOf(err), "bundle %q: target %s: %v", r.bundle.Name, ref, err)
 		return nil, false
 	}
 	if !found || strings.TrimSpace(string(v.Bytes)) == "" {
@@ -80,7 +80,7 @@ func (r *renderer) readTarget(node *yaml.RNode) ([]*x509.Certificate, bool) {
 	}
 	if len(d.SkippedTypes) > 0 {
 		r.add(ref.Result(framework.Warning, v.Field, fmt.Sprintf("bundle %q: existing target held %d non-certificate PEM block(s) (%s); they are removed",
-			r.bundle.Name, len(d.SkippedTypes), strings.Join(d.SkippedTypes, ", "))))
+			r.bundle.Name, len(d.SkippedTypes), strings.ToLower(strings.Join(d.SkippedTypes, ", ")))))
 	}
 	return d.Certificates, true
 }

@@ -47,12 +47,13 @@ var fixtures = map[string]fixture{
 	"client-old": {"ca-2025", Date(2026, 10, 15), Days(180)},
 	"kube-admin": {"signer-b-1", Date(2026, 6, 1), Days(365)},
 
-	"example-ca-old":   {"", Date(2026, 1, 1), Days(3652)},
-	"example-ca-new":   {"", Date(2026, 6, 1), Days(3652)},
-	"example-leaf-old": {"example-ca-old", Date(2026, 1, 1), Days(3000)},
-	"example-leaf-new": {"example-ca-new", Date(2026, 6, 1), Days(3000)},
-	"example-signer-a": {"", Date(2026, 2, 1), Days(3652)},
-	"example-signer-b": {"", Date(2026, 3, 1), Days(3652)},
+	"example-ca-old":     {"", Date(2026, 1, 1), Days(3652)},
+	"example-ca-new":     {"", Date(2026, 6, 1), Days(3652)},
+	"example-leaf-old":   {"example-ca-old", Date(2026, 1, 1), Days(3000)},
+	"example-leaf-new":   {"example-ca-new", Date(2026, 6, 1), Days(3000)},
+	"example-signer-a-1": {"", Date(2026, 2, 1), Days(3652)},
+	"example-signer-a-2": {"", Date(2026, 8, 1), Days(3652)},
+	"example-signer-b-1": {"", Date(2026, 3, 1), Days(3652)},
 }
 
 // Fixture returns the named certificate of the shared fixture set. It

@@ -1,0 +1,340 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/pki"
+	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// End-to-end tests: the real rotate-certs binary driven by the real
+// kustomize and kpt binaries over the examples.
+
+var binary string // the rotate-certs binary built for this test run
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "rotate-certs-e2e")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "rotate-certs")
+	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building rotate-certs: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+const examplesDir = "../../examples"
+
+// kustomizeBinary finds the pinned kustomize that `make tools` installs.
+func kustomizeBinary(t *testing.T) string {
+	t.Helper()
+	if p, err := filepath.Abs("../../bin/kustomize"); err == nil {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	if p, err := exec.LookPath("kustomize"); err == nil {
+		return p
+	}
+	t.Skip("kustomize not found: run `make tools` (installs the pinned kustomize into bin/)")
+	return ""
+}
+
+func kptBinary(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("kpt")
+	if err != nil {
+		t.Skip("kpt is not installed on this machine; the kpt end-to-end tests need /usr/bin/kpt (present on CI)")
+	}
+	return p
+}
+
+// stageExample copies examples/<name> to <tmp>/examples/<name> next to
+// <tmp>/bin/rotate-certs, so the examples' relative exec path
+// (../../bin/rotate-certs) resolves to the binary under test. It returns
+// the example's copy.
+func stageExample(t *testing.T, name string) string {
+	t.Helper()
+	root := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "bin"), 0o755))
+	data, err := os.ReadFile(binary)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(root, "bin", "rotate-certs"), data, 0o755))
+	dst := filepath.Join(root, "examples", name)
+	require.NoError(t, os.CopyFS(dst, os.DirFS(filepath.Join(examplesDir, name))))
+	return dst
+}
+
+func run(t *testing.T, dir string, name string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err = cmd.Run()
+	return o.String(), e.String(), err
+}
+
+func gitInit(t *testing.T, dir string) {
+	t.Helper()
+	for _, args := range [][]string{
+		{"init", "-q", "."},
+		{"-c", "user.email=e2e@rotate-certs.dev", "-c", "user.name=e2e", "add", "-A"},
+		{"-c", "user.email=e2e@rotate-certs.dev", "-c", "user.name=e2e", "commit", "-qm", "before"},
+	} {
+		_, stderr, err := run(t, dir, "git", args...)
+		require.NoError(t, err, stderr)
+	}
+}
+
+// parseStream reads a multi-document YAML stream.
+func parseStream(t *testing.T, s string) []*yaml.RNode {
+	t.Helper()
+	items, err := (&kio.ByteReader{Reader: strings.NewReader(s), OmitReaderAnnotations: true}).Read()
+	require.NoError(t, err)
+	return items
+}
+
+// bundleSubjects returns the common names in key of the object named key.
+func bundleSubjects(t *testing.T, items []*yaml.RNode, k kube.Key, dataKey string) []string {
+	t.Helper()
+	for _, it := range items {
+		if kube.KeyOf(it) != k {
+			continue
+		}
+		v, found, err := kube.Lookup(it, dataKey)
+		require.NoError(t, err)
+		require.True(t, found, "%s has no %s", k, dataKey)
+		d, err := pki.DecodePEM(v.Bytes)
+		require.NoError(t, err)
+		var cns []string
+		for _, c := range d.Certificates {
+			cns = append(cns, c.Subject.CommonName)
+		}
+		return cns
+	}
+	t.Fatalf("%s not in output", k)
+	return nil
+}
+
+var exampleBundles = []struct {
+	example string
+	target  kube.Key
+	key     string
+	want    []string
+}{
+	{"envoy-gateway", kube.Key{Kind: "Secret", Namespace: "envoy-gateway-system", Name: "envoy-gateway-trust"}, "ca.crt", []string{"example-ca-new", "example-ca-old"}},
+	{"kyma-gateway", kube.Key{Kind: "Secret", Namespace: "istio-system", Name: "kyma-gateway-certs-cacert"}, "cacert", []string{"example-ca-new", "example-ca-old"}},
+	{"multi-signer", kube.Key{Kind: "ConfigMap", Namespace: "platform-trust", Name: "cluster-trust-bundle"}, "ca-bundle.crt", []string{"example-signer-a-2", "example-signer-b-1", "example-signer-a-1"}},
+}
+
+func TestKustomizeBuildExamples(t *testing.T) {
+	kustomize := kustomizeBinary(t)
+	for _, ex := range exampleBundles {
+		t.Run(ex.example, func(t *testing.T) {
+			dir := stageExample(t, ex.example)
+			out, stderr, err := run(t, dir, kustomize, "build", "--enable-alpha-plugins", "--enable-exec", ".")
+			require.NoError(t, err, stderr)
+			require.Equal(t, ex.want, bundleSubjects(t, parseStream(t, out), ex.target, ex.key))
+			again, _, err := run(t, dir, kustomize, "build", "--enable-alpha-plugins", "--enable-exec", ".")
+			require.NoError(t, err)
+			require.Equal(t, out, again, "two builds must be byte-identical")
+		})
+	}
+}
+
+// TestKustomizeWithoutEnableExecIsANoOp documents the trap KRM-NOTES warns
+// about: without --enable-exec kustomize silently skips the function.
+func TestKustomizeWithoutEnableExecIsANoOp(t *testing.T) {
+	kustomize := kustomizeBinary(t)
+	dir := stageExample(t, "envoy-gateway")
+	out, stderr, err := run(t, dir, kustomize, "build", "--enable-alpha-plugins", ".")
+	require.NoError(t, err, stderr)
+	require.Contains(t, out, "name: envoy-gateway-trust")
+	require.NotContains(t, out, "rotate-certs.dev/bundle-hash", "kustomize ran the exec function without --enable-exec")
+}
+
+func TestKptRenderExamples(t *testing.T) {
+	kpt := kptBinary(t)
+	for _, ex := range exampleBundles {
+		t.Run(ex.example, func(t *testing.T) {
+			dir := stageExample(t, ex.example)
+			gitInit(t, dir)
+			kptfile, err := os.ReadFile(filepath.Join(dir, "Kptfile"))
+			require.NoError(t, err)
+
+			_, stderr, err := run(t, dir, kpt, "fn", "render", "--allow-exec", "--truncate-output=false")
+			require.NoError(t, err, stderr)
+			items := readPackage(t, dir)
+			require.Equal(t, ex.want, bundleSubjects(t, items, ex.target, ex.key))
+
+			// Only the target may change; the Kptfile, the policy and every
+			// other file stay byte-identical, comments included.
+			changed, _, err := run(t, dir, "git", "diff", "--name-only")
+			require.NoError(t, err)
+			for _, f := range strings.Fields(changed) {
+				require.NotEqual(t, "Kptfile", f)
+				require.NotEqual(t, "rotation-policy.yaml", f)
+			}
+			after, err := os.ReadFile(filepath.Join(dir, "Kptfile"))
+			require.NoError(t, err)
+			require.Equal(t, string(kptfile), string(after))
+			diff, _, _ := run(t, dir, "git", "diff", "-U0")
+			for _, line := range strings.Split(diff, "\n") {
+				if strings.HasPrefix(line, "-#") || strings.HasPrefix(line, "-  #") {
+					t.Fatalf("a comment was removed: %s", line)
+				}
+			}
+
+			// Render twice: the second run changes nothing.
+			snapshot := snapshotDir(t, dir)
+			_, stderr, err = run(t, dir, kpt, "fn", "render", "--allow-exec")
+			require.NoError(t, err, stderr)
+			require.Equal(t, snapshot, snapshotDir(t, dir), "the second kpt render must change nothing")
+
+			// rotate-certs render gives the same files as kpt.
+			plain := stageExample(t, ex.example)
+			_, stderr, err = run(t, plain, binary, "render", ".", "--policy", "rotation-policy.yaml")
+			require.NoError(t, err, stderr)
+			require.Equal(t, snapshot, snapshotDir(t, plain), "rotate-certs render must write what kpt fn render writes")
+		})
+	}
+}
+
+func TestKptFnEvalExec(t *testing.T) {
+	kpt := kptBinary(t)
+	dir := stageExample(t, "envoy-gateway")
+	_, stderr, err := run(t, dir, kpt, "fn", "eval", ".", "--exec", "../../bin/rotate-certs", "--fn-config", "rotation-policy.yaml")
+	require.NoError(t, err, stderr)
+	want := []string{"example-ca-new", "example-ca-old"}
+	require.Equal(t, want, bundleSubjects(t, readPackage(t, dir), exampleBundles[0].target, "ca.crt"))
+}
+
+// TestKymaRollbackIsOneLine flips the policy's mode to Copy: the same
+// Secret then holds only the current CA; flipping back restores the overlap.
+func TestKymaRollbackIsOneLine(t *testing.T) {
+	dir := stageExample(t, "kyma-gateway")
+	policyPath := filepath.Join(dir, "rotation-policy.yaml")
+	policy, err := os.ReadFile(policyPath)
+	require.NoError(t, err)
+	copyMode := strings.Replace(string(policy), "mode: Bundle", "mode: Copy", 1)
+	require.NotEqual(t, string(policy), copyMode)
+	require.NoError(t, os.WriteFile(policyPath, []byte(copyMode), 0o644))
+	_, stderr, err := run(t, dir, binary, "render", ".", "--policy", "rotation-policy.yaml")
+	require.NoError(t, err, stderr)
+	target := exampleBundles[1].target
+	require.Equal(t, []string{"example-ca-new"}, bundleSubjects(t, readPackage(t, dir), target, "cacert"))
+}
+
+func TestMultiSignerReRenderHasNoDiff(t *testing.T) {
+	dir := stageExample(t, "multi-signer")
+	before := snapshotDir(t, dir)
+	_, stderr, err := run(t, dir, binary, "render", ".", "--policy", "rotation-policy.yaml")
+	require.NoError(t, err, stderr)
+	require.Equal(t, before, snapshotDir(t, dir), "an unchanged trust set must render to the same bytes")
+}
+
+func TestRenderFailureWritesNothing(t *testing.T) {
+	dir := stageExample(t, "envoy-gateway")
+	// Break the source: the render must fail, name the field, and leave
+	// every file as it was.
+	caFile := filepath.Join(dir, "gateway-ca.yaml")
+	data, err := os.ReadFile(caFile)
+	require.NoError(t, err)
+	broken := strings.Replace(string(data), "  ca.crt: ", "  ca.crt: '!!notbase64'\n  old.crt: ", 1)
+	require.NoError(t, os.WriteFile(caFile, []byte(broken), 0o644))
+	before := snapshotDir(t, dir)
+	_, stderr, err := run(t, dir, binary, "render", ".", "--policy", "rotation-policy.yaml")
+	require.Error(t, err)
+	require.Contains(t, stderr, "Secret envoy-gateway-system/envoy-gateway data.ca.crt")
+	require.Equal(t, before, snapshotDir(t, dir))
+}
+
+func TestFunctionModeErrorExitAndNoOutput(t *testing.T) {
+	input := `apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+functionConfig:
+  apiVersion: rotate-certs.dev/v1alpha1
+  kind: RotationPolicy
+  metadata: {name: p}
+  spec:
+    trustBundles:
+    - name: gw
+      sources:
+      - secret: {name: missing, namespace: ns}
+      target: {name: trust}
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata: {name: keep, namespace: ns}
+  data: {a: b}
+`
+	cmd := exec.Command(binary)
+	cmd.Stdin = strings.NewReader(input)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var exitErr *exec.ExitError
+	require.ErrorAs(t, err, &exitErr)
+	require.Equal(t, 1, exitErr.ExitCode())
+	require.NotContains(t, out.String(), "name: keep", "no output resources on error")
+	require.Contains(t, out.String(), "severity: error")
+	require.Contains(t, errOut.String(), "spec.trustBundles[0].sources[0]")
+	require.Contains(t, errOut.String(), "Secret ns/missing is not in the input")
+}
+
+func TestKustomizeShowsWarningsOnStderr(t *testing.T) {
+	kustomize := kustomizeBinary(t)
+	dir := stageExample(t, "envoy-gateway")
+	// Without the committed trust Secret there is no previous state: the
+	// render warns, and kustomize users must see it.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte(
+		"resources:\n- gateway-ca.yaml\n- ratelimit-client.yaml\ntransformers:\n- rotation-policy.yaml\n"), 0o644))
+	_, stderr, err := run(t, dir, kustomize, "build", "--enable-alpha-plugins", "--enable-exec", ".")
+	require.NoError(t, err)
+	require.Contains(t, stderr, "was not in the input and was created")
+}
+
+func readPackage(t *testing.T, dir string) []*yaml.RNode {
+	t.Helper()
+	items, err := (&kio.LocalPackageReader{PackagePath: dir, OmitReaderAnnotations: true}).Read()
+	require.NoError(t, err)
+	return items
+}
+
+// snapshotDir returns every regular file's content under dir, .git excluded.
+func snapshotDir(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	require.NoError(t, filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if d.Type().IsRegular() {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(dir, path)
+			out[rel] = string(b)
+		}
+		return nil
+	}))
+	return out
+}

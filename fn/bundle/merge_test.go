@@ -1,0 +1,146 @@
+package bundle
+
+import (
+	"crypto/x509"
+	"testing"
+	"time"
+
+	"github.com/rotate-certs/rotate-certs/fn/pki"
+	"github.com/rotate-certs/rotate-certs/internal/testpki"
+	"github.com/stretchr/testify/require"
+)
+
+var (
+	t0  = testpki.Date(2026, 1, 1)
+	ca1 = testpki.NewCA("ca1", t0, testpki.Days(365))
+	ca2 = testpki.NewCA("ca2", t0.Add(testpki.Days(90)), testpki.Days(365))
+	ca3 = testpki.NewCA("ca3", t0.Add(testpki.Days(180)), testpki.Days(365))
+	// leaf1 is signed by ca1 and valid until day 150.
+	leaf1 = testpki.NewLeaf("leaf1", ca1, t0.Add(testpki.Days(60)), testpki.Days(90))
+	leaf2 = testpki.NewLeaf("leaf2", ca2, t0.Add(testpki.Days(91)), testpki.Days(90))
+)
+
+func certs(cs ...testpki.Cert) []*x509.Certificate {
+	out := make([]*x509.Certificate, len(cs))
+	for i, c := range cs {
+		out[i] = c.Cert
+	}
+	return out
+}
+
+func names(cs []*x509.Certificate) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.Subject.CommonName
+	}
+	return out
+}
+
+func day(n int) time.Time { return t0.Add(testpki.Days(n)) }
+
+var defaults = Options{MaxPrevious: 1, ProtectIssuers: true}
+
+func TestMergeRules(t *testing.T) {
+	expired := testpki.NewCA("expired", t0.Add(-testpki.Days(400)), testpki.Days(365))
+	future := testpki.NewCA("future", day(200), testpki.Days(365))
+	renewed := testpki.NewCA("ca1", day(30), testpki.Days(730))
+	tests := []struct {
+		name     string
+		current  []*x509.Certificate
+		previous []*x509.Certificate
+		leaves   []testpki.Cert
+		opts     Options
+		now      time.Time
+		want     []string
+		reasons  []Reason
+	}{
+		{"first rotation keeps the old CA", certs(ca2), certs(ca1), nil, defaults, day(95), []string{"ca2", "ca1"}, nil},
+		{"current order kept, duplicates once", certs(ca2, ca1, ca2), nil, nil, defaults, day(95), []string{"ca2", "ca1"}, nil},
+		{"current certificate is never previous", certs(ca2), certs(ca2, ca1), nil, defaults, day(95), []string{"ca2", "ca1"}, nil},
+		{"maxPrevious 1 drops the oldest", certs(ca3), certs(ca2, ca1), nil, defaults, day(185), []string{"ca3", "ca2"}, []Reason{DroppedMaxPrevious}},
+		{"maxPrevious 0 keeps none", certs(ca2), certs(ca1), nil, Options{MaxPrevious: 0}, day(95), []string{"ca2"}, []Reason{DroppedMaxPrevious}},
+		{"expired previous dropped", certs(ca2), certs(expired, ca1), nil, Options{MaxPrevious: 5}, day(95), []string{"ca2", "ca1"}, []Reason{DroppedExpired}},
+		{"expired current dropped", certs(expired, ca2), nil, nil, defaults, day(95), []string{"ca2"}, []Reason{DroppedExpiredCurrent}},
+		{"not yet valid current kept", certs(ca2, future), nil, nil, defaults, day(95), []string{"ca2", "future"}, nil},
+		{"retain.for elapsed", certs(ca2), certs(ca1), nil, Options{MaxPrevious: 1, RetainFor: testpki.Days(30)}, day(121), []string{"ca2"}, []Reason{DroppedRetainFor}},
+		{"retain.for not yet elapsed", certs(ca2), certs(ca1), nil, Options{MaxPrevious: 1, RetainFor: testpki.Days(30)}, day(119), []string{"ca2", "ca1"}, nil},
+		{"protected beyond maxPrevious", certs(ca3), certs(ca2, ca1), []testpki.Cert{leaf1}, defaults, day(140), []string{"ca3", "ca2", "ca1"}, []Reason{KeptProtected}},
+		{"protectIssuers off", certs(ca3), certs(ca2, ca1), []testpki.Cert{leaf1}, Options{MaxPrevious: 1}, day(140), []string{"ca3", "ca2"}, []Reason{DroppedMaxPrevious}},
+		{"protected beyond retain.for", certs(ca2), certs(ca1), []testpki.Cert{leaf1}, Options{RetainFor: testpki.Days(1), ProtectIssuers: true}, day(140), []string{"ca2", "ca1"}, []Reason{KeptProtected}},
+		{"expired leaf protects nothing", certs(ca2), certs(ca1), []testpki.Cert{leaf1}, Options{ProtectIssuers: true}, day(151), []string{"ca2"}, []Reason{DroppedMaxPrevious}},
+		// ca1 renewed with the same key and subject: leaf1 verifies against
+		// the renewed CA, so the old certificate need not stay.
+		{"leaf also trusted by a current CA protects nothing", []*x509.Certificate{renewed.Cert}, certs(ca1), []testpki.Cert{leaf1}, Options{MaxPrevious: 0, ProtectIssuers: true}, day(95), []string{"ca1"}, []Reason{DroppedMaxPrevious}},
+		{"Copy mode drops previous", certs(ca2), certs(ca1), []testpki.Cert{leaf1}, Options{Copy: true, MaxPrevious: 1, ProtectIssuers: true}, day(95), []string{"ca2"}, []Reason{DroppedCopyMode}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var leaves []Leaf
+			for _, l := range tt.leaves {
+				leaves = append(leaves, Leaf{Cert: l.Cert, Where: "Secret ns/" + l.Cert.Subject.CommonName})
+			}
+			out, err := Merge(tt.current, tt.previous, leaves, tt.opts, tt.now)
+			require.NoError(t, err)
+			require.Equal(t, tt.want, names(out.Certificates()))
+			var reasons []Reason
+			for _, d := range out.Decisions {
+				reasons = append(reasons, d.Reason)
+			}
+			require.Equal(t, tt.reasons, reasons)
+		})
+	}
+}
+
+func TestMergeErrors(t *testing.T) {
+	expired := testpki.NewCA("expired", t0.Add(-testpki.Days(400)), testpki.Days(365))
+	_, err := Merge(certs(expired), certs(ca1), nil, defaults, day(10))
+	require.ErrorContains(t, err, "every current certificate has expired")
+	_, err = Merge(nil, certs(ca1), nil, defaults, day(10))
+	require.ErrorContains(t, err, "no certificate")
+}
+
+func TestProtectedWarningNamesTheLeaf(t *testing.T) {
+	out, err := Merge(certs(ca3), certs(ca2, ca1), []Leaf{{Cert: leaf1.Cert, Where: "Secret billing/client data.tls.crt"}}, defaults, day(140))
+	require.NoError(t, err)
+	require.Len(t, out.Decisions, 1)
+	require.Equal(t, KeptProtected, out.Decisions[0].Reason)
+	require.Equal(t, "ca1", out.Decisions[0].Cert.Subject.CommonName)
+	require.Equal(t, "Secret billing/client data.tls.crt", out.Decisions[0].Leaves[0].Where)
+}
+
+// verifyAgainst reports whether leaf chains to a root in bundle.
+func verifyAgainst(leaf *x509.Certificate, bundle []*x509.Certificate, now time.Time) error {
+	pool := x509.NewCertPool()
+	for _, c := range bundle {
+		pool.AddCert(c)
+	}
+	_, err := leaf.Verify(x509.VerifyOptions{Roots: pool, CurrentTime: now, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageAny}})
+	return err
+}
+
+// TestRotationKeepsOldLeavesVerifying walks CA1 -> CA2 -> CA3 feeding each
+// output back as the next previous state, as a GitOps repo does.
+func TestRotationKeepsOldLeavesVerifying(t *testing.T) {
+	// CA1 -> CA2: leaves of both verify against the bundle.
+	out, err := Merge(certs(ca2), certs(ca1), nil, defaults, day(95))
+	require.NoError(t, err)
+	for _, leaf := range []testpki.Cert{leaf1, leaf2} {
+		require.NoError(t, verifyAgainst(leaf.Cert, out.Certificates(), day(95)), "leaf %s", leaf.Cert.Subject.CommonName)
+	}
+	// CA2 -> CA3 with maxPrevious 1 and no leaf of CA1 left: CA1 is gone.
+	out, err = Merge(certs(ca3), out.Certificates(), []Leaf{{Cert: leaf2.Cert}}, defaults, day(185))
+	require.NoError(t, err)
+	require.Equal(t, []string{"ca3", "ca2"}, names(out.Certificates()))
+	require.NoError(t, verifyAgainst(leaf2.Cert, out.Certificates(), day(150)))
+	require.Error(t, verifyAgainst(leaf1.Cert, out.Certificates(), day(140)), "a leaf of the retired CA1 must no longer verify")
+}
+
+func TestOutputIsByteStable(t *testing.T) {
+	a, err := Merge(certs(ca2, ca1), certs(ca3), nil, Options{MaxPrevious: 2}, day(95))
+	require.NoError(t, err)
+	b, err := Merge(certs(ca2, ca1, ca2), certs(ca3, ca1), nil, Options{MaxPrevious: 2}, day(95))
+	require.NoError(t, err)
+	require.Equal(t, string(a.PEM()), string(b.PEM()))
+	require.Equal(t, string(pki.EncodePEM(certs(ca2, ca1, ca3))), string(a.PEM()))
+	require.Equal(t, day(90), a.LatestNotBefore())
+}

@@ -1,0 +1,139 @@
+package kube
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+func parse(t *testing.T, s string) *yaml.RNode {
+	t.Helper()
+	n, err := yaml.Parse(s)
+	require.NoError(t, err)
+	return n
+}
+
+func TestValues(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      string
+		want    map[string]string
+		fields  map[string]string
+		wantErr string
+	}{
+		{"secret data decoded, stringData wins", `
+apiVersion: v1
+kind: Secret
+metadata: {name: s}
+data: {a: aGVsbG8=, b: Yg==}
+stringData: {b: override}
+`, map[string]string{"a": "hello", "b": "override"}, map[string]string{"a": "data.a", "b": "stringData.b"}, ""},
+		{"base64 with line breaks", "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata:\n  a: |\n    aGVs\n    bG8=\n", map[string]string{"a": "hello"}, nil, ""},
+		{"configmap data and binaryData", `
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: c}
+data: {a: plain}
+binaryData: {b: Yg==}
+`, map[string]string{"a": "plain", "b": "b"}, map[string]string{"a": "data.a", "b": "binaryData.b"}, ""},
+		{"configmap stringData is not a thing", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\nstringData: {a: x}\n", map[string]string{}, nil, ""},
+		{"invalid base64 names the field", "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata: {a: '!!'}\n", nil, nil, "data.a: invalid base64"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			values, err := Values(parse(t, tt.in))
+			if tt.wantErr != "" {
+				require.ErrorContains(t, err, tt.wantErr)
+				require.Equal(t, "data.a", FieldOf(err))
+				return
+			}
+			require.NoError(t, err)
+			got := map[string]string{}
+			for _, v := range values {
+				got[v.Key] = string(v.Bytes)
+				if f, ok := tt.fields[v.Key]; ok {
+					require.Equal(t, f, v.Field)
+				}
+			}
+			require.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestSetValueKeepsEverythingElse(t *testing.T) {
+	in := `# head comment
+apiVersion: v1
+kind: Secret
+metadata:
+  name: s # the name
+data:
+  other: "b3RoZXI=" # kept
+  ca.crt: b2xk
+`
+	node := parse(t, in)
+	field, changed, err := SetValue(node, "ca.crt", []byte("new"))
+	require.NoError(t, err)
+	require.True(t, changed)
+	require.Equal(t, "data.ca.crt", field)
+	out := node.MustString()
+	require.Contains(t, out, "# head comment")
+	require.Contains(t, out, "name: s # the name")
+	require.Contains(t, out, `other: "b3RoZXI=" # kept`)
+	require.Contains(t, out, "ca.crt: bmV3")
+
+	// The same value again changes nothing, byte for byte.
+	_, changed, err = SetValue(node, "ca.crt", []byte("new"))
+	require.NoError(t, err)
+	require.False(t, changed)
+	require.Equal(t, out, node.MustString())
+}
+
+func TestSetValueStringDataAndConfigMap(t *testing.T) {
+	sec := parse(t, "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData:\n  ca.crt: old\n")
+	field, _, err := SetValue(sec, "ca.crt", []byte("line1\nline2\n"))
+	require.NoError(t, err)
+	require.Equal(t, "stringData.ca.crt", field)
+	require.Contains(t, sec.MustString(), "ca.crt: |\n    line1\n    line2\n")
+
+	cm := parse(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
+	field, changed, err := SetValue(cm, "ca-bundle.crt", []byte("pem\n"))
+	require.NoError(t, err)
+	require.True(t, changed)
+	require.Equal(t, "data.ca-bundle.crt", field)
+	v, found, err := Lookup(cm, "ca-bundle.crt")
+	require.NoError(t, err)
+	require.True(t, found)
+	require.Equal(t, "pem\n", string(v.Bytes))
+}
+
+func TestSetAnnotationOnlyWhenDifferent(t *testing.T) {
+	node := parse(t, "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n  annotations:\n    a: \"1\"\n")
+	before := node.MustString()
+	changed, err := SetAnnotation(node, "a", "1")
+	require.NoError(t, err)
+	require.False(t, changed)
+	require.Equal(t, before, node.MustString())
+	changed, err = SetAnnotation(node, "a", "2")
+	require.NoError(t, err)
+	require.True(t, changed)
+}
+
+func TestIndexRefsAndLocalConfig(t *testing.T) {
+	a := parse(t, "apiVersion: v1\nkind: Secret\nmetadata:\n  name: a\n  namespace: ns\n  annotations:\n    internal.config.kubernetes.io/path: dir/a.yaml\n    internal.config.kubernetes.io/index: '2'\n")
+	local := parse(t, "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: k\n  annotations:\n    config.kubernetes.io/local-config: 'true'\n")
+	dup := parse(t, "apiVersion: v2\nkind: Secret\nmetadata: {name: a, namespace: ns}\n")
+	idx := NewIndex([]*yaml.RNode{a, local, dup})
+	require.Same(t, a, idx.Get(Key{Kind: "Secret", Namespace: "ns", Name: "a"}))
+	require.Nil(t, idx.Get(Key{Kind: "Kptfile", Name: "k"}))
+	require.Len(t, idx.Kind("Secret"), 1)
+	require.Equal(t, []Key{{Kind: "Secret", Namespace: "ns", Name: "a"}}, idx.Duplicates())
+
+	ref := RefOf(a)
+	require.Equal(t, "Secret ns/a", ref.String())
+	res := ref.Result("warning", "data.x", "msg")
+	require.Equal(t, "dir/a.yaml", res.File.Path)
+	require.Equal(t, 2, res.File.Index)
+	require.Equal(t, "data.x", res.Field.Path)
+	require.True(t, IsSOPSEncrypted(parse(t, "kind: Secret\nsops: {version: 3}\n")))
+}
