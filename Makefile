@@ -12,7 +12,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 export GOTOOLCHAIN := local
 export PATH := $(BIN):$(PATH)
 
-.PHONY: all build test demo tools report-tools lint clean image
+.PHONY: all build test demo tools report-tools lint clean bench image
 
 all: build
 
@@ -41,10 +41,17 @@ $(KUSTOMIZE):
 ## test: every test - unit, golden, semantic, TLS, and end to end with kustomize and kpt
 test: build tools lint
 	$(GO) test -count=1 ./...
+	cd test/crdschema && $(GO) test -count=1 ./...
 
 ## demo: rotate a CA on the envoy-gateway example and show what changed
 demo: build tools
 	@./examples/demo.sh
+
+## bench: rotate-certs vs a no-op kyaml function at 1k, 10k and 100k resources, then the micro-benchmarks
+bench: build
+	$(GO) build -o $(BIN)/noop-kyaml ./bench/noop
+	$(GO) run ./bench/compare -rotate-certs $(BIN)/rotate-certs -noop $(BIN)/noop-kyaml
+	$(GO) test -run '^$$' -bench . -benchmem ./fn/bundle ./fn/rotate
 
 ## lint: go vet and gofmt
 lint:

@@ -72,18 +72,26 @@ func (o Outcome) Reissues(leaves []Leaf, opts Options, now time.Time) []Reissue 
 			}
 		}
 	}
+	verify := opts.Verify
+	if verify == nil {
+		verify = Verifies
+	}
+	byIssuer := map[string][]Leaf{}
+	for _, l := range leaves {
+		byIssuer[string(l.Cert.RawIssuer)] = append(byIssuer[string(l.Cert.RawIssuer)], l)
+	}
 	var out []Reissue
 	for _, ca := range o.Previous {
 		state, at := IssuerPending, policyDate(ca)
 		if protected.Has(ca) {
 			state, at = IssuerProtected, overdueDate()
 		}
-		for _, l := range dependents(ca, o.Current, leaves, now) {
+		for _, l := range dependents(ca, o.Current, byIssuer, now, verify) {
 			out = append(out, Reissue{Leaf: l, Issuer: ca, LeavesAt: at, State: state})
 		}
 	}
 	for _, ca := range droppedCAs {
-		for _, l := range dependents(ca, o.Current, leaves, now) {
+		for _, l := range dependents(ca, o.Current, byIssuer, now, verify) {
 			out = append(out, Reissue{Leaf: l, Issuer: ca, LeavesAt: overdueDate(), State: IssuerDropped})
 		}
 	}

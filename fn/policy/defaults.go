@@ -14,6 +14,7 @@ func (p *RotationPolicy) Default() {
 	for i := range p.Spec.TrustBundles {
 		p.Spec.TrustBundles[i].Default()
 	}
+	defaultClusterAPI(p.Spec.ClusterAPI)
 	p.Spec.Alerts.Default()
 }
 

@@ -61,6 +61,7 @@ type Spec struct {
 	Expiry Expiry `json:"expiry,omitempty"`
 	// TrustBundles are the bundles to render.
 	TrustBundles []TrustBundle `json:"trustBundles,omitempty"`
+	ClusterAPI   *ClusterAPI   `json:"clusterAPI,omitempty"`
 	Alerts       *Alerts       `json:"alerts,omitempty"` // PrometheusRule before expiry (alerts.go)
 }
 

@@ -47,6 +47,7 @@ func (p *RotationPolicy) Validate() FieldErrors {
 		}
 	}
 	errs = append(errs, validateFormatKeys(p.Spec.TrustBundles)...)
+	errs = append(errs, validateClusterAPI(p.Spec.ClusterAPI)...)
 	return errs
 }
 

@@ -216,19 +216,23 @@ func (inv *Inventory) Results(now time.Time, warnWithin time.Duration) framework
 		days := DaysLeft(at, now)
 		when := at.UTC().Format(time.RFC3339)
 		if e.Approximate() {
-			when = fmt.Sprintf("in %d days as reported", *e.InDays)
+			when = "as reported in days, not as a date"
 		}
-		out = append(out, e.Ref.Result(framework.Info, e.Field, fmt.Sprintf("%s expire %s (%d days left)", e.Subject, when, days)))
+		out = append(out, e.Ref.Result(framework.Info, e.Field, fmt.Sprintf("%s expire in %d days (%s)", e.Subject, days, when)))
 		switch {
 		case now.After(at):
-			out = append(out, e.Ref.Result(framework.Warning, e.Field, fmt.Sprintf("%s expired %s", e.Subject, when)))
+			out = append(out, e.Ref.Result(framework.Warning, e.Field, fmt.Sprintf("%s have expired (%s)", e.Subject, when)))
 		case at.Sub(now) <= warnWithin:
 			out = append(out, e.Ref.Result(framework.Warning, e.Field,
 				fmt.Sprintf("%s expire in %d days (%s), inside expiry.warnWithin %s", e.Subject, days, when, warnWithin)))
 		}
 	}
 	for _, p := range inv.Problems {
-		out = append(out, p.Ref.Result(framework.Warning, p.Field, "unreadable certificate data: "+p.Message))
+		what := "unreadable certificate data: "
+		if p.Ref.Kind != "Secret" && p.Ref.Kind != "ConfigMap" {
+			what = "unreadable certificate expiry: "
+		}
+		out = append(out, p.Ref.Result(framework.Warning, p.Field, what+p.Message))
 	}
 	return out
 }

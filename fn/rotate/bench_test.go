@@ -7,14 +7,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/krmio"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/rotate-certs/rotate-certs/internal/synth"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 )
 
-// BenchmarkProcess runs the whole function (read, process, write) on
-// synthetic ResourceLists. `make bench` compares it with a no-op function.
+// BenchmarkProcess runs the whole function through kyaml's reader and
+// writer on synthetic ResourceLists; BenchmarkFunctionMode runs it the way
+// the binary does (package krmio). `make bench` compares the binary with a
+// no-op kyaml function.
 func BenchmarkProcess(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
 		input := synth.ResourceList(synth.Options{Resources: n, Bundles: 100, Seed: 1})
@@ -24,6 +27,21 @@ func BenchmarkProcess(b *testing.B) {
 				rw := &kio.ByteReadWriter{Reader: bytes.NewReader(input), Writer: io.Discard, KeepReaderAnnotations: true}
 				if err := framework.Execute(rotate.Processor{Now: time.Now}, rw); err != nil {
 					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkFunctionMode(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		input := synth.ResourceList(synth.Options{Resources: n, Bundles: 100, Seed: 1})
+		b.Run(fmt.Sprintf("resources=%d", n), func(b *testing.B) {
+			b.SetBytes(int64(len(input)))
+			for b.Loop() {
+				handled, err := krmio.Run(input, io.Discard, rotate.Needs, rotate.Processor{Now: time.Now}.Run)
+				if !handled || err != nil {
+					b.Fatal(handled, err)
 				}
 			}
 		})

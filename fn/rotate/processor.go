@@ -49,6 +49,7 @@ type step func(*run)
 // steps is the order of the concerns.
 var steps = []step{
 	(*run).trustBundles,
+	(*run).clusterAPI,
 	(*run).expiryReport,
 	(*run).reissueReport,
 	(*run).alerts,

@@ -28,7 +28,7 @@ func (r *run) trustBundles() {
 	for _, f := range r.scan().Leaves() {
 		leaves = append(leaves, bundle.Leaf{Cert: f.Cert, Where: f.Where()})
 	}
-	env := trustbundle.Env{Index: r.index, Now: r.now, Leaves: leaves, PolicyRef: r.policyRef}
+	env := trustbundle.Env{Index: r.index, Now: r.now, Leaves: leaves, PolicyRef: r.policyRef, Verify: bundle.NewVerifier()}
 	for i := range r.policy.Spec.TrustBundles {
 		b := &r.policy.Spec.TrustBundles[i]
 		out := trustbundle.Render(b, fmt.Sprintf("spec.trustBundles[%d]", i), env)

@@ -32,6 +32,9 @@ type Env struct {
 	Leaves []bundle.Leaf
 	// PolicyRef is the policy, for results about its fields.
 	PolicyRef kube.Ref
+	// Verify memoizes signature checks across bundles (see
+	// bundle.NewVerifier); nil checks every time.
+	Verify func(ca, cert *x509.Certificate) bool
 }
 
 // Target is one rendered target object.
@@ -104,6 +107,7 @@ func (r *renderer) options() bundle.Options {
 		Copy:           r.bundle.Mode == policy.ModeCopy,
 		MaxPrevious:    *r.bundle.Retain.MaxPrevious,
 		ProtectIssuers: *r.bundle.Retain.ProtectIssuers,
+		Verify:         r.env.Verify,
 	}
 	if r.bundle.Retain.For != nil {
 		o.RetainFor = r.bundle.Retain.For.Duration
