@@ -15,6 +15,7 @@ func (p *RotationPolicy) Default() {
 		p.Spec.TrustBundles[i].Default()
 	}
 	defaultClusterAPI(p.Spec.ClusterAPI)
+	p.Spec.Alerts.Default()
 }
 
 // Default fills the bundle's unset optional fields.

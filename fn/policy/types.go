@@ -62,6 +62,7 @@ type Spec struct {
 	// TrustBundles are the bundles to render.
 	TrustBundles []TrustBundle `json:"trustBundles,omitempty"`
 	ClusterAPI   *ClusterAPI   `json:"clusterAPI,omitempty"`
+	Alerts       *Alerts       `json:"alerts,omitempty"` // PrometheusRule before expiry (alerts.go)
 }
 
 // Expiry holds the report thresholds.

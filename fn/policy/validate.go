@@ -27,6 +27,7 @@ func (p *RotationPolicy) Validate() FieldErrors {
 		errs.add("spec.expiry.failWithin", "%s is longer than warnWithin %s; the critical threshold must come after the warning", fail, warn)
 	}
 
+	errs = append(errs, p.Spec.Alerts.validate("spec.alerts")...)
 	names := map[string]int{}
 	targets := map[string]string{}
 	for i := range p.Spec.TrustBundles {

@@ -52,6 +52,8 @@ var steps = []step{
 	(*run).restarts,
 	(*run).clusterAPI,
 	(*run).expiryReport,
+	(*run).reissueReport,
+	(*run).alerts,
 }
 
 // Process implements framework.ResourceListProcessor. On any error result it

@@ -54,6 +54,8 @@ type Target struct {
 	// existing, correct target (adding only the annotations) is not a
 	// trust change, so it rolls nobody.
 	TrustChanged bool
+	// Outcome is the merge: current and kept previous certificates.
+	Outcome bundle.Outcome
 }
 
 // Rendered is the outcome of one bundle.
@@ -65,6 +67,8 @@ type Rendered struct {
 	// Results are the bundle's results; any error means nothing may be
 	// written out.
 	Results framework.Results
+	// Options are the merge options the targets were rendered with.
+	Options bundle.Options
 }
 
 type renderer struct {
@@ -88,7 +92,7 @@ func (r *renderer) failed() bool { return r.results.ExitCode() != 0 }
 // output.
 func Render(b *policy.TrustBundle, path string, env Env) Rendered {
 	r := &renderer{bundle: b, path: path, env: env}
-	out := Rendered{Name: b.Name}
+	out := Rendered{Name: b.Name, Options: r.options()}
 	current := r.readSources()
 	if r.failed() {
 		out.Results = r.results
@@ -140,7 +144,7 @@ func (r *renderer) renderTarget(ns string, current []*x509.Certificate) (Target,
 	pem := outcome.PEM()
 	sum := sha256.Sum256(pem)
 	hash := "sha256:" + hex.EncodeToString(sum[:])
-	res := Target{Key: key, Hash: hash}
+	res := Target{Key: key, Hash: hash, Outcome: outcome}
 	if node == nil {
 		node = r.newTarget(key)
 		res.Created = true
