@@ -1,6 +1,7 @@
 package krmio_test
 
 import (
+	"bufio"
 	"bytes"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 var processor = rotate.Processor{Now: func() time.Time { return testpki.GoldenNow }}
@@ -56,7 +58,13 @@ func normalized(t *testing.T, b []byte) []string {
 		out = append(out, "functionConfig: "+rw.FunctionConfig.MustString())
 	}
 	if rw.Results != nil {
-		out = append(out, "results: "+rw.Results.MustString())
+		// Results compare as data: decoded, then marshalled canonically
+		// (the fast path quotes every string, kyaml only where needed).
+		var results framework.Results
+		require.NoError(t, yaml.Unmarshal([]byte(rw.Results.MustString()), &results))
+		canonical, err := yaml.Marshal(results)
+		require.NoError(t, err)
+		out = append(out, "results: "+string(canonical))
 	}
 	return out
 }
@@ -195,4 +203,32 @@ func TestUntouchedItemsAreCopiedByteForByte(t *testing.T) {
 	require.True(t, handled)
 	require.Contains(t, string(out), "    name: plain # kept as is\n  spec: {a: 1, b: [x, \"y\"]}\n")
 	require.Contains(t, string(out), "rotate-certs.dev/bundle-hash")
+}
+
+// TestResultsEncodeLikeKyaml: the direct results writer gives the same
+// results as kyaml's marshalling, for every shape a result can take.
+func TestResultsEncodeLikeKyaml(t *testing.T) {
+	results := framework.Results{
+		{Message: "plain", Severity: framework.Info},
+		{Message: "quotes \" and 'single', colon: x, #hash, unicode é ✓, tab\tnewline\nend", Severity: framework.Warning,
+			ResourceRef: &yaml.ResourceIdentifier{TypeMeta: yaml.TypeMeta{APIVersion: "v1", Kind: "Secret"}, NameMeta: yaml.NameMeta{Name: "s", Namespace: "ns"}},
+			Field:       &framework.Field{Path: "data.ca.crt"}, File: &framework.File{Path: "dir/a.yaml", Index: 2}},
+		{Message: "file at index 0", Severity: framework.Error, File: &framework.File{Path: "a.yaml"}},
+		{Message: "tags", Tags: map[string]string{"b": "2", "a": "yes"}},
+		{Message: "values", Field: &framework.Field{Path: "spec.x", CurrentValue: 3, ProposedValue: []string{"a"}}},
+		{Message: "true"}, {Message: "123"}, {Message: "null"}, {Message: "- dash"},
+		{ResourceRef: &yaml.ResourceIdentifier{NameMeta: yaml.NameMeta{Name: "only-ref"}}},
+	}
+	var buf bytes.Buffer
+	w := bufio.NewWriter(&buf)
+	require.NoError(t, krmio.WriteResultsForTest(w, results))
+	require.NoError(t, w.Flush())
+	got, err := yaml.Parse(buf.String())
+	require.NoError(t, err, buf.String())
+	want, err := yaml.Marshal(results)
+	require.NoError(t, err)
+	var gotResults, wantResults framework.Results
+	require.NoError(t, yaml.Unmarshal([]byte(got.Field("results").Value.MustString()), &gotResults))
+	require.NoError(t, yaml.Unmarshal(want, &wantResults))
+	require.Equal(t, wantResults, gotResults)
 }

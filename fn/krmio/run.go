@@ -27,6 +27,7 @@ type parsedItem struct {
 	doc  *yaml.Node // the one-entry sequence document the chunk parses to
 	node *yaml.RNode
 	sum  uint64 // fingerprint of doc before the function ran
+	keys int    // countParsedKeys(doc) before the function ran
 }
 
 // Run executes fn on the ResourceList in input and writes the output
@@ -126,7 +127,7 @@ func parseChunk(raw []byte) (*parsedItem, error) {
 	if seq.Kind != yaml.SequenceNode || len(seq.Content) != 1 || seq.Content[0].Kind != yaml.MappingNode {
 		return nil, ErrNotCanonical
 	}
-	return &parsedItem{doc: &doc, node: yaml.NewRNode(seq.Content[0]), sum: fingerprint(&doc)}, nil
+	return &parsedItem{doc: &doc, node: yaml.NewRNode(seq.Content[0]), sum: fingerprint(&doc), keys: countParsedKeys(&doc)}, nil
 }
 
 func parseFunctionConfig(text []byte) (*yaml.RNode, error) {
@@ -176,6 +177,10 @@ func write(w io.Writer, lt *listText, parsed []*parsedItem, out []*yaml.RNode, f
 				bw.Write(c.raw)
 				continue
 			}
+			if text, ok := splice(c.raw, p.doc, p.keys); ok {
+				bw.Write(text)
+				continue
+			}
 			if err := encode(bw, p.doc); err != nil {
 				return err
 			}
@@ -197,12 +202,9 @@ func write(w io.Writer, lt *listText, parsed []*parsedItem, out []*yaml.RNode, f
 		bw.Write(lt.functionConfig)
 	}
 	if len(results) > 0 {
-		b, err := yaml.Marshal(results)
-		if err != nil {
+		if err := writeResults(bw, results); err != nil {
 			return err
 		}
-		bw.WriteString("results:\n")
-		bw.Write(b)
 	}
 	return bw.Flush()
 }
