@@ -104,6 +104,7 @@ func TestErrorsAreOneLinePerProblem(t *testing.T) {
 		setup func(t *testing.T, dir string) (args []string, stdin string)
 		// every problem line must contain every string of its entry
 		lines [][]string
+		code  int // the exit status; 0 means 1
 	}{
 		{
 			name: "render: two policy mistakes",
@@ -157,6 +158,14 @@ func TestErrorsAreOneLinePerProblem(t *testing.T) {
 			lines: [][]string{{"rotate-certs render: unknown flag: --polcy", "rotate-certs render --help"}},
 		},
 		{
+			name: "check: unknown flag",
+			setup: func(t *testing.T, dir string) ([]string, string) {
+				return []string{"check", ".", "--fail-withn", "7d"}, ""
+			},
+			lines: [][]string{{"rotate-certs check: unknown flag: --fail-withn", "rotate-certs check --help"}},
+			code:  2, // check's usage status
+		},
+		{
 			name: "init: a path that does not exist",
 			setup: func(t *testing.T, dir string) ([]string, string) {
 				return []string{"init", "does-not-exist"}, ""
@@ -202,7 +211,11 @@ items: []
 			err := cmd.Run()
 			var exitErr *exec.ExitError
 			require.ErrorAs(t, err, &exitErr, "the command must fail")
-			require.Equal(t, 1, exitErr.ExitCode())
+			want := tc.code
+			if want == 0 {
+				want = 1
+			}
+			require.Equal(t, want, exitErr.ExitCode())
 			if args != nil {
 				require.Empty(t, stdout.String(), "errors go to stderr")
 			} else {

@@ -50,6 +50,7 @@ kpt (fn eval / fn render) call it.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(newRenderCommand(stderr), newVersionCommand(stdout))
+	root.AddCommand(newCheckCommand(stdin, stdout, stderr))
 	root.AddCommand(newInitCommand(stdin, stdout, stderr))
 	root.Version = versionString()
 	root.SetVersionTemplate("{{.Version}}\n")

@@ -44,7 +44,7 @@ func Run(input []byte, w io.Writer, needs Needs, fn Func) (handled bool, fnErr e
 		return false, nil
 	}
 	parsed := make([]*parsedItem, len(lt.items))
-	var items []*yaml.RNode
+	var items, annotated []*yaml.RNode
 	for i, c := range lt.items {
 		if !mustParse(c, needs) {
 			continue
@@ -55,16 +55,25 @@ func Run(input []byte, w io.Writer, needs Needs, fn Func) (handled bool, fnErr e
 		}
 		parsed[i] = p
 		items = append(items, p.node)
+		if hasFileAnnotations(c.raw) {
+			annotated = append(annotated, p.node)
+		}
 	}
 
-	// The same annotation bookkeeping framework.Execute does, on the items
-	// that can carry such annotations (the others hold none by construction).
-	annos, err := kio.PreprocessResourcesForInternalAnnotationMigration(items)
+	// The annotation bookkeeping framework.Execute does on every item
+	// (copying legacy and internal path/index/id annotations both ways), done
+	// on the items that carry such annotations: on the others it is a no-op.
+	// An entry with no annotations stands for those, so that the format
+	// kyaml infers for new items is the one it infers from the whole list.
+	annos, err := kio.PreprocessResourcesForInternalAnnotationMigration(annotated)
 	if err != nil {
 		return true, err
 	}
+	if len(annotated) < len(lt.items) {
+		annos["rotate-certs/unannotated"] = map[string]string{}
+	}
 	out, results, fnErr := fn(fnConfig, items)
-	if err := kio.ReconcileInternalAnnotations(out, annos); err != nil {
+	if err := kio.ReconcileInternalAnnotations(reconcileSet(out, annotated, items), annos); err != nil {
 		return true, err
 	}
 	if err := write(w, lt, parsed, out, fnConfig, results); err != nil {
@@ -75,8 +84,34 @@ func Run(input []byte, w io.Writer, needs Needs, fn Func) (handled bool, fnErr e
 
 func mustParse(c chunk, needs Needs) bool {
 	return c.kind == "" || c.apiVersion == "" || needs(c.apiVersion, c.kind) ||
-		bytes.Contains(c.raw, []byte("config.kubernetes.io/")) || bytes.Contains(c.raw, []byte("config.k8s.io/")) ||
-		bytes.Contains(c.raw, []byte("{}")) || mayAlias(c.raw)
+		hasFileAnnotations(c.raw) || bytes.Contains(c.raw, []byte("{}")) || mayAlias(c.raw)
+}
+
+// hasFileAnnotations reports whether raw may carry the path, index or id
+// annotations that kyaml keeps in sync between their internal and legacy
+// forms.
+func hasFileAnnotations(raw []byte) bool {
+	return bytes.Contains(raw, []byte("config.kubernetes.io/")) || bytes.Contains(raw, []byte("config.k8s.io/"))
+}
+
+// reconcileSet is the output items kyaml's annotation reconciliation must
+// see: the annotated input items and every item the function added.
+func reconcileSet(out, annotated, input []*yaml.RNode) []*yaml.RNode {
+	known := make(map[*yaml.Node]bool, len(input))
+	for _, n := range input {
+		known[n.YNode()] = true
+	}
+	isAnnotated := make(map[*yaml.Node]bool, len(annotated))
+	for _, n := range annotated {
+		isAnnotated[n.YNode()] = true
+	}
+	var set []*yaml.RNode
+	for _, n := range out {
+		if isAnnotated[n.YNode()] || !known[n.YNode()] {
+			set = append(set, n)
+		}
+	}
+	return set
 }
 
 func parseChunk(raw []byte) (*parsedItem, error) {

@@ -27,6 +27,7 @@ func (p *RotationPolicy) Validate() FieldErrors {
 		errs.add("spec.expiry.failWithin", "%s is longer than warnWithin %s; the critical threshold must come after the warning", fail, warn)
 	}
 
+	errs = append(errs, p.Spec.Alerts.validate("spec.alerts")...)
 	names := map[string]int{}
 	targets := map[string]string{}
 	for i := range p.Spec.TrustBundles {
@@ -46,6 +47,7 @@ func (p *RotationPolicy) Validate() FieldErrors {
 		}
 	}
 	errs = append(errs, validateFormatKeys(p.Spec.TrustBundles)...)
+	errs = append(errs, validateClusterAPI(p.Spec.ClusterAPI)...)
 	return errs
 }
 
@@ -113,5 +115,6 @@ func (b *TrustBundle) validate(path string) FieldErrors {
 	if b.Retain.For != nil && b.Retain.For.Duration <= 0 {
 		errs.add(path+".retain.for", "must be positive")
 	}
+	errs = append(errs, b.Restart.validate(path+".restart")...)
 	return errs
 }

@@ -49,7 +49,11 @@ type step func(*run)
 // steps is the order of the concerns.
 var steps = []step{
 	(*run).trustBundles,
+	(*run).restarts,
+	(*run).clusterAPI,
 	(*run).expiryReport,
+	(*run).reissueReport,
+	(*run).alerts,
 }
 
 // Process implements framework.ResourceListProcessor. On any error result it
@@ -102,8 +106,9 @@ func (p Processor) finish(items []*yaml.RNode, results framework.Results) ([]*ya
 
 // Needs reports whether the function must see resources of this
 // apiVersion and kind: the core, apps, batch and policy groups, Argo
-// Rollouts, Prometheus rules, Cluster API and EKS Anywhere. Anything else
-// (an unrelated custom resource) is passed through without being parsed.
+// Rollouts, Prometheus rules, Cluster API and EKS Anywhere, and machine
+// templates of any group. Anything else (an unrelated custom resource) is
+// passed through without being parsed.
 func Needs(apiVersion, kind string) bool {
 	group, _, found := strings.Cut(apiVersion, "/")
 	if !found {
@@ -113,7 +118,11 @@ func Needs(apiVersion, kind string) bool {
 	case "apps", "batch", "policy", "argoproj.io", "monitoring.coreos.com", "rotate-certs.dev":
 		return true
 	}
-	return strings.HasSuffix(group, "cluster.x-k8s.io") || strings.HasSuffix(group, "eks.amazonaws.com")
+	// Cluster API and EKS Anywhere objects, and any machine template: an
+	// EtcdadmCluster's infrastructure template may live in a provider's own
+	// API group.
+	return strings.HasSuffix(group, "cluster.x-k8s.io") || strings.HasSuffix(group, "eks.amazonaws.com") ||
+		strings.HasSuffix(kind, "Template")
 }
 
 // summarize prints warnings and errors to Stderr, one line each.
