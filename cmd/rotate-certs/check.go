@@ -86,7 +86,7 @@ Exit status:
 	f.StringVar(&o.now, "now", "", "evaluate at this RFC 3339 time or date (2026-11-22) instead of the clock")
 	f.StringVar(&o.policy, "policy", "", "RotationPolicy file for the re-issue report (default: any RotationPolicy among the inputs)")
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		fmt.Fprintf(stderr, "check: %v\nRun 'rotate-certs check --help' for usage.\n", err)
+		fmt.Fprintln(stderr, usageError(c, err))
 		return exitCode(checkUsage)
 	})
 	return cmd

@@ -31,7 +31,13 @@ type instruction struct {
 
 func parseDockerfile(t *testing.T) []instruction {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(repoRoot, "Dockerfile"))
+	return parseDockerfileAt(t, filepath.Join(repoRoot, "Dockerfile"))
+}
+
+// parseDockerfileAt reads the Dockerfile at path.
+func parseDockerfileAt(t *testing.T, path string) []instruction {
+	t.Helper()
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -119,16 +119,21 @@ func findNode(items []*yaml.RNode, k kube.Key) *yaml.RNode {
 // the policy it wrote: the render succeeds, and a second render changes
 // nothing. It also reads the manifests from stdin.
 func TestInitEndToEnd(t *testing.T) {
-	entries, err := os.ReadDir(examplesDir)
-	require.NoError(t, err)
-	ran := 0
-	for _, e := range entries {
-		if !e.IsDir() {
-			continue
+	// Every example directory with a rotation-policy.yaml (the Argo CD and
+	// CI examples keep theirs below their top level).
+	var names []string
+	require.NoError(t, filepath.WalkDir(examplesDir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && d.Name() == "rotation-policy.yaml" {
+			rel, _ := filepath.Rel(examplesDir, filepath.Dir(path))
+			names = append(names, rel)
 		}
+		return err
+	}))
+	ran := 0
+	for _, name := range names {
 		ran++
-		t.Run(e.Name(), func(t *testing.T) {
-			dir := stageExample(t, e.Name())
+		t.Run(name, func(t *testing.T) {
+			dir := stageExample(t, name)
 			require.NoError(t, os.Remove(filepath.Join(dir, "rotation-policy.yaml")))
 			policy, stderr, err := run(t, dir, binary, "init", ".")
 			require.NoError(t, err, stderr)

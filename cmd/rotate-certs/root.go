@@ -54,6 +54,7 @@ kpt (fn eval / fn render) call it.`,
 	root.AddCommand(newInitCommand(stdin, stdout, stderr))
 	root.Version = versionString()
 	root.SetVersionTemplate("{{.Version}}\n")
+	withUsageErrors(root)
 	return root
 }
 
