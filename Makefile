@@ -12,7 +12,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 export GOTOOLCHAIN := local
 export PATH := $(BIN):$(PATH)
 
-.PHONY: all build test demo tools lint clean
+.PHONY: all build test demo tools report-tools lint clean bench image
 
 all: build
 
@@ -21,7 +21,19 @@ build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/rotate-certs ./cmd/rotate-certs
 
 ## tools: install the pinned kustomize into bin/ (kpt is optional: tests that need it skip without it)
-tools: $(KUSTOMIZE)
+tools: $(KUSTOMIZE) report-tools
+
+## report-tools: rsvg-convert and promtool for the check/alerts tests, from Debian
+## packages, only when absent; best effort (those tests skip without them)
+REPORT_TOOLS := rsvg-convert:librsvg2-bin promtool:prometheus
+report-tools:
+	@missing=""; for t in $(REPORT_TOOLS); do command -v $${t%%:*} >/dev/null 2>&1 || missing="$$missing $${t#*:}"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian package(s)$$missing for the report tests"; \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+	     (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing) >/dev/null 2>&1; then :; \
+	  else echo "note: could not install$$missing; the tests that need them skip"; fi; \
+	fi
 
 $(KUSTOMIZE):
 	GOBIN=$(BIN) $(GO) install sigs.k8s.io/kustomize/kustomize/v5@$(KUSTOMIZE_VERSION)
@@ -29,10 +41,17 @@ $(KUSTOMIZE):
 ## test: every test - unit, golden, semantic, TLS, and end to end with kustomize and kpt
 test: build tools lint
 	$(GO) test -count=1 ./...
+	cd test/crdschema && $(GO) test -count=1 ./...
 
 ## demo: rotate a CA on the envoy-gateway example and show what changed
 demo: build tools
 	@./examples/demo.sh
+
+## bench: rotate-certs vs a no-op kyaml function at 1k, 10k and 100k resources, then the micro-benchmarks
+bench: build
+	$(GO) build -o $(BIN)/noop-kyaml ./bench/noop
+	$(GO) run ./bench/compare -rotate-certs $(BIN)/rotate-certs -noop $(BIN)/noop-kyaml
+	$(GO) test -run '^$$' -bench . -benchmem ./fn/bundle ./fn/rotate
 
 ## lint: go vet and gofmt
 lint:
@@ -41,6 +60,11 @@ lint:
 
 clean:
 	rm -rf $(BIN)
+
+## image: build the container image (needs a Docker engine; no test needs one - see Dockerfile)
+IMAGE ?= ghcr.io/rotate-certs/rotate-certs:$(VERSION)
+image:
+	docker build --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) -t $(IMAGE) .
 
 # --- rotation safety: simulator, fuzzing, the nginx peer (issue 6) ---
 .PHONY: sim fuzz nginx

@@ -52,3 +52,9 @@ for leaf in example-leaf-old:ratelimit-client.yaml example-leaf-new:gateway-ca.y
 	sed -n 's/^  tls.crt: //p' "$pkg/$file" | base64 -d > "$work/$name.pem"
 	printf '  %s: ' "$name"; openssl verify -CAfile "$work/bundle.pem" "$work/$name.pem" | sed 's/.*: //'
 done
+
+say "Restarts: the rate-limit server rolls, the hot Envoy does not"
+hash=$(sed -n 's/^ *rotate-certs.dev\/trust-hash: //p' "$pkg/ratelimit.yaml" | tr -d "'")
+echo "  envoy-ratelimit (reads the CA through a subPath mount): trust-hash ${hash:0:23}... -> rolled by its own rolling update"
+if grep -q 'rotate-certs.dev/trust-hash' "$pkg/envoy.yaml"; then echo "  envoy-default-eg was rolled: unexpected"; exit 1; fi
+echo "  envoy-default-eg (whole-volume mount, rotate-certs.dev/reload: hot): untouched, it reloads its files itself"

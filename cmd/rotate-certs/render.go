@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -22,11 +23,18 @@ func newRenderCommand(stderr io.Writer) *cobra.Command {
 from --policy, and writes the resources back to their files: file layout, comments,
 field order and unrelated files are kept; new targets get files of their own.
 On any error nothing is written and the exit code is 1.`,
-		Example: `  rotate-certs render ./clusters/prod --policy ./clusters/prod/rotation-policy.yaml`,
-		Args:    cobra.ExactArgs(1),
+		Example: `  # render a directory with the policy kept next to the manifests
+  rotate-certs render ./clusters/prod --policy ./clusters/prod/rotation-policy.yaml
+
+  # review what changed like any other change, then commit it
+  git diff ./clusters/prod
+
+  # in CI, render and commit only when something changed: examples/ci
+  ./render-and-commit.sh ./clusters/prod ./clusters/prod/rotation-policy.yaml`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if policyFile == "" {
-				return fmt.Errorf("--policy is required")
+				return usageError(cmd, errors.New("--policy FILE is required"))
 			}
 			return render(args[0], policyFile, stderr)
 		},

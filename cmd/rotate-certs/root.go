@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/krmio"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
@@ -48,16 +50,29 @@ kpt (fn eval / fn render) call it.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(newRenderCommand(stderr), newVersionCommand(stdout))
+	root.AddCommand(newCheckCommand(stdin, stdout, stderr))
+	root.AddCommand(newInitCommand(stdin, stdout, stderr))
 	root.Version = versionString()
 	root.SetVersionTemplate("{{.Version}}\n")
+	withUsageErrors(root)
 	return root
 }
 
-// runFunction is function mode: ResourceList in, ResourceList out.
+// runFunction is function mode: ResourceList in, ResourceList out. Inputs
+// in kyaml's canonical layout (what kustomize and kpt send) take the fast
+// path of package krmio; anything else goes through kyaml's own reader.
 func runFunction(stdin io.Reader, stdout, stderr io.Writer) error {
+	input, err := io.ReadAll(rotate.LimitReader(stdin, rotate.MaxInputBytes))
+	if err != nil {
+		return fmt.Errorf("reading the ResourceList: %w", err)
+	}
 	p := rotate.Processor{Now: time.Now, Stderr: stderr}
-	rw := &kio.ByteReadWriter{Reader: rotate.LimitReader(stdin, rotate.MaxInputBytes), Writer: stdout, KeepReaderAnnotations: true}
-	if err := framework.Execute(p, rw); err != nil {
+	handled, err := krmio.Run(input, stdout, rotate.Needs, p.Run)
+	if !handled {
+		rw := &kio.ByteReadWriter{Reader: bytes.NewReader(input), Writer: stdout, KeepReaderAnnotations: true}
+		err = framework.Execute(p, rw)
+	}
+	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitCode(1)
 	}

@@ -35,7 +35,12 @@ func newVersionCommand(stdout io.Writer) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the version and commit",
-		Args:  cobra.NoArgs,
+		Long: `version prints the release version and the git commit the binary was built
+from (set at build time; "dev" and the module's VCS revision otherwise).
+rotate-certs --version prints the same line.`,
+		Example: `  rotate-certs version
+  rotate-certs --version`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			_, err := fmt.Fprintln(stdout, versionString())
 			return err

@@ -25,6 +25,9 @@ type Options struct {
 	RetainFor time.Duration
 	// ProtectIssuers keeps a previous CA that still verifies a valid leaf.
 	ProtectIssuers bool
+	// Verify reports whether ca signed cert; nil means Verifies. Callers
+	// that merge many bundles over the same leaves pass a memoizing one.
+	Verify func(ca, cert *x509.Certificate) bool
 }
 
 // Leaf is an end-entity certificate found in the input, with an opaque
@@ -142,6 +145,16 @@ func Merge(current, previous []*x509.Certificate, leaves []Leaf, opts Options, n
 	if opts.RetainFor > 0 {
 		retireAt = out.LatestNotBefore().Add(opts.RetainFor)
 	}
+	verify := opts.Verify
+	if verify == nil {
+		verify = Verifies
+	}
+	byIssuer := map[string][]Leaf{}
+	if opts.ProtectIssuers {
+		for _, l := range leaves {
+			byIssuer[string(l.Cert.RawIssuer)] = append(byIssuer[string(l.Cert.RawIssuer)], l)
+		}
+	}
 	kept := 0
 	for _, c := range prev {
 		var reason Reason
@@ -159,7 +172,7 @@ func Merge(current, previous []*x509.Certificate, leaves []Leaf, opts Options, n
 			continue
 		}
 		if opts.ProtectIssuers {
-			if deps := dependents(c, out.Current, leaves, now); len(deps) > 0 {
+			if deps := dependents(c, out.Current, byIssuer, now, verify); len(deps) > 0 {
 				out.Previous = append(out.Previous, c)
 				out.Decisions = append(out.Decisions, Decision{Cert: c, Reason: KeptProtected, Leaves: deps})
 				continue
@@ -173,16 +186,17 @@ func Merge(current, previous []*x509.Certificate, leaves []Leaf, opts Options, n
 // dependents returns the valid leaves that chain to ca but to none of the
 // current CAs: the leaves that would stop verifying if ca left the bundle.
 // A leaf that a current CA also verifies (a CA renewed with the same key)
-// does not hold ca back.
-func dependents(ca *x509.Certificate, current []*x509.Certificate, leaves []Leaf, now time.Time) []Leaf {
+// does not hold ca back. Leaves are looked up by issuer name, so only the
+// candidates' signatures are checked.
+func dependents(ca *x509.Certificate, current []*x509.Certificate, byIssuer map[string][]Leaf, now time.Time, verify func(ca, cert *x509.Certificate) bool) []Leaf {
 	var out []Leaf
-	for _, l := range leaves {
-		if pki.Expired(l.Cert, now) || !Verifies(ca, l.Cert) {
+	for _, l := range byIssuer[string(ca.RawSubject)] {
+		if pki.Expired(l.Cert, now) || !verify(ca, l.Cert) {
 			continue
 		}
 		trustedByCurrent := false
 		for _, c := range current {
-			if Verifies(c, l.Cert) {
+			if verify(c, l.Cert) {
 				trustedByCurrent = true
 				break
 			}
@@ -201,4 +215,24 @@ func Verifies(ca, cert *x509.Certificate) bool {
 		return false
 	}
 	return cert.CheckSignatureFrom(ca) == nil
+}
+
+// NewVerifier returns a Verifies that remembers its answers, for one run:
+// the bundles of a policy often share previous CAs and leaves, and a
+// signature check costs far more than a map lookup.
+func NewVerifier() func(ca, cert *x509.Certificate) bool {
+	type pair struct{ ca, cert pki.Fingerprint }
+	seen := map[pair]bool{}
+	return func(ca, cert *x509.Certificate) bool {
+		if string(ca.RawSubject) != string(cert.RawIssuer) {
+			return false
+		}
+		k := pair{pki.FingerprintOf(ca), pki.FingerprintOf(cert)}
+		ok, found := seen[k]
+		if !found {
+			ok = Verifies(ca, cert)
+			seen[k] = ok
+		}
+		return ok
+	}
 }

@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"crypto/x509"
+	"fmt"
 	"testing"
 	"time"
 
@@ -143,4 +144,44 @@ func TestOutputIsByteStable(t *testing.T) {
 	require.Equal(t, string(a.PEM()), string(b.PEM()))
 	require.Equal(t, string(pki.EncodePEM(certs(ca2, ca1, ca3))), string(a.PEM()))
 	require.Equal(t, day(90), a.LatestNotBefore())
+}
+
+// BenchmarkMerge merges a 20-CA current set with 16 previous CAs and 1,000
+// leaves to check for protection: the per-bundle cost of a render.
+func BenchmarkMerge(b *testing.B) {
+	var current, previous []*x509.Certificate
+	for i := 0; i < 20; i++ {
+		current = append(current, testpki.NewCA(fmt.Sprintf("cur-%d", i), t0, testpki.Days(365)).Cert)
+	}
+	for i := 0; i < 16; i++ {
+		previous = append(previous, testpki.NewCA(fmt.Sprintf("prev-%d", i), t0, testpki.Days(365)).Cert)
+	}
+	issuer := testpki.NewCA("prev-3", t0, testpki.Days(365))
+	var leaves []Leaf
+	for i := 0; i < 1000; i++ {
+		leaves = append(leaves, Leaf{Cert: testpki.NewLeaf(fmt.Sprintf("leaf-%d", i), issuer, t0, testpki.Days(90)).Cert})
+	}
+	// cold: every signature checked; memoized: a later bundle of the same
+	// run over the same CAs and leaves.
+	for name, verify := range map[string]func(ca, cert *x509.Certificate) bool{"cold": nil, "memoized": NewVerifier()} {
+		b.Run(name, func(b *testing.B) {
+			opts := Options{MaxPrevious: 1, ProtectIssuers: true, Verify: verify}
+			for b.Loop() {
+				if _, err := Merge(current, previous, leaves, opts, day(30)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func TestMemoizedVerifierAgrees(t *testing.T) {
+	v := NewVerifier()
+	for _, tc := range []struct {
+		ca, cert *x509.Certificate
+		want     bool
+	}{{ca1.Cert, leaf1.Cert, true}, {ca2.Cert, leaf1.Cert, false}, {ca2.Cert, leaf2.Cert, true}} {
+		require.Equal(t, tc.want, v(tc.ca, tc.cert))
+		require.Equal(t, tc.want, v(tc.ca, tc.cert), "second (memoized) answer")
+	}
 }

@@ -58,6 +58,10 @@ func (d Decoded) HasPrivateKey() bool {
 // block at all, when a CERTIFICATE block does not parse, or when non-blank
 // text follows the last block (a truncated or corrupted value).
 func DecodePEM(data []byte) (Decoded, error) {
+	return decodePEM(data, x509.ParseCertificate)
+}
+
+func decodePEM(data []byte, parse func([]byte) (*x509.Certificate, error)) (Decoded, error) {
 	var out Decoded
 	rest := data
 	blocks := 0
@@ -72,7 +76,7 @@ func DecodePEM(data []byte) (Decoded, error) {
 			out.SkippedTypes = append(out.SkippedTypes, block.Type)
 			continue
 		}
-		cert, err := x509.ParseCertificate(block.Bytes)
+		cert, err := parse(block.Bytes)
 		if err != nil {
 			return Decoded{}, fmt.Errorf("PEM block %d: %w", blocks, err)
 		}

@@ -14,6 +14,8 @@ func (p *RotationPolicy) Default() {
 	for i := range p.Spec.TrustBundles {
 		p.Spec.TrustBundles[i].Default()
 	}
+	defaultClusterAPI(p.Spec.ClusterAPI)
+	p.Spec.Alerts.Default()
 }
 
 // Default fills the bundle's unset optional fields.
@@ -40,6 +42,7 @@ func (b *TrustBundle) Default() {
 			t.Key = DefaultConfigMapKey
 		}
 	}
+	t.AdditionalFormats.Default()
 	if len(t.Namespaces) == 0 && len(b.Sources) > 0 {
 		if ref := b.Sources[0].Ref(); ref != nil {
 			t.Namespaces = []string{ref.Namespace}
@@ -53,6 +56,7 @@ func (b *TrustBundle) Default() {
 		yes := true
 		b.Retain.ProtectIssuers = &yes
 	}
+	b.Restart.Default()
 }
 
 // Ref returns the object reference of a Secret or ConfigMap source, nil for

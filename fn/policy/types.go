@@ -61,6 +61,8 @@ type Spec struct {
 	Expiry Expiry `json:"expiry,omitempty"`
 	// TrustBundles are the bundles to render.
 	TrustBundles []TrustBundle `json:"trustBundles,omitempty"`
+	ClusterAPI   *ClusterAPI   `json:"clusterAPI,omitempty"`
+	Alerts       *Alerts       `json:"alerts,omitempty"` // PrometheusRule before expiry (alerts.go)
 }
 
 // Expiry holds the report thresholds.
@@ -84,6 +86,8 @@ type TrustBundle struct {
 	Target Target `json:"target"`
 	// Retain controls how previous CAs are carried over.
 	Retain Retain `json:"retain,omitempty"`
+	// Restart controls which workloads roll when the bundle changes.
+	Restart Restart `json:"restart,omitempty"`
 }
 
 // Source is exactly one of Secret, ConfigMap or Inline.
@@ -124,6 +128,8 @@ type Target struct {
 	// Key is the data key; default ca.crt (Secret) or ca-bundle.crt
 	// (ConfigMap).
 	Key string `json:"key,omitempty"`
+	// AdditionalFormats adds binary truststores next to Key (formats.go).
+	AdditionalFormats *AdditionalFormats `json:"additionalFormats,omitempty"`
 }
 
 // Retain controls the previous CAs carried over from the existing target.

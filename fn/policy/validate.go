@@ -27,6 +27,7 @@ func (p *RotationPolicy) Validate() FieldErrors {
 		errs.add("spec.expiry.failWithin", "%s is longer than warnWithin %s; the critical threshold must come after the warning", fail, warn)
 	}
 
+	errs = append(errs, p.Spec.Alerts.validate("spec.alerts")...)
 	names := map[string]int{}
 	targets := map[string]string{}
 	for i := range p.Spec.TrustBundles {
@@ -45,6 +46,8 @@ func (p *RotationPolicy) Validate() FieldErrors {
 			targets[k] = path
 		}
 	}
+	errs = append(errs, validateFormatKeys(p.Spec.TrustBundles)...)
+	errs = append(errs, validateClusterAPI(p.Spec.ClusterAPI)...)
 	return errs
 }
 
@@ -105,11 +108,13 @@ func (b *TrustBundle) validate(path string) FieldErrors {
 			errs.add(path+".target.namespaceSelector", "%v", err)
 		}
 	}
+	errs = append(errs, t.AdditionalFormats.validate(t, path+".target")...)
 	if n := *b.Retain.MaxPrevious; n < 0 || n > MaxPreviousLimit {
 		errs.add(path+".retain.maxPrevious", "%d is out of range 0..%d", n, MaxPreviousLimit)
 	}
 	if b.Retain.For != nil && b.Retain.For.Duration <= 0 {
 		errs.add(path+".retain.for", "must be positive")
 	}
+	errs = append(errs, b.Restart.validate(path+".restart")...)
 	return errs
 }

@@ -1,9 +1,17 @@
 // Package report finds every certificate in the input and reports on it:
 // one info result per certificate (subject, fingerprint, NotAfter, days
-// left) and a warning for each one inside the warning window.
+// left) and a warning for each one inside the warning window in function
+// mode, and the expiry report of `rotate-certs check` (a plain list of
+// entries that the table, JSON and SVG renderers turn into output).
+//
+// Scanning reads Secret and ConfigMap values (PEM, and the certificates
+// inside kubeconfig values), Cluster API Machines' certificate expiry and
+// EKS Anywhere Clusters' status.clusterCertificateInfo, in one pass over
+// the input.
 package report
 
 import (
+	"bytes"
 	"crypto/x509"
 	"fmt"
 	"time"
@@ -18,60 +26,156 @@ import (
 type Found struct {
 	Ref   kube.Ref
 	Field string
-	Cert  *x509.Certificate
+	// Within locates the certificate inside the value when the value is a
+	// document of its own, such as "users[admin].user.client-certificate-data"
+	// in a kubeconfig; empty for a plain PEM value.
+	Within string
+	Cert   *x509.Certificate
 }
 
-// Where describes the location for messages: "Secret ns/name data.tls.crt".
-func (f Found) Where() string { return f.Ref.String() + " " + f.Field }
+// Key returns the field, followed by ":" and the location inside the value
+// when there is one: "data.value:users[admin].user.client-certificate-data".
+func (f Found) Key() string { return joinKey(f.Field, f.Within) }
 
-// Problem is a value that looked like PEM but could not be read.
+// Where describes the location for messages: "Secret ns/name data.tls.crt".
+func (f Found) Where() string { return f.Ref.String() + " " + f.Key() }
+
+func joinKey(field, within string) string {
+	if within == "" {
+		return field
+	}
+	return field + ":" + within
+}
+
+// Problem is a value that holds certificate data that could not be read.
 type Problem struct {
 	Ref     kube.Ref
 	Field   string
 	Message string
 }
 
-// Inventory is every certificate found in the input, in input order.
+// Expiry is an expiry date that a controller reported for certificates
+// that are not themselves in the input: a Cluster API Machine's
+// certificatesExpiryDate, or an EKS Anywhere Cluster's per-machine
+// expiresInDays. It has no subject, issuer or fingerprint, only a date.
+type Expiry struct {
+	Ref   kube.Ref
+	Field string
+	// Subject says whose certificates the date is about, for tables and
+	// messages: "certificates of machine prod-cp-7x2k".
+	Subject string
+	// NotAfter is the reported date. It is zero for a source that reports
+	// only days left (InDays).
+	NotAfter time.Time
+	// InDays is the number of days left as the source reported it, when
+	// the source reports no date (EKS Anywhere). The count is taken to be
+	// as of the report's now: the status is as fresh as the input.
+	InDays *int
+}
+
+// At returns the expiry as a time: NotAfter, or now plus InDays.
+func (e Expiry) At(now time.Time) time.Time {
+	if e.InDays != nil {
+		return now.Add(time.Duration(*e.InDays) * 24 * time.Hour)
+	}
+	return e.NotAfter
+}
+
+// Approximate reports whether At is derived from a days-left count.
+func (e Expiry) Approximate() bool { return e.InDays != nil }
+
+// Inventory is everything the scan found, in input order.
 type Inventory struct {
 	Certificates []Found
+	Expiries     []Expiry
 	Problems     []Problem
 }
 
-// Scan reads every Secret and ConfigMap value that holds PEM data. Values
-// without a PEM header are skipped quietly; unreadable ones become Problems
-// (an unrelated broken Secret must not fail a render).
+// Scan reads every item once. Secret and ConfigMap values that hold PEM
+// certificates or a kubeconfig give Certificates; Cluster API Machines and
+// EKS Anywhere Clusters give Expiries. Values with no certificate in them
+// (no PEM, a private or public key, a PGP block) are skipped quietly;
+// certificate data that does not parse becomes a Problem (an unrelated
+// broken Secret must not fail a render). Each distinct certificate is
+// parsed once, however often it occurs.
 func Scan(items []*yaml.RNode) *Inventory {
-	inv := &Inventory{}
+	s := &scanner{inv: &Inventory{}, cache: pki.NewCache()}
 	for _, item := range items {
-		kind := item.GetKind()
-		if (kind != "Secret" && kind != "ConfigMap") || kube.IsLocalConfig(item) || kube.IsSOPSEncrypted(item) {
+		if kube.IsLocalConfig(item) || kube.IsSOPSEncrypted(item) {
 			continue
 		}
-		values, err := kube.Values(item)
-		if err != nil {
-			inv.Problems = append(inv.Problems, Problem{Ref: kube.RefOf(item), Field: kube.FieldOf(err), Message: err.Error()})
-			continue
-		}
-		var ref *kube.Ref
-		for _, v := range values {
-			if !pki.LooksLikePEM(v.Bytes) {
-				continue
-			}
-			if ref == nil {
-				r := kube.RefOf(item)
-				ref = &r
-			}
-			d, err := pki.DecodePEM(v.Bytes)
-			if err != nil {
-				inv.Problems = append(inv.Problems, Problem{Ref: *ref, Field: v.Field, Message: err.Error()})
-				continue
-			}
-			for _, c := range d.Certificates {
-				inv.Certificates = append(inv.Certificates, Found{Ref: *ref, Field: v.Field, Cert: c})
-			}
+		switch kind, group := item.GetKind(), apiGroup(item); {
+		case kind == "Secret" || kind == "ConfigMap":
+			s.values(item)
+		case kind == "Machine" && group == "cluster.x-k8s.io":
+			s.machine(item)
+		case kind == "Cluster" && group == "anywhere.eks.amazonaws.com":
+			s.eksaCluster(item)
 		}
 	}
-	return inv
+	return s.inv
+}
+
+type scanner struct {
+	inv   *Inventory
+	cache *pki.Cache
+}
+
+func (s *scanner) problem(ref kube.Ref, field, format string, args ...any) {
+	s.inv.Problems = append(s.inv.Problems, Problem{Ref: ref, Field: field, Message: fmt.Sprintf(format, args...)})
+}
+
+func (s *scanner) values(item *yaml.RNode) {
+	values, err := kube.Values(item)
+	if err != nil {
+		s.problem(kube.RefOf(item), kube.FieldOf(err), "%v", err)
+		return
+	}
+	var ref *kube.Ref
+	refOf := func() kube.Ref {
+		if ref == nil {
+			r := kube.RefOf(item)
+			ref = &r
+		}
+		return *ref
+	}
+	for _, v := range values {
+		switch {
+		case pki.LooksLikePEM(v.Bytes):
+			s.pem(refOf, v.Field, "", v.Bytes, false)
+		case looksLikeKubeconfig(v.Bytes):
+			s.kubeconfig(refOf(), v)
+		}
+	}
+}
+
+// pem records the certificates of one PEM value. certOnly marks a field
+// that can only hold certificates (a kubeconfig's), where anything
+// unreadable is a problem.
+func (s *scanner) pem(ref func() kube.Ref, field, within string, data []byte, certOnly bool) {
+	d, err := s.cache.DecodePEM(data)
+	if err != nil {
+		// Only data that claims to be a certificate is a problem; other
+		// PEM (keys, PGP armour, CSRs) is none of the report's business.
+		if certOnly || bytes.Contains(data, []byte("-----BEGIN CERTIFICATE-----")) {
+			s.problem(ref(), joinKey(field, within), "%v", err)
+		}
+		return
+	}
+	for _, c := range d.Certificates {
+		s.inv.Certificates = append(s.inv.Certificates, Found{Ref: ref(), Field: field, Within: within, Cert: c})
+	}
+}
+
+// apiGroup returns the group of the item's apiVersion ("" for core).
+func apiGroup(item *yaml.RNode) string {
+	av := item.GetApiVersion()
+	for i := 0; i < len(av); i++ {
+		if av[i] == '/' {
+			return av[:i]
+		}
+	}
+	return ""
 }
 
 // Leaves returns the end-entity certificates of the inventory.
@@ -85,9 +189,9 @@ func (inv *Inventory) Leaves() []Found {
 	return out
 }
 
-// Results returns one info result per certificate, a warning for each one
-// expiring within warnWithin or already expired, and a warning per problem.
-// Time passing alone never produces an error.
+// Results returns one info result per certificate and reported expiry, a
+// warning for each one expiring within warnWithin or already expired, and
+// a warning per problem. Time passing alone never produces an error.
 func (inv *Inventory) Results(now time.Time, warnWithin time.Duration) framework.Results {
 	var out framework.Results
 	for _, f := range inv.Certificates {
@@ -95,19 +199,46 @@ func (inv *Inventory) Results(now time.Time, warnWithin time.Duration) framework
 		days := pki.DaysLeft(c, now)
 		msg := fmt.Sprintf("certificate %q sha256:%s expires %s (%d days left)",
 			pki.Subject(c), pki.FingerprintOf(c), c.NotAfter.UTC().Format(time.RFC3339), days)
-		out = append(out, f.Ref.Result(framework.Info, f.Field, msg))
+		field := f.Key()
+		out = append(out, f.Ref.Result(framework.Info, field, msg))
 		switch {
 		case pki.Expired(c, now):
-			out = append(out, f.Ref.Result(framework.Warning, f.Field,
+			out = append(out, f.Ref.Result(framework.Warning, field,
 				fmt.Sprintf("certificate %q sha256:%s expired %s", pki.Subject(c), pki.FingerprintOf(c).Short(), c.NotAfter.UTC().Format(time.RFC3339))))
 		case c.NotAfter.Sub(now) <= warnWithin:
-			out = append(out, f.Ref.Result(framework.Warning, f.Field,
+			out = append(out, f.Ref.Result(framework.Warning, field,
 				fmt.Sprintf("certificate %q sha256:%s expires in %d days (%s), inside expiry.warnWithin %s",
 					pki.Subject(c), pki.FingerprintOf(c).Short(), days, c.NotAfter.UTC().Format(time.RFC3339), warnWithin)))
 		}
 	}
+	for _, e := range inv.Expiries {
+		at := e.At(now)
+		days := DaysLeft(at, now)
+		when := at.UTC().Format(time.RFC3339)
+		if e.Approximate() {
+			when = "as reported in days, not as a date"
+		}
+		out = append(out, e.Ref.Result(framework.Info, e.Field, fmt.Sprintf("%s expire in %d days (%s)", e.Subject, days, when)))
+		switch {
+		case now.After(at):
+			out = append(out, e.Ref.Result(framework.Warning, e.Field, fmt.Sprintf("%s have expired (%s)", e.Subject, when)))
+		case at.Sub(now) <= warnWithin:
+			out = append(out, e.Ref.Result(framework.Warning, e.Field,
+				fmt.Sprintf("%s expire in %d days (%s), inside expiry.warnWithin %s", e.Subject, days, when, warnWithin)))
+		}
+	}
 	for _, p := range inv.Problems {
-		out = append(out, p.Ref.Result(framework.Warning, p.Field, "unreadable certificate data: "+p.Message))
+		what := "unreadable certificate data: "
+		if p.Ref.Kind != "Secret" && p.Ref.Kind != "ConfigMap" {
+			what = "unreadable certificate expiry: "
+		}
+		out = append(out, p.Ref.Result(framework.Warning, p.Field, what+p.Message))
 	}
 	return out
+}
+
+// DaysLeft returns the whole days from now until notAfter, rounded down;
+// negative once it has passed. It is pki.DaysLeft for a bare date.
+func DaysLeft(notAfter, now time.Time) int {
+	return pki.DaysLeft(&x509.Certificate{NotAfter: notAfter}, now)
 }

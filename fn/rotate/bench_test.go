@@ -7,14 +7,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/krmio"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/rotate-certs/rotate-certs/internal/synth"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 )
 
-// BenchmarkProcess runs the whole function (read, process, write) on
-// synthetic ResourceLists. `make bench` compares it with a no-op function.
+// BenchmarkProcess runs the whole function through kyaml's reader and
+// writer on synthetic ResourceLists; BenchmarkFunctionMode runs it the way
+// the binary does (package krmio). `make bench` compares the binary with a
+// no-op kyaml function.
 func BenchmarkProcess(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
 		input := synth.ResourceList(synth.Options{Resources: n, Bundles: 100, Seed: 1})
@@ -24,6 +27,21 @@ func BenchmarkProcess(b *testing.B) {
 				rw := &kio.ByteReadWriter{Reader: bytes.NewReader(input), Writer: io.Discard, KeepReaderAnnotations: true}
 				if err := framework.Execute(rotate.Processor{Now: time.Now}, rw); err != nil {
 					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkFunctionMode(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		input := synth.ResourceList(synth.Options{Resources: n, Bundles: 100, Seed: 1})
+		b.Run(fmt.Sprintf("resources=%d", n), func(b *testing.B) {
+			b.SetBytes(int64(len(input)))
+			for b.Loop() {
+				handled, err := krmio.Run(input, io.Discard, rotate.Needs, rotate.Processor{Now: time.Now}.Run)
+				if !handled || err != nil {
+					b.Fatal(handled, err)
 				}
 			}
 		})
@@ -41,5 +59,25 @@ func TestSyntheticListRenders(t *testing.T) {
 	}
 	if got := bytes.Count(out.Bytes(), []byte("rotate-certs.dev/bundle-hash")); got != 100 {
 		t.Fatalf("want 100 rendered targets, got %d", got)
+	}
+}
+
+func TestNeeds(t *testing.T) {
+	for _, tc := range []struct {
+		apiVersion, kind string
+		want             bool
+	}{
+		{"v1", "Secret", true},
+		{"apps/v1", "Deployment", true},
+		{"argoproj.io/v1alpha1", "Rollout", true},
+		{"controlplane.cluster.x-k8s.io/v1beta2", "KubeadmControlPlane", true},
+		{"anywhere.eks.amazonaws.com/v1alpha1", "Cluster", true},
+		{"infrastructure.example.dev/v1", "AcmeMachineTemplate", true},
+		{"example.com/v1", "Widget", false},
+		{"networking.k8s.io/v1", "Ingress", false},
+	} {
+		if got := rotate.Needs(tc.apiVersion, tc.kind); got != tc.want {
+			t.Errorf("Needs(%s, %s) = %v, want %v", tc.apiVersion, tc.kind, got, tc.want)
+		}
 	}
 }

@@ -49,25 +49,40 @@ type step func(*run)
 // steps is the order of the concerns.
 var steps = []step{
 	(*run).trustBundles,
+	(*run).restarts,
+	(*run).clusterAPI,
 	(*run).expiryReport,
+	(*run).reissueReport,
+	(*run).alerts,
 }
 
 // Process implements framework.ResourceListProcessor. On any error result it
 // empties the items (no partial output) and returns an ErrorResults.
 func (p Processor) Process(rl *framework.ResourceList) error {
+	items, results, err := p.Run(rl.FunctionConfig, rl.Items)
+	rl.Items = items
+	rl.Results = append(rl.Results, results...)
+	return err
+}
+
+// Run is Process over plain values, for callers that read and write the
+// ResourceList themselves (package krmio). It returns the output items
+// (none on error), every result, and an ErrorResults when any result is an
+// error.
+func (p Processor) Run(fnConfig *yaml.RNode, items []*yaml.RNode) ([]*yaml.RNode, framework.Results, error) {
 	r := &run{policyRef: kube.Ref{APIVersion: policy.APIVersion, Kind: policy.Kind}}
-	if rl.FunctionConfig != nil && rl.FunctionConfig.YNode().Kind == yaml.MappingNode {
-		r.policyRef = kube.RefOf(rl.FunctionConfig)
+	if fnConfig != nil && fnConfig.YNode().Kind == yaml.MappingNode {
+		r.policyRef = kube.RefOf(fnConfig)
 	}
-	if r.results = checkItems(rl.Items); len(r.results) > 0 {
-		return p.finish(rl, r)
+	if results := checkItems(items); len(results) > 0 {
+		return p.finish(nil, results)
 	}
-	pol, err := policy.Decode(rl.FunctionConfig)
+	pol, err := policy.Decode(fnConfig)
 	if err != nil {
 		for _, fe := range err.(policy.FieldErrors) {
 			r.results = append(r.results, r.policyRef.Result(framework.Error, fe.Field, fe.Message))
 		}
-		return p.finish(rl, r)
+		return p.finish(nil, r.results)
 	}
 	wall := p.Now
 	if wall == nil {
@@ -75,14 +90,13 @@ func (p Processor) Process(rl *framework.ResourceList) error {
 	}
 	r.policy = pol
 	r.now = pol.Clock(wall)
-	r.items = rl.Items
-	r.index = kube.NewIndex(rl.Items)
+	r.items = items
+	r.index = kube.NewIndex(items)
 	r.bundles = map[string]renderedBundle{}
 	for _, s := range steps {
 		s(r)
 	}
-	rl.Items = r.items
-	return p.finish(rl, r)
+	return p.finish(r.items, r.results)
 }
 
 // checkItems rejects items that are not objects: kyaml's accessors panic on
@@ -98,14 +112,33 @@ func checkItems(items []*yaml.RNode) framework.Results {
 	return out
 }
 
-func (p Processor) finish(rl *framework.ResourceList, r *run) error {
-	rl.Results = append(rl.Results, r.results...)
-	p.summarize(rl.Results)
-	if rl.Results.ExitCode() != 0 {
-		rl.Items = nil
-		return ErrorResults(filter(rl.Results, framework.Error))
+func (p Processor) finish(items []*yaml.RNode, results framework.Results) ([]*yaml.RNode, framework.Results, error) {
+	p.summarize(results)
+	if results.ExitCode() != 0 {
+		return nil, results, ErrorResults(filter(results, framework.Error))
 	}
-	return nil
+	return items, results, nil
+}
+
+// Needs reports whether the function must see resources of this
+// apiVersion and kind: the core, apps, batch and policy groups, Argo
+// Rollouts, Prometheus rules, Cluster API and EKS Anywhere, and machine
+// templates of any group. Anything else (an unrelated custom resource) is
+// passed through without being parsed.
+func Needs(apiVersion, kind string) bool {
+	group, _, found := strings.Cut(apiVersion, "/")
+	if !found {
+		return true // core group ("v1")
+	}
+	switch group {
+	case "apps", "batch", "policy", "argoproj.io", "monitoring.coreos.com", "rotate-certs.dev":
+		return true
+	}
+	// Cluster API and EKS Anywhere objects, and any machine template: an
+	// EtcdadmCluster's infrastructure template may live in a provider's own
+	// API group.
+	return strings.HasSuffix(group, "cluster.x-k8s.io") || strings.HasSuffix(group, "eks.amazonaws.com") ||
+		strings.HasSuffix(kind, "Template")
 }
 
 // summarize prints warnings and errors to Stderr, one line each.

@@ -28,7 +28,7 @@ func (r *run) trustBundles() {
 	for _, f := range r.scan().Leaves() {
 		leaves = append(leaves, bundle.Leaf{Cert: f.Cert, Where: f.Where()})
 	}
-	env := trustbundle.Env{Index: r.index, Now: r.now, Leaves: leaves, PolicyRef: r.policyRef}
+	env := trustbundle.Env{Index: r.index, Now: r.now, Leaves: leaves, PolicyRef: r.policyRef, Verify: bundle.NewVerifier()}
 	for i := range r.policy.Spec.TrustBundles {
 		b := &r.policy.Spec.TrustBundles[i]
 		out := trustbundle.Render(b, fmt.Sprintf("spec.trustBundles[%d]", i), env)
@@ -44,5 +44,17 @@ func (r *run) trustBundles() {
 
 // expiryReport reports every certificate seen in the input (SPEC section 7).
 func (r *run) expiryReport() {
-	r.results = append(r.results, r.scan().Results(r.now, r.policy.Spec.Expiry.WarnWithin.Duration)...)
+	inv := r.scan()
+	if r.policy.Spec.ClusterAPI != nil {
+		// The clusterAPI step reports machine expiry in its own context
+		// (which machine, which window); say it once.
+		only := report.Inventory{Certificates: inv.Certificates}
+		for _, p := range inv.Problems {
+			if p.Ref.Kind == "Secret" || p.Ref.Kind == "ConfigMap" {
+				only.Problems = append(only.Problems, p)
+			}
+		}
+		inv = &only
+	}
+	r.results = append(r.results, inv.Results(r.now, r.policy.Spec.Expiry.WarnWithin.Duration)...)
 }

@@ -43,6 +43,9 @@ type Env struct {
 	Leaves []bundle.Leaf
 	// PolicyRef is the policy, for results about its fields.
 	PolicyRef kube.Ref
+	// Verify memoizes signature checks across bundles (see
+	// bundle.NewVerifier); nil checks every time.
+	Verify func(ca, cert *x509.Certificate) bool
 }
 
 // Target is one rendered target object.
@@ -57,6 +60,13 @@ type Target struct {
 	Created bool
 	// Changed is true when the render changed the object.
 	Changed bool
+	// TrustChanged is true when the set of trusted certificates changed:
+	// the object was created or its PEM value was rewritten. Adopting an
+	// existing, correct target (adding only the annotations) is not a
+	// trust change, so it rolls nobody.
+	TrustChanged bool
+	// Outcome is the merge: current and kept previous certificates.
+	Outcome bundle.Outcome
 }
 
 // Rendered is the outcome of one bundle.
@@ -68,6 +78,8 @@ type Rendered struct {
 	// Results are the bundle's results; any error means nothing may be
 	// written out.
 	Results framework.Results
+	// Options are the merge options the targets were rendered with.
+	Options bundle.Options
 }
 
 type renderer struct {
@@ -91,7 +103,7 @@ func (r *renderer) failed() bool { return r.results.ExitCode() != 0 }
 // output.
 func Render(b *policy.TrustBundle, path string, env Env) Rendered {
 	r := &renderer{bundle: b, path: path, env: env}
-	out := Rendered{Name: b.Name}
+	out := Rendered{Name: b.Name, Options: r.options()}
 	current := r.readSources()
 	if r.failed() {
 		out.Results = r.results
@@ -111,6 +123,7 @@ func (r *renderer) options() bundle.Options {
 		Copy:           r.bundle.Mode == policy.ModeCopy,
 		MaxPrevious:    *r.bundle.Retain.MaxPrevious,
 		ProtectIssuers: *r.bundle.Retain.ProtectIssuers,
+		Verify:         r.env.Verify,
 	}
 	if r.bundle.Retain.For != nil {
 		o.RetainFor = r.bundle.Retain.For.Duration
@@ -152,7 +165,7 @@ func (r *renderer) renderTarget(ns string, current []*x509.Certificate) (Target,
 	}
 	sum := sha256.Sum256(pem)
 	hash := "sha256:" + hex.EncodeToString(sum[:])
-	res := Target{Key: key, Hash: hash}
+	res := Target{Key: key, Hash: hash, Outcome: outcome}
 	if node == nil {
 		node = r.newTarget(key)
 		res.Created = true
@@ -160,12 +173,19 @@ func (r *renderer) renderTarget(ns string, current []*x509.Certificate) (Target,
 			fmt.Sprintf("bundle %q: target %s was not in the input and was created; there was no previous state to carry over, so peers that still use a leaf of an older CA are not covered - commit the rendered target so the next render remembers it", r.bundle.Name, key)))
 	}
 	res.Node = node
-	changed, err := r.write(node, pem, hash, outcome.LatestNotBefore())
+	trustChanged, changed, err := r.write(node, pem, hash, outcome.LatestNotBefore())
 	if err != nil {
 		r.errorf(kube.RefOf(node), "", "bundle %q: %v", r.bundle.Name, err)
 		return Target{}, false
 	}
+	if fc, err := r.writeFormats(node, outcome.Certificates()); err != nil {
+		r.errorf(kube.RefOf(node), "", "bundle %q: %v", r.bundle.Name, err)
+		return Target{}, false
+	} else if fc {
+		changed = true
+	}
 	res.Changed = changed || res.Created
+	res.TrustChanged = trustChanged || res.Created
 	ref := kube.RefOf(node)
 	r.add(ref.Result(framework.Info, "", fmt.Sprintf("bundle %q: %d certificate(s): %d current, %d previous; %s",
 		r.bundle.Name, len(outcome.Current)+len(outcome.Previous), len(outcome.Current), len(outcome.Previous), changeWord(res))))
@@ -183,18 +203,20 @@ func changeWord(t Target) string {
 	}
 }
 
-func (r *renderer) write(node *yaml.RNode, pem []byte, hash string, rotatedAt time.Time) (bool, error) {
-	_, changed, err := kube.SetValue(node, r.bundle.Target.Key, pem)
+// write stores the bundle and its annotations. It reports whether the PEM
+// value changed and whether anything changed.
+func (r *renderer) write(node *yaml.RNode, pem []byte, hash string, rotatedAt time.Time) (valueChanged, changed bool, err error) {
+	_, valueChanged, err = kube.SetValue(node, r.bundle.Target.Key, pem)
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
 	c1, err := kube.SetAnnotation(node, HashAnnotation, hash)
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
 	c2, err := kube.SetAnnotation(node, RotatedAtAnnotation, rotatedAt.UTC().Format(time.RFC3339))
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
-	return changed || c1 || c2, nil
+	return valueChanged, valueChanged || c1 || c2, nil
 }

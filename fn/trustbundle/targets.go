@@ -136,6 +136,9 @@ func (r *renderer) fileDir() (string, bool) {
 	return "", false
 }
 
+// maxLeavesNamed caps how many dependent leaves one warning lists.
+const maxLeavesNamed = 5
+
 // reportDecisions turns the merge's decisions into results on the target.
 func (r *renderer) reportDecisions(key kube.Key, o bundle.Outcome) {
 	ref := kube.Ref{APIVersion: "v1", Kind: key.Kind, Namespace: key.Namespace, Name: key.Name}
@@ -150,7 +153,11 @@ func (r *renderer) reportDecisions(key kube.Key, o bundle.Outcome) {
 			r.add(ref.Result(framework.Warning, field, fmt.Sprintf("bundle %q: source certificate %s has expired and is not trusted", r.bundle.Name, c)))
 		case bundle.KeptProtected:
 			var where []string
-			for _, l := range d.Leaves {
+			for i, l := range d.Leaves {
+				if i == maxLeavesNamed {
+					where = append(where, fmt.Sprintf("and %d more", len(d.Leaves)-maxLeavesNamed))
+					break
+				}
 				where = append(where, fmt.Sprintf("%q in %s", pki.Subject(l.Cert), l.Where))
 			}
 			r.add(ref.Result(framework.Warning, field, fmt.Sprintf(

@@ -26,6 +26,8 @@ type fixture struct {
 //   - leaf-old / leaf-new: valid leaves of ca-2025 / ca-2026
 //   - leaf-expired: an expired leaf of ca-2025
 //   - signer-a-1, signer-a-2, signer-b-1: CAs of two signers on different cadences
+//   - client-old: a leaf of ca-2025 valid until 2027-04-13
+//   - kube-admin: a kubeconfig client certificate of signer-b-1
 //   - example-*: long-lived certificates (2026-2036) for the examples, which
 //     run on the wall clock
 var fixtures = map[string]fixture{
@@ -40,6 +42,10 @@ var fixtures = map[string]fixture{
 	"signer-a-1":   {"", Date(2026, 9, 1), Days(180)},
 	"signer-a-2":   {"", Date(2026, 11, 15), Days(180)},
 	"signer-b-1":   {"", Date(2026, 6, 1), Days(365)},
+	// report fixtures: a client of the old CA that outlives its retain
+	// window, and a kubeconfig user of signer-b-1
+	"client-old": {"ca-2025", Date(2026, 10, 15), Days(180)},
+	"kube-admin": {"signer-b-1", Date(2026, 6, 1), Days(365)},
 
 	"example-ca-old":     {"", Date(2026, 1, 1), Days(3652)},
 	"example-ca-new":     {"", Date(2026, 6, 1), Days(3652)},

@@ -1,0 +1,36 @@
+# syntax=docker/dockerfile:1
+#
+# The rotate-certs KRM function image. The entrypoint is the binary with no
+# arguments, which is function mode: a ResourceList on stdin, a ResourceList
+# on stdout - what `kustomize build --enable-alpha-plugins` (container:
+# {image: ...}) and `kpt fn render` / `kpt fn eval --image` run.
+#
+#   docker build --build-arg VERSION=$(git describe --tags --always) \
+#     --build-arg COMMIT=$(git rev-parse HEAD) -t ghcr.io/rotate-certs/rotate-certs .
+#
+# `make image` runs exactly that. No test here needs a Docker engine: the
+# build command below is run natively by cmd/rotate-certs/dockerfile_test.go.
+
+# The pinned toolchain: go.mod says go 1.26, and GOTOOLCHAIN=local forbids
+# fetching another one.
+ARG GO_VERSION=1.26
+
+FROM --platform=$BUILDPLATFORM golang:${GO_VERSION} AS build
+ARG TARGETOS=linux
+ARG TARGETARCH=amd64
+ARG VERSION=dev
+ARG COMMIT=unknown
+ENV GOTOOLCHAIN=local CGO_ENABLED=0
+WORKDIR /src
+COPY go.mod go.sum ./
+RUN go mod download
+COPY cmd/ cmd/
+COPY fn/ fn/
+COPY internal/ internal/
+RUN GOOS=${TARGETOS} GOARCH=${TARGETARCH} go build -trimpath -ldflags "-s -w -X main.version=${VERSION} -X main.commit=${COMMIT}" -o /out/rotate-certs ./cmd/rotate-certs
+
+# A static binary needs no libc: distroless static, as its nonroot user.
+FROM gcr.io/distroless/static-debian12:nonroot
+COPY --from=build /out/rotate-certs /usr/local/bin/rotate-certs
+USER 65532:65532
+ENTRYPOINT ["/usr/local/bin/rotate-certs"]

@@ -1,0 +1,366 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/rotate-certs/rotate-certs/fn/policy"
+	"github.com/rotate-certs/rotate-certs/fn/report"
+	"github.com/rotate-certs/rotate-certs/fn/rotate"
+	"github.com/spf13/cobra"
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// Exit statuses of check.
+const (
+	checkOK      = 0
+	checkFailing = 1
+	checkUsage   = 2
+)
+
+type checkOptions struct {
+	output     string
+	warnWithin string
+	failWithin string
+	now        string
+	policy     string
+}
+
+func newCheckCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	o := &checkOptions{}
+	cmd := &cobra.Command{
+		Use:   "check [PATH...]",
+		Short: "Report every certificate's expiry; fail CI when one is inside --fail-within",
+		Long: `check finds every certificate in the manifests under PATH (files, directories
+walked recursively for *.yaml, *.yml and *.json, or - for stdin; multi-document
+YAML, Lists and ResourceLists) and reports its expiry: PEM in any Secret or
+ConfigMap value (data, stringData, binaryData), the certificates inside kubeconfig
+values (certificate-authority-data, client-certificate-data), Cluster API
+Machines' certificate expiry (the machine.cluster.x-k8s.io/certificates-expiry
+annotation, else status.certificatesExpiryDate) and EKS Anywhere Clusters'
+status.clusterCertificateInfo (days left as reported). With no PATH it reads
+the current directory. Private keys are never read or printed.
+
+When a RotationPolicy is among the inputs (or given with --policy), check also
+lists the leaves to re-issue: leaves signed only by a previous CA of a trust
+bundle, with the date that CA leaves the bundle. A single policy's
+spec.expiry thresholds are used unless the flags are set; its spec.now is
+ignored (check asks about --now or the wall clock).
+
+Status: expired; FAIL within --fail-within; warn within --warn-within; ok.
+
+Output (-o): table (default; colour only on a terminal, NO_COLOR disables it),
+json (stable schema rotate-certs.dev/check/v1, see README), svg (a timeline).
+
+Exit status:
+  0  nothing is inside --fail-within or expired
+  1  a certificate or reported expiry is inside --fail-within, or expired
+  2  usage or input error: a bad flag, an unreadable path, YAML that does not
+     parse, an invalid policy, or certificate data that does not parse
+     (reported in the output and counted); 2 wins over 1`,
+		Example: `  rotate-certs check ./clusters/prod
+  kustomize build ./overlays/prod | rotate-certs check - --fail-within 14d
+  kubectl get secrets -A -o yaml | rotate-certs check - -o json
+  rotate-certs check ./clusters/prod -o svg > timeline.svg`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			code := runCheck(cmd, o, args, stdin, stdout, stderr)
+			if code != checkOK {
+				return exitCode(code)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&o.output, "output", "o", "table", "output format: table, json or svg")
+	f.StringVar(&o.warnWithin, "warn-within", "", "warn about expiry within this duration, e.g. 720h or 30d (default 30d, or the policy's spec.expiry.warnWithin)")
+	f.StringVar(&o.failWithin, "fail-within", "", "fail (exit 1) on expiry within this duration, e.g. 168h or 7d (default 7d, or the policy's spec.expiry.failWithin)")
+	f.StringVar(&o.now, "now", "", "evaluate at this RFC 3339 time or date (2026-11-22) instead of the clock")
+	f.StringVar(&o.policy, "policy", "", "RotationPolicy file for the re-issue report (default: any RotationPolicy among the inputs)")
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		fmt.Fprintln(stderr, usageError(c, err))
+		return exitCode(checkUsage)
+	})
+	return cmd
+}
+
+// runCheck is check without cobra: it returns the exit status.
+func runCheck(cmd *cobra.Command, o *checkOptions, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	usage := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "check: "+format+"\n", a...)
+		return checkUsage
+	}
+	if o.output != "table" && o.output != "json" && o.output != "svg" {
+		return usage("-o %q: want table, json or svg", o.output)
+	}
+	now := time.Now().UTC()
+	if o.now != "" {
+		t, err := parseNow(o.now)
+		if err != nil {
+			return usage("--now: %v", err)
+		}
+		now = t
+	}
+	if len(args) == 0 {
+		args = []string{"."}
+	}
+
+	in := &checkInput{stdin: stdin}
+	for _, a := range args {
+		in.read(a)
+	}
+	if o.policy != "" {
+		node, err := yaml.ReadFile(o.policy)
+		if err != nil {
+			in.errorf("--policy %s: %v", o.policy, err)
+		} else {
+			in.policies = []*yaml.RNode{node}
+		}
+	}
+
+	warn, fail := policy.DefaultWarnWithin, policy.DefaultFailWithin
+	if len(in.policies) == 1 {
+		if p, err := policy.Decode(in.policies[0]); err == nil {
+			warn, fail = p.Spec.Expiry.WarnWithin.Duration, p.Spec.Expiry.FailWithin.Duration
+		}
+	}
+	for _, fl := range []struct {
+		name, value string
+		into        *time.Duration
+	}{{"warn-within", o.warnWithin, &warn}, {"fail-within", o.failWithin, &fail}} {
+		if !cmd.Flags().Changed(fl.name) {
+			continue
+		}
+		d, err := policy.ParseDuration(fl.value)
+		if err != nil || d < 0 {
+			return usage("--%s %q: want a non-negative duration such as 720h or 30d", fl.name, fl.value)
+		}
+		*fl.into = d
+	}
+	if fail > warn {
+		return usage("--fail-within %s is longer than --warn-within %s", report.FormatDuration(fail), report.FormatDuration(warn))
+	}
+
+	var reissues []report.Reissue
+	for _, p := range in.policies {
+		rs, err := rotate.Reissues(in.items, p, now)
+		if err != nil {
+			in.errorf("policy %s: %v", describe(p), err)
+			continue
+		}
+		reissues = append(reissues, rs...)
+	}
+	rep := report.Build(report.Scan(in.items), dedupeReissues(reissues), now, warn, fail)
+
+	var out []byte
+	switch o.output {
+	case "json":
+		b, err := report.RenderJSON(rep)
+		if err != nil {
+			fmt.Fprintf(stderr, "check: %v\n", err)
+			return checkUsage
+		}
+		out = b
+	case "svg":
+		out = report.RenderSVG(rep)
+	default:
+		out = report.RenderTable(rep, report.TableOptions{Color: colourTerminal(stdout)})
+	}
+	if _, err := stdout.Write(out); err != nil {
+		fmt.Fprintf(stderr, "check: writing output: %v\n", err)
+		return checkUsage
+	}
+	for _, e := range in.errs {
+		fmt.Fprintf(stderr, "check: %s\n", e)
+	}
+	switch {
+	case len(in.errs) > 0 || len(rep.Problems) > 0:
+		if len(rep.Problems) > 0 {
+			fmt.Fprintf(stderr, "check: %d value(s) hold certificate data that does not parse\n", len(rep.Problems))
+		}
+		return checkUsage
+	case rep.Failing():
+		c := rep.Counts()
+		fmt.Fprintf(stderr, "check: %d expired, %d inside --fail-within %s\n", c.Expired, c.Fail, report.FormatDuration(fail))
+		return checkFailing
+	}
+	return checkOK
+}
+
+// checkInput collects the resources of every path.
+type checkInput struct {
+	stdin     io.Reader
+	stdinUsed bool
+	items     []*yaml.RNode
+	policies  []*yaml.RNode
+	errs      []string
+}
+
+func (in *checkInput) errorf(format string, a ...any) {
+	in.errs = append(in.errs, fmt.Sprintf(format, a...))
+}
+
+func (in *checkInput) read(path string) {
+	if path == "-" {
+		if in.stdinUsed {
+			in.errorf("-: stdin can be read only once")
+			return
+		}
+		in.stdinUsed = true
+		b, err := io.ReadAll(in.stdin)
+		if err != nil {
+			in.errorf("-: reading stdin: %v", err)
+			return
+		}
+		in.parse("-", b)
+		return
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		in.errorf("%v", err)
+		return
+	}
+	if !st.IsDir() {
+		in.readFile(path)
+		return
+	}
+	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			in.errorf("%v", err)
+			return nil
+		}
+		if d.IsDir() {
+			if p != path && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		switch strings.ToLower(filepath.Ext(p)) {
+		case ".yaml", ".yml", ".json":
+			in.readFile(p)
+		}
+		return nil
+	})
+	if err != nil {
+		in.errorf("%s: %v", path, err)
+	}
+}
+
+func (in *checkInput) readFile(path string) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		in.errorf("%v", err)
+		return
+	}
+	in.parse(path, b)
+}
+
+// parse reads multi-document YAML, a List or a ResourceList (whose
+// functionConfig may be the policy). Resources read from a file are
+// annotated with its path unless they carry one.
+func (in *checkInput) parse(path string, b []byte) {
+	r := &kio.ByteReader{Reader: bytes.NewReader(b), OmitReaderAnnotations: true}
+	nodes, err := r.Read()
+	if err != nil {
+		in.errorf("%s: not valid YAML: %s", path, firstLine(err.Error()))
+		return
+	}
+	if fc := r.FunctionConfig; fc != nil && isPolicy(fc) {
+		in.policies = append(in.policies, fc)
+	}
+	for _, n := range unwrapLists(nodes) {
+		if n.YNode().Kind != yaml.MappingNode {
+			continue
+		}
+		if path != "-" {
+			if p, _ := n.GetAnnotations(kioutil.PathAnnotation)[kioutil.PathAnnotation]; p == "" {
+				_ = n.PipeE(yaml.SetAnnotation(kioutil.PathAnnotation, path))
+			}
+		}
+		if isPolicy(n) {
+			in.policies = append(in.policies, n)
+			continue
+		}
+		in.items = append(in.items, n)
+	}
+}
+
+// unwrapLists replaces every List (kubectl get -o yaml) by its items; the
+// reader unwraps a list only when it is the only document.
+func unwrapLists(nodes []*yaml.RNode) []*yaml.RNode {
+	var out []*yaml.RNode
+	for _, n := range nodes {
+		if n.YNode().Kind == yaml.MappingNode && (n.GetKind() == "List" || n.GetKind() == kio.ResourceListKind) {
+			if items := n.Field("items"); items != nil && items.Value != nil && items.Value.YNode().Kind == yaml.SequenceNode {
+				for _, c := range items.Value.YNode().Content {
+					out = append(out, unwrapLists([]*yaml.RNode{yaml.NewRNode(c)})...)
+				}
+				continue
+			}
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+func isPolicy(n *yaml.RNode) bool {
+	return n.GetKind() == policy.Kind && n.GetApiVersion() == policy.APIVersion
+}
+
+func describe(n *yaml.RNode) string {
+	s := n.GetName()
+	if p, _ := n.GetAnnotations(kioutil.PathAnnotation)[kioutil.PathAnnotation]; p != "" {
+		s += " (" + p + ")"
+	}
+	return s
+}
+
+// dedupeReissues drops repeats when several policies report the same leaf
+// for the same bundle.
+func dedupeReissues(rs []report.Reissue) []report.Reissue {
+	seen := map[string]bool{}
+	var out []report.Reissue
+	for _, r := range rs {
+		k := r.Bundle + "\x00" + r.Resource.String() + "\x00" + r.Key + "\x00" + r.SHA256 + "\x00" + r.IssuerSHA256
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func parseNow(s string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t.UTC(), nil
+	}
+	if t, err := time.Parse("2006-01-02", s); err == nil {
+		return t.UTC(), nil
+	}
+	return time.Time{}, fmt.Errorf("%q is not an RFC 3339 time (2026-11-22T00:00:00Z) or a date (2026-11-22)", s)
+}
+
+// colourTerminal reports whether w is a terminal that wants colour.
+func colourTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok || os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

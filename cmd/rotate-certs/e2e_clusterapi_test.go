@@ -1,0 +1,218 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// End-to-end tests of spec.clusterAPI on examples/cluster-api and
+// examples/eks-anywhere-etcd, with the real binaries.
+
+// etcdCopy is the template copy the eks-anywhere-etcd example rolls etcd
+// with: derived from the template name and the Machines dump, so it is the
+// same on every run.
+const etcdCopy = "prod-etcd-template-1763600000000-renew-29872675"
+
+func field(t *testing.T, items []*yaml.RNode, k kube.Key, path ...string) string {
+	t.Helper()
+	for _, it := range items {
+		if kube.KeyOf(it) == k {
+			n, err := it.Pipe(yaml.Lookup(path...))
+			require.NoError(t, err)
+			if n == nil {
+				return ""
+			}
+			return yaml.GetValue(n)
+		}
+	}
+	t.Fatalf("%s not in output", k)
+	return ""
+}
+
+func checkClusterAPIExample(t *testing.T, items []*yaml.RNode) {
+	t.Helper()
+	require.Equal(t, "30", field(t, items, kube.Key{Kind: "KubeadmControlPlane", Namespace: "default", Name: "prod-control-plane"}, "spec", "rolloutBefore", "certificatesExpiryDays"))
+	require.Equal(t, "30", field(t, items, kube.Key{Kind: "KubeadmControlPlane", Namespace: "default", Name: "staging-control-plane"}, "spec", "rollout", "before", "certificatesExpiryDays"))
+	require.Equal(t, "30", field(t, items, kube.Key{Kind: "KubeadmControlPlaneTemplate", Namespace: "default", Name: "quick-start-control-plane"}, "spec", "template", "spec", "rollout", "before", "certificatesExpiryDays"))
+}
+
+func checkEtcdExample(t *testing.T, items []*yaml.RNode) {
+	t.Helper()
+	ec := kube.Key{Kind: "EtcdadmCluster", Namespace: "eksa-system", Name: "prod-etcd"}
+	require.Equal(t, etcdCopy, field(t, items, ec, "spec", "infrastructureTemplate", "name"))
+	copied := kube.Key{Kind: "VSphereMachineTemplate", Namespace: "eksa-system", Name: etcdCopy}
+	require.Equal(t, "/dc1/vm/Templates/bottlerocket-kube-v1-33", field(t, items, copied, "spec", "template", "spec", "template"))
+	require.Equal(t, "prod-etcd-template-1763600000000", field(t, items, copied, "metadata", "annotations", "rotate-certs.dev/copied-from"))
+	require.Equal(t, "bottlerocket-kube-v1-33", filepath.Base(field(t, items, kube.Key{Kind: "VSphereMachineTemplate", Namespace: "eksa-system", Name: "prod-etcd-template-1763600000000"}, "spec", "template", "spec", "template")),
+		"the original template stays")
+}
+
+var clusterAPIExamples = []struct {
+	name  string
+	check func(*testing.T, []*yaml.RNode)
+	// files the kpt render may change or create
+	changed []string
+}{
+	{"cluster-api", checkClusterAPIExample, []string{"cluster-prod.yaml", "cluster-staging.yaml", "clusterclass.yaml"}},
+	{"eks-anywhere-etcd", checkEtcdExample, []string{"etcd.yaml", "vspheremachinetemplate_eksa-system_" + etcdCopy + ".yaml"}},
+}
+
+func TestClusterAPIKustomizeBuild(t *testing.T) {
+	kustomize := kustomizeBinary(t)
+	for _, ex := range clusterAPIExamples {
+		t.Run(ex.name, func(t *testing.T) {
+			dir := stageExample(t, ex.name)
+			out, stderr, err := run(t, dir, kustomize, "build", "--enable-alpha-plugins", "--enable-exec", ".")
+			require.NoError(t, err, stderr)
+			items := parseStream(t, out)
+			ex.check(t, items)
+			for _, it := range items {
+				require.NotEqual(t, "Machine", it.GetKind(), "the local-config Machines dump must not reach the output")
+			}
+			again, _, err := run(t, dir, kustomize, "build", "--enable-alpha-plugins", "--enable-exec", ".")
+			require.NoError(t, err)
+			require.Equal(t, out, again, "two builds must be byte-identical")
+			if ex.name == "eks-anywhere-etcd" {
+				require.Contains(t, stderr, "rolling every etcd machine", "kustomize users must see the roll on stderr")
+				require.Contains(t, stderr, "prod-etcd-7xk2p")
+			}
+		})
+	}
+}
+
+func TestClusterAPIKptRender(t *testing.T) {
+	kpt := kptBinary(t)
+	for _, ex := range clusterAPIExamples {
+		t.Run(ex.name, func(t *testing.T) {
+			dir := stageExample(t, ex.name)
+			gitInit(t, dir)
+			_, stderr, err := run(t, dir, kpt, "fn", "render", "--allow-exec", "--truncate-output=false")
+			require.NoError(t, err, stderr)
+			ex.check(t, readPackage(t, dir))
+
+			// Only the expected files change (or appear).
+			status, _, err := run(t, dir, "git", "status", "--porcelain", "--untracked-files=all")
+			require.NoError(t, err)
+			var touched []string
+			for _, line := range strings.Split(strings.TrimSpace(status), "\n") {
+				touched = append(touched, strings.TrimSpace(line[2:]))
+			}
+			require.ElementsMatch(t, ex.changed, touched)
+			// A comment on a changed line must survive on its new version.
+			diff, _, _ := run(t, dir, "git", "diff", "-U0")
+			removed, added := map[string]bool{}, map[string]bool{}
+			for _, line := range strings.Split(diff, "\n") {
+				_, comment, ok := strings.Cut(line, "#")
+				switch {
+				case !ok || strings.HasPrefix(line, "---") || strings.HasPrefix(line, "+++"):
+				case strings.HasPrefix(line, "-"):
+					removed[comment] = true
+				case strings.HasPrefix(line, "+"):
+					added[comment] = true
+				}
+			}
+			for c := range removed {
+				require.True(t, added[c], "a comment was lost: #%s", c)
+			}
+
+			// Render twice: the second run changes nothing.
+			snapshot := snapshotDir(t, dir)
+			_, stderr, err = run(t, dir, kpt, "fn", "render", "--allow-exec")
+			require.NoError(t, err, stderr)
+			require.Equal(t, snapshot, snapshotDir(t, dir), "the second kpt render must change nothing")
+
+			// rotate-certs render writes what kpt writes, and is idempotent too.
+			plain := stageExample(t, ex.name)
+			_, stderr, err = run(t, plain, binary, "render", ".", "--policy", "rotation-policy.yaml")
+			require.NoError(t, err, stderr)
+			require.Equal(t, snapshot, snapshotDir(t, plain), "rotate-certs render must write what kpt fn render writes")
+			_, stderr, err = run(t, plain, binary, "render", ".", "--policy", "rotation-policy.yaml")
+			require.NoError(t, err, stderr)
+			require.Equal(t, snapshot, snapshotDir(t, plain), "a second rotate-certs render must change nothing")
+		})
+	}
+}
+
+// TestClusterAPIBadInput: every bad input fails with exit 1, names the
+// object and the field, and outputs no resources.
+func TestClusterAPIBadInput(t *testing.T) {
+	kcp := `- apiVersion: controlplane.cluster.x-k8s.io/v1beta2
+  kind: KubeadmControlPlane
+  metadata: {name: cp, namespace: default}
+  spec:
+    version: v1.34.1
+    kubeadmConfigSpec:
+      clusterConfiguration:
+        certificateValidityPeriodDays: 60
+`
+	tests := []struct {
+		name, days, items string
+		want              []string
+	}{
+		{"below 7", "5", kcp, []string{"RotationPolicy p spec.clusterAPI.certificatesExpiryDays", "5 is below 7"}},
+		{"at validity", "60", kcp, []string{"KubeadmControlPlane default/cp spec.rollout.before.certificatesExpiryDays", "60 must be less than certificateValidityPeriodDays (60)"}},
+		{"unknown apiVersion", "30", strings.Replace(kcp, "v1beta2", "v1alpha3", 1), []string{"KubeadmControlPlane default/cp apiVersion", "unsupported apiVersion controlplane.cluster.x-k8s.io/v1alpha3"}},
+		{"malformed expiry annotation", "30", `- apiVersion: cluster.x-k8s.io/v1beta1
+  kind: Machine
+  metadata:
+    name: etcd-1
+    namespace: eksa-system
+    annotations: {machine.cluster.x-k8s.io/certificates-expiry: "2026-12-10"}
+`, []string{"Machine eksa-system/etcd-1 metadata.annotations[machine.cluster.x-k8s.io/certificates-expiry]", `"2026-12-10" is not an RFC 3339 date`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			input := `apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+functionConfig:
+  apiVersion: rotate-certs.dev/v1alpha1
+  kind: RotationPolicy
+  metadata: {name: p}
+  spec:
+    now: "2026-11-22T00:00:00Z"
+    clusterAPI: {certificatesExpiryDays: ` + tt.days + `}
+items:
+` + tt.items + `- apiVersion: v1
+  kind: ConfigMap
+  metadata: {name: keep, namespace: default}
+`
+			cmd := exec.Command(binary)
+			cmd.Stdin = strings.NewReader(input)
+			var out, errOut bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errOut
+			err := cmd.Run()
+			var exitErr *exec.ExitError
+			require.True(t, errors.As(err, &exitErr), "want exit 1, got %v", err)
+			require.Equal(t, 1, exitErr.ExitCode())
+			require.NotContains(t, out.String(), "name: keep", "no output resources on error")
+			require.Contains(t, out.String(), "severity: error")
+			for _, w := range tt.want {
+				require.Contains(t, errOut.String(), w)
+			}
+		})
+	}
+}
+
+// TestClusterAPIRenderFailureWritesNothing: a failed in-place render
+// leaves every file as it was.
+func TestClusterAPIRenderFailureWritesNothing(t *testing.T) {
+	dir := stageExample(t, "cluster-api")
+	p := filepath.Join(dir, "cluster-staging.yaml")
+	data, err := os.ReadFile(p)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(p, bytes.Replace(data, []byte("certificateValidityPeriodDays: 180"), []byte("certificateValidityPeriodDays: 30"), 1), 0o644))
+	before := snapshotDir(t, dir)
+	_, stderr, err := run(t, dir, binary, "render", ".", "--policy", "rotation-policy.yaml")
+	require.Error(t, err)
+	require.Contains(t, stderr, "KubeadmControlPlane default/staging-control-plane spec.rollout.before.certificatesExpiryDays")
+	require.Equal(t, before, snapshotDir(t, dir))
+}

@@ -1,0 +1,196 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// End-to-end tests of target.additionalFormats and `rotate-certs init`,
+// with the binary built by TestMain (e2e_test.go).
+
+// addFormats adds binary truststores to the envoy-gateway example's policy.
+func addFormats(t *testing.T, dir string) {
+	t.Helper()
+	path := filepath.Join(dir, "rotation-policy.yaml")
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	const anchor = "      name: envoy-gateway-trust\n"
+	require.Contains(t, string(data), anchor)
+	withFormats := strings.Replace(string(data), anchor, anchor+
+		"      additionalFormats:\n"+
+		"        pkcs12: {key: truststore.p12, password: \"\"}\n"+
+		"        jks: {key: truststore.jks, password: changeit}\n", 1)
+	require.NoError(t, os.WriteFile(path, []byte(withFormats), 0o644))
+}
+
+// TestFormatsEndToEnd renders the envoy-gateway example with PKCS#12 and
+// JKS truststores through kustomize and through `rotate-certs render`:
+// keytool reads both stores and lists both CAs, two kustomize builds are
+// byte-identical, and a second render leaves every file as it was.
+func TestFormatsEndToEnd(t *testing.T) {
+	target := kube.Key{Kind: "Secret", Namespace: "envoy-gateway-system", Name: "envoy-gateway-trust"}
+	want := []string{"example-ca-new", "example-ca-old"}
+
+	t.Run("kustomize", func(t *testing.T) {
+		kustomize := kustomizeBinary(t)
+		dir := stageExample(t, "envoy-gateway")
+		addFormats(t, dir)
+		out, stderr, err := run(t, dir, kustomize, "build", "--enable-alpha-plugins", "--enable-exec", ".")
+		require.NoError(t, err, stderr)
+		items := parseStream(t, out)
+		require.Equal(t, want, bundleSubjects(t, items, target, "ca.crt"))
+		checkStores(t, items, target, len(want))
+		again, _, err := run(t, dir, kustomize, "build", "--enable-alpha-plugins", "--enable-exec", ".")
+		require.NoError(t, err)
+		require.Equal(t, out, again, "two builds must be byte-identical, truststores included")
+	})
+
+	t.Run("render twice", func(t *testing.T) {
+		dir := stageExample(t, "envoy-gateway")
+		addFormats(t, dir)
+		_, stderr, err := run(t, dir, binary, "render", ".", "--policy", "rotation-policy.yaml")
+		require.NoError(t, err, stderr)
+		items := readPackage(t, dir)
+		require.Equal(t, want, bundleSubjects(t, items, target, "ca.crt"))
+		checkStores(t, items, target, len(want))
+		first := snapshotDir(t, dir)
+		_, stderr, err = run(t, dir, binary, "render", ".", "--policy", "rotation-policy.yaml")
+		require.NoError(t, err, stderr)
+		require.Equal(t, first, snapshotDir(t, dir), "a re-render must leave every byte as it was")
+	})
+}
+
+// checkStores writes the target's truststores to files and has the JDK's
+// keytool list them (skipped without keytool; fn/truststore checks the
+// formats in depth).
+func checkStores(t *testing.T, items []*yaml.RNode, target kube.Key, certs int) {
+	t.Helper()
+	node := findNode(items, target)
+	require.NotNil(t, node, "%s not in the output", target)
+	keytool, err := exec.LookPath("keytool")
+	if err != nil {
+		t.Log("keytool not found: skipping the keytool check of the rendered stores")
+	}
+	for _, store := range []struct{ key, storetype, password string }{
+		{"truststore.p12", "PKCS12", ""},
+		{"truststore.jks", "JKS", "changeit"},
+	} {
+		v, found, err := kube.Lookup(node, store.key)
+		require.NoError(t, err)
+		require.True(t, found, "%s has no %s", target, store.key)
+		require.Equal(t, "data."+store.key, v.Field)
+		if keytool == "" {
+			continue
+		}
+		path := filepath.Join(t.TempDir(), store.key)
+		require.NoError(t, os.WriteFile(path, v.Bytes, 0o600))
+		args := []string{"-list", "-keystore", path, "-storetype", store.storetype}
+		if store.password != "" {
+			args = append(args, "-storepass", store.password)
+		}
+		cmd := exec.Command(keytool, args...)
+		cmd.Stdin = strings.NewReader("\n")
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		require.Contains(t, string(out), fmt.Sprintf("Your keystore contains %d entries", certs))
+		require.Equal(t, certs, strings.Count(string(out), "trustedCertEntry"), "%s", out)
+	}
+}
+
+func findNode(items []*yaml.RNode, k kube.Key) *yaml.RNode {
+	for _, it := range items {
+		if kube.KeyOf(it) == k {
+			return it
+		}
+	}
+	return nil
+}
+
+// TestInitEndToEnd runs `rotate-certs init` on every example, as a new user
+// would (the example's own policy removed), and renders the example with
+// the policy it wrote: the render succeeds, and a second render changes
+// nothing. It also reads the manifests from stdin.
+func TestInitEndToEnd(t *testing.T) {
+	// Every example directory with a rotation-policy.yaml (the Argo CD and
+	// CI examples keep theirs below their top level).
+	var names []string
+	require.NoError(t, filepath.WalkDir(examplesDir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && d.Name() == "rotation-policy.yaml" {
+			rel, _ := filepath.Rel(examplesDir, filepath.Dir(path))
+			names = append(names, rel)
+		}
+		return err
+	}))
+	ran := 0
+	for _, name := range names {
+		ran++
+		t.Run(name, func(t *testing.T) {
+			dir := stageExample(t, name)
+			require.NoError(t, os.Remove(filepath.Join(dir, "rotation-policy.yaml")))
+			policy, stderr, err := run(t, dir, binary, "init", ".")
+			require.NoError(t, err, stderr)
+			require.Contains(t, policy, "kind: RotationPolicy")
+			if !strings.Contains(policy, "# CA found in ") {
+				// The Cluster API examples hold control planes, not CAs.
+				require.Contains(t, policy, "# Cluster API control planes found: ", "init found neither a CA nor a control plane")
+			}
+			require.NotContains(t, policy, "PRIVATE KEY")
+
+			// The same manifests on stdin give the same policy, file
+			// names aside.
+			var all strings.Builder
+			for _, f := range yamlFilesIn(t, dir) {
+				b, err := os.ReadFile(f)
+				require.NoError(t, err)
+				all.WriteString("---\n" + string(b))
+			}
+			cmd := exec.Command(binary, "init", "-")
+			cmd.Stdin = strings.NewReader(all.String())
+			fromStdin, err := cmd.Output()
+			require.NoError(t, err)
+			require.Equal(t, stripComments(policy), stripComments(string(fromStdin)))
+
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "init-policy.yaml"), []byte(policy), 0o644))
+			_, stderr, err = run(t, dir, binary, "render", ".", "--policy", "init-policy.yaml")
+			require.NoError(t, err, "render with the init policy:\n%s\n%s", stderr, policy)
+			first := snapshotDir(t, dir)
+			_, stderr, err = run(t, dir, binary, "render", ".", "--policy", "init-policy.yaml")
+			require.NoError(t, err, stderr)
+			require.Equal(t, first, snapshotDir(t, dir), "the second render must change nothing")
+		})
+	}
+	require.NotZero(t, ran, "no example found under %s", examplesDir)
+}
+
+func yamlFilesIn(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, e := range entries {
+		if !e.IsDir() && (strings.HasSuffix(e.Name(), ".yaml") || strings.HasSuffix(e.Name(), ".yml")) {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	return out
+}
+
+// stripComments drops comment lines (they name the files the CAs came
+// from, which differ between a directory and stdin).
+func stripComments(s string) string {
+	var keep []string
+	for _, line := range strings.Split(s, "\n") {
+		if !strings.HasPrefix(strings.TrimSpace(line), "#") {
+			keep = append(keep, line)
+		}
+	}
+	return strings.Join(keep, "\n")
+}

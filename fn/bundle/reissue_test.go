@@ -1,0 +1,86 @@
+package bundle_test
+
+import (
+	"crypto/x509"
+	"testing"
+	"time"
+
+	"github.com/rotate-certs/rotate-certs/fn/bundle"
+	"github.com/rotate-certs/rotate-certs/internal/testpki"
+	"github.com/stretchr/testify/require"
+)
+
+func TestReissues(t *testing.T) {
+	now := testpki.GoldenNow
+	oldCA, newCA := testpki.Fixture("ca-2025"), testpki.Fixture("ca-2026") // old expires 2027-06-01, new issued 2026-11-01
+	leafOld := bundle.Leaf{Cert: testpki.Fixture("leaf-old").Cert, Where: "Secret a/client data.tls.crt"}
+	leafNew := bundle.Leaf{Cert: testpki.Fixture("leaf-new").Cert, Where: "Secret a/server data.tls.crt"}
+	expired := bundle.Leaf{Cert: testpki.Fixture("leaf-expired").Cert, Where: "Secret a/gone data.tls.crt"}
+	// A CA renewed with the same key and subject verifies the old one's
+	// leaves: such a leaf needs no re-issue.
+	renewed := testpki.NewCA("ca-2025", testpki.Date(2026, 11, 1), testpki.Days(730))
+	leaves := []bundle.Leaf{leafOld, leafNew, expired}
+	day := 24 * time.Hour
+
+	for _, tc := range []struct {
+		name    string
+		current []*x509.Certificate
+		opts    bundle.Options
+		now     time.Time
+		want    []bundle.Reissue
+	}{
+		{
+			name:    "pending until the old CA expires",
+			current: []*x509.Certificate{newCA.Cert},
+			opts:    bundle.Options{MaxPrevious: 1, ProtectIssuers: true},
+			now:     now,
+			want:    []bundle.Reissue{{Leaf: leafOld, Issuer: oldCA.Cert, LeavesAt: testpki.Date(2027, 6, 1), State: bundle.IssuerPending}},
+		},
+		{
+			name:    "pending until retain.for, when that is earlier",
+			current: []*x509.Certificate{newCA.Cert},
+			opts:    bundle.Options{MaxPrevious: 1, RetainFor: 90 * day, ProtectIssuers: true},
+			now:     now,
+			want:    []bundle.Reissue{{Leaf: leafOld, Issuer: oldCA.Cert, LeavesAt: testpki.Date(2027, 1, 30), State: bundle.IssuerPending}},
+		},
+		{
+			name:    "protected beyond maxPrevious: due now",
+			current: []*x509.Certificate{newCA.Cert},
+			opts:    bundle.Options{MaxPrevious: 0, ProtectIssuers: true},
+			now:     now,
+			want:    []bundle.Reissue{{Leaf: leafOld, Issuer: oldCA.Cert, LeavesAt: now, State: bundle.IssuerProtected}},
+		},
+		{
+			name:    "protected after retain.for elapsed: due since the deadline",
+			current: []*x509.Certificate{newCA.Cert},
+			opts:    bundle.Options{MaxPrevious: 1, RetainFor: 10 * day, ProtectIssuers: true},
+			now:     now,
+			want:    []bundle.Reissue{{Leaf: leafOld, Issuer: oldCA.Cert, LeavesAt: testpki.Date(2026, 11, 11), State: bundle.IssuerProtected}},
+		},
+		{
+			name:    "dropped when protectIssuers is off",
+			current: []*x509.Certificate{newCA.Cert},
+			opts:    bundle.Options{MaxPrevious: 0, ProtectIssuers: false},
+			now:     now,
+			want:    []bundle.Reissue{{Leaf: leafOld, Issuer: oldCA.Cert, LeavesAt: now, State: bundle.IssuerDropped}},
+		},
+		{
+			name:    "a leaf a current CA also verifies needs nothing",
+			current: []*x509.Certificate{renewed.Cert},
+			opts:    bundle.Options{MaxPrevious: 1, ProtectIssuers: true},
+			now:     now,
+		},
+		{
+			name:    "Copy mode carries no previous CA",
+			current: []*x509.Certificate{newCA.Cert},
+			opts:    bundle.Options{Copy: true},
+			now:     now,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := bundle.Merge(tc.current, []*x509.Certificate{oldCA.Cert}, leaves, tc.opts, tc.now)
+			require.NoError(t, err)
+			require.Equal(t, tc.want, out.Reissues(leaves, tc.opts, tc.now))
+		})
+	}
+}

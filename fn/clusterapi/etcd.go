@@ -1,0 +1,220 @@
+package clusterapi
+
+import (
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// designFieldNote is appended to every result that writes a field of the EKS
+// Anywhere design.
+const designFieldNote = "a field of the EKS Anywhere certificate auto-renewal design that released CRDs lack: the live CRD must carry it, or applying it fails (or the field is silently pruned)"
+
+// planEtcdadm handles one selected EtcdadmCluster: with
+// eksAnywhereDesignFields it writes the design's expiry field; otherwise it
+// rolls the etcd machines when the evidence says so.
+func (a *applier) planEtcdadm(node *yaml.RNode, ref kube.Ref) {
+	evidence := a.evidence[kube.KeyOf(node)]
+	if !a.cfg.EKSAnywhereDesignFields {
+		a.planRoll(node, ref, evidence)
+		return
+	}
+	days := a.cfg.CertificatesExpiryDays
+	field := fieldPath(etcdadmDesignExpiry)
+	// etcdadm issues etcd certificates for a year; the window must be
+	// shorter, as for kubeadm's default.
+	if err := CheckExpiryDays(days, DefaultValidityDays, false); err != nil {
+		a.errorf(ref, field, "cannot set certificatesExpiryDays: %v", err)
+		return
+	}
+	current, present, err := readInt(node, etcdadmDesignExpiry)
+	if err != nil {
+		a.fieldErr(ref, field, err)
+		return
+	}
+	if present && current == days {
+		a.infof(ref, field, "certificatesExpiryDays is already %d (%s)", days, designFieldNote)
+	} else {
+		a.edits = append(a.edits, func() error {
+			_, err := setInt(node, etcdadmDesignExpiry, days)
+			return err
+		})
+		a.infof(ref, field, "set certificatesExpiryDays to %d: %s", days, designFieldNote)
+	}
+	if len(evidence) > 0 {
+		a.infof(ref, fieldPath(infrastructureTemplate), "no evidence-driven roll: with eksAnywhereDesignFields the etcdadm-controller is expected to roll its machines from the design field")
+	}
+}
+
+// planRoll rolls the etcd machines of an EtcdadmCluster whose evidence is
+// inside the window: it emits a copy of the infrastructure template under a
+// name derived from the evidence and points spec.infrastructureTemplate at
+// it. etcdadm-controller replaces every machine that was not cloned from the
+// current template, which renews every etcd certificate. Nothing else - in
+// particular no KubeadmControlPlane - is touched.
+func (a *applier) planRoll(node *yaml.RNode, ref kube.Ref, evidence []Evidence) {
+	days := a.cfg.CertificatesExpiryDays
+	refField := fieldPath(infrastructureTemplate)
+	if len(evidence) == 0 {
+		a.infof(ref, "", "no certificate expiry evidence for its machines in the input, so no etcd roll: include its Machines (annotation %s or status.certificatesExpiryDate) or the EKS Anywhere Cluster with status.clusterCertificateInfo", ExpiryAnnotation)
+		return
+	}
+	kind, err := readString(node, append(infrastructureTemplate, "kind"))
+	if err != nil {
+		a.fieldErr(ref, refField+".kind", err)
+		return
+	}
+	name, err := readString(node, append(infrastructureTemplate, "name"))
+	if err != nil {
+		a.fieldErr(ref, refField+".name", err)
+		return
+	}
+	namespace, err := readString(node, append(infrastructureTemplate, "namespace"))
+	if err != nil {
+		a.fieldErr(ref, refField+".namespace", err)
+		return
+	}
+	if namespace == "" {
+		namespace = ref.Namespace
+	}
+	switch {
+	case kind == "":
+		a.errorf(ref, refField+".kind", "required: the etcd roll copies the infrastructure template")
+		return
+	case name == "":
+		a.errorf(ref, refField+".name", "required: the etcd roll copies the infrastructure template")
+		return
+	}
+	src := a.find(kind, namespace, name)
+	base := name
+	if src != nil {
+		if from := src.GetAnnotations(CopiedFromAnnotation)[CopiedFromAnnotation]; from != "" {
+			base = from
+		}
+	}
+	roll, ok := PlanRoll(base, evidence, a.now, days)
+	if !ok {
+		a.infof(ref, "", "no etcd machine inside the %d-day window (%d statement(s) read): no roll", days, len(evidence))
+		return
+	}
+	dueList := describeDue(roll.Due)
+	if roll.Name == name {
+		a.infof(ref, refField+".name", "etcd roll already in place for this evidence: the infrastructure template is %s (due: %s)", name, dueList)
+		return
+	}
+	if src == nil {
+		a.warnf(ref, refField, "etcd machines are due (%s) but %s %s is not in the input, so it cannot be copied to roll them: add it to the package, or renew with `eksctl anywhere renew certificates --component etcd`", dueList, kind, nsName(namespace, name))
+		return
+	}
+	copyKey := kube.Key{Kind: kind, Namespace: namespace, Name: roll.Name}
+	emitted := "reusing the existing " + copyKey.String()
+	if a.find(kind, namespace, roll.Name) == nil && !a.pending[copyKey] {
+		a.pending[copyKey] = true
+		copied, err := copyTemplate(src, roll.Name, base)
+		if err != nil {
+			a.errorf(kube.RefOf(src), "metadata", "copying the infrastructure template: %v", err)
+			return
+		}
+		emitted = "emitted " + copyKey.String()
+		if p, _ := kube.FileOf(copied); p != "" {
+			emitted += " in " + p
+		}
+		a.edits = append(a.edits, func() error {
+			a.added = append(a.added, copied)
+			return nil
+		})
+	}
+	a.edits = append(a.edits, func() error {
+		_, err := setScalar(node, append(infrastructureTemplate, "name"), roll.Name, yaml.NodeTagString)
+		return err
+	})
+	a.warnf(ref, refField+".name", "rolling every etcd machine: infrastructure template %s -> %s (%s, a copy of %s); due: %s. Control-plane machines are not rolled for etcd certificates",
+		name, roll.Name, emitted, nsName(namespace, name), dueList)
+	if len(roll.Expired) > 0 {
+		a.warnf(ref, "", "certificates already expired (%s): the etcd cluster may be unable to admit replacement members; if the roll stalls, renew with `eksctl anywhere renew certificates --component etcd`", describeDue(roll.Expired))
+	}
+}
+
+// describeDue lists due statements: "machine (expiry)", earliest first.
+func describeDue(due []Evidence) string {
+	parts := make([]string, 0, len(due))
+	for _, e := range due {
+		parts = append(parts, fmt.Sprintf("%s (%s)", e.Machine, e.Expiry.Format("2006-01-02")))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// find returns the input object of kind, namespace and name, or nil.
+func (a *applier) find(kind, namespace, name string) *yaml.RNode {
+	for _, n := range a.items {
+		if n.GetKind() == kind && n.GetName() == name && n.GetNamespace() == namespace {
+			return n
+		}
+	}
+	return nil
+}
+
+// Annotations that identify an input resource to kustomize and kyaml; a
+// copy is a new resource and must not carry them.
+var identityAnnotations = []string{
+	"kustomize.config.k8s.io/id",
+	kioutil.LegacyIdAnnotation,
+	string(kioutil.IdAnnotation),
+	kioutil.InternalAnnotationsMigrationResourceIDAnnotation,
+}
+
+// copyTemplate returns a copy of the infrastructure template src named
+// name, marked as derived from base, without the fields a server sets
+// (uid, resourceVersion, ...) so that it can be created. When src came from
+// a file the copy goes into a new file beside it.
+func copyTemplate(src *yaml.RNode, name, base string) (*yaml.RNode, error) {
+	c := src.Copy()
+	if err := c.SetName(name); err != nil {
+		return nil, err
+	}
+	for _, f := range []string{"uid", "resourceVersion", "creationTimestamp", "generation", "managedFields", "selfLink"} {
+		if err := c.PipeE(yaml.Lookup("metadata"), yaml.Clear(f)); err != nil {
+			return nil, err
+		}
+	}
+	if err := c.PipeE(yaml.Clear("status")); err != nil {
+		return nil, err
+	}
+	srcPath, _ := kube.FileOf(src)
+	_, legacy := src.GetAnnotations(kioutil.LegacyPathAnnotation)[kioutil.LegacyPathAnnotation]
+	clear := append([]string{kioutil.PathAnnotation, kioutil.IndexAnnotation, kioutil.LegacyPathAnnotation, kioutil.LegacyIndexAnnotation}, identityAnnotations...)
+	for _, k := range clear {
+		if err := c.PipeE(yaml.ClearAnnotation(k)); err != nil {
+			return nil, err
+		}
+	}
+	if err := c.PipeE(yaml.SetAnnotation(CopiedFromAnnotation, base)); err != nil {
+		return nil, err
+	}
+	if srcPath != "" {
+		file := strings.ToLower(c.GetKind()) + "_"
+		if ns := c.GetNamespace(); ns != "" {
+			file += ns + "_"
+		}
+		p := path.Join(path.Dir(srcPath), file+name+".yaml")
+		set := map[string]string{kioutil.PathAnnotation: p, kioutil.IndexAnnotation: "0"}
+		if legacy {
+			set[kioutil.LegacyPathAnnotation], set[kioutil.LegacyIndexAnnotation] = p, "0"
+		}
+		for _, k := range []string{kioutil.PathAnnotation, kioutil.IndexAnnotation, kioutil.LegacyPathAnnotation, kioutil.LegacyIndexAnnotation} {
+			if v, ok := set[k]; ok {
+				if err := c.PipeE(yaml.SetAnnotation(k, v)); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return c, nil
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }

@@ -1,0 +1,409 @@
+package clusterapi
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rotate-certs/rotate-certs/fn/policy"
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+const etcdadmCluster = `apiVersion: etcdcluster.cluster.x-k8s.io/v1beta1
+kind: EtcdadmCluster
+metadata:
+  name: prod-etcd
+  namespace: eksa-system
+  labels:
+    cluster.x-k8s.io/cluster-name: prod
+  annotations:
+    internal.config.kubernetes.io/path: clusters/prod/etcd.yaml
+    internal.config.kubernetes.io/index: "0"
+spec:
+  replicas: 3
+  etcdadmConfigSpec:
+    etcdadmBuiltin: true
+  infrastructureTemplate:
+    apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+    kind: VSphereMachineTemplate
+    name: prod-etcd-template-1700000000000 # written by eksctl
+    namespace: eksa-system
+`
+
+const etcdTemplate = `apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: VSphereMachineTemplate
+metadata:
+  name: prod-etcd-template-1700000000000
+  namespace: eksa-system
+  uid: 0a6e0a52-0000-4000-8000-000000000001
+  resourceVersion: "123456"
+  creationTimestamp: "2025-12-01T00:00:00Z"
+  annotations:
+    internal.config.kubernetes.io/path: clusters/prod/etcd.yaml
+    internal.config.kubernetes.io/index: "1"
+    config.k8s.io/id: "2"
+spec:
+  template:
+    spec:
+      cloneMode: linkedClone # fast clones
+      numCPUs: 2
+`
+
+// etcdMachine is an etcd Machine with an expiry annotation.
+func etcdMachine(name, expiry string) string {
+	return `apiVersion: cluster.x-k8s.io/v1beta1
+kind: Machine
+metadata:
+  name: ` + name + `
+  namespace: eksa-system
+  labels:
+    cluster.x-k8s.io/cluster-name: prod
+    cluster.x-k8s.io/etcd-cluster: prod-etcd
+  annotations:
+    machine.cluster.x-k8s.io/certificates-expiry: "` + expiry + `"
+  ownerReferences:
+  - apiVersion: etcdcluster.cluster.x-k8s.io/v1beta1
+    kind: EtcdadmCluster
+    name: prod-etcd
+    controller: true
+spec:
+  clusterName: prod
+`
+}
+
+const cpMachine = `apiVersion: cluster.x-k8s.io/v1beta1
+kind: Machine
+metadata:
+  name: prod-xk2lp
+  namespace: eksa-system
+  labels:
+    cluster.x-k8s.io/cluster-name: prod
+    cluster.x-k8s.io/control-plane: ""
+spec:
+  clusterName: prod
+status:
+  certificatesExpiryDate: "2026-12-01T00:00:00Z"
+`
+
+func docs(parts ...string) string { return strings.Join(parts, "---\n") }
+
+func TestEtcdRollFromMachineAnnotations(t *testing.T) {
+	in := docs(etcdadmCluster, etcdTemplate,
+		etcdMachine("prod-etcd-aaaaa", "2026-12-10T00:00:00Z"), // 18 days: due
+		etcdMachine("prod-etcd-bbbbb", "2027-03-01T00:00:00Z"),
+		etcdMachine("prod-etcd-ccccc", "2027-03-02T00:00:00Z"),
+		kcpV1beta1)
+	items := parse(t, in)
+	added, results := Apply(items, cfg(30), now)
+	if errs := errorsOf(results); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if len(added) != 1 {
+		t.Fatalf("want one template copy, got %d", len(added))
+	}
+	cp := added[0]
+	name := cp.GetName()
+	if !strings.HasPrefix(name, "prod-etcd-template-1700000000000-renew-") {
+		t.Errorf("copy name %q must derive from the template name", name)
+	}
+	out := render(t, items)
+	if !strings.Contains(out, "    name: "+name+" # written by eksctl\n") {
+		t.Errorf("spec.infrastructureTemplate.name must point at %s, comment kept:\n%s", name, out)
+	}
+	// The original template stays; the copy has its spec, comments included,
+	// and none of the server fields or identity annotations.
+	if !strings.Contains(out, "name: prod-etcd-template-1700000000000\n  namespace: eksa-system\n  uid:") {
+		t.Errorf("the original template must stay as it was:\n%s", out)
+	}
+	copied := cp.MustString()
+	for _, want := range []string{"cloneMode: linkedClone # fast clones", "rotate-certs.dev/copied-from: 'prod-etcd-template-1700000000000'",
+		"internal.config.kubernetes.io/path: 'clusters/prod/vspheremachinetemplate_eksa-system_" + name + ".yaml'", "internal.config.kubernetes.io/index: '0'"} {
+		if !strings.Contains(copied, want) {
+			t.Errorf("copy lacks %q:\n%s", want, copied)
+		}
+	}
+	for _, gone := range []string{"uid:", "resourceVersion", "creationTimestamp", "config.k8s.io/id"} {
+		if strings.Contains(copied, gone) {
+			t.Errorf("copy must not carry %s:\n%s", gone, copied)
+		}
+	}
+	// The control plane is not rolled for etcd certificates: the KCP gets
+	// only its own expiry field.
+	if strings.Count(out, "rolloutBefore") != 1 || strings.Contains(out, "rolloutAfter") {
+		t.Errorf("the KubeadmControlPlane must only get its expiry field:\n%s", out)
+	}
+	if !hasResult(results, framework.Warning, "Machine eksa-system/prod-etcd-aaaaa", "metadata.annotations[machine.cluster.x-k8s.io/certificates-expiry]", "etcd machine prod-etcd-aaaaa of EtcdadmCluster eksa-system/prod-etcd", "2026-12-10T00:00:00Z (18 days left), inside the 30-day window") {
+		t.Errorf("want a warning for the due machine: %v", results)
+	}
+	if !hasResult(results, framework.Info, "prod-etcd-bbbbb", "(99 days left)") {
+		t.Errorf("want an info for a machine outside the window: %v", results)
+	}
+	if !hasResult(results, framework.Warning, "EtcdadmCluster eksa-system/prod-etcd spec.infrastructureTemplate.name", "rolling every etcd machine", "due: prod-etcd-aaaaa (2026-12-10)", "emitted VSphereMachineTemplate eksa-system/"+name) {
+		t.Errorf("want a warning describing the roll: %v", results)
+	}
+
+	// Idempotent: the output (with the copy) rendered again changes nothing.
+	second := parse(t, out+"---\n"+copied)
+	before := render(t, second)
+	added2, results2 := Apply(second, cfg(30), now)
+	if len(added2) != 0 || render(t, second) != before {
+		t.Errorf("second render changed something (added %d):\n%s", len(added2), render(t, second))
+	}
+	if !hasResult(results2, framework.Info, "etcd roll already in place", name) {
+		t.Errorf("second render must say the roll is in place: %v", results2)
+	}
+
+	// Time passing with the same evidence keeps the name.
+	later := parse(t, out+"---\n"+copied)
+	if added3, _ := Apply(later, cfg(30), now.AddDate(0, 0, 15)); len(added3) != 0 || render(t, later) != before {
+		t.Error("the same evidence two weeks later must not roll again")
+	}
+
+	// A year on, the replacement machines are due: the next copy derives
+	// from the original name, not from the copy's.
+	next := strings.Replace(out+"---\n"+copied, "2026-12-10T00:00:00Z", "2027-12-01T00:00:00Z", 1)
+	next = strings.Replace(next, "2027-03-01T00:00:00Z", "2027-12-02T00:00:00Z", 1)
+	nextItems := parse(t, next)
+	added4, _ := Apply(nextItems, cfg(30), now.AddDate(1, 0, 0))
+	if len(added4) != 1 {
+		t.Fatalf("want a second roll a year later, got %d copies", len(added4))
+	}
+	if n := added4[0].GetName(); n == name || !strings.HasPrefix(n, "prod-etcd-template-1700000000000-renew-") || strings.Count(n, "renew") != 1 {
+		t.Errorf("second copy name %q must be a new name derived from the original template", n)
+	}
+	if !strings.Contains(added4[0].MustString(), "copied-from: 'prod-etcd-template-1700000000000'\n") {
+		t.Error("the second copy must still name the original template")
+	}
+}
+
+func TestEtcdNotDue(t *testing.T) {
+	in := docs(etcdadmCluster, etcdTemplate, etcdMachine("prod-etcd-aaaaa", "2027-06-01T00:00:00Z"))
+	items := parse(t, in)
+	before := render(t, items)
+	added, results := Apply(items, cfg(30), now)
+	if len(added) != 0 || render(t, items) != before {
+		t.Error("nothing due: nothing may change")
+	}
+	if !hasResult(results, framework.Info, "EtcdadmCluster eksa-system/prod-etcd", "no etcd machine inside the 30-day window") {
+		t.Errorf("want an info saying no roll: %v", results)
+	}
+}
+
+func TestEtcdNoEvidence(t *testing.T) {
+	out, added, results := run(t, docs(etcdadmCluster, etcdTemplate), cfg(30))
+	if added != "" || strings.Contains(out, "renew-") {
+		t.Error("no evidence: no roll")
+	}
+	if !hasResult(results, framework.Info, "no certificate expiry evidence") {
+		t.Errorf("want an info about missing evidence: %v", results)
+	}
+}
+
+func TestEtcdEvidenceSources(t *testing.T) {
+	statusMachine := strings.Replace(etcdMachine("prod-etcd-sssss", "unused"),
+		"  annotations:\n    machine.cluster.x-k8s.io/certificates-expiry: \"unused\"\n", "", 1) + "status:\n  certificatesExpiryDate: \"2026-12-12T00:00:00Z\"\n"
+	bothMachine := etcdMachine("prod-etcd-wwwww", "2027-06-01T00:00:00Z") + "status:\n  certificatesExpiryDate: \"2026-12-01T00:00:00Z\"\n"
+	eksaCluster := `apiVersion: anywhere.eks.amazonaws.com/v1alpha1
+kind: Cluster
+metadata:
+  name: prod
+  namespace: default
+spec:
+  externalEtcdConfiguration:
+    count: 3
+status:
+  clusterCertificateInfo:
+  - machine: prod-etcd-eeeee
+    expiresInDays: 12
+  - machine: prod-9qz7m
+    expiresInDays: 200
+`
+	tests := []struct {
+		name     string
+		in       string
+		roll     bool
+		evidence []string // substrings of one result each
+	}{
+		{"status", docs(etcdadmCluster, etcdTemplate, statusMachine), true,
+			[]string{"Machine eksa-system/prod-etcd-sssss status.certificatesExpiryDate: etcd machine prod-etcd-sssss of EtcdadmCluster eksa-system/prod-etcd: certificates expire 2026-12-12T00:00:00Z (20 days left)"}},
+		{"annotation wins over status", docs(etcdadmCluster, etcdTemplate, bothMachine), false,
+			[]string{"Machine eksa-system/prod-etcd-wwwww metadata.annotations[machine.cluster.x-k8s.io/certificates-expiry]: etcd machine prod-etcd-wwwww of EtcdadmCluster eksa-system/prod-etcd: certificates expire 2027-06-01T00:00:00Z"}},
+		{"EKS Anywhere status by naming", docs(etcdadmCluster, etcdTemplate, eksaCluster), true,
+			[]string{"Cluster default/prod status.clusterCertificateInfo[0]: etcd machine prod-etcd-eeeee of EtcdadmCluster eksa-system/prod-etcd: certificates expire in 12 days",
+				"Cluster default/prod status.clusterCertificateInfo[1]: machine prod-9qz7m: certificates expire in 200 days"}},
+		{"EKS Anywhere status by Machine", docs(etcdadmCluster, etcdTemplate, cpMachine, strings.Replace(eksaCluster, "prod-9qz7m\n    expiresInDays: 200", "prod-xk2lp\n    expiresInDays: 5", 1)), true,
+			[]string{"status.clusterCertificateInfo[1]: control-plane machine prod-xk2lp: certificates expire in 5 days", "Machine eksa-system/prod-xk2lp status.certificatesExpiryDate: control-plane machine prod-xk2lp: certificates expire 2026-12-01T00:00:00Z (9 days left), inside the 30-day window; KubeadmControlPlane rolls it"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, added, results := run(t, tt.in, cfg(30))
+			if errs := errorsOf(results); len(errs) > 0 {
+				t.Fatal(errs)
+			}
+			if (added != "") != tt.roll {
+				t.Errorf("roll = %v, want %v; results %v", added != "", tt.roll, results)
+			}
+			for _, want := range tt.evidence {
+				found := false
+				for _, r := range results {
+					found = found || strings.Contains(resultLine(r), want)
+				}
+				if !found {
+					t.Errorf("no result containing %q in:\n%v", want, results)
+				}
+			}
+		})
+	}
+}
+
+func TestControlPlaneEvidenceDoesNotRollEtcd(t *testing.T) {
+	// Only the control-plane machine is due: etcd must not roll.
+	in := docs(etcdadmCluster, etcdTemplate, etcdMachine("prod-etcd-aaaaa", "2027-06-01T00:00:00Z"), cpMachine)
+	_, added, results := run(t, in, cfg(30))
+	if added != "" {
+		t.Errorf("a due control-plane machine must not roll etcd:\n%s", added)
+	}
+	if !hasResult(results, framework.Warning, "control-plane machine prod-xk2lp") {
+		t.Errorf("the due control-plane machine must be reported: %v", results)
+	}
+}
+
+func TestEtcdRollProblems(t *testing.T) {
+	due := etcdMachine("prod-etcd-aaaaa", "2026-12-10T00:00:00Z")
+	tests := []struct {
+		name, in string
+		sev      framework.Severity
+		want     string
+	}{
+		{"malformed annotation", docs(etcdadmCluster, etcdTemplate, etcdMachine("prod-etcd-aaaaa", "10 Dec 2026")), framework.Error,
+			`Machine eksa-system/prod-etcd-aaaaa metadata.annotations[machine.cluster.x-k8s.io/certificates-expiry]: "10 Dec 2026" is not an RFC 3339 date`},
+		{"malformed status", docs(cpMachine[:strings.Index(cpMachine, "status:")] + "status:\n  certificatesExpiryDate: yesterday\n"), framework.Error,
+			`Machine eksa-system/prod-xk2lp status.certificatesExpiryDate: "yesterday" is not an RFC 3339 date`},
+		{"malformed EKS-A status", docs("apiVersion: anywhere.eks.amazonaws.com/v1alpha1\nkind: Cluster\nmetadata: {name: prod}\nstatus:\n  clusterCertificateInfo:\n  - machine: m\n    expiresInDays: soon\n"), framework.Error,
+			"Cluster /prod status.clusterCertificateInfo[0].expiresInDays: required: a whole number of days"},
+		{"unknown EKS-A version", docs("apiVersion: anywhere.eks.amazonaws.com/v1alpha2\nkind: Cluster\nmetadata: {name: prod}\n"), framework.Error,
+			"Cluster /prod apiVersion: unsupported apiVersion anywhere.eks.amazonaws.com/v1alpha2"},
+		{"unknown EtcdadmCluster version", docs(strings.Replace(etcdadmCluster, "v1beta1\nkind: EtcdadmCluster", "v1beta2\nkind: EtcdadmCluster", 1)), framework.Error,
+			"EtcdadmCluster eksa-system/prod-etcd apiVersion: unsupported apiVersion etcdcluster.cluster.x-k8s.io/v1beta2"},
+		{"template missing", docs(etcdadmCluster, due), framework.Warning,
+			"EtcdadmCluster eksa-system/prod-etcd spec.infrastructureTemplate: etcd machines are due (prod-etcd-aaaaa (2026-12-10)) but VSphereMachineTemplate eksa-system/prod-etcd-template-1700000000000 is not in the input"},
+		{"template name missing", docs(strings.Replace(etcdadmCluster, "    name: prod-etcd-template-1700000000000 # written by eksctl\n", "", 1), due), framework.Error,
+			"EtcdadmCluster eksa-system/prod-etcd spec.infrastructureTemplate.name: required"},
+		{"already expired", docs(etcdadmCluster, etcdTemplate, etcdMachine("prod-etcd-aaaaa", "2026-11-01T00:00:00Z")), framework.Warning,
+			"certificates already expired (prod-etcd-aaaaa (2026-11-01))"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			items := parse(t, tt.in+"---\n"+kcpV1beta1)
+			before := render(t, items)
+			added, results := Apply(items, cfg(30), now)
+			if !hasResult(results, tt.sev, tt.want) {
+				t.Fatalf("no %s result containing %q in:\n%v", tt.sev, tt.want, results)
+			}
+			if tt.sev == framework.Error {
+				if added != nil || render(t, items) != before {
+					t.Error("an error must leave everything unchanged and add nothing")
+				}
+			}
+		})
+	}
+}
+
+func TestDesignFields(t *testing.T) {
+	eksa := `apiVersion: anywhere.eks.amazonaws.com/v1alpha1
+kind: Cluster
+metadata:
+  name: prod
+  namespace: default
+spec:
+  externalEtcdConfiguration:
+    count: 3
+`
+	c := cfg(30)
+	c.EKSAnywhereDesignFields = true
+	in := docs(etcdadmCluster, etcdTemplate, etcdMachine("prod-etcd-aaaaa", "2026-12-10T00:00:00Z"), eksa)
+	out, added, results := run(t, in, c)
+	if errs := errorsOf(results); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if added != "" || strings.Contains(out, "renew-") {
+		t.Error("with the design fields the controller rolls; no template copy")
+	}
+	for _, want := range []string{
+		"  rolloutBefore:\n    certificatesExpiryDays: 30\n",
+		"  certificatesConfiguration:\n    rolloutBeforeExpiry:\n      enabled: true\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, want := range [][]string{
+		{"EtcdadmCluster eksa-system/prod-etcd spec.rolloutBefore.certificatesExpiryDays", "the live CRD must carry it"},
+		{"Cluster default/prod spec.certificatesConfiguration.rolloutBeforeExpiry.enabled", "the live CRD must carry it"},
+	} {
+		if !hasResult(results, framework.Info, want...) {
+			t.Errorf("want info %v in %v", want, results)
+		}
+	}
+	again, _, _ := run(t, out, c)
+	if again != out {
+		t.Errorf("second render changed the design fields:\n%s", again)
+	}
+
+	// Without the flag, neither design field is written.
+	plain, _, _ := run(t, docs(etcdadmCluster, eksa), cfg(30))
+	if strings.Contains(plain, "rolloutBefore") || strings.Contains(plain, "certificatesConfiguration") {
+		t.Errorf("design fields must not be written by default:\n%s", plain)
+	}
+
+	// The design field on EtcdadmCluster follows kubeadm's default validity.
+	c.CertificatesExpiryDays = 400
+	_, _, res := run(t, docs(etcdadmCluster), c)
+	if !hasResult(res, framework.Error, "EtcdadmCluster eksa-system/prod-etcd spec.rolloutBefore.certificatesExpiryDays", "400 must be less than 365") {
+		t.Errorf("want an error for 400 days: %v", res)
+	}
+
+	// kinds without EtcdadmCluster: no design field, no roll.
+	c = cfg(30)
+	c.Kinds = []string{policy.KindKubeadmControlPlane}
+	out, added, _ = run(t, in, c)
+	if added != "" || strings.Contains(out, "renew-") {
+		t.Error("EtcdadmCluster not in kinds: no roll")
+	}
+}
+
+func TestCopyWithoutPathAndLegacyPath(t *testing.T) {
+	src := parse(t, etcdTemplate)[0]
+	_ = src.PipeE(yaml.ClearAnnotation("internal.config.kubernetes.io/path"))
+	c, err := copyTemplate(src, "x-renew-1", "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := c.GetAnnotations()["internal.config.kubernetes.io/path"]; p != "" {
+		t.Errorf("a template from no file gives a copy in no file, got %q", p)
+	}
+	legacy := parse(t, strings.Replace(etcdTemplate, "internal.config.kubernetes.io/path", "config.kubernetes.io/path", 1))[0]
+	c, err = copyTemplate(legacy, "x-renew-1", "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := c.GetAnnotations()
+	if a["config.kubernetes.io/path"] != a["internal.config.kubernetes.io/path"] || !strings.HasSuffix(a["config.kubernetes.io/path"], "_x-renew-1.yaml") {
+		t.Errorf("legacy and current path annotations must agree on the new file: %v", a)
+	}
+}
+
+func TestLocalConfigDumpIsEvidence(t *testing.T) {
+	// A dump of Machines marked local-config is read (and never applied).
+	dump := strings.Replace(etcdMachine("prod-etcd-aaaaa", "2026-12-10T00:00:00Z"), "  annotations:\n", "  annotations:\n    config.kubernetes.io/local-config: \"true\"\n", 1)
+	out, added, _ := run(t, docs(etcdadmCluster, etcdTemplate, dump), cfg(30))
+	if added == "" || !strings.Contains(out, "-renew-") {
+		t.Error("a local-config Machine dump must count as evidence")
+	}
+	// A local-config EtcdadmCluster is configuration for a tool, not managed.
+	local := strings.Replace(etcdadmCluster, "  annotations:\n", "  annotations:\n    config.kubernetes.io/local-config: \"true\"\n", 1)
+	_, added, _ = run(t, docs(local, etcdTemplate, dump), cfg(30))
+	if added != "" {
+		t.Error("a local-config EtcdadmCluster must not be rolled")
+	}
+}

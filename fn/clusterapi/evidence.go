@@ -1,0 +1,258 @@
+package clusterapi
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// Roles of a machine, for messages: the etcd roll acts on etcd machines
+// only.
+const (
+	roleEtcd         = "etcd"
+	roleControlPlane = "control-plane"
+	roleOther        = ""
+)
+
+// machine is what the etcd roll knows of a Cluster API Machine in the
+// input.
+type machine struct {
+	ref kube.Ref
+	// etcdCluster is the EtcdadmCluster the machine belongs to (by owner
+	// reference or the cluster.x-k8s.io/etcd-cluster label), if any.
+	etcdCluster *kube.Key
+	role        string
+}
+
+// classify reads the role of a Machine: an etcd machine is owned by an
+// EtcdadmCluster or carries its label (etcdadm-controller sets both); a
+// control-plane machine carries the cluster.x-k8s.io/control-plane label or
+// is owned by a KubeadmControlPlane.
+func classify(node *yaml.RNode) machine {
+	m := machine{ref: kube.RefOf(node), role: roleOther}
+	labels := node.GetLabels()
+	owners, _ := lookup(node, []string{"metadata", "ownerReferences"})
+	var ownerKinds []string
+	if owners != nil {
+		elems, _ := owners.Elements()
+		for _, o := range elems {
+			kind, _ := readString(o, []string{"kind"})
+			name, _ := readString(o, []string{"name"})
+			apiVersion, _ := readString(o, []string{"apiVersion"})
+			group, _ := splitAPIVersion(apiVersion)
+			ownerKinds = append(ownerKinds, kind)
+			if kind == "EtcdadmCluster" && group == groupEtcdCluster && name != "" && m.etcdCluster == nil {
+				m.etcdCluster = &kube.Key{Kind: "EtcdadmCluster", Namespace: m.ref.Namespace, Name: name}
+			}
+		}
+	}
+	if name := labels[etcdClusterLabel]; name != "" && m.etcdCluster == nil {
+		m.etcdCluster = &kube.Key{Kind: "EtcdadmCluster", Namespace: m.ref.Namespace, Name: name}
+	}
+	_, cpLabel := labels["cluster.x-k8s.io/control-plane"]
+	switch {
+	case m.etcdCluster != nil:
+		m.role = roleEtcd
+	case cpLabel || contains(ownerKinds, "KubeadmControlPlane"):
+		m.role = roleControlPlane
+	}
+	return m
+}
+
+// machineEvidence reads what a Machine states about its certificates: the
+// machine.cluster.x-k8s.io/certificates-expiry annotation when present (it
+// wins, as in Cluster API), else status.certificatesExpiryDate. A value that
+// does not parse is an error naming its field.
+func machineEvidence(node *yaml.RNode, m machine) (*Evidence, string, error) {
+	if v, ok := node.GetAnnotations(ExpiryAnnotation)[ExpiryAnnotation]; ok {
+		field := annotationField(ExpiryAnnotation)
+		t, err := ParseExpiry(v)
+		if err != nil {
+			return nil, field, err
+		}
+		return &Evidence{Machine: m.ref.Name, Source: m.ref.String() + " " + field, Value: v, Expiry: t}, field, nil
+	}
+	field := fieldPath(machineExpiryStatus)
+	v, err := readString(node, machineExpiryStatus)
+	if err != nil {
+		return nil, field, err
+	}
+	if v == "" {
+		return nil, "", nil
+	}
+	t, err := ParseExpiry(v)
+	if err != nil {
+		return nil, field, err
+	}
+	return &Evidence{Machine: m.ref.Name, Source: m.ref.String() + " " + field, Value: v, Expiry: t}, field, nil
+}
+
+// certificateInfo is one entry of an EKS Anywhere Cluster's
+// status.clusterCertificateInfo.
+type certificateInfo struct {
+	field         string
+	machine       string
+	expiresInDays int
+}
+
+// eksaCertificateInfos reads status.clusterCertificateInfo of an EKS
+// Anywhere Cluster: {machine, expiresInDays} per control-plane and etcd
+// machine, as the cluster controller's certificate scanner writes it.
+func eksaCertificateInfos(node *yaml.RNode) ([]certificateInfo, error) {
+	list, err := lookup(node, eksaCertificateInfo)
+	if err != nil || list == nil {
+		return nil, err
+	}
+	base := fieldPath(eksaCertificateInfo)
+	if list.YNode().Kind != yaml.SequenceNode {
+		return nil, &fieldError{field: base, msg: "must be a list"}
+	}
+	elems, _ := list.Elements()
+	out := make([]certificateInfo, 0, len(elems))
+	for i, e := range elems {
+		field := fmt.Sprintf("%s[%d]", base, i)
+		if e.YNode().Kind != yaml.MappingNode {
+			return nil, &fieldError{field: field, msg: "must be an object"}
+		}
+		name, err := readString(e, []string{"machine"})
+		if err != nil || name == "" {
+			return nil, &fieldError{field: field + ".machine", msg: "required: the name of a machine"}
+		}
+		days, present, err := readInt(e, []string{"expiresInDays"})
+		if err != nil || !present {
+			return nil, &fieldError{field: field + ".expiresInDays", msg: "required: a whole number of days"}
+		}
+		out = append(out, certificateInfo{field: field, machine: name, expiresInDays: days})
+	}
+	return out, nil
+}
+
+// gatherEvidence reads every expiry statement in the input, reports each
+// (info, or a warning inside the window) and returns them grouped by the
+// EtcdadmCluster they concern. Statements about other machines are
+// reported only: control-plane machines are rolled by KubeadmControlPlane,
+// never by the etcd roll.
+func (a *applier) gatherEvidence() {
+	machines := map[string][]machine{} // by name, for EKS Anywhere statements
+	for _, node := range a.all {
+		group, _ := splitAPIVersion(node.GetApiVersion())
+		if node.GetKind() != kindMachine || group != groupCluster {
+			continue
+		}
+		m := classify(node)
+		machines[m.ref.Name] = append(machines[m.ref.Name], m)
+		e, field, err := machineEvidence(node, m)
+		if err != nil {
+			a.fieldErr(m.ref, field, err)
+			continue
+		}
+		if e == nil {
+			continue
+		}
+		a.report(m.ref, field, m, *e)
+		if m.etcdCluster != nil {
+			a.evidence[*m.etcdCluster] = append(a.evidence[*m.etcdCluster], *e)
+		}
+	}
+	for _, node := range a.all {
+		group, version := splitAPIVersion(node.GetApiVersion())
+		if node.GetKind() != kindCluster || group != groupEKSAnywhere {
+			continue
+		}
+		ref := kube.RefOf(node)
+		if !eksaVersions[version] {
+			a.errorf(ref, "apiVersion", "unsupported apiVersion %s of an EKS Anywhere Cluster (supported: %s/v1alpha1)", node.GetApiVersion(), groupEKSAnywhere)
+			continue
+		}
+		infos, err := eksaCertificateInfos(node)
+		if err != nil {
+			a.fieldErr(ref, fieldPath(eksaCertificateInfo), err)
+			continue
+		}
+		for _, info := range infos {
+			m := a.eksaMachine(ref, info.machine, machines)
+			e := Evidence{
+				Machine: info.machine,
+				Source:  ref.String() + " " + info.field,
+				Value:   fmt.Sprintf("expiresInDays=%d", info.expiresInDays),
+				Expiry:  ExpiryIn(info.expiresInDays, a.now),
+			}
+			a.report(ref, info.field, m, e)
+			if m.etcdCluster != nil {
+				a.evidence[*m.etcdCluster] = append(a.evidence[*m.etcdCluster], e)
+			}
+		}
+	}
+}
+
+// eksaMachine finds the machine an EKS Anywhere statement is about: the
+// Machine of that name in the input, else by EKS Anywhere's naming - the
+// etcd machines of cluster C belong to the EtcdadmCluster "C-etcd" and are
+// named after it.
+func (a *applier) eksaMachine(cluster kube.Ref, name string, machines map[string][]machine) machine {
+	if ms := machines[name]; len(ms) > 0 {
+		return ms[0]
+	}
+	m := machine{ref: kube.Ref{Kind: kindMachine, Name: name}, role: roleOther}
+	etcdName := cluster.Name + "-etcd"
+	for _, node := range a.items {
+		group, _ := splitAPIVersion(node.GetApiVersion())
+		if node.GetKind() == "EtcdadmCluster" && group == groupEtcdCluster && node.GetName() == etcdName && strings.HasPrefix(name, etcdName+"-") {
+			k := kube.KeyOf(node)
+			m.etcdCluster, m.role = &k, roleEtcd
+			m.ref.Namespace = k.Namespace
+			break
+		}
+	}
+	return m
+}
+
+// report emits the result for one statement: info with the expiry and days
+// left, a warning when it is inside the window.
+func (a *applier) report(where kube.Ref, field string, m machine, e Evidence) {
+	left := DaysLeft(e.Expiry, a.now)
+	what := "machine " + m.ref.Name
+	switch m.role {
+	case roleEtcd:
+		what = fmt.Sprintf("etcd machine %s of EtcdadmCluster %s", m.ref.Name, nsName(m.etcdCluster.Namespace, m.etcdCluster.Name))
+	case roleControlPlane:
+		what = "control-plane machine " + m.ref.Name
+	}
+	when := fmt.Sprintf("expire %s (%d days left)", e.Expiry.Format("2006-01-02T15:04:05Z07:00"), left)
+	if strings.HasPrefix(e.Value, "expiresInDays=") {
+		when = fmt.Sprintf("expire in %d days (as of the cluster's last certificate scan)", left)
+	}
+	if !Due(e.Expiry, a.now, a.cfg.CertificatesExpiryDays) {
+		a.results = append(a.results, where.Result(framework.Info, field, fmt.Sprintf("%s: certificates %s", what, when)))
+		return
+	}
+	msg := fmt.Sprintf("%s: certificates %s, inside the %d-day window", what, when, a.cfg.CertificatesExpiryDays)
+	if left < 0 || !a.now.Before(e.Expiry) {
+		msg = fmt.Sprintf("%s: certificates expired %s (%d days ago)", what, e.Expiry.Format("2006-01-02T15:04:05Z07:00"), -left)
+	}
+	switch m.role {
+	case roleControlPlane:
+		msg += "; KubeadmControlPlane rolls it when its certificatesExpiryDays is set"
+	}
+	a.results = append(a.results, where.Result(framework.Warning, field, msg))
+}
+
+// nsName returns "namespace/name", or name when there is no namespace.
+func nsName(namespace, name string) string {
+	if namespace == "" {
+		return name
+	}
+	return namespace + "/" + name
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,100 @@
+package initpolicy_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/rotate-certs/rotate-certs/fn/initpolicy"
+	"github.com/rotate-certs/rotate-certs/fn/rotate"
+)
+
+const examplesDir = "../../examples"
+
+// TestInitOnEveryExampleRenders writes a starter policy for each example
+// and runs the function with it on the example's resources: the render must
+// succeed (no error result) and write every proposed target.
+func TestInitOnEveryExampleRenders(t *testing.T) {
+	entries, err := os.ReadDir(examplesDir)
+	if os.IsNotExist(err) {
+		t.Skip("no examples/ directory")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := 0
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		dir := filepath.Join(examplesDir, e.Name())
+		// With the example's own policy init keeps its targets; without it
+		// (a new user's repository) init proposes everything itself.
+		for _, withPolicy := range []bool{true, false} {
+			name := e.Name() + "/with-its-policy"
+			if !withPolicy {
+				name = e.Name() + "/without-a-policy"
+			}
+			t.Run(name, func(t *testing.T) { initAndRender(t, dir, withPolicy) })
+		}
+		ran++
+	}
+	if ran == 0 {
+		t.Skip("examples/ holds no example")
+	}
+}
+
+func initAndRender(t *testing.T, dir string, withPolicy bool) {
+	all, warnings, err := initpolicy.Read([]string{dir}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) > 0 {
+		t.Errorf("warnings reading the example: %q", warnings)
+	}
+	var items []*yaml.RNode
+	for _, it := range all {
+		if withPolicy || it.GetKind() != "RotationPolicy" {
+			items = append(items, it)
+		}
+	}
+	plan, err := initpolicy.Scan(items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Bundles) == 0 && len(plan.ControlPlanes) == 0 {
+		t.Fatalf("init found no CA and no Cluster API control plane in example %s", dir)
+	}
+	text, err := plan.YAML("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	policy, err := yaml.Parse(string(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rl := &framework.ResourceList{Items: items, FunctionConfig: policy}
+	// The examples use long-lived certificates and run on the
+	// wall clock, as a user's first render does.
+	err = rotate.Processor{Now: time.Now}.Process(rl)
+	if err != nil {
+		t.Fatalf("render with the init policy failed: %v\npolicy:\n%s", err, text)
+	}
+	for _, b := range plan.Bundles {
+		found := false
+		for _, it := range rl.Items {
+			if it.GetKind() == b.TargetKind && it.GetNamespace() == b.TargetNamespace && it.GetName() == b.TargetName {
+				hash := it.GetAnnotations("rotate-certs.dev/bundle-hash")["rotate-certs.dev/bundle-hash"]
+				found = strings.HasPrefix(hash, "sha256:")
+			}
+		}
+		if !found {
+			t.Errorf("bundle %s: target %s %s/%s not rendered", b.Name, b.TargetKind, b.TargetNamespace, b.TargetName)
+		}
+	}
+}

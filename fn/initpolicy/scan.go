@@ -1,0 +1,420 @@
+// Package initpolicy writes a starter RotationPolicy from the manifests a
+// user already has: every Secret or ConfigMap that holds a CA certificate
+// becomes the source of a trust bundle, a target name is proposed next to
+// it, and the workloads that read the source today are listed as comments,
+// so that a new user gets from zero to a first render in one command.
+//
+// It only reads resources; the plan it makes is plain data and the YAML it
+// writes always decodes as a valid policy.
+package initpolicy
+
+import (
+	"crypto/x509"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/pki"
+	"github.com/rotate-certs/rotate-certs/fn/policy"
+)
+
+// BundleHashAnnotation marks an object that rotate-certs already renders
+// (a target); init never proposes it as a source.
+const BundleHashAnnotation = "rotate-certs.dev/bundle-hash"
+
+// Candidate is one data value that holds CA certificates.
+type Candidate struct {
+	// Ref is the Secret or ConfigMap.
+	Ref kube.Ref
+	// Key is the data key holding the CAs.
+	Key string
+	// CAs are the CA certificates in the value, in order.
+	CAs []*x509.Certificate
+	// issuer is true when the object is the CA's own key pair (its tls.crt
+	// is one of the CAs), the best place to read a CA from.
+	issuer bool
+}
+
+// Consumer is a workload whose pod template reads a source object.
+type Consumer struct {
+	// Ref is the workload.
+	Ref kube.Ref
+	// How lists the references, such as "volume ca" or "env CA_CERT".
+	How []string
+	// Via is the object read when it is not the bundle's source but a copy
+	// of the same CAs (Bundle.Also); empty otherwise.
+	Via string
+}
+
+// String returns "Kind namespace/name (how, ...)" and, for a consumer of a
+// copy, which copy.
+func (c Consumer) String() string {
+	s := c.Ref.String() + " (" + strings.Join(c.How, ", ") + ")"
+	if c.Via != "" {
+		s += " via " + c.Via
+	}
+	return s
+}
+
+// Source is one source of a proposed bundle.
+type Source struct {
+	// Candidate is the value the bundle reads.
+	Candidate
+	// Also lists other values holding exactly the same CAs (leaf Secrets
+	// that carry their issuer in ca.crt, copies).
+	Also []Candidate
+}
+
+// Bundle is one proposed trust bundle.
+type Bundle struct {
+	// Name is the bundle name, unique in the plan.
+	Name string
+	// Sources are where the CAs are read from: one, unless a policy in the
+	// input already gathers several into this bundle's target.
+	Sources []Source
+	// TargetKind, TargetName and TargetNamespace name the proposed target.
+	TargetKind, TargetName, TargetNamespace string
+	// TargetKey is the target's data key; empty means the kind's default.
+	TargetKey string
+	// TargetExists is true when the target is already in the input; its
+	// CAs become the bundle's previous CAs.
+	TargetExists bool
+	// Consumers read a source today (or one of its Also copies).
+	Consumers []Consumer
+}
+
+// Plan is what init found.
+type Plan struct {
+	// Bundles are the proposed trust bundles, in input order.
+	Bundles []Bundle
+	// Notes are things the user should know (skipped objects), one line
+	// each.
+	Notes []string
+	// ControlPlanes are Cluster API control planes found (their
+	// certificates expire after a year; a clusterAPI section can roll
+	// them).
+	ControlPlanes []kube.Ref
+}
+
+// preferredKeys are tried first, in order, when an object holds CAs under
+// several keys.
+var preferredKeys = []string{"ca.crt", "ca-bundle.crt", "ca.pem", "tls.crt"}
+
+// Scan plans trust bundles for items.
+func Scan(items []*yaml.RNode) (*Plan, error) {
+	plan := &Plan{}
+	known := knownPolicies(items)
+	taken := map[kube.Key]bool{}
+	var cands []Candidate
+	for _, it := range items {
+		if kube.IsLocalConfig(it) {
+			continue
+		}
+		k := kube.KeyOf(it)
+		taken[k] = true
+		switch it.GetKind() {
+		case "KubeadmControlPlane", "KubeadmControlPlaneTemplate", "EtcdadmCluster":
+			plan.ControlPlanes = append(plan.ControlPlanes, kube.RefOf(it))
+			continue
+		case "Secret", "ConfigMap":
+		default:
+			continue
+		}
+		ref := kube.RefOf(it)
+		if kube.IsSOPSEncrypted(it) {
+			plan.Notes = append(plan.Notes, fmt.Sprintf("%s is SOPS-encrypted: decrypt it to let init see its CAs", ref))
+			continue
+		}
+		if by, ok := known.targets[k]; ok {
+			plan.Notes = append(plan.Notes, fmt.Sprintf("%s is the target of %s: not a source", ref, by))
+			continue
+		}
+		if _, ok := it.GetAnnotations(BundleHashAnnotation)[BundleHashAnnotation]; ok {
+			plan.Notes = append(plan.Notes, fmt.Sprintf("%s is already a rotate-certs target (%s): not a source", ref, BundleHashAnnotation))
+			continue
+		}
+		c, ok, err := candidateOf(it)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			cands = append(cands, c)
+		}
+	}
+	// An object named like the target init would propose for a source
+	// ("<source>-trust") is that source's trust bundle, kept by hand until
+	// now: it becomes the target (its CAs are carried over as previous
+	// ones) rather than a source of its own.
+	existing := map[kube.Key]bool{}
+	for _, c := range cands {
+		if tk := naturalTarget(c.Ref); taken[tk] && tk != keyOf(c.Ref) {
+			existing[tk] = true
+		}
+	}
+	kept := cands[:0]
+	for _, c := range cands {
+		if existing[keyOf(c.Ref)] {
+			plan.Notes = append(plan.Notes, fmt.Sprintf("%s looks like the existing trust bundle of %s %s/%s: proposed as its target, not as a source",
+				c.Ref, c.Ref.Kind, c.Ref.Namespace, strings.TrimSuffix(c.Ref.Name, "-trust")))
+			continue
+		}
+		kept = append(kept, c)
+	}
+	consumers := findConsumers(items)
+	names := map[string]bool{}
+	byTarget := map[kube.Key]int{} // bundles of known targets, to gather their sources
+	for _, src := range group(kept) {
+		b := Bundle{
+			TargetKind:      src.Ref.Kind,
+			TargetNamespace: src.Ref.Namespace,
+		}
+		// Keep the key consumers already read, so switching them to the
+		// target changes only the object name; a CA key pair's tls.crt
+		// becomes the target kind's default key.
+		if src.Key != "tls.crt" {
+			b.TargetKey = src.Key
+		}
+		if tk, ok := known.sources[keyOf(src.Ref)]; ok {
+			// A policy in the input already renders this source: keep its
+			// target, and gather the sources it shares.
+			if i, seen := byTarget[tk.Key]; seen {
+				plan.Bundles[i].Sources = append(plan.Bundles[i].Sources, src)
+				plan.Bundles[i].Consumers = append(plan.Bundles[i].Consumers, consumersOf(src, consumers)...)
+				continue
+			}
+			byTarget[tk.Key] = len(plan.Bundles)
+			b.TargetKind, b.TargetNamespace, b.TargetName, b.TargetKey = tk.Kind, tk.Namespace, tk.Name, tk.dataKey
+			b.TargetExists = taken[tk.Key]
+		} else if tk := naturalTarget(src.Ref); existing[tk] {
+			b.TargetName, b.TargetExists = tk.Name, true
+			delete(existing, tk) // one bundle per target
+		} else {
+			b.TargetName = targetName(src.Ref.Name, func(name string) bool {
+				return taken[kube.Key{Kind: b.TargetKind, Namespace: b.TargetNamespace, Name: name}]
+			})
+		}
+		taken[kube.Key{Kind: b.TargetKind, Namespace: b.TargetNamespace, Name: b.TargetName}] = true
+		b.Name = uniqueName(bundleName(src.Ref), src.Ref.Namespace, names)
+		b.Sources = []Source{src}
+		b.Consumers = consumersOf(src, consumers)
+		plan.Bundles = append(plan.Bundles, b)
+	}
+	return plan, nil
+}
+
+// known is what the RotationPolicies already in the input say.
+type known struct {
+	// targets maps each target object to the bundle that writes it.
+	targets map[kube.Key]string
+	// sources maps each source object to its bundle's target object
+	// (in the source's namespace when the bundle writes there).
+	sources map[kube.Key]target
+}
+
+// target is a target object and its data key.
+type target struct {
+	kube.Key
+	dataKey string
+}
+
+// knownPolicies reads every RotationPolicy in the input; one that does not
+// decode is ignored (the render reports it).
+func knownPolicies(items []*yaml.RNode) known {
+	k := known{targets: map[kube.Key]string{}, sources: map[kube.Key]target{}}
+	for _, it := range items {
+		if it.GetKind() != policy.Kind || it.GetApiVersion() != policy.APIVersion {
+			continue
+		}
+		p, err := policy.Decode(it)
+		if err != nil {
+			continue
+		}
+		for _, b := range p.Spec.TrustBundles {
+			if len(b.Target.Namespaces) == 0 {
+				continue
+			}
+			for _, ns := range b.Target.Namespaces {
+				tk := kube.Key{Kind: b.Target.Kind, Namespace: ns, Name: b.Target.Name}
+				k.targets[tk] = fmt.Sprintf("bundle %q of RotationPolicy %s", b.Name, p.Name())
+			}
+			for _, s := range b.Sources {
+				ref := s.Ref()
+				if ref == nil {
+					continue
+				}
+				tk := kube.Key{Kind: b.Target.Kind, Namespace: b.Target.Namespaces[0], Name: b.Target.Name}
+				for _, ns := range b.Target.Namespaces {
+					if ns == ref.Namespace {
+						tk.Namespace = ns
+					}
+				}
+				sk := kube.Key{Kind: s.Kind(), Namespace: ref.Namespace, Name: ref.Name}
+				if _, dup := k.sources[sk]; !dup {
+					k.sources[sk] = target{tk, b.Target.Key}
+				}
+			}
+		}
+	}
+	return k
+}
+
+func keyOf(r kube.Ref) kube.Key { return kube.Key{Kind: r.Kind, Namespace: r.Namespace, Name: r.Name} }
+
+// naturalTarget is the target init proposes first for a source.
+func naturalTarget(r kube.Ref) kube.Key {
+	return kube.Key{Kind: r.Kind, Namespace: r.Namespace, Name: r.Name + "-trust"}
+}
+
+// candidateOf returns the value of it that holds CA certificates, by
+// preferred key and then field order.
+func candidateOf(it *yaml.RNode) (Candidate, bool, error) {
+	values, err := kube.Values(it)
+	if err != nil {
+		return Candidate{}, false, err
+	}
+	rank := func(key string) int {
+		for i, k := range preferredKeys {
+			if k == key {
+				return i
+			}
+		}
+		return len(preferredKeys)
+	}
+	sort.SliceStable(values, func(i, j int) bool { return rank(values[i].Key) < rank(values[j].Key) })
+	var best Candidate
+	found := false
+	var tlsCAs []*x509.Certificate
+	for _, v := range values {
+		if !pki.LooksLikePEM(v.Bytes) {
+			continue
+		}
+		dec, err := pki.DecodePEM(v.Bytes)
+		if err != nil {
+			continue // not init's business: the render reports broken sources
+		}
+		if len(dec.Certificates) > 0 && !pki.IsCA(dec.Certificates[0]) {
+			continue // a leaf with its chain: the intermediates are not trust anchors
+		}
+		var cas []*x509.Certificate
+		for _, c := range dec.Certificates {
+			if pki.IsCA(c) {
+				cas = append(cas, c)
+			}
+		}
+		if v.Key == "tls.crt" {
+			tlsCAs = cas
+		}
+		if len(cas) > 0 && !found {
+			best = Candidate{Ref: kube.RefOf(it), Key: v.Key, CAs: cas}
+			found = true
+		}
+	}
+	if found && len(tlsCAs) > 0 {
+		set := pki.NewSet(best.CAs...)
+		for _, c := range tlsCAs {
+			if set.Has(c) {
+				best.issuer = true
+			}
+		}
+	}
+	return best, found, nil
+}
+
+// group makes one source per distinct set of CAs. It reads the CA's own
+// key pair Secret when there is one, else the first value found; the other
+// values with the same CAs are listed in Also.
+func group(cands []Candidate) []Source {
+	var out []Source
+	index := map[string]int{}
+	for _, c := range cands {
+		fps := make([]string, 0, len(c.CAs))
+		for _, ca := range c.CAs {
+			fps = append(fps, pki.FingerprintOf(ca).String())
+		}
+		sort.Strings(fps)
+		id := strings.Join(fps, ",")
+		i, ok := index[id]
+		if !ok {
+			index[id] = len(out)
+			out = append(out, Source{Candidate: c})
+			continue
+		}
+		s := &out[i]
+		if c.issuer && !s.issuer {
+			s.Also = append(s.Also, s.Candidate)
+			s.Candidate = c
+			continue
+		}
+		s.Also = append(s.Also, c)
+	}
+	return out
+}
+
+// consumersOf returns the workloads reading src or one of its copies.
+func consumersOf(src Source, consumers map[kube.Key][]Consumer) []Consumer {
+	var out []Consumer
+	for i, c := range append([]Candidate{src.Candidate}, src.Also...) {
+		for _, con := range consumers[keyOf(c.Ref)] {
+			if i > 0 {
+				con.Via = c.Ref.String()
+			}
+			out = append(out, con)
+		}
+	}
+	return out
+}
+
+var notDNS = regexp.MustCompile(`[^a-z0-9-]+`)
+
+// bundleName derives a lowercase DNS label from the source's name.
+func bundleName(ref kube.Ref) string {
+	n := notDNS.ReplaceAllString(strings.ToLower(ref.Name), "-")
+	n = strings.Trim(n, "-")
+	if len(n) > 50 {
+		n = strings.Trim(n[:50], "-")
+	}
+	if n == "" {
+		n = "ca"
+	}
+	return n
+}
+
+// uniqueName returns name, else namespace-name, else name-2, -3...
+func uniqueName(name, namespace string, used map[string]bool) string {
+	candidates := []string{name}
+	if namespace != "" {
+		candidates = append(candidates, bundleName(kube.Ref{Name: namespace + "-" + name}))
+	}
+	for _, c := range candidates {
+		if !used[c] {
+			used[c] = true
+			return c
+		}
+	}
+	for i := 2; ; i++ {
+		c := fmt.Sprintf("%s-%d", name, i)
+		if !used[c] {
+			used[c] = true
+			return c
+		}
+	}
+}
+
+// targetName proposes "<source>-trust" (or "<source>-trust-2", ... when an
+// object of that name already exists).
+func targetName(source string, exists func(string) bool) string {
+	base := source + "-trust"
+	if !exists(base) {
+		return base
+	}
+	for i := 2; ; i++ {
+		n := fmt.Sprintf("%s-%d", base, i)
+		if !exists(n) {
+			return n
+		}
+	}
+}

@@ -1,0 +1,138 @@
+package initpolicy
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/pki"
+	"github.com/rotate-certs/rotate-certs/fn/policy"
+)
+
+// DefaultName is the metadata.name of a generated policy.
+const DefaultName = "rotate-certs"
+
+// YAML writes the plan as a RotationPolicy named name, with what init found
+// as comments. It decodes the result with the policy package's strict
+// decoder before returning it, so what it returns is always a valid policy.
+func (p *Plan) YAML(name string) ([]byte, error) {
+	if name == "" {
+		name = DefaultName
+	}
+	var w bytes.Buffer
+	line := func(format string, args ...any) { fmt.Fprintf(&w, format+"\n", args...) }
+	comment := func(indent, text string) { line("%s# %s", indent, oneLine(text)) }
+
+	line("# Starter RotationPolicy written by `rotate-certs init`. Review it, then")
+	line("# - kustomize: list this file under `transformers:` and add the annotation")
+	line("#   config.kubernetes.io/function (exec: {path: ...} or container: {image: ...});")
+	line("# - kpt: add it to the Kptfile pipeline (mutators: [{image: ..., configPath: ...}]).")
+	for _, n := range p.Notes {
+		comment("", "note: "+n)
+	}
+	line("apiVersion: %s", policy.APIVersion)
+	line("kind: %s", policy.Kind)
+	line("metadata:")
+	line("  name: %s", scalar(name))
+	line("  annotations:")
+	line("    config.kubernetes.io/local-config: \"true\"")
+	line("spec:")
+	if len(p.Bundles) == 0 {
+		comment("  ", "No Secret or ConfigMap holding a CA certificate was found.")
+		line("  trustBundles: []")
+	} else {
+		line("  trustBundles:")
+	}
+	for _, b := range p.Bundles {
+		for _, src := range b.Sources {
+			comment("  ", fmt.Sprintf("CA found in %s key %s%s:", src.Ref, src.Key, fileOf(src.Ref)))
+			for _, c := range src.CAs {
+				comment("  ", "  "+pki.Describe(c))
+			}
+			for _, a := range src.Also {
+				comment("  ", fmt.Sprintf("The same CA is also in %s key %s%s.", a.Ref, a.Key, fileOf(a.Ref)))
+			}
+		}
+		if len(b.Consumers) == 0 {
+			comment("  ", "No workload in the input reads it.")
+		} else {
+			comment("  ", "Workloads reading it today; point them at the target below so that")
+			comment("  ", "they keep trusting the previous CA while the new one rolls out:")
+			for _, c := range b.Consumers {
+				comment("  ", "  "+c.String())
+			}
+		}
+		if b.TargetExists {
+			comment("  ", fmt.Sprintf("The target %s %s/%s exists: the CAs it holds now are carried over as previous CAs.", b.TargetKind, b.TargetNamespace, b.TargetName))
+		}
+		line("  - name: %s", scalar(b.Name))
+		line("    sources:")
+		for _, src := range b.Sources {
+			field := map[string]string{"Secret": "secret", "ConfigMap": "configMap"}[src.Ref.Kind]
+			line("    - %s:", field)
+			line("        name: %s", scalar(src.Ref.Name))
+			if src.Ref.Namespace != "" {
+				line("        namespace: %s", scalar(src.Ref.Namespace))
+			}
+			line("        key: %s", scalar(src.Key))
+		}
+		line("    target:")
+		line("      kind: %s", b.TargetKind)
+		line("      name: %s", scalar(b.TargetName))
+		if b.TargetNamespace != "" {
+			line("      namespaces: [%s]", scalar(b.TargetNamespace))
+		}
+		if b.TargetKey != "" {
+			line("      key: %s", scalar(b.TargetKey))
+		}
+	}
+	if len(p.ControlPlanes) > 0 {
+		refs := make([]string, len(p.ControlPlanes))
+		for i, r := range p.ControlPlanes {
+			refs[i] = r.String()
+		}
+		comment("  ", "Cluster API control planes found: "+strings.Join(refs, ", ")+".")
+		comment("  ", "Their certificates expire after a year; uncomment to roll machines before:")
+		comment("  ", "clusterAPI:")
+		comment("  ", "  certificatesExpiryDays: 30")
+	}
+	out := w.Bytes()
+	node, err := yaml.Parse(string(out))
+	if err != nil {
+		return nil, fmt.Errorf("generated policy does not parse: %w", err)
+	}
+	if _, err := policy.Decode(node); err != nil {
+		return nil, fmt.Errorf("generated policy is invalid: %w", err)
+	}
+	return out, nil
+}
+
+// scalar returns s as a YAML scalar, quoted when it would otherwise read
+// as something else.
+func scalar(s string) string {
+	b, err := yaml.Marshal(s)
+	if err != nil {
+		return fmt.Sprintf("%q", s)
+	}
+	return strings.TrimSuffix(string(b), "\n")
+}
+
+func fileOf(r kube.Ref) string {
+	if r.Path == "" || r.Path == "-" {
+		return ""
+	}
+	return " (" + r.Path + ")"
+}
+
+// oneLine keeps a comment on one line whatever a subject holds.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < ' ' || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+}

@@ -1,0 +1,234 @@
+package krmio_test
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rotate-certs/rotate-certs/fn/krmio"
+	"github.com/rotate-certs/rotate-certs/fn/rotate"
+	"github.com/rotate-certs/rotate-certs/internal/synth"
+	"github.com/rotate-certs/rotate-certs/internal/testpki"
+	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+var processor = rotate.Processor{Now: func() time.Time { return testpki.GoldenNow }}
+
+// viaKyaml is the straightforward path: kyaml reads, processes, writes.
+func viaKyaml(t *testing.T, input []byte) ([]byte, error) {
+	t.Helper()
+	var out bytes.Buffer
+	rw := &kio.ByteReadWriter{Reader: bytes.NewReader(input), Writer: &out, KeepReaderAnnotations: true}
+	err := framework.Execute(processor, rw)
+	return out.Bytes(), err
+}
+
+// viaFastPath is what function mode does.
+func viaFastPath(t *testing.T, input []byte) (out []byte, handled bool, err error) {
+	t.Helper()
+	var buf bytes.Buffer
+	handled, err = krmio.Run(input, &buf, rotate.Needs, processor.Run)
+	if !handled {
+		require.Zero(t, buf.Len(), "nothing may be written before falling back")
+		return nil, false, err
+	}
+	return buf.Bytes(), true, err
+}
+
+// normalized parses a ResourceList and returns each part re-encoded by
+// kyaml, so that two outputs compare by content: same items in the same
+// order, same fields, values and comments, same functionConfig and results.
+func normalized(t *testing.T, b []byte) []string {
+	t.Helper()
+	rw := &kio.ByteReadWriter{Reader: bytes.NewReader(b), KeepReaderAnnotations: true}
+	items, err := rw.Read()
+	require.NoError(t, err, "output does not parse:\n%s", b)
+	var out []string
+	for _, it := range items {
+		out = append(out, it.MustString())
+	}
+	if rw.FunctionConfig != nil {
+		out = append(out, "functionConfig: "+rw.FunctionConfig.MustString())
+	}
+	if rw.Results != nil {
+		// Results compare as data: decoded, then marshalled canonically
+		// (the fast path quotes every string, kyaml only where needed).
+		var results framework.Results
+		require.NoError(t, yaml.Unmarshal([]byte(rw.Results.MustString()), &results))
+		canonical, err := yaml.Marshal(results)
+		require.NoError(t, err)
+		out = append(out, "results: "+string(canonical))
+	}
+	return out
+}
+
+func requireEquivalent(t *testing.T, input []byte, wantFast bool) {
+	t.Helper()
+	want, wantErr := viaKyaml(t, input)
+	got, handled, gotErr := viaFastPath(t, input)
+	require.Equal(t, wantFast, handled, "fast path taken")
+	if !handled {
+		return
+	}
+	require.Equal(t, wantErr != nil, gotErr != nil, "both paths must agree on failure: kyaml %v, fast %v", wantErr, gotErr)
+	require.Equal(t, normalized(t, want), normalized(t, got))
+}
+
+func TestFastPathMatchesKyamlOnGoldenCorpus(t *testing.T) {
+	dirs, err := filepath.Glob("../../testdata/golden/*/input.yaml")
+	require.NoError(t, err)
+	require.NotEmpty(t, dirs)
+	for _, p := range dirs {
+		t.Run(filepath.Base(filepath.Dir(p)), func(t *testing.T) {
+			text, err := os.ReadFile(p)
+			require.NoError(t, err)
+			input, err := testpki.ExpandTemplate(p, string(text))
+			require.NoError(t, err)
+			requireEquivalent(t, input, true)
+		})
+	}
+}
+
+func TestFastPathMatchesKyamlOnSyntheticList(t *testing.T) {
+	requireEquivalent(t, synth.ResourceList(synth.Options{Resources: 1200, Bundles: 20, Seed: 7}), true)
+}
+
+const edgeCases = `apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+# a comment between items
+- apiVersion: v1
+  kind: Secret
+  metadata:
+    name: ca
+    namespace: gw
+    annotations:
+      config.kubernetes.io/path: gw/ca.yaml
+      config.kubernetes.io/index: '0'
+  data:
+    ca.crt: {{b64 "ca-2026"}}
+- apiVersion: example.com/v1
+  kind: Widget
+  metadata:
+    name: blank-lines
+    annotations: {}
+  spec:
+    script: |
+      echo one
+
+      echo three # not a comment
+- apiVersion: example.com/v1
+  kind: Widget
+  metadata:
+    name: anchors
+  spec:
+    base: &base {size: 1}
+    copy: *base
+- apiVersion: example.com/v1
+  kind: Widget
+  metadata:
+    name: plain # kept as is
+  spec: {a: 1, b: [x, "y"]}
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: kpt-style
+    annotations:
+      config.kubernetes.io/path: gw/cm.yaml
+  data: {k: v}
+functionConfig:
+  apiVersion: rotate-certs.dev/v1alpha1
+  kind: RotationPolicy
+  metadata: {name: p}
+  spec:
+    now: "2026-11-22T00:00:00Z"
+    trustBundles:
+    - name: gw
+      sources: [{secret: {name: ca, namespace: gw}}]
+      target: {name: trust}
+`
+
+func TestFastPathMatchesKyamlOnEdgeCases(t *testing.T) {
+	input, err := testpki.ExpandTemplate("edge", edgeCases)
+	require.NoError(t, err)
+	requireEquivalent(t, input, true)
+}
+
+// TestFastPathAgreesOnAnnotationErrors: mixed internal and legacy
+// annotation formats are an error in kyaml; the fast path must fail alike.
+func TestFastPathAgreesOnAnnotationErrors(t *testing.T) {
+	input, err := testpki.ExpandTemplate("edge", strings.Replace(edgeCases,
+		"      config.kubernetes.io/path: gw/cm.yaml", "      internal.config.kubernetes.io/path: gw/cm.yaml\n      config.kubernetes.io/path: gw/cm.yaml", 1))
+	require.NoError(t, err)
+	_, wantErr := viaKyaml(t, input)
+	require.Error(t, wantErr)
+	_, handled, gotErr := viaFastPath(t, input)
+	require.True(t, handled)
+	require.Error(t, gotErr)
+}
+
+func TestFastPathFallsBack(t *testing.T) {
+	base, err := testpki.ExpandTemplate("edge", edgeCases)
+	require.NoError(t, err)
+	tests := map[string]string{
+		"indented items":     strings.Replace(string(base), "items:\n# a comment between items\n- apiVersion: v1\n  kind: Secret", "items:\n  - apiVersion: v1\n    kind: Secret", 1),
+		"crlf":               strings.ReplaceAll(string(base), "\n", "\r\n"),
+		"two documents":      string(base) + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n",
+		"flow items":         "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: [{apiVersion: v1, kind: ConfigMap, metadata: {name: x}}]\n",
+		"alias across items": strings.Replace(string(base), "spec: {a: 1, b: [x, \"y\"]}", "spec: *base", 1),
+	}
+	for name, input := range tests {
+		t.Run(name, func(t *testing.T) {
+			_, handled, _ := viaFastPath(t, []byte(input))
+			require.False(t, handled, "non-canonical input must go to kyaml")
+		})
+	}
+}
+
+// TestUntouchedItemsAreCopiedByteForByte shows the point of the fast path:
+// an unrelated resource keeps its exact bytes (kyaml would reformat the flow
+// mapping and quoting), while a changed target is re-encoded.
+func TestUntouchedItemsAreCopiedByteForByte(t *testing.T) {
+	input, err := testpki.ExpandTemplate("edge", edgeCases)
+	require.NoError(t, err)
+	out, handled, err := viaFastPath(t, input)
+	require.NoError(t, err)
+	require.True(t, handled)
+	require.Contains(t, string(out), "    name: plain # kept as is\n  spec: {a: 1, b: [x, \"y\"]}\n")
+	require.Contains(t, string(out), "rotate-certs.dev/bundle-hash")
+}
+
+// TestResultsEncodeLikeKyaml: the direct results writer gives the same
+// results as kyaml's marshalling, for every shape a result can take.
+func TestResultsEncodeLikeKyaml(t *testing.T) {
+	results := framework.Results{
+		{Message: "plain", Severity: framework.Info},
+		{Message: "quotes \" and 'single', colon: x, #hash, unicode é ✓, tab\tnewline\nend", Severity: framework.Warning,
+			ResourceRef: &yaml.ResourceIdentifier{TypeMeta: yaml.TypeMeta{APIVersion: "v1", Kind: "Secret"}, NameMeta: yaml.NameMeta{Name: "s", Namespace: "ns"}},
+			Field:       &framework.Field{Path: "data.ca.crt"}, File: &framework.File{Path: "dir/a.yaml", Index: 2}},
+		{Message: "file at index 0", Severity: framework.Error, File: &framework.File{Path: "a.yaml"}},
+		{Message: "tags", Tags: map[string]string{"b": "2", "a": "yes"}},
+		{Message: "values", Field: &framework.Field{Path: "spec.x", CurrentValue: 3, ProposedValue: []string{"a"}}},
+		{Message: "true"}, {Message: "123"}, {Message: "null"}, {Message: "- dash"},
+		{ResourceRef: &yaml.ResourceIdentifier{NameMeta: yaml.NameMeta{Name: "only-ref"}}},
+	}
+	var buf bytes.Buffer
+	w := bufio.NewWriter(&buf)
+	require.NoError(t, krmio.WriteResultsForTest(w, results))
+	require.NoError(t, w.Flush())
+	got, err := yaml.Parse(buf.String())
+	require.NoError(t, err, buf.String())
+	want, err := yaml.Marshal(results)
+	require.NoError(t, err)
+	var gotResults, wantResults framework.Results
+	require.NoError(t, yaml.Unmarshal([]byte(got.Field("results").Value.MustString()), &gotResults))
+	require.NoError(t, yaml.Unmarshal(want, &wantResults))
+	require.Equal(t, wantResults, gotResults)
+}

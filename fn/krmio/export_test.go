@@ -1,0 +1,4 @@
+package krmio
+
+// WriteResultsForTest exposes writeResults to the external tests.
+var WriteResultsForTest = writeResults

@@ -1,0 +1,163 @@
+package krmio
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/rotate-certs/rotate-certs/internal/synth"
+	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// spliceItems are items with the shapes splicing must handle: comments in
+// every position, block scalars holding "#" lines and blank lines, compact
+// sequences, flow mappings, quoted values, an item whose first key is not
+// apiVersion, nested annotations.
+var spliceItems = []string{
+	`# head comment of the item
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata:
+    name: app # line comment
+    namespace: ns
+    labels: {app: web}
+  # comment before spec
+  spec:
+    replicas: 2
+    template:
+      metadata:
+        labels:
+          app: web
+      spec:
+        containers:
+        - name: main
+          image: "registry/app:1"
+          args:
+          - --flag
+          volumeMounts:
+          - {name: trust, mountPath: /etc/trust}
+        volumes:
+        - name: trust
+          secret:
+            secretName: trust
+`,
+	`- kind: ConfigMap
+  apiVersion: v1
+  metadata:
+    name: cm
+    annotations:
+      existing: 'yes'
+  data:
+    script: |
+      # not a comment: content
+      echo one
+
+      echo three
+    # a real comment heading the next key
+    other: "quoted: value"
+    last: |+
+      keep trailing blank lines
+
+`,
+	`- apiVersion: v1
+  kind: Secret
+  metadata:
+    name: s
+  type: Opaque
+  data:
+    ca.crt: b2xk # old value
+    extra: ZXh0cmE=
+`,
+}
+
+type edit func(t *testing.T, rng *rand.Rand, n *yaml.RNode)
+
+var edits = []edit{
+	func(t *testing.T, rng *rand.Rand, n *yaml.RNode) { // annotation on metadata
+		require.NoError(t, n.PipeE(yaml.SetAnnotation(fmt.Sprintf("rotate-certs.dev/a%d", rng.IntN(3)), fmt.Sprintf("v%d", rng.IntN(1000)))))
+	},
+	func(t *testing.T, rng *rand.Rand, n *yaml.RNode) { // pod template annotation
+		if n.GetKind() != "Deployment" {
+			return
+		}
+		require.NoError(t, n.PipeE(yaml.LookupCreate(yaml.MappingNode, "spec", "template", "metadata", "annotations"),
+			yaml.SetField("rotate-certs.dev/trust-hash", yaml.NewStringRNode(fmt.Sprintf("sha256:%x", rng.Uint64())))))
+	},
+	func(t *testing.T, rng *rand.Rand, n *yaml.RNode) { // replace or add a data value
+		if n.Field("data") == nil {
+			return
+		}
+		keys := []string{"ca.crt", "other", "script", "new.key"}
+		v := yaml.NewStringRNode(fmt.Sprintf("line one %d\nline two # not a comment\n", rng.IntN(100)))
+		if rng.IntN(2) == 0 {
+			v.YNode().Style = yaml.LiteralStyle
+		}
+		require.NoError(t, n.PipeE(yaml.LookupCreate(yaml.MappingNode, "data"), yaml.SetField(keys[rng.IntN(len(keys))], v)))
+	},
+	func(t *testing.T, rng *rand.Rand, n *yaml.RNode) { // a new top-level key
+		require.NoError(t, n.PipeE(yaml.SetField("status", yaml.NewMapRNode(&map[string]string{"phase": "x"}))))
+	},
+}
+
+// TestSpliceMatchesFullEncoding applies random kyaml edits to varied items
+// and checks that the spliced text parses to exactly what encoding the whole
+// item gives: same fields, values and comments.
+func TestSpliceMatchesFullEncoding(t *testing.T) {
+	items := append([]string{}, spliceItems...)
+	for _, c := range mustSplit(t, synth.ResourceList(synth.Options{Resources: 60, Bundles: 3, Seed: 3})).items {
+		items = append(items, string(c.raw))
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	spliced := 0
+	for round := 0; round < 400; round++ {
+		raw := []byte(items[rng.IntN(len(items))])
+		p, err := parseChunk(raw)
+		require.NoError(t, err)
+		for i, n := 0, 1+rng.IntN(3); i < n; i++ {
+			edits[rng.IntN(len(edits))](t, rng, p.node)
+		}
+		if fingerprint(p.doc) == p.sum {
+			continue
+		}
+		var full strings.Builder
+		require.NoError(t, encode(&full, p.doc))
+		text, ok := splice(raw, p.doc, p.keys)
+		if !ok {
+			continue
+		}
+		spliced++
+		got, err := parseChunk(text)
+		require.NoError(t, err, "spliced text does not parse:\n%s", text)
+		want, err := parseChunk([]byte(full.String()))
+		require.NoError(t, err)
+		require.Equal(t, want.node.MustString(), got.node.MustString(), "round %d:\n--- original\n%s--- spliced\n%s", round, raw, text)
+	}
+	require.Greater(t, spliced, 200, "most edits must take the splice path")
+}
+
+// TestSpliceRefusesWhatItCannotSee: a removed key and an in-place value
+// change are not of the fresh-pair shape; splice must decline, not guess.
+func TestSpliceRefusesWhatItCannotSee(t *testing.T) {
+	raw := []byte(spliceItems[2])
+	p, err := parseChunk(raw)
+	require.NoError(t, err)
+	require.NoError(t, p.node.PipeE(yaml.Lookup("data"), yaml.Clear("extra")))
+	require.NoError(t, p.node.PipeE(yaml.SetAnnotation("a", "b")))
+	_, ok := splice(raw, p.doc, p.keys)
+	require.False(t, ok, "a removed key must make splice decline")
+
+	p, err = parseChunk(raw)
+	require.NoError(t, err)
+	p.node.Field("type").Value.YNode().Value = "Changed" // in place: no fresh node
+	_, ok = splice(raw, p.doc, p.keys)
+	require.False(t, ok, "with no fresh node there is nothing splice can place")
+}
+
+func mustSplit(t *testing.T, b []byte) *listText {
+	t.Helper()
+	lt, err := split(b)
+	require.NoError(t, err)
+	return lt
+}

@@ -1,0 +1,306 @@
+package report_test
+
+import (
+	"encoding/base64"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rotate-certs/rotate-certs/fn/pki"
+	"github.com/rotate-certs/rotate-certs/fn/report"
+	"github.com/rotate-certs/rotate-certs/internal/testpki"
+	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+var now = testpki.GoldenNow
+
+func items(t *testing.T, tmpl string) []*yaml.RNode {
+	t.Helper()
+	b, err := testpki.ExpandTemplate(t.Name(), tmpl)
+	require.NoError(t, err)
+	nodes, err := (&kio.ByteReader{Reader: strings.NewReader(string(b)), OmitReaderAnnotations: true}).Read()
+	require.NoError(t, err)
+	return nodes
+}
+
+func b64(name string) string { return base64.StdEncoding.EncodeToString(testpki.Fixture(name).PEM()) }
+
+func found(inv *report.Inventory) []string {
+	var got []string
+	for _, f := range inv.Certificates {
+		got = append(got, fmt.Sprintf("%s %s %s", f.Ref, f.Key(), f.Cert.Subject.CommonName))
+	}
+	return got
+}
+
+func TestScanKubeconfig(t *testing.T) {
+	kubeconfig := `apiVersion: v1
+kind: Config
+clusters:
+- name: prod
+  cluster:
+    server: https://prod.example:6443
+    certificate-authority-data: ` + b64("signer-b-1") + `
+users:
+- name: admin
+  user:
+    client-certificate-data: ` + b64("kube-admin") + `
+    client-key-data: ` + base64.StdEncoding.EncodeToString(testpki.Fixture("kube-admin").KeyPEM()) + `
+`
+	inv := report.Scan(items(t, `apiVersion: v1
+kind: Secret
+metadata: {name: prod-kubeconfig, namespace: default}
+data:
+  value: `+base64.StdEncoding.EncodeToString([]byte(kubeconfig))+`
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: cluster-info, namespace: kube-public}
+data:
+  kubeconfig: |
+    apiVersion: v1
+    kind: Config
+    clusters:
+    - cluster:
+        certificate-authority-data: {{b64 "signer-a-1"}}
+        server: https://10.0.0.1:6443
+      name: ""
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: broken-kubeconfig, namespace: default}
+stringData:
+  value: |
+    users:
+    - name: x
+      user:
+        client-certificate-data: bm90IGEgY2VydGlmaWNhdGU=
+`))
+	require.Equal(t, []string{
+		"Secret default/prod-kubeconfig data.value:clusters[prod].cluster.certificate-authority-data signer-b-1",
+		"Secret default/prod-kubeconfig data.value:users[admin].user.client-certificate-data kube-admin",
+		"ConfigMap kube-public/cluster-info data.kubeconfig:clusters[0].cluster.certificate-authority-data signer-a-1",
+	}, found(inv))
+	require.Len(t, inv.Problems, 1, "a kubeconfig certificate field that is not a certificate is a problem")
+	require.Equal(t, "stringData.value:users[x].user.client-certificate-data", inv.Problems[0].Field)
+}
+
+func TestScanMachineAndEKSAnywhere(t *testing.T) {
+	inv := report.Scan(items(t, `apiVersion: cluster.x-k8s.io/v1beta1
+kind: Machine
+metadata:
+  name: cp-annotated
+  namespace: default
+  annotations:
+    machine.cluster.x-k8s.io/certificates-expiry: "2026-12-01T00:00:00Z"
+status:
+  certificatesExpiryDate: "2027-11-01T00:00:00Z"
+---
+apiVersion: cluster.x-k8s.io/v1beta2
+kind: Machine
+metadata: {name: cp-status, namespace: default}
+status:
+  certificatesExpiryDate: "2027-11-01T00:00:00Z"
+---
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: Machine
+metadata: {name: worker, namespace: default}
+status: {phase: Running}
+---
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: Machine
+metadata:
+  name: bad-date
+  namespace: default
+  annotations:
+    machine.cluster.x-k8s.io/certificates-expiry: "next year"
+---
+apiVersion: example.com/v1
+kind: Machine
+metadata: {name: not-capi}
+status:
+  certificatesExpiryDate: "2020-01-01T00:00:00Z"
+---
+apiVersion: anywhere.eks.amazonaws.com/v1alpha1
+kind: Cluster
+metadata: {name: edge, namespace: default}
+status:
+  clusterCertificateInfo:
+  - {machine: edge-etcd-1, expiresInDays: 25}
+  - {machine: edge-cp-1, expiresInDays: "many"}
+`))
+	require.Len(t, inv.Expiries, 3)
+	e := inv.Expiries[0]
+	require.Equal(t, "cp-annotated", e.Ref.Name)
+	require.Equal(t, "metadata.annotations[machine.cluster.x-k8s.io/certificates-expiry]", e.Field, "the annotation wins over status")
+	require.Equal(t, time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), e.At(now))
+	require.Equal(t, "status.certificatesExpiryDate", inv.Expiries[1].Field)
+	require.Equal(t, time.Date(2027, 11, 1, 0, 0, 0, 0, time.UTC), inv.Expiries[1].At(now))
+	eksa := inv.Expiries[2]
+	require.True(t, eksa.Approximate())
+	require.Equal(t, now.Add(25*24*time.Hour), eksa.At(now))
+	require.Equal(t, "certificates of machine edge-etcd-1", eksa.Subject)
+
+	var problems []string
+	for _, p := range inv.Problems {
+		problems = append(problems, p.Ref.Name+" "+p.Field)
+	}
+	require.Equal(t, []string{
+		"bad-date metadata.annotations[machine.cluster.x-k8s.io/certificates-expiry]",
+		"edge status.clusterCertificateInfo[1].expiresInDays",
+	}, problems)
+
+	rep := report.Build(inv, nil, now, 30*24*time.Hour, 7*24*time.Hour)
+	var statuses []string
+	for _, e := range rep.Entries {
+		statuses = append(statuses, fmt.Sprintf("%s %d %s", e.Resource.Name, e.DaysLeft, e.Status))
+	}
+	require.Equal(t, []string{"cp-annotated 9 warn", "edge 25 warn", "cp-status 344 ok"}, statuses)
+}
+
+func TestScanValues(t *testing.T) {
+	inv := report.Scan(items(t, `apiVersion: v1
+kind: Secret
+metadata: {name: tls, namespace: a}
+type: kubernetes.io/tls
+data:
+  tls.crt: {{b64 "leaf-new"}}
+  tls.key: {{keyb64 "leaf-new"}}
+stringData:
+  combined.pem: |
+    {{pem 4 "leaf-old"}}
+    {{key 4 "leaf-old"}}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: broken, namespace: a}
+stringData:
+  ca.crt: |
+    -----BEGIN CERTIFICATE-----
+    AAAA
+    -----END CERTIFICATE-----
+  signing.key: |
+    -----BEGIN PRIVATE KEY-----
+    AAAA
+    -----END PRIVATE KEY-----
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: local
+  annotations: {config.kubernetes.io/local-config: "true"}
+stringData:
+  ca.crt: |
+    {{pem 4 "ca-expired"}}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: bad-base64, namespace: a}
+data:
+  ca.crt: "!!!"
+`))
+	require.Equal(t, []string{"Secret a/tls data.tls.crt leaf-new", "Secret a/tls stringData.combined.pem leaf-old"}, found(inv),
+		"keys are skipped, certificates next to keys are found, local config is not scanned")
+	var problems []string
+	for _, p := range inv.Problems {
+		problems = append(problems, p.Ref.Name+" "+p.Field)
+		require.NotContains(t, p.Message, "PRIVATE KEY")
+	}
+	require.Equal(t, []string{"broken stringData.ca.crt", "bad-base64 data.ca.crt"}, problems,
+		"a broken certificate is a problem, a broken private key is not the report's business")
+}
+
+// TestScanParsesEachCertificateOnce: a bundle fanned out to many
+// namespaces is parsed once; every occurrence shares the certificate.
+func TestScanParsesEachCertificateOnce(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 50; i++ {
+		fmt.Fprintf(&b, "---\napiVersion: v1\nkind: Secret\nmetadata: {name: trust, namespace: ns%d}\ndata:\n  ca.crt: %s\n", i,
+			base64.StdEncoding.EncodeToString(append(testpki.Fixture("ca-2026").PEM(), testpki.Fixture("ca-2025").PEM()...)))
+	}
+	inv := report.Scan(items(t, b.String()))
+	require.Len(t, inv.Certificates, 100)
+	distinct := map[any]bool{}
+	for _, f := range inv.Certificates {
+		distinct[f.Cert] = true
+	}
+	require.Len(t, distinct, 2, "the same DER must give the same *x509.Certificate")
+}
+
+func BenchmarkScanFanOut(b *testing.B) {
+	var sb strings.Builder
+	bundle := base64.StdEncoding.EncodeToString(append(testpki.Fixture("ca-2026").PEM(), testpki.Fixture("ca-2025").PEM()...))
+	for i := 0; i < 500; i++ {
+		fmt.Fprintf(&sb, "---\napiVersion: v1\nkind: Secret\nmetadata: {name: trust, namespace: ns%d}\ndata:\n  ca.crt: %s\n", i, bundle)
+	}
+	nodes, err := (&kio.ByteReader{Reader: strings.NewReader(sb.String()), OmitReaderAnnotations: true}).Read()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("scan", func(b *testing.B) {
+		for b.Loop() {
+			report.Scan(nodes)
+		}
+	})
+	b.Run("uncached-decode", func(b *testing.B) {
+		raw := append(testpki.Fixture("ca-2026").PEM(), testpki.Fixture("ca-2025").PEM()...)
+		for b.Loop() {
+			for i := 0; i < 500; i++ {
+				if _, err := pki.DecodePEM(raw); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("cached-decode", func(b *testing.B) {
+		raw := append(testpki.Fixture("ca-2026").PEM(), testpki.Fixture("ca-2025").PEM()...)
+		for b.Loop() {
+			c := pki.NewCache()
+			for i := 0; i < 500; i++ {
+				if _, err := c.DecodePEM(raw); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+}
+
+func TestStatusAt(t *testing.T) {
+	day := 24 * time.Hour
+	na := now.Add(10 * day)
+	for _, tc := range []struct {
+		at   time.Time
+		want report.Status
+	}{
+		{now, report.StatusWarn},
+		{na.Add(-7 * day), report.StatusFail},
+		{na.Add(-7*day - time.Second), report.StatusWarn},
+		{na.Add(-30 * day), report.StatusWarn},
+		{na.Add(-30*day - time.Second), report.StatusOK},
+		{na, report.StatusFail},
+		{na.Add(time.Second), report.StatusExpired},
+	} {
+		require.Equal(t, tc.want, report.StatusAt(na, tc.at, 30*day, 7*day), "at %s", tc.at)
+	}
+}
+
+func TestRenderTableColour(t *testing.T) {
+	inv := report.Scan(items(t, `apiVersion: v1
+kind: Secret
+metadata: {name: s, namespace: a}
+data:
+  ok.crt: {{b64 "ca-2026"}}
+  old.crt: {{b64 "ca-expired"}}
+`))
+	rep := report.Build(inv, nil, now, 30*24*time.Hour, 7*24*time.Hour)
+	plain := string(report.RenderTable(rep, report.TableOptions{}))
+	require.NotContains(t, plain, "\x1b[")
+	coloured := string(report.RenderTable(rep, report.TableOptions{Color: true}))
+	require.Contains(t, coloured, "\x1b[32mok\x1b[0m")
+	require.Contains(t, coloured, "\x1b[2;31mexpired\x1b[0m")
+	// Colour only in the last column: stripping it gives the plain table.
+	require.Equal(t, plain, strings.NewReplacer("\x1b[32m", "", "\x1b[2;31m", "", "\x1b[0m", "").Replace(coloured))
+}

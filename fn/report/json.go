@@ -1,0 +1,125 @@
+package report
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+)
+
+// JSONSchemaVersion names the shape of RenderJSON's output. Fields may be
+// added within a version; none is renamed, retyped or removed.
+const JSONSchemaVersion = "rotate-certs.dev/check/v1"
+
+// jsonReport is the documented JSON schema (README, "check -o json").
+type jsonReport struct {
+	SchemaVersion     string        `json:"schemaVersion"`
+	Now               string        `json:"now"`
+	WarnWithinSeconds int64         `json:"warnWithinSeconds"`
+	FailWithinSeconds int64         `json:"failWithinSeconds"`
+	Failing           bool          `json:"failing"`
+	Summary           jsonSummary   `json:"summary"`
+	Entries           []jsonEntry   `json:"entries"`
+	Reissues          []jsonReissue `json:"reissues"`
+	Problems          []jsonProblem `json:"problems"`
+}
+
+type jsonSummary struct {
+	Certificates int `json:"certificates"`
+	Expiries     int `json:"expiries"`
+	OK           int `json:"ok"`
+	Warn         int `json:"warn"`
+	Fail         int `json:"fail"`
+	Expired      int `json:"expired"`
+	Problems     int `json:"problems"`
+	Reissues     int `json:"reissues"`
+}
+
+type jsonResource struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace,omitempty"`
+	Name       string `json:"name"`
+	File       string `json:"file,omitempty"`
+}
+
+type jsonEntry struct {
+	Type        EntryType    `json:"type"`
+	Resource    jsonResource `json:"resource"`
+	Key         string       `json:"key"`
+	Subject     string       `json:"subject"`
+	Issuer      string       `json:"issuer,omitempty"`
+	SHA256      string       `json:"sha256,omitempty"`
+	IsCA        bool         `json:"isCA"`
+	NotBefore   string       `json:"notBefore,omitempty"`
+	NotAfter    string       `json:"notAfter"`
+	Approximate bool         `json:"approximate,omitempty"`
+	DaysLeft    int          `json:"daysLeft"`
+	Status      Status       `json:"status"`
+}
+
+type jsonReissue struct {
+	Resource       jsonResource `json:"resource"`
+	Key            string       `json:"key"`
+	Subject        string       `json:"subject"`
+	SHA256         string       `json:"sha256"`
+	NotAfter       string       `json:"notAfter"`
+	Bundle         string       `json:"bundle"`
+	Issuer         string       `json:"issuer"`
+	IssuerSHA256   string       `json:"issuerSha256"`
+	IssuerLeavesAt string       `json:"issuerLeavesAt"`
+	DaysLeft       int          `json:"daysLeft"`
+	State          ReissueState `json:"state"`
+}
+
+type jsonProblem struct {
+	Resource jsonResource `json:"resource"`
+	Key      string       `json:"key,omitempty"`
+	Message  string       `json:"message"`
+}
+
+// RenderJSON renders the report in the stable schema JSONSchemaVersion:
+// lists are never null, times are RFC 3339 UTC, durations whole seconds.
+func RenderJSON(r Report) ([]byte, error) {
+	c := r.Counts()
+	out := jsonReport{
+		SchemaVersion:     JSONSchemaVersion,
+		Now:               stamp(r.Now),
+		WarnWithinSeconds: int64(r.WarnWithin / time.Second),
+		FailWithinSeconds: int64(r.FailWithin / time.Second),
+		Failing:           r.Failing(),
+		Summary: jsonSummary{Certificates: c.Certificates, Expiries: c.Expiries, OK: c.OK, Warn: c.Warn, Fail: c.Fail,
+			Expired: c.Expired, Problems: c.Problems, Reissues: c.Reissues},
+		Entries:  []jsonEntry{},
+		Reissues: []jsonReissue{},
+		Problems: []jsonProblem{},
+	}
+	for _, e := range r.Entries {
+		je := jsonEntry{Type: e.Type, Resource: resource(e.Resource), Key: e.Key, Subject: e.Subject, SHA256: e.SHA256,
+			IsCA: e.IsCA, NotAfter: stamp(e.NotAfter), Approximate: e.Approximate, DaysLeft: e.DaysLeft, Status: e.Status}
+		if e.Type == TypeCertificate {
+			je.Issuer = e.Issuer
+			je.NotBefore = stamp(e.NotBefore)
+		}
+		out.Entries = append(out.Entries, je)
+	}
+	for _, x := range r.Reissues {
+		out.Reissues = append(out.Reissues, jsonReissue{Resource: resource(x.Resource), Key: x.Key, Subject: x.Subject, SHA256: x.SHA256,
+			NotAfter: stamp(x.NotAfter), Bundle: x.Bundle, Issuer: x.Issuer, IssuerSHA256: x.IssuerSHA256,
+			IssuerLeavesAt: stamp(x.IssuerLeavesAt), DaysLeft: x.DaysLeft, State: x.State})
+	}
+	for _, p := range r.Problems {
+		out.Problems = append(out.Problems, jsonProblem{Resource: resource(p.Resource), Key: p.Key, Message: p.Message})
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+func resource(r kube.Ref) jsonResource {
+	return jsonResource{APIVersion: r.APIVersion, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, File: r.Path}
+}
+
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }

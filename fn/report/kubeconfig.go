@@ -1,0 +1,67 @@
+package report
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"strings"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// kubeconfigFields are the certificate fields of a kubeconfig, per list:
+// the cluster's CA and the user's client certificate. client-key-data is
+// never read.
+var kubeconfigFields = []struct{ list, object, field string }{
+	{"clusters", "cluster", "certificate-authority-data"},
+	{"users", "user", "client-certificate-data"},
+}
+
+// looksLikeKubeconfig is a cheap test before parsing a value as YAML.
+func looksLikeKubeconfig(b []byte) bool {
+	return bytes.Contains(b, []byte("certificate-authority-data")) || bytes.Contains(b, []byte("client-certificate-data"))
+}
+
+// kubeconfig records the certificates of a kubeconfig value (the
+// <cluster>-kubeconfig Secrets of Cluster API, kube-public/cluster-info,
+// an admin.conf kept in a Secret).
+func (s *scanner) kubeconfig(ref kube.Ref, v kube.Value) {
+	doc, err := yaml.Parse(string(v.Bytes))
+	if err != nil {
+		s.problem(ref, v.Field, "value mentions kubeconfig certificate data but is not YAML: %v", firstLine(err.Error()))
+		return
+	}
+	refOf := func() kube.Ref { return ref }
+	for _, kf := range kubeconfigFields {
+		list := doc.Field(kf.list)
+		if list == nil || list.Value == nil || list.Value.YNode().Kind != yaml.SequenceNode {
+			continue
+		}
+		for i, entry := range list.Value.YNode().Content {
+			e := yaml.NewRNode(entry)
+			name := fmt.Sprint(i)
+			if n, err := e.GetString("name"); err == nil && n != "" {
+				name = n
+			}
+			within := fmt.Sprintf("%s[%s].%s.%s", kf.list, name, kf.object, kf.field)
+			data, err := e.GetString(kf.object + "." + kf.field)
+			if err != nil || strings.TrimSpace(data) == "" {
+				continue
+			}
+			pem, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(data), ""))
+			if err != nil {
+				s.problem(ref, joinKey(v.Field, within), "invalid base64: %v", err)
+				continue
+			}
+			s.pem(refOf, v.Field, within, pem, true)
+		}
+	}
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

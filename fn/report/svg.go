@@ -1,0 +1,347 @@
+package report
+
+import (
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"sort"
+	"strconv"
+	"time"
+)
+
+// Layout of the timeline, in SVG user units (pixels at 100%).
+const (
+	svgWidth      = 1100.0
+	svgLabelWidth = 330.0 // left column: subject and resource
+	svgRightPad   = 120.0 // right of the latest date: the date text
+	svgTop        = 78.0  // title, zone labels and axis
+	svgRowHeight  = 30.0
+	svgLegend     = 64.0
+	svgCAHeight   = 16.0
+	svgLeafHeight = 10.0
+	day           = 24 * time.Hour
+	// The window is clipped to this much history and future so that a
+	// ten-year root does not squash a ninety-day leaf to a dot; bars that
+	// run past an edge end in an arrow.
+	svgMaxPast   = 2 * 365 * day
+	svgMaxFuture = 3 * 365 * day
+)
+
+var statusFill = map[Status]string{
+	StatusOK:      "#3a8f3a",
+	StatusWarn:    "#e0a100",
+	StatusFail:    "#d43f3a",
+	StatusExpired: "#9a9a9a",
+}
+
+// RenderSVG draws the report as a timeline: one bar per certificate from
+// NotBefore to NotAfter (CAs tall, leaves thin, coloured by status), a
+// diamond per reported expiry, today's line, the fail and warn zones that
+// follow it, a band where an old and a new CA held in the same value
+// overlap, and a marker on each leaf to re-issue at the date its issuer
+// leaves the bundle. Rows are grouped by the value that holds them. The
+// output is deterministic: the same report gives the same bytes.
+func RenderSVG(r Report) []byte {
+	rows := svgRows(r.Entries)
+	t0, t1 := svgWindow(r, rows)
+	plotW := svgWidth - svgLabelWidth - svgRightPad - 20
+	x := func(t time.Time) float64 {
+		if t.Before(t0) {
+			t = t0
+		}
+		if t.After(t1) {
+			t = t1
+		}
+		return svgLabelWidth + 10 + float64(t.Sub(t0))/float64(t1.Sub(t0))*plotW
+	}
+	height := svgTop + float64(max(len(rows), 1))*svgRowHeight + svgLegend
+	bottom := svgTop + float64(max(len(rows), 1))*svgRowHeight
+
+	var b bytes.Buffer
+	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	w(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
+	w(`<svg xmlns="http://www.w3.org/2000/svg" width="%s" height="%s" viewBox="0 0 %s %s" font-family="DejaVu Sans, Verdana, sans-serif" font-size="11">`+"\n",
+		num(svgWidth), num(height), num(svgWidth), num(height))
+	w(`<title>rotate-certs certificate timeline at %s</title>`+"\n", esc(r.Now.Format(time.RFC3339)))
+	w(`<rect class="background" x="0" y="0" width="%s" height="%s" fill="#ffffff"/>`+"\n", num(svgWidth), num(height))
+	c := r.Counts()
+	w(`<text x="12" y="20" font-size="14" font-weight="bold">Certificate timeline</text>` + "\n")
+	w(`<text x="12" y="36" fill="#555555">now %s · warn within %s · fail within %s · %d certificate(s): %d ok, %d warn, %d FAIL, %d expired</text>`+"\n",
+		esc(r.Now.Format("2006-01-02 15:04 UTC")), FormatDuration(r.WarnWithin), FormatDuration(r.FailWithin), c.Certificates, c.OK, c.Warn, c.Fail, c.Expired)
+
+	// Zones after today: fail first (nearest), then warn.
+	now := r.Now
+	failEnd, warnEnd := now.Add(r.FailWithin), now.Add(r.WarnWithin)
+	w(`<rect class="zone-warn" x="%s" y="%s" width="%s" height="%s" fill="#fff1c2"/>`+"\n",
+		num(x(failEnd)), num(svgTop-8), num(x(warnEnd)-x(failEnd)), num(bottom-svgTop+8))
+	w(`<rect class="zone-fail" x="%s" y="%s" width="%s" height="%s" fill="#f9d0ce"/>`+"\n",
+		num(x(now)), num(svgTop-8), num(x(failEnd)-x(now)), num(bottom-svgTop+8))
+
+	// Axis: month ticks, thinned for long windows, labelled by month or year.
+	step := 1
+	switch span := t1.Sub(t0); {
+	case span > 5*365*day:
+		step = 12
+	case span > 1100*day:
+		step = 6
+	case span > 400*day:
+		step = 3
+	}
+	for m := time.Date(t0.Year(), t0.Month(), 1, 0, 0, 0, 0, time.UTC); !m.After(t1); m = m.AddDate(0, 1, 0) {
+		if m.Before(t0) || (int(m.Month())-1)%step != 0 {
+			continue
+		}
+		label := m.Format("2006-01")
+		if m.Month() == time.January {
+			label = m.Format("2006")
+		}
+		w(`<line class="tick" x1="%s" y1="%s" x2="%s" y2="%s" stroke="#e2e2e2"/>`+"\n", num(x(m)), num(svgTop-4), num(x(m)), num(bottom))
+		w(`<text x="%s" y="%s" text-anchor="middle" fill="#777777" font-size="10">%s</text>`+"\n", num(x(m)), num(svgTop-12), label)
+	}
+
+	// Rows: stripes and labels.
+	for i, row := range rows {
+		y := svgTop + float64(i)*svgRowHeight
+		if i%2 == 1 {
+			w(`<rect class="stripe" x="0" y="%s" width="%s" height="%s" fill="#000000" fill-opacity="0.035"/>`+"\n", num(y), num(svgWidth), num(svgRowHeight))
+		}
+		e := row.entry
+		subject := e.Subject
+		if e.IsCA {
+			subject = "CA " + subject
+		}
+		w(`<text x="12" y="%s" font-weight="bold">%s</text>`+"\n", num(y+13), esc(truncate(subject, 48)))
+		w(`<text x="12" y="%s" fill="#666666" font-size="9.5">%s</text>`+"\n", num(y+25), esc(truncate(e.Resource.String()+" "+e.Key, 62)))
+	}
+
+	// Overlaps of consecutive CAs held in the same value: the rotation
+	// window during which both must be trusted.
+	for _, o := range svgOverlaps(rows) {
+		y0 := svgTop + float64(o.first)*svgRowHeight + 3
+		y1 := svgTop + float64(o.last+1)*svgRowHeight - 3
+		x0, x1 := x(o.from), x(o.to)
+		w(`<rect class="overlap" x="%s" y="%s" width="%s" height="%s" fill="#2f6fd6" fill-opacity="0.13" stroke="#2f6fd6" stroke-dasharray="3 2"><title>%s</title></rect>`+"\n",
+			num(x0), num(y0), num(max(x1-x0, 1)), num(y1-y0),
+			esc(fmt.Sprintf("old and new CA overlap %s to %s (%d days)", o.from.Format("2006-01-02"), o.to.Format("2006-01-02"), int(o.to.Sub(o.from)/day))))
+	}
+
+	// Where each leaf's issuer leaves its bundle (latest marker per row).
+	index := map[string]int{}
+	for i, row := range rows {
+		index[row.id()] = i
+	}
+	markerAt := map[int]float64{}
+	for _, re := range r.Reissues {
+		if i, ok := index[refKey(re.Resource)+"\x00"+re.Key+"\x00"+re.SHA256]; ok {
+			markerAt[i] = max(markerAt[i], x(re.IssuerLeavesAt))
+		}
+	}
+
+	// Bars and diamonds.
+	for i, row := range rows {
+		e := row.entry
+		mid := svgTop + float64(i)*svgRowHeight + svgRowHeight/2
+		fill := statusFill[e.Status]
+		date := e.NotAfter.Format("2006-01-02")
+		if e.Approximate {
+			date = "~" + date
+		}
+		label := fmt.Sprintf("%s  %dd", date, e.DaysLeft)
+		if e.Type == TypeExpiry {
+			cx := x(e.NotAfter)
+			w(`<path class="expiry" d="M %s %s l 7 7 l -7 7 l -7 -7 z" fill="%s" stroke="#333333" stroke-width="0.6"><title>%s</title></path>`+"\n",
+				num(cx), num(mid-7), fill, esc(fmt.Sprintf("%s %s: %s expire %s (%s)", e.Resource, e.Key, e.Subject, date, TableStatus(e.Status))))
+			w(`<text x="%s" y="%s" fill="#333333" font-size="10">%s</text>`+"\n", num(cx+10), num(mid+4), esc(label))
+			continue
+		}
+		h := svgLeafHeight
+		if e.IsCA {
+			h = svgCAHeight
+		}
+		x0, x1 := x(e.NotBefore), x(e.NotAfter)
+		w(`<rect class="bar" data-sha256="%s" x="%s" y="%s" width="%s" height="%s" rx="2" fill="%s" stroke="#222222" stroke-opacity="0.35"><title>%s</title></rect>`+"\n",
+			e.SHA256, num(x0), num(mid-h/2), num(max(x1-x0, 1.5)), num(h), fill,
+			esc(fmt.Sprintf("%s %s\n%s\nissuer %s\nsha256 %s\n%s to %s, %d days left: %s",
+				e.Resource, e.Key, e.Subject, e.Issuer, e.SHA256, e.NotBefore.Format(time.RFC3339), e.NotAfter.Format(time.RFC3339), e.DaysLeft, TableStatus(e.Status))))
+		if e.NotBefore.Before(t0) {
+			w(`<path class="clipped" d="M %s %s l -6 %s l 6 %s z" fill="%s"/>`+"\n", num(x0), num(mid-h/2), num(h/2), num(h/2), fill)
+		}
+		if e.NotAfter.After(t1) {
+			w(`<path class="clipped" d="M %s %s l 6 %s l -6 %s z" fill="%s"/>`+"\n", num(x1), num(mid-h/2), num(h/2), num(h/2), fill)
+		}
+		w(`<text x="%s" y="%s" fill="#333333" font-size="10">%s</text>`+"\n", num(max(x1, markerAt[i])+8), num(mid+4), esc(label))
+	}
+
+	// Re-issue markers: where a leaf's issuer leaves its bundle.
+	for _, re := range r.Reissues {
+		i, ok := index[refKey(re.Resource)+"\x00"+re.Key+"\x00"+re.SHA256]
+		if !ok {
+			continue
+		}
+		mid := svgTop + float64(i)*svgRowHeight + svgRowHeight/2
+		cx := x(re.IssuerLeavesAt)
+		w(`<path class="reissue" d="M %s %s l 5 -9 l -10 0 z" fill="#7b2cbf"><title>%s</title></path>`+"\n", num(cx), num(mid-4),
+			esc(fmt.Sprintf("re-issue: issuer %s leaves bundle %q on %s (%s)", re.Issuer, re.Bundle, re.IssuerLeavesAt.Format("2006-01-02"), re.State)))
+		w(`<line class="reissue-line" x1="%s" y1="%s" x2="%s" y2="%s" stroke="#7b2cbf" stroke-width="1.5"/>`+"\n", num(cx), num(mid-4), num(cx), num(mid+7))
+	}
+
+	// Today.
+	w(`<line class="today" x1="%s" y1="%s" x2="%s" y2="%s" stroke="#c0392b" stroke-width="1.5" stroke-dasharray="5 3"/>`+"\n", num(x(now)), num(svgTop-24), num(x(now)), num(bottom))
+	w(`<text x="%s" y="%s" text-anchor="middle" fill="#c0392b" font-weight="bold" font-size="10">today %s</text>`+"\n", num(x(now)), num(svgTop-27), now.Format("2006-01-02"))
+
+	// Legend.
+	ly := bottom + 22
+	lx := 12.0
+	item := func(swatch, text string, width float64) {
+		w("%s\n", swatch)
+		w(`<text x="%s" y="%s" fill="#333333">%s</text>`+"\n", num(lx+22), num(ly+4), esc(text))
+		lx += width
+	}
+	for _, s := range []Status{StatusOK, StatusWarn, StatusFail, StatusExpired} {
+		item(fmt.Sprintf(`<rect x="%s" y="%s" width="16" height="10" rx="2" fill="%s"/>`, num(lx), num(ly-5), statusFill[s]), TableStatus(s), 80)
+	}
+	item(fmt.Sprintf(`<rect x="%s" y="%s" width="16" height="10" fill="#f9d0ce"/>`, num(lx), num(ly-5)), "fail zone ("+FormatDuration(r.FailWithin)+")", 130)
+	item(fmt.Sprintf(`<rect x="%s" y="%s" width="16" height="10" fill="#fff1c2"/>`, num(lx), num(ly-5)), "warn zone ("+FormatDuration(r.WarnWithin)+")", 140)
+	item(fmt.Sprintf(`<rect x="%s" y="%s" width="16" height="10" fill="#2f6fd6" fill-opacity="0.13" stroke="#2f6fd6" stroke-dasharray="3 2"/>`, num(lx), num(ly-5)), "CA overlap", 110)
+	item(fmt.Sprintf(`<path d="M %s %s l 5 -9 l -10 0 z" fill="#7b2cbf"/>`, num(lx+8), num(ly+4)), "issuer leaves bundle", 0)
+	ly += 20
+	lx = 12
+	item(fmt.Sprintf(`<rect x="%s" y="%s" width="16" height="14" rx="2" fill="#777777"/>`, num(lx), num(ly-7)), "CA certificate", 130)
+	item(fmt.Sprintf(`<rect x="%s" y="%s" width="16" height="8" rx="2" fill="#777777"/>`, num(lx), num(ly-4)), "leaf certificate", 130)
+	item(fmt.Sprintf(`<path d="M %s %s l 7 7 l -7 7 l -7 -7 z" fill="#777777"/>`, num(lx+8), num(ly-7)), "reported expiry (no certificate)", 230)
+	item(fmt.Sprintf(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#c0392b" stroke-width="1.5" stroke-dasharray="5 3"/>`, num(lx+8), num(ly-7), num(lx+8), num(ly+7)), "today", 0)
+	w("</svg>\n")
+	return b.Bytes()
+}
+
+type svgRow struct{ entry Entry }
+
+func (r svgRow) id() string {
+	return refKey(r.entry.Resource) + "\x00" + r.entry.Key + "\x00" + r.entry.SHA256
+}
+
+// svgRows groups entries by the value that holds them (so that a bundle's
+// CAs sit together), groups ordered by their soonest expiry, entries in a
+// group by NotBefore.
+func svgRows(entries []Entry) []svgRow {
+	type group struct {
+		key     string
+		soonest time.Time
+		entries []Entry
+	}
+	byKey := map[string]*group{}
+	var groups []*group
+	for _, e := range entries {
+		k := refKey(e.Resource) + "\x00" + e.Key
+		g, ok := byKey[k]
+		if !ok {
+			g = &group{key: k, soonest: e.NotAfter}
+			byKey[k] = g
+			groups = append(groups, g)
+		}
+		if e.NotAfter.Before(g.soonest) {
+			g.soonest = e.NotAfter
+		}
+		g.entries = append(g.entries, e)
+	}
+	sort.SliceStable(groups, func(i, j int) bool {
+		if !groups[i].soonest.Equal(groups[j].soonest) {
+			return groups[i].soonest.Before(groups[j].soonest)
+		}
+		return groups[i].key < groups[j].key
+	})
+	var rows []svgRow
+	for _, g := range groups {
+		sort.SliceStable(g.entries, func(i, j int) bool {
+			a, b := g.entries[i], g.entries[j]
+			if !a.NotBefore.Equal(b.NotBefore) {
+				return a.NotBefore.Before(b.NotBefore)
+			}
+			return a.SHA256 < b.SHA256
+		})
+		for _, e := range g.entries {
+			rows = append(rows, svgRow{entry: e})
+		}
+	}
+	return rows
+}
+
+type svgOverlap struct {
+	first, last int
+	from, to    time.Time
+}
+
+// svgOverlaps finds, within each group of rows, consecutive CA
+// certificates whose validity overlaps: the old CA and the new one.
+func svgOverlaps(rows []svgRow) []svgOverlap {
+	var out []svgOverlap
+	for i := 0; i < len(rows); i++ {
+		a := rows[i].entry
+		if a.Type != TypeCertificate || !a.IsCA {
+			continue
+		}
+		for j := i + 1; j < len(rows); j++ {
+			b := rows[j].entry
+			if refKey(b.Resource) != refKey(a.Resource) || b.Key != a.Key {
+				break
+			}
+			if b.Type != TypeCertificate || !b.IsCA {
+				continue
+			}
+			from, to := b.NotBefore, a.NotAfter
+			if b.NotAfter.Before(to) {
+				to = b.NotAfter
+			}
+			if from.Before(to) {
+				out = append(out, svgOverlap{first: i, last: j, from: from, to: to})
+			}
+			break
+		}
+	}
+	return out
+}
+
+// svgWindow returns the time range drawn: every date in the report plus
+// today and the warn zone, clipped to svgMaxPast and svgMaxFuture around
+// now, with a small margin.
+func svgWindow(r Report, rows []svgRow) (time.Time, time.Time) {
+	now := r.Now
+	t0, t1 := now.Add(-30*day), now.Add(max(r.WarnWithin, 30*day)+30*day)
+	for _, row := range rows {
+		e := row.entry
+		start := e.NotBefore
+		if e.Type == TypeExpiry {
+			start = e.NotAfter
+		}
+		if start.Before(t0) {
+			t0 = start
+		}
+		if e.NotAfter.After(t1) {
+			t1 = e.NotAfter
+		}
+	}
+	if lo := now.Add(-svgMaxPast); t0.Before(lo) {
+		t0 = lo
+	}
+	if hi := now.Add(svgMaxFuture); t1.After(hi) {
+		t1 = hi
+	}
+	pad := t1.Sub(t0) / 50
+	return t0.Add(-pad), t1.Add(pad)
+}
+
+func num(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
+
+func esc(s string) string {
+	var b bytes.Buffer
+	_ = xml.EscapeText(&b, []byte(s))
+	return b.String()
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

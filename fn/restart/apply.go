@@ -1,0 +1,357 @@
+package restart
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/labels"
+	"github.com/rotate-certs/rotate-certs/fn/policy"
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// Bundle is a rendered trust bundle, as far as restarts care.
+type Bundle struct {
+	// Name is the bundle's name.
+	Name string
+	// Field is the bundle's field path in the policy, such as
+	// "spec.trustBundles[0]".
+	Field string
+	// Targets are the bundle's target objects, one per namespace.
+	Targets []Target
+	// Restart is the bundle's restart policy (defaulted).
+	Restart policy.Restart
+}
+
+// Target is one rendered target object of a bundle.
+type Target struct {
+	// Key identifies the object.
+	Key kube.Key
+	// Hash is the object's bundle hash ("sha256:...").
+	Hash string
+	// Changed is true when this render created or changed the object.
+	Changed bool
+}
+
+// Env is what Apply needs from the run.
+type Env struct {
+	// Items are the input resources, in order; workloads among them are
+	// edited in place.
+	Items []*yaml.RNode
+	// PolicyRef is the policy, for results about its fields.
+	PolicyRef kube.Ref
+}
+
+// consumer is a workload that reads one object.
+type consumer struct {
+	workload *Workload
+	uses     []Use
+}
+
+// entry is one bundle a workload must answer for.
+type entry struct {
+	bundle   string
+	target   Target
+	uses     []Use
+	explicit bool
+	// across is true when the workload is named explicitly and the bundle
+	// has no target in its namespace: the hash then covers every target.
+	across bool
+}
+
+type applier struct {
+	env       Env
+	workloads []*Workload
+	byKey     map[kube.Key]*Workload
+	failed    map[kube.Key]bool
+	consumers map[kube.Key][]consumer
+	entries   map[*Workload][]*entry
+	pdbs      map[string][]labels.Selector
+	results   framework.Results
+}
+
+// Apply rolls every workload whose trust changed, as SPEC.md section 5
+// says: it finds the consumers of each bundle's targets (one pass over the
+// input, indexed by the objects they read), decides per workload and
+// bundle whether the read forces a roll, and writes the trust-hash of the
+// rolling bundles into the pod template when it differs. It returns an
+// info result per consumer of a bundle that changed (rolled, or why not),
+// warnings for rolls that may hurt or stall, and errors for workloads it
+// cannot read.
+func Apply(bundles []Bundle, env Env) framework.Results {
+	if len(bundles) == 0 {
+		return nil
+	}
+	a := &applier{
+		env:       env,
+		byKey:     map[kube.Key]*Workload{},
+		failed:    map[kube.Key]bool{},
+		consumers: map[kube.Key][]consumer{},
+		entries:   map[*Workload][]*entry{},
+	}
+	a.scan()
+	for _, b := range bundles {
+		a.match(b)
+	}
+	for _, w := range a.workloads {
+		if es := a.entries[w]; len(es) > 0 {
+			a.roll(w, es)
+		}
+	}
+	return a.results
+}
+
+// scan reads every workload once and indexes the objects each one reads.
+func (a *applier) scan() {
+	for _, item := range a.env.Items {
+		if kube.IsLocalConfig(item) || !IsWorkload(item) {
+			continue
+		}
+		key := kube.KeyOf(item)
+		w, err := Read(item)
+		if err != nil {
+			a.failed[key] = true
+			field, msg := "", err.Error()
+			if fe, ok := err.(*FieldError); ok {
+				field, msg = fe.Field, fe.Message
+			}
+			a.results = append(a.results, kube.RefOf(item).Result(framework.Error, field, msg))
+			continue
+		}
+		if _, dup := a.byKey[key]; dup {
+			continue
+		}
+		a.byKey[key] = w
+		a.workloads = append(a.workloads, w)
+		if w.WorkloadRef {
+			continue
+		}
+		// Each workload reads an object once in this map, so the
+		// consumers of an object stay in input order.
+		for o, uses := range ByObject(w.Model.Uses()) {
+			k := kube.Key{Kind: o.Kind, Namespace: w.Ref.Namespace, Name: o.Name}
+			a.consumers[k] = append(a.consumers[k], consumer{workload: w, uses: uses})
+		}
+	}
+}
+
+// match records, for bundle b, every workload that must answer for it.
+func (a *applier) match(b Bundle) {
+	if len(b.Targets) == 0 {
+		return
+	}
+	if b.Restart.AutoEnabled() {
+		for _, t := range b.Targets {
+			for _, c := range a.consumers[t.Key] {
+				a.add(c.workload, &entry{bundle: b.Name, target: t, uses: c.uses})
+			}
+		}
+	}
+	for j, ref := range b.Restart.Workloads {
+		field := fmt.Sprintf("%s.restart.workloads[%d]", b.Field, j)
+		key := kube.Key{Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name}
+		w := a.byKey[key]
+		switch {
+		case a.failed[key]:
+			continue
+		case w == nil:
+			a.results = append(a.results, a.env.PolicyRef.Result(framework.Info, field,
+				fmt.Sprintf("bundle %q: %s is not in the input; nothing to roll", b.Name, ref)))
+			continue
+		case w.WorkloadRef:
+			a.results = append(a.results, a.env.PolicyRef.Result(framework.Warning, field,
+				fmt.Sprintf("bundle %q: %s has no pod template of its own (spec.workloadRef); name the workload it references instead", b.Name, ref)))
+			continue
+		}
+		t, across := targetFor(b, ref.Namespace)
+		a.add(w, &entry{bundle: b.Name, target: t, uses: a.usesOf(w, t.Key), explicit: true, across: across})
+	}
+}
+
+// add records e for w, merging an explicit entry into a detected one.
+func (a *applier) add(w *Workload, e *entry) {
+	for _, have := range a.entries[w] {
+		if have.bundle == e.bundle {
+			have.explicit = have.explicit || e.explicit
+			return
+		}
+	}
+	a.entries[w] = append(a.entries[w], e)
+}
+
+func (a *applier) usesOf(w *Workload, key kube.Key) []Use {
+	for _, c := range a.consumers[key] {
+		if c.workload == w {
+			return c.uses
+		}
+	}
+	return nil
+}
+
+// targetFor returns the target of b in namespace ns. When b has none there
+// (an explicit workload elsewhere), it returns one target standing for all
+// of them: its hash covers every target's, and it changed when any did.
+func targetFor(b Bundle, ns string) (Target, bool) {
+	for _, t := range b.Targets {
+		if t.Key.Namespace == ns {
+			return t, false
+		}
+	}
+	if len(b.Targets) == 1 {
+		return b.Targets[0], true
+	}
+	all := Target{Key: kube.Key{Kind: b.Targets[0].Key.Kind, Name: b.Targets[0].Key.Name}}
+	lines := make([]string, 0, len(b.Targets))
+	for _, t := range b.Targets {
+		lines = append(lines, t.Key.Namespace+" "+t.Hash+"\n")
+		all.Changed = all.Changed || t.Changed
+	}
+	sort.Strings(lines)
+	sum := sha256.Sum256([]byte(strings.Join(lines, "")))
+	all.Hash = "sha256:" + hex.EncodeToString(sum[:])
+	return all, true
+}
+
+// roll decides for one workload over every bundle it answers for, and
+// writes its trust-hash when that changed. Its results appear in a render
+// where a bundle it reads changed (or where it is rolled): a render that
+// changes nothing stays quiet about the workloads it leaves alone.
+func (a *applier) roll(w *Workload, entries []*entry) {
+	sort.Slice(entries, func(i, j int) bool { return entries[i].bundle < entries[j].bundle })
+	anyChanged := false
+	for _, e := range entries {
+		anyChanged = anyChanged || e.target.Changed
+	}
+	if !w.Rollable {
+		for _, e := range entries {
+			if !e.target.Changed {
+				continue
+			}
+			u := e.uses[0]
+			a.info(w, u.Field, fmt.Sprintf("bundle %q (%s) changed and is read through %s at %s; a %s is never rolled, each new pod reads the current bundle",
+				e.bundle, describeTarget(e), u.Via, u.Field, w.Ref.Kind))
+		}
+		return
+	}
+	annotationField := w.TemplateField + ".metadata.annotations." + TrustHashAnnotation
+	if w.Reload == ReloadNever {
+		explicit := false
+		for _, e := range entries {
+			explicit = explicit || e.explicit
+		}
+		msg := fmt.Sprintf("not rolled for %s: the workload is annotated %s: never", describeAll(entries, nil), ReloadAnnotation)
+		switch {
+		case explicit:
+			a.result(w, framework.Warning, "metadata.annotations."+ReloadAnnotation, msg+", which wins over restart.workloads")
+		case anyChanged:
+			a.info(w, "metadata.annotations."+ReloadAnnotation, msg)
+		}
+		return
+	}
+	decisions := make([]Decision, len(entries))
+	var hashes []BundleHash
+	changed := false
+	for i, e := range entries {
+		decisions[i] = Decide(e.uses, w.Reload, e.explicit)
+		if decisions[i].Roll {
+			hashes = append(hashes, BundleHash{Bundle: e.bundle, Hash: e.target.Hash})
+			changed = changed || e.target.Changed
+		}
+	}
+	if len(hashes) == 0 {
+		if anyChanged {
+			a.info(w, decisions[0].Because.Field, "not rolled: "+describeAll(entries, decisions))
+		}
+		return
+	}
+	hash := TrustHash(hashes)
+	cur, has := w.TrustHash()
+	if (has && cur == hash) || (!has && !changed) {
+		// The trust it reads is what its pods started with.
+		if anyChanged {
+			a.info(w, annotationField, "not rolled, the trust it must restart for is unchanged: "+describeAll(entries, decisions))
+		}
+		return
+	}
+	if _, err := w.SetTrustHash(hash); err != nil {
+		a.result(w, framework.Error, annotationField, err.Error())
+		return
+	}
+	a.info(w, annotationField, "rolled, its trust changed: "+describeAll(entries, decisions))
+	for _, r := range Risks(w.Shape, a.pdbsIn(w.Ref.Namespace)) {
+		a.result(w, framework.Warning, r.Field, r.Message)
+	}
+}
+
+func (a *applier) info(w *Workload, field, msg string) { a.result(w, framework.Info, field, msg) }
+
+func (a *applier) result(w *Workload, sev framework.Severity, field, msg string) {
+	a.results = append(a.results, w.Ref.Result(sev, field, msg))
+}
+
+// describeAll says, per bundle, which target the workload reads and, when
+// decisions is not nil, what decided.
+func describeAll(entries []*entry, decisions []Decision) string {
+	parts := make([]string, len(entries))
+	for i, e := range entries {
+		s := fmt.Sprintf("bundle %q (%s)", e.bundle, describeTarget(e))
+		if decisions != nil {
+			s += " " + decisions[i].Reason
+		}
+		parts[i] = s
+	}
+	return strings.Join(parts, "; ")
+}
+
+func describeTarget(e *entry) string {
+	if e.across {
+		return fmt.Sprintf("every %s %s of the bundle", e.target.Key.Kind, e.target.Key.Name)
+	}
+	return e.target.Key.String()
+}
+
+// pdbsIn returns the selectors of the PodDisruptionBudgets in namespace
+// ns, indexing them all on first use.
+func (a *applier) pdbsIn(ns string) []labels.Selector {
+	if a.pdbs == nil {
+		a.pdbs = map[string][]labels.Selector{}
+		for _, item := range a.env.Items {
+			if item.GetKind() != "PodDisruptionBudget" || kube.IsLocalConfig(item) {
+				continue
+			}
+			if s, ok := pdbSelector(item); ok {
+				a.pdbs[item.GetNamespace()] = append(a.pdbs[item.GetNamespace()], s)
+			}
+		}
+	}
+	return a.pdbs[ns]
+}
+
+// pdbSelector returns the pod selector of a PodDisruptionBudget; ok is
+// false when it selects no pod (no selector, an invalid one, or an empty
+// one in policy/v1beta1, where empty selects nothing; in policy/v1 empty
+// selects every pod of the namespace).
+func pdbSelector(pdb *yaml.RNode) (labels.Selector, bool) {
+	var s labels.Selector
+	apiVersion := pdb.GetApiVersion()
+	if apiVersion != "policy/v1" && apiVersion != "policy/v1beta1" {
+		return s, false
+	}
+	node := lookup(pdb, "spec", "selector")
+	if node == nil {
+		return s, false
+	}
+	raw, err := node.MarshalJSON()
+	if err != nil || json.Unmarshal(raw, &s) != nil || s.Validate() != nil {
+		return s, false
+	}
+	if s.Empty() && apiVersion == "policy/v1beta1" {
+		return s, false
+	}
+	return s, true
+}

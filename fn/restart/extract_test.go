@@ -1,0 +1,208 @@
+package restart
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+func mustParse(t *testing.T, s string) *yaml.RNode {
+	t.Helper()
+	n, err := yaml.Parse(s)
+	require.NoError(t, err)
+	return n
+}
+
+const fullDeployment = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: ratelimit
+  namespace: gw
+  annotations:
+    rotate-certs.dev/reload: hot
+spec:
+  replicas: 2
+  paused: true
+  template:
+    metadata:
+      labels: {app: ratelimit}
+    spec:
+      initContainers:
+      - name: init
+        envFrom:
+        - secretRef: {name: init-env}
+        - configMapRef: {name: init-cm}
+      containers:
+      - name: main
+        env:
+        - name: CA
+          valueFrom:
+            secretKeyRef: {name: trust, key: ca.crt}
+        - name: BUNDLE
+          valueFrom:
+            configMapKeyRef: {name: bundle, key: ca-bundle.crt}
+        - name: PLAIN
+          value: x
+        volumeMounts:
+        - {name: ca, mountPath: /etc/ca}
+        - {name: proj, mountPath: /etc/proj/ca.crt, subPath: ca.crt}
+        - {name: expr, mountPath: /etc/expr, subPathExpr: $(POD)}
+      volumes:
+      - name: ca
+        secret: {secretName: trust}
+      - name: proj
+        projected:
+          sources:
+          - secret: {name: trust}
+          - configMap: {name: bundle}
+          - serviceAccountToken: {path: token}
+      - name: expr
+        configMap: {name: bundle}
+      - name: scratch
+        emptyDir: {}
+`
+
+func TestReadDeployment(t *testing.T) {
+	w, err := Read(mustParse(t, fullDeployment))
+	require.NoError(t, err)
+	assert.True(t, w.Rollable)
+	assert.Equal(t, ReloadHot, w.Reload)
+	assert.Equal(t, "spec.template", w.TemplateField)
+	secret := func(n string) Object { return Object{Kind: "Secret", Name: n} }
+	cm := func(n string) Object { return Object{Kind: "ConfigMap", Name: n} }
+	const s = "spec.template.spec."
+	assert.Equal(t, []Use{
+		{Object: secret("init-env"), Via: ViaEnvFrom, Field: s + "initContainers[0].envFrom[0].secretRef"},
+		{Object: cm("init-cm"), Via: ViaEnvFrom, Field: s + "initContainers[0].envFrom[1].configMapRef"},
+		{Object: secret("trust"), Via: ViaEnv, Field: s + "containers[0].env[0].valueFrom.secretKeyRef"},
+		{Object: cm("bundle"), Via: ViaEnv, Field: s + "containers[0].env[1].valueFrom.configMapKeyRef"},
+		{Object: secret("trust"), Via: ViaVolume, Field: s + "containers[0].volumeMounts[0]"},
+		{Object: secret("trust"), Via: ViaSubPath, Field: s + "containers[0].volumeMounts[1].subPath"},
+		{Object: cm("bundle"), Via: ViaSubPath, Field: s + "containers[0].volumeMounts[1].subPath"},
+		{Object: cm("bundle"), Via: ViaSubPath, Field: s + "containers[0].volumeMounts[2].subPathExpr"},
+	}, w.Model.Uses())
+	assert.Equal(t, Shape{Kind: "Deployment", Replicas: ptr(int64(2)), ReplicasSet: true, Paused: true,
+		PodLabels: map[string]string{"app": "ratelimit"}}, w.Shape)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestReadKinds(t *testing.T) {
+	cases := []struct {
+		name     string
+		doc      string
+		workload bool
+		rollable bool
+		template string
+		refRoll  bool
+	}{
+		{"StatefulSet", "apiVersion: apps/v1\nkind: StatefulSet\nspec: {template: {spec: {containers: []}}}", true, true, "spec.template", false},
+		{"DaemonSet", "apiVersion: apps/v1\nkind: DaemonSet\nspec: {template: {spec: {containers: []}}}", true, true, "spec.template", false},
+		{"Rollout", "apiVersion: argoproj.io/v1alpha1\nkind: Rollout\nspec: {template: {spec: {containers: []}}}", true, true, "spec.template", false},
+		{"Rollout with workloadRef", "apiVersion: argoproj.io/v1alpha1\nkind: Rollout\nspec: {workloadRef: {kind: Deployment, name: x}}", true, true, "spec.template", true},
+		{"Job", "apiVersion: batch/v1\nkind: Job\nspec: {template: {spec: {containers: []}}}", true, false, "spec.template", false},
+		{"CronJob", "apiVersion: batch/v1\nkind: CronJob\nspec: {jobTemplate: {spec: {template: {spec: {containers: []}}}}}", true, false, "spec.jobTemplate.spec.template", false},
+		{"old Deployment API", "apiVersion: extensions/v1beta1\nkind: Deployment\nspec: {template: {spec: {}}}", false, false, "", false},
+		{"Rollout of another group", "apiVersion: example.com/v1\nkind: Rollout\nspec: {}", false, false, "", false},
+		{"Pod", "apiVersion: v1\nkind: Pod\nspec: {containers: []}", false, false, "", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			n := mustParse(t, tc.doc)
+			require.Equal(t, tc.workload, IsWorkload(n))
+			if !tc.workload {
+				return
+			}
+			w, err := Read(n)
+			require.NoError(t, err)
+			assert.Equal(t, tc.rollable, w.Rollable)
+			assert.Equal(t, tc.template, w.TemplateField)
+			assert.Equal(t, tc.refRoll, w.WorkloadRef)
+		})
+	}
+}
+
+func TestReadErrors(t *testing.T) {
+	cases := []struct {
+		name  string
+		doc   string
+		field string
+		msg   string
+	}{
+		{"unknown reload value", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x, annotations: {rotate-certs.dev/reload: warm}}\nspec: {template: {spec: {containers: []}}}",
+			"metadata.annotations.rotate-certs.dev/reload", `"warm" is not a reload class`},
+		{"no template", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec: {replicas: 1}",
+			"spec.template", "has no pod template"},
+		{"template without spec", "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: x}\nspec: {template: {metadata: {labels: {a: b}}}}",
+			"spec.template", "has no pod template"},
+		{"null template", "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: x}\nspec: {template: null}",
+			"spec.template", "has no pod template"},
+		{"CronJob without job template", "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: x}\nspec: {schedule: '* * * * *'}",
+			"spec.jobTemplate.spec.template", "has no pod template"},
+		{"volumes not a list", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec: {template: {spec: {volumes: {a: b}}}}",
+			"spec.template.spec.volumes", "must be a list"},
+		{"env not a list", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec: {template: {spec: {containers: [{name: c, env: x}]}}}",
+			"spec.template.spec.containers[0].env", "must be a list"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Read(mustParse(t, tc.doc))
+			var fe *FieldError
+			require.ErrorAs(t, err, &fe)
+			assert.Equal(t, tc.field, fe.Field)
+			assert.Contains(t, fe.Message, tc.msg)
+		})
+	}
+}
+
+func TestSetTrustHashEditsOnlyTheAnnotation(t *testing.T) {
+	const doc = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: ratelimit # the rate-limit server
+  namespace: gw
+spec:
+  replicas: 2
+  template:
+    metadata:
+      labels:
+        app: ratelimit
+      annotations:
+        prometheus.io/scrape: "true" # keep quoting
+    spec:
+      containers:
+      - name: main
+        image: "envoyproxy/ratelimit:v1" # pinned
+`
+	n := mustParse(t, doc)
+	w, err := Read(n)
+	require.NoError(t, err)
+	_, has := w.TrustHash()
+	require.False(t, has)
+
+	changed, err := w.SetTrustHash("sha256:aa")
+	require.NoError(t, err)
+	require.True(t, changed)
+	want := strings.Replace(doc, `        prometheus.io/scrape: "true" # keep quoting
+`, `        prometheus.io/scrape: "true" # keep quoting
+        rotate-certs.dev/trust-hash: 'sha256:aa'
+`, 1)
+	assert.Equal(t, want, n.MustString())
+
+	got, has := w.TrustHash()
+	assert.True(t, has)
+	assert.Equal(t, "sha256:aa", got)
+
+	changed, err = w.SetTrustHash("sha256:aa")
+	require.NoError(t, err)
+	assert.False(t, changed, "the same hash must not count as a change")
+	assert.Equal(t, want, n.MustString())
+
+	changed, err = w.SetTrustHash("sha256:bb")
+	require.NoError(t, err)
+	assert.True(t, changed)
+	assert.Equal(t, strings.Replace(want, "sha256:aa", "sha256:bb", 1), n.MustString())
+}

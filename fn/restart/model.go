@@ -1,0 +1,164 @@
+// Package restart decides which workloads must roll when a trust bundle
+// changes, and rolls them by writing a content hash into their pod
+// template (SPEC.md section 5).
+//
+// The decision is plain Go over a small model of a pod template (Template):
+// which Secrets and ConfigMaps it reads, and how. Only extract.go and
+// apply.go know about YAML; they map workload RNodes onto the model and
+// write the one annotation back in place.
+package restart
+
+// Via is how a pod template reads an object. It decides whether a running
+// pod can ever see an update of that object.
+type Via int
+
+// The ways a pod reads a Secret or ConfigMap, from the one a pod can
+// follow to the ones it cannot.
+const (
+	// ViaVolume is a whole-volume mount: the kubelet updates the files in
+	// place, so a process that watches them reloads without a restart.
+	ViaVolume Via = iota
+	// ViaSubPath is a subPath (or subPathExpr) mount: the file is bound
+	// once at container start and never updated.
+	ViaSubPath
+	// ViaEnv is env[].valueFrom: the value is copied into the process
+	// environment at start.
+	ViaEnv
+	// ViaEnvFrom is envFrom: every key is copied into the environment at
+	// start.
+	ViaEnvFrom
+)
+
+// String names the path as messages show it.
+func (v Via) String() string {
+	switch v {
+	case ViaVolume:
+		return "volume"
+	case ViaSubPath:
+		return "subPath mount"
+	case ViaEnv:
+		return "env"
+	case ViaEnvFrom:
+		return "envFrom"
+	default:
+		return "unknown"
+	}
+}
+
+// Static reports whether a pod reading through v keeps the value it
+// started with until it is restarted.
+func (v Via) Static() bool { return v != ViaVolume }
+
+// Object is a Secret or ConfigMap a pod template refers to, by kind and
+// name; its namespace is the workload's.
+type Object struct {
+	// Kind is "Secret" or "ConfigMap".
+	Kind string
+	// Name of the object.
+	Name string
+}
+
+// Template is what rotate-certs needs to know of a pod template.
+type Template struct {
+	// Volumes are the pod's volumes that are backed by Secrets or
+	// ConfigMaps.
+	Volumes []Volume
+	// Containers are the containers and init containers.
+	Containers []Container
+}
+
+// Volume is a pod volume backed by one object (secret, configMap) or
+// several (projected sources).
+type Volume struct {
+	// Name is the volume's name, which mounts refer to.
+	Name string
+	// Sources are the objects the volume projects.
+	Sources []Ref
+}
+
+// Ref is one reference to an object at a field of the template.
+type Ref struct {
+	Object
+	// Field is the field path of the reference, for results.
+	Field string
+}
+
+// Container is a container or init container.
+type Container struct {
+	// Env are the env[].valueFrom secretKeyRef and configMapKeyRef
+	// references.
+	Env []Ref
+	// EnvFrom are the envFrom secretRef and configMapRef references.
+	EnvFrom []Ref
+	// Mounts are the container's volume mounts.
+	Mounts []Mount
+}
+
+// Mount is one volumeMounts entry.
+type Mount struct {
+	// Volume is the mounted volume's name.
+	Volume string
+	// SubPath is true when the mount sets subPath or subPathExpr.
+	SubPath bool
+	// Field is the mount's field path.
+	Field string
+}
+
+// Use is one way a template reads an object.
+type Use struct {
+	// Object is what is read.
+	Object Object
+	// Via is how.
+	Via Via
+	// Field is where the template says so.
+	Field string
+}
+
+// Uses lists every read of a Secret or ConfigMap by the template, in
+// template order: env and envFrom references of each container, then, per
+// volume source, one use per mount of the volume (a subPath mount is
+// ViaSubPath, a whole mount ViaVolume). A volume no container mounts still
+// counts as a whole-volume use at its source: the template references the
+// object, and a sidecar injected later may mount it.
+func (t Template) Uses() []Use {
+	var out []Use
+	mounts := map[string][]Mount{}
+	for _, c := range t.Containers {
+		for _, r := range c.Env {
+			out = append(out, Use{Object: r.Object, Via: ViaEnv, Field: r.Field})
+		}
+		for _, r := range c.EnvFrom {
+			out = append(out, Use{Object: r.Object, Via: ViaEnvFrom, Field: r.Field})
+		}
+		for _, m := range c.Mounts {
+			mounts[m.Volume] = append(mounts[m.Volume], m)
+		}
+	}
+	for _, v := range t.Volumes {
+		for _, s := range v.Sources {
+			ms := mounts[v.Name]
+			if len(ms) == 0 {
+				out = append(out, Use{Object: s.Object, Via: ViaVolume, Field: s.Field})
+				continue
+			}
+			for _, m := range ms {
+				via := ViaVolume
+				if m.SubPath {
+					via = ViaSubPath
+				}
+				out = append(out, Use{Object: s.Object, Via: via, Field: m.Field})
+			}
+		}
+	}
+	return out
+}
+
+// ByObject groups uses by the object they read, keeping template order
+// within each group.
+func ByObject(uses []Use) map[Object][]Use {
+	out := map[Object][]Use{}
+	for _, u := range uses {
+		out[u.Object] = append(out[u.Object], u)
+	}
+	return out
+}

@@ -1,0 +1,195 @@
+package restart
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var (
+	trust = Object{Kind: "Secret", Name: "trust"}
+	other = Object{Kind: "ConfigMap", Name: "other"}
+)
+
+func TestTemplateUses(t *testing.T) {
+	cases := []struct {
+		name string
+		tmpl Template
+		want []Use
+	}{
+		{
+			name: "nothing read",
+			tmpl: Template{Containers: []Container{{Mounts: []Mount{{Volume: "data", Field: "m0"}}}}},
+			want: nil,
+		},
+		{
+			name: "env valueFrom",
+			tmpl: Template{Containers: []Container{{Env: []Ref{{Object: trust, Field: "env0"}}}}},
+			want: []Use{{Object: trust, Via: ViaEnv, Field: "env0"}},
+		},
+		{
+			name: "envFrom",
+			tmpl: Template{Containers: []Container{{EnvFrom: []Ref{{Object: other, Field: "envFrom0"}}}}},
+			want: []Use{{Object: other, Via: ViaEnvFrom, Field: "envFrom0"}},
+		},
+		{
+			name: "whole volume mount",
+			tmpl: Template{
+				Volumes:    []Volume{{Name: "ca", Sources: []Ref{{Object: trust, Field: "vol0"}}}},
+				Containers: []Container{{Mounts: []Mount{{Volume: "ca", Field: "m0"}}}},
+			},
+			want: []Use{{Object: trust, Via: ViaVolume, Field: "m0"}},
+		},
+		{
+			name: "subPath mount",
+			tmpl: Template{
+				Volumes:    []Volume{{Name: "ca", Sources: []Ref{{Object: trust, Field: "vol0"}}}},
+				Containers: []Container{{Mounts: []Mount{{Volume: "ca", SubPath: true, Field: "m0.subPath"}}}},
+			},
+			want: []Use{{Object: trust, Via: ViaSubPath, Field: "m0.subPath"}},
+		},
+		{
+			name: "one volume mounted whole by one container and by subPath in another",
+			tmpl: Template{
+				Volumes: []Volume{{Name: "ca", Sources: []Ref{{Object: trust, Field: "vol0"}}}},
+				Containers: []Container{
+					{Mounts: []Mount{{Volume: "ca", Field: "c0.m0"}}},
+					{Mounts: []Mount{{Volume: "ca", SubPath: true, Field: "c1.m0.subPath"}}},
+				},
+			},
+			want: []Use{
+				{Object: trust, Via: ViaVolume, Field: "c0.m0"},
+				{Object: trust, Via: ViaSubPath, Field: "c1.m0.subPath"},
+			},
+		},
+		{
+			name: "projected volume with two sources",
+			tmpl: Template{
+				Volumes: []Volume{{Name: "bundle", Sources: []Ref{
+					{Object: trust, Field: "vol0.src0"},
+					{Object: other, Field: "vol0.src1"},
+				}}},
+				Containers: []Container{{Mounts: []Mount{{Volume: "bundle", Field: "m0"}}}},
+			},
+			want: []Use{
+				{Object: trust, Via: ViaVolume, Field: "m0"},
+				{Object: other, Via: ViaVolume, Field: "m0"},
+			},
+		},
+		{
+			name: "volume no container mounts still counts as a whole-volume use",
+			tmpl: Template{Volumes: []Volume{{Name: "ca", Sources: []Ref{{Object: trust, Field: "vol0.secret"}}}}},
+			want: []Use{{Object: trust, Via: ViaVolume, Field: "vol0.secret"}},
+		},
+		{
+			name: "mount of another volume does not count",
+			tmpl: Template{
+				Volumes:    []Volume{{Name: "ca", Sources: []Ref{{Object: trust, Field: "vol0"}}}},
+				Containers: []Container{{Mounts: []Mount{{Volume: "ca", Field: "m0"}, {Volume: "tmp", SubPath: true, Field: "m1.subPath"}}}},
+			},
+			want: []Use{{Object: trust, Via: ViaVolume, Field: "m0"}},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, tc.tmpl.Uses())
+		})
+	}
+}
+
+func TestByObject(t *testing.T) {
+	uses := []Use{
+		{Object: trust, Via: ViaEnv, Field: "a"},
+		{Object: other, Via: ViaVolume, Field: "b"},
+		{Object: trust, Via: ViaSubPath, Field: "c"},
+	}
+	got := ByObject(uses)
+	require.Len(t, got, 2)
+	assert.Equal(t, []Use{uses[0], uses[2]}, got[trust])
+	assert.Equal(t, []Use{uses[1]}, got[other])
+}
+
+func TestViaStatic(t *testing.T) {
+	assert.False(t, ViaVolume.Static(), "a whole-volume mount is updated in place")
+	for _, v := range []Via{ViaSubPath, ViaEnv, ViaEnvFrom} {
+		assert.True(t, v.Static(), v.String())
+	}
+}
+
+func TestParseReload(t *testing.T) {
+	cases := []struct {
+		value   string
+		set     bool
+		want    Reload
+		wantErr string
+	}{
+		{value: "", set: false, want: ReloadDefault},
+		{value: "hot", set: true, want: ReloadHot},
+		{value: "never", set: true, want: ReloadNever},
+		{value: "Hot", set: true, wantErr: `"Hot" is not a reload class`},
+		{value: "", set: true, wantErr: `"" is not a reload class`},
+		{value: "sometimes", set: true, wantErr: `use "hot"`},
+	}
+	for _, tc := range cases {
+		got, err := ParseReload(tc.value, tc.set)
+		if tc.wantErr != "" {
+			require.ErrorContains(t, err, tc.wantErr)
+			continue
+		}
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, got, tc.value)
+	}
+}
+
+func TestDecide(t *testing.T) {
+	env := Use{Object: trust, Via: ViaEnv, Field: "env"}
+	envFrom := Use{Object: trust, Via: ViaEnvFrom, Field: "envFrom"}
+	sub := Use{Object: trust, Via: ViaSubPath, Field: "sub"}
+	vol := Use{Object: trust, Via: ViaVolume, Field: "vol"}
+	cases := []struct {
+		name     string
+		uses     []Use
+		reload   Reload
+		explicit bool
+		roll     bool
+		because  string
+	}{
+		{"env rolls", []Use{env}, ReloadDefault, false, true, "env"},
+		{"envFrom rolls", []Use{envFrom}, ReloadDefault, false, true, "envFrom"},
+		{"subPath rolls", []Use{sub}, ReloadDefault, false, true, "sub"},
+		{"volume rolls by default", []Use{vol}, ReloadDefault, false, true, "vol"},
+		{"hot volume does not roll", []Use{vol}, ReloadHot, false, false, "vol"},
+		{"hot env still rolls", []Use{env}, ReloadHot, false, true, "env"},
+		{"hot subPath still rolls", []Use{sub}, ReloadHot, false, true, "sub"},
+		{"hot volume plus subPath rolls for the subPath", []Use{vol, sub}, ReloadHot, false, true, "sub"},
+		{"never with env does not roll", []Use{env}, ReloadNever, false, false, "env"},
+		{"never wins over explicit", nil, ReloadNever, true, false, ""},
+		{"explicit without uses rolls", nil, ReloadDefault, true, true, ""},
+		{"explicit hot volume rolls", []Use{vol}, ReloadHot, true, true, "vol"},
+		{"no uses, not explicit", nil, ReloadDefault, false, false, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := Decide(tc.uses, tc.reload, tc.explicit)
+			assert.Equal(t, tc.roll, d.Roll)
+			assert.Equal(t, tc.because, d.Because.Field)
+			assert.NotEmpty(t, d.Reason)
+		})
+	}
+}
+
+func TestTrustHash(t *testing.T) {
+	a := BundleHash{Bundle: "a", Hash: "sha256:01"}
+	b := BundleHash{Bundle: "b", Hash: "sha256:02"}
+	b2 := BundleHash{Bundle: "b", Hash: "sha256:03"}
+
+	ab := TrustHash([]BundleHash{a, b})
+	assert.Regexp(t, `^sha256:[0-9a-f]{64}$`, ab)
+	assert.Equal(t, ab, TrustHash([]BundleHash{b, a}), "order of discovery must not matter")
+	assert.NotEqual(t, ab, TrustHash([]BundleHash{a, b2}), "a changed bundle must change the hash")
+	assert.NotEqual(t, ab, TrustHash([]BundleHash{a}), "dropping a bundle must change the hash")
+	assert.NotEqual(t, TrustHash([]BundleHash{{Bundle: "a", Hash: "sha256:02"}, {Bundle: "b", Hash: "sha256:01"}}), ab,
+		"swapping hashes between bundles must change the hash")
+	assert.Equal(t, TrustHash([]BundleHash{a}), TrustHash([]BundleHash{a}))
+}

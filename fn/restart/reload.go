@@ -1,0 +1,101 @@
+package restart
+
+import "fmt"
+
+// ReloadAnnotation is the workload annotation (on the workload's own
+// metadata) that says how it picks up a new CA.
+const ReloadAnnotation = "rotate-certs.dev/reload"
+
+// Reload is a workload's reload class.
+type Reload int
+
+// Reload classes.
+const (
+	// ReloadDefault: the workload loads its CA at start-up; it is rolled
+	// whenever the trust it reads changes.
+	ReloadDefault Reload = iota
+	// ReloadHot: the workload watches its mounted files (Envoy SDS, a file
+	// watcher) and needs no restart for a whole-volume mount. Static reads
+	// (env, envFrom, subPath) still roll it: no watcher sees them change.
+	ReloadHot
+	// ReloadNever: the workload is never rolled by rotate-certs.
+	ReloadNever
+)
+
+// Annotation values of the reload classes.
+const (
+	ReloadValueHot   = "hot"
+	ReloadValueNever = "never"
+)
+
+// String returns the annotation value, "default" for ReloadDefault.
+func (r Reload) String() string {
+	switch r {
+	case ReloadHot:
+		return ReloadValueHot
+	case ReloadNever:
+		return ReloadValueNever
+	default:
+		return "default"
+	}
+}
+
+// ParseReload reads the annotation value; set is false when the workload
+// has no such annotation. Any other value, the empty string included, is
+// an error: a typo must not silently change what rolls.
+func ParseReload(value string, set bool) (Reload, error) {
+	if !set {
+		return ReloadDefault, nil
+	}
+	switch value {
+	case ReloadValueHot:
+		return ReloadHot, nil
+	case ReloadValueNever:
+		return ReloadNever, nil
+	default:
+		return ReloadDefault, fmt.Errorf("%q is not a reload class: use %q (the workload watches its mounted files) or %q (never roll it), or remove the annotation",
+			value, ReloadValueHot, ReloadValueNever)
+	}
+}
+
+// Decision is what to do with one workload for one bundle.
+type Decision struct {
+	// Roll is true when the workload must roll when the bundle changes.
+	Roll bool
+	// Because is the use that decided: the first static use when rolled
+	// for one, else the first use. Zero when there is no use (an explicit
+	// entry).
+	Because Use
+	// Reason explains the decision in a few words.
+	Reason string
+}
+
+// Decide applies the reload rules to the uses a workload makes of one
+// bundle's target. explicit is true when the policy names the workload in
+// restart.workloads: it rolls whatever its uses, unless it opted out with
+// reload: never. Reason is a phrase about the target ("is read through
+// env at ..., which never sees an update").
+func Decide(uses []Use, reload Reload, explicit bool) Decision {
+	var first Use
+	if len(uses) > 0 {
+		first = uses[0]
+	}
+	if reload == ReloadNever {
+		return Decision{Because: first, Reason: "cannot roll it: the workload is annotated " + ReloadAnnotation + ": never"}
+	}
+	for _, u := range uses {
+		if u.Via.Static() {
+			return Decision{Roll: true, Because: u, Reason: fmt.Sprintf("is read through %s at %s, which never sees an update", u.Via, u.Field)}
+		}
+	}
+	if explicit {
+		return Decision{Roll: true, Because: first, Reason: "is named in restart.workloads"}
+	}
+	if len(uses) == 0 {
+		return Decision{Reason: "is not read"}
+	}
+	if reload == ReloadHot {
+		return Decision{Because: first, Reason: fmt.Sprintf("is mounted as a whole volume at %s, and the workload is annotated %s: hot (it reloads the files by itself)", first.Field, ReloadAnnotation)}
+	}
+	return Decision{Roll: true, Because: first, Reason: fmt.Sprintf("is mounted as a whole volume at %s, and the workload is not annotated %s: hot", first.Field, ReloadAnnotation)}
+}

@@ -1,0 +1,71 @@
+package restart
+
+import (
+	"fmt"
+
+	"github.com/rotate-certs/rotate-certs/fn/labels"
+	"github.com/rotate-certs/rotate-certs/fn/policy"
+)
+
+// Shape is what decides how a roll of a workload goes.
+type Shape struct {
+	// Kind is the workload's kind (one of policy.WorkloadKinds).
+	Kind string
+	// Replicas is spec.replicas; nil when unset (the API server defaults
+	// it to 1) or not a number.
+	Replicas *int64
+	// ReplicasSet is true when spec.replicas is present at all.
+	ReplicasSet bool
+	// Paused is spec.paused (Deployment, Rollout).
+	Paused bool
+	// UpdateStrategy is spec.updateStrategy.type (StatefulSet, DaemonSet).
+	UpdateStrategy string
+	// PodLabels are spec.template.metadata.labels.
+	PodLabels map[string]string
+}
+
+// Risk is a reason a roll may hurt or not happen.
+type Risk struct {
+	// Field is the workload field that causes it.
+	Field string
+	// Message says what happens and what to do.
+	Message string
+}
+
+// Risks lists what can go wrong when w is rolled. pdbs are the selectors
+// of the PodDisruptionBudgets in w's namespace (a PDB that selects nothing
+// is left out by the caller).
+func Risks(w Shape, pdbs []labels.Selector) []Risk {
+	var out []Risk
+	if w.Kind != policy.KindDaemonSet && singleReplica(w) && !covered(w.PodLabels, pdbs) {
+		what := "spec.replicas is unset"
+		if w.ReplicasSet {
+			what = "spec.replicas is 1"
+		}
+		out = append(out, Risk{Field: "spec.replicas", Message: fmt.Sprintf(
+			"rolled with a single pod (%s) and no PodDisruptionBudget in its namespace selects its pods: the roll may leave it without a ready pod; run 2 or more replicas or add a PodDisruptionBudget", what)})
+	}
+	if w.Paused && (w.Kind == policy.KindDeployment || w.Kind == policy.KindRollout) {
+		out = append(out, Risk{Field: "spec.paused", Message: "rolled while paused: the roll waits until spec.paused is false, and until then its pods keep the old trust"})
+	}
+	if w.UpdateStrategy == "OnDelete" && (w.Kind == policy.KindStatefulSet || w.Kind == policy.KindDaemonSet) {
+		out = append(out, Risk{Field: "spec.updateStrategy.type", Message: "rolled with updateStrategy OnDelete: no pod is replaced until it is deleted; delete its pods (one at a time) to pick up the new trust"})
+	}
+	return out
+}
+
+func singleReplica(w Shape) bool {
+	if !w.ReplicasSet {
+		return true
+	}
+	return w.Replicas != nil && *w.Replicas == 1
+}
+
+func covered(podLabels map[string]string, pdbs []labels.Selector) bool {
+	for _, s := range pdbs {
+		if s.Matches(podLabels) {
+			return true
+		}
+	}
+	return false
+}
