@@ -1,6 +1,7 @@
 package restart
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -108,6 +109,15 @@ func Read(node *yaml.RNode) (*Workload, error) {
 			return w, nil
 		}
 		return nil, &FieldError{Field: w.TemplateField, Message: "has no pod template (" + w.TemplateField + ".spec): rotate-certs cannot tell what it reads or roll it"}
+	}
+	// kyaml's label and annotation accessors panic on a list where a map
+	// belongs (found by FuzzProcess).
+	if err := kube.CheckShape(w.Template, w.TemplateField); err != nil {
+		var ve *kube.ValueError
+		if errors.As(err, &ve) {
+			return nil, &FieldError{Field: ve.Field, Message: ve.Err.Error()}
+		}
+		return nil, err
 	}
 	if w.Model, err = readTemplate(w.Template, w.TemplateField); err != nil {
 		return nil, err

@@ -146,6 +146,13 @@ func TestReadErrors(t *testing.T) {
 			"spec.template.spec.volumes", "must be a list"},
 		{"env not a list", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec: {template: {spec: {containers: [{name: c, env: x}]}}}",
 			"spec.template.spec.containers[0].env", "must be a list"},
+		// Found by FuzzProcess: kyaml's accessors panicked on these.
+		{"template labels a list", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec: {template: {metadata: {labels: [a]}, spec: {containers: []}}}",
+			"spec.template.metadata.labels", "is a YAML list, not a map of strings"},
+		{"template metadata a list", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec: {template: {metadata: [a], spec: {containers: []}}}",
+			"spec.template.metadata", "is a YAML list, not an object"},
+		{"template annotations a list", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec: {template: {metadata: {annotations: [a]}, spec: {containers: []}}}",
+			"spec.template.metadata.annotations", "is a YAML list"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

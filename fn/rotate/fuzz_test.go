@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/krmio"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/rotate-certs/rotate-certs/internal/synth"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
@@ -16,17 +17,23 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// executeStderr is execute with the processor's stderr summary captured.
+// executeStderr runs the function as function mode does
+// (cmd/rotate-certs runFunction): the krmio fast path for canonical
+// ResourceLists, kyaml's reader and writer for anything else, with the
+// processor's stderr summary captured.
 func executeStderr(input []byte) (output, stderr []byte, err error) {
 	var out, errOut bytes.Buffer
-	rw := &kio.ByteReadWriter{Reader: bytes.NewReader(input), Writer: &out, KeepReaderAnnotations: true}
 	p := rotate.Processor{Now: func() time.Time { return testpki.GoldenNow }, Stderr: &errOut}
-	err = framework.Execute(p, rw)
+	handled, err := krmio.Run(input, &out, rotate.Needs, p.Run)
+	if !handled {
+		rw := &kio.ByteReadWriter{Reader: bytes.NewReader(input), Writer: &out, KeepReaderAnnotations: true}
+		err = framework.Execute(p, rw)
+	}
 	return out.Bytes(), errOut.Bytes(), err
 }
 
-// FuzzProcess feeds arbitrary ResourceLists to the whole function, as
-// kustomize and kpt would. It must not panic; a failed render outputs no
+// FuzzProcess feeds arbitrary ResourceLists to the whole function in
+// function mode, as kustomize and kpt call it. It must not panic; a failed render outputs no
 // resources; a successful one is deterministic and idempotent; no result
 // and nothing on stderr carries key material. Seeds: every golden input,
 // a small synthetic list, and testdata/fuzz/FuzzProcess.

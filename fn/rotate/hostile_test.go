@@ -311,7 +311,36 @@ func TestProcessorRefusesNonObjectItems(t *testing.T) {
 	rl := &framework.ResourceList{FunctionConfig: fnConfig, Items: []*yaml.RNode{yaml.MustParse("{apiVersion: v1, kind: ConfigMap, metadata: {name: ok}}"), list, scalar}}
 	err = rotate.Processor{}.Process(rl)
 	require.Error(t, err)
-	require.Contains(t, err.Error(), "items[1] is a YAML list; every item of a ResourceList must be a Kubernetes object")
-	require.Contains(t, err.Error(), "items[2] is a YAML scalar")
+	require.Contains(t, err.Error(), "items[1] is a YAML list, not an object; every item of a ResourceList must be a Kubernetes object")
+	require.Contains(t, err.Error(), "items[2] is a YAML scalar, not an object")
 	require.Empty(t, rl.Items)
+}
+
+// Found by the FuzzProcess seed corpus after the fast path landed: function
+// mode panicked (kyaml's accessors index a list as a map) on objects whose
+// metadata, labels or annotations are not maps. Each is now an error that
+// names the item and the field.
+func TestMalformedObjectsAreErrors(t *testing.T) {
+	deployment := func(template string) string {
+		return "- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: app, namespace: gw}\n  spec:\n    template:\n" + template +
+			"      spec:\n        containers: [{name: c, image: x}]\n        volumes: [{name: t, secret: {secretName: trust}}]\n"
+	}
+	ca := testpki.Fixture("ca-2026").PEM()
+	tests := []struct{ name, extra, want string }{
+		{"metadata is a list", "- {apiVersion: v1, kind: ConfigMap, metadata: [1]}\n", "items[1] (ConfigMap): metadata is a YAML list, not an object"},
+		{"annotations are a list", "- {apiVersion: v1, kind: ConfigMap, metadata: {name: a, annotations: [x]}}\n", "items[1] (ConfigMap): metadata.annotations is a YAML list, not a map of strings"},
+		{"labels are a list", "- {apiVersion: example.com/v1, kind: Widget, metadata: {name: a, labels: [x]}}\n", "items[1] (Widget): metadata.labels is a YAML list"},
+		{"pod template labels are a list", deployment("      metadata: {labels: [x]}\n"), "spec.template.metadata.labels: is a YAML list, not a map of strings"},
+		{"pod template metadata is a list", deployment("      metadata: [x]\n"), "spec.template.metadata: is a YAML list, not an object"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, _, err := executeStderr(hostile(ca, tt.extra))
+			require.Error(t, err)
+			require.Contains(t, err.Error(), tt.want)
+			if len(out) > 0 {
+				require.Empty(t, parseResourceList(t, out).items)
+			}
+		})
+	}
 }

@@ -6,6 +6,7 @@
 package rotate
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -99,15 +100,30 @@ func (p Processor) Run(fnConfig *yaml.RNode, items []*yaml.RNode) ([]*yaml.RNode
 	return p.finish(r.items, r.results)
 }
 
-// checkItems rejects items that are not objects: kyaml's accessors panic on
-// a list or scalar where a resource belongs (found by FuzzProcess).
+// checkItems rejects items that kyaml's accessors cannot read: an item that
+// is not an object, or whose metadata, labels or annotations are not maps
+// (kyaml panics on those; found by FuzzProcess).
 func checkItems(items []*yaml.RNode) framework.Results {
 	var out framework.Results
 	for i, it := range items {
-		if k := it.YNode().Kind; k != yaml.MappingNode {
-			out = append(out, &framework.Result{Severity: framework.Error, Field: &framework.Field{Path: fmt.Sprintf("items[%d]", i)},
-				Message: fmt.Sprintf("items[%d] is a YAML %s; every item of a ResourceList must be a Kubernetes object", i, policy.NodeKindName(k))})
+		err := kube.CheckShape(it, "")
+		if err == nil {
+			continue
 		}
+		var ve *kube.ValueError
+		if !errors.As(err, &ve) {
+			ve = &kube.ValueError{Err: err}
+		}
+		res := &framework.Result{Severity: framework.Error, Field: &framework.Field{Path: fmt.Sprintf("items[%d]", i)}}
+		if ve.Field == "" {
+			res.Message = fmt.Sprintf("items[%d] %v; every item of a ResourceList must be a Kubernetes object", i, ve.Err)
+		} else {
+			kind := it.GetKind()
+			res.ResourceRef = &yaml.ResourceIdentifier{TypeMeta: yaml.TypeMeta{APIVersion: it.GetApiVersion(), Kind: kind}}
+			res.Field.Path += "." + ve.Field
+			res.Message = fmt.Sprintf("items[%d] (%s): %s %v", i, kind, ve.Field, ve.Err)
+		}
+		out = append(out, res)
 	}
 	return out
 }

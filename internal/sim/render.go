@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/restart"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio"
@@ -19,9 +20,6 @@ const (
 	namespace = "sim"
 	target    = "trust"
 	workload  = "gateway"
-	// TrustHashAnnotation is the pod-template annotation the restart step
-	// writes; a change of its value is a roll.
-	TrustHashAnnotation = "rotate-certs.dev/trust-hash"
 )
 
 // run is the day loop: issuer edits, render, feed back, check.
@@ -272,7 +270,7 @@ func trustHash(items []*yaml.RNode) (string, bool) {
 	if node == nil {
 		return "", false
 	}
-	v, err := node.Pipe(yaml.Lookup("spec", "template", "metadata", "annotations", TrustHashAnnotation))
+	v, err := node.Pipe(yaml.Lookup("spec", "template", "metadata", "annotations", restart.TrustHashAnnotation))
 	if err != nil || v == nil {
 		return "", false
 	}

@@ -1,0 +1,45 @@
+package krmio_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rotate-certs/rotate-certs/internal/synth"
+	"github.com/rotate-certs/rotate-certs/internal/testpki"
+	"github.com/stretchr/testify/require"
+)
+
+// FuzzFastPathMatchesKyaml is differential fuzzing of function mode's
+// reader and writer: whatever the input, the fast path either declines it
+// (having written nothing) or produces what kyaml's reader, the processor
+// and kyaml's writer produce, failure included. Seeds: every golden input,
+// the edge cases above, a synthetic list, and
+// testdata/fuzz/FuzzFastPathMatchesKyaml.
+func FuzzFastPathMatchesKyaml(f *testing.F) {
+	inputs, err := filepath.Glob("../../testdata/golden/*/input.yaml")
+	require.NoError(f, err)
+	for _, p := range inputs {
+		text, err := os.ReadFile(p)
+		require.NoError(f, err)
+		input, err := testpki.ExpandTemplate(p, string(text))
+		require.NoError(f, err)
+		f.Add(input)
+	}
+	edge, err := testpki.ExpandTemplate("edge", edgeCases)
+	require.NoError(f, err)
+	f.Add(edge)
+	f.Add(synth.ResourceList(synth.Options{Resources: 12, Bundles: 2, Seed: 3}))
+	f.Fuzz(func(t *testing.T, input []byte) {
+		want, wantErr := viaKyaml(t, input)
+		got, handled, gotErr := viaFastPath(t, input)
+		if !handled {
+			return
+		}
+		require.Equal(t, wantErr != nil, gotErr != nil, "both paths must agree on failure: kyaml %v, fast %v", wantErr, gotErr)
+		if len(want) == 0 {
+			return // kyaml could not read the input at all
+		}
+		require.Equal(t, normalized(t, want), normalized(t, got))
+	})
+}
