@@ -218,6 +218,9 @@ func TestResultsEncodeLikeKyaml(t *testing.T) {
 		{Message: "values", Field: &framework.Field{Path: "spec.x", CurrentValue: 3, ProposedValue: []string{"a"}}},
 		{Message: "true"}, {Message: "123"}, {Message: "null"}, {Message: "- dash"},
 		{ResourceRef: &yaml.ResourceIdentifier{NameMeta: yaml.NameMeta{Name: "only-ref"}}},
+		// Found by FuzzFastPathMatchesKyaml: an empty reference is {}.
+		{ResourceRef: &yaml.ResourceIdentifier{}},
+		{Message: "empty ref after a message", ResourceRef: &yaml.ResourceIdentifier{}, Field: &framework.Field{Path: "kind"}},
 	}
 	var buf bytes.Buffer
 	w := bufio.NewWriter(&buf)

@@ -53,7 +53,16 @@ func writeResults(w *bufio.Writer, results framework.Results) error {
 		}
 		field("message", r.Message)
 		field("severity", string(r.Severity))
-		if ref := r.ResourceRef; ref != nil {
+		if ref := r.ResourceRef; ref != nil && *ref == (yaml.ResourceIdentifier{}) {
+			// kyaml marshals an empty reference as {}; a bare key would
+			// read back as null (found by FuzzFastPathMatchesKyaml).
+			if first {
+				w.WriteString("resourceRef: {}\n")
+				first = false
+			} else {
+				w.WriteString("  resourceRef: {}\n")
+			}
+		} else if ref != nil {
 			if first {
 				w.WriteString("resourceRef:\n")
 				first = false
