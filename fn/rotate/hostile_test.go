@@ -240,7 +240,7 @@ func manyCAs(n int) []byte {
 // The bundle a render would write is capped too: two sources under 1 MiB
 // each can add up to more than a Secret holds.
 func TestRenderedBundleOverOneMiBIsRefused(t *testing.T) {
-	half := manyCAs(1000) // about 0.6 MiB
+	half := manyCAs(1000) // about 0.5 MiB
 	other := manyCAs(2000)[len(half):]
 	require.Greater(t, len(half)+len(other), 1<<20)
 	in := fmt.Sprintf(`apiVersion: config.kubernetes.io/v1
