@@ -255,3 +255,13 @@ func TestResultsEncodeLikeKyaml(t *testing.T) {
 	}
 	walk(&doc, "")
 }
+
+// TestFastPathTakesItsOwnOutput: a re-render feeds the previous output,
+// results included, back in; it must stay on the fast path and match kyaml.
+func TestFastPathTakesItsOwnOutput(t *testing.T) {
+	first, handled, err := viaFastPath(t, synth.ResourceList(synth.Options{Resources: 300, Bundles: 5, Seed: 9}))
+	require.NoError(t, err)
+	require.True(t, handled)
+	require.Contains(t, string(first), "\nresults:\n- ")
+	requireEquivalent(t, first, true)
+}
