@@ -216,7 +216,8 @@ func TestResultsEncodeLikeKyaml(t *testing.T) {
 		{Message: "file at index 0", Severity: framework.Error, File: &framework.File{Path: "a.yaml"}},
 		{Message: "tags", Tags: map[string]string{"b": "2", "a": "yes"}},
 		{Message: "values", Field: &framework.Field{Path: "spec.x", CurrentValue: 3, ProposedValue: []string{"a"}}},
-		{Message: "true"}, {Message: "123"}, {Message: "null"}, {Message: "- dash"},
+		{Message: "true"}, {Message: "123"}, {Message: "null"}, {Message: "- dash"}, {Message: "1e3"}, {Message: "0x1F"},
+		{Message: "Yes"}, {Message: "a #b"}, {Message: "a: b"}, {Message: " lead"}, {Message: "2026-11-22"}, {Message: "v1 (ok), 7/8"},
 		{ResourceRef: &yaml.ResourceIdentifier{NameMeta: yaml.NameMeta{Name: "only-ref"}}},
 		// Found by FuzzFastPathMatchesKyaml: an empty reference is {}.
 		{ResourceRef: &yaml.ResourceIdentifier{}},
@@ -234,4 +235,36 @@ func TestResultsEncodeLikeKyaml(t *testing.T) {
 	require.NoError(t, yaml.Unmarshal([]byte(got.Field("results").Value.MustString()), &gotResults))
 	require.NoError(t, yaml.Unmarshal(want, &wantResults))
 	require.Equal(t, wantResults, gotResults)
+
+	// Every scalar written for a string must resolve as a string, not as a
+	// bool, number or null (which decoding into Go strings would hide).
+	var doc yaml.Node
+	require.NoError(t, yaml.Unmarshal(buf.Bytes(), &doc))
+	var walk func(n *yaml.Node, key string)
+	walk = func(n *yaml.Node, key string) {
+		if n.Kind == yaml.ScalarNode && key != "index" && key != "currentValue" {
+			require.Equal(t, "!!str", n.ShortTag(), "%s: %q", key, n.Value)
+		}
+		for i, c := range n.Content {
+			if n.Kind == yaml.MappingNode && i%2 == 0 {
+				continue
+			}
+			k := key
+			if n.Kind == yaml.MappingNode {
+				k = n.Content[i-1].Value
+			}
+			walk(c, k)
+		}
+	}
+	walk(&doc, "")
+}
+
+// TestFastPathTakesItsOwnOutput: a re-render feeds the previous output,
+// results included, back in; it must stay on the fast path and match kyaml.
+func TestFastPathTakesItsOwnOutput(t *testing.T) {
+	first, handled, err := viaFastPath(t, synth.ResourceList(synth.Options{Resources: 300, Bundles: 5, Seed: 9}))
+	require.NoError(t, err)
+	require.True(t, handled)
+	require.Contains(t, string(first), "\nresults:\n- ")
+	requireEquivalent(t, first, true)
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"sort"
 	"strconv"
+	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -13,9 +14,9 @@ import (
 // reports one result per certificate, tens of thousands at scale, and
 // kyaml's reflection-based marshalling of them cost as much as the rest of
 // the output; results are flat records of strings, so they are written
-// directly. Every string is double-quoted with Go's escapes, all of which
-// are YAML escapes too. A result with a field value (any type) goes
-// through yaml.Marshal.
+// directly: plain when the string cannot be mistaken for anything else,
+// else double-quoted with Go's escapes (all of them YAML escapes too). A
+// result with a field value (any type) goes through yaml.Marshal.
 func writeResults(w *bufio.Writer, results framework.Results) error {
 	w.WriteString("results:\n")
 	var scratch []byte
@@ -26,7 +27,7 @@ func writeResults(w *bufio.Writer, results framework.Results) error {
 		w.WriteString(indent)
 		w.WriteString(key)
 		w.WriteString(": ")
-		scratch = strconv.AppendQuote(scratch[:0], value)
+		scratch = appendScalar(scratch[:0], value)
 		w.Write(scratch)
 		w.WriteByte('\n')
 	}
@@ -94,9 +95,9 @@ func writeResults(w *bufio.Writer, results framework.Results) error {
 			sort.Strings(keys)
 			for _, k := range keys {
 				w.WriteString("    ")
-				w.Write(strconv.AppendQuote(scratch[:0], k))
+				w.Write(appendScalar(scratch[:0], k))
 				w.WriteString(": ")
-				w.Write(strconv.AppendQuote(scratch[:0], r.Tags[k]))
+				w.Write(appendScalar(scratch[:0], r.Tags[k]))
 				w.WriteByte('\n')
 			}
 		}
@@ -115,4 +116,38 @@ func nest(first *bool, key string) string {
 		return key + ":\n"
 	}
 	return "  " + key + ":\n"
+}
+
+// appendScalar appends s as a YAML scalar: plain if it is made only of
+// characters that cannot start or change the meaning of a plain scalar and
+// does not read as a bool, null or number, else double-quoted.
+func appendScalar(dst []byte, s string) []byte {
+	if plainSafe(s) {
+		return append(dst, s...)
+	}
+	return strconv.AppendQuote(dst, s)
+}
+
+func plainSafe(s string) bool {
+	if s == "" || s[len(s)-1] == ' ' || !(s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z') {
+		return false // must start with a letter: no numbers, dates, indicators
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
+		case c >= '0' && c <= '9', c == '.', c == '/', c == '_', c == '-', c == '(', c == ')', c == ',', c == '+', c == '=':
+		case c == ' ':
+			if i+1 < len(s) && s[i+1] == '#' {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	switch strings.ToLower(s) {
+	case "true", "false", "yes", "no", "on", "off", "y", "n", "null", "~", ".inf", ".nan":
+		return false
+	}
+	return true
 }

@@ -100,6 +100,9 @@ func split(data []byte) (*listText, error) {
 			}
 			continue
 		case line[0] == '-':
+			if section == "results" {
+				continue // a previous run's results: replaced by this run's
+			}
 			if section != "items" || (len(line) > 1 && line[1] != ' ' && line[1] != '\n') {
 				return nil, ErrNotCanonical
 			}
