@@ -60,12 +60,14 @@ func Cadences() []Cadence {
 		{
 			// Two signers in one bundle, rotated at 80% of their lifetime:
 			// every 30 days (lifetime 37.5 days) and every 60 days
-			// (lifetime 75 days); leaves re-issued within a day. One
-			// previous CA per signer is kept (maxPrevious = signers).
+			// (lifetime 75 days), both from day 0, so every 60 days both
+			// rotate at once; leaves re-issued within a day. One previous
+			// CA per signer is kept (maxPrevious = signers): with
+			// maxPrevious 1 the simultaneous rotations break handshakes.
 			ID: 2, Name: "two signers, 30d and 60d at 80%",
 			signers: []signer{
 				{name: "signer-a", period: 30, lifetime: 900 * time.Hour, reissueMax: 1, peers: []string{"a-client", "a-server"}},
-				{name: "signer-b", period: 60, offset: -15, lifetime: 75 * day, reissueMax: 1, peers: []string{"b-client", "b-server"}},
+				{name: "signer-b", period: 60, lifetime: 75 * day, reissueMax: 1, peers: []string{"b-client", "b-server"}},
 			},
 			maxPrevious: 2,
 		},

@@ -34,15 +34,24 @@ func TestSafeCadencesNeverFail(t *testing.T) {
 	}
 }
 
-// The simulator must be able to fail: settings that drop the old CA at
-// once break peers that still present a leaf of it.
+// The simulator must be able to fail: settings that drop an old CA too
+// early (at once, or when a second signer rotates) break peers that still
+// present a leaf of it.
 func TestUnsafeSettingsFail(t *testing.T) {
-	c1, err := CadenceByID(1)
-	require.NoError(t, err)
-	for _, s := range []Settings{{Mode: policy.ModeBundle, MaxPrevious: 0}, {Mode: policy.ModeCopy}} {
-		t.Run(s.String(), func(t *testing.T) {
+	for _, tc := range []struct {
+		cadence  int
+		settings Settings
+	}{
+		{1, Settings{Mode: policy.ModeBundle, MaxPrevious: 0}},
+		{1, Settings{Mode: policy.ModeCopy}},
+		// Two signers rotating on the same day need two previous CAs.
+		{2, Settings{Mode: policy.ModeBundle, MaxPrevious: 1}},
+	} {
+		c, err := CadenceByID(tc.cadence)
+		require.NoError(t, err)
+		t.Run(fmt.Sprintf("cadence-%d %s", tc.cadence, tc.settings), func(t *testing.T) {
 			t.Parallel()
-			st, err := Run(Config{Cadence: c1, Days: shortDays, Seed: 1, Settings: &s})
+			st, err := Run(Config{Cadence: c, Days: shortDays, Seed: 1, Settings: &tc.settings})
 			require.NoError(t, err)
 			require.Positive(t, st.Failures, "dropping the previous CA must break handshakes")
 			require.NotEmpty(t, st.Examples)

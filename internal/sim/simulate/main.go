@@ -1,6 +1,7 @@
 // Command simulate runs the rotation simulator (make sim): every cadence
-// with its safe settings, then cadence 1 with the unsafe ones, and prints
-// one table. It exits 1 when a safe run fails a handshake, when an unsafe
+// with its safe settings, then unsafe settings (cadence 1 with
+// maxPrevious 0 and with Copy mode, cadence 2 with one previous CA for two
+// signers), and prints one table. It exits 1 when a safe run fails a handshake, when an unsafe
 // run does not (the simulator must be able to see an outage), or when a
 // render fails.
 package main
@@ -46,13 +47,15 @@ func main() {
 	c1, _ := sim.CadenceByID(1)
 	run(c1, &sim.Settings{Mode: policy.ModeBundle, MaxPrevious: 0}, true)
 	run(c1, &sim.Settings{Mode: policy.ModeCopy}, true)
+	c2, _ := sim.CadenceByID(2)
+	run(c2, &sim.Settings{Mode: policy.ModeBundle, MaxPrevious: 1}, true)
 
 	fmt.Printf("rotation simulation: %d days from %s, seed %d, 3 consumers per bundle, pick-up lag 0-3 days\n\n",
 		*days, sim.Start.Format("2006-01-02"), *seed)
 	fmt.Print(sim.Table(runs))
-	for _, st := range runs[len(runs)-2:] {
+	for _, st := range runs[len(sim.Cadences()):] {
 		if len(st.Examples) > 0 {
-			fmt.Printf("\nfirst failure with %s: %s\n", st.Settings, st.Examples[0])
+			fmt.Printf("\nfirst failure, cadence %d with %s: %s\n", st.Cadence.ID, st.Settings, st.Examples[0])
 		}
 	}
 	if !ok {
