@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/krmio"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/restart"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
@@ -171,14 +172,20 @@ func (s *simulation) issue(items []*yaml.RNode, d int) error {
 	return nil
 }
 
-// render runs the function as kustomize and kpt do: a serialized
-// ResourceList in, a serialized ResourceList out. The wall clock is never
-// read: spec.now drives every render.
+// render runs the function exactly as function mode does when kustomize
+// or kpt call it (cmd/rotate-certs runFunction): a serialized ResourceList
+// in, through the krmio fast path or kyaml's reader, a serialized
+// ResourceList out. The wall clock is never read: spec.now drives every
+// render.
 func render(in []byte) ([]byte, error) {
 	var out bytes.Buffer
-	rw := &kio.ByteReadWriter{Reader: bytes.NewReader(in), Writer: &out, KeepReaderAnnotations: true}
 	p := rotate.Processor{Now: func() time.Time { panic("sim: the function read the wall clock although spec.now is set") }}
-	if err := framework.Execute(p, rw); err != nil {
+	handled, err := krmio.Run(in, &out, rotate.Needs, p.Run)
+	if !handled {
+		rw := &kio.ByteReadWriter{Reader: bytes.NewReader(in), Writer: &out, KeepReaderAnnotations: true}
+		err = framework.Execute(p, rw)
+	}
+	if err != nil {
 		return nil, err
 	}
 	return out.Bytes(), nil

@@ -1,11 +1,12 @@
 // Package sim is the rotation simulator: it drives the real rotate-certs
-// function (rotate.Processor over serialized ResourceLists, exactly as
-// kustomize and kpt call it) day by day over simulated years, feeding each
-// day's output back as the next day's input, while simulated issuers rotate
-// CAs and re-issue leaves. Every day, every leaf a peer presents is verified
-// (crypto/x509) against the bundle each consumer holds, where consumers pick
-// up each rendered bundle, and peers each re-issued leaf, with a seeded lag
-// of 0 to MaxLag days.
+// function (rotate.Processor over serialized ResourceLists, through
+// function mode's reader and writer, exactly as kustomize and kpt call it)
+// day by day over simulated years, feeding each day's output back as the
+// next day's input, while simulated issuers rotate CAs and re-issue leaves.
+// Every day, every leaf a peer presents is verified (crypto/x509) against
+// the bundle each consumer holds, where consumers pick up each rendered
+// bundle, and peers each re-issued leaf, with a seeded lag of 0 to MaxLag
+// days.
 //
 // It is test and demo support (make sim, make test); it is not linked into
 // the rotate-certs binary. Certificates are deterministic Ed25519 ones from
