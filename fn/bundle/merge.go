@@ -4,10 +4,14 @@
 // no clock, no I/O - the caller passes certificates and the time.
 //
 // The rules are SPEC.md section 4; each is one block of Merge, in order.
+// The output order is canonical (see Outcome.Certificates), so that the same
+// set of certificates always renders to the same bytes.
 package bundle
 
 import (
+	"bytes"
 	"crypto/x509"
+	"sort"
 	"fmt"
 	"time"
 
@@ -72,11 +76,30 @@ type Outcome struct {
 	Decisions []Decision
 }
 
-// Certificates returns the bundle: current then previous.
+// Certificates returns the bundle in its canonical order: newest NotBefore
+// first, then latest NotAfter, then SHA-256. The order depends only on the
+// set of certificates, never on which of them are current: when a
+// pre-distributed CA becomes the signing one, or a CA moves from the
+// sources to the previous list, the set is unchanged and so are the bytes -
+// no diff, no restart. Current CAs are newer than the ones they replace, so
+// for a rotation this is "current, then previous".
 func (o Outcome) Certificates() []*x509.Certificate {
 	out := make([]*x509.Certificate, 0, len(o.Current)+len(o.Previous))
 	out = append(out, o.Current...)
-	return append(out, o.Previous...)
+	out = append(out, o.Previous...)
+	sort.SliceStable(out, func(i, j int) bool { return canonicalLess(out[i], out[j]) })
+	return out
+}
+
+func canonicalLess(a, b *x509.Certificate) bool {
+	if !a.NotBefore.Equal(b.NotBefore) {
+		return a.NotBefore.After(b.NotBefore)
+	}
+	if !a.NotAfter.Equal(b.NotAfter) {
+		return a.NotAfter.After(b.NotAfter)
+	}
+	fa, fb := pki.FingerprintOf(a), pki.FingerprintOf(b)
+	return bytes.Compare(fa[:], fb[:]) < 0
 }
 
 // PEM returns the bundle's canonical encoding.

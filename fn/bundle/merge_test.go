@@ -3,6 +3,7 @@ package bundle
 import (
 	"crypto/x509"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -82,7 +83,11 @@ func TestMergeRules(t *testing.T) {
 			}
 			out, err := Merge(tt.current, tt.previous, leaves, tt.opts, tt.now)
 			require.NoError(t, err)
-			require.Equal(t, tt.want, names(out.Certificates()))
+			// want lists the kept current certificates in source order,
+			// then the kept previous ones in their existing order; the
+			// rendered order is canonical (TestSameSetSameBytes).
+			require.Equal(t, tt.want, names(append(append([]*x509.Certificate{}, out.Current...), out.Previous...)))
+			require.ElementsMatch(t, tt.want, names(out.Certificates()))
 			var reasons []Reason
 			for _, d := range out.Decisions {
 				reasons = append(reasons, d.Reason)
@@ -142,8 +147,41 @@ func TestOutputIsByteStable(t *testing.T) {
 	b, err := Merge(certs(ca2, ca1, ca2), certs(ca3, ca1), nil, Options{MaxPrevious: 2}, day(95))
 	require.NoError(t, err)
 	require.Equal(t, string(a.PEM()), string(b.PEM()))
-	require.Equal(t, string(pki.EncodePEM(certs(ca2, ca1, ca3))), string(a.PEM()))
+	require.Equal(t, string(pki.EncodePEM(certs(ca3, ca2, ca1))), string(a.PEM()), "newest NotBefore first")
 	require.Equal(t, day(90), a.LatestNotBefore())
+}
+
+// TestSameSetSameBytes: however a set of certificates is split between
+// current and previous, and in whatever order they come, the bundle's bytes
+// are the same (SPEC section 4 rule 5, section 1: no churn).
+func TestSameSetSameBytes(t *testing.T) {
+	renewed := testpki.NewCA("ca1", day(30), testpki.Days(730)) // same NotBefore as nothing else
+	twin := testpki.NewCA("twin", ca2.Cert.NotBefore, testpki.Days(365))
+	all := []*x509.Certificate{ca1.Cert, ca2.Cert, ca3.Cert, renewed.Cert, twin.Cert}
+	want := ""
+	for mask := 1; mask < 1<<len(all); mask++ { // every non-empty current subset
+		var current, previous []*x509.Certificate
+		for i, c := range all {
+			if mask&(1<<i) != 0 {
+				current = append(current, c)
+			} else {
+				previous = append(previous, c)
+			}
+		}
+		for _, rev := range []bool{false, true} {
+			if rev {
+				slices.Reverse(current)
+				slices.Reverse(previous)
+			}
+			out, err := Merge(current, previous, nil, Options{MaxPrevious: len(all)}, day(100))
+			require.NoError(t, err)
+			got := string(out.PEM())
+			if want == "" {
+				want = got
+			}
+			require.Equal(t, want, got, "current mask %b reversed %v", mask, rev)
+		}
+	}
 }
 
 // BenchmarkMerge merges a 20-CA current set with 16 previous CAs and 1,000
