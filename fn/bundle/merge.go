@@ -11,8 +11,8 @@ package bundle
 import (
 	"bytes"
 	"crypto/x509"
-	"sort"
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/pki"
