@@ -1,20 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/manifests"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/report"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/spf13/cobra"
-	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -113,9 +109,22 @@ func runCheck(cmd *cobra.Command, o *checkOptions, args []string, stdin io.Reade
 		args = []string{"."}
 	}
 
-	in := &checkInput{stdin: stdin}
-	for _, a := range args {
-		in.read(a)
+	in := &checkInput{}
+	set := manifests.Read(args, stdin)
+	for _, p := range set.Problems {
+		in.errorf("%s", p.Message)
+	}
+	for _, fc := range set.FunctionConfigs {
+		if isPolicy(fc) {
+			in.policies = append(in.policies, fc)
+		}
+	}
+	for _, n := range set.Items {
+		if isPolicy(n) {
+			in.policies = append(in.policies, n)
+			continue
+		}
+		in.items = append(in.items, n)
 	}
 	if o.policy != "" {
 		node, err := yaml.ReadFile(o.policy)
@@ -195,120 +204,15 @@ func runCheck(cmd *cobra.Command, o *checkOptions, args []string, stdin io.Reade
 	return checkOK
 }
 
-// checkInput collects the resources of every path.
+// checkInput is what check read: resources, policies, and problems.
 type checkInput struct {
-	stdin     io.Reader
-	stdinUsed bool
-	items     []*yaml.RNode
-	policies  []*yaml.RNode
-	errs      []string
+	items    []*yaml.RNode
+	policies []*yaml.RNode
+	errs     []string
 }
 
 func (in *checkInput) errorf(format string, a ...any) {
 	in.errs = append(in.errs, fmt.Sprintf(format, a...))
-}
-
-func (in *checkInput) read(path string) {
-	if path == "-" {
-		if in.stdinUsed {
-			in.errorf("-: stdin can be read only once")
-			return
-		}
-		in.stdinUsed = true
-		b, err := io.ReadAll(in.stdin)
-		if err != nil {
-			in.errorf("-: reading stdin: %v", err)
-			return
-		}
-		in.parse("-", b)
-		return
-	}
-	st, err := os.Stat(path)
-	if err != nil {
-		in.errorf("%v", err)
-		return
-	}
-	if !st.IsDir() {
-		in.readFile(path)
-		return
-	}
-	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			in.errorf("%v", err)
-			return nil
-		}
-		if d.IsDir() {
-			if p != path && strings.HasPrefix(d.Name(), ".") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		switch strings.ToLower(filepath.Ext(p)) {
-		case ".yaml", ".yml", ".json":
-			in.readFile(p)
-		}
-		return nil
-	})
-	if err != nil {
-		in.errorf("%s: %v", path, err)
-	}
-}
-
-func (in *checkInput) readFile(path string) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		in.errorf("%v", err)
-		return
-	}
-	in.parse(path, b)
-}
-
-// parse reads multi-document YAML, a List or a ResourceList (whose
-// functionConfig may be the policy). Resources read from a file are
-// annotated with its path unless they carry one.
-func (in *checkInput) parse(path string, b []byte) {
-	r := &kio.ByteReader{Reader: bytes.NewReader(b), OmitReaderAnnotations: true}
-	nodes, err := r.Read()
-	if err != nil {
-		in.errorf("%s: not valid YAML: %s", path, firstLine(err.Error()))
-		return
-	}
-	if fc := r.FunctionConfig; fc != nil && isPolicy(fc) {
-		in.policies = append(in.policies, fc)
-	}
-	for _, n := range unwrapLists(nodes) {
-		if n.YNode().Kind != yaml.MappingNode {
-			continue
-		}
-		if path != "-" {
-			if p, _ := n.GetAnnotations(kioutil.PathAnnotation)[kioutil.PathAnnotation]; p == "" {
-				_ = n.PipeE(yaml.SetAnnotation(kioutil.PathAnnotation, path))
-			}
-		}
-		if isPolicy(n) {
-			in.policies = append(in.policies, n)
-			continue
-		}
-		in.items = append(in.items, n)
-	}
-}
-
-// unwrapLists replaces every List (kubectl get -o yaml) by its items; the
-// reader unwraps a list only when it is the only document.
-func unwrapLists(nodes []*yaml.RNode) []*yaml.RNode {
-	var out []*yaml.RNode
-	for _, n := range nodes {
-		if n.YNode().Kind == yaml.MappingNode && (n.GetKind() == "List" || n.GetKind() == kio.ResourceListKind) {
-			if items := n.Field("items"); items != nil && items.Value != nil && items.Value.YNode().Kind == yaml.SequenceNode {
-				for _, c := range items.Value.YNode().Content {
-					out = append(out, unwrapLists([]*yaml.RNode{yaml.NewRNode(c)})...)
-				}
-				continue
-			}
-		}
-		out = append(out, n)
-	}
-	return out
 }
 
 func isPolicy(n *yaml.RNode) bool {
@@ -356,11 +260,4 @@ func colourTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }

@@ -217,7 +217,7 @@ func TestCheckUsageErrors(t *testing.T) {
 	t.Run("not YAML", func(t *testing.T) {
 		_, stderr, code := runCLI(t, "a: [unclosed", "check", "-", "--now", checkNow)
 		require.Equal(t, 2, code)
-		require.Contains(t, stderr, "-: not valid YAML")
+		require.Contains(t, stderr, "stdin: not valid YAML")
 	})
 	t.Run("help documents the exit codes", func(t *testing.T) {
 		out, _, code := runCLI(t, "", "check", "--help")

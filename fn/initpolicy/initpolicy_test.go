@@ -2,6 +2,7 @@ package initpolicy
 
 import (
 	"encoding/base64"
+	"github.com/rotate-certs/rotate-certs/fn/manifests"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,7 +34,7 @@ var (
 // manifests is a small repository: an issuer Secret, a leaf Secret carrying
 // the same CA, a ConfigMap of extra roots, workloads, and things init must
 // not propose.
-func manifests() string {
+func repoManifests() string {
 	return `apiVersion: v1
 kind: Secret
 metadata:
@@ -183,15 +184,15 @@ spec: {}
 
 func parseAll(t *testing.T, text string) []*yaml.RNode {
 	t.Helper()
-	items, err := readDocs(strings.NewReader(text), "repo/all.yaml")
-	if err != nil {
-		t.Fatal(err)
+	set := manifests.Parse("repo/all.yaml", []byte(text))
+	if len(set.Problems) > 0 {
+		t.Fatal(set.Problems)
 	}
-	return items
+	return set.Items
 }
 
 func TestScan(t *testing.T) {
-	plan, err := Scan(parseAll(t, manifests()))
+	plan, err := Scan(parseAll(t, repoManifests()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +256,7 @@ func TestScan(t *testing.T) {
 
 func TestScanPrefersTheIssuerSecret(t *testing.T) {
 	// The leaf Secret comes first; the CA's own key pair still wins.
-	text := strings.Join(strings.Split(manifests(), "\n---\n")[1:2], "") + "\n---\n" + strings.Split(manifests(), "\n---\n")[0]
+	text := strings.Join(strings.Split(repoManifests(), "\n---\n")[1:2], "") + "\n---\n" + strings.Split(repoManifests(), "\n---\n")[0]
 	plan, err := Scan(parseAll(t, text))
 	if err != nil {
 		t.Fatal(err)
@@ -354,7 +355,7 @@ spec:
 }
 
 func TestYAMLIsAValidPolicy(t *testing.T) {
-	plan, err := Scan(parseAll(t, manifests()))
+	plan, err := Scan(parseAll(t, repoManifests()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -476,7 +477,7 @@ func TestRead(t *testing.T) {
 		path, _ := fileOfNode(it)
 		got = append(got, it.GetName()+"@"+filepath.Base(path))
 	}
-	want := "a@a.yaml b@a.yaml c@c.yml d@list.yaml stdin@-"
+	want := "a@a.yaml b@a.yaml c@c.yml d@list.yaml stdin@." // stdin: no file
 	if strings.Join(got, " ") != want {
 		t.Errorf("read %v, want %s", got, want)
 	}

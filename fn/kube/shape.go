@@ -25,14 +25,14 @@ func CheckShape(node *yaml.RNode, prefix string) error {
 		return prefix + "." + f
 	}
 	if k := node.YNode().Kind; k != yaml.MappingNode {
-		return &ValueError{Field: field(""), Err: fmt.Errorf("is a YAML %s, not an object", kindName(k))}
+		return &ValueError{Field: field(""), Err: fmt.Errorf("is a YAML %s, not an object", NodeKindName(k))}
 	}
 	meta := node.Field(yaml.MetadataField)
 	if meta == nil || meta.Value.IsTaggedNull() {
 		return nil
 	}
 	if k := meta.Value.YNode().Kind; k != yaml.MappingNode && k != yaml.AliasNode {
-		return &ValueError{Field: field("metadata"), Err: fmt.Errorf("is a YAML %s, not an object", kindName(k))}
+		return &ValueError{Field: field("metadata"), Err: fmt.Errorf("is a YAML %s, not an object", NodeKindName(k))}
 	}
 	for _, name := range []string{yaml.LabelsField, yaml.AnnotationsField} {
 		f := meta.Value.Field(name)
@@ -40,13 +40,15 @@ func CheckShape(node *yaml.RNode, prefix string) error {
 			continue
 		}
 		if k := f.Value.YNode().Kind; k != yaml.MappingNode && k != yaml.AliasNode {
-			return &ValueError{Field: field("metadata." + name), Err: fmt.Errorf("is a YAML %s, not a map of strings", kindName(k))}
+			return &ValueError{Field: field("metadata." + name), Err: fmt.Errorf("is a YAML %s, not a map of strings", NodeKindName(k))}
 		}
 	}
 	return nil
 }
 
-func kindName(k yaml.Kind) string {
+// NodeKindName names a YAML node kind for messages: "object", "list",
+// "scalar", ...
+func NodeKindName(k yaml.Kind) string {
 	switch k {
 	case yaml.MappingNode:
 		return "object"
@@ -56,7 +58,9 @@ func kindName(k yaml.Kind) string {
 		return "scalar"
 	case yaml.AliasNode:
 		return "alias"
-	default:
+	case yaml.DocumentNode:
 		return "document"
+	default:
+		return "node"
 	}
 }

@@ -3,6 +3,7 @@ package policy
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"reflect"
 	"time"
 
@@ -20,7 +21,7 @@ func Decode(node *yaml.RNode) (*RotationPolicy, error) {
 	// kyaml's field accessors index mapping content in pairs and panic on
 	// a list or scalar: check the shape before asking for kind.
 	if k := node.YNode().Kind; k != yaml.MappingNode {
-		return nil, FieldErrors{{Message: fmt.Sprintf("functionConfig is a YAML %s; rotate-certs needs a %s object (apiVersion %s)", NodeKindName(k), Kind, APIVersion)}}
+		return nil, FieldErrors{{Message: fmt.Sprintf("functionConfig is a YAML %s; rotate-certs needs a %s object (apiVersion %s)", kube.NodeKindName(k), Kind, APIVersion)}}
 	}
 	if kind, apiVersion := node.GetKind(), node.GetApiVersion(); kind != Kind || apiVersion != APIVersion {
 		return nil, FieldErrors{{Field: "kind", Message: fmt.Sprintf(
@@ -58,24 +59,6 @@ func DecodeJSON(raw []byte) (*RotationPolicy, error) {
 		return nil, errs
 	}
 	return &p, nil
-}
-
-// NodeKindName names a YAML node kind for messages: "list", "string", ...
-func NodeKindName(k yaml.Kind) string {
-	switch k {
-	case yaml.MappingNode:
-		return "object"
-	case yaml.SequenceNode:
-		return "list"
-	case yaml.ScalarNode:
-		return "scalar"
-	case yaml.AliasNode:
-		return "alias"
-	case yaml.DocumentNode:
-		return "document"
-	default:
-		return "node"
-	}
 }
 
 func asTypeError(err error, target **json.UnmarshalTypeError) bool {
