@@ -51,7 +51,7 @@ demo: build tools
 bench: build
 	$(GO) build -o $(BIN)/noop-kyaml ./bench/noop
 	$(GO) run ./bench/compare -rotate-certs $(BIN)/rotate-certs -noop $(BIN)/noop-kyaml
-	$(GO) test -run '^$$' -bench . -benchmem ./fn/bundle ./fn/rotate
+	$(GO) test -run '^$$' -bench . -benchmem ./fn/bundle ./fn/restart ./fn/rotate
 
 ## lint: go vet and gofmt
 lint:
