@@ -12,7 +12,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 export GOTOOLCHAIN := local
 export PATH := $(BIN):$(PATH)
 
-.PHONY: all build test demo tools report-tools lint clean bench image
+.PHONY: all build test demo tools test-tools report-tools lint clean bench image
 
 all: build
 
@@ -20,8 +20,12 @@ all: build
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/rotate-certs ./cmd/rotate-certs
 
-## tools: install the pinned kustomize into bin/ (kpt is optional: tests that need it skip without it)
-tools: $(KUSTOMIZE) report-tools
+## tools: install the pinned kustomize into bin/ (all that build, demo and the kustomize tests need)
+tools: $(KUSTOMIZE)
+
+## test-tools: best effort, the optional programs some tests drive (each such test skips
+## with a message without its program): rsvg-convert, promtool, nginx; kpt is not installed
+test-tools: report-tools
 
 ## report-tools: rsvg-convert and promtool for the check/alerts tests, from Debian
 ## packages, only when absent; best effort (those tests skip without them)
@@ -39,7 +43,7 @@ $(KUSTOMIZE):
 	GOBIN=$(BIN) $(GO) install sigs.k8s.io/kustomize/kustomize/v5@$(KUSTOMIZE_VERSION)
 
 ## test: every test - unit, golden, semantic, TLS, and end to end with kustomize and kpt
-test: build tools lint
+test: build tools test-tools lint
 	$(GO) test -count=1 ./...
 	cd test/crdschema && $(GO) test -count=1 ./...
 
@@ -82,7 +86,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzFastPathMatchesKyaml$$' -fuzztime $(FUZZTIME) ./fn/krmio
 
 ## nginx: the Debian nginx for the real mTLS peer test, installed only when absent (the test skips without it)
-tools: nginx
+test-tools: nginx
 nginx:
 	@command -v nginx >/dev/null || test -x /usr/sbin/nginx || \
 	  { command -v apt-get >/dev/null && apt-get update -qq && \
