@@ -6,11 +6,11 @@ import (
 )
 
 // MaxInputBytes is the largest ResourceList function mode reads from stdin:
-// 64 MiB. A Kubernetes object holds at most about 1.5 MiB, and a package
-// of ten thousand resources is a few MiB; the cap bounds the memory a
-// hostile or runaway input can take (parsing costs about ten times the
-// input size).
-const MaxInputBytes = 64 << 20
+// 512 MiB. A package of 100,000 resources is about 50 MB, and its rendered
+// output fed back in (results included) about 85 MB; the cap leaves room for
+// five times that while bounding the memory a hostile or runaway input can
+// take (the function needs about fifteen times the input size at most).
+const MaxInputBytes = 512 << 20
 
 // ErrInputTooLarge is returned by a LimitReader once its limit is passed.
 type ErrInputTooLarge struct {
