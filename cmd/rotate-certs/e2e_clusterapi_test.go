@@ -124,20 +124,7 @@ func TestClusterAPIKptRender(t *testing.T) {
 				require.True(t, added[c], "a comment was lost: #%s", c)
 			}
 
-			// Render twice: the second run changes nothing.
-			snapshot := snapshotDir(t, dir)
-			_, stderr, err = run(t, dir, kpt, "fn", "render", "--allow-exec")
-			require.NoError(t, err, stderr)
-			require.Equal(t, snapshot, snapshotDir(t, dir), "the second kpt render must change nothing")
-
-			// rotate-certs render writes what kpt writes, and is idempotent too.
-			plain := stageExample(t, ex.name)
-			_, stderr, err = run(t, plain, binary, "render", ".", "--policy", "rotation-policy.yaml")
-			require.NoError(t, err, stderr)
-			require.Equal(t, snapshot, snapshotDir(t, plain), "rotate-certs render must write what kpt fn render writes")
-			_, stderr, err = run(t, plain, binary, "render", ".", "--policy", "rotation-policy.yaml")
-			require.NoError(t, err, stderr)
-			require.Equal(t, snapshot, snapshotDir(t, plain), "a second rotate-certs render must change nothing")
+			requireRenderStable(t, kpt, dir, ex.name)
 		})
 	}
 }
