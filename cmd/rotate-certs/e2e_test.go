@@ -347,3 +347,62 @@ func snapshotDir(t *testing.T, dir string) map[string]string {
 	}))
 	return out
 }
+
+// TestRenderWritesOnlyChangedFiles: render leaves alone every file whose
+// resources the function did not change (blank lines and all), never reads
+// hidden directories such as .github, and places a new resource where kpt fn
+// render places it.
+func TestRenderWritesOnlyChangedFiles(t *testing.T) {
+	kpt := kptBinary(t)
+	const withAlerts = "spec:\n  alerts: {namespace: monitoring}\n"
+	stage := func(t *testing.T) string {
+		dir := stageExample(t, "envoy-gateway")
+		policy := filepath.Join(dir, "rotation-policy.yaml")
+		data, err := os.ReadFile(policy)
+		require.NoError(t, err)
+		require.Contains(t, string(data), "\nspec:\n")
+		data = []byte(strings.Replace(string(data), "\nspec:\n", "\n"+withAlerts, 1))
+		require.NoError(t, os.WriteFile(policy, data, 0o644))
+		return dir
+	}
+
+	// The same package through kpt and through render: the same files.
+	viaKpt := stage(t)
+	_, stderr, err := run(t, viaKpt, kpt, "fn", "render", "--allow-exec", "--truncate-output=false")
+	require.NoError(t, err, stderr)
+	viaRender := stage(t)
+	_, stderr, err = run(t, viaRender, binary, "render", ".", "--policy", "rotation-policy.yaml")
+	require.NoError(t, err, stderr)
+	require.Equal(t, snapshotDir(t, viaKpt), snapshotDir(t, viaRender))
+	_, err = os.Stat(filepath.Join(viaRender, "prometheusrule_monitoring_rotate-certs-expiry.yaml"))
+	require.NoError(t, err, "the new PrometheusRule belongs beside the policy")
+
+	// Files render must not rewrite: a workflow in a hidden directory, a
+	// YAML file that is not a Kubernetes resource, an unrelated resource
+	// with blank lines and flow style.
+	dir := stage(t)
+	untouched := map[string]string{
+		".github/workflows/render.yaml": "on:\n\n  push: {}\n\njobs: {}\n",
+		"values.yaml":                   "# Helm values\nreplicas: 3\n\n\nimage: {tag: v1}\n",
+		"unrelated.yaml":                "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: unrelated, namespace: default}\n\ndata:\n\n  a: b\n",
+	}
+	for name, content := range untouched {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644))
+	}
+	_, stderr, err = run(t, dir, binary, "render", ".", "--policy", "rotation-policy.yaml")
+	require.NoError(t, err, stderr)
+	for name, content := range untouched {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		require.NoError(t, err)
+		require.Equal(t, content, string(data), "%s was rewritten", name)
+	}
+	require.Equal(t, snapshotDir(t, viaRender), withoutFiles(snapshotDir(t, dir), untouched))
+}
+
+func withoutFiles(snapshot map[string]string, files map[string]string) map[string]string {
+	for name := range files {
+		delete(snapshot, name)
+	}
+	return snapshot
+}

@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -19,9 +22,12 @@ func newRenderCommand(stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "render DIR --policy FILE",
 		Short: "Render a directory of manifests in place (kpt fn render without kpt)",
-		Long: `render reads every YAML file under DIR, runs the function with the policy
-from --policy, and writes the resources back to their files: file layout, comments,
-field order and unrelated files are kept; new targets get files of their own.
+		Long: `render reads every YAML file under DIR (except hidden files and directories
+and what a .krmignore file lists), runs the function with the policy from
+--policy, and writes back only the files whose resources changed: file layout,
+comments and field order are kept, and a file the function did not change is
+not touched. New targets get files of their own, beside the policy when it lies
+inside DIR - where kpt fn render puts them.
 On any error nothing is written and the exit code is 1.`,
 		Example: `  # render a directory with the policy kept next to the manifests
   rotate-certs render ./clusters/prod --policy ./clusters/prod/rotation-policy.yaml
@@ -51,10 +57,21 @@ func render(dir, policyFile string, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("render: reading policy %s: %w", policyFile, err)
 	}
-	pkg := &kio.LocalPackageReadWriter{PackagePath: dir, PreserveSeqIndent: true}
-	items, err := pkg.Read()
+	// Inside DIR the policy is one of the package's files, as under kpt: it
+	// gets its package path so that new resources are placed beside it.
+	if rel, ok := packagePath(dir, policyFile); ok {
+		if err := fnConfig.PipeE(yaml.SetAnnotation(kioutil.PathAnnotation, rel)); err != nil {
+			return fmt.Errorf("render: %w", err)
+		}
+	}
+	reader := kio.LocalPackageReader{PackagePath: dir, PreserveSeqIndent: true, FileSkipFunc: hidden}
+	items, err := reader.Read()
 	if err != nil {
 		return fmt.Errorf("render: reading %s: %w", dir, err)
+	}
+	before, err := filesOf(items)
+	if err != nil {
+		return fmt.Errorf("render: %w", err)
 	}
 	rl := &framework.ResourceList{Items: items, FunctionConfig: fnConfig}
 	p := rotate.Processor{Now: time.Now, Stderr: stderr}
@@ -62,8 +79,79 @@ func render(dir, policyFile string, stderr io.Writer) error {
 		fmt.Fprintln(stderr, err)
 		return exitCode(1)
 	}
-	if err := pkg.Write(rl.Items); err != nil {
+	if err := kioutil.DefaultPathAndIndexAnnotation("", rl.Items); err != nil {
+		return fmt.Errorf("render: %w", err)
+	}
+	after, err := filesOf(rl.Items)
+	if err != nil {
+		return fmt.Errorf("render: %w", err)
+	}
+	var changed []*yaml.RNode
+	for _, item := range rl.Items {
+		if p := filePath(item); after[p] != before[p] {
+			changed = append(changed, item)
+		}
+	}
+	// A LocalPackageWriter, not a ReadWriter: the ReadWriter would delete
+	// every file it read that is not written again.
+	writer := kio.LocalPackageWriter{PackagePath: dir}
+	if err := writer.Write(changed); err != nil {
 		return fmt.Errorf("render: writing %s: %w", dir, err)
 	}
 	return nil
+}
+
+// packagePath returns file's path relative to dir, slash-separated, when
+// file lies inside dir.
+func packagePath(dir, file string) (string, bool) {
+	absDir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", false
+	}
+	absFile, err := filepath.Abs(file)
+	if err != nil {
+		return "", false
+	}
+	rel, err := filepath.Rel(absDir, absFile)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}
+
+// hidden reports whether a package-relative path is a hidden file or lies in
+// a hidden directory (.git, .github, ...): render never reads or writes those.
+func hidden(relPath string) bool {
+	for _, part := range strings.Split(filepath.ToSlash(relPath), "/") {
+		if strings.HasPrefix(part, ".") && part != "." && part != ".." {
+			return true
+		}
+	}
+	return false
+}
+
+func filePath(item *yaml.RNode) string {
+	return item.GetAnnotations(kioutil.PathAnnotation)[kioutil.PathAnnotation]
+}
+
+// filesOf serializes items file by file, the way they would be written, so
+// that render can tell which files the function changed.
+func filesOf(items []*yaml.RNode) (map[string]string, error) {
+	byFile := map[string][]*yaml.RNode{}
+	for _, item := range items {
+		byFile[filePath(item)] = append(byFile[filePath(item)], item.Copy())
+	}
+	files := make(map[string]string, len(byFile))
+	for path, nodes := range byFile {
+		if err := kioutil.SortNodes(nodes); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		var b strings.Builder
+		w := kio.ByteWriter{Writer: &b, ClearAnnotations: []string{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation}}
+		if err := w.Write(nodes); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		files[path] = b.String()
+	}
+	return files, nil
 }
