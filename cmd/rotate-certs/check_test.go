@@ -378,7 +378,7 @@ func TestCheckSVG(t *testing.T) {
 
 	bin, err := exec.LookPath("rsvg-convert")
 	if err != nil {
-		t.Skip("rsvg-convert not found: install the Debian package librsvg2-bin (make tools does when it can) to render the SVG")
+		t.Skip("rsvg-convert not found: install the Debian package librsvg2-bin (make test-tools does when it can) to render the SVG")
 	}
 	svgPath := filepath.Join(t.TempDir(), "timeline.svg")
 	pngPath := filepath.Join(t.TempDir(), "timeline.png")

@@ -26,7 +26,7 @@ func promtool(t *testing.T) string {
 	t.Helper()
 	p, err := exec.LookPath("promtool")
 	if err != nil {
-		t.Skip("promtool not found: install the Debian package prometheus (make tools does when it can) to check the emitted rules")
+		t.Skip("promtool not found: install the Debian package prometheus (make test-tools does when it can) to check the emitted rules")
 	}
 	return p
 }
@@ -60,6 +60,48 @@ func TestPromtoolCheckRules(t *testing.T) {
 	out, err := exec.Command(bin, "check", "rules", path).CombinedOutput()
 	require.NoError(t, err, "promtool check rules:\n%s", out)
 	require.Contains(t, string(out), "SUCCESS: 8 rules found")
+}
+
+// TestPromtoolTemplateInSubject: a subject is data. Prometheus expands
+// templates in labels and annotations, so "{{" in a certificate's subject must
+// neither break the rule file nor be evaluated when the alert fires.
+func TestPromtoolTemplateInSubject(t *testing.T) {
+	bin := promtool(t)
+	for _, cn := range []string{"evil {{ unclosed", "evil {{ .Bad }}", "x{{{y}}}"} {
+		t.Run(cn, func(t *testing.T) {
+			ca := testpki.NewCA(cn, testpki.Date(2026, 1, 1), testpki.Days(365))
+			rules := ruleFile(t, []alerts.Certificate{{Cert: ca.Cert, Bundle: "gateway", Role: alerts.RoleCA, Where: []string{"Secret ns/trust data.ca.crt"}}})
+			out, err := exec.Command(bin, "check", "rules", rules).CombinedOutput()
+			require.NoError(t, err, "promtool check rules:\n%s", out)
+
+			// When it fires, the subject label and the summary read the
+			// subject as it is.
+			subject := "CN=" + cn + ",O=rotate-certs test"
+			fp := pki.FingerprintOf(ca.Cert).String()
+			critAt := ca.Cert.NotAfter.Unix() - int64(failWithin/time.Second)
+			test := fmt.Sprintf(`rule_files: [%q]
+evaluation_interval: 1d
+tests:
+- interval: 1d
+  input_series: []
+  alert_rule_test:
+  - eval_time: %ds
+    alertname: %s
+    exp_alerts:
+    - exp_labels: {severity: critical, bundle: gateway, role: ca, subject: %q, fingerprint: %q}
+      exp_annotations:
+        summary: %q
+        description: %q
+`, rules, critAt, alerts.AlertName, subject, fp,
+				fmt.Sprintf(`CA certificate %s of trust bundle "gateway" expires 2027-01-01T00:00:00Z`, subject),
+				fmt.Sprintf(`CA certificate %s (sha256 %s) of trust bundle "gateway" expires in 7d 0h 0m 0s (NotAfter 2027-01-01T00:00:00Z). `+
+					`Warning from 2026-12-02T00:00:00Z, critical from 2026-12-25T00:00:00Z. Found in Secret ns/trust data.ca.crt. Rotate the CA (and re-render the bundle) before then.`, subject, fp))
+			path := filepath.Join(t.TempDir(), "test.yaml")
+			require.NoError(t, os.WriteFile(path, []byte(test), 0o644))
+			out, err = exec.Command(bin, "test", "rules", path).CombinedOutput()
+			require.NoError(t, err, "promtool test rules:\n%s", out)
+		})
+	}
 }
 
 // TestPromtoolAlertsFireOnTime evaluates the emitted rules with promtool

@@ -131,7 +131,9 @@ func seconds(d time.Duration) int64 { return int64(d / time.Second) }
 func rules(c Certificate, fp string, warnWithin, failWithin time.Duration) []Rule {
 	n := c.Cert.NotAfter.Unix()
 	warnAt, critAt := FiringTimes(c.Cert, warnWithin, failWithin)
-	subject := pki.Subject(c.Cert)
+	// Prometheus expands Go templates in alert labels and annotations; a
+	// subject is data, so any "{{" in it is written as a template literal.
+	subject := templateLiteral(pki.Subject(c.Cert))
 	what, action := "leaf certificate", "Renew it (from a current CA of the bundle) before then."
 	if c.Role == RoleCA {
 		what, action = "CA certificate", "Rotate the CA (and re-render the bundle) before then."
@@ -185,4 +187,11 @@ func uniqueSorted(in []string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// templateLiteral returns s as Prometheus alert template text that expands to
+// s itself: every "{{" becomes an action printing "{{". A lone "}}" is plain
+// text to Go templates and needs nothing.
+func templateLiteral(s string) string {
+	return strings.ReplaceAll(s, "{{", `{{ "{{" }}`)
 }
