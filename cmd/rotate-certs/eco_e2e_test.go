@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/internal/testpki"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -168,6 +169,29 @@ func TestInitEndToEnd(t *testing.T) {
 		})
 	}
 	require.NotZero(t, ran, "no example found under %s", examplesDir)
+}
+
+// TestInitSkipsExpiredCA: a repository that still holds an expired CA gets
+// a policy that renders: init leaves the expired CA out and says so.
+func TestInitSkipsExpiredCA(t *testing.T) {
+	dir := stageExample(t, "envoy-gateway")
+	require.NoError(t, os.Remove(filepath.Join(dir, "rotation-policy.yaml")))
+	expired := testpki.NewCA("legacy-root", testpki.Date(2024, 1, 1), testpki.Days(365))
+	legacy := fmt.Sprintf("apiVersion: v1\nkind: Secret\nmetadata: {name: legacy-root, namespace: ns3}\nstringData:\n  ca.crt: %q\n", expired.PEM())
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "legacy-root.yaml"), []byte(legacy), 0o644))
+
+	policy, stderr, err := run(t, dir, binary, "init", ".", "--now", "2026-11-22")
+	require.NoError(t, err, stderr)
+	require.Contains(t, stderr, "Secret ns3/legacy-root holds only CA certificates that have expired: not proposed as a source")
+	require.NotContains(t, policy, "name: legacy-root", "the expired CA must not be a source")
+	require.Contains(t, policy, "envoy-gateway")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "init-policy.yaml"), []byte(policy), 0o644))
+	_, stderr, err = run(t, dir, binary, "render", ".", "--policy", "init-policy.yaml")
+	require.NoError(t, err, "render with the init policy:\n%s\n%s", stderr, policy)
+
+	_, stderr, err = run(t, dir, binary, "init", ".", "--now", "yesterday")
+	require.Error(t, err)
+	require.Contains(t, stderr, "--now")
 }
 
 func yamlFilesIn(t *testing.T, dir string) []string {

@@ -63,7 +63,7 @@ func initAndRender(t *testing.T, dir string, withPolicy bool) {
 			items = append(items, it)
 		}
 	}
-	plan, err := initpolicy.Scan(items)
+	plan, err := initpolicy.Scan(items, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/manifests"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -192,7 +193,7 @@ func parseAll(t *testing.T, text string) []*yaml.RNode {
 }
 
 func TestScan(t *testing.T) {
-	plan, err := Scan(parseAll(t, repoManifests()))
+	plan, err := Scan(parseAll(t, repoManifests()), day0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +258,7 @@ func TestScan(t *testing.T) {
 func TestScanPrefersTheIssuerSecret(t *testing.T) {
 	// The leaf Secret comes first; the CA's own key pair still wins.
 	text := strings.Join(strings.Split(repoManifests(), "\n---\n")[1:2], "") + "\n---\n" + strings.Split(repoManifests(), "\n---\n")[0]
-	plan, err := Scan(parseAll(t, text))
+	plan, err := Scan(parseAll(t, text), day0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,13 +267,15 @@ func TestScanPrefersTheIssuerSecret(t *testing.T) {
 	}
 }
 
+// secret is a Secret ns/name holding ca in ca.crt.
+func secret(name, ns string, ca testpki.Cert) string {
+	return "apiVersion: v1\nkind: Secret\nmetadata: {name: " + name + ", namespace: " + ns + "}\ndata:\n  ca.crt: " + b64(ca.PEM()) + "\n"
+}
+
 // TestScanFindsExistingTargets covers the two ways init recognises a trust
 // bundle that already exists: a RotationPolicy in the input that renders
 // it, and an object named "<source>-trust".
 func TestScanFindsExistingTargets(t *testing.T) {
-	secret := func(name, ns string, ca testpki.Cert) string {
-		return "apiVersion: v1\nkind: Secret\nmetadata: {name: " + name + ", namespace: " + ns + "}\ndata:\n  ca.crt: " + b64(ca.PEM()) + "\n"
-	}
 	tests := []struct {
 		name, text      string
 		wantTarget      string // kind ns/name key
@@ -330,7 +333,7 @@ spec:
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			plan, err := Scan(parseAll(t, tc.text))
+			plan, err := Scan(parseAll(t, tc.text), day0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -355,7 +358,7 @@ spec:
 }
 
 func TestYAMLIsAValidPolicy(t *testing.T) {
-	plan, err := Scan(parseAll(t, repoManifests()))
+	plan, err := Scan(parseAll(t, repoManifests()), day0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -415,7 +418,7 @@ func TestYAMLIsAValidPolicy(t *testing.T) {
 }
 
 func TestYAMLWithNothingFound(t *testing.T) {
-	plan, err := Scan(parseAll(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {a: b}\n"))
+	plan, err := Scan(parseAll(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {a: b}\n"), day0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -496,3 +499,31 @@ func refOf(kind, namespace, name string) kube.Ref {
 }
 
 func fileOfNode(n *yaml.RNode) (string, int) { return kube.FileOf(n) }
+
+// TestScanSkipsExpiredCAs: a CA that has expired is not proposed as a
+// source (a bundle of only expired CAs fails to render), and a note says
+// so; a value holding an expired and a valid CA is proposed.
+func TestScanSkipsExpiredCAs(t *testing.T) {
+	expired := testpki.NewCA("legacy-root", day0.AddDate(-2, 0, 0), testpki.Days(365))
+	text := secret("legacy-root", "ns3", expired) + "---\n" + secret("envoy-gateway", "eg", gwCA)
+	plan, err := Scan(parseAll(t, text), day0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Bundles) != 1 || plan.Bundles[0].Sources[0].Ref.Name != "envoy-gateway" {
+		t.Fatalf("bundles %+v, want only envoy-gateway", plan.Bundles)
+	}
+	want := "Secret ns3/legacy-root holds only CA certificates that have expired: not proposed as a source"
+	if !slices.Contains(plan.Notes, want) {
+		t.Errorf("notes %q lack %q", plan.Notes, want)
+	}
+
+	// The same CA is valid a year earlier.
+	plan, err = Scan(parseAll(t, text), day0.AddDate(-2, 1, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Bundles) != 2 {
+		t.Errorf("%d bundles before the CA expired, want 2", len(plan.Bundles))
+	}
+}

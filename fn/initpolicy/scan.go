@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -104,8 +105,9 @@ type Plan struct {
 // several keys.
 var preferredKeys = []string{"ca.crt", "ca-bundle.crt", "ca.pem", "tls.crt"}
 
-// Scan plans trust bundles for items.
-func Scan(items []*yaml.RNode) (*Plan, error) {
+// Scan plans trust bundles for items as of now. A CA that has expired by now
+// is not proposed: a bundle whose every CA has expired fails to render.
+func Scan(items []*yaml.RNode, now time.Time) (*Plan, error) {
 	plan := &Plan{}
 	known := knownPolicies(items)
 	taken := map[kube.Key]bool{}
@@ -137,12 +139,15 @@ func Scan(items []*yaml.RNode) (*Plan, error) {
 			plan.Notes = append(plan.Notes, fmt.Sprintf("%s is already a rotate-certs target (%s): not a source", ref, BundleHashAnnotation))
 			continue
 		}
-		c, ok, err := candidateOf(it)
+		c, found, err := candidateOf(it, now)
 		if err != nil {
 			return nil, err
 		}
-		if ok {
+		switch found {
+		case candidateFound:
 			cands = append(cands, c)
+		case onlyExpired:
+			plan.Notes = append(plan.Notes, fmt.Sprintf("%s holds only CA certificates that have expired: not proposed as a source", ref))
 		}
 	}
 	// An object named like the target init would propose for a source
@@ -269,12 +274,21 @@ func naturalTarget(r kube.Ref) kube.Key {
 	return kube.Key{Kind: r.Kind, Namespace: r.Namespace, Name: r.Name + "-trust"}
 }
 
-// candidateOf returns the value of it that holds CA certificates, by
-// preferred key and then field order.
-func candidateOf(it *yaml.RNode) (Candidate, bool, error) {
+// candidateResult says what candidateOf found in an object.
+type candidateResult int
+
+const (
+	noCandidate    candidateResult = iota // no value holds a CA certificate
+	candidateFound                        // a value holds a CA that is valid now
+	onlyExpired                           // values hold CAs, all of them expired
+)
+
+// candidateOf returns the value of it that holds CA certificates valid at
+// now, by preferred key and then field order.
+func candidateOf(it *yaml.RNode, now time.Time) (Candidate, candidateResult, error) {
 	values, err := kube.Values(it)
 	if err != nil {
-		return Candidate{}, false, err
+		return Candidate{}, noCandidate, err
 	}
 	rank := func(key string) int {
 		for i, k := range preferredKeys {
@@ -286,7 +300,7 @@ func candidateOf(it *yaml.RNode) (Candidate, bool, error) {
 	}
 	sort.SliceStable(values, func(i, j int) bool { return rank(values[i].Key) < rank(values[j].Key) })
 	var best Candidate
-	found := false
+	found, sawExpired := false, false
 	var tlsCAs []*x509.Certificate
 	for _, v := range values {
 		if !pki.LooksLikePEM(v.Bytes) {
@@ -301,7 +315,11 @@ func candidateOf(it *yaml.RNode) (Candidate, bool, error) {
 		}
 		var cas []*x509.Certificate
 		for _, c := range dec.Certificates {
-			if pki.IsCA(c) {
+			switch {
+			case !pki.IsCA(c):
+			case now.After(c.NotAfter):
+				sawExpired = true
+			default:
 				cas = append(cas, c)
 			}
 		}
@@ -321,7 +339,13 @@ func candidateOf(it *yaml.RNode) (Candidate, bool, error) {
 			}
 		}
 	}
-	return best, found, nil
+	switch {
+	case found:
+		return best, candidateFound, nil
+	case sawExpired:
+		return Candidate{}, onlyExpired, nil
+	}
+	return Candidate{}, noCandidate, nil
 }
 
 // group makes one source per distinct set of CAs. It reads the CA's own
