@@ -22,19 +22,86 @@ type Value struct {
 
 // Values returns every data entry of a Secret (data, base64-decoded, then
 // stringData, which wins as it does in the API server) or a ConfigMap (data,
-// then binaryData, base64-decoded), sorted by field order in the object. A
-// value that is not valid base64 is an error naming its field.
+// then binaryData, base64-decoded), sorted by field order in the object.
+// YAML aliases and merge keys are resolved as kubectl resolves them, so
+// `ca.crt: *pem` reads the anchored PEM. A value that is not valid base64,
+// a value that is a list or an object, or a data field that is not a map
+// is a *ValueError naming the field.
 func Values(node *yaml.RNode) ([]Value, error) {
 	var out []Value
 	seen := map[string]int{}
-	add := func(v Value) {
+	err := eachEntry(node, func(e entry) error {
+		v, err := e.decode()
+		if err != nil {
+			return err
+		}
 		if i, ok := seen[v.Key]; ok {
 			out[i] = v
-			return
+			return nil
 		}
 		seen[v.Key] = len(out)
 		out = append(out, v)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return out, nil
+}
+
+// Lookup returns the value of key in node, by the rules of Values. found
+// is false when the key is absent. Only the entries of key are decoded: a
+// broken value under another key is not an error here.
+func Lookup(node *yaml.RNode, key string) (v Value, found bool, err error) {
+	err = eachEntry(node, func(e entry) error {
+		if e.key != key {
+			return nil
+		}
+		d, err := e.decode()
+		if err != nil {
+			return err
+		}
+		v, found = d, true
+		return nil
+	})
+	if err != nil {
+		return Value{}, false, err
+	}
+	return v, found, nil
+}
+
+// entry is one key of a data field, its value resolved through aliases.
+type entry struct {
+	field  string // "data", "stringData" or "binaryData"
+	base64 bool
+	key    string
+	value  *yaml.Node
+}
+
+func (e entry) decode() (Value, error) {
+	field := e.field + "." + e.key
+	var s string
+	switch v := e.value; {
+	case v.Kind == yaml.ScalarNode && v.ShortTag() == yaml.NodeTagNull:
+		// `key:` or `key: null` reads as "" in the API server.
+	case v.Kind == yaml.ScalarNode:
+		s = v.Value
+	default:
+		return Value{}, &ValueError{Field: field, Err: fmt.Errorf("is a YAML %s, not a string", NodeKindName(v.Kind))}
+	}
+	if !e.base64 {
+		return Value{Key: e.key, Field: field, Bytes: []byte(s)}, nil
+	}
+	b, err := decodeBase64(s)
+	if err != nil {
+		return Value{}, &ValueError{Field: field, Err: fmt.Errorf("invalid base64: %w", err)}
+	}
+	return Value{Key: e.key, Field: field, Bytes: b}, nil
+}
+
+// eachEntry calls fn for every entry of node's data fields in the order
+// Values documents, stopping at the first error.
+func eachEntry(node *yaml.RNode, fn func(entry) error) error {
 	fields := []struct {
 		name   string
 		base64 bool
@@ -47,23 +114,97 @@ func Values(node *yaml.RNode) ([]Value, error) {
 			continue
 		}
 		m := node.Field(f.name)
-		if m == nil || m.Value == nil || m.Value.YNode().Kind != yaml.MappingNode {
+		if m == nil || m.Value == nil {
 			continue
 		}
-		content := m.Value.YNode().Content
-		for i := 0; i+1 < len(content); i += 2 {
-			key, val := content[i].Value, content[i+1].Value
-			field := f.name + "." + key
-			if !f.base64 {
-				add(Value{Key: key, Field: field, Bytes: []byte(val)})
+		y := resolveAlias(m.Value.YNode())
+		if y == nil || y.Kind == yaml.ScalarNode && y.ShortTag() == yaml.NodeTagNull {
+			continue
+		}
+		if y.Kind != yaml.MappingNode {
+			return &ValueError{Field: f.name, Err: fmt.Errorf("is a YAML %s, not a map of keys to values", NodeKindName(y.Kind))}
+		}
+		pairs, err := mappingPairs(y)
+		if err != nil {
+			return &ValueError{Field: f.name, Err: err}
+		}
+		for _, p := range pairs {
+			if err := fn(entry{field: f.name, base64: f.base64, key: p[0].Value, value: p[1]}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// maxAliasChain bounds how many aliases resolveAlias follows. YAML cannot
+// anchor an alias, so a real chain has length one; the bound only guards
+// against a hand-built node graph.
+const maxAliasChain = 64
+
+// resolveAlias returns the node an alias refers to, or n itself.
+func resolveAlias(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < maxAliasChain; i++ {
+		n = n.Alias
+	}
+	return n
+}
+
+// mappingPairs returns the key/value pairs of mapping m with aliases
+// resolved and merge keys (`<<: *base`, `<<: [*a, *b]`) expanded as YAML
+// 1.1 and kubectl define them: a key of m wins over a merged one, and an
+// earlier merged mapping wins over a later one. Every mapping is expanded
+// at most once, so a chain of merges costs time linear in its size.
+func mappingPairs(m *yaml.Node) ([][2]*yaml.Node, error) {
+	var out [][2]*yaml.Node
+	have := map[string]bool{}
+	expanded := map[*yaml.Node]bool{}
+	var collect func(m *yaml.Node) error
+	collect = func(m *yaml.Node) error {
+		if expanded[m] {
+			return nil
+		}
+		expanded[m] = true
+		var merges []*yaml.Node
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			k, v := resolveAlias(m.Content[i]), resolveAlias(m.Content[i+1])
+			if k == nil || v == nil {
 				continue
 			}
-			b, err := decodeBase64(val)
-			if err != nil {
-				return nil, &ValueError{Field: field, Err: fmt.Errorf("invalid base64: %w", err)}
+			if k.Kind != yaml.ScalarNode {
+				return fmt.Errorf("has a key that is a YAML %s, not a string", NodeKindName(k.Kind))
 			}
-			add(Value{Key: key, Field: field, Bytes: b})
+			if k.ShortTag() == "!!merge" {
+				merges = append(merges, v)
+				continue
+			}
+			if !have[k.Value] {
+				have[k.Value] = true
+				out = append(out, [2]*yaml.Node{k, v})
+			}
 		}
+		for _, v := range merges {
+			sources := []*yaml.Node{v}
+			if v.Kind == yaml.SequenceNode {
+				sources = v.Content
+			}
+			for _, src := range sources {
+				src = resolveAlias(src)
+				if src == nil {
+					continue
+				}
+				if src.Kind != yaml.MappingNode {
+					return fmt.Errorf("merges (<<) a YAML %s; a merge key takes a map or a list of maps", NodeKindName(src.Kind))
+				}
+				if err := collect(src); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if err := collect(m); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -89,21 +230,6 @@ func FieldOf(err error) string {
 		return ve.Field
 	}
 	return ""
-}
-
-// Lookup returns the value of key in node. found is false when the key is
-// absent.
-func Lookup(node *yaml.RNode, key string) (v Value, found bool, err error) {
-	values, err := Values(node)
-	if err != nil {
-		return Value{}, false, err
-	}
-	for _, v := range values {
-		if v.Key == key {
-			return v, true, nil
-		}
-	}
-	return Value{}, false, nil
 }
 
 // decodeBase64 accepts standard base64 with or without line breaks, as

@@ -1,19 +1,41 @@
 package kube
 
-import "sigs.k8s.io/kustomize/kyaml/yaml"
+import (
+	"strings"
 
-// Index finds input objects by Key in constant time. Items marked as local
-// config are not indexed. When the same key appears twice (two API groups,
-// or a broken input), the first one wins and Duplicates reports it.
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// Index finds input objects by API group and Key in constant time. Items
+// marked as local config are not indexed. The API group is part of the
+// identity: an example.com/v1 Secret never stands in for the core v1
+// Secret of the same name, and a Cluster API Cluster and an EKS Anywhere
+// Cluster of one name are two objects. When the same group and key appear
+// twice (a broken input), the first one wins and Duplicates reports it.
 type Index struct {
-	byKey      map[Key]*yaml.RNode
-	byKind     map[string][]*yaml.RNode
+	byKey      map[groupKey]*yaml.RNode
+	byKind     map[groupKind][]*yaml.RNode
+	groups     map[Key][]string
 	duplicates []Key
+}
+
+type groupKey struct {
+	group string
+	key   Key
+}
+
+type groupKind struct {
+	group string
+	kind  string
 }
 
 // NewIndex indexes items.
 func NewIndex(items []*yaml.RNode) *Index {
-	idx := &Index{byKey: make(map[Key]*yaml.RNode, len(items)), byKind: map[string][]*yaml.RNode{}}
+	idx := &Index{
+		byKey:  make(map[groupKey]*yaml.RNode, len(items)),
+		byKind: map[groupKind][]*yaml.RNode{},
+		groups: map[Key][]string{},
+	}
 	for _, item := range items {
 		idx.Add(item)
 	}
@@ -26,19 +48,51 @@ func (x *Index) Add(item *yaml.RNode) {
 		return
 	}
 	k := KeyOf(item)
-	if _, ok := x.byKey[k]; ok {
+	g := GroupOf(item.GetApiVersion())
+	if _, ok := x.byKey[groupKey{g, k}]; ok {
 		x.duplicates = append(x.duplicates, k)
 		return
 	}
-	x.byKey[k] = item
-	x.byKind[k.Kind] = append(x.byKind[k.Kind], item)
+	x.byKey[groupKey{g, k}] = item
+	x.byKind[groupKind{g, k.Kind}] = append(x.byKind[groupKind{g, k.Kind}], item)
+	x.groups[k] = append(x.groups[k], g)
 }
 
-// Get returns the object with key k, or nil.
-func (x *Index) Get(k Key) *yaml.RNode { return x.byKey[k] }
+// Get returns the core-group object (apiVersion v1) with key k, or nil.
+// Every object rotate-certs looks up by name - a source or target Secret
+// or ConfigMap, a Namespace - lives in the core group; use GetIn for
+// another group.
+func (x *Index) Get(k Key) *yaml.RNode { return x.byKey[groupKey{"", k}] }
 
-// Kind returns every indexed object of kind, in input order.
-func (x *Index) Kind(kind string) []*yaml.RNode { return x.byKind[kind] }
+// GetIn returns the object of API group group ("" for core,
+// "monitoring.coreos.com", ...) with key k, or nil.
+func (x *Index) GetIn(group string, k Key) *yaml.RNode { return x.byKey[groupKey{group, k}] }
 
-// Duplicates returns the keys seen more than once.
+// Kind returns every indexed core-group object of kind, in input order.
+func (x *Index) Kind(kind string) []*yaml.RNode { return x.byKind[groupKind{"", kind}] }
+
+// OtherGroups returns the API groups, other than the core group, of the
+// indexed objects with key k, in input order: for a message that explains
+// why an example.com/v1 Secret is not the Secret a policy names.
+func (x *Index) OtherGroups(k Key) []string {
+	var out []string
+	for _, g := range x.groups[k] {
+		if g != "" {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// Duplicates returns the keys seen more than once in one API group.
 func (x *Index) Duplicates() []Key { return x.duplicates }
+
+// GroupOf returns the API group of apiVersion: "" for the core group
+// ("v1"), "apps" for "apps/v1".
+func GroupOf(apiVersion string) string {
+	group, _, found := strings.Cut(apiVersion, "/")
+	if !found {
+		return ""
+	}
+	return group
+}

@@ -86,10 +86,11 @@ func (r Ref) Result(severity framework.Severity, field, message string) *framewo
 	return res
 }
 
-// Key identifies an object by kind, namespace and name. API group is not
-// part of it: rotate-certs indexes a fixed set of kinds whose names do not
-// collide across groups in practice, and checks the apiVersion where it
-// matters.
+// Key identifies an object by kind, namespace and name, for messages and
+// for maps over objects of known kinds. The API group is not part of it:
+// Index adds the group (its Get looks in the core group only), so an
+// object of another group with the same kind and name never stands in for
+// a core Secret or ConfigMap.
 type Key struct {
 	Kind      string
 	Namespace string

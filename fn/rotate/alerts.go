@@ -45,7 +45,7 @@ func (r *run) alerts() {
 	groups := alerts.Groups(certs, warn, fail)
 
 	key := kube.Key{Kind: alerts.Kind, Namespace: a.Namespace, Name: a.Name}
-	node := r.index.Get(key)
+	node := r.index.GetIn(kube.GroupOf(alerts.APIVersion), key)
 	created := false
 	if node == nil || node.GetApiVersion() != alerts.APIVersion {
 		dir := ""
