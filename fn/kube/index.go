@@ -15,7 +15,6 @@ import (
 type Index struct {
 	byKey      map[groupKey]*yaml.RNode
 	byKind     map[groupKind][]*yaml.RNode
-	groups     map[Key][]string
 	duplicates []Key
 }
 
@@ -34,7 +33,6 @@ func NewIndex(items []*yaml.RNode) *Index {
 	idx := &Index{
 		byKey:  make(map[groupKey]*yaml.RNode, len(items)),
 		byKind: map[groupKind][]*yaml.RNode{},
-		groups: map[Key][]string{},
 	}
 	for _, item := range items {
 		idx.Add(item)
@@ -55,7 +53,6 @@ func (x *Index) Add(item *yaml.RNode) {
 	}
 	x.byKey[groupKey{g, k}] = item
 	x.byKind[groupKind{g, k.Kind}] = append(x.byKind[groupKind{g, k.Kind}], item)
-	x.groups[k] = append(x.groups[k], g)
 }
 
 // Get returns the core-group object (apiVersion v1) with key k, or nil.
@@ -70,19 +67,6 @@ func (x *Index) GetIn(group string, k Key) *yaml.RNode { return x.byKey[groupKey
 
 // Kind returns every indexed core-group object of kind, in input order.
 func (x *Index) Kind(kind string) []*yaml.RNode { return x.byKind[groupKind{"", kind}] }
-
-// OtherGroups returns the API groups, other than the core group, of the
-// indexed objects with key k, in input order: for a message that explains
-// why an example.com/v1 Secret is not the Secret a policy names.
-func (x *Index) OtherGroups(k Key) []string {
-	var out []string
-	for _, g := range x.groups[k] {
-		if g != "" {
-			out = append(out, g)
-		}
-	}
-	return out
-}
 
 // Duplicates returns the keys seen more than once in one API group.
 func (x *Index) Duplicates() []Key { return x.duplicates }

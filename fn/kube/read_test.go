@@ -186,7 +186,6 @@ func TestIndexSeparatesAPIGroups(t *testing.T) {
 		idx := NewIndex(items)
 		require.Same(t, core, idx.Get(secret))
 		require.Same(t, other, idx.GetIn("example.com", secret))
-		require.Equal(t, []string{"example.com"}, idx.OtherGroups(secret))
 		require.Same(t, capi, idx.GetIn("cluster.x-k8s.io", cluster))
 		require.Same(t, eksa, idx.GetIn("anywhere.eks.amazonaws.com", cluster))
 		require.Nil(t, idx.Get(cluster), "no core Cluster")
@@ -195,7 +194,6 @@ func TestIndexSeparatesAPIGroups(t *testing.T) {
 	}
 	idx := NewIndex([]*yaml.RNode{other})
 	require.Nil(t, idx.Get(secret), "an example.com Secret is not a core Secret")
-	require.Equal(t, []string{"example.com"}, idx.OtherGroups(secret))
 }
 
 func TestGroupOf(t *testing.T) {

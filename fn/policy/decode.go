@@ -23,16 +23,33 @@ func Decode(node *yaml.RNode) (*RotationPolicy, error) {
 	if k := node.YNode().Kind; k != yaml.MappingNode {
 		return nil, FieldErrors{{Message: fmt.Sprintf("functionConfig is a YAML %s; rotate-certs needs a %s object (apiVersion %s)", kube.NodeKindName(k), Kind, APIVersion)}}
 	}
-	if kind, apiVersion := node.GetKind(), node.GetApiVersion(); kind != Kind || apiVersion != APIVersion {
-		return nil, FieldErrors{{Field: "kind", Message: fmt.Sprintf(
-			"functionConfig is %s %s; rotate-certs needs kind %s, apiVersion %s (a plain ConfigMap cannot carry the policy's structure)",
-			apiVersion, kind, Kind, APIVersion)}}
+	if err := checkType(node.GetKind(), node.GetApiVersion()); err != nil {
+		return nil, FieldErrors{*err}
 	}
 	raw, err := node.MarshalJSON()
 	if err != nil {
 		return nil, FieldErrors{{Message: fmt.Sprintf("reading functionConfig: %v", err)}}
 	}
 	return DecodeJSON(raw)
+}
+
+// checkType returns an error naming the field that makes kind and
+// apiVersion not a RotationPolicy: the apiVersion of a RotationPolicy of
+// another version, else the kind.
+func checkType(kind, apiVersion string) *FieldError {
+	switch {
+	case kind == Kind && apiVersion == APIVersion:
+		return nil
+	case kind == Kind:
+		return &FieldError{Field: "apiVersion", Message: fmt.Sprintf(
+			"%q is not an apiVersion of %s this rotate-certs reads; use %s", apiVersion, Kind, APIVersion)}
+	case kind == "ConfigMap":
+		return &FieldError{Field: "kind", Message: fmt.Sprintf(
+			"functionConfig is %s %s; rotate-certs needs kind %s, apiVersion %s (a plain ConfigMap cannot carry the policy's structure)", apiVersion, kind, Kind, APIVersion)}
+	default:
+		return &FieldError{Field: "kind", Message: fmt.Sprintf(
+			"functionConfig is %s %s; rotate-certs needs kind %s, apiVersion %s", apiVersion, kind, Kind, APIVersion)}
+	}
 }
 
 // DecodeJSON is Decode for a policy already converted to JSON.

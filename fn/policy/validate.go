@@ -38,7 +38,13 @@ func (p *RotationPolicy) Validate() FieldErrors {
 		}
 		names[b.Name] = i
 		errs = append(errs, b.validate(path)...)
-		for _, ns := range b.Target.Namespaces {
+		listed := map[string]int{}
+		for j, ns := range b.Target.Namespaces {
+			if first, dup := listed[ns]; dup {
+				errs.add(fmt.Sprintf("%s.target.namespaces[%d]", path, j), "namespace %q is listed twice (also %s.target.namespaces[%d])", ns, path, first)
+				continue
+			}
+			listed[ns] = j
 			k := fmt.Sprintf("%s %s/%s key %s", b.Target.Kind, ns, b.Target.Name, b.Target.Key)
 			if other, dup := targets[k]; dup {
 				errs.add(path+".target", "writes %s, which %s also writes", k, other)
@@ -100,7 +106,10 @@ func (b *TrustBundle) validate(path string) FieldErrors {
 	if t.Name == "" {
 		errs.add(path+".target.name", "required")
 	}
-	if len(t.Namespaces) == 0 && t.NamespaceSelector == nil {
+	// Namespaces default to the first source's; only an inline first
+	// source leaves them empty. A missing or malformed first source is
+	// reported above, and naming namespaces as well would be noise.
+	if len(t.Namespaces) == 0 && t.NamespaceSelector == nil && len(b.Sources) > 0 && b.Sources[0].isInlineOnly() {
 		errs.add(path+".target.namespaces", "required when the first source is inline (or set namespaceSelector)")
 	}
 	if t.NamespaceSelector != nil {
@@ -117,4 +126,10 @@ func (b *TrustBundle) validate(path string) FieldErrors {
 	}
 	errs = append(errs, b.Restart.validate(path+".restart")...)
 	return errs
+}
+
+// isInlineOnly reports whether the source is an inline one and nothing
+// else.
+func (s Source) isInlineOnly() bool {
+	return s.Inline != "" && s.Secret == nil && s.ConfigMap == nil
 }

@@ -91,7 +91,7 @@ type Inventory struct {
 	Problems     []Problem
 }
 
-// Scan reads every item once. Secret and ConfigMap values that hold PEM
+// Scan reads every item once. Core (v1) Secret and ConfigMap values that hold PEM
 // certificates or a kubeconfig give Certificates; Cluster API Machines and
 // EKS Anywhere Clusters give Expiries. Values with no certificate in them
 // (no PEM, a private or public key, a PGP block) are skipped quietly;
@@ -105,7 +105,7 @@ func Scan(items []*yaml.RNode) *Inventory {
 			continue
 		}
 		switch kind, group := item.GetKind(), apiGroup(item); {
-		case kind == "Secret" || kind == "ConfigMap":
+		case (kind == "Secret" || kind == "ConfigMap") && group == "":
 			s.values(item)
 		case kind == "Machine" && group == "cluster.x-k8s.io":
 			s.machine(item)

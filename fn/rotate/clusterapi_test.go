@@ -71,7 +71,7 @@ func TestClusterAPIEditsOnlyItsFields(t *testing.T) {
 				if !clusterAPIManaged(node) {
 					continue
 				}
-				got := findItem(after, kube.KeyOf(node))
+				got := findSame(after, node)
 				require.NotNil(t, got, "%s was lost", kube.KeyOf(node))
 				require.Equal(t, withoutClusterAPIFields(t, node), withoutClusterAPIFields(t, got),
 					"%s: only the clusterAPI fields may change", kube.KeyOf(node))

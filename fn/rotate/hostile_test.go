@@ -131,11 +131,12 @@ func TestHostileInputs(t *testing.T) {
 			wantErr: "excessive aliasing",
 		},
 		{
-			// The source Secret's value is an alias of a huge list: it is
-			// read as the alias's name, not expanded.
+			// The source Secret's value is an alias of a huge list: the
+			// alias is resolved to the list it names, which is not a
+			// string; nothing is expanded.
 			name:    "alias bomb as a source value",
 			input:   aliasSource,
-			wantErr: "source Secret gw/ca: data.ca.crt: invalid base64",
+			wantErr: "source Secret gw/ca: data.ca.crt: is a YAML list, not a string",
 		},
 		{
 			name:  "10 MB value in an unrelated ConfigMap passes through",
@@ -319,7 +320,8 @@ func TestProcessorRefusesNonObjectItems(t *testing.T) {
 // Found by the FuzzProcess seed corpus after the fast path landed: function
 // mode panicked (kyaml's accessors index a list as a map) on objects whose
 // metadata, labels or annotations are not maps. Each is now an error that
-// names the item and the field.
+// names the item and the field, and the object by name where its metadata
+// can be read (review A, finding 13: the ref had an empty name).
 func TestMalformedObjectsAreErrors(t *testing.T) {
 	deployment := func(template string) string {
 		return "- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: app, namespace: gw}\n  spec:\n    template:\n" + template +
@@ -328,8 +330,8 @@ func TestMalformedObjectsAreErrors(t *testing.T) {
 	ca := testpki.Fixture("ca-2026").PEM()
 	tests := []struct{ name, extra, want string }{
 		{"metadata is a list", "- {apiVersion: v1, kind: ConfigMap, metadata: [1]}\n", "items[1] (ConfigMap): metadata is a YAML list, not an object"},
-		{"annotations are a list", "- {apiVersion: v1, kind: ConfigMap, metadata: {name: a, annotations: [x]}}\n", "items[1] (ConfigMap): metadata.annotations is a YAML list, not a map of strings"},
-		{"labels are a list", "- {apiVersion: example.com/v1, kind: Widget, metadata: {name: a, labels: [x]}}\n", "items[1] (Widget): metadata.labels is a YAML list"},
+		{"annotations are a list", "- {apiVersion: v1, kind: ConfigMap, metadata: {name: a, annotations: [x]}}\n", "error: ConfigMap a items[1].metadata.annotations: items[1] (ConfigMap a): metadata.annotations is a YAML list, not a map of strings"},
+		{"labels are a list", "- {apiVersion: example.com/v1, kind: Widget, metadata: {name: a, namespace: ns, labels: [x]}}\n", "error: Widget ns/a items[1].metadata.labels: items[1] (Widget ns/a): metadata.labels is a YAML list"},
 		{"pod template labels are a list", deployment("      metadata: {labels: [x]}\n"), "spec.template.metadata.labels: is a YAML list, not a map of strings"},
 		{"pod template metadata is a list", deployment("      metadata: [x]\n"), "spec.template.metadata: is a YAML list, not an object"},
 	}

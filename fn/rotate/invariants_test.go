@@ -19,15 +19,45 @@ import (
 
 // The invariants of SPEC section 8, checked over the whole golden corpus.
 
-func itemStrings(t *testing.T, items []*yaml.RNode) map[kube.Key]string {
+// itemID identifies an item by API group and key: an example.com/v1
+// Secret and the core v1 Secret of the same name are two items.
+type itemID struct {
+	group string
+	key   kube.Key
+}
+
+func idOf(node *yaml.RNode) itemID {
+	return itemID{group: kube.GroupOf(node.GetApiVersion()), key: kube.KeyOf(node)}
+}
+
+func (id itemID) String() string {
+	if id.group == "" {
+		return id.key.String()
+	}
+	return id.key.String() + " (" + id.group + ")"
+}
+
+func itemStrings(t *testing.T, items []*yaml.RNode) map[itemID]string {
 	t.Helper()
-	out := map[kube.Key]string{}
+	out := map[itemID]string{}
 	for _, it := range items {
 		s, err := it.String()
 		require.NoError(t, err)
-		out[kube.KeyOf(it)] = s
+		out[idOf(it)] = s
 	}
 	return out
+}
+
+// findSame returns the item of items with the API group and key of node.
+func findSame(items []*yaml.RNode, node *yaml.RNode) *yaml.RNode { return findID(items, idOf(node)) }
+
+func findID(items []*yaml.RNode, id itemID) *yaml.RNode {
+	for _, it := range items {
+		if idOf(it) == id {
+			return it
+		}
+	}
+	return nil
 }
 
 func TestInvariantDeterministic(t *testing.T) {
@@ -75,7 +105,7 @@ func TestInvariantPreserving(t *testing.T) {
 			for key, s := range before {
 				got, ok := afterStrings[key]
 				require.True(t, ok, "%s was lost", key)
-				node := findItem(after, key)
+				node := findID(after, key)
 				if _, managed := node.GetAnnotations()[trustbundle.HashAnnotation]; managed || clusterAPIManaged(node) {
 					continue
 				}
@@ -180,14 +210,14 @@ func TestInvariantPreservingManaged(t *testing.T) {
 			pol := decodePolicy(t, in)
 			after := parseResourceList(t, out).items
 			for _, before := range parseResourceList(t, in).items {
-				node := findItem(after, kube.KeyOf(before))
-				require.NotNil(t, node, "%s was lost", kube.KeyOf(before))
+				node := findSame(after, before)
+				require.NotNil(t, node, "%s was lost", idOf(before))
 				keys, managed := managedBy(pol, before)
 				if !managed {
 					continue // TestInvariantPreserving
 				}
 				require.Equal(t, withoutOwnFields(t, before, keys), withoutOwnFields(t, node, keys),
-					"%s: only the function's own fields may change", kube.KeyOf(before))
+					"%s: only the function's own fields may change", idOf(before))
 			}
 		})
 	}
@@ -258,7 +288,7 @@ func changedText(t *testing.T, in, out []*yaml.RNode) []string {
 	t.Helper()
 	var texts []string
 	for _, node := range out {
-		before := findItem(in, kube.KeyOf(node))
+		before := findSame(in, node)
 		if before == nil {
 			s, err := node.String()
 			require.NoError(t, err)

@@ -119,9 +119,17 @@ func checkItems(items []*yaml.RNode) framework.Results {
 			res.Message = fmt.Sprintf("items[%d] %v; every item of a ResourceList must be a Kubernetes object", i, ve.Err)
 		} else {
 			kind := it.GetKind()
-			res.ResourceRef = &yaml.ResourceIdentifier{TypeMeta: yaml.TypeMeta{APIVersion: it.GetApiVersion(), Kind: kind}}
+			id := &yaml.ResourceIdentifier{TypeMeta: yaml.TypeMeta{APIVersion: it.GetApiVersion(), Kind: kind}}
+			what := kind
+			if ve.Field != "metadata" {
+				// metadata is a map (only its labels or annotations are
+				// not), so the name can be read safely.
+				id.Name, id.Namespace = it.GetName(), it.GetNamespace()
+				what = kube.Ref{Kind: kind, Namespace: id.Namespace, Name: id.Name}.String()
+			}
+			res.ResourceRef = id
 			res.Field.Path += "." + ve.Field
-			res.Message = fmt.Sprintf("items[%d] (%s): %s %v", i, kind, ve.Field, ve.Err)
+			res.Message = fmt.Sprintf("items[%d] (%s): %s %v", i, what, ve.Field, ve.Err)
 		}
 		out = append(out, res)
 	}

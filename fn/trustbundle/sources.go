@@ -32,6 +32,7 @@ func (r *renderer) readSources() []*x509.Certificate {
 				continue
 			}
 			r.skipped(r.env.PolicyRef, field+".inline", d)
+			r.warnLeaves(r.env.PolicyRef, field+".inline", "inline source "+field, d.Certificates)
 			out = append(out, d.Certificates...)
 			continue
 		}
@@ -40,27 +41,46 @@ func (r *renderer) readSources() []*x509.Certificate {
 	return out
 }
 
+// readObjectSource reads a Secret or ConfigMap source. A source that is
+// absent or empty is an error, or an info when it is optional (a next CA
+// that is not issued yet). A source that is there but cannot be read
+// (invalid base64, no PEM, no certificate, a malformed object) is an
+// error, or a warning when it is optional: it is skipped as SPEC section
+// 4.1 says, but such data is almost always a mistake - the wrong key, a
+// truncated paste - that would otherwise go unnoticed until the CA it
+// should carry is needed.
 func (r *renderer) readObjectSource(s policy.Source, field string) []*x509.Certificate {
 	ref := s.Ref()
 	key := kube.Key{Kind: s.Kind(), Namespace: ref.Namespace, Name: ref.Name}
 	node := r.env.Index.Get(key)
-	if node == nil || node.GetApiVersion() != "v1" {
+	if node == nil {
+		// Only the core group counts: an example.com/v1 Secret of this
+		// name is another object. The message does not mention one, since
+		// the fast path of function mode never parses such objects and
+		// both paths must say the same.
+		what := "is not in the input"
 		if ref.Optional {
 			r.add(r.env.PolicyRef.Result(framework.Info, field,
-				fmt.Sprintf("bundle %q: optional source %s is not in the input; skipped", r.bundle.Name, key)))
+				fmt.Sprintf("bundle %q: optional source %s %s; skipped", r.bundle.Name, key, what)))
 			return nil
 		}
-		r.errorf(r.env.PolicyRef, field, "bundle %q: source %s is not in the input (mark it optional: true if it may be absent)", r.bundle.Name, key)
+		r.errorf(r.env.PolicyRef, field, "bundle %q: source %s %s (mark it optional: true if it may be absent)", r.bundle.Name, key, what)
 		return nil
 	}
 	obj := kube.RefOf(node)
+	if v := node.GetApiVersion(); v != "v1" {
+		r.unreadable(obj, "apiVersion", ref.Optional, fmt.Sprintf(" has apiVersion %q; a %s source must be a core v1 %s", v, key.Kind, key.Kind))
+		return nil
+	}
 	if kube.IsSOPSEncrypted(node) {
+		// Not "unparsable data" but a pipeline in the wrong order: it
+		// fails even when optional, or the CA it carries is never trusted.
 		r.errorf(obj, "sops", "bundle %q: source %s is SOPS-encrypted; decrypt it before rotate-certs runs (e.g. with ksops or Flux decryption), the function cannot read ciphertext", r.bundle.Name, obj)
 		return nil
 	}
 	v, found, err := kube.Lookup(node, ref.Key)
 	if err != nil {
-		r.errorf(obj, kube.FieldOf(err), "bundle %q: source %s: %v", r.bundle.Name, obj, err)
+		r.unreadable(obj, kube.FieldOf(err), ref.Optional, ": "+err.Error())
 		return nil
 	}
 	if !found || len(strings.TrimSpace(string(v.Bytes))) == 0 {
@@ -77,23 +97,50 @@ func (r *renderer) readObjectSource(s policy.Source, field string) []*x509.Certi
 		return nil
 	}
 	if len(v.Bytes) > MaxValueBytes {
-		r.errorf(obj, v.Field, "bundle %q: source %s %s is %s", r.bundle.Name, obj, v.Field, tooLarge(len(v.Bytes)))
+		r.unreadable(obj, v.Field, ref.Optional, fmt.Sprintf(" %s is %s", v.Field, tooLarge(len(v.Bytes))))
 		return nil
 	}
 	d, err := pki.DecodePEM(v.Bytes)
 	if err != nil {
-		r.errorf(obj, v.Field, "bundle %q: source %s %s is not PEM certificate data: %v", r.bundle.Name, obj, v.Field, err)
+		r.unreadable(obj, v.Field, ref.Optional, fmt.Sprintf(" %s is not PEM certificate data: %v", v.Field, err))
 		return nil
 	}
 	r.skipped(obj, v.Field, d)
 	if len(d.Certificates) == 0 {
-		if ref.Optional {
-			r.add(obj.Result(framework.Info, v.Field, fmt.Sprintf("bundle %q: optional source %s %s holds no certificate; skipped", r.bundle.Name, obj, v.Field)))
-			return nil
-		}
-		r.errorf(obj, v.Field, "bundle %q: source %s %s holds no certificate", r.bundle.Name, obj, v.Field)
+		r.unreadable(obj, v.Field, ref.Optional, " "+v.Field+" holds no certificate")
+		return nil
 	}
+	r.warnLeaves(obj, v.Field, fmt.Sprintf("source %s %s", obj, v.Field), d.Certificates)
 	return d.Certificates
+}
+
+// unreadable reports a source object that is in the input but cannot be
+// read: an error, or for an optional source a warning that it is skipped.
+// problem follows the object's name: " data.ca.crt is ..." or ": ...".
+func (r *renderer) unreadable(obj kube.Ref, field string, optional bool, problem string) {
+	if !optional {
+		r.errorf(obj, field, "bundle %q: source %s%s", r.bundle.Name, obj, problem)
+		return
+	}
+	r.add(obj.Result(framework.Warning, field, fmt.Sprintf(
+		"bundle %q: optional source %s%s; skipped - an optional source may be absent or empty, but data that cannot be read is likely a mistake",
+		r.bundle.Name, obj, problem)))
+}
+
+// warnLeaves warns about each end-entity (non-CA) certificate of a source.
+// It is trusted as given - a self-signed certificate pinned on purpose is
+// legitimate - but far more often the source points at a tls.crt where
+// it meant the ca.crt beside it, and the bundle then breaks at that
+// leaf's next re-issue.
+func (r *renderer) warnLeaves(ref kube.Ref, field, what string, certs []*x509.Certificate) {
+	for _, c := range certs {
+		if pki.IsCA(c) {
+			continue
+		}
+		r.add(ref.Result(framework.Warning, field, fmt.Sprintf(
+			"bundle %q: %s holds %s, which is not a CA certificate; it is trusted as given, but trusting a leaf pins that one certificate and fails once it is re-issued - point the source at the issuing CA (usually ca.crt, not tls.crt) unless pinning is intended",
+			r.bundle.Name, what, pki.Describe(c))))
+	}
 }
 
 // skipped reports non-certificate PEM blocks, which are never copied.
