@@ -124,7 +124,7 @@ func (a *applier) planRoll(node *yaml.RNode, ref kube.Ref, evidence []Evidence) 
 		}
 	}()
 	if roll.InProgress {
-		a.infof(ref, refField+".name", "etcd roll in progress: the infrastructure template %s is the copy of %s made to replace %s, and etcdadm-controller replaces every machine not cloned from it; still due: %s. No new copy", name, base, strings.Join(replacing, ", "), dueList)
+		a.infof(ref, refField+".name", "etcd roll in place: the infrastructure template %s is the copy of %s made to replace %s, and etcdadm-controller replaces every machine not cloned from it, so no new copy; still due: %s", name, base, strings.Join(replacing, ", "), dueList)
 		return
 	}
 	if roll.Name == name {
@@ -165,10 +165,10 @@ func (a *applier) planRoll(node *yaml.RNode, ref kube.Ref, evidence []Evidence) 
 				fresh = append(fresh, e.Machine)
 			}
 		}
-		why = fmt.Sprintf(" (%s replaced %s; now due: %s)", name, listOrNone(replacing), strings.Join(fresh, ", "))
+		why = fmt.Sprintf(". The copy in place was made to replace %s; due and not among them: %s", listOrNone(replacing), strings.Join(fresh, ", "))
 	}
-	a.warnf(ref, refField+".name", "rolling every etcd machine (%s): infrastructure template %s -> %s%s (%s, a copy of %s); due: %s. Control-plane machines are not rolled for etcd certificates",
-		strings.Join(roll.Machines, ", "), name, roll.Name, why, emitted, nsName(namespace, name), dueList)
+	a.warnf(ref, refField+".name", "rolling every etcd machine (%s): infrastructure template %s -> %s (%s, a copy of %s); due: %s%s. Control-plane machines are not rolled for etcd certificates",
+		strings.Join(roll.Machines, ", "), name, roll.Name, emitted, nsName(namespace, name), dueList, why)
 }
 
 // staleCopies reports (info) every template copy rotate-certs made that no

@@ -150,7 +150,7 @@ func TestEtcdRollFromMachineAnnotations(t *testing.T) {
 	if len(added2) != 0 || render(t, second) != before {
 		t.Errorf("second render changed something (added %d):\n%s", len(added2), render(t, second))
 	}
-	if !hasResult(results2, framework.Info, "etcd roll in progress", name, "made to replace prod-etcd-aaaaa, prod-etcd-bbbbb, prod-etcd-ccccc", "still due: prod-etcd-aaaaa (2026-12-10)") {
+	if !hasResult(results2, framework.Info, "etcd roll in place", name, "made to replace prod-etcd-aaaaa, prod-etcd-bbbbb, prod-etcd-ccccc", "still due: prod-etcd-aaaaa (2026-12-10)") {
 		t.Errorf("second render must say the roll is in progress: %v", results2)
 	}
 	if !strings.Contains(copied, "rotate-certs.dev/replaces-machines: 'prod-etcd-aaaaa,prod-etcd-bbbbb,prod-etcd-ccccc'") {
