@@ -164,7 +164,7 @@ func (s *Set) parse(path string, b []byte) {
 		return
 	}
 	if HasDuplicateKeys(nodes...) {
-		s.Problems = append(s.Problems, Problem{Path: path, Message: duplicateKeysMessage(name, DuplicateKeys(b)) + "; the file is skipped", NotYAML: true})
+		s.Problems = append(s.Problems, Problem{Path: path, Message: duplicateKeysMessage(name, DuplicateKeys(b)), NotYAML: true})
 		return
 	}
 	for _, n := range s.unwrapLists(nodes) {

@@ -81,11 +81,11 @@ func TestReadDuplicateKeys(t *testing.T) {
 		items      []string
 	}{
 		{"two manifests without ---", secret("a", "QQ==") + secret("b", "Qg=="),
-			`dup.yaml:7: mapping key "apiVersion" already defined at line 1 (a missing --- between two documents?); 3 more duplicate key(s) in the file; the file is skipped`, nil},
+			`dup.yaml:7: mapping key "apiVersion" already defined at line 1 (a missing --- between two documents?); 3 more duplicate key(s) in the file`, nil},
 		{"after a separator and a comment", cm("ok") + "---\n# comment\n" + secret("a", "QQ==") + secret("b", "Qg=="),
 			`dup.yaml:13: mapping key "apiVersion" already defined at line 7`, nil},
 		{"a nested key", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: one\n  b: two\n  a: three\n",
-			`dup.yaml:8: mapping key "a" already defined at line 6; the file is skipped`, nil},
+			`dup.yaml:8: mapping key "a" already defined at line 6`, nil},
 		{"two kubectl Lists appended", list("a") + list("b"),
 			`dup.yaml:8: mapping key "apiVersion" already defined at line 1 (a missing --- between two documents?)`, nil},
 		{"CRLF line ends", strings.ReplaceAll(cm("a")+cm("b"), "\n", "\r\n"),
