@@ -149,7 +149,7 @@ func SetValue(node *yaml.RNode, key string, b []byte) (field string, changed boo
 		field = "data"
 		value = literal(string(b))
 	}
-	m, err := node.Pipe(yaml.LookupCreate(yaml.MappingNode, field))
+	m, err := mapField(node, field)
 	if err == nil {
 		err = setField(m, key, value)
 	}

@@ -167,7 +167,7 @@ func duplicateTargets(order []*yaml.RNode, byNode map[*yaml.RNode][]*Target, ite
 		}
 		where := fmt.Sprintf("items[%d]", i)
 		if p, idx := kube.FileOf(item); p != "" {
-			where = fmt.Sprintf("%s (document %d)", p, idx)
+			where = fmt.Sprintf("%s (index %d)", p, idx)
 		}
 		copies[k] = append(copies[k], where)
 	}
