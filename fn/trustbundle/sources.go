@@ -32,6 +32,7 @@ func (r *renderer) readSources() []*x509.Certificate {
 				continue
 			}
 			r.skipped(r.env.PolicyRef, field+".inline", d)
+			r.from(r.env.PolicyRef, field+".inline", d.Certificates)
 			out = append(out, d.Certificates...)
 			continue
 		}
@@ -93,6 +94,7 @@ func (r *renderer) readObjectSource(s policy.Source, field string) []*x509.Certi
 		}
 		r.errorf(obj, v.Field, "bundle %q: source %s %s holds no certificate", r.bundle.Name, obj, v.Field)
 	}
+	r.from(obj, v.Field, d.Certificates)
 	return d.Certificates
 }
 
