@@ -11,9 +11,11 @@
 # `make image` runs exactly that. No test here needs a Docker engine: the
 # build command below is run natively by cmd/rotate-certs/dockerfile_test.go.
 
-# The pinned toolchain: go.mod says go 1.26, and GOTOOLCHAIN=local forbids
-# fetching another one.
-ARG GO_VERSION=1.26
+# The pinned toolchain: a patch release of the go 1.26 that go.mod declares,
+# the one the tests run with (bump it with `go version`); GOTOOLCHAIN=local
+# forbids fetching another one. A floating golang:1.26 tag would change the
+# compiler under a rebuild of the same commit.
+ARG GO_VERSION=1.26.8
 
 FROM --platform=$BUILDPLATFORM golang:${GO_VERSION} AS build
 ARG TARGETOS=linux

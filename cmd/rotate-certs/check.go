@@ -37,13 +37,22 @@ func newCheckCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		Short: "Report every certificate's expiry; fail CI when one is inside --fail-within",
 		Long: `check finds every certificate in the manifests under PATH (files, directories
 walked recursively for *.yaml, *.yml and *.json, or - for stdin; multi-document
-YAML, Lists and ResourceLists) and reports its expiry: PEM in any Secret or
-ConfigMap value (data, stringData, binaryData), the certificates inside kubeconfig
-values (certificate-authority-data, client-certificate-data), Cluster API
-Machines' certificate expiry (the machine.cluster.x-k8s.io/certificates-expiry
+YAML, Lists, typed lists such as SecretList, and ResourceLists; a file reached
+twice is read once) and reports its expiry: PEM in any Secret or ConfigMap value
+(data, stringData, binaryData), the certificates inside kubeconfig values
+(certificate-authority-data, client-certificate-data), Cluster API Machines'
+certificate expiry (the machine.cluster.x-k8s.io/certificates-expiry
 annotation, else status.certificatesExpiryDate) and EKS Anywhere Clusters'
 status.clusterCertificateInfo (days left as reported). With no PATH it reads
 the current directory. Private keys are never read or printed.
+
+A value is certificate data when a line starts with -----BEGIN CERTIFICATE-----
+and is followed by an -----END CERTIFICATE----- line (or directly by base64, a
+block cut short). Such data that does not parse is unreadable: reported, with
+the certificates of the value that do parse. Other PEM (keys) and text that
+only mentions the header are ignored. A file in which a mapping defines a key
+twice (two manifests without --- between them) is an input error and is not
+read: which value was meant is unknown.
 
 When a RotationPolicy is among the inputs (or given with --policy), check also
 lists the leaves to re-issue: leaves signed only by a previous CA of a trust
@@ -60,8 +69,8 @@ Exit status:
   0  nothing is inside --fail-within or expired
   1  a certificate or reported expiry is inside --fail-within, or expired
   2  usage or input error: a bad flag, an unreadable path, YAML that does not
-     parse, an invalid policy, or certificate data that does not parse
-     (reported in the output and counted); 2 wins over 1`,
+     parse or defines a key twice, an invalid policy, or certificate data that
+     does not parse (reported in the output and counted); 2 wins over 1`,
 		Example: `  rotate-certs check ./clusters/prod
   kustomize build ./overlays/prod | rotate-certs check - --fail-within 14d
   kubectl get secrets -A -o yaml | rotate-certs check - -o json

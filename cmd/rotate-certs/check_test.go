@@ -94,6 +94,78 @@ func TestCheckGolden(t *testing.T) {
 	}
 }
 
+// TestCheckInputShapes: a typed list is read like a List, the good
+// certificate of a partly broken value is reported next to the problem,
+// and text that mentions a PEM header is not certificate data. The
+// unreadable value makes the exit 2, even with an expired root.
+func TestCheckInputShapes(t *testing.T) {
+	in := expand(t, filepath.Join(checkDir, "input-shapes", "input.yaml"))
+	for _, tc := range []struct{ format, file string }{
+		{"table", "expected.txt"},
+		{"json", "expected.json"},
+	} {
+		t.Run(tc.format, func(t *testing.T) {
+			out, stderr, code := runCLI(t, in, "check", "-", "--now", checkNow, "-o", tc.format)
+			golden(t, filepath.Join(checkDir, "input-shapes", tc.file), out)
+			require.Equal(t, 2, code, "unreadable certificate data is an input error; stderr: %s", stderr)
+			require.Contains(t, stderr, "check: 1 value(s) hold certificate data that does not parse")
+		})
+	}
+	out, _, _ := runCLI(t, in, "check", "-", "--now", checkNow, "-o", "json")
+	s := parseJSON(t, out)
+	require.Equal(t, 3, s.Summary.Certificates, "two from the SecretList, one from the partly broken bundle")
+	require.Equal(t, 1, s.Summary.Expired)
+	require.Len(t, s.Problems, 1)
+	require.Equal(t, "data.ca-bundle.crt", s.Problems[0].Key, "README.md only mentions the header")
+	require.Equal(t, "PEM block 2 is malformed", s.Problems[0].Message)
+}
+
+// TestCheckDuplicateKeys: two manifests concatenated without "---" make
+// one document with every key twice; kyaml would keep the first values and
+// hide the second Secret's expired CA. check names the file, the line and
+// the key, reads nothing of that file, and exits 2.
+func TestCheckDuplicateKeys(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "concatenated.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(secret(t, "fresh", "ca-2026")+secret(t, "old", "ca-expired")), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "ok.yaml"), []byte(secret(t, "other", "ca-2027")), 0o644))
+	for _, tc := range []struct {
+		name, stdin string
+		args        []string
+		where       string
+	}{
+		{"a file in a directory", "", []string{dir}, path + ":8:"},
+		{"stdin", secret(t, "fresh", "ca-2026") + secret(t, "old", "ca-expired"), []string{"-"}, "stdin:8:"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, stderr, code := runCLI(t, tc.stdin, append([]string{"check", "--now", checkNow, "-o", "json"}, tc.args...)...)
+			require.Equal(t, 2, code, "stderr: %s", stderr)
+			require.Contains(t, stderr, "check: "+tc.where+` mapping key "apiVersion" already defined at line 1 (a missing --- between two documents?); 3 more duplicate key(s) in the file`)
+			var names []string
+			for _, e := range parseJSON(t, out).Entries {
+				names = append(names, e.Resource.Name)
+			}
+			if tc.stdin == "" {
+				require.Equal(t, []string{"other"}, names, "the other files are still reported")
+			} else {
+				require.Empty(t, names)
+			}
+		})
+	}
+}
+
+// TestCheckReadsEachFileOnce: a file named and also inside a directory
+// named is listed once.
+func TestCheckReadsEachFileOnce(t *testing.T) {
+	dir := t.TempDir()
+	leaf := filepath.Join(dir, "leaf.yaml")
+	require.NoError(t, os.WriteFile(leaf, []byte(secret(t, "leaf", "leaf-new")), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "ca.yaml"), []byte(secret(t, "ca", "ca-2026")), 0o644))
+	out, stderr, code := runCLI(t, "", "check", dir, leaf, filepath.Join(dir, ".", "leaf.yaml"), "--now", checkNow, "-o", "json")
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, 2, parseJSON(t, out).Summary.Certificates)
+}
+
 // TestExampleTimeline keeps the README's example current: the committed
 // manifests are the expanded golden input, the SVG its timeline. They are
 // files in examples/, not a directory: every directory there is a

@@ -111,8 +111,23 @@ func TestDockerfileShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := regexp.MustCompile(`(?m)^go (\d+\.\d+)`).FindSubmatch(gomod)
-	if m == nil || args["GO_VERSION"] != string(m[1]) {
-		t.Errorf("GO_VERSION %q does not pin go.mod's go %s", args["GO_VERSION"], m[1])
+	if m == nil {
+		t.Fatal("go.mod has no go line")
+	}
+	// A patch release of go.mod's language version, not a floating tag:
+	// the same commit must build with the same compiler.
+	if !regexp.MustCompile(`^` + regexp.QuoteMeta(string(m[1])) + `\.\d+$`).MatchString(args["GO_VERSION"]) {
+		t.Errorf("GO_VERSION %q is not a patch release of go.mod's go %s (want %s.N)", args["GO_VERSION"], m[1], m[1])
+	}
+	// The Argo CD sidecar builds kustomize with the same toolchain.
+	sidecarGlobal, _ := stages(parseDockerfileAt(t, filepath.Join(repoRoot, "examples", "argocd", "Dockerfile")))
+	for _, in := range sidecarGlobal {
+		if v, ok := assignments(in.args)["GO_VERSION"]; ok && in.cmd == "ARG" && v != args["GO_VERSION"] {
+			t.Errorf("examples/argocd/Dockerfile GO_VERSION %q differs from the Dockerfile's %q", v, args["GO_VERSION"])
+		}
+	}
+	if local := strings.TrimPrefix(runtime.Version(), "go"); local != args["GO_VERSION"] {
+		t.Logf("the tests run with Go %s, the image builds with %s: bump GO_VERSION when the toolchain here changes", local, args["GO_VERSION"])
 	}
 	env := map[string]string{}
 	for _, in := range st[0] {
@@ -268,6 +283,7 @@ func TestMetadata(t *testing.T) {
 		Tags               []string `json:"tags"`
 		SourceURL          string   `json:"sourceURL"`
 		ExamplePackageURLs []string `json:"examplePackageURLs"`
+		License            string   `json:"license"`
 	}
 	node, err := yaml.Parse(string(data))
 	if err != nil {
@@ -294,14 +310,38 @@ func TestMetadata(t *testing.T) {
 	if len(md.ExamplePackageURLs) == 0 {
 		t.Errorf("no examplePackageURLs")
 	}
+	listed := map[string]bool{}
 	for _, u := range md.ExamplePackageURLs {
 		_, rel, ok := strings.Cut(u, "/tree/main/")
 		if !ok {
 			t.Errorf("example URL %q is not a tree/main URL of the repository", u)
 			continue
 		}
+		listed[rel] = true
 		if _, err := os.Stat(filepath.Join(repoRoot, rel, "Kptfile")); err != nil {
 			t.Errorf("example %s: %v", rel, err)
 		}
+	}
+	// Every kpt example package of the repository is in the catalog entry.
+	kptfiles, err := filepath.Glob(filepath.Join(repoRoot, "examples", "*", "Kptfile"))
+	if err != nil || len(kptfiles) == 0 {
+		t.Fatalf("no example packages found: %v", err)
+	}
+	for _, k := range kptfiles {
+		rel, _ := filepath.Rel(repoRoot, filepath.Dir(k))
+		if !listed[filepath.ToSlash(rel)] {
+			t.Errorf("example package %s is missing from examplePackageURLs", rel)
+		}
+	}
+	// The license the catalog shows is the LICENSE file's.
+	if md.License != "Apache-2.0" {
+		t.Errorf("license %q: want Apache-2.0, the LICENSE file's", md.License)
+	}
+	license, err := os.ReadFile(filepath.Join(repoRoot, "LICENSE"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`^\s*Apache License\s+Version 2\.0, January 2004\s`).Match(license) {
+		t.Errorf("LICENSE is not the Apache License 2.0 text")
 	}
 }

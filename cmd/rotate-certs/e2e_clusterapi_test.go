@@ -18,9 +18,9 @@ import (
 // examples/eks-anywhere-etcd, with the real binaries.
 
 // etcdCopy is the template copy the eks-anywhere-etcd example rolls etcd
-// with: derived from the template name and the Machines dump, so it is the
-// same on every run.
-const etcdCopy = "prod-etcd-template-1763600000000-renew-29872675"
+// with: derived from the template name and the etcd machines in the dump,
+// so it is the same on every run.
+const etcdCopy = "prod-etcd-template-1763600000000-renew-0ca7f242"
 
 func field(t *testing.T, items []*yaml.RNode, k kube.Key, path ...string) string {
 	t.Helper()
@@ -52,6 +52,7 @@ func checkEtcdExample(t *testing.T, items []*yaml.RNode) {
 	copied := kube.Key{Kind: "VSphereMachineTemplate", Namespace: "eksa-system", Name: etcdCopy}
 	require.Equal(t, "/dc1/vm/Templates/bottlerocket-kube-v1-33", field(t, items, copied, "spec", "template", "spec", "template"))
 	require.Equal(t, "prod-etcd-template-1763600000000", field(t, items, copied, "metadata", "annotations", "rotate-certs.dev/copied-from"))
+	require.Equal(t, "prod-etcd-7xk2p,prod-etcd-b9q4m,prod-etcd-z3c8v", field(t, items, copied, "metadata", "annotations", "rotate-certs.dev/replaces-machines"))
 	require.Equal(t, "bottlerocket-kube-v1-33", filepath.Base(field(t, items, kube.Key{Kind: "VSphereMachineTemplate", Namespace: "eksa-system", Name: "prod-etcd-template-1763600000000"}, "spec", "template", "spec", "template")),
 		"the original template stays")
 }
@@ -202,4 +203,79 @@ func TestClusterAPIRenderFailureWritesNothing(t *testing.T) {
 	require.Error(t, err)
 	require.Contains(t, stderr, "KubeadmControlPlane default/staging-control-plane spec.rollout.before.certificatesExpiryDays")
 	require.Equal(t, before, snapshotDir(t, dir))
+}
+
+// TestEtcdRollRenderAcrossARoll replays review finding P2 with `rotate-certs
+// render` on the eks-anywhere-etcd example, committing after every step:
+// the roll, a re-render, the dump refreshed mid-roll (a machine that was not
+// due already replaced, another still due), the dump after the roll, and a
+// year later. Exactly two template changes: the roll and the next year's.
+func TestEtcdRollRenderAcrossARoll(t *testing.T) {
+	dir := stageExample(t, "eks-anywhere-etcd")
+	require.NoError(t, os.Remove(filepath.Join(dir, "kustomization.yaml")))
+	require.NoError(t, os.Remove(filepath.Join(dir, "Kptfile")))
+	gitInit(t, dir)
+	ec := kube.Key{Kind: "EtcdadmCluster", Namespace: "eksa-system", Name: "prod-etcd"}
+	templateOf := func() string { return field(t, readPackage(t, dir), ec, "spec", "infrastructureTemplate", "name") }
+	render := func() string {
+		t.Helper()
+		_, stderr, err := run(t, dir, binary, "render", ".", "--policy", "rotation-policy.yaml")
+		require.NoError(t, err, stderr)
+		return stderr
+	}
+	commit := func(msg string) {
+		t.Helper()
+		_, stderr, err := run(t, dir, "git", "add", "-A")
+		require.NoError(t, err, stderr)
+		_, stderr, err = run(t, dir, "git", "-c", "user.email=e2e@rotate-certs.dev", "-c", "user.name=e2e", "commit", "-qm", msg, "--allow-empty")
+		require.NoError(t, err, stderr)
+	}
+	edit := func(file string, pairs ...string) {
+		t.Helper()
+		p := filepath.Join(dir, file)
+		data, err := os.ReadFile(p)
+		require.NoError(t, err)
+		s := string(data)
+		for i := 0; i < len(pairs); i += 2 {
+			require.Contains(t, s, pairs[i])
+			s = strings.Replace(s, pairs[i], pairs[i+1], 1)
+		}
+		require.NoError(t, os.WriteFile(p, []byte(s), 0o644))
+	}
+	unchanged := func(step string) {
+		t.Helper()
+		before := snapshotDir(t, dir)
+		stderr := render()
+		require.Equal(t, before, snapshotDir(t, dir), "%s: the render must change nothing", step)
+		require.NotContains(t, stderr, "rolling every etcd machine", step)
+	}
+
+	stderr := render()
+	require.Contains(t, stderr, "rolling every etcd machine")
+	require.Equal(t, etcdCopy, templateOf())
+	commit("roll")
+	unchanged("second render")
+
+	// Mid-roll: b9q4m (not due) was replaced first; 7xk2p is still due.
+	edit("machines-dump.yaml", "name: prod-etcd-b9q4m", "name: prod-etcd-n3w01", "2027-02-27T15:40:02Z", "2027-11-21T10:00:00Z")
+	commit("dump mid-roll")
+	unchanged("mid-roll")
+
+	// The roll has finished: three new machines, none due.
+	edit("machines-dump.yaml", "name: prod-etcd-7xk2p", "name: prod-etcd-n3w02", "2026-12-10T09:12:44Z", "2027-11-21T10:20:00Z",
+		"name: prod-etcd-z3c8v", "name: prod-etcd-n3w03", "2027-02-27T15:58:31Z", "2027-11-21T10:40:00Z")
+	commit("dump after the roll")
+	unchanged("after the roll")
+	require.Equal(t, etcdCopy, templateOf(), "after the roll the EtcdadmCluster keeps the copy")
+
+	// A year later the new machines are due: one new roll, from the
+	// original template.
+	edit("rotation-policy.yaml", `now: "2026-11-22T00:00:00Z"`, `now: "2027-11-01T00:00:00Z"`)
+	stderr = render()
+	require.Contains(t, stderr, "rolling every etcd machine (prod-etcd-n3w01, prod-etcd-n3w02, prod-etcd-n3w03)")
+	next := templateOf()
+	require.NotEqual(t, etcdCopy, next)
+	require.True(t, strings.HasPrefix(next, "prod-etcd-template-1763600000000-renew-"), next)
+	commit("next year")
+	unchanged("next year, again")
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/manifests"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
@@ -69,6 +70,9 @@ func render(dir, policyFile string, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("render: reading %s: %w", dir, err)
 	}
+	if err := duplicateKeys(dir, items); err != nil {
+		return fmt.Errorf("render: %w", err)
+	}
 	before, err := filesOf(items)
 	if err != nil {
 		return fmt.Errorf("render: %w", err)
@@ -128,6 +132,28 @@ func hidden(relPath string) bool {
 		}
 	}
 	return false
+}
+
+// duplicateKeys fails on the first file in which a mapping defines a key
+// twice (two manifests without "---" between them): kyaml keeps the first
+// value silently, so the function would render what the file does not say.
+// kubectl rejects such a file too.
+func duplicateKeys(dir string, items []*yaml.RNode) error {
+	for _, item := range items {
+		if !manifests.HasDuplicateKeys(item) {
+			continue
+		}
+		file := filepath.Join(dir, filepath.FromSlash(filePath(item)))
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return err
+		}
+		if err := manifests.DuplicateKeysError(file, data); err != nil {
+			return err
+		}
+		return fmt.Errorf("%s: a mapping key is defined twice", file)
+	}
+	return nil
 }
 
 func filePath(item *yaml.RNode) string {

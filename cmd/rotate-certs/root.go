@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/krmio"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 )
@@ -43,6 +45,7 @@ kpt (fn eval / fn render) call it.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			hintOnTerminal(stdin, stderr)
 			return runFunction(stdin, stdout, stderr)
 		},
 	}
@@ -77,4 +80,13 @@ func runFunction(stdin io.Reader, stdout, stderr io.Writer) error {
 		return exitCode(1)
 	}
 	return nil
+}
+
+// hintOnTerminal says on stderr what function mode waits for when stdin is
+// a terminal: someone typed rotate-certs without arguments, and would
+// otherwise wait for a ResourceList that never comes.
+func hintOnTerminal(stdin io.Reader, stderr io.Writer) {
+	if f, ok := stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		fmt.Fprintln(stderr, "rotate-certs: function mode: reading a ResourceList from stdin (end with Ctrl-D); see rotate-certs --help for render, check and init")
+	}
 }

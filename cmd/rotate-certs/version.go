@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -15,20 +17,65 @@ var (
 )
 
 func versionString() string {
-	c := commit
+	info, _ := debug.ReadBuildInfo()
+	v, c := resolveVersion(version, commit, info)
+	return fmt.Sprintf("rotate-certs %s (commit %s)", v, c)
+}
+
+// pseudoVersionCommit matches the commit at the end of a Go pseudo-version
+// (v0.0.0-20260101120000-0123456789ab, v1.2.4-0.20260101120000-0123456789ab).
+var pseudoVersionCommit = regexp.MustCompile(`[-.]\d{14}-([0-9a-f]{12})$`)
+
+// resolveVersion returns the version and commit to print. Values set with
+// -ldflags win (make build, the Dockerfile). Otherwise they come from what
+// the Go toolchain recorded in the binary: `go install ...@v0.1.0` records
+// the module version and no VCS data (the commit is then unknown; a
+// pseudo-version carries the commit's first 12 digits), `go build` in a
+// checkout records vcs.revision and vcs.modified. A build from a modified
+// tree gets "-dirty" after the commit.
+func resolveVersion(ldVersion, ldCommit string, info *debug.BuildInfo) (string, string) {
+	v, c := ldVersion, ldCommit
+	if c == "unknown" {
+		c = ""
+	}
+	if info == nil {
+		return orDefault(v, "dev"), orDefault(c, "unknown")
+	}
+	mainVersion := info.Main.Version
+	if mainVersion == "(devel)" {
+		mainVersion = ""
+	}
+	if v == "" || v == "dev" {
+		v = mainVersion
+	}
 	if c == "" {
-		if info, ok := debug.ReadBuildInfo(); ok {
-			for _, s := range info.Settings {
-				if s.Key == "vcs.revision" {
-					c = s.Value
-				}
+		dirty := false
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				c = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
 			}
 		}
+		bare, plusDirty := strings.CutSuffix(mainVersion, "+dirty")
+		if c == "" {
+			if m := pseudoVersionCommit.FindStringSubmatch(bare); m != nil {
+				c, dirty = m[1], dirty || plusDirty
+			}
+		}
+		if c != "" && dirty {
+			c += "-dirty"
+		}
 	}
-	if c == "" {
-		c = "unknown"
+	return orDefault(v, "dev"), orDefault(c, "unknown")
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
 	}
-	return fmt.Sprintf("rotate-certs %s (commit %s)", version, c)
+	return s
 }
 
 func newVersionCommand(stdout io.Writer) *cobra.Command {
@@ -36,7 +83,10 @@ func newVersionCommand(stdout io.Writer) *cobra.Command {
 		Use:   "version",
 		Short: "Print the version and commit",
 		Long: `version prints the release version and the git commit the binary was built
-from (set at build time; "dev" and the module's VCS revision otherwise).
+from. make build and the Dockerfile set both; a binary from go install
+...@VERSION reports the module version Go recorded (the commit only for a
+pseudo-version), one from go build in a checkout reports "dev" and the
+checkout's commit ("-dirty" when it had changes).
 rotate-certs --version prints the same line.`,
 		Example: `  rotate-certs version
   rotate-certs --version`,

@@ -69,6 +69,9 @@ func Apply(items []*yaml.RNode, cfg policy.ClusterAPI, now time.Time) (added []*
 			return nil, a.results
 		}
 	}
+	if a.rollsEtcd() {
+		a.staleCopies()
+	}
 	return a.added, a.results
 }
 
@@ -103,13 +106,34 @@ func (a *applier) plan(node *yaml.RNode) {
 			return
 		}
 		a.planEtcdadm(node, ref)
-	case group == groupEKSAnywhere && kind == kindCluster && a.cfg.EKSAnywhereDesignFields:
-		// The apiVersion was checked while gathering evidence.
-		if !a.cfg.Selects(node.GetLabels()) || !eksaVersions[version] || a.skipEncrypted(node, ref) {
+	case group == groupEKSAnywhere && kind == kindCluster:
+		if !a.writesEKSA(node) {
+			// Read as evidence only (see gatherEvidence).
+			return
+		}
+		if !eksaVersions[version] {
+			a.errorf(ref, "apiVersion", "unsupported apiVersion %s of an EKS Anywhere Cluster (supported: %s/v1alpha1); rotate-certs does not guess where the design field lives", node.GetApiVersion(), groupEKSAnywhere)
+			return
+		}
+		if a.skipEncrypted(node, ref) {
 			return
 		}
 		a.planEKSA(node, ref)
 	}
+}
+
+// writesEKSA reports whether the policy writes the design field of this EKS
+// Anywhere Cluster: eksAnywhereDesignFields is on, kinds lists the EKS
+// Anywhere Cluster and the selector matches it. Local-config objects are
+// never written.
+func (a *applier) writesEKSA(node *yaml.RNode) bool {
+	return a.cfg.EKSAnywhereDesignFields && !kube.IsLocalConfig(node) && a.managed(policy.KindEKSAnywhereCluster, node)
+}
+
+// rollsEtcd reports whether the evidence-driven etcd roll can run at all:
+// the design fields are off and kinds lists EtcdadmCluster.
+func (a *applier) rollsEtcd() bool {
+	return !a.cfg.EKSAnywhereDesignFields && a.cfg.HasKind(policy.KindEtcdadmCluster)
 }
 
 // managed reports whether the policy manages this object: its kind is

@@ -3,10 +3,12 @@ package clusterapi
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -28,7 +30,7 @@ func (a *applier) planEtcdadm(node *yaml.RNode, ref kube.Ref) {
 	field := fieldPath(etcdadmDesignExpiry)
 	// etcdadm issues etcd certificates for a year; the window must be
 	// shorter, as for kubeadm's default.
-	if err := CheckExpiryDays(days, DefaultValidityDays, false); err != nil {
+	if err := CheckEtcdadmExpiryDays(days); err != nil {
 		a.errorf(ref, field, "cannot set certificatesExpiryDays: %v", err)
 		return
 	}
@@ -53,10 +55,13 @@ func (a *applier) planEtcdadm(node *yaml.RNode, ref kube.Ref) {
 
 // planRoll rolls the etcd machines of an EtcdadmCluster whose evidence is
 // inside the window: it emits a copy of the infrastructure template under a
-// name derived from the evidence and points spec.infrastructureTemplate at
-// it. etcdadm-controller replaces every machine that was not cloned from the
-// current template, which renews every etcd certificate. Nothing else - in
-// particular no KubeadmControlPlane - is touched.
+// name derived from the machines in the evidence and points
+// spec.infrastructureTemplate at it. etcdadm-controller replaces every
+// machine that was not cloned from the current template, which renews every
+// etcd certificate. While the template in place is a copy made to replace
+// every machine that is due, that roll is in progress and nothing changes
+// (see PlanRoll). Nothing else - in particular no KubeadmControlPlane - is
+// touched.
 func (a *applier) planRoll(node *yaml.RNode, ref kube.Ref, evidence []Evidence) {
 	days := a.cfg.CertificatesExpiryDays
 	refField := fieldPath(infrastructureTemplate)
@@ -92,19 +97,38 @@ func (a *applier) planRoll(node *yaml.RNode, ref kube.Ref, evidence []Evidence) 
 	}
 	src := a.find(kind, namespace, name)
 	base := name
+	// replacing stays nil unless the template in place is a copy that
+	// rotate-certs made; a copy without the list replaces no machine
+	// known here, so a due machine starts a new roll.
+	var replacing []string
 	if src != nil {
-		if from := src.GetAnnotations(CopiedFromAnnotation)[CopiedFromAnnotation]; from != "" {
+		ann := src.GetAnnotations(CopiedFromAnnotation, ReplacesAnnotation)
+		if from := ann[CopiedFromAnnotation]; from != "" {
 			base = from
+			replacing = ParseMachines(ann[ReplacesAnnotation])
 		}
 	}
-	roll, ok := PlanRoll(base, evidence, a.now, days)
+	inPlace := ""
+	if replacing != nil {
+		inPlace = fmt.Sprintf("; the infrastructure template stays %s, the copy of %s made to replace %s", name, base, listOrNone(replacing))
+	}
+	roll, ok := PlanRoll(base, evidence, replacing, a.now, days)
 	if !ok {
-		a.infof(ref, "", "no etcd machine inside the %d-day window (%d statement(s) read): no roll", days, len(evidence))
+		a.infof(ref, "", "no etcd machine inside the %d-day window (%d statement(s) read): no roll%s", days, len(evidence), inPlace)
 		return
 	}
 	dueList := describeDue(roll.Due)
+	defer func() {
+		if len(roll.Expired) > 0 {
+			a.warnf(ref, "", "certificates already expired (%s): the etcd cluster may be unable to admit replacement members; if the roll stalls, renew with `eksctl anywhere renew certificates --component etcd`", describeDue(roll.Expired))
+		}
+	}()
+	if roll.InProgress {
+		a.infof(ref, refField+".name", "etcd roll in place: the infrastructure template %s is the copy of %s made to replace %s, and etcdadm-controller replaces every machine not cloned from it, so no new copy; still due: %s", name, base, strings.Join(replacing, ", "), dueList)
+		return
+	}
 	if roll.Name == name {
-		a.infof(ref, refField+".name", "etcd roll already in place for this evidence: the infrastructure template is %s (due: %s)", name, dueList)
+		a.infof(ref, refField+".name", "etcd roll already in place for these machines: the infrastructure template is %s (due: %s)", name, dueList)
 		return
 	}
 	if src == nil {
@@ -115,7 +139,7 @@ func (a *applier) planRoll(node *yaml.RNode, ref kube.Ref, evidence []Evidence) 
 	emitted := "reusing the existing " + copyKey.String()
 	if a.find(kind, namespace, roll.Name) == nil && !a.pending[copyKey] {
 		a.pending[copyKey] = true
-		copied, err := copyTemplate(src, roll.Name, base)
+		copied, err := copyTemplate(src, roll.Name, base, roll.Machines)
 		if err != nil {
 			a.errorf(kube.RefOf(src), "metadata", "copying the infrastructure template: %v", err)
 			return
@@ -133,11 +157,56 @@ func (a *applier) planRoll(node *yaml.RNode, ref kube.Ref, evidence []Evidence) 
 		_, err := setScalar(node, append(infrastructureTemplate, "name"), roll.Name, yaml.NodeTagString)
 		return err
 	})
-	a.warnf(ref, refField+".name", "rolling every etcd machine: infrastructure template %s -> %s (%s, a copy of %s); due: %s. Control-plane machines are not rolled for etcd certificates",
-		name, roll.Name, emitted, nsName(namespace, name), dueList)
-	if len(roll.Expired) > 0 {
-		a.warnf(ref, "", "certificates already expired (%s): the etcd cluster may be unable to admit replacement members; if the roll stalls, renew with `eksctl anywhere renew certificates --component etcd`", describeDue(roll.Expired))
+	why := ""
+	if replacing != nil {
+		var fresh []string
+		for _, e := range roll.Due {
+			if !slices.Contains(replacing, e.Machine) && !slices.Contains(fresh, e.Machine) {
+				fresh = append(fresh, e.Machine)
+			}
+		}
+		why = fmt.Sprintf(". The copy in place was made to replace %s; due and not among them: %s", listOrNone(replacing), strings.Join(fresh, ", "))
 	}
+	a.warnf(ref, refField+".name", "rolling every etcd machine (%s): infrastructure template %s -> %s (%s, a copy of %s); due: %s%s. Control-plane machines are not rolled for etcd certificates",
+		strings.Join(roll.Machines, ", "), name, roll.Name, emitted, nsName(namespace, name), dueList, why)
+}
+
+// staleCopies reports (info) every template copy rotate-certs made that no
+// EtcdadmCluster in the output points at: once the roll that replaced it
+// has finished, no machine comes from it and it can be deleted. Copies are
+// never deleted by rotate-certs: a roll may still be cloning from one, and
+// the repository is the user's. It runs after the edits, on the output.
+func (a *applier) staleCopies() {
+	referenced := map[kube.Key]bool{}
+	for _, node := range a.all {
+		group, _ := splitAPIVersion(node.GetApiVersion())
+		if node.GetKind() != policy.KindEtcdadmCluster || group != groupEtcdCluster {
+			continue
+		}
+		kind, _ := readString(node, append(infrastructureTemplate, "kind"))
+		name, _ := readString(node, append(infrastructureTemplate, "name"))
+		namespace, _ := readString(node, append(infrastructureTemplate, "namespace"))
+		if namespace == "" {
+			namespace = node.GetNamespace()
+		}
+		referenced[kube.Key{Kind: kind, Namespace: namespace, Name: name}] = true
+	}
+	for _, node := range a.items {
+		from := node.GetAnnotations(CopiedFromAnnotation)[CopiedFromAnnotation]
+		if from == "" || referenced[kube.KeyOf(node)] {
+			continue
+		}
+		a.infof(kube.RefOf(node), "", "an earlier etcd-roll copy of %s that no EtcdadmCluster in the input points at any more: delete it once the roll that replaced it has finished", from)
+	}
+}
+
+// listOrNone joins names, or says "no machine" for none (a copy whose
+// list is missing).
+func listOrNone(names []string) string {
+	if len(names) == 0 {
+		return "no machine listed in " + ReplacesAnnotation
+	}
+	return strings.Join(names, ", ")
 }
 
 // describeDue lists due statements: "machine (expiry)", earliest first.
@@ -169,10 +238,10 @@ var identityAnnotations = []string{
 }
 
 // copyTemplate returns a copy of the infrastructure template src named
-// name, marked as derived from base, without the fields a server sets
+// name, marked as derived from base and as replacing machines, without the fields a server sets
 // (uid, resourceVersion, ...) so that it can be created. When src came from
 // a file the copy goes into a new file beside it.
-func copyTemplate(src *yaml.RNode, name, base string) (*yaml.RNode, error) {
+func copyTemplate(src *yaml.RNode, name, base string, machines []string) (*yaml.RNode, error) {
 	c := src.Copy()
 	if err := c.SetName(name); err != nil {
 		return nil, err
@@ -194,6 +263,9 @@ func copyTemplate(src *yaml.RNode, name, base string) (*yaml.RNode, error) {
 		}
 	}
 	if err := c.PipeE(yaml.SetAnnotation(CopiedFromAnnotation, base)); err != nil {
+		return nil, err
+	}
+	if err := c.PipeE(yaml.SetAnnotation(ReplacesAnnotation, FormatMachines(machines))); err != nil {
 		return nil, err
 	}
 	if srcPath != "" {

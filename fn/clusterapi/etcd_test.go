@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rotate-certs/rotate-certs/fn/labels"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -149,8 +150,11 @@ func TestEtcdRollFromMachineAnnotations(t *testing.T) {
 	if len(added2) != 0 || render(t, second) != before {
 		t.Errorf("second render changed something (added %d):\n%s", len(added2), render(t, second))
 	}
-	if !hasResult(results2, framework.Info, "etcd roll already in place", name) {
-		t.Errorf("second render must say the roll is in place: %v", results2)
+	if !hasResult(results2, framework.Info, "etcd roll in place", name, "made to replace prod-etcd-aaaaa, prod-etcd-bbbbb, prod-etcd-ccccc", "still due: prod-etcd-aaaaa (2026-12-10)") {
+		t.Errorf("second render must say the roll is in progress: %v", results2)
+	}
+	if !strings.Contains(copied, "rotate-certs.dev/replaces-machines: 'prod-etcd-aaaaa,prod-etcd-bbbbb,prod-etcd-ccccc'") {
+		t.Errorf("the copy must list the machines it replaces:\n%s", copied)
 	}
 
 	// Time passing with the same evidence keeps the name.
@@ -160,11 +164,18 @@ func TestEtcdRollFromMachineAnnotations(t *testing.T) {
 	}
 
 	// A year on, the replacement machines are due: the next copy derives
-	// from the original name, not from the copy's.
-	next := strings.Replace(out+"---\n"+copied, "2026-12-10T00:00:00Z", "2027-12-01T00:00:00Z", 1)
-	next = strings.Replace(next, "2027-03-01T00:00:00Z", "2027-12-02T00:00:00Z", 1)
+	// from the original name, not from the copy's, and the first copy is
+	// reported as one to delete.
+	next := out + "---\n" + copied
+	for i, r := range [][2]string{{"aaaaa", "2027-12-01T00:00:00Z"}, {"bbbbb", "2027-12-02T00:00:00Z"}, {"ccccc", "2027-12-03T00:00:00Z"}} {
+		m := etcdMachine("prod-etcd-"+r[0], []string{"2026-12-10T00:00:00Z", "2027-03-01T00:00:00Z", "2027-03-02T00:00:00Z"}[i])
+		if !strings.Contains(next, m) {
+			t.Fatalf("machine %s not in the output", r[0])
+		}
+		next = strings.Replace(next, m, etcdMachine("prod-etcd-new"+r[0][:2], r[1]), 1)
+	}
 	nextItems := parse(t, next)
-	added4, _ := Apply(nextItems, cfg(30), now.AddDate(1, 0, 0))
+	added4, results4 := Apply(nextItems, cfg(30), now.AddDate(1, 0, 0))
 	if len(added4) != 1 {
 		t.Fatalf("want a second roll a year later, got %d copies", len(added4))
 	}
@@ -173,6 +184,12 @@ func TestEtcdRollFromMachineAnnotations(t *testing.T) {
 	}
 	if !strings.Contains(added4[0].MustString(), "copied-from: 'prod-etcd-template-1700000000000'\n") {
 		t.Error("the second copy must still name the original template")
+	}
+	if !strings.Contains(added4[0].MustString(), "replaces-machines: 'prod-etcd-newaa,prod-etcd-newbb,prod-etcd-newcc'\n") {
+		t.Errorf("the second copy must list the replacement machines:\n%s", added4[0].MustString())
+	}
+	if !hasResult(results4, framework.Info, "VSphereMachineTemplate eksa-system/"+name, "an earlier etcd-roll copy of prod-etcd-template-1700000000000", "delete it once the roll that replaced it has finished") {
+		t.Errorf("the first copy must be reported as deletable: %v", results4)
 	}
 }
 
@@ -281,8 +298,6 @@ func TestEtcdRollProblems(t *testing.T) {
 			`Machine eksa-system/prod-xk2lp status.certificatesExpiryDate: "yesterday" is not an RFC 3339 date`},
 		{"malformed EKS-A status", docs("apiVersion: anywhere.eks.amazonaws.com/v1alpha1\nkind: Cluster\nmetadata: {name: prod}\nstatus:\n  clusterCertificateInfo:\n  - machine: m\n    expiresInDays: soon\n"), framework.Error,
 			"Cluster /prod status.clusterCertificateInfo[0].expiresInDays: required: a whole number of days"},
-		{"unknown EKS-A version", docs("apiVersion: anywhere.eks.amazonaws.com/v1alpha2\nkind: Cluster\nmetadata: {name: prod}\n"), framework.Error,
-			"Cluster /prod apiVersion: unsupported apiVersion anywhere.eks.amazonaws.com/v1alpha2"},
 		{"unknown EtcdadmCluster version", docs(strings.Replace(etcdadmCluster, "v1beta1\nkind: EtcdadmCluster", "v1beta2\nkind: EtcdadmCluster", 1)), framework.Error,
 			"EtcdadmCluster eksa-system/prod-etcd apiVersion: unsupported apiVersion etcdcluster.cluster.x-k8s.io/v1beta2"},
 		{"template missing", docs(etcdadmCluster, due), framework.Warning,
@@ -375,7 +390,7 @@ spec:
 func TestCopyWithoutPathAndLegacyPath(t *testing.T) {
 	src := parse(t, etcdTemplate)[0]
 	_ = src.PipeE(yaml.ClearAnnotation("internal.config.kubernetes.io/path"))
-	c, err := copyTemplate(src, "x-renew-1", "x")
+	c, err := copyTemplate(src, "x-renew-1", "x", []string{"m-b", "m-a"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -383,7 +398,7 @@ func TestCopyWithoutPathAndLegacyPath(t *testing.T) {
 		t.Errorf("a template from no file gives a copy in no file, got %q", p)
 	}
 	legacy := parse(t, strings.Replace(etcdTemplate, "internal.config.kubernetes.io/path", "config.kubernetes.io/path", 1))[0]
-	c, err = copyTemplate(legacy, "x-renew-1", "x")
+	c, err = copyTemplate(legacy, "x-renew-1", "x", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -405,5 +420,95 @@ func TestLocalConfigDumpIsEvidence(t *testing.T) {
 	_, added, _ = run(t, docs(local, etcdTemplate, dump), cfg(30))
 	if added != "" {
 		t.Error("a local-config EtcdadmCluster must not be rolled")
+	}
+}
+
+func TestUnknownEKSAnywhereVersion(t *testing.T) {
+	// An EKS Anywhere Cluster of an unknown version is an error only where
+	// the policy would write it; otherwise it is left alone, with a
+	// warning when its status could have been etcd evidence.
+	eksa := "apiVersion: anywhere.eks.amazonaws.com/v1alpha2\nkind: Cluster\nmetadata:\n  name: prod\n  labels: {cluster.x-k8s.io/cluster-name: prod}\nstatus:\n  clusterCertificateInfo:\n  - machine: prod-etcd-eeeee\n    expiresInDays: 3\n"
+	design := func(kinds ...string) policy.ClusterAPI {
+		c := cfg(30)
+		c.EKSAnywhereDesignFields = true
+		if len(kinds) > 0 {
+			c.Kinds = kinds
+		}
+		return c
+	}
+	otherSelector := design()
+	otherSelector.Selector = &labels.Selector{MatchLabels: map[string]string{"cluster.x-k8s.io/cluster-name": "dev"}}
+	tests := []struct {
+		name string
+		c    policy.ClusterAPI
+		sev  framework.Severity
+		want string
+	}{
+		{"design fields on: written, so an error", design(), framework.Error, "Cluster /prod apiVersion: unsupported apiVersion anywhere.eks.amazonaws.com/v1alpha2 of an EKS Anywhere Cluster"},
+		{"design fields off: evidence not read", cfg(30), framework.Warning, "Cluster /prod apiVersion: unsupported apiVersion anywhere.eks.amazonaws.com/v1alpha2 of an EKS Anywhere Cluster (supported: anywhere.eks.amazonaws.com/v1alpha1): its status.clusterCertificateInfo is not read"},
+		{"not in kinds", design(policy.KindEtcdadmCluster), framework.Info, "not read, and not managed by this policy"},
+		{"not selected", otherSelector, framework.Info, "not read, and not managed by this policy"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, added, results := run(t, docs(etcdadmCluster, etcdTemplate, eksa), tt.c)
+			if !hasResult(results, tt.sev, tt.want) {
+				t.Errorf("no %s result %q in:\n%v", tt.sev, tt.want, results)
+			}
+			if tt.sev != framework.Error && len(errorsOf(results)) > 0 {
+				t.Errorf("an object the policy does not write must not fail the render: %v", errorsOf(results))
+			}
+			if added != "" {
+				t.Error("the status of an unknown version must not roll etcd")
+			}
+		})
+	}
+}
+
+func TestKindsSelectEKSAnywhereCluster(t *testing.T) {
+	eksa := "apiVersion: anywhere.eks.amazonaws.com/v1alpha1\nkind: Cluster\nmetadata:\n  name: prod\n  namespace: default\nspec:\n  kubernetesVersion: \"1.33\"\n"
+	c := cfg(30)
+	c.EKSAnywhereDesignFields = true
+	out, _, results := run(t, docs(etcdadmCluster, eksa), c)
+	if !strings.Contains(out, "rolloutBeforeExpiry:\n      enabled: true") {
+		t.Errorf("default kinds include the EKS Anywhere Cluster:\n%s", out)
+	}
+	c.Kinds = []string{policy.KindEtcdadmCluster}
+	out, _, results = run(t, docs(etcdadmCluster, eksa), c)
+	if strings.Contains(out, "certificatesConfiguration") {
+		t.Errorf("kinds without %s must leave the EKS Anywhere Cluster alone:\n%s", policy.KindEKSAnywhereCluster, out)
+	}
+	if !strings.Contains(out, "certificatesExpiryDays: 30") {
+		t.Errorf("the EtcdadmCluster in kinds still gets its design field:\n%s", out)
+	}
+	if len(errorsOf(results)) > 0 {
+		t.Error(errorsOf(results))
+	}
+	c.Kinds = []string{policy.KindEKSAnywhereCluster}
+	out, _, _ = run(t, docs(etcdadmCluster, eksa), c)
+	if strings.Contains(out, "rolloutBefore:") || !strings.Contains(out, "enabled: true") {
+		t.Errorf("kinds with only the EKS Anywhere Cluster: its field only:\n%s", out)
+	}
+}
+
+func TestExpiredWording(t *testing.T) {
+	// An expiry an hour ago is "less than a day ago", never "1 days".
+	m := etcdMachine("prod-etcd-aaaaa", "2026-11-21T23:00:00Z")
+	_, _, results := run(t, docs(etcdadmCluster, etcdTemplate, m), cfg(30))
+	if !hasResult(results, framework.Warning, "certificates expired 2026-11-21T23:00:00Z (less than a day ago)") {
+		t.Errorf("want an expired warning in days: %v", results)
+	}
+	for _, r := range results {
+		if strings.Contains(r.Message, "1 days") {
+			t.Errorf("bad plural: %s", r.Message)
+		}
+	}
+	eksa := "apiVersion: anywhere.eks.amazonaws.com/v1alpha1\nkind: Cluster\nmetadata: {name: prod, namespace: default}\nstatus:\n  clusterCertificateInfo:\n  - {machine: prod-etcd-eeeee, expiresInDays: 1}\n  - {machine: prod-etcd-fffff, expiresInDays: -2}\n"
+	_, _, results = run(t, docs(etcdadmCluster, etcdTemplate, eksa), cfg(30))
+	if !hasResult(results, framework.Warning, "prod-etcd-eeeee", "certificates expire in 1 day (as of the cluster's last certificate scan), inside the 30-day window") {
+		t.Errorf("want 1 day: %v", results)
+	}
+	if !hasResult(results, framework.Warning, "prod-etcd-fffff", "certificates expired (expiresInDays -2 as of the cluster's last certificate scan)") {
+		t.Errorf("want an expired relative statement without a made-up date: %v", results)
 	}
 }

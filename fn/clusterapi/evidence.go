@@ -3,6 +3,7 @@ package clusterapi
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
@@ -164,7 +165,15 @@ func (a *applier) gatherEvidence() {
 		}
 		ref := kube.RefOf(node)
 		if !eksaVersions[version] {
-			a.errorf(ref, "apiVersion", "unsupported apiVersion %s of an EKS Anywhere Cluster (supported: %s/v1alpha1)", node.GetApiVersion(), groupEKSAnywhere)
+			// An error only where the object would be written (see
+			// plan); a status of an unknown version is not read.
+			switch {
+			case a.writesEKSA(node):
+			case a.rollsEtcd():
+				a.warnf(ref, "apiVersion", "unsupported apiVersion %s of an EKS Anywhere Cluster (supported: %s/v1alpha1): its status.clusterCertificateInfo is not read as evidence for the etcd roll", node.GetApiVersion(), groupEKSAnywhere)
+			default:
+				a.infof(ref, "apiVersion", "unsupported apiVersion %s of an EKS Anywhere Cluster (supported: %s/v1alpha1): not read, and not managed by this policy", node.GetApiVersion(), groupEKSAnywhere)
+			}
 			continue
 		}
 		infos, err := eksaCertificateInfos(node)
@@ -174,11 +183,13 @@ func (a *applier) gatherEvidence() {
 		}
 		for _, info := range infos {
 			m := a.eksaMachine(ref, info.machine, machines)
+			days := info.expiresInDays
 			e := Evidence{
 				Machine: info.machine,
 				Source:  ref.String() + " " + info.field,
-				Value:   fmt.Sprintf("expiresInDays=%d", info.expiresInDays),
-				Expiry:  ExpiryIn(info.expiresInDays, a.now),
+				Value:   fmt.Sprintf("expiresInDays=%d", days),
+				Expiry:  ExpiryIn(days, a.now),
+				InDays:  &days,
 			}
 			a.report(ref, info.field, m, e)
 			if m.etcdCluster != nil {
@@ -213,7 +224,6 @@ func (a *applier) eksaMachine(cluster kube.Ref, name string, machines map[string
 // report emits the result for one statement: info with the expiry and days
 // left, a warning when it is inside the window.
 func (a *applier) report(where kube.Ref, field string, m machine, e Evidence) {
-	left := DaysLeft(e.Expiry, a.now)
 	what := "machine " + m.ref.Name
 	switch m.role {
 	case roleEtcd:
@@ -221,20 +231,29 @@ func (a *applier) report(where kube.Ref, field string, m machine, e Evidence) {
 	case roleControlPlane:
 		what = "control-plane machine " + m.ref.Name
 	}
-	when := fmt.Sprintf("expire %s (%d days left)", e.Expiry.Format("2006-01-02T15:04:05Z07:00"), left)
-	if strings.HasPrefix(e.Value, "expiresInDays=") {
-		when = fmt.Sprintf("expire in %d days (as of the cluster's last certificate scan)", left)
+	due := Due(e.Expiry, a.now, a.cfg.CertificatesExpiryDays)
+	var when string
+	switch {
+	case e.InDays != nil && *e.InDays > 0:
+		when = fmt.Sprintf("certificates expire in %s (as of the cluster's last certificate scan)", plural(*e.InDays))
+	case e.InDays != nil:
+		// A relative statement has no date worth printing: it would be
+		// the render's clock, not the certificate's.
+		when = fmt.Sprintf("certificates expired (expiresInDays %d as of the cluster's last certificate scan)", *e.InDays)
+	case a.now.Before(e.Expiry):
+		when = fmt.Sprintf("certificates expire %s (%s)", e.Expiry.Format(time.RFC3339), LeftText(e.Expiry, a.now))
+	default:
+		when = fmt.Sprintf("certificates expired %s (%s)", e.Expiry.Format(time.RFC3339), LeftText(e.Expiry, a.now))
 	}
-	if !Due(e.Expiry, a.now, a.cfg.CertificatesExpiryDays) {
-		a.results = append(a.results, where.Result(framework.Info, field, fmt.Sprintf("%s: certificates %s", what, when)))
+	if !due {
+		a.results = append(a.results, where.Result(framework.Info, field, what+": "+when))
 		return
 	}
-	msg := fmt.Sprintf("%s: certificates %s, inside the %d-day window", what, when, a.cfg.CertificatesExpiryDays)
-	if left < 0 || !a.now.Before(e.Expiry) {
-		msg = fmt.Sprintf("%s: certificates expired %s (%d days ago)", what, e.Expiry.Format("2006-01-02T15:04:05Z07:00"), -left)
+	msg := what + ": " + when
+	if a.now.Before(e.Expiry) {
+		msg += fmt.Sprintf(", inside the %d-day window", a.cfg.CertificatesExpiryDays)
 	}
-	switch m.role {
-	case roleControlPlane:
+	if m.role == roleControlPlane {
 		msg += "; KubeadmControlPlane rolls it when its certificatesExpiryDays is set"
 	}
 	a.results = append(a.results, where.Result(framework.Warning, field, msg))

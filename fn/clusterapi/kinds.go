@@ -30,6 +30,10 @@ const (
 	// copied to roll etcd machines; its value is the name of the template
 	// the copies derive from, so that the next roll derives from it too.
 	CopiedFromAnnotation = "rotate-certs.dev/copied-from"
+	// ReplacesAnnotation on such a copy lists the etcd machines it was
+	// made to replace (sorted, comma-separated): while every due machine
+	// is among them, the roll is in progress and no new copy is made.
+	ReplacesAnnotation = "rotate-certs.dev/replaces-machines"
 )
 
 // kcpPaths are the fields of one KubeadmControlPlane(Template) version.

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -23,24 +24,33 @@ const (
 	maxNameLength = 63
 )
 
-// CheckExpiryDays applies the KubeadmControlPlane webhook's rule to an
-// expiry window of days: at least MinExpiryDays, and below the certificate
-// validity - validityDays when the object sets
-// certificateValidityPeriodDays (validitySet), else DefaultValidityDays. A
-// window as long as the validity would roll machines as soon as they are
-// created.
+// CheckExpiryDays applies the KubeadmControlPlane rule to an expiry window
+// of days: at least MinExpiryDays, and below the certificate validity -
+// validityDays when the object sets certificateValidityPeriodDays
+// (validitySet), else DefaultValidityDays. A window as long as the validity
+// would roll machines as soon as they are created.
 func CheckExpiryDays(days, validityDays int, validitySet bool) error {
+	if validitySet {
+		return checkWindow(days, validityDays, fmt.Sprintf("certificateValidityPeriodDays (%d)", validityDays))
+	}
+	return checkWindow(days, DefaultValidityDays, fmt.Sprintf("%d, the default certificate validity (certificateValidityPeriodDays is not set)", DefaultValidityDays))
+}
+
+// CheckEtcdadmExpiryDays applies the same rule to the EKS Anywhere design's
+// EtcdadmCluster field: etcdadm issues the etcd certificates for
+// DefaultValidityDays, and an EtcdadmCluster has no setting to change that.
+func CheckEtcdadmExpiryDays(days int) error {
+	return checkWindow(days, DefaultValidityDays, fmt.Sprintf("%d, the validity of the etcd certificates etcdadm issues (an EtcdadmCluster has no certificateValidityPeriodDays)", DefaultValidityDays))
+}
+
+// checkWindow checks that days is at least MinExpiryDays and below a
+// validity of validityDays, which limit describes in messages.
+func checkWindow(days, validityDays int, limit string) error {
 	if days < MinExpiryDays {
 		return fmt.Errorf("%d is below %d, the minimum Cluster API accepts", days, MinExpiryDays)
 	}
-	if validitySet {
-		if days >= validityDays {
-			return fmt.Errorf("%d must be less than certificateValidityPeriodDays (%d): machines would be rolled as soon as they are created", days, validityDays)
-		}
-		return nil
-	}
-	if days >= DefaultValidityDays {
-		return fmt.Errorf("%d must be less than %d, the default certificate validity (certificateValidityPeriodDays is not set)", days, DefaultValidityDays)
+	if days >= validityDays {
+		return fmt.Errorf("%d must be less than %s: machines would be rolled as soon as they are created", days, limit)
 	}
 	return nil
 }
@@ -53,12 +63,14 @@ type Evidence struct {
 	// Source says where the statement was read, such as
 	// "Machine eksa-system/etcd-abc metadata.annotations[...]".
 	Source string
-	// Value is the statement as written (an RFC 3339 date, or a number of
-	// days). It, not Expiry, identifies the evidence: a relative statement
-	// gives a different Expiry every day.
+	// Value is the statement as written (an RFC 3339 date, or
+	// "expiresInDays=N").
 	Value string
 	// Expiry is when the certificates expire.
 	Expiry time.Time
+	// InDays is the day count of a relative statement (EKS Anywhere's
+	// expiresInDays, counted from the render's now); nil for a date.
+	InDays *int
 }
 
 // ParseExpiry parses an expiry date as Cluster API writes and reads it
@@ -95,25 +107,73 @@ func DaysLeft(expiry, now time.Time) int {
 	return days
 }
 
-// Roll is the decision to roll every etcd machine of one etcd cluster.
+// plural returns "1 day" or "n days".
+func plural(n int) string {
+	if n == 1 || n == -1 {
+		return fmt.Sprintf("%d day", n)
+	}
+	return fmt.Sprintf("%d days", n)
+}
+
+// LeftText says how long certificates expiring at expiry have left at now,
+// as "18 days left", "1 day left" or "less than a day left"; for an expiry
+// that has passed, "expired less than a day ago", "1 day ago", "3 days
+// ago" - whole days, rounded down, so that an hour ago is never "1 days".
+func LeftText(expiry, now time.Time) string {
+	if d := expiry.Sub(now); d > 0 {
+		if d < 24*time.Hour {
+			return "less than a day left"
+		}
+		return plural(int(d/(24*time.Hour))) + " left"
+	}
+	if ago := now.Sub(expiry); ago >= 24*time.Hour {
+		return plural(int(ago/(24*time.Hour))) + " ago"
+	}
+	return "less than a day ago"
+}
+
+// Roll is the decision about the etcd machines of one etcd cluster.
 type Roll struct {
 	// Due is the evidence inside the window, earliest expiry first.
 	Due []Evidence
 	// Expired is the evidence of certificates that have already expired.
 	Expired []Evidence
-	// Name is the new infrastructure template name.
+	// Machines are the etcd machines the evidence names, sorted and
+	// distinct: the machines a new roll replaces. The template copy
+	// records them (ReplacesAnnotation), and its name derives from them.
+	Machines []string
+	// InProgress is set when the template in place is a copy made to
+	// replace every due machine: etcdadm-controller is replacing them (or
+	// will), so no new copy is made.
+	InProgress bool
+	// Name is the name of the new template copy; empty when InProgress.
 	Name string
 }
 
 // PlanRoll decides whether an etcd cluster whose infrastructure template
 // derives from base must roll, given all the evidence about its machines.
-// It rolls when any evidence is inside the window of days. The new template
-// name is derived from base and all the evidence (due or not), so that it
-// does not change while the same evidence stays in the input - however much
-// time passes - and a re-render is a no-op.
-func PlanRoll(base string, evidence []Evidence, now time.Time, days int) (Roll, bool) {
+// replacing lists the machines the template in place was copied to replace
+// (ReplacesAnnotation); it is nil when the template in place is not such a
+// copy.
+//
+// Nothing rolls unless some evidence is inside the window of days. A due
+// machine the copy in place was made to replace is being replaced already:
+// etcdadm-controller replaces every machine not cloned from the current
+// template, and a second template change would replace the new machines
+// too. So while every due machine is in replacing, the roll is in progress
+// and nothing changes. Otherwise the new copy is named by RollName from
+// base and the machines in the evidence: the name does not depend on dates
+// or day counts, so time passing and a refreshed dump of the same machines
+// (EKS Anywhere's expiresInDays counts down every day) keep it, and a year
+// later, when the replacement machines are due, their names give a new one.
+func PlanRoll(base string, evidence []Evidence, replacing []string, now time.Time, days int) (Roll, bool) {
 	var r Roll
+	seen := map[string]bool{}
 	for _, e := range evidence {
+		if !seen[e.Machine] {
+			seen[e.Machine] = true
+			r.Machines = append(r.Machines, e.Machine)
+		}
 		if Due(e.Expiry, now, days) {
 			r.Due = append(r.Due, e)
 			if !now.Before(e.Expiry) {
@@ -124,29 +184,60 @@ func PlanRoll(base string, evidence []Evidence, now time.Time, days int) (Roll, 
 	if len(r.Due) == 0 {
 		return Roll{}, false
 	}
+	sort.Strings(r.Machines)
 	sort.SliceStable(r.Due, func(i, j int) bool { return r.Due[i].Expiry.Before(r.Due[j].Expiry) })
-	r.Name = RollName(base, evidence)
+	if replacing != nil {
+		covered := true
+		for _, e := range r.Due {
+			covered = covered && slices.Contains(replacing, e.Machine)
+		}
+		if covered {
+			r.InProgress = true
+			return r, true
+		}
+	}
+	r.Name = RollName(base, r.Machines)
 	return r, true
 }
 
 // RollName derives the name of the template copy that rolls an etcd cluster
-// whose template derives from base: base, "-renew-", and 8 hex digits of a
-// hash of base and the evidence (order-insensitive). base is shortened so
-// that the name fits in 63 characters.
-func RollName(base string, evidence []Evidence) string {
-	lines := make([]string, 0, len(evidence))
-	for _, e := range evidence {
-		lines = append(lines, e.Machine+"\t"+e.Source+"\t"+e.Value)
-	}
-	sort.Strings(lines)
+// whose template derives from base and whose machines are machines: base,
+// "-renew-", and 8 hex digits of a hash of base and the machine names
+// (order-insensitive, duplicates ignored). base is shortened so that the
+// name fits in 63 characters.
+func RollName(base string, machines []string) string {
+	names := slices.Clone(machines)
+	sort.Strings(names)
+	names = slices.Compact(names)
 	h := sha256.New()
 	h.Write([]byte(base + "\n"))
-	for _, l := range lines {
-		h.Write([]byte(l + "\n"))
+	for _, m := range names {
+		h.Write([]byte(m + "\n"))
 	}
 	suffix := "-renew-" + hex.EncodeToString(h.Sum(nil))[:8]
 	if len(base)+len(suffix) > maxNameLength {
 		base = strings.TrimRight(base[:maxNameLength-len(suffix)], "-.")
 	}
 	return base + suffix
+}
+
+// FormatMachines writes a list of machine names as ReplacesAnnotation holds
+// it: sorted, comma-separated.
+func FormatMachines(machines []string) string {
+	names := slices.Clone(machines)
+	sort.Strings(names)
+	return strings.Join(slices.Compact(names), ",")
+}
+
+// ParseMachines reads ReplacesAnnotation: comma-separated machine names,
+// blanks ignored. It never returns nil, so that a copy with an empty or
+// missing list reads as a copy that replaces no machine.
+func ParseMachines(s string) []string {
+	out := []string{}
+	for _, m := range strings.Split(s, ",") {
+		if m = strings.TrimSpace(m); m != "" {
+			out = append(out, m)
+		}
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package clusterapi
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -92,70 +93,143 @@ func ev(machine, value string, expiry time.Time) Evidence {
 }
 
 func TestPlanRoll(t *testing.T) {
-	a := ev("etcd-a", "2026-12-10T00:00:00Z", time.Date(2026, 12, 10, 0, 0, 0, 0, time.UTC))
-	b := ev("etcd-b", "2026-12-30T00:00:00Z", time.Date(2026, 12, 30, 0, 0, 0, 0, time.UTC))
-	c := ev("etcd-c", "2027-06-01T00:00:00Z", time.Date(2027, 6, 1, 0, 0, 0, 0, time.UTC))
+	day := func(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
+	a := ev("etcd-a", "2026-12-10T00:00:00Z", day(2026, 12, 10))
+	b := ev("etcd-b", "2026-12-30T00:00:00Z", day(2026, 12, 30))
+	c := ev("etcd-c", "2027-06-01T00:00:00Z", day(2027, 6, 1))
 
-	if _, ok := PlanRoll("tmpl", []Evidence{c}, now, 30); ok {
+	if _, ok := PlanRoll("tmpl", []Evidence{c}, nil, now, 30); ok {
 		t.Error("nothing inside the window must not roll")
 	}
-	if _, ok := PlanRoll("tmpl", nil, now, 30); ok {
+	if _, ok := PlanRoll("tmpl", nil, nil, now, 30); ok {
 		t.Error("no evidence must not roll")
 	}
-	r, ok := PlanRoll("tmpl", []Evidence{c, b, a}, now, 30)
-	if !ok {
-		t.Fatal("etcd-a is 18 days from expiry: want a roll")
+	r, ok := PlanRoll("tmpl", []Evidence{c, b, a}, nil, now, 30)
+	if !ok || r.InProgress {
+		t.Fatalf("etcd-a is 18 days from expiry: want a new roll, got %+v", r)
 	}
 	if len(r.Due) != 1 || r.Due[0].Machine != "etcd-a" {
 		t.Errorf("due = %v, want etcd-a only", r.Due)
 	}
-	if !strings.HasPrefix(r.Name, "tmpl-renew-") || len(r.Name) != len("tmpl-renew-")+8 {
-		t.Errorf("name = %q, want tmpl-renew-<8 hex>", r.Name)
+	if strings.Join(r.Machines, ",") != "etcd-a,etcd-b,etcd-c" {
+		t.Errorf("machines = %v, want all three, sorted", r.Machines)
+	}
+	if r.Name != RollName("tmpl", []string{"etcd-a", "etcd-b", "etcd-c"}) || !strings.HasPrefix(r.Name, "tmpl-renew-") {
+		t.Errorf("name = %q, want RollName of the three machines", r.Name)
 	}
 
-	// Time passing with the same evidence must not change the name,
-	// although more machines fall into the window.
-	later, _ := PlanRoll("tmpl", []Evidence{a, b, c}, now.Add(10*24*time.Hour), 30)
+	// Time passing with the same machines keeps the name, although more
+	// of them fall into the window; so does a refreshed statement about
+	// the same machines (another date, another expiresInDays).
+	later, _ := PlanRoll("tmpl", []Evidence{a, b, c}, nil, now.AddDate(0, 0, 10), 30)
 	if later.Name != r.Name {
 		t.Errorf("name changed with time: %q then %q", r.Name, later.Name)
 	}
 	if len(later.Due) != 2 || later.Due[0].Machine != "etcd-a" || later.Due[1].Machine != "etcd-b" {
 		t.Errorf("later due = %v, want etcd-a then etcd-b", later.Due)
 	}
-
-	// New evidence (the replacement machines) gives a new name.
-	a2 := ev("etcd-x", "2027-12-01T00:00:00Z", time.Date(2027, 12, 1, 0, 0, 0, 0, time.UTC))
-	next, ok := PlanRoll("tmpl", []Evidence{a2}, time.Date(2027, 11, 20, 0, 0, 0, 0, time.UTC), 30)
-	if !ok || next.Name == r.Name || !strings.HasPrefix(next.Name, "tmpl-renew-") {
-		t.Errorf("next roll = %q (ok %v), want a new tmpl-renew- name", next.Name, ok)
+	rescanned := a
+	rescanned.Value, rescanned.Expiry = "expiresInDays=17", day(2026, 12, 9)
+	if again, _ := PlanRoll("tmpl", []Evidence{rescanned, b, c}, nil, now, 30); again.Name != r.Name {
+		t.Errorf("a refreshed statement about the same machines changed the name: %q then %q", r.Name, again.Name)
 	}
 
-	expired, _ := PlanRoll("tmpl", []Evidence{ev("etcd-old", "2026-11-01T00:00:00Z", time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC))}, now, 30)
+	// Mid-roll: the copy in place replaces a, b and c; b has been replaced
+	// by n (not due), a is still due, and c has fallen into the window.
+	// The roll is in progress: no new name.
+	n := ev("etcd-n", "2027-11-23T00:00:00Z", day(2027, 11, 23))
+	mid, ok := PlanRoll("tmpl", []Evidence{a, n, c}, r.Machines, day(2027, 5, 10), 30)
+	if !ok || !mid.InProgress || mid.Name != "" {
+		t.Errorf("mid-roll = %+v, want a roll in progress and no new name", mid)
+	}
+	if len(mid.Due) != 2 {
+		t.Errorf("mid-roll due = %v, want etcd-a and etcd-c", mid.Due)
+	}
+
+	// Finished: only replacements, none due.
+	if _, ok := PlanRoll("tmpl", []Evidence{n}, r.Machines, day(2027, 1, 1), 30); ok {
+		t.Error("a finished roll with nothing due must not roll")
+	}
+
+	// A year later the replacements are due: they are not among the
+	// machines the copy in place replaces, so a new roll with a new name.
+	next, ok := PlanRoll("tmpl", []Evidence{n}, r.Machines, day(2027, 11, 1), 30)
+	if !ok || next.InProgress || next.Name == r.Name || !strings.HasPrefix(next.Name, "tmpl-renew-") {
+		t.Errorf("next roll = %+v, want a new tmpl-renew- name", next)
+	}
+
+	// A copy without its list (an empty list) replaces nothing known.
+	if legacy, _ := PlanRoll("tmpl", []Evidence{a}, []string{}, now, 30); legacy.InProgress || legacy.Name == "" {
+		t.Errorf("a copy with no list must not count as a roll in progress: %+v", legacy)
+	}
+
+	expired, _ := PlanRoll("tmpl", []Evidence{ev("etcd-old", "2026-11-01T00:00:00Z", day(2026, 11, 1))}, nil, now, 30)
 	if len(expired.Expired) != 1 {
 		t.Errorf("expired = %v, want etcd-old", expired.Expired)
 	}
 }
 
 func TestRollName(t *testing.T) {
-	a := ev("etcd-a", "2026-12-10T00:00:00Z", time.Time{})
-	b := ev("etcd-b", "2026-12-30T00:00:00Z", time.Time{})
-	if RollName("t", []Evidence{a, b}) != RollName("t", []Evidence{b, a}) {
-		t.Error("the name must not depend on evidence order")
+	if RollName("t", []string{"a", "b"}) != RollName("t", []string{"b", "a", "b"}) {
+		t.Error("the name must not depend on order or duplicates")
 	}
-	if RollName("t", []Evidence{a}) == RollName("t", []Evidence{a, b}) {
-		t.Error("more evidence must give another name")
+	if RollName("t", []string{"a"}) == RollName("t", []string{"a", "b"}) {
+		t.Error("another machine must give another name")
 	}
-	if RollName("t", []Evidence{a}) == RollName("u", []Evidence{a}) {
+	if RollName("t", []string{"a"}) == RollName("u", []string{"a"}) {
 		t.Error("another base must give another name")
 	}
-	changed := a
-	changed.Value = "2026-12-11T00:00:00Z"
-	if RollName("t", []Evidence{a}) == RollName("t", []Evidence{changed}) {
-		t.Error("another expiry must give another name")
+	if got := RollName("prod-etcd-template-1763600000000", []string{"prod-etcd-7xk2p"}); !regexp.MustCompile(`^prod-etcd-template-1763600000000-renew-[0-9a-f]{8}$`).MatchString(got) {
+		t.Errorf("name = %q, want <base>-renew-<8 hex>", got)
 	}
 	long := strings.Repeat("a", 47) + "-" + strings.Repeat("b", 20)
-	name := RollName(long, []Evidence{a})
+	name := RollName(long, []string{"m"})
 	if len(name) > 63 || strings.Contains(name, "--") || !strings.HasPrefix(name, strings.Repeat("a", 47)+"-renew-") {
 		t.Errorf("long name = %q (%d chars), want <= 63 without a dangling dash", name, len(name))
+	}
+}
+
+func TestMachineList(t *testing.T) {
+	if got := FormatMachines([]string{"c", "a", "b", "a"}); got != "a,b,c" {
+		t.Errorf("FormatMachines = %q, want a,b,c", got)
+	}
+	if got := ParseMachines(" a, b ,,c"); strings.Join(got, "|") != "a|b|c" {
+		t.Errorf("ParseMachines = %q", got)
+	}
+	if got := ParseMachines(""); got == nil || len(got) != 0 {
+		t.Errorf("ParseMachines(\"\") = %#v, want an empty, non-nil list", got)
+	}
+}
+
+func TestLeftText(t *testing.T) {
+	tests := []struct {
+		d    time.Duration
+		want string
+	}{
+		{18*24*time.Hour + time.Hour, "18 days left"},
+		{24 * time.Hour, "1 day left"},
+		{23 * time.Hour, "less than a day left"},
+		{0, "less than a day ago"},
+		{-time.Hour, "less than a day ago"},
+		{-24 * time.Hour, "1 day ago"},
+		{-49 * time.Hour, "2 days ago"},
+	}
+	for _, tt := range tests {
+		if got := LeftText(now.Add(tt.d), now); got != tt.want {
+			t.Errorf("LeftText(now%+v) = %q, want %q", tt.d, got, tt.want)
+		}
+	}
+}
+
+func TestCheckEtcdadmExpiryDays(t *testing.T) {
+	if err := CheckEtcdadmExpiryDays(30); err != nil {
+		t.Errorf("30: %v", err)
+	}
+	err := CheckEtcdadmExpiryDays(365)
+	if err == nil || !strings.Contains(err.Error(), "365, the validity of the etcd certificates etcdadm issues") || strings.Contains(err.Error(), "certificateValidityPeriodDays is not set") {
+		t.Errorf("365: %v, want the etcdadm validity named, not a KubeadmControlPlane field", err)
+	}
+	if err := CheckEtcdadmExpiryDays(6); err == nil || !strings.Contains(err.Error(), "6 is below 7") {
+		t.Errorf("6: %v", err)
 	}
 }

@@ -246,32 +246,46 @@ func decodeBase64(s string) ([]byte, error) {
 
 // SetValue stores b under key. On a Secret it writes stringData when the key
 // is already there (a user who keeps readable PEM keeps it), else data as
-// base64. On a ConfigMap it writes data as a literal block. Nothing is
-// written when the stored value is already b, so an unchanged render leaves
-// the node byte-identical. It returns the field path written and whether
-// anything changed.
+// base64. On a ConfigMap it writes data as a literal block, and removes a
+// binaryData copy of the key: a PEM bundle is text, and the API server
+// rejects a ConfigMap that holds one key in both. Nothing is written when
+// the stored value is already b (in data, for a ConfigMap), so an unchanged
+// render leaves the node byte-identical. A replaced value keeps its
+// position, quoting style and comments. It returns the field path written
+// and whether anything changed.
 func SetValue(node *yaml.RNode, key string, b []byte) (field string, changed bool, err error) {
 	cur, found, err := Lookup(node, key)
 	if err != nil {
 		return "", false, err
 	}
-	if found && bytes.Equal(cur.Bytes, b) {
+	configMap := node.GetKind() != "Secret"
+	inBinary := configMap && found && strings.HasPrefix(cur.Field, "binaryData.")
+	if found && bytes.Equal(cur.Bytes, b) && !inBinary {
 		return cur.Field, false, nil
 	}
 	var value *yaml.RNode
 	switch {
-	case node.GetKind() == "Secret" && found && strings.HasPrefix(cur.Field, "stringData."):
+	case !configMap && found && strings.HasPrefix(cur.Field, "stringData."):
 		field = "stringData"
 		value = literal(string(b))
-	case node.GetKind() == "Secret":
+	case !configMap:
 		field = "data"
 		value = yaml.NewStringRNode(base64.StdEncoding.EncodeToString(b))
 	default:
 		field = "data"
 		value = literal(string(b))
 	}
-	if err := node.PipeE(yaml.LookupCreate(yaml.MappingNode, field), yaml.SetField(key, value)); err != nil {
+	m, err := mapField(node, field)
+	if err == nil {
+		err = setField(m, key, value)
+	}
+	if err != nil {
 		return "", false, fmt.Errorf("%s: set %s.%s: %w", RefOf(node), field, key, err)
+	}
+	if configMap {
+		if err := removeKey(node, "binaryData", key); err != nil {
+			return "", false, err
+		}
 	}
 	return field + "." + key, true, nil
 }
@@ -284,16 +298,105 @@ func literal(s string) *yaml.RNode {
 	return n
 }
 
+// setField sets key in mapping m to value as yaml.SetField does (an
+// existing value keeps its position and quoting style), and keeps the
+// comments of the value it replaces: `ca.crt: <old> # why` stays commented.
+func setField(m *yaml.RNode, key string, value *yaml.RNode) error {
+	var head, line, foot string
+	if f := m.Field(key); f != nil && f.Value != nil {
+		y := f.Value.YNode()
+		head, line, foot = y.HeadComment, y.LineComment, y.FootComment
+	}
+	if err := m.PipeE(yaml.SetField(key, value)); err != nil {
+		return err
+	}
+	if f := m.Field(key); f != nil && f.Value != nil {
+		y := f.Value.YNode()
+		if y.HeadComment == "" {
+			y.HeadComment = head
+		}
+		if y.LineComment == "" {
+			y.LineComment = line
+		}
+		if y.FootComment == "" {
+			y.FootComment = foot
+		}
+	}
+	return nil
+}
+
+// removeKey deletes key from the mapping at field of node, and the mapping
+// itself when that leaves it empty. An absent field or key is not an error.
+func removeKey(node *yaml.RNode, field, key string) error {
+	m := node.Field(field)
+	if m == nil || m.Value == nil || m.Value.YNode().Kind != yaml.MappingNode || m.Value.Field(key) == nil {
+		return nil
+	}
+	if _, err := m.Value.Pipe(yaml.Clear(key)); err != nil {
+		return fmt.Errorf("%s: remove %s.%s: %w", RefOf(node), field, key, err)
+	}
+	if len(m.Value.YNode().Content) == 0 {
+		if _, err := node.Pipe(yaml.Clear(field)); err != nil {
+			return fmt.Errorf("%s: remove empty %s: %w", RefOf(node), field, err)
+		}
+	}
+	return nil
+}
+
 // SetAnnotation sets metadata.annotations[key] = value unless it already has
-// that value, and reports whether it changed anything.
+// that value, and reports whether it changed anything. A new value is
+// single-quoted and a replaced one keeps its quoting style and comments, as
+// kyaml's setter would write them; unlike kyaml's, an `annotations: null`
+// or empty `annotations: {}` (or metadata) is filled in place, keeping its
+// position and comment, instead of being removed and appended at the end.
 func SetAnnotation(node *yaml.RNode, key, value string) (bool, error) {
 	if cur, ok := node.GetAnnotations(key)[key]; ok && cur == value {
 		return false, nil
 	}
-	if err := node.PipeE(yaml.SetAnnotation(key, value)); err != nil {
+	meta, err := mapField(node, yaml.MetadataField)
+	if err != nil {
+		return false, fmt.Errorf("%s: set annotation %s: %w", RefOf(node), key, err)
+	}
+	annotations, err := mapField(meta, yaml.AnnotationsField)
+	if err != nil {
+		return false, fmt.Errorf("%s: set annotation %s: metadata.%w", RefOf(node), key, err)
+	}
+	v := yaml.NewStringRNode(value)
+	// Some tools misread the type of an unquoted annotation value.
+	v.YNode().Style = yaml.SingleQuotedStyle
+	if err := setField(annotations, key, v); err != nil {
 		return false, fmt.Errorf("%s: set annotation %s: %w", RefOf(node), key, err)
 	}
 	return true, nil
+}
+
+// mapField returns the mapping at field name of parent, appending an empty
+// one when the field is absent. A null value (`name: null`, `name:`) is
+// turned into an empty block mapping in place, and so is an empty flow
+// mapping (`name: {}`): the field keeps its position and its line comment,
+// which moves to the key (`name: # comment`), where a block mapping can
+// carry it.
+func mapField(parent *yaml.RNode, name string) (*yaml.RNode, error) {
+	f := parent.Field(name)
+	if f == nil || f.Value == nil {
+		return parent.Pipe(yaml.LookupCreate(yaml.MappingNode, name))
+	}
+	y := f.Value.YNode()
+	switch {
+	case y.Kind == yaml.ScalarNode && y.ShortTag() == yaml.NodeTagNull:
+		y.Kind, y.Tag, y.Value, y.Style = yaml.MappingNode, yaml.NodeTagMap, "", 0
+	case y.Kind == yaml.MappingNode && len(y.Content) == 0:
+		y.Style = 0
+	case y.Kind == yaml.MappingNode:
+		return f.Value, nil
+	default:
+		return nil, fmt.Errorf("%s is not a mapping", name)
+	}
+	if k := f.Key.YNode(); k.LineComment == "" {
+		k.LineComment = y.LineComment
+	}
+	y.LineComment = ""
+	return f.Value, nil
 }
 
 // IsSOPSEncrypted reports whether node carries a top-level sops: block, the

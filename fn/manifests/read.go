@@ -1,8 +1,9 @@
 // Package manifests reads Kubernetes resources from the paths a user names
 // on the command line - files, directories walked recursively, "-" for
 // stdin - the way `check` and `init` need them: multi-document YAML, kubectl
-// Lists and ResourceLists all give their resources, and each resource
-// remembers its file.
+// Lists, typed lists (SecretList, ...) and ResourceLists all give their
+// resources, and each resource remembers its file. A file in which a mapping
+// defines a key twice is reported, not guessed at.
 package manifests
 
 import (
@@ -50,13 +51,17 @@ func (p Problem) String() string { return p.Message }
 // Read loads every resource from paths ("." when there are none).
 // Directories are walked for *.yaml, *.yml and *.json files in lexical
 // order, skipping hidden directories such as .git and kpt's .expected;
-// stdin ("-") may be named once.
+// stdin ("-") may be named once. A file reached twice (named, and inside a
+// directory named too) is read once.
 func Read(paths []string, stdin io.Reader) *Set {
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
 	s := &Set{}
 	stdinUsed := false
+	// A file named twice, or named and inside a directory named too, is
+	// read once: its certificates must not be counted twice.
+	seen := map[string]bool{}
 	for _, p := range paths {
 		if p == "-" {
 			if stdinUsed {
@@ -77,6 +82,14 @@ func Read(paths []string, stdin io.Reader) *Set {
 			s.problemf("%v", err)
 		}
 		for _, f := range files {
+			id := f
+			if abs, err := filepath.Abs(f); err == nil {
+				id = abs
+			}
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
 			b, err := os.ReadFile(f)
 			if err != nil {
 				s.problemf("%v", err)
@@ -133,22 +146,28 @@ func Parse(path string, data []byte) *Set {
 	return s
 }
 
-// parse reads one file's documents.
+// parse reads one file's documents. A file in which a mapping defines a
+// key twice is a problem, and none of its resources is read: which of the
+// two values was meant is anyone's guess.
 func (s *Set) parse(path string, b []byte) {
-	r := &kio.ByteReader{Reader: bytes.NewReader(b), OmitReaderAnnotations: true}
+	name := path
+	if path == "-" {
+		name = "stdin"
+	}
+	// Lists are unwrapped here, not by kyaml: it does so only for a file
+	// holding nothing else, and the wrapper must be checked for duplicate
+	// keys too (two `kubectl get -o yaml` outputs appended to one file).
+	r := &kio.ByteReader{Reader: bytes.NewReader(b), OmitReaderAnnotations: true, DisableUnwrapping: true}
 	nodes, err := r.Read()
 	if err != nil {
-		name := path
-		if path == "-" {
-			name = "stdin"
-		}
 		s.Problems = append(s.Problems, Problem{Path: path, Message: fmt.Sprintf("%s: not valid YAML: %s", name, firstLine(err.Error())), NotYAML: true})
 		return
 	}
-	if fc := r.FunctionConfig; fc != nil && fc.YNode().Kind == yaml.MappingNode {
-		s.FunctionConfigs = append(s.FunctionConfigs, fc)
+	if HasDuplicateKeys(nodes...) {
+		s.Problems = append(s.Problems, Problem{Path: path, Message: duplicateKeysMessage(name, DuplicateKeys(b)), NotYAML: true})
+		return
 	}
-	for _, n := range unwrapLists(nodes) {
+	for _, n := range s.unwrapLists(nodes) {
 		if n.YNode().Kind != yaml.MappingNode || n.GetKind() == "" {
 			continue
 		}
@@ -162,20 +181,75 @@ func (s *Set) parse(path string, b []byte) {
 	}
 }
 
-// unwrapLists replaces every List (kubectl get -o yaml) and ResourceList by
-// its items; kyaml's reader unwraps one only when it is the only document.
-func unwrapLists(nodes []*yaml.RNode) []*yaml.RNode {
+// unwrapLists replaces every list by its items: kubectl's List, a typed
+// list such as SecretList or ConfigMapList (what the API server and
+// client-go write), and a ResourceList, whose functionConfig is kept.
+func (s *Set) unwrapLists(nodes []*yaml.RNode) []*yaml.RNode {
 	var out []*yaml.RNode
 	for _, n := range nodes {
-		if n.YNode().Kind == yaml.MappingNode && (n.GetKind() == "List" || n.GetKind() == kio.ResourceListKind) {
-			if items := n.Field("items"); items != nil && items.Value != nil && items.Value.YNode().Kind == yaml.SequenceNode {
-				for _, c := range items.Value.YNode().Content {
-					out = append(out, unwrapLists([]*yaml.RNode{yaml.NewRNode(c)})...)
-				}
-				continue
+		items, ok := listItems(n)
+		if !ok {
+			out = append(out, n)
+			continue
+		}
+		if n.GetKind() == kio.ResourceListKind {
+			if fc := n.Field("functionConfig"); fc != nil && fc.Value != nil && fc.Value.YNode().Kind == yaml.MappingNode {
+				s.FunctionConfigs = append(s.FunctionConfigs, fc.Value)
 			}
 		}
-		out = append(out, n)
+		out = append(out, s.unwrapLists(items)...)
+	}
+	return out
+}
+
+// listItems returns the items of a List, a ResourceList or a typed list
+// (kind <Kind>List with an items sequence of mappings). The API server
+// leaves kind and apiVersion out of a typed list's items; they are taken
+// from the list (SecretList v1 -> Secret v1).
+func listItems(n *yaml.RNode) ([]*yaml.RNode, bool) {
+	if n.YNode().Kind != yaml.MappingNode {
+		return nil, false
+	}
+	kind := n.GetKind()
+	var seq *yaml.Node
+	if f := n.Field("items"); f != nil && f.Value != nil && f.Value.YNode().Kind == yaml.SequenceNode {
+		seq = f.Value.YNode()
+	}
+	switch {
+	case kind == kio.ResourceListKind:
+		if seq == nil {
+			return nil, true // a functionConfig alone
+		}
+		return rnodes(seq.Content), true
+	case seq == nil:
+		return nil, false
+	case kind == "List":
+		return rnodes(seq.Content), true
+	case len(kind) > len("List") && strings.HasSuffix(kind, "List"):
+		for _, c := range seq.Content {
+			if c.Kind != yaml.MappingNode {
+				return nil, false // not a list of objects: a resource of its own
+			}
+		}
+		itemKind, apiVersion := strings.TrimSuffix(kind, "List"), n.GetApiVersion()
+		items := rnodes(seq.Content)
+		for _, it := range items {
+			if it.GetKind() == "" {
+				_ = it.PipeE(yaml.SetField("kind", yaml.NewStringRNode(itemKind)))
+				if it.GetApiVersion() == "" && apiVersion != "" {
+					_ = it.PipeE(yaml.SetField("apiVersion", yaml.NewStringRNode(apiVersion)))
+				}
+			}
+		}
+		return items, true
+	}
+	return nil, false
+}
+
+func rnodes(nodes []*yaml.Node) []*yaml.RNode {
+	out := make([]*yaml.RNode, len(nodes))
+	for i, c := range nodes {
+		out[i] = yaml.NewRNode(c)
 	}
 	return out
 }

@@ -21,7 +21,12 @@ func NewCache() *Cache {
 
 // DecodePEM is DecodePEM with parsed certificates shared through the cache.
 func (c *Cache) DecodePEM(data []byte) (Decoded, error) {
-	return decodePEM(data, c.Parse)
+	return strict(scanPEM(data, c.Parse))
+}
+
+// ScanPEM is ScanPEM with parsed certificates shared through the cache.
+func (c *Cache) ScanPEM(data []byte) (Decoded, []error) {
+	return scanPEM(data, c.Parse)
 }
 
 // Parse returns the certificate of der, parsing it only the first time

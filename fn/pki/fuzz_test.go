@@ -28,11 +28,20 @@ func FuzzDecodePEM(f *testing.F) {
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d, err := DecodePEM(data)
+		_ = HoldsCertificateData(data)
+		// ScanPEM and DecodePEM agree: the strict form fails with the
+		// first problem the lenient form reports, and succeeds with the
+		// same certificates when there is none.
+		scanned, errs := ScanPEM(data)
 		if err != nil {
 			require.Empty(t, d.Certificates, "a failed decode returns nothing")
 			require.NotEmpty(t, err.Error())
+			require.NotEmpty(t, errs)
+			require.Equal(t, err.Error(), errs[0].Error())
 			return
 		}
+		require.Empty(t, errs)
+		require.Equal(t, len(d.Certificates), len(scanned.Certificates))
 		// What the function scans must be what it decodes: report.Scan
 		// skips values that LooksLikePEM rejects.
 		require.True(t, LooksLikePEM(data), "a value with PEM blocks must look like PEM")

@@ -56,13 +56,31 @@ func (d Decoded) HasPrivateKey() bool {
 // DecodePEM parses every PEM block in data. Non-CERTIFICATE blocks are
 // skipped and only their type is reported. It fails when data holds no PEM
 // block at all, when a CERTIFICATE block does not parse, or when non-blank
-// text follows the last block (a truncated or corrupted value).
+// text follows the last block (a truncated or corrupted value); a failed
+// decode returns no certificate. ScanPEM is the lenient form.
 func DecodePEM(data []byte) (Decoded, error) {
-	return decodePEM(data, x509.ParseCertificate)
+	return strict(scanPEM(data, x509.ParseCertificate))
 }
 
-func decodePEM(data []byte, parse func([]byte) (*x509.Certificate, error)) (Decoded, error) {
+// ScanPEM reads data as DecodePEM does, but goes on past a problem: it
+// returns every certificate that parses, and one error per problem, in the
+// order DecodePEM would meet them (DecodePEM fails with the first). A report
+// uses it to show the good certificates of a value next to what is wrong
+// with the rest; a trust bundle must not, it uses DecodePEM.
+func ScanPEM(data []byte) (Decoded, []error) {
+	return scanPEM(data, x509.ParseCertificate)
+}
+
+func strict(d Decoded, errs []error) (Decoded, error) {
+	if len(errs) > 0 {
+		return Decoded{}, errs[0]
+	}
+	return d, nil
+}
+
+func scanPEM(data []byte, parse func([]byte) (*x509.Certificate, error)) (Decoded, []error) {
 	var out Decoded
+	var errs []error
 	rest := data
 	blocks := 0
 	for {
@@ -78,25 +96,79 @@ func decodePEM(data []byte, parse func([]byte) (*x509.Certificate, error)) (Deco
 		}
 		cert, err := parse(block.Bytes)
 		if err != nil {
-			return Decoded{}, fmt.Errorf("PEM block %d: %w", blocks, err)
+			errs = append(errs, fmt.Errorf("PEM block %d: %w", blocks, err))
+			continue
 		}
 		out.Certificates = append(out.Certificates, cert)
 	}
 	if blocks == 0 {
-		return Decoded{}, fmt.Errorf("no PEM data found")
+		return Decoded{}, []error{fmt.Errorf("no PEM data found")}
 	}
 	if trailing := bytes.TrimSpace(rest); len(trailing) > 0 {
 		if bytes.Contains(trailing, []byte("-----BEGIN")) {
-			return Decoded{}, fmt.Errorf("PEM block %d is malformed", blocks+1)
+			errs = append(errs, fmt.Errorf("PEM block %d is malformed", blocks+1))
 		}
 	}
-	return out, nil
+	return out, errs
 }
 
 // LooksLikePEM reports whether data contains a PEM header. It lets callers
 // scanning arbitrary values skip non-PEM data cheaply and quietly.
 func LooksLikePEM(data []byte) bool {
 	return bytes.Contains(data, []byte("-----BEGIN "))
+}
+
+var (
+	beginCertificate = []byte("-----BEGIN CERTIFICATE-----")
+	endCertificate   = []byte("-----END CERTIFICATE-----")
+)
+
+// HoldsCertificateData reports whether data claims to hold a PEM
+// certificate: a line that starts with -----BEGIN CERTIFICATE-----,
+// followed later by a line that starts with -----END CERTIFICATE-----, or
+// directly by a line of base64 or another PEM boundary line (a damaged or
+// cut-short block). Text that only mentions the header -
+// documentation in a ConfigMap, say - does not claim to be a certificate.
+// A report treats data that claims to be a certificate and does not parse
+// as unreadable; anything else that does not parse is none of its business.
+func HoldsCertificateData(data []byte) bool {
+	begun, afterBegin := false, false
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		switch {
+		case afterBegin && (isBase64Line(line) || bytes.HasPrefix(line, []byte("-----"))):
+			return true
+		case bytes.HasPrefix(line, beginCertificate):
+			begun, afterBegin = true, true
+			continue
+		case begun && bytes.HasPrefix(line, endCertificate):
+			return true
+		}
+		afterBegin = false
+	}
+	return false
+}
+
+// isBase64Line reports whether line, without trailing blanks, is non-empty
+// base64 text.
+func isBase64Line(line []byte) bool {
+	line = bytes.TrimRight(line, " \t\r")
+	if len(line) == 0 {
+		return false
+	}
+	for _, c := range line {
+		switch {
+		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '+', c == '/', c == '=':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // EncodePEM writes certs as consecutive CERTIFICATE blocks, each

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/rotate-certs/rotate-certs/fn/labels"
 )
@@ -11,6 +12,11 @@ const (
 	KindKubeadmControlPlane         = "KubeadmControlPlane"
 	KindKubeadmControlPlaneTemplate = "KubeadmControlPlaneTemplate"
 	KindEtcdadmCluster              = "EtcdadmCluster"
+	// KindEKSAnywhereCluster is the EKS Anywhere Cluster, qualified by its
+	// API group so that it is not read as Cluster API's Cluster, which
+	// rotate-certs never writes. It is written only with
+	// EKSAnywhereDesignFields.
+	KindEKSAnywhereCluster = "Cluster.anywhere.eks.amazonaws.com"
 )
 
 // Limits of spec.clusterAPI.certificatesExpiryDays.
@@ -27,7 +33,7 @@ const (
 
 // ClusterAPIKinds lists the kinds spec.clusterAPI manages, in the order
 // they default to.
-var ClusterAPIKinds = []string{KindKubeadmControlPlane, KindKubeadmControlPlaneTemplate, KindEtcdadmCluster}
+var ClusterAPIKinds = []string{KindKubeadmControlPlane, KindKubeadmControlPlaneTemplate, KindEtcdadmCluster, KindEKSAnywhereCluster}
 
 // ClusterAPI is spec.clusterAPI: roll Cluster API control-plane and etcd
 // machines before their certificates expire.
@@ -100,7 +106,7 @@ func validateClusterAPI(c *ClusterAPI) FieldErrors {
 		}
 		switch j, dup := seen[k]; {
 		case !known:
-			errs.add(field, "%q is not one of %s, %s, %s", k, KindKubeadmControlPlane, KindKubeadmControlPlaneTemplate, KindEtcdadmCluster)
+			errs.add(field, "%q is not one of %s", k, strings.Join(ClusterAPIKinds, ", "))
 		case dup:
 			errs.add(field, "duplicate kind %q (also %s.kinds[%d])", k, path, j)
 		}

@@ -21,7 +21,7 @@ func TestClusterAPIDefaults(t *testing.T) {
 	if c == nil {
 		t.Fatal("spec.clusterAPI not decoded")
 	}
-	if want := []string{"KubeadmControlPlane", "KubeadmControlPlaneTemplate", "EtcdadmCluster"}; !reflect.DeepEqual(c.Kinds, want) {
+	if want := []string{"KubeadmControlPlane", "KubeadmControlPlaneTemplate", "EtcdadmCluster", "Cluster.anywhere.eks.amazonaws.com"}; !reflect.DeepEqual(c.Kinds, want) {
 		t.Errorf("default kinds = %v, want %v", c.Kinds, want)
 	}
 	if c.EKSAnywhereDesignFields {
@@ -63,7 +63,8 @@ func TestClusterAPIInvalid(t *testing.T) {
 		{"above any validity", `{"certificatesExpiryDays":1095}`, []string{"spec.clusterAPI.certificatesExpiryDays: 1095 must be below 1095"}},
 		{"not a number", `{"certificatesExpiryDays":"30"}`, []string{"spec.clusterAPI.certificatesExpiryDays: must be a whole number"}},
 		{"fraction", `{"certificatesExpiryDays":7.5}`, []string{"spec.clusterAPI.certificatesExpiryDays: must be a whole number"}},
-		{"unknown kind", `{"certificatesExpiryDays":30,"kinds":["KubeadmControlPlane","MachineDeployment"]}`, []string{`spec.clusterAPI.kinds[1]: "MachineDeployment" is not one of`}},
+		{"unknown kind", `{"certificatesExpiryDays":30,"kinds":["KubeadmControlPlane","MachineDeployment"]}`, []string{`spec.clusterAPI.kinds[1]: "MachineDeployment" is not one of KubeadmControlPlane, KubeadmControlPlaneTemplate, EtcdadmCluster, Cluster.anywhere.eks.amazonaws.com`}},
+		{"unqualified EKS Anywhere Cluster", `{"certificatesExpiryDays":30,"kinds":["Cluster"]}`, []string{`spec.clusterAPI.kinds[0]: "Cluster" is not one of`}},
 		{"duplicate kind", `{"certificatesExpiryDays":30,"kinds":["EtcdadmCluster","EtcdadmCluster"]}`, []string{`spec.clusterAPI.kinds[1]: duplicate kind "EtcdadmCluster" (also spec.clusterAPI.kinds[0])`}},
 		{"bad selector", `{"certificatesExpiryDays":30,"selector":{"matchExpressions":[{"key":"a","operator":"Near"}]}}`, []string{"spec.clusterAPI.selector: matchExpressions[0].operator"}},
 		{"unknown field", `{"certificatesExpiryDays":30,"rolloutBefore":{}}`, []string{"spec.clusterAPI.rolloutBefore: unknown field"}},

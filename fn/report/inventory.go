@@ -11,9 +11,9 @@
 package report
 
 import (
-	"bytes"
 	"crypto/x509"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
@@ -151,20 +151,25 @@ func (s *scanner) values(item *yaml.RNode) {
 
 // pem records the certificates of one PEM value. certOnly marks a field
 // that can only hold certificates (a kubeconfig's), where anything
-// unreadable is a problem.
+// unreadable is a problem. The certificates that parse are recorded even
+// when the rest of the value does not: one bad block must not hide the
+// expiry of the good ones.
 func (s *scanner) pem(ref func() kube.Ref, field, within string, data []byte, certOnly bool) {
-	d, err := s.cache.DecodePEM(data)
-	if err != nil {
-		// Only data that claims to be a certificate is a problem; other
-		// PEM (keys, PGP armour, CSRs) is none of the report's business.
-		if certOnly || bytes.Contains(data, []byte("-----BEGIN CERTIFICATE-----")) {
-			s.problem(ref(), joinKey(field, within), "%v", err)
-		}
-		return
-	}
+	d, errs := s.cache.ScanPEM(data)
 	for _, c := range d.Certificates {
 		s.inv.Certificates = append(s.inv.Certificates, Found{Ref: ref(), Field: field, Within: within, Cert: c})
 	}
+	// Only data that claims to be a certificate is a problem; other PEM
+	// (keys, PGP armour, CSRs) and prose that mentions a PEM header are
+	// none of the report's business.
+	if len(errs) == 0 || !certOnly && !pki.HoldsCertificateData(data) {
+		return
+	}
+	msgs := make([]string, len(errs))
+	for i, err := range errs {
+		msgs[i] = err.Error()
+	}
+	s.problem(ref(), joinKey(field, within), "%s", strings.Join(msgs, "; "))
 }
 
 // apiGroup returns the group of the item's apiVersion ("" for core).

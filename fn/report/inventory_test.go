@@ -304,3 +304,40 @@ data:
 	// Colour only in the last column: stripping it gives the plain table.
 	require.Equal(t, plain, strings.NewReplacer("\x1b[32m", "", "\x1b[2;31m", "", "\x1b[0m", "").Replace(coloured))
 }
+
+// TestScanPartlyReadable: the certificates of a value are found even when
+// a later block is broken, and the broken block is a problem; text that
+// only mentions a PEM header is not certificate data.
+func TestScanPartlyReadable(t *testing.T) {
+	good := string(testpki.Fixture("ca-2026").PEM())
+	truncated := good + "-----BEGIN CERTIFICATE-----\nMIIBmDCCAT6gAwIBAgIIGOpN6iK/QXQw\n"
+	inv := report.Scan(items(t, `apiVersion: v1
+kind: Secret
+metadata: {name: half, namespace: default}
+data:
+  ca.crt: `+base64.StdEncoding.EncodeToString([]byte(truncated))+`
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: docs, namespace: default}
+data:
+  README.md: |
+    Put your CA between -----BEGIN CERTIFICATE----- and -----END CERTIFICATE----- lines.
+  template.pem: |
+    -----BEGIN CERTIFICATE-----
+    (paste the certificate here)
+`))
+	require.Equal(t, []string{"Secret default/half data.ca.crt ca-2026"}, found(inv))
+	require.Len(t, inv.Problems, 1)
+	require.Equal(t, "half", inv.Problems[0].Ref.Name)
+	require.Equal(t, "data.ca.crt", inv.Problems[0].Field)
+	require.Equal(t, "PEM block 2 is malformed", inv.Problems[0].Message)
+
+	var msgs []string
+	for _, r := range inv.Results(now, 30*24*time.Hour) {
+		msgs = append(msgs, string(r.Severity)+": "+r.Message)
+	}
+	require.Len(t, msgs, 2, "%v", msgs)
+	require.True(t, strings.HasPrefix(msgs[0], `info: certificate "CN=ca-2026`), msgs[0])
+	require.Equal(t, "warning: unreadable certificate data: PEM block 2 is malformed", msgs[1])
+}

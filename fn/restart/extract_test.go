@@ -213,3 +213,34 @@ spec:
 	assert.True(t, changed)
 	assert.Equal(t, strings.Replace(want, "sha256:aa", "sha256:bb", 1), n.MustString())
 }
+
+func TestSetTrustHashKeepsComments(t *testing.T) {
+	const head = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: app, namespace: gw}\nspec:\n  template:\n    # the pod\n"
+	const tail = "    spec:\n      containers: [{name: main}]\n"
+	tests := []struct {
+		name     string
+		metadata string
+		want     string
+	}{
+		{"a stale hash keeps its comment and quoting",
+			"    metadata:\n      annotations:\n        rotate-certs.dev/trust-hash: \"sha256:old\" # last rotation\n",
+			"    metadata:\n      annotations:\n        rotate-certs.dev/trust-hash: \"sha256:new\" # last rotation\n"},
+		{"null annotations are filled where they are, with their comment",
+			"    metadata:\n      annotations: null   # nothing yet\n      labels: {app: a}\n",
+			"    metadata:\n      annotations: # nothing yet\n        rotate-certs.dev/trust-hash: 'sha256:new'\n      labels: {app: a}\n"},
+		{"empty flow annotations become a block where they are",
+			"    metadata:\n      annotations: {}\n      labels: {app: a}\n",
+			"    metadata:\n      annotations:\n        rotate-certs.dev/trust-hash: 'sha256:new'\n      labels: {app: a}\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := mustParse(t, head+tt.metadata+tail)
+			w, err := Read(n)
+			require.NoError(t, err)
+			changed, err := w.SetTrustHash("sha256:new")
+			require.NoError(t, err)
+			require.True(t, changed)
+			assert.Equal(t, head+tt.want+tail, n.MustString())
+		})
+	}
+}

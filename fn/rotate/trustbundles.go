@@ -29,6 +29,7 @@ func (r *run) trustBundles() {
 		leaves = append(leaves, bundle.Leaf{Cert: f.Cert, Where: f.Where()})
 	}
 	env := trustbundle.Env{Index: r.index, Now: r.now, Leaves: leaves, PolicyRef: r.policyRef, Verify: bundle.NewVerifier()}
+	var all []trustbundle.Rendered
 	for i := range r.policy.Spec.TrustBundles {
 		b := &r.policy.Spec.TrustBundles[i]
 		out := trustbundle.Render(b, fmt.Sprintf("spec.trustBundles[%d]", i), env)
@@ -39,7 +40,11 @@ func (r *run) trustBundles() {
 			}
 		}
 		r.bundles[b.Name] = renderedBundle{out}
+		all = append(all, out)
 	}
+	// The annotations of a target object cover every bundle that writes
+	// it; Finish completes the targets the bundles share with r.bundles.
+	r.results = append(r.results, trustbundle.Finish(all, r.items, r.index)...)
 }
 
 // expiryReport reports every certificate seen in the input (SPEC section 7).

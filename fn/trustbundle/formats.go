@@ -32,6 +32,15 @@ func (r *renderer) formats() []format {
 	return out
 }
 
+// formatKeys returns the keys of the target's binary truststores.
+func (r *renderer) formatKeys() []string {
+	var keys []string
+	for _, f := range r.formats() {
+		keys = append(keys, f.key)
+	}
+	return keys
+}
+
 // writeFormats writes the binary truststores of target.additionalFormats
 // next to the PEM key, holding the same certificates. The encoders are
 // deterministic and a value is only written when its bytes differ, so an

@@ -5,10 +5,12 @@ import (
 	"crypto/x509"
 	"encoding/hex"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/bundle"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -54,19 +56,33 @@ type Target struct {
 	Key kube.Key
 	// Node is the object (existing or created).
 	Node *yaml.RNode
-	// Hash is the bundle-hash annotation value written.
+	// Hash is "sha256:" + hex of this bundle's rendered PEM: what a
+	// workload reading the bundle's key depends on. The object's
+	// bundle-hash annotation is the same value, unless other bundles write
+	// other keys of the object (see Finish).
 	Hash string
 	// Created is true when the object was not in the input.
 	Created bool
-	// Changed is true when the render changed the object.
+	// Changed is true when the render changed the object (set by Finish).
 	Changed bool
 	// TrustChanged is true when the set of trusted certificates changed:
-	// the object was created or its PEM value was rewritten. Adopting an
-	// existing, correct target (adding only the annotations) is not a
-	// trust change, so it rolls nobody.
+	// the object was created, or the certificates it held under the key
+	// differ from the rendered ones as a set. Rewriting the same set in
+	// canonical form (another order, CRLF, text around the PEM, a move out
+	// of binaryData) and adopting a correct target (adding only the
+	// annotations) are not trust changes, so they roll nobody.
 	TrustChanged bool
 	// Outcome is the merge: current and kept previous certificates.
 	Outcome bundle.Outcome
+
+	// What Finish needs to annotate the object and report the target.
+	bundle      string
+	field       string   // the field the PEM was written to, such as "data.ca.crt"
+	keys        []string // every key the bundle writes: the PEM key, then truststores
+	rotatedAt   time.Time
+	dataChanged bool
+	summary     *framework.Result // the target's info result, completed by Finish
+	summaryText string
 }
 
 // Rendered is the outcome of one bundle.
@@ -87,6 +103,8 @@ type renderer struct {
 	path    string
 	env     Env
 	results framework.Results
+	// origins maps each current certificate to where it was read.
+	origins map[pki.Fingerprint]origin
 }
 
 func (r *renderer) add(res *framework.Result) { r.results = append(r.results, res) }
@@ -100,11 +118,14 @@ func (r *renderer) failed() bool { return r.results.ExitCode() != 0 }
 // Render renders bundle b (at policy field path path) into every target
 // object. It edits existing targets in place and returns created ones in
 // Rendered.Targets with Created set; the caller appends those to the
-// output.
+// output. The bundle-hash and rotated-at annotations cover every bundle
+// that writes an object, so they are written once all bundles are
+// rendered: the caller passes every bundle's Rendered to Finish.
 func Render(b *policy.TrustBundle, path string, env Env) Rendered {
 	r := &renderer{bundle: b, path: path, env: env}
 	out := Rendered{Name: b.Name, Options: r.options()}
 	current := r.readSources()
+	r.reportExpiredSources(current)
 	if r.failed() {
 		out.Results = r.results
 		return out
@@ -139,9 +160,10 @@ func (r *renderer) renderTarget(ns string, current []*x509.Certificate) (Target,
 		node = nil
 	}
 	var previous []*x509.Certificate
+	var prevField string
 	if node != nil {
 		var ok bool
-		if previous, ok = r.readTarget(node); !ok {
+		if previous, prevField, ok = r.readTarget(node); !ok {
 			return Target{}, false
 		}
 	}
@@ -165,30 +187,51 @@ func (r *renderer) renderTarget(ns string, current []*x509.Certificate) (Target,
 	}
 	sum := sha256.Sum256(pem)
 	hash := "sha256:" + hex.EncodeToString(sum[:])
-	res := Target{Key: key, Hash: hash, Outcome: outcome}
-	if node == nil {
+	res := Target{Key: key, Hash: hash, Outcome: outcome, bundle: r.bundle.Name, rotatedAt: outcome.LatestNotBefore()}
+	noState := "; there was no previous state to carry over, so peers that still use a leaf of an older CA are not covered - commit the rendered target so the next render remembers it"
+	switch {
+	case node == nil:
 		node = r.newTarget(key)
 		res.Created = true
 		r.add(kube.RefOf(node).Result(framework.Warning, "",
-			fmt.Sprintf("bundle %q: target %s was not in the input and was created; there was no previous state to carry over, so peers that still use a leaf of an older CA are not covered - commit the rendered target so the next render remembers it", r.bundle.Name, key)))
+			fmt.Sprintf("bundle %q: target %s was not in the input and was created%s", r.bundle.Name, key, noState)))
+	case len(previous) == 0:
+		where := prevField
+		if where == "" {
+			where = "data." + t.Key
+		}
+		r.add(kube.RefOf(node).Result(framework.Warning, where,
+			fmt.Sprintf("bundle %q: target %s held no certificate in %s%s", r.bundle.Name, key, where, noState)))
 	}
 	res.Node = node
-	trustChanged, changed, err := r.write(node, pem, hash, outcome.LatestNotBefore())
-	if err != nil {
-		r.errorf(kube.RefOf(node), "", "bundle %q: %v", r.bundle.Name, err)
-		return Target{}, false
-	}
-	if fc, err := r.writeFormats(node, outcome.Certificates()); err != nil {
-		r.errorf(kube.RefOf(node), "", "bundle %q: %v", r.bundle.Name, err)
-		return Target{}, false
-	} else if fc {
-		changed = true
-	}
-	res.Changed = changed || res.Created
-	res.TrustChanged = trustChanged || res.Created
 	ref := kube.RefOf(node)
-	r.add(ref.Result(framework.Info, "", fmt.Sprintf("bundle %q: %d certificate(s): %d current, %d previous; %s",
-		r.bundle.Name, len(outcome.Current)+len(outcome.Previous), len(outcome.Current), len(outcome.Previous), changeWord(res))))
+	field, valueChanged, err := kube.SetValue(node, t.Key, pem)
+	if err != nil {
+		r.errorf(ref, "", "bundle %q: %v", r.bundle.Name, err)
+		return Target{}, false
+	}
+	if strings.HasPrefix(prevField, "binaryData.") {
+		r.add(ref.Result(framework.Info, field, fmt.Sprintf("bundle %q: moved %s from binaryData to data: a PEM bundle is text, and the API server rejects a ConfigMap that holds a key in both",
+			r.bundle.Name, t.Key)))
+	}
+	formatsChanged, err := r.writeFormats(node, outcome.Certificates())
+	if err != nil {
+		r.errorf(ref, "", "bundle %q: %v", r.bundle.Name, err)
+		return Target{}, false
+	}
+	res.field = field
+	res.keys = append([]string{t.Key}, r.formatKeys()...)
+	res.dataChanged = valueChanged || formatsChanged
+	res.Changed = res.dataChanged || res.Created
+	res.TrustChanged = res.Created || !sameSet(previous, outcome.Certificates())
+	if res.dataChanged && !res.Created {
+		r.warnImmutable(node, field)
+	}
+	r.warnNoneValid(ref, field, outcome)
+	res.summaryText = fmt.Sprintf("bundle %q: %d certificate(s): %d current, %d previous; ",
+		r.bundle.Name, len(outcome.Current)+len(outcome.Previous), len(outcome.Current), len(outcome.Previous))
+	res.summary = ref.Result(framework.Info, "", res.summaryText+changeWord(res))
+	r.add(res.summary)
 	return res, true
 }
 
@@ -201,22 +244,4 @@ func changeWord(t Target) string {
 	default:
 		return "unchanged"
 	}
-}
-
-// write stores the bundle and its annotations. It reports whether the PEM
-// value changed and whether anything changed.
-func (r *renderer) write(node *yaml.RNode, pem []byte, hash string, rotatedAt time.Time) (valueChanged, changed bool, err error) {
-	_, valueChanged, err = kube.SetValue(node, r.bundle.Target.Key, pem)
-	if err != nil {
-		return false, false, err
-	}
-	c1, err := kube.SetAnnotation(node, HashAnnotation, hash)
-	if err != nil {
-		return false, false, err
-	}
-	c2, err := kube.SetAnnotation(node, RotatedAtAnnotation, rotatedAt.UTC().Format(time.RFC3339))
-	if err != nil {
-		return false, false, err
-	}
-	return valueChanged, valueChanged || c1 || c2, nil
 }

@@ -33,6 +33,7 @@ func (r *renderer) readSources() []*x509.Certificate {
 			}
 			r.skipped(r.env.PolicyRef, field+".inline", d)
 			r.warnLeaves(r.env.PolicyRef, field+".inline", "inline source "+field, d.Certificates)
+			r.from(r.env.PolicyRef, field+".inline", d.Certificates)
 			out = append(out, d.Certificates...)
 			continue
 		}
@@ -111,6 +112,7 @@ func (r *renderer) readObjectSource(s policy.Source, field string) []*x509.Certi
 		return nil
 	}
 	r.warnLeaves(obj, v.Field, fmt.Sprintf("source %s %s", obj, v.Field), d.Certificates)
+	r.from(obj, v.Field, d.Certificates)
 	return d.Certificates
 }
 

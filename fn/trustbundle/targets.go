@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/bundle"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
@@ -57,36 +58,89 @@ func (r *renderer) readsFrom(ns string) bool {
 	return false
 }
 
-// readTarget returns the certificates the existing target holds: the
-// bundle's memory of previous CAs.
-func (r *renderer) readTarget(node *yaml.RNode) ([]*x509.Certificate, bool) {
+// readTarget returns the certificates the existing target holds (the
+// bundle's memory of previous CAs) and the field they were read from ("" when
+// the target has no such key).
+func (r *renderer) readTarget(node *yaml.RNode) ([]*x509.Certificate, string, bool) {
 	ref := kube.RefOf(node)
 	if kube.IsSOPSEncrypted(node) {
 		r.errorf(ref, "sops", "bundle %q: target %s is SOPS-encrypted; a trust bundle holds only public certificates - keep it unencrypted", r.bundle.Name, ref)
-		return nil, false
+		return nil, "", false
 	}
 	v, found, err := kube.Lookup(node, r.bundle.Target.Key)
 	if err != nil {
 		r.errorf(ref, kube.FieldOf(err), "bundle %q: target %s: %v", r.bundle.Name, ref, err)
-		return nil, false
+		return nil, "", false
 	}
 	if !found || strings.TrimSpace(string(v.Bytes)) == "" {
-		return nil, true
+		return nil, v.Field, true
 	}
 	if len(v.Bytes) > MaxValueBytes {
 		r.errorf(ref, v.Field, "bundle %q: existing target %s %s is %s; fix or delete the value so the bundle can be rebuilt", r.bundle.Name, ref, v.Field, tooLarge(len(v.Bytes)))
-		return nil, false
+		return nil, "", false
 	}
 	d, err := pki.DecodePEM(v.Bytes)
 	if err != nil {
 		r.errorf(ref, v.Field, "bundle %q: existing target %s %s is not PEM certificate data (%v); fix or delete the value so the bundle can be rebuilt", r.bundle.Name, ref, v.Field, err)
-		return nil, false
+		return nil, "", false
 	}
 	if len(d.SkippedTypes) > 0 {
 		r.add(ref.Result(framework.Warning, v.Field, fmt.Sprintf("bundle %q: existing target held %d non-certificate PEM block(s) (%s); they are removed",
 			r.bundle.Name, len(d.SkippedTypes), strings.ToLower(strings.Join(d.SkippedTypes, ", ")))))
 	}
-	return d.Certificates, true
+	return d.Certificates, v.Field, true
+}
+
+// sameSet reports whether a and b hold the same certificates, ignoring
+// order and repeats: whether a target's trust is unchanged.
+func sameSet(a, b []*x509.Certificate) bool {
+	sa, sb := pki.NewSet(a...), pki.NewSet(b...)
+	if sa.Len() != sb.Len() {
+		return false
+	}
+	for _, c := range sb.List() {
+		if !sa.Has(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// warnImmutable warns when the data of an immutable target changes: the
+// API server refuses any update of an immutable Secret's or ConfigMap's
+// data, so the object has to be replaced.
+func (r *renderer) warnImmutable(node *yaml.RNode, field string) {
+	f := node.Field("immutable")
+	if f == nil || f.Value == nil || f.Value.YNode().Kind != yaml.ScalarNode || f.Value.YNode().Value != "true" {
+		return
+	}
+	ref := kube.RefOf(node)
+	r.add(ref.Result(framework.Warning, "immutable", fmt.Sprintf(
+		"bundle %q: target %s is immutable: true and its %s changed; the API server refuses to update an immutable object's data (kubectl apply fails with \"field is immutable\"), so it must be deleted and re-created (kubectl replace --force, Argo CD sync option Replace=true, Flux force: true) - or drop immutable: true from the target",
+		r.bundle.Name, ref, field)))
+}
+
+// warnNoneValid warns when no certificate of the rendered bundle is valid
+// at render time: only not-yet-valid CAs are left (a pre-distributed next
+// CA rendered alone, in Copy mode or into a new target), so every handshake
+// that relies on the bundle fails until the earliest of them becomes valid.
+func (r *renderer) warnNoneValid(ref kube.Ref, field string, o bundle.Outcome) {
+	certs := o.Certificates()
+	var earliest *x509.Certificate
+	for _, c := range certs {
+		if !r.env.Now.Before(c.NotBefore) && !pki.Expired(c, r.env.Now) {
+			return
+		}
+		if earliest == nil || c.NotBefore.Before(earliest.NotBefore) {
+			earliest = c
+		}
+	}
+	if earliest == nil {
+		return
+	}
+	r.add(ref.Result(framework.Warning, field, fmt.Sprintf(
+		"bundle %q: no certificate in the bundle is valid now: %d not yet valid, the earliest %s from %s; every TLS handshake that relies on this bundle fails until then - keep the CA that signs today's certificates in the sources until the new one is valid",
+		r.bundle.Name, len(certs), pki.Describe(earliest), earliest.NotBefore.UTC().Format(time.RFC3339))))
 }
 
 // newTarget builds an absent target object. It is placed in a file beside
@@ -136,6 +190,43 @@ func (r *renderer) fileDir() (string, bool) {
 	return "", false
 }
 
+// origin is where a current certificate was read: a source object's field,
+// or the policy's inline source.
+type origin struct {
+	ref   kube.Ref
+	field string
+}
+
+// from records where certs were read, first occurrence kept.
+func (r *renderer) from(ref kube.Ref, field string, certs []*x509.Certificate) {
+	if r.origins == nil {
+		r.origins = map[pki.Fingerprint]origin{}
+	}
+	for _, c := range certs {
+		fp := pki.FingerprintOf(c)
+		if _, ok := r.origins[fp]; !ok {
+			r.origins[fp] = origin{ref, field}
+		}
+	}
+}
+
+// reportExpiredSources warns, once per bundle, about each expired source
+// certificate, at the source object and field it was read from: bundle
+// rule 1 drops it from every target alike.
+func (r *renderer) reportExpiredSources(current []*x509.Certificate) {
+	seen := pki.NewSet()
+	for _, c := range current {
+		if !seen.Add(c) || !pki.Expired(c, r.env.Now) {
+			continue
+		}
+		o, ok := r.origins[pki.FingerprintOf(c)]
+		if !ok {
+			o = origin{ref: r.env.PolicyRef, field: r.path + ".sources"}
+		}
+		r.add(o.ref.Result(framework.Warning, o.field, fmt.Sprintf("bundle %q: source certificate %s has expired and is not trusted", r.bundle.Name, pki.Describe(c))))
+	}
+}
+
 // maxLeavesNamed caps how many dependent leaves one warning lists.
 const maxLeavesNamed = 5
 
@@ -150,7 +241,7 @@ func (r *renderer) reportDecisions(key kube.Key, o bundle.Outcome) {
 		c := pki.Describe(d.Cert)
 		switch d.Reason {
 		case bundle.DroppedExpiredCurrent:
-			r.add(ref.Result(framework.Warning, field, fmt.Sprintf("bundle %q: source certificate %s has expired and is not trusted", r.bundle.Name, c)))
+			// Reported once per bundle, at its source (reportExpiredSources).
 		case bundle.KeptProtected:
 			var where []string
 			for i, l := range d.Leaves {

@@ -1,0 +1,187 @@
+package trustbundle
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// Finish completes the render of every bundle of a policy, in place: for
+// each target object it writes the bundle-hash and rotated-at annotations
+// over every bundle that writes the object, and completes each target's
+// Changed flag and info result. It returns errors for what only the whole
+// render shows: a target object that appears more than once in items, and
+// one key of an object written by two bundles (namespace selectors that
+// overlap).
+//
+// The annotations belong to the object, not to a bundle. When one bundle
+// writes the object, bundle-hash is "sha256:" + hex of its rendered PEM
+// (Target.Hash). When several bundles write different keys of it,
+// bundle-hash is "sha256:" + hex of the lines "<key> <hash>\n", one per
+// bundle, sorted by key, and rotated-at is the latest of theirs: both are
+// the same whichever bundle rendered last, so a render that changes no key
+// leaves the object byte-identical.
+func Finish(rendered []Rendered, items []*yaml.RNode, index *kube.Index) framework.Results {
+	var results framework.Results
+	var order []*yaml.RNode
+	byNode := map[*yaml.RNode][]*Target{}
+	for i := range rendered {
+		for j := range rendered[i].Targets {
+			t := &rendered[i].Targets[j]
+			if t.Node == nil || t.summary == nil {
+				continue
+			}
+			if _, ok := byNode[t.Node]; !ok {
+				order = append(order, t.Node)
+			}
+			byNode[t.Node] = append(byNode[t.Node], t)
+		}
+	}
+	results = append(results, duplicateTargets(order, byNode, items, index)...)
+	for _, node := range order {
+		targets := byNode[node]
+		if res := sharedKeys(node, targets); res != nil {
+			results = append(results, res)
+			continue
+		}
+		if err := annotate(node, targets); err != nil {
+			results = append(results, kube.RefOf(node).Result(framework.Error, "metadata.annotations", err.Error()))
+		}
+	}
+	return results
+}
+
+// annotate writes the object's annotations and completes its targets.
+func annotate(node *yaml.RNode, targets []*Target) error {
+	hash, rotatedAt := objectHash(targets)
+	c1, err := kube.SetAnnotation(node, HashAnnotation, hash)
+	if err != nil {
+		return err
+	}
+	c2, err := kube.SetAnnotation(node, RotatedAtAnnotation, rotatedAt.UTC().Format(time.RFC3339))
+	if err != nil {
+		return err
+	}
+	anyData := false
+	for _, t := range targets {
+		anyData = anyData || t.dataChanged || t.Created
+	}
+	// A bundle whose key did not change reports "unchanged" even when
+	// another bundle's change moved the object's annotations; when no key
+	// changed, the annotations alone (adoption) are every bundle's change.
+	for _, t := range targets {
+		t.Changed = t.dataChanged || t.Created || ((c1 || c2) && !anyData)
+		t.summary.Message = t.summaryText + changeWord(*t)
+	}
+	return nil
+}
+
+// objectHash returns the bundle-hash and rotated-at of an object written by
+// targets (see Finish).
+func objectHash(targets []*Target) (string, time.Time) {
+	if len(targets) == 1 {
+		return targets[0].Hash, targets[0].rotatedAt
+	}
+	lines := make([]string, 0, len(targets))
+	var latest time.Time
+	for _, t := range targets {
+		lines = append(lines, t.keys[0]+" "+t.Hash+"\n")
+		if t.rotatedAt.After(latest) {
+			latest = t.rotatedAt
+		}
+	}
+	sort.Strings(lines)
+	sum := sha256.Sum256([]byte(strings.Join(lines, "")))
+	return "sha256:" + hex.EncodeToString(sum[:]), latest
+}
+
+// sharedKeys returns an error when two bundles write one key of node. The
+// policy rejects that for listed namespaces; namespace selectors can still
+// overlap, and the two bundles would overwrite each other on every render.
+func sharedKeys(node *yaml.RNode, targets []*Target) *framework.Result {
+	owner := map[string]*Target{}
+	for _, t := range targets {
+		for _, k := range t.keys {
+			other, dup := owner[k]
+			if !dup {
+				owner[k] = t
+				continue
+			}
+			ref := kube.RefOf(node)
+			return ref.Result(framework.Error, dataFieldOf(node, k), fmt.Sprintf(
+				"bundles %q and %q both write key %s of %s (a namespaceSelector selects a namespace the other bundle also writes): each would overwrite the other - give one of them another target name or key",
+				other.bundle, t.bundle, k, ref))
+		}
+	}
+	return nil
+}
+
+// dataFieldOf returns the field path of key in node, "data.<key>" when
+// absent.
+func dataFieldOf(node *yaml.RNode, key string) string {
+	if v, found, err := kube.Lookup(node, key); err == nil && found {
+		return v.Field
+	}
+	return "data." + key
+}
+
+// duplicateTargets returns an error for every target object that appears
+// more than once in items. kpt and `render` read a package file by file
+// and allow that; kustomize would reject it. Only the first copy is read
+// and written, the others keep the stale bundle, and which copy the
+// cluster ends up with depends on the apply order: the outage a trust
+// bundle exists to prevent. Items are scanned only when the index saw a
+// duplicate of some target's key.
+func duplicateTargets(order []*yaml.RNode, byNode map[*yaml.RNode][]*Target, items []*yaml.RNode, index *kube.Index) framework.Results {
+	if index == nil || len(index.Duplicates()) == 0 {
+		return nil
+	}
+	dup := map[kube.Key]bool{}
+	for _, k := range index.Duplicates() {
+		dup[k] = true
+	}
+	wanted := map[kube.Key]bool{}
+	for _, node := range order {
+		if k := kube.KeyOf(node); dup[k] {
+			wanted[k] = true
+		}
+	}
+	if len(wanted) == 0 {
+		return nil
+	}
+	copies := map[kube.Key][]string{}
+	for i, item := range items {
+		if item.GetApiVersion() != "v1" || kube.IsLocalConfig(item) {
+			continue
+		}
+		k := kube.KeyOf(item)
+		if !wanted[k] {
+			continue
+		}
+		where := fmt.Sprintf("items[%d]", i)
+		if p, idx := kube.FileOf(item); p != "" {
+			where = fmt.Sprintf("%s (index %d)", p, idx)
+		}
+		copies[k] = append(copies[k], where)
+	}
+	var out framework.Results
+	for _, node := range order {
+		k := kube.KeyOf(node)
+		if len(copies[k]) < 2 {
+			continue
+		}
+		for _, t := range byNode[node] {
+			out = append(out, kube.RefOf(node).Result(framework.Error, t.field, fmt.Sprintf(
+				"bundle %q: target %s appears %d times in the input: %s; only one copy could be updated, the other would keep a stale bundle, and which one the cluster gets depends on the apply order - keep one copy of the object",
+				t.bundle, k, len(copies[k]), strings.Join(copies[k], ", "))))
+		}
+	}
+	return out
+}
