@@ -268,3 +268,44 @@ func TestFastPathTakesItsOwnOutput(t *testing.T) {
 	require.Contains(t, string(first), "\nresults:\n- ")
 	requireEquivalent(t, first, true)
 }
+
+// TestUnparsedItemsSurviveWhenNothingIsParsed: when every item is one the
+// function does not need (none is parsed, so the function returns no
+// items), the items still pass through; on a failed run none do.
+func TestUnparsedItemsSurviveWhenNothingIsParsed(t *testing.T) {
+	const widgets = `apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- apiVersion: example.com/v1
+  kind: Widget
+  metadata:
+    name: a
+- apiVersion: example.com/v1
+  kind: Gadget
+  metadata: {name: b}
+functionConfig:
+  apiVersion: rotate-certs.dev/v1alpha1
+  kind: RotationPolicy
+  metadata:
+    name: p
+  spec:
+`
+	tests := map[string]struct {
+		spec      string
+		wantItems int
+	}{
+		"valid policy keeps every item":  {spec: "    clusterAPI:\n      certificatesExpiryDays: 21\n", wantItems: 2},
+		"invalid policy outputs no item": {spec: "    clusterAPI:\n      certificatesExpiryDays: 3\n", wantItems: 0},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			input := []byte(widgets + tc.spec)
+			requireEquivalent(t, input, true)
+			got, _, _ := viaFastPath(t, input)
+			rw := &kio.ByteReadWriter{Reader: bytes.NewReader(got)}
+			items, err := rw.Read()
+			require.NoError(t, err)
+			require.Len(t, items, tc.wantItems)
+		})
+	}
+}

@@ -77,6 +77,11 @@ func Run(input []byte, w io.Writer, needs Needs, fn Func) (handled bool, fnErr e
 	if err := kio.ReconcileInternalAnnotations(reconcileSet(out, annotated, items), annos); err != nil {
 		return true, err
 	}
+	if fnErr != nil {
+		// All or nothing: a failed run outputs no items, not even the ones
+		// it never parsed.
+		lt.items, parsed, out = nil, nil, nil
+	}
 	if err := write(w, lt, parsed, out, fnConfig, results); err != nil {
 		return true, errors.Join(fnErr, err)
 	}
@@ -150,7 +155,10 @@ func parseFunctionConfig(text []byte) (*yaml.RNode, error) {
 func write(w io.Writer, lt *listText, parsed []*parsedItem, out []*yaml.RNode, fnConfig *yaml.RNode, results framework.Results) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	fmt.Fprintf(bw, "apiVersion: %s\nkind: %s\n", lt.apiVersion, lt.kind)
-	if len(out) == 0 {
+	// Items the function never parsed are part of the output too: the list
+	// is empty only when the function returned nothing and no item passed
+	// through unparsed.
+	if len(out) == 0 && !hasUnparsed(parsed) {
 		bw.WriteString("items: []\n")
 	} else {
 		bw.WriteString("items:\n")
@@ -207,6 +215,17 @@ func write(w io.Writer, lt *listText, parsed []*parsedItem, out []*yaml.RNode, f
 		}
 	}
 	return bw.Flush()
+}
+
+// hasUnparsed reports whether any item was passed through without being
+// parsed (a nil entry in parsed).
+func hasUnparsed(parsed []*parsedItem) bool {
+	for _, p := range parsed {
+		if p == nil {
+			return true
+		}
+	}
+	return false
 }
 
 func encode(w io.Writer, doc *yaml.Node) error {
