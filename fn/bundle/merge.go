@@ -60,7 +60,8 @@ const (
 type Decision struct {
 	Cert   *x509.Certificate
 	Reason Reason
-	// Leaves are the leaves that made a protected CA stay.
+	// Leaves are the leaves that made a protected CA stay. The slice may
+	// be shared with other outcomes of the same LeafIndex: read only.
 	Leaves []Leaf
 }
 
@@ -119,8 +120,9 @@ func (o Outcome) LatestNotBefore() time.Time {
 
 // Merge computes the bundle. current is every certificate read from the
 // sources in source order; previous is the existing target's content in its
-// order. It fails when no current certificate is left.
-func Merge(current, previous []*x509.Certificate, leaves []Leaf, opts Options, now time.Time) (Outcome, error) {
+// order; leaves are the leaves of the input, indexed once per run (nil
+// for none). It fails when no current certificate is left.
+func Merge(current, previous []*x509.Certificate, leaves *LeafIndex, opts Options, now time.Time) (Outcome, error) {
 	var out Outcome
 
 	// Rule 1: current = source certificates in order, first occurrence
@@ -172,12 +174,6 @@ func Merge(current, previous []*x509.Certificate, leaves []Leaf, opts Options, n
 	if verify == nil {
 		verify = Verifies
 	}
-	byIssuer := map[string][]Leaf{}
-	if opts.ProtectIssuers {
-		for _, l := range leaves {
-			byIssuer[string(l.Cert.RawIssuer)] = append(byIssuer[string(l.Cert.RawIssuer)], l)
-		}
-	}
 	kept := 0
 	for _, c := range prev {
 		var reason Reason
@@ -195,7 +191,7 @@ func Merge(current, previous []*x509.Certificate, leaves []Leaf, opts Options, n
 			continue
 		}
 		if opts.ProtectIssuers {
-			if deps := dependents(c, out.Current, byIssuer, now, verify); len(deps) > 0 {
+			if deps := leaves.dependents(c, out.Current, now, verify); len(deps) > 0 {
 				out.Previous = append(out.Previous, c)
 				out.Decisions = append(out.Decisions, Decision{Cert: c, Reason: KeptProtected, Leaves: deps})
 				continue
@@ -204,31 +200,6 @@ func Merge(current, previous []*x509.Certificate, leaves []Leaf, opts Options, n
 		out.Decisions = append(out.Decisions, Decision{Cert: c, Reason: reason})
 	}
 	return out, nil
-}
-
-// dependents returns the valid leaves that chain to ca but to none of the
-// current CAs: the leaves that would stop verifying if ca left the bundle.
-// A leaf that a current CA also verifies (a CA renewed with the same key)
-// does not hold ca back. Leaves are looked up by issuer name, so only the
-// candidates' signatures are checked.
-func dependents(ca *x509.Certificate, current []*x509.Certificate, byIssuer map[string][]Leaf, now time.Time, verify func(ca, cert *x509.Certificate) bool) []Leaf {
-	var out []Leaf
-	for _, l := range byIssuer[string(ca.RawSubject)] {
-		if pki.Expired(l.Cert, now) || !verify(ca, l.Cert) {
-			continue
-		}
-		trustedByCurrent := false
-		for _, c := range current {
-			if verify(c, l.Cert) {
-				trustedByCurrent = true
-				break
-			}
-		}
-		if !trustedByCurrent {
-			out = append(out, l)
-		}
-	}
-	return out
 }
 
 // Verifies reports whether ca directly signed cert (signature and the CA's
@@ -242,15 +213,19 @@ func Verifies(ca, cert *x509.Certificate) bool {
 
 // NewVerifier returns a Verifies that remembers its answers, for one run:
 // the bundles of a policy often share previous CAs and leaves, and a
-// signature check costs far more than a map lookup.
+// signature check costs far more than a map lookup. Answers are keyed by
+// the certificate pointers, not by hashes of the certificates: a run
+// parses each distinct certificate once (pki.Cache), so the same
+// certificate is the same pointer, and an equal certificate parsed twice
+// only costs a second check.
 func NewVerifier() func(ca, cert *x509.Certificate) bool {
-	type pair struct{ ca, cert pki.Fingerprint }
+	type pair struct{ ca, cert *x509.Certificate }
 	seen := map[pair]bool{}
 	return func(ca, cert *x509.Certificate) bool {
 		if string(ca.RawSubject) != string(cert.RawIssuer) {
 			return false
 		}
-		k := pair{pki.FingerprintOf(ca), pki.FingerprintOf(cert)}
+		k := pair{ca, cert}
 		ok, found := seen[k]
 		if !found {
 			ok = Verifies(ca, cert)

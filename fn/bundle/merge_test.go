@@ -81,7 +81,7 @@ func TestMergeRules(t *testing.T) {
 			for _, l := range tt.leaves {
 				leaves = append(leaves, Leaf{Cert: l.Cert, Where: "Secret ns/" + l.Cert.Subject.CommonName})
 			}
-			out, err := Merge(tt.current, tt.previous, leaves, tt.opts, tt.now)
+			out, err := Merge(tt.current, tt.previous, NewLeafIndex(leaves), tt.opts, tt.now)
 			require.NoError(t, err)
 			// want lists the kept current certificates in source order,
 			// then the kept previous ones in their existing order; the
@@ -106,7 +106,7 @@ func TestMergeErrors(t *testing.T) {
 }
 
 func TestProtectedWarningNamesTheLeaf(t *testing.T) {
-	out, err := Merge(certs(ca3), certs(ca2, ca1), []Leaf{{Cert: leaf1.Cert, Where: "Secret billing/client data.tls.crt"}}, defaults, day(140))
+	out, err := Merge(certs(ca3), certs(ca2, ca1), NewLeafIndex([]Leaf{{Cert: leaf1.Cert, Where: "Secret billing/client data.tls.crt"}}), defaults, day(140))
 	require.NoError(t, err)
 	require.Len(t, out.Decisions, 1)
 	require.Equal(t, KeptProtected, out.Decisions[0].Reason)
@@ -134,7 +134,7 @@ func TestRotationKeepsOldLeavesVerifying(t *testing.T) {
 		require.NoError(t, verifyAgainst(leaf.Cert, out.Certificates(), day(95)), "leaf %s", leaf.Cert.Subject.CommonName)
 	}
 	// CA2 -> CA3 with maxPrevious 1 and no leaf of CA1 left: CA1 is gone.
-	out, err = Merge(certs(ca3), out.Certificates(), []Leaf{{Cert: leaf2.Cert}}, defaults, day(185))
+	out, err = Merge(certs(ca3), out.Certificates(), NewLeafIndex([]Leaf{{Cert: leaf2.Cert}}), defaults, day(185))
 	require.NoError(t, err)
 	require.Equal(t, []string{"ca3", "ca2"}, names(out.Certificates()))
 	require.NoError(t, verifyAgainst(leaf2.Cert, out.Certificates(), day(150)))
@@ -200,12 +200,21 @@ func BenchmarkMerge(b *testing.B) {
 		leaves = append(leaves, Leaf{Cert: testpki.NewLeaf(fmt.Sprintf("leaf-%d", i), issuer, t0, testpki.Days(90)).Cert})
 	}
 	// cold: every signature checked; memoized: a later bundle of the same
-	// run over the same CAs and leaves.
-	for name, verify := range map[string]func(ca, cert *x509.Certificate) bool{"cold": nil, "memoized": NewVerifier()} {
-		b.Run(name, func(b *testing.B) {
-			opts := Options{MaxPrevious: 1, ProtectIssuers: true, Verify: verify}
+	// run over the same CAs and leaves; fan-out: another target of a
+	// bundle, whose answers the run's LeafIndex already holds.
+	for _, tc := range []struct {
+		name   string
+		verify func(ca, cert *x509.Certificate) bool
+		shared *LeafIndex
+	}{{"cold", nil, nil}, {"memoized", NewVerifier(), nil}, {"fan-out", NewVerifier(), NewLeafIndex(leaves)}} {
+		b.Run(tc.name, func(b *testing.B) {
+			opts := Options{MaxPrevious: 1, ProtectIssuers: true, Verify: tc.verify}
 			for b.Loop() {
-				if _, err := Merge(current, previous, leaves, opts, day(30)); err != nil {
+				index := tc.shared
+				if index == nil {
+					index = NewLeafIndex(leaves)
+				}
+				if _, err := Merge(current, previous, index, opts, day(30)); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -39,8 +39,9 @@ type Reissue struct {
 
 // Reissues lists the leaves of the input that depend on a previous CA of
 // the outcome, one entry per leaf and issuer, in previous-CA order then
-// leaf order. opts and now must be those the outcome was merged with.
-func (o Outcome) Reissues(leaves []Leaf, opts Options, now time.Time) []Reissue {
+// leaf order. leaves, opts and now must be those the outcome was merged
+// with.
+func (o Outcome) Reissues(leaves *LeafIndex, opts Options, now time.Time) []Reissue {
 	if opts.Copy {
 		return nil
 	}
@@ -76,22 +77,18 @@ func (o Outcome) Reissues(leaves []Leaf, opts Options, now time.Time) []Reissue 
 	if verify == nil {
 		verify = Verifies
 	}
-	byIssuer := map[string][]Leaf{}
-	for _, l := range leaves {
-		byIssuer[string(l.Cert.RawIssuer)] = append(byIssuer[string(l.Cert.RawIssuer)], l)
-	}
 	var out []Reissue
 	for _, ca := range o.Previous {
 		state, at := IssuerPending, policyDate(ca)
 		if protected.Has(ca) {
 			state, at = IssuerProtected, overdueDate()
 		}
-		for _, l := range dependents(ca, o.Current, byIssuer, now, verify) {
+		for _, l := range leaves.dependents(ca, o.Current, now, verify) {
 			out = append(out, Reissue{Leaf: l, Issuer: ca, LeavesAt: at, State: state})
 		}
 	}
 	for _, ca := range droppedCAs {
-		for _, l := range dependents(ca, o.Current, byIssuer, now, verify) {
+		for _, l := range leaves.dependents(ca, o.Current, now, verify) {
 			out = append(out, Reissue{Leaf: l, Issuer: ca, LeavesAt: overdueDate(), State: IssuerDropped})
 		}
 	}

@@ -19,7 +19,7 @@ func TestReissues(t *testing.T) {
 	// A CA renewed with the same key and subject verifies the old one's
 	// leaves: such a leaf needs no re-issue.
 	renewed := testpki.NewCA("ca-2025", testpki.Date(2026, 11, 1), testpki.Days(730))
-	leaves := []bundle.Leaf{leafOld, leafNew, expired}
+	leaves := bundle.NewLeafIndex([]bundle.Leaf{leafOld, leafNew, expired})
 	day := 24 * time.Hour
 
 	for _, tc := range []struct {

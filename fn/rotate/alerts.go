@@ -5,7 +5,6 @@ import (
 	"path"
 
 	"github.com/rotate-certs/rotate-certs/fn/alerts"
-	"github.com/rotate-certs/rotate-certs/fn/bundle"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 )
@@ -19,25 +18,29 @@ func (r *run) alerts() {
 		return
 	}
 	var certs []alerts.Certificate
-	leaves := r.scan().Leaves()
+	leaves, verify := r.leafIndex(), r.verifier()
 	for _, b := range r.policy.Spec.TrustBundles {
 		rb, ok := r.bundles[b.Name]
 		if !ok {
 			continue
 		}
+		// Targets that render the same bytes hold the same CAs, which
+		// signed the same leaves: their leaf entries would repeat the
+		// first target's (alerts.Groups merges repeats), so they are
+		// listed once per distinct bundle content, not once per target.
+		listed := map[string]bool{}
 		for _, t := range rb.Targets {
 			where := t.Key.String() + " data." + b.Target.Key
 			cas := t.Outcome.Certificates()
 			for _, c := range cas {
 				certs = append(certs, alerts.Certificate{Cert: c, Bundle: b.Name, Role: alerts.RoleCA, Where: []string{where}})
 			}
-			for _, l := range leaves {
-				for _, ca := range cas {
-					if bundle.Verifies(ca, l.Cert) {
-						certs = append(certs, alerts.Certificate{Cert: l.Cert, Bundle: b.Name, Role: alerts.RoleLeaf, Where: []string{l.Where()}})
-						break
-					}
-				}
+			if listed[t.Hash] {
+				continue
+			}
+			listed[t.Hash] = true
+			for _, l := range leaves.SignedByAny(cas, verify) {
+				certs = append(certs, alerts.Certificate{Cert: l.Cert, Bundle: b.Name, Role: alerts.RoleLeaf, Where: []string{l.Where}})
 			}
 		}
 	}

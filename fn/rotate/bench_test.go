@@ -81,3 +81,25 @@ func TestNeeds(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkFanOut renders one bundle fanned out to n namespaces over an
+// input of n leaves that a protected previous CA signed (fanOutInput):
+// the protection check, the re-issue list and, with alerts, the alert
+// rule all look at the leaves of every target.
+func BenchmarkFanOut(b *testing.B) {
+	for _, tc := range []struct {
+		n      int
+		alerts bool
+	}{{1000, false}, {200, true}, {1000, true}} {
+		input := fanOutInput(tc.n, tc.n, tc.alerts)
+		b.Run(fmt.Sprintf("namespaces=leaves=%d/alerts=%v", tc.n, tc.alerts), func(b *testing.B) {
+			b.SetBytes(int64(len(input)))
+			for b.Loop() {
+				rw := &kio.ByteReadWriter{Reader: bytes.NewReader(input), Writer: io.Discard, KeepReaderAnnotations: true}
+				if err := framework.Execute(rotate.Processor{Now: time.Now}, rw); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

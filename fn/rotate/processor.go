@@ -6,12 +6,14 @@
 package rotate
 
 import (
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/bundle"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/report"
@@ -27,6 +29,10 @@ type Processor struct {
 	// results when the exit code is 0, but passes stderr through). Nil
 	// means no summary.
 	Stderr io.Writer
+
+	// newVerifier makes the run's signature check; nil means
+	// bundle.NewVerifier. Tests count the checks through it.
+	newVerifier func() func(ca, cert *x509.Certificate) bool
 }
 
 // run is the state of one invocation, shared by the steps.
@@ -40,6 +46,10 @@ type run struct {
 	results   framework.Results
 	// bundles maps a bundle's name to what it rendered, for later steps.
 	bundles map[string]renderedBundle
+	// leaves indexes the input's leaves once for every step (leafIndex).
+	leaves *bundle.LeafIndex
+	// verify is the run's memoized signature check (verifier).
+	verify func(ca, cert *x509.Certificate) bool
 }
 
 // step is one concern of the function. Steps add results and may add items;
@@ -94,6 +104,9 @@ func (p Processor) Run(fnConfig *yaml.RNode, items []*yaml.RNode) ([]*yaml.RNode
 	r.items = items
 	r.index = kube.NewIndex(items)
 	r.bundles = map[string]renderedBundle{}
+	if p.newVerifier != nil {
+		r.verify = p.newVerifier()
+	}
 	for _, s := range steps {
 		s(r)
 	}

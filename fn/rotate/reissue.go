@@ -1,7 +1,9 @@
 package rotate
 
 import (
+	"crypto/x509"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/bundle"
@@ -23,13 +25,17 @@ func (r *run) reissueReport() {
 // per bundle, leaf location and issuer (targets fanned out to several
 // namespaces agree or, if their previous CAs differ, the earliest date
 // wins).
+//
+// Targets of a bundle whose outcomes are alike (see outcomeKey) have the
+// same re-issue list, so only the first of them is expanded: a bundle
+// fanned out to many namespaces costs its targets plus its leaves, not
+// their product.
 func (r *run) reissues() []report.Reissue {
 	founds := map[string]report.Found{}
-	var leaves []bundle.Leaf
 	for _, f := range r.scan().Leaves() {
-		leaves = append(leaves, bundle.Leaf{Cert: f.Cert, Where: f.Where()})
 		founds[f.Where()+"\x00"+pki.FingerprintOf(f.Cert).String()] = f
 	}
+	leaves := r.leafIndex()
 	var out []report.Reissue
 	seen := map[string]int{}
 	for _, b := range r.policy.Spec.TrustBundles {
@@ -37,7 +43,11 @@ func (r *run) reissues() []report.Reissue {
 		if !ok {
 			continue
 		}
+		alike := outcomeKeys{}
 		for _, t := range rb.Targets {
+			if !alike.add(t.Outcome) {
+				continue
+			}
 			for _, x := range t.Outcome.Reissues(leaves, rb.Options, r.now) {
 				leafFP, issuerFP := pki.FingerprintOf(x.Leaf.Cert).String(), pki.FingerprintOf(x.Issuer).String()
 				f, ok := founds[x.Leaf.Where+"\x00"+leafFP]
@@ -63,6 +73,52 @@ func (r *run) reissues() []report.Reissue {
 	}
 	report.SortReissues(out)
 	return out
+}
+
+// outcomeKeys remembers the outcomes of one bundle's targets by what
+// Outcome.Reissues reads of them: the current and previous CAs in order
+// and every decision. The options and the time are the bundle's, the same
+// for all its targets, so two outcomes with one key list the same
+// re-issues, and a later one adds nothing to the report (same entries,
+// same dates). Certificates are told apart by pointer: an equal one
+// parsed twice only makes the key differ, which costs a repeat, not a
+// wrong answer.
+type outcomeKeys struct {
+	ids  map[*x509.Certificate]int
+	seen map[string]bool
+}
+
+// add reports whether o is the first outcome of its key.
+func (k *outcomeKeys) add(o bundle.Outcome) bool {
+	if k.ids == nil {
+		k.ids, k.seen = map[*x509.Certificate]int{}, map[string]bool{}
+	}
+	var b strings.Builder
+	id := func(c *x509.Certificate) {
+		n, ok := k.ids[c]
+		if !ok {
+			n = len(k.ids)
+			k.ids[c] = n
+		}
+		fmt.Fprintf(&b, "%d,", n)
+	}
+	for _, c := range o.Current {
+		id(c)
+	}
+	b.WriteString("|")
+	for _, c := range o.Previous {
+		id(c)
+	}
+	for _, d := range o.Decisions {
+		b.WriteString("|" + string(d.Reason) + ":")
+		id(d.Cert)
+	}
+	key := b.String()
+	if k.seen[key] {
+		return false
+	}
+	k.seen[key] = true
+	return true
 }
 
 // Reissues runs the trust-bundle rules of the policy fnConfig over a copy

@@ -1,9 +1,11 @@
 package rotate
 
 import (
+	"crypto/x509"
 	"fmt"
 
 	"github.com/rotate-certs/rotate-certs/fn/bundle"
+	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/rotate-certs/rotate-certs/fn/report"
 	"github.com/rotate-certs/rotate-certs/fn/trustbundle"
 )
@@ -22,13 +24,31 @@ func (r *run) scan() *report.Inventory {
 	return r.inventory
 }
 
+// leafIndex indexes the leaves of the inventory once per run: the merge
+// of every target, the re-issue list and the alerts all ask it which
+// leaves a CA signed.
+func (r *run) leafIndex() *bundle.LeafIndex {
+	if r.leaves == nil {
+		var leaves []bundle.Leaf
+		for _, f := range r.scan().Leaves() {
+			leaves = append(leaves, bundle.Leaf{Cert: f.Cert, Where: f.Where()})
+		}
+		r.leaves = bundle.NewLeafIndex(leaves)
+	}
+	return r.leaves
+}
+
+// verifier returns the run's memoized signature check.
+func (r *run) verifier() func(ca, cert *x509.Certificate) bool {
+	if r.verify == nil {
+		r.verify = bundle.NewVerifier()
+	}
+	return r.verify
+}
+
 // trustBundles renders every bundle of the policy (SPEC section 4).
 func (r *run) trustBundles() {
-	var leaves []bundle.Leaf
-	for _, f := range r.scan().Leaves() {
-		leaves = append(leaves, bundle.Leaf{Cert: f.Cert, Where: f.Where()})
-	}
-	env := trustbundle.Env{Index: r.index, Now: r.now, Leaves: leaves, PolicyRef: r.policyRef, Verify: bundle.NewVerifier()}
+	env := trustbundle.Env{Index: r.index, Now: r.now, Leaves: r.leafIndex(), PolicyRef: r.policyRef, Verify: r.verifier(), Certs: pki.NewCache()}
 	var all []trustbundle.Rendered
 	for i := range r.policy.Spec.TrustBundles {
 		b := &r.policy.Spec.TrustBundles[i]

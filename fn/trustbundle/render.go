@@ -41,13 +41,19 @@ type Env struct {
 	Index *kube.Index
 	// Now is the render time.
 	Now time.Time
-	// Leaves are the end-entity certificates in the input.
-	Leaves []bundle.Leaf
+	// Leaves are the end-entity certificates in the input, indexed once
+	// per run (bundle.NewLeafIndex) and shared by every bundle and target.
+	Leaves *bundle.LeafIndex
 	// PolicyRef is the policy, for results about its fields.
 	PolicyRef kube.Ref
 	// Verify memoizes signature checks across bundles (see
 	// bundle.NewVerifier); nil checks every time.
 	Verify func(ca, cert *x509.Certificate) bool
+	// Certs parses the certificates of sources and existing targets, so
+	// that a CA held by many targets is one *x509.Certificate and the
+	// answers Verify and Leaves remember per certificate are found again;
+	// nil parses every value anew.
+	Certs *pki.Cache
 }
 
 // Target is one rendered target object.
@@ -105,6 +111,14 @@ type renderer struct {
 	results framework.Results
 	// origins maps each current certificate to where it was read.
 	origins map[pki.Fingerprint]origin
+}
+
+// decodePEM is pki.DecodePEM through the run's certificate cache, if any.
+func (r *renderer) decodePEM(data []byte) (pki.Decoded, error) {
+	if r.env.Certs == nil {
+		return pki.DecodePEM(data)
+	}
+	return r.env.Certs.DecodePEM(data)
 }
 
 func (r *renderer) add(res *framework.Result) { r.results = append(r.results, res) }

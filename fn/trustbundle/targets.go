@@ -79,7 +79,7 @@ func (r *renderer) readTarget(node *yaml.RNode) ([]*x509.Certificate, string, bo
 		r.errorf(ref, v.Field, "bundle %q: existing target %s %s is %s; fix or delete the value so the bundle can be rebuilt", r.bundle.Name, ref, v.Field, tooLarge(len(v.Bytes)))
 		return nil, "", false
 	}
-	d, err := pki.DecodePEM(v.Bytes)
+	d, err := r.decodePEM(v.Bytes)
 	if err != nil {
 		r.errorf(ref, v.Field, "bundle %q: existing target %s %s is not PEM certificate data (%v); fix or delete the value so the bundle can be rebuilt", r.bundle.Name, ref, v.Field, err)
 		return nil, "", false
