@@ -9,8 +9,9 @@
 // needs are parsed one by one, everything else is copied through byte for
 // byte, and only items whose node tree changed are encoded again. Output is
 // streamed. Any input that is not in the canonical layout (flow style,
-// several documents, CRLF, anchors that could span items) is handed to the
-// plain kyaml path instead, so the fast path never has to guess.
+// several documents, CRLF, anchors that could span items, quoted scalars or
+// flow collections that continue over lines) is handed to the plain kyaml
+// path instead, so the fast path never has to guess.
 package krmio
 
 import (
@@ -51,6 +52,7 @@ func split(data []byte) (*listText, error) {
 	var cur *chunk
 	var pendingComments []byte
 	var fc bytes.Buffer
+	scanner := newOpenScanner()
 	flush := func() {
 		if cur != nil {
 			out.items = append(out.items, *cur)
@@ -63,6 +65,9 @@ func split(data []byte) (*listText, error) {
 			line, data = data[:i+1], data[i+1:]
 		} else {
 			line, data = append(data, '\n'), nil
+		}
+		if scanner.leavesOpen(line[:len(line)-1]) {
+			return nil, ErrNotCanonical // a value that continues on lines the splitter cannot read alone
 		}
 		switch {
 		case isBlank(line):
@@ -154,9 +159,12 @@ func split(data []byte) (*listText, error) {
 func isBlank(line []byte) bool { return len(bytes.TrimSpace(line)) == 0 }
 
 // typeOf finds the item's apiVersion and kind from its top-level lines
-// ("- key: v" or "  key: v") without parsing. It returns empty strings when
-// they are not written plainly; such items are parsed.
+// ("- key: v" or "  key: v") without parsing. The first line of each
+// counts, as for kyaml's field lookup. It returns an empty string, and the
+// item is parsed, for a value that is not a plain word (quoted, or with a
+// comment after it).
 func typeOf(raw []byte) (apiVersion, kind string) {
+	var versions, kinds int
 	for len(raw) > 0 {
 		var line []byte
 		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
@@ -175,18 +183,33 @@ func typeOf(raw []byte) (apiVersion, kind string) {
 		if !ok {
 			continue
 		}
-		v := strings.Trim(strings.TrimSpace(string(value)), `"'`)
-		switch string(key) {
-		case "apiVersion":
-			apiVersion = v
-		case "kind":
-			kind = v
+		switch {
+		case versions == 0 && string(key) == "apiVersion":
+			versions++
+			apiVersion = plainWord(value)
+		case kinds == 0 && string(key) == "kind":
+			kinds++
+			kind = plainWord(value)
 		}
-		if apiVersion != "" && kind != "" {
+		if versions > 0 && kinds > 0 {
 			return apiVersion, kind
 		}
 	}
 	return apiVersion, kind
+}
+
+// plainWord returns v without surrounding spaces when it is one word of
+// the characters an apiVersion or kind is made of, and "" otherwise.
+func plainWord(v []byte) string {
+	v = bytes.TrimSpace(v)
+	for _, c := range v {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '.', c == '/', c == '-', c == '_':
+		default:
+			return ""
+		}
+	}
+	return string(v)
 }
 
 // mayAlias reports whether raw could hold a YAML anchor or alias, which
