@@ -6,11 +6,13 @@ import (
 )
 
 // MaxInputBytes is the largest ResourceList function mode reads from stdin:
-// 512 MiB. A package of 100,000 resources is about 50 MB, and its rendered
-// output fed back in (results included) about 85 MB; the cap leaves room for
-// five times that while bounding the memory a hostile or runaway input can
-// take (the function needs about fifteen times the input size at most).
-const MaxInputBytes = 512 << 20
+// 128 MiB. A package of 100,000 resources is about 50 MB, and its rendered
+// output fed back in (results included) about 85 MB; the cap leaves half as
+// much again. It bounds the memory a hostile or runaway input can take: the
+// fast path needs at most about fifteen times its input, but a list that is
+// not in kyaml's canonical layout goes through kyaml's reader, which needs
+// about a hundred times its input (see the README, Hostile input).
+const MaxInputBytes = 128 << 20
 
 // ErrInputTooLarge is returned by a LimitReader once its limit is passed.
 type ErrInputTooLarge struct {
