@@ -71,6 +71,10 @@ func runFunction(stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	p := rotate.Processor{Now: time.Now, Stderr: stderr}
 	handled, err := krmio.Run(input, stdout, rotate.Needs, p.Run)
+	if !handled && len(input) > rotate.MaxKyamlInputBytes {
+		fmt.Fprintln(stderr, rotate.ErrNotCanonicalTooLarge{Size: len(input)})
+		return exitCode(1)
+	}
 	if !handled {
 		rw := &kio.ByteReadWriter{Reader: bytes.NewReader(input), Writer: stdout, KeepReaderAnnotations: true}
 		err = framework.Execute(p, rw)

@@ -14,6 +14,29 @@ import (
 // about a hundred times its input (see the README, Hostile input).
 const MaxInputBytes = 128 << 20
 
+// MaxKyamlInputBytes is the largest ResourceList function mode hands to
+// kyaml's reader, which it does for a list that is not in the canonical
+// layout kustomize and kpt write (see package krmio): 32 MiB. kyaml needs
+// about 150 times its input in memory (7.7 GB for a 52 MB list of 100,000
+// resources with CRLF line ends, measured 2026-11-23), so the cap keeps
+// that path under about 5 GB.
+const MaxKyamlInputBytes = 32 << 20
+
+// ErrNotCanonicalTooLarge says why a large list was refused: it would have
+// to go through kyaml's reader, and what to do instead.
+type ErrNotCanonicalTooLarge struct {
+	// Size is the input's size in bytes.
+	Size int
+}
+
+// Error says what was refused and how to get the list read.
+func (e ErrNotCanonicalTooLarge) Error() string {
+	return fmt.Sprintf("the ResourceList is %d bytes and not in the block layout kustomize and kpt write "+
+		"(one document, LF line ends, items at column 0 as \"- \"), so only kyaml's reader could read it, "+
+		"and rotate-certs gives that reader at most %d bytes (it needs about 150 times its input in memory); "+
+		"run the function under kustomize or kpt, or re-write the list with kpt fn source", e.Size, MaxKyamlInputBytes)
+}
+
 // ErrInputTooLarge is returned by a LimitReader once its limit is passed.
 type ErrInputTooLarge struct {
 	// Limit is the number of bytes allowed.
