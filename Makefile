@@ -20,8 +20,9 @@ all: build
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/rotate-certs ./cmd/rotate-certs
 
-## tools: install the pinned kustomize into bin/ (all that build, demo and the kustomize tests need)
-tools: $(KUSTOMIZE)
+## tools: install the pinned kustomize into bin/, and the Debian programs some tests drive
+## (rsvg-convert, promtool, nginx) when absent; demo needs only kustomize
+tools: $(KUSTOMIZE) test-tools
 
 ## test-tools: best effort, the optional programs some tests drive (each such test skips
 ## with a message without its program): rsvg-convert, promtool, nginx; kpt is not installed
@@ -43,12 +44,12 @@ $(KUSTOMIZE):
 	GOBIN=$(BIN) $(GO) install sigs.k8s.io/kustomize/kustomize/v5@$(KUSTOMIZE_VERSION)
 
 ## test: every test - unit, golden, semantic, TLS, and end to end with kustomize and kpt
-test: build tools test-tools lint
+test: build tools lint
 	$(GO) test -count=1 ./...
 	cd test/crdschema && $(GO) test -count=1 ./...
 
 ## demo: rotate a CA on the envoy-gateway example and show what changed
-demo: build tools
+demo: build $(KUSTOMIZE)
 	@./examples/demo.sh
 
 ## bench: rotate-certs vs a no-op kyaml function at 1k, 10k and 100k resources, then the micro-benchmarks
