@@ -119,8 +119,9 @@ func TestClosedScalarsStayOnTheFastPath(t *testing.T) {
 }
 
 // TestTypeWrittenUnusuallyIsParsed: an item whose apiVersion or kind is
-// not a plain word on its line (a comment after it, quotes) is parsed and judged by its parsed type, not by its text: a
-// function that needs Secrets sees every Secret however it is written.
+// not a plain word on its line (a comment after it, quotes) is parsed and
+// judged by its parsed type, not by its text: a function that needs
+// Secrets sees every Secret however it is written.
 func TestTypeWrittenUnusuallyIsParsed(t *testing.T) {
 	tests := map[string]string{
 		"plain":                 "- apiVersion: v1\n  kind: Secret\n",
