@@ -149,3 +149,47 @@ func TestTypeWrittenUnusuallyIsParsed(t *testing.T) {
 		})
 	}
 }
+
+// TestUnreadableTextGoesToKyaml: bytes YAML's reader refuses (control
+// characters, DEL, C1 controls, invalid UTF-8) in an item the function
+// does not need would otherwise be copied through unread; the list goes to
+// kyaml, which refuses it with the offending byte named. So do the line
+// breaks YAML knows besides LF (NEL, LS, PS), which would split a line
+// where the fast path does not. Other non-ASCII text stays on the fast
+// path.
+func TestUnreadableTextGoesToKyaml(t *testing.T) {
+	tests := map[string]struct {
+		value    string
+		wantFast bool
+		readable bool // kyaml reads it
+	}{
+		"ascii":           {value: "plain", wantFast: true, readable: true},
+		"accents, emoji":  {value: "café ✓ 🔐", wantFast: true, readable: true},
+		"NEL":             {value: "a\u0085b"},
+		"line separator":  {value: "a: \u2028b", readable: true},
+		"NUL":             {value: "a\x00b"},
+		"bell":            {value: "a\x07b"},
+		"DEL":             {value: "a\x7fb"},
+		"C1 control":      {value: "a\u0090b"},
+		"invalid UTF-8":   {value: "a\xffb"},
+		"truncated UTF-8": {value: "a\xe2\x9cb"},
+		"U+FFFE":          {value: "a\ufffeb"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			input := multiLineList("- apiVersion: example.com/v1\n  kind: Foo\n  metadata:\n    name: a\n  spec:\n    note: " + tc.value + "\n")
+			_, wantErr := viaKyaml(t, input)
+			out, handled, err := viaFastPath(t, input)
+			require.Equal(t, tc.wantFast, handled)
+			if tc.wantFast {
+				require.NoError(t, wantErr)
+				require.NoError(t, err)
+				require.Contains(t, string(out), tc.value, "copied through as written")
+				return
+			}
+			if !tc.readable {
+				require.Error(t, wantErr, "kyaml refuses it")
+			}
+		})
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"bytes"
 	"errors"
 	"strings"
+	"unicode/utf8"
 )
 
 // ErrNotCanonical means the input is valid YAML (perhaps) but not in the
@@ -44,7 +45,7 @@ var topLevelKeys = map[string]bool{"apiVersion": true, "kind": true, "items": tr
 
 // split cuts a canonical ResourceList into its parts.
 func split(data []byte) (*listText, error) {
-	if bytes.IndexByte(data, '\r') >= 0 || bytes.IndexByte(data, '\t') >= 0 {
+	if bytes.IndexByte(data, '\r') >= 0 || bytes.IndexByte(data, '\t') >= 0 || !readable(data) {
 		return nil, ErrNotCanonical
 	}
 	out := &listText{}
@@ -154,6 +155,37 @@ func split(data []byte) (*listText, error) {
 		c.apiVersion, c.kind = typeOf(c.raw)
 	}
 	return out, nil
+}
+
+// readable reports whether data holds only characters YAML's reader
+// accepts, and no line break but LF: valid UTF-8 without control
+// characters, and without NEL, LS and PS, which YAML also reads as line
+// breaks where the splitter would not. Items the fast path copies unparsed
+// are thereby text kyaml reads the same way; anything else goes to kyaml,
+// which names the offending byte.
+func readable(data []byte) bool {
+	for i := 0; i < len(data); {
+		b := data[i]
+		if b < utf8.RuneSelf {
+			if (b < 0x20 && b != '\n') || b == 0x7f {
+				return false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(data[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			return false // invalid UTF-8
+		case r == 0x2028 || r == 0x2029:
+			return false // line and paragraph separators: line breaks to YAML
+		case r >= 0xa0 && r <= 0xd7ff, r >= 0xe000 && r <= 0xfffd, r >= 0x10000:
+		default:
+			return false // C1 controls (NEL among them), U+FFFE, U+FFFF
+		}
+		i += size
+	}
+	return true
 }
 
 func isBlank(line []byte) bool { return len(bytes.TrimSpace(line)) == 0 }
