@@ -48,6 +48,7 @@ func TestKyamlPathIsCapped(t *testing.T) {
 			require.Empty(t, stdout, "no partial output")
 			require.Contains(t, stderr, "not in the block layout kustomize and kpt write")
 			require.Contains(t, stderr, "kpt fn source")
+			require.Contains(t, stderr, "line 1: a CR (CRLF line ends)", "the reason and where")
 		})
 	}
 	// Below the cap the CRLF list is read by kyaml.

@@ -72,7 +72,7 @@ func runFunction(stdin io.Reader, stdout, stderr io.Writer) error {
 	p := rotate.Processor{Now: time.Now, Stderr: stderr}
 	handled, err := krmio.Run(input, stdout, rotate.Needs, p.Run)
 	if !handled && len(input) > rotate.MaxKyamlInputBytes {
-		fmt.Fprintln(stderr, rotate.ErrNotCanonicalTooLarge{Size: len(input)})
+		fmt.Fprintln(stderr, rotate.ErrNotCanonicalTooLarge{Size: len(input), Reason: err})
 		return exitCode(1)
 	}
 	if !handled {

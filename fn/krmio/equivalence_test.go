@@ -177,17 +177,21 @@ func TestFastPathAgreesOnAnnotationErrors(t *testing.T) {
 func TestFastPathFallsBack(t *testing.T) {
 	base, err := testpki.ExpandTemplate("edge", edgeCases)
 	require.NoError(t, err)
-	tests := map[string]string{
-		"indented items":     strings.Replace(string(base), "items:\n# a comment between items\n- apiVersion: v1\n  kind: Secret", "items:\n  - apiVersion: v1\n    kind: Secret", 1),
-		"crlf":               strings.ReplaceAll(string(base), "\n", "\r\n"),
-		"two documents":      string(base) + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n",
-		"flow items":         "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: [{apiVersion: v1, kind: ConfigMap, metadata: {name: x}}]\n",
-		"alias across items": strings.Replace(string(base), "spec: {a: 1, b: [x, \"y\"]}", "spec: *base", 1),
+	tests := map[string]struct{ input, reason string }{
+		"indented items": {strings.Replace(string(base), "items:\n# a comment between items\n- apiVersion: v1\n  kind: Secret", "items:\n  - apiVersion: v1\n    kind: Secret", 1),
+			"line 4: items indented"},
+		"crlf":               {strings.ReplaceAll(string(base), "\n", "\r\n"), "line 1: a CR"},
+		"two documents":      {string(base) + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n", "a second YAML document"},
+		"flow items":         {"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: [{apiVersion: v1, kind: ConfigMap, metadata: {name: x}}]\n", "line 3: items written in flow style"},
+		"alias across items": {strings.Replace(string(base), "spec: {a: 1, b: [x, \"y\"]}", "spec: *base", 1), "does not parse alone"},
+		"no ResourceList":    {"apiVersion: v1\nkind: List\nitems: []\n", "no top-level kind: ResourceList"},
 	}
-	for name, input := range tests {
+	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			_, handled, _ := viaFastPath(t, []byte(input))
+			_, handled, err := viaFastPath(t, []byte(tc.input))
 			require.False(t, handled, "non-canonical input must go to kyaml")
+			require.ErrorIs(t, err, krmio.ErrNotCanonical)
+			require.ErrorContains(t, err, tc.reason, "the reason, and where")
 		})
 	}
 }

@@ -32,17 +32,17 @@ type parsedItem struct {
 
 // Run executes fn on the ResourceList in input and writes the output
 // ResourceList to w. It returns handled=false (having written nothing)
-// when input is not in the canonical layout; the caller then uses kyaml's
-// reader. fnErr is the function's own error, returned after the output
+// when input is not in the canonical layout, with an error wrapping
+// ErrNotCanonical that says why; the caller then uses kyaml's reader. fnErr is the function's own error, returned after the output
 // (results) has been written, as framework.Execute does.
 func Run(input []byte, w io.Writer, needs Needs, fn Func) (handled bool, fnErr error) {
 	lt, err := split(input)
 	if err != nil {
-		return false, nil
+		return false, err
 	}
 	fnConfig, err := parseFunctionConfig(lt.functionConfig)
 	if err != nil {
-		return false, nil
+		return false, fmt.Errorf("%w: functionConfig does not parse alone: %v", ErrNotCanonical, err)
 	}
 	parsed := make([]*parsedItem, len(lt.items))
 	var items, annotated []*yaml.RNode
@@ -52,7 +52,7 @@ func Run(input []byte, w io.Writer, needs Needs, fn Func) (handled bool, fnErr e
 		}
 		p, err := parseChunk(c.raw)
 		if err != nil {
-			return false, nil
+			return false, fmt.Errorf("%w: item %d does not parse alone: %v", ErrNotCanonical, i, err)
 		}
 		parsed[i] = p
 		items = append(items, p.node)

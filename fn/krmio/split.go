@@ -17,13 +17,24 @@ package krmio
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strings"
 	"unicode/utf8"
 )
 
 // ErrNotCanonical means the input is valid YAML (perhaps) but not in the
-// layout the fast path splits; callers fall back to kyaml's reader.
+// layout the fast path splits; callers fall back to kyaml's reader. Run
+// wraps it with the reason and the line where the layout was left.
 var ErrNotCanonical = errors.New("ResourceList is not in canonical block layout")
+
+// notCanonical wraps ErrNotCanonical with why, and where (a line number
+// from 1; 0 for the list as a whole), the input left the layout.
+func notCanonical(line int, why string) error {
+	if line == 0 {
+		return fmt.Errorf("%w: %s", ErrNotCanonical, why)
+	}
+	return fmt.Errorf("%w: line %d: %s", ErrNotCanonical, line, why)
+}
 
 // chunk is one item's text: any comment lines before it, then the lines of
 // the "- " entry, each newline-terminated.
@@ -45,8 +56,8 @@ var topLevelKeys = map[string]bool{"apiVersion": true, "kind": true, "items": tr
 
 // split cuts a canonical ResourceList into its parts.
 func split(data []byte) (*listText, error) {
-	if bytes.IndexByte(data, '\r') >= 0 || bytes.IndexByte(data, '\t') >= 0 || !readable(data) {
-		return nil, ErrNotCanonical
+	if at, why := unreadable(data); at >= 0 {
+		return nil, notCanonical(1+bytes.Count(data[:at], []byte("\n")), why)
 	}
 	out := &listText{}
 	section := ""
@@ -60,7 +71,9 @@ func split(data []byte) (*listText, error) {
 			cur = nil
 		}
 	}
+	n := 0 // line number
 	for len(data) > 0 {
+		n++
 		var line []byte
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
 			line, data = data[:i+1], data[i+1:]
@@ -68,7 +81,7 @@ func split(data []byte) (*listText, error) {
 			line, data = append(data, '\n'), nil
 		}
 		if scanner.leavesOpen(line[:len(line)-1]) {
-			return nil, ErrNotCanonical // a value that continues on lines the splitter cannot read alone
+			return nil, notCanonical(n, "a quoted scalar or flow collection continues on the next line")
 		}
 		switch {
 		case isBlank(line):
@@ -88,21 +101,21 @@ func split(data []byte) (*listText, error) {
 			continue
 		case bytes.HasPrefix(line, []byte("---")) || bytes.HasPrefix(line, []byte("...")):
 			if section != "" {
-				return nil, ErrNotCanonical // a second document
+				return nil, notCanonical(n, "a second YAML document")
 			}
 			continue
 		case line[0] == ' ':
 			switch section {
 			case "items":
 				if cur == nil {
-					return nil, ErrNotCanonical // indented items: not kyaml's compact style
+					return nil, notCanonical(n, "items indented under items: (kyaml writes them at column 0)")
 				}
 				cur.raw = append(cur.raw, line...)
 			case "functionConfig":
 				fc.Write(line)
 			case "results":
 			default:
-				return nil, ErrNotCanonical
+				return nil, notCanonical(n, "an indented line under "+section+":")
 			}
 			continue
 		case line[0] == '-':
@@ -110,7 +123,7 @@ func split(data []byte) (*listText, error) {
 				continue // a previous run's results: replaced by this run's
 			}
 			if section != "items" || (len(line) > 1 && line[1] != ' ' && line[1] != '\n') {
-				return nil, ErrNotCanonical
+				return nil, notCanonical(n, "a sequence entry outside items:")
 			}
 			flush()
 			cur = &chunk{raw: append(pendingComments, line...)}
@@ -120,11 +133,11 @@ func split(data []byte) (*listText, error) {
 		// A top-level key.
 		flush()
 		if len(pendingComments) > 0 {
-			return nil, ErrNotCanonical // comments between items and the next key
+			return nil, notCanonical(n, "comments between the last item and the next key")
 		}
 		key, value, ok := strings.Cut(strings.TrimRight(string(line), "\n"), ":")
 		if !ok || !topLevelKeys[key] {
-			return nil, ErrNotCanonical
+			return nil, notCanonical(n, "not a ResourceList key")
 		}
 		value = strings.TrimSpace(value)
 		section = key
@@ -135,19 +148,22 @@ func split(data []byte) (*listText, error) {
 			out.kind = value
 		case "items":
 			if value != "" && value != "[]" {
-				return nil, ErrNotCanonical
+				return nil, notCanonical(n, "items written in flow style")
 			}
 		case "functionConfig":
 			if value != "" {
-				return nil, ErrNotCanonical
+				return nil, notCanonical(n, "functionConfig written in flow style")
 			}
 			fc.Write(line)
 		case "results":
 		}
 	}
 	flush()
-	if len(pendingComments) > 0 || out.kind != "ResourceList" {
-		return nil, ErrNotCanonical
+	if len(pendingComments) > 0 {
+		return nil, notCanonical(n, "comments after the last item")
+	}
+	if out.kind != "ResourceList" {
+		return nil, notCanonical(0, "no top-level kind: ResourceList")
 	}
 	out.functionConfig = fc.Bytes()
 	for i := range out.items {
@@ -157,18 +173,24 @@ func split(data []byte) (*listText, error) {
 	return out, nil
 }
 
-// readable reports whether data holds only characters YAML's reader
-// accepts, and no line break but LF: valid UTF-8 without control
-// characters, and without NEL, LS and PS, which YAML also reads as line
-// breaks where the splitter would not. Items the fast path copies unparsed
-// are thereby text kyaml reads the same way; anything else goes to kyaml,
-// which names the offending byte.
-func readable(data []byte) bool {
+// unreadable returns the offset of the first byte the splitter cannot
+// trust, and what it is, or -1. Tabs and CR are valid YAML but not kyaml's
+// layout. YAML's reader refuses control characters and invalid UTF-8, and
+// reads NEL, LS and PS as line breaks where the splitter would not: items
+// the fast path copies unparsed are thereby text kyaml reads the same way.
+// Anything else goes to kyaml, which names the offending byte.
+func unreadable(data []byte) (int, string) {
 	for i := 0; i < len(data); {
 		b := data[i]
 		if b < utf8.RuneSelf {
-			if (b < 0x20 && b != '\n') || b == 0x7f {
-				return false
+			switch {
+			case b == '\n':
+			case b == '\r':
+				return i, "a CR (CRLF line ends)"
+			case b == '\t':
+				return i, "a tab"
+			case b < 0x20 || b == 0x7f:
+				return i, fmt.Sprintf("the control character %#02x", b)
 			}
 			i++
 			continue
@@ -176,16 +198,16 @@ func readable(data []byte) bool {
 		r, size := utf8.DecodeRune(data[i:])
 		switch {
 		case r == utf8.RuneError && size == 1:
-			return false // invalid UTF-8
-		case r == 0x2028 || r == 0x2029:
-			return false // line and paragraph separators: line breaks to YAML
+			return i, "invalid UTF-8"
+		case r == 0x85 || r == 0x2028 || r == 0x2029:
+			return i, fmt.Sprintf("%U, a line break to YAML", r)
 		case r >= 0xa0 && r <= 0xd7ff, r >= 0xe000 && r <= 0xfffd, r >= 0x10000:
 		default:
-			return false // C1 controls (NEL among them), U+FFFE, U+FFFF
+			return i, fmt.Sprintf("%U, a character YAML does not allow", r) // C1 controls, U+FFFE, U+FFFF
 		}
 		i += size
 	}
-	return true
+	return -1, ""
 }
 
 func isBlank(line []byte) bool { return len(bytes.TrimSpace(line)) == 0 }

@@ -27,14 +27,21 @@ const MaxKyamlInputBytes = 32 << 20
 type ErrNotCanonicalTooLarge struct {
 	// Size is the input's size in bytes.
 	Size int
+	// Reason is why the fast reader declined the list (it wraps
+	// krmio.ErrNotCanonical), or nil.
+	Reason error
 }
 
-// Error says what was refused and how to get the list read.
+// Error says what was refused, why, and how to get the list read.
 func (e ErrNotCanonicalTooLarge) Error() string {
+	why := ""
+	if e.Reason != nil {
+		why = " (" + e.Reason.Error() + ")"
+	}
 	return fmt.Sprintf("the ResourceList is %d bytes and not in the block layout kustomize and kpt write "+
-		"(one document, LF line ends, items at column 0 as \"- \"), so only kyaml's reader could read it, "+
+		"(one document, LF line ends, items at column 0 as \"- \")%s, so only kyaml's reader could read it, "+
 		"and rotate-certs gives that reader at most %d bytes (it needs about 150 times its input in memory); "+
-		"run the function under kustomize or kpt, or re-write the list with kpt fn source", e.Size, MaxKyamlInputBytes)
+		"run the function under kustomize or kpt, or re-write the list with kpt fn source", e.Size, why, MaxKyamlInputBytes)
 }
 
 // ErrInputTooLarge is returned by a LimitReader once its limit is passed.
