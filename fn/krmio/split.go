@@ -65,6 +65,7 @@ func split(data []byte) (*listText, error) {
 	var pendingComments []byte
 	var fc bytes.Buffer
 	scanner := newOpenScanner()
+	seen := map[string]bool{} // top-level keys
 	flush := func() {
 		if cur != nil {
 			out.items = append(out.items, *cur)
@@ -139,6 +140,12 @@ func split(data []byte) (*listText, error) {
 		if !ok || !topLevelKeys[key] {
 			return nil, notCanonical(n, "not a ResourceList key")
 		}
+		if seen[key] {
+			// kyaml reads the first of duplicate keys; the splitter would
+			// read both.
+			return nil, notCanonical(n, key+" appears twice")
+		}
+		seen[key] = true
 		value = strings.TrimSpace(value)
 		section = key
 		switch key {
