@@ -70,7 +70,7 @@ func runFunction(stdin io.Reader, stdout, stderr io.Writer) error {
 		return fmt.Errorf("reading the ResourceList: %w", err)
 	}
 	p := rotate.Processor{Now: time.Now, Stderr: stderr}
-	handled, err := krmio.Run(input, stdout, rotate.Needs, p.Run)
+	handled, err := krmio.Run(input, stdout, rotate.Needs, p.RunAt)
 	if !handled && len(input) > rotate.MaxKyamlInputBytes {
 		fmt.Fprintln(stderr, rotate.ErrNotCanonicalTooLarge{Size: len(input), Reason: err})
 		return exitCode(1)

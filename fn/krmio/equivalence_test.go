@@ -34,7 +34,7 @@ func viaKyaml(t *testing.T, input []byte) ([]byte, error) {
 func viaFastPath(t *testing.T, input []byte) (out []byte, handled bool, err error) {
 	t.Helper()
 	var buf bytes.Buffer
-	handled, err = krmio.Run(input, &buf, rotate.Needs, processor.Run)
+	handled, err = krmio.Run(input, &buf, rotate.Needs, processor.RunAt)
 	if !handled {
 		require.Zero(t, buf.Len(), "nothing may be written before falling back")
 		return nil, false, err

@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
 	"github.com/rotate-certs/rotate-certs/internal/synth"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
 	"github.com/stretchr/testify/require"
@@ -36,10 +39,37 @@ func FuzzFastPathMatchesKyaml(f *testing.F) {
 		if !handled {
 			return
 		}
+		if hasMisshapenItem(input) {
+			// kyaml's reader replaces a metadata, labels or annotations
+			// value that is not a mapping, dropping what it held (found by
+			// this fuzzer). The fast path refuses such an item when it
+			// parses it (TestPositionsCountUnparsedItems) and copies it as
+			// written when it does not: it never drops it.
+			return
+		}
 		require.Equal(t, wantErr != nil, gotErr != nil, "both paths must agree on failure: kyaml %v, fast %v", wantErr, gotErr)
 		if len(want) == 0 {
 			return // kyaml could not read the input at all
 		}
 		require.Equal(t, normalized(t, want), normalized(t, got))
 	})
+}
+
+// hasMisshapenItem reports whether input parses and holds an item whose
+// metadata, labels or annotations are not mappings.
+func hasMisshapenItem(input []byte) bool {
+	doc, err := yaml.Parse(string(input))
+	if err != nil || doc.YNode().Kind != yaml.MappingNode {
+		return false
+	}
+	items := doc.Field("items")
+	if items == nil || items.Value.YNode().Kind != yaml.SequenceNode {
+		return false
+	}
+	for _, it := range items.Value.Content() {
+		if it.Kind == yaml.MappingNode && kube.CheckShape(yaml.NewRNode(it), "") != nil {
+			return true
+		}
+	}
+	return false
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rotate-certs/rotate-certs/fn/krmio"
+	"github.com/rotate-certs/rotate-certs/internal/testpki"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio"
@@ -135,7 +136,7 @@ func TestTypeWrittenUnusuallyIsParsed(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			input := []byte("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + head + "  metadata:\n    name: ca\n")
 			var seen int
-			fn := func(_ *yaml.RNode, items []*yaml.RNode) ([]*yaml.RNode, framework.Results, error) {
+			fn := func(_ *yaml.RNode, items []*yaml.RNode, _ []int) ([]*yaml.RNode, framework.Results, error) {
 				seen = len(items)
 				return items, nil, nil
 			}
@@ -192,4 +193,24 @@ func TestUnreadableTextGoesToKyaml(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPositionsCountUnparsedItems: a message that names an item by its
+// position names the same item on both paths, although the fast path hands
+// the function only the items it parsed.
+func TestPositionsCountUnparsedItems(t *testing.T) {
+	widget := "- apiVersion: example.com/v1\n  kind: Widget\n  metadata:\n    name: w\n"
+	trust := "- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: trust\n    namespace: gw\n"
+	src := strings.Replace(edgeCases, "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: kpt-style\n",
+		widget+trust+widget+trust+"- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: kpt-style\n", 1)
+	require.NotEqual(t, edgeCases, src)
+	input, err := testpki.ExpandTemplate("edge", src)
+	require.NoError(t, err)
+	requireEquivalent(t, input, true)
+	_, _, err = viaFastPath(t, input)
+	require.ErrorContains(t, err, "items[5], items[7]", "the duplicate copies by their place in the list")
+
+	bad := multiLineList(widget + "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: b\n    annotations: 0\n")
+	_, _, err = viaFastPath(t, bad)
+	require.ErrorContains(t, err, "items[1] (ConfigMap b)")
 }

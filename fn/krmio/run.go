@@ -14,8 +14,10 @@ import (
 
 // Func is a KRM function over already-parsed items: it returns the output
 // items (edited in place, plus any new ones), its results, and an error
-// when the run failed (then out is expected to be empty).
-type Func func(fnConfig *yaml.RNode, items []*yaml.RNode) (out []*yaml.RNode, results framework.Results, err error)
+// when the run failed (then out is expected to be empty). positions[i] is
+// the index of items[i] in the input list, which counts the items passed
+// through unparsed: messages that name an item by position use it.
+type Func func(fnConfig *yaml.RNode, items []*yaml.RNode, positions []int) (out []*yaml.RNode, results framework.Results, err error)
 
 // Needs reports whether the function must see items of this apiVersion and
 // kind. Items it does not need are never parsed; they pass through byte for
@@ -46,6 +48,7 @@ func Run(input []byte, w io.Writer, needs Needs, fn Func) (handled bool, fnErr e
 	}
 	parsed := make([]*parsedItem, len(lt.items))
 	var items, annotated []*yaml.RNode
+	var positions []int
 	for i, c := range lt.items {
 		if !mustParse(c, needs) {
 			continue
@@ -56,6 +59,7 @@ func Run(input []byte, w io.Writer, needs Needs, fn Func) (handled bool, fnErr e
 		}
 		parsed[i] = p
 		items = append(items, p.node)
+		positions = append(positions, i)
 		if hasFileAnnotations(c.raw) {
 			annotated = append(annotated, p.node)
 		}
@@ -73,7 +77,7 @@ func Run(input []byte, w io.Writer, needs Needs, fn Func) (handled bool, fnErr e
 	if len(annotated) < len(lt.items) {
 		annos["rotate-certs/unannotated"] = map[string]string{}
 	}
-	out, results, fnErr := fn(fnConfig, items)
+	out, results, fnErr := fn(fnConfig, items, positions)
 	if err := kio.ReconcileInternalAnnotations(reconcileSet(out, annotated, items), annos); err != nil {
 		return true, err
 	}

@@ -64,3 +64,12 @@ func NodeKindName(k yaml.Kind) string {
 		return "node"
 	}
 }
+
+// Position is the index in the input list of the function's item i, given
+// the positions its caller passed (nil when the function sees every item).
+func Position(positions []int, i int) int {
+	if positions == nil {
+		return i
+	}
+	return positions[i]
+}

@@ -39,7 +39,7 @@ func BenchmarkFunctionMode(b *testing.B) {
 		b.Run(fmt.Sprintf("resources=%d", n), func(b *testing.B) {
 			b.SetBytes(int64(len(input)))
 			for b.Loop() {
-				handled, err := krmio.Run(input, io.Discard, rotate.Needs, rotate.Processor{Now: time.Now}.Run)
+				handled, err := krmio.Run(input, io.Discard, rotate.Needs, rotate.Processor{Now: time.Now}.RunAt)
 				if !handled || err != nil {
 					b.Fatal(handled, err)
 				}

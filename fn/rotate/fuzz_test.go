@@ -24,7 +24,7 @@ import (
 func executeStderr(input []byte) (output, stderr []byte, err error) {
 	var out, errOut bytes.Buffer
 	p := rotate.Processor{Now: func() time.Time { return testpki.GoldenNow }, Stderr: &errOut}
-	handled, err := krmio.Run(input, &out, rotate.Needs, p.Run)
+	handled, err := krmio.Run(input, &out, rotate.Needs, p.RunAt)
 	if !handled {
 		rw := &kio.ByteReadWriter{Reader: bytes.NewReader(input), Writer: &out, KeepReaderAnnotations: true}
 		err = framework.Execute(p, rw)

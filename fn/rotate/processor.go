@@ -41,6 +41,7 @@ type run struct {
 	policyRef kube.Ref
 	now       time.Time
 	items     []*yaml.RNode
+	positions []int // input-list index of each of items (nil: the same)
 	index     *kube.Index
 	inventory *report.Inventory
 	results   framework.Results
@@ -76,16 +77,22 @@ func (p Processor) Process(rl *framework.ResourceList) error {
 	return err
 }
 
-// Run is Process over plain values, for callers that read and write the
-// ResourceList themselves (package krmio). It returns the output items
-// (none on error), every result, and an ErrorResults when any result is an
-// error.
+// Run is Process over plain values. It returns the output items (none on
+// error), every result, and an ErrorResults when any result is an error.
 func (p Processor) Run(fnConfig *yaml.RNode, items []*yaml.RNode) ([]*yaml.RNode, framework.Results, error) {
-	r := &run{policyRef: kube.Ref{APIVersion: policy.APIVersion, Kind: policy.Kind}}
+	return p.RunAt(fnConfig, items, nil)
+}
+
+// RunAt is Run for callers that read and write the ResourceList themselves
+// and hand the function only some of its items (package krmio):
+// positions[i] is the index of items[i] in the input list, which messages
+// naming an item by position use. Nil means items is the whole list.
+func (p Processor) RunAt(fnConfig *yaml.RNode, items []*yaml.RNode, positions []int) ([]*yaml.RNode, framework.Results, error) {
+	r := &run{policyRef: kube.Ref{APIVersion: policy.APIVersion, Kind: policy.Kind}, positions: positions}
 	if fnConfig != nil && fnConfig.YNode().Kind == yaml.MappingNode {
 		r.policyRef = kube.RefOf(fnConfig)
 	}
-	if results := checkItems(items); len(results) > 0 {
+	if results := checkItems(items, positions); len(results) > 0 {
 		return p.finish(nil, results)
 	}
 	pol, err := policy.Decode(fnConfig)
@@ -116,13 +123,14 @@ func (p Processor) Run(fnConfig *yaml.RNode, items []*yaml.RNode) ([]*yaml.RNode
 // checkItems rejects items that kyaml's accessors cannot read: an item that
 // is not an object, or whose metadata, labels or annotations are not maps
 // (kyaml panics on those; found by FuzzProcess).
-func checkItems(items []*yaml.RNode) framework.Results {
+func checkItems(items []*yaml.RNode, positions []int) framework.Results {
 	var out framework.Results
-	for i, it := range items {
+	for j, it := range items {
 		err := kube.CheckShape(it, "")
 		if err == nil {
 			continue
 		}
+		i := kube.Position(positions, j)
 		var ve *kube.ValueError
 		if !errors.As(err, &ve) {
 			ve = &kube.ValueError{Err: err}

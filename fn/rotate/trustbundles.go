@@ -64,7 +64,7 @@ func (r *run) trustBundles() {
 	}
 	// The annotations of a target object cover every bundle that writes
 	// it; Finish completes the targets the bundles share with r.bundles.
-	r.results = append(r.results, trustbundle.Finish(all, r.items, r.index)...)
+	r.results = append(r.results, trustbundle.Finish(all, r.items, r.positions, r.index)...)
 }
 
 // expiryReport reports every certificate seen in the input (SPEC section 7).

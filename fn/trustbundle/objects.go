@@ -28,7 +28,10 @@ import (
 // bundle, sorted by key, and rotated-at is the latest of theirs: both are
 // the same whichever bundle rendered last, so a render that changes no key
 // leaves the object byte-identical.
-func Finish(rendered []Rendered, items []*yaml.RNode, index *kube.Index) framework.Results {
+//
+// positions[i] is the input-list index of items[i] (nil: the same), for
+// messages that name an item by position.
+func Finish(rendered []Rendered, items []*yaml.RNode, positions []int, index *kube.Index) framework.Results {
 	var results framework.Results
 	var order []*yaml.RNode
 	byNode := map[*yaml.RNode][]*Target{}
@@ -44,7 +47,7 @@ func Finish(rendered []Rendered, items []*yaml.RNode, index *kube.Index) framewo
 			byNode[t.Node] = append(byNode[t.Node], t)
 		}
 	}
-	results = append(results, duplicateTargets(order, byNode, items, index)...)
+	results = append(results, duplicateTargets(order, byNode, items, positions, index)...)
 	for _, node := range order {
 		targets := byNode[node]
 		if res := sharedKeys(node, targets); res != nil {
@@ -139,7 +142,7 @@ func dataFieldOf(node *yaml.RNode, key string) string {
 // cluster ends up with depends on the apply order: the outage a trust
 // bundle exists to prevent. Items are scanned only when the index saw a
 // duplicate of some target's key.
-func duplicateTargets(order []*yaml.RNode, byNode map[*yaml.RNode][]*Target, items []*yaml.RNode, index *kube.Index) framework.Results {
+func duplicateTargets(order []*yaml.RNode, byNode map[*yaml.RNode][]*Target, items []*yaml.RNode, positions []int, index *kube.Index) framework.Results {
 	if index == nil || len(index.Duplicates()) == 0 {
 		return nil
 	}
@@ -165,7 +168,7 @@ func duplicateTargets(order []*yaml.RNode, byNode map[*yaml.RNode][]*Target, ite
 		if !wanted[k] {
 			continue
 		}
-		where := fmt.Sprintf("items[%d]", i)
+		where := fmt.Sprintf("items[%d]", kube.Position(positions, i))
 		if p, idx := kube.FileOf(item); p != "" {
 			where = fmt.Sprintf("%s (index %d)", p, idx)
 		}

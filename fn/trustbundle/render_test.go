@@ -74,7 +74,7 @@ func render(t *testing.T, bundles string, items []*yaml.RNode) run {
 		}
 		r.rendered = append(r.rendered, out)
 	}
-	r.results = append(r.results, trustbundle.Finish(r.rendered, r.items, index)...)
+	r.results = append(r.results, trustbundle.Finish(r.rendered, r.items, nil, index)...)
 	return r
 }
 

@@ -180,7 +180,7 @@ func (s *simulation) issue(items []*yaml.RNode, d int) error {
 func render(in []byte) ([]byte, error) {
 	var out bytes.Buffer
 	p := rotate.Processor{Now: func() time.Time { panic("sim: the function read the wall clock although spec.now is set") }}
-	handled, err := krmio.Run(in, &out, rotate.Needs, p.Run)
+	handled, err := krmio.Run(in, &out, rotate.Needs, p.RunAt)
 	if !handled {
 		rw := &kio.ByteReadWriter{Reader: bytes.NewReader(in), Writer: &out, KeepReaderAnnotations: true}
 		err = framework.Execute(p, rw)
