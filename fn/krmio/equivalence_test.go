@@ -198,6 +198,9 @@ func TestFastPathFallsBack(t *testing.T) {
 		"flow items":         {"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: [{apiVersion: v1, kind: ConfigMap, metadata: {name: x}}]\n", "line 3: items written in flow style"},
 		"alias across items": {strings.Replace(string(base), "spec: {a: 1, b: [x, \"y\"]}", "spec: *base", 1), "does not parse alone"},
 		"no ResourceList":    {"apiVersion: v1\nkind: List\nitems: []\n", "no top-level kind: ResourceList"},
+		// Found by FuzzFastPathMatchesKyaml: kyaml moves such a comment
+		// into another item.
+		"comment, blank line, item": {strings.Replace(string(base), "# a comment between items\n", "# a comment between items\n\n", 1), "line 5: a blank line after a comment"},
 		// Found by FuzzFastPathMatchesKyaml: kyaml reads the first items:
 		// key, the splitter read both lists.
 		"items twice": {string(base) + "items:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: x}\n", "items appears twice"},

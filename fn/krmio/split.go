@@ -86,6 +86,11 @@ func split(data []byte) (*listText, error) {
 		}
 		switch {
 		case isBlank(line):
+			if len(pendingComments) > 0 {
+				// A comment, then a blank line: YAML may make it the foot
+				// of the item before rather than the head of the next.
+				return nil, notCanonical(n, "a blank line after a comment between items")
+			}
 			switch {
 			case section == "items" && cur != nil:
 				cur.raw = append(cur.raw, line...)
