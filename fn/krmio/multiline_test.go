@@ -57,6 +57,8 @@ func TestMultiLineScalarsNeverHideItems(t *testing.T) {
 		"flow sequence over lines":            "- apiVersion: example.com/v1\n  kind: Foo\n  metadata:\n    name: a\n  list: [x,\n- y]\n",
 		"quoted key then open value":          "- apiVersion: example.com/v1\n  kind: Foo\n  metadata:\n    name: a\n  \"k\": \"open\nresults: x\"\n",
 		"open quote in a sequence entry":      "- apiVersion: example.com/v1\n  kind: Foo\n  metadata:\n    name: a\n  list:\n  - \"open\nresults: x\"\n",
+		"tagged open quote":                   "- apiVersion: example.com/v1\n  kind: Foo\n  metadata:\n    name: a\n  note: !!str \"open\nresults: x\"\n",
+		"anchored open flow":                  "- apiVersion: example.com/v1\n  kind: Foo\n  metadata:\n    name: a\n  note: &n [x,\n- y]\n",
 	}
 	tail := "- apiVersion: example.com/v1\n  kind: Foo\n  metadata:\n    name: b\n"
 	for name, items := range tests {
@@ -100,6 +102,9 @@ func TestClosedScalarsStayOnTheFastPath(t *testing.T) {
 		"        ],",
 		"        \"b\": \"it's",
 		"      }",
+		"    tagged: !!str |",
+		"      {\"open\": [",
+		"    anchored: &x \"closed\"",
 		"    script: >-",
 		"      echo \"unclosed",
 		"      echo '",

@@ -71,6 +71,12 @@ func scanLine(line []byte, indent int) (open bool, blockAt int) {
 			i = end + 1
 			atStart = false
 			continue
+		case atStart && (c == '!' || c == '&'):
+			// A tag or an anchor: the node it belongs to comes after it.
+			for i < len(line) && line[i] != ' ' {
+				i++
+			}
+			continue
 		case atStart && depth == 0 && c == '-' && spaceAfter:
 			nodeCol = i
 		case atStart && depth == 0 && (c == '|' || c == '>'):
