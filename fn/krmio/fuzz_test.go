@@ -33,6 +33,10 @@ func FuzzFastPathMatchesKyaml(f *testing.F) {
 	require.NoError(f, err)
 	f.Add(edge)
 	f.Add(synth.ResourceList(synth.Options{Resources: 12, Bundles: 2, Seed: 3}))
+	// Quoted, flow and block scalars over lines, tags and anchors (the
+	// splitter's open-scalar rule).
+	f.Add(multiLineList("- apiVersion: example.com/v1\n  kind: Foo\n  metadata:\n    name: a\n  note: !!str \"x\n- y\"\n  flow: {a: [1,\n    2]}\n  json: |\n    {\"a\": [\n    ]}\n"))
+	f.Add(multiLineList("- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: b\n  data:\n    k: 'it''s'\n    j: \"a \\\" b\"\n# between\n- apiVersion: example.com/v1\n  kind: Foo\n  metadata: {name: c}\n"))
 	f.Fuzz(func(t *testing.T, input []byte) {
 		want, wantErr := viaKyaml(t, input)
 		got, handled, gotErr := viaFastPath(t, input)
