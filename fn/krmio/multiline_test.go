@@ -9,7 +9,6 @@ import (
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
-	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -30,11 +29,11 @@ items:
 `)
 }
 
+// itemNames reads a ResourceList with kyaml's reader and returns the
+// names of its items.
 func itemNames(t *testing.T, out []byte) []string {
 	t.Helper()
-	rw := &kio.ByteReadWriter{Reader: bytes.NewReader(out), KeepReaderAnnotations: true}
-	items, err := rw.Read()
-	require.NoError(t, err, "output does not parse:\n%s", out)
+	_, items := readList(t, out)
 	var names []string
 	for _, it := range items {
 		names = append(names, it.GetName())

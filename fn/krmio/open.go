@@ -1,6 +1,9 @@
 package krmio
 
-import "bytes"
+import (
+	"bytes"
+	"strings"
+)
 
 // openScanner finds lines that leave a quoted scalar or a flow collection
 // open. Such a value continues on the next lines, and YAML lets those
@@ -88,7 +91,7 @@ func scanLine(line []byte, indent int) (open bool, blockAt int) {
 			atStart = false
 		case depth > 0 && c == ',':
 			atStart = true
-		case c == ':' && (spaceAfter || (depth > 0 && bytes.IndexByte([]byte(",]}"), line[i+1]) >= 0)):
+		case c == ':' && (spaceAfter || (depth > 0 && strings.IndexByte(",]}", line[i+1]) >= 0)):
 			atStart = true
 		case c == '?' && atStart && spaceAfter:
 		default:

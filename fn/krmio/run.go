@@ -35,8 +35,9 @@ type parsedItem struct {
 // Run executes fn on the ResourceList in input and writes the output
 // ResourceList to w. It returns handled=false (having written nothing)
 // when input is not in the canonical layout, with an error wrapping
-// ErrNotCanonical that says why; the caller then uses kyaml's reader. fnErr is the function's own error, returned after the output
-// (results) has been written, as framework.Execute does.
+// ErrNotCanonical that says why; the caller then uses kyaml's reader.
+// fnErr is the function's own error, returned after the output (results)
+// has been written, as framework.Execute does.
 func Run(input []byte, w io.Writer, needs Needs, fn Func) (handled bool, fnErr error) {
 	lt, err := split(input)
 	if err != nil {

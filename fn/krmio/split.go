@@ -230,7 +230,7 @@ func isBlank(line []byte) bool { return len(bytes.TrimSpace(line)) == 0 }
 // item is parsed, for a value that is not a plain word (quoted, or with a
 // comment after it).
 func typeOf(raw []byte) (apiVersion, kind string) {
-	var versions, kinds int
+	var haveVersion, haveKind bool
 	for len(raw) > 0 {
 		var line []byte
 		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
@@ -250,14 +250,14 @@ func typeOf(raw []byte) (apiVersion, kind string) {
 			continue
 		}
 		switch {
-		case versions == 0 && string(key) == "apiVersion":
-			versions++
+		case !haveVersion && string(key) == "apiVersion":
+			haveVersion = true
 			apiVersion = plainWord(value)
-		case kinds == 0 && string(key) == "kind":
-			kinds++
+		case !haveKind && string(key) == "kind":
+			haveKind = true
 			kind = plainWord(value)
 		}
-		if versions > 0 && kinds > 0 {
+		if haveVersion && haveKind {
 			return apiVersion, kind
 		}
 	}
