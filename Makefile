@@ -43,10 +43,12 @@ report-tools:
 $(KUSTOMIZE):
 	GOBIN=$(BIN) $(GO) install sigs.k8s.io/kustomize/kustomize/v5@$(KUSTOMIZE_VERSION)
 
-## test: every test - unit, golden, semantic, TLS, and end to end with kustomize and kpt
+## test: every test - unit, golden, semantic, TLS, and end to end with kustomize and kpt;
+## prints one line per package, then every failure and every skipped test with its reason
+TEST_MODULES := . test/crdschema
 test: build tools lint
-	$(GO) test -count=1 ./...
-	cd test/crdschema && $(GO) test -count=1 ./...
+	@$(GO) build -o $(BIN)/testsummary ./internal/testsummary
+	@set -o pipefail; for m in $(TEST_MODULES); do (cd $$m && $(GO) test -json -count=1 ./...); done 2>&1 | $(BIN)/testsummary
 
 ## demo: rotate a CA on the envoy-gateway example and show what changed
 demo: build $(KUSTOMIZE)
@@ -61,7 +63,7 @@ bench: build
 ## lint: go vet and gofmt
 lint:
 	$(GO) vet ./...
-	@out=$$(gofmt -l cmd fn internal); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	@out=$$(gofmt -l cmd fn internal test bench); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 clean:
 	rm -rf $(BIN)
