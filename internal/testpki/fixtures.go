@@ -51,6 +51,7 @@ var fixtures = map[string]fixture{
 	"example-ca-new":     {"", Date(2026, 6, 1), Days(3652)},
 	"example-leaf-old":   {"example-ca-old", Date(2026, 1, 1), Days(3000)},
 	"example-leaf-new":   {"example-ca-new", Date(2026, 6, 1), Days(3000)},
+	"example-client-old": {"example-ca-old", Date(2026, 2, 1), Days(3000)},
 	"example-signer-a-1": {"", Date(2026, 2, 1), Days(3652)},
 	"example-signer-a-2": {"", Date(2026, 8, 1), Days(3652)},
 	"example-signer-b-1": {"", Date(2026, 3, 1), Days(3652)},
