@@ -20,14 +20,11 @@ func setMetadata(node *yaml.RNode, targets []*Target) (bool, error) {
 			continue
 		}
 		for _, k := range sortedKeys(t.metadata.Labels) {
-			v := t.metadata.Labels[k]
-			if cur, ok := node.GetLabels(k)[k]; ok && cur == v {
-				continue
-			}
-			if err := node.PipeE(yaml.SetLabel(k, v)); err != nil {
+			c, err := setLabel(node, k, t.metadata.Labels[k])
+			if err != nil {
 				return changed, fmt.Errorf("%s: set label %s: %w", kube.RefOf(node), k, err)
 			}
-			changed = true
+			changed = changed || c
 		}
 		for _, k := range sortedKeys(t.metadata.Annotations) {
 			c, err := kube.SetAnnotation(node, k, t.metadata.Annotations[k])
@@ -75,4 +72,35 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// setLabel sets label key to value and reports whether it changed. A label
+// that is there is changed in place, so that its comments stay; values
+// are single-quoted, as annotations are, so that "true" or "1" stays a
+// string for every tool.
+func setLabel(node *yaml.RNode, key, value string) (bool, error) {
+	if cur, ok := node.GetLabels(key)[key]; ok && cur == value {
+		return false, nil
+	}
+	v, err := node.Pipe(yaml.Lookup(yaml.MetadataField, yaml.LabelsField, key))
+	if err != nil {
+		return false, err
+	}
+	if v != nil && v.YNode().Kind == yaml.ScalarNode {
+		y := v.YNode()
+		y.Value, y.Tag, y.Style = value, yaml.NodeTagString, yaml.SingleQuotedStyle
+		return true, nil
+	}
+	labels, err := node.Pipe(yaml.Lookup(yaml.MetadataField, yaml.LabelsField))
+	if err != nil {
+		return false, err
+	}
+	if labels != nil && labels.YNode().Kind == yaml.ScalarNode && labels.YNode().ShortTag() == yaml.NodeTagNull {
+		// "labels:" with no value: make it the (empty) map it stands for.
+		y := labels.YNode()
+		y.Kind, y.Tag, y.Value, y.Style = yaml.MappingNode, yaml.NodeTagMap, "", 0
+	}
+	s := yaml.NewStringRNode(value)
+	s.YNode().Style = yaml.SingleQuotedStyle
+	return true, node.PipeE(yaml.LookupCreate(yaml.MappingNode, yaml.MetadataField, yaml.LabelsField), yaml.SetField(key, s))
 }
