@@ -75,21 +75,24 @@ func sortedKeys(m map[string]string) []string {
 }
 
 // setLabel sets label key to value and reports whether it changed. A label
-// that is there is changed in place, so that its comments stay; values
-// are single-quoted, as annotations are, so that "true" or "1" stays a
-// string for every tool.
+// that is there keeps its comments; values are single-quoted, as
+// annotations are, so that "true" or "1" stays a string for every tool.
 func setLabel(node *yaml.RNode, key, value string) (bool, error) {
 	if cur, ok := node.GetLabels(key)[key]; ok && cur == value {
 		return false, nil
 	}
-	v, err := node.Pipe(yaml.Lookup(yaml.MetadataField, yaml.LabelsField, key))
+	s := yaml.NewStringRNode(value)
+	s.YNode().Style = yaml.SingleQuotedStyle
+	// The value is replaced by a new node (never edited in place: the
+	// function-mode writer re-encodes only new nodes), which takes over
+	// the old one's comments.
+	old, err := node.Pipe(yaml.Lookup(yaml.MetadataField, yaml.LabelsField, key))
 	if err != nil {
 		return false, err
 	}
-	if v != nil && v.YNode().Kind == yaml.ScalarNode {
-		y := v.YNode()
-		y.Value, y.Tag, y.Style = value, yaml.NodeTagString, yaml.SingleQuotedStyle
-		return true, nil
+	if old != nil {
+		o, y := old.YNode(), s.YNode()
+		y.HeadComment, y.LineComment, y.FootComment = o.HeadComment, o.LineComment, o.FootComment
 	}
 	labels, err := node.Pipe(yaml.Lookup(yaml.MetadataField, yaml.LabelsField))
 	if err != nil {
@@ -100,7 +103,5 @@ func setLabel(node *yaml.RNode, key, value string) (bool, error) {
 		y := labels.YNode()
 		y.Kind, y.Tag, y.Value, y.Style = yaml.MappingNode, yaml.NodeTagMap, "", 0
 	}
-	s := yaml.NewStringRNode(value)
-	s.YNode().Style = yaml.SingleQuotedStyle
 	return true, node.PipeE(yaml.LookupCreate(yaml.MappingNode, yaml.MetadataField, yaml.LabelsField), yaml.SetField(key, s))
 }
