@@ -11,6 +11,7 @@ import (
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
+	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/rotate-certs/rotate-certs/fn/trustbundle"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
 	"github.com/stretchr/testify/require"
@@ -361,4 +362,28 @@ func stripComments(s string) string {
 		out = append(out, line)
 	}
 	return strings.Join(out, "\n")
+}
+
+// `check` lists the leaves to re-issue in Copy mode as in Bundle mode: the
+// Kyma-like gateway of the golden case copy-mode-reissue, whose two old
+// roots signed two valid client certificates.
+func TestCheckListsCopyModeReissues(t *testing.T) {
+	in := goldenInput(t, filepath.Join(goldenDir, "copy-mode-reissue"))
+	for _, mode := range []string{"Copy", "Bundle"} {
+		rl, err := yaml.Parse(strings.Replace(string(in), "mode: Copy", "mode: "+mode, 1))
+		require.NoError(t, err)
+		items, err := rl.Pipe(yaml.Lookup("items"))
+		require.NoError(t, err)
+		nodes, err := items.Elements()
+		require.NoError(t, err)
+		fnConfig, err := rl.Pipe(yaml.Lookup("functionConfig"))
+		require.NoError(t, err)
+		rs, err := rotate.Reissues(nodes, fnConfig, testpki.GoldenNow)
+		require.NoError(t, err)
+		var where []string
+		for _, r := range rs {
+			where = append(where, r.Resource.String())
+		}
+		require.ElementsMatch(t, []string{"Secret kyma-system/runtime-a-client-cert", "Secret kyma-system/runtime-b-client-cert"}, where, mode)
+	}
 }
