@@ -246,6 +246,13 @@ func TestKymaRollbackIsOneLine(t *testing.T) {
 	require.NoError(t, err, stderr)
 	target := exampleBundles[1].target
 	require.Equal(t, []string{"example-ca-new"}, bundleSubjects(t, readPackage(t, dir), target, "cacert"))
+	require.Contains(t, stderr, "runtime-a-client-cert", "the clients of the old CA are on the re-issue list")
+
+	// And back: Bundle mode restores the old CA Copy mode kept aside.
+	require.NoError(t, os.WriteFile(policyPath, policy, 0o644))
+	_, stderr, err = run(t, dir, binary, "render", ".", "--policy", "rotation-policy.yaml")
+	require.NoError(t, err, stderr)
+	require.Equal(t, exampleBundles[1].want, bundleSubjects(t, readPackage(t, dir), target, "cacert"))
 }
 
 func TestMultiSignerReRenderHasNoDiff(t *testing.T) {

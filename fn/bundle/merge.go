@@ -3,7 +3,8 @@
 // before (previous), and the leaves found in the input. It is pure: no YAML,
 // no clock, no I/O - the caller passes certificates and the time.
 //
-// The rules are SPEC.md section 4; each is one block of Merge, in order.
+// The rules are the trust bundle rules of the README; each is one block of
+// MergeTarget, in order.
 // The output order is canonical (see Outcome.Certificates), so that the same
 // set of certificates always renders to the same bytes.
 package bundle
@@ -24,8 +25,8 @@ type Options struct {
 	Copy bool
 	// MaxPrevious is how many previous CAs may be carried over.
 	MaxPrevious int
-	// RetainFor, when positive, retires a previous CA that long after the
-	// newest current CA's NotBefore.
+	// RetainFor, when positive, drops a previous CA that long after its
+	// retirement (see Memory).
 	RetainFor time.Duration
 	// ProtectIssuers keeps a previous CA that still verifies a valid leaf.
 	ProtectIssuers bool
@@ -52,6 +53,7 @@ const (
 	DroppedRetainFor      Reason = "retain.for elapsed"
 	DroppedMaxPrevious    Reason = "beyond retain.maxPrevious"
 	DroppedCopyMode       Reason = "Copy mode"
+	RememberedCopyMode    Reason = "Copy mode; remembered for a switch back to Bundle mode"
 	KeptProtected         Reason = "protected issuer"
 )
 
@@ -70,9 +72,18 @@ type Outcome struct {
 	// Current are the current certificates that were kept (deduplicated,
 	// not expired), in source order.
 	Current []*x509.Certificate
-	// Previous are the previous certificates carried over, in their
-	// existing order.
+	// Previous are the previous certificates carried over, most recently
+	// retired first (ties: newest NotBefore, then SHA-256).
 	Previous []*x509.Certificate
+	// Remembered are, in Copy mode, the previous certificates Bundle mode
+	// would have carried over, in the order of Previous. They are not in
+	// the bundle; the target keeps them aside so that switching back to
+	// Bundle mode restores them.
+	Remembered []*x509.Certificate
+	// Retired is when each previous certificate that was not expired
+	// stopped being current (see Memory), by SHA-256: the kept ones, the
+	// remembered ones and the dropped ones alike.
+	Retired map[pki.Fingerprint]time.Time
 	// Decisions explain every dropped or protected certificate.
 	Decisions []Decision
 }
@@ -88,8 +99,12 @@ func (o Outcome) Certificates() []*x509.Certificate {
 	out := make([]*x509.Certificate, 0, len(o.Current)+len(o.Previous))
 	out = append(out, o.Current...)
 	out = append(out, o.Previous...)
-	sort.SliceStable(out, func(i, j int) bool { return canonicalLess(out[i], out[j]) })
+	sortCanonical(out)
 	return out
+}
+
+func sortCanonical(certs []*x509.Certificate) {
+	sort.SliceStable(certs, func(i, j int) bool { return canonicalLess(certs[i], certs[j]) })
 }
 
 func canonicalLess(a, b *x509.Certificate) bool {
@@ -118,11 +133,18 @@ func (o Outcome) LatestNotBefore() time.Time {
 	return latest
 }
 
-// Merge computes the bundle. current is every certificate read from the
-// sources in source order; previous is the existing target's content in its
-// order; leaves are the leaves of the input, indexed once per run (nil
-// for none). It fails when no current certificate is left.
+// Merge computes the bundle from a target that carries no retirement
+// record: MergeTarget with Memory{Certificates: previous}.
 func Merge(current, previous []*x509.Certificate, leaves *LeafIndex, opts Options, now time.Time) (Outcome, error) {
+	return MergeTarget(current, Memory{Certificates: previous}, leaves, opts, now)
+}
+
+// MergeTarget computes the bundle. current is every certificate read from
+// the sources in source order; target is what the existing target
+// remembers (its certificates and retirement record); leaves are the
+// leaves of the input, indexed once per run (nil for none). It fails when
+// no current certificate is left.
+func MergeTarget(current []*x509.Certificate, target Memory, leaves *LeafIndex, opts Options, now time.Time) (Outcome, error) {
 	var out Outcome
 
 	// Rule 1: current = source certificates in order, first occurrence
@@ -147,55 +169,68 @@ func Merge(current, previous []*x509.Certificate, leaves *LeafIndex, opts Option
 		return Outcome{}, fmt.Errorf("every current certificate has expired (%d seen); renew the CA before rendering", cur.Len())
 	}
 
-	// Rule 2: previous = existing target content that is not current.
+	// Rule 2: previous = what the target holds that is not current, each
+	// with its retirement (rule 4's record, or the fallback for a target
+	// without one).
 	var prev []*x509.Certificate
 	seenPrev := pki.NewSet()
-	for _, c := range previous {
+	fallback := out.LatestNotBefore()
+	out.Retired = map[pki.Fingerprint]time.Time{}
+	for _, c := range target.Certificates {
 		if cur.Has(c) || !seenPrev.Add(c) {
 			continue
 		}
+		if pki.Expired(c, now) {
+			out.Decisions = append(out.Decisions, Decision{Cert: c, Reason: DroppedExpired})
+			continue
+		}
+		out.Retired[pki.FingerprintOf(c)] = target.retiredAt(c, fallback, now)
 		prev = append(prev, c)
 	}
-	if opts.Copy {
-		for _, c := range prev {
-			out.Decisions = append(out.Decisions, Decision{Cert: c, Reason: DroppedCopyMode})
-		}
-		return out, nil
-	}
 
-	// Rules 3 and 4: drop expired and timed-out previous CAs, keep the
-	// first MaxPrevious of the rest, and keep any other that a valid leaf
-	// still depends on.
-	retireAt := time.Time{}
-	if opts.RetainFor > 0 {
-		retireAt = out.LatestNotBefore().Add(opts.RetainFor)
-	}
+	// Rules 3 and 4: drop the previous CAs whose retain.for has run out
+	// since their retirement, keep the maxPrevious most recently retired
+	// of the rest, and keep any other that a valid leaf still depends on.
+	// Copy mode writes none of them, but remembers the ones Bundle mode
+	// would keep, so that switching back restores them.
+	rankRetired(prev, out.Retired)
 	verify := opts.Verify
 	if verify == nil {
 		verify = Verifies
 	}
-	kept := 0
+	kept := &out.Previous
+	if opts.Copy {
+		kept = &out.Remembered
+	}
+	n := 0
 	for _, c := range prev {
 		var reason Reason
 		switch {
-		case pki.Expired(c, now):
-			out.Decisions = append(out.Decisions, Decision{Cert: c, Reason: DroppedExpired})
-			continue
-		case !retireAt.IsZero() && now.After(retireAt):
+		case opts.RetainFor > 0 && now.After(out.Retired[pki.FingerprintOf(c)].Add(opts.RetainFor)):
 			reason = DroppedRetainFor
-		case kept >= opts.MaxPrevious:
+		case n >= opts.MaxPrevious:
 			reason = DroppedMaxPrevious
 		default:
-			kept++
-			out.Previous = append(out.Previous, c)
+			n++
+			*kept = append(*kept, c)
+			if opts.Copy {
+				out.Decisions = append(out.Decisions, Decision{Cert: c, Reason: RememberedCopyMode})
+			}
 			continue
 		}
 		if opts.ProtectIssuers {
 			if deps := leaves.dependents(c, out.Current, now, verify); len(deps) > 0 {
-				out.Previous = append(out.Previous, c)
-				out.Decisions = append(out.Decisions, Decision{Cert: c, Reason: KeptProtected, Leaves: deps})
+				*kept = append(*kept, c)
+				d := Decision{Cert: c, Reason: KeptProtected, Leaves: deps}
+				if opts.Copy {
+					d = Decision{Cert: c, Reason: RememberedCopyMode}
+				}
+				out.Decisions = append(out.Decisions, d)
 				continue
 			}
+		}
+		if opts.Copy {
+			reason = DroppedCopyMode
 		}
 		out.Decisions = append(out.Decisions, Decision{Cert: c, Reason: reason})
 	}
@@ -233,4 +268,12 @@ func NewVerifier() func(ca, cert *x509.Certificate) bool {
 		}
 		return ok
 	}
+}
+
+// Canonical returns certs in the bundle's canonical order (see
+// Outcome.Certificates), as a new slice.
+func Canonical(certs []*x509.Certificate) []*x509.Certificate {
+	out := append([]*x509.Certificate(nil), certs...)
+	sortCanonical(out)
+	return out
 }

@@ -73,7 +73,8 @@ func TestMergeRules(t *testing.T) {
 		// ca1 renewed with the same key and subject: leaf1 verifies against
 		// the renewed CA, so the old certificate need not stay.
 		{"leaf also trusted by a current CA protects nothing", []*x509.Certificate{renewed.Cert}, certs(ca1), []testpki.Cert{leaf1}, Options{MaxPrevious: 0, ProtectIssuers: true}, day(95), []string{"ca1"}, []Reason{DroppedMaxPrevious}},
-		{"Copy mode drops previous", certs(ca2), certs(ca1), []testpki.Cert{leaf1}, Options{Copy: true, MaxPrevious: 1, ProtectIssuers: true}, day(95), []string{"ca2"}, []Reason{DroppedCopyMode}},
+		{"Copy mode drops previous, remembers what Bundle keeps", certs(ca2), certs(ca1), []testpki.Cert{leaf1}, Options{Copy: true, MaxPrevious: 1, ProtectIssuers: true}, day(95), []string{"ca2"}, []Reason{RememberedCopyMode}},
+		{"Copy mode drops previous, forgets what Bundle drops", certs(ca3), certs(ca2, ca1), nil, Options{Copy: true, MaxPrevious: 1}, day(185), []string{"ca3"}, []Reason{RememberedCopyMode, DroppedCopyMode}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -84,8 +85,10 @@ func TestMergeRules(t *testing.T) {
 			out, err := Merge(tt.current, tt.previous, NewLeafIndex(leaves), tt.opts, tt.now)
 			require.NoError(t, err)
 			// want lists the kept current certificates in source order,
-			// then the kept previous ones in their existing order; the
-			// rendered order is canonical (TestSameSetSameBytes).
+			// then the kept previous ones, most recently retired first
+			// (here all count as retired together, so newest NotBefore
+			// first); the rendered order is canonical
+			// (TestSameSetSameBytes).
 			require.Equal(t, tt.want, names(append(append([]*x509.Certificate{}, out.Current...), out.Previous...)))
 			require.ElementsMatch(t, tt.want, names(out.Certificates()))
 			var reasons []Reason
@@ -153,7 +156,7 @@ func TestOutputIsByteStable(t *testing.T) {
 
 // TestSameSetSameBytes: however a set of certificates is split between
 // current and previous, and in whatever order they come, the bundle's bytes
-// are the same (SPEC section 4 rule 5, section 1: no churn).
+// are the same (no churn).
 func TestSameSetSameBytes(t *testing.T) {
 	renewed := testpki.NewCA("ca1", day(30), testpki.Days(730)) // same NotBefore as nothing else
 	twin := testpki.NewCA("twin", ca2.Cert.NotBefore, testpki.Days(365))

@@ -19,7 +19,8 @@ const (
 	// it for a leaf; the retain policy would already have dropped it.
 	IssuerProtected ReissueState = "protected"
 	// IssuerDropped: the issuer left the bundle in this render
-	// (protectIssuers is off); the leaf no longer verifies against it.
+	// (protectIssuers is off, or Copy mode); the leaf no longer verifies
+	// against it.
 	IssuerDropped ReissueState = "dropped"
 )
 
@@ -30,9 +31,10 @@ type Reissue struct {
 	Leaf   Leaf
 	Issuer *x509.Certificate
 	// LeavesAt is when the retain policy drops the issuer: its NotAfter,
-	// or the retain.for deadline when that is earlier. For a protected or
-	// dropped issuer it is the date the policy let it go (now when it went
-	// for exceeding maxPrevious).
+	// or the retain.for deadline (its retirement plus retain.for) when
+	// that is earlier. For a protected or dropped issuer it is the date
+	// the policy let it go (now when it went for exceeding maxPrevious,
+	// and in Copy mode).
 	LeavesAt time.Time
 	State    ReissueState
 }
@@ -40,57 +42,66 @@ type Reissue struct {
 // Reissues lists the leaves of the input that depend on a previous CA of
 // the outcome, one entry per leaf and issuer, in previous-CA order then
 // leaf order. leaves, opts and now must be those the outcome was merged
-// with.
+// with. In Copy mode every previous CA leaves the bundle, so every valid
+// leaf that only a previous CA verifies is listed, as dropped now.
 func (o Outcome) Reissues(leaves *LeafIndex, opts Options, now time.Time) []Reissue {
-	if opts.Copy {
-		return nil
+	verify := opts.Verify
+	if verify == nil {
+		verify = Verifies
 	}
-	retireAt := time.Time{}
-	if opts.RetainFor > 0 {
-		retireAt = o.LatestNotBefore().Add(opts.RetainFor)
+	var out []Reissue
+	add := func(ca *x509.Certificate, at time.Time, state ReissueState) {
+		for _, l := range leaves.dependents(ca, o.Current, now, verify) {
+			out = append(out, Reissue{Leaf: l, Issuer: ca, LeavesAt: at, State: state})
+		}
+	}
+	if opts.Copy {
+		for _, d := range o.Decisions {
+			if d.Reason == DroppedCopyMode || d.Reason == RememberedCopyMode {
+				add(d.Cert, now, IssuerDropped)
+			}
+		}
+		return out
+	}
+	// deadline is when retain.for lets ca go, zero without retain.for.
+	deadline := func(ca *x509.Certificate) time.Time {
+		if opts.RetainFor <= 0 {
+			return time.Time{}
+		}
+		at, _ := o.RetiredAt(ca)
+		return at.Add(opts.RetainFor)
 	}
 	policyDate := func(ca *x509.Certificate) time.Time {
-		if !retireAt.IsZero() && retireAt.Before(ca.NotAfter) {
-			return retireAt
+		if d := deadline(ca); !d.IsZero() && d.Before(ca.NotAfter) {
+			return d
 		}
 		return ca.NotAfter
 	}
-	overdueDate := func() time.Time {
-		if !retireAt.IsZero() && now.After(retireAt) {
-			return retireAt
+	overdueDate := func(ca *x509.Certificate) time.Time {
+		if d := deadline(ca); !d.IsZero() && now.After(d) {
+			return d
 		}
 		return now
 	}
-	protected, dropped := pki.NewSet(), pki.NewSet()
+	protected := pki.NewSet()
 	var droppedCAs []*x509.Certificate
 	for _, d := range o.Decisions {
 		switch d.Reason {
 		case KeptProtected:
 			protected.Add(d.Cert)
 		case DroppedRetainFor, DroppedMaxPrevious:
-			if dropped.Add(d.Cert) {
-				droppedCAs = append(droppedCAs, d.Cert)
-			}
+			droppedCAs = append(droppedCAs, d.Cert)
 		}
 	}
-	verify := opts.Verify
-	if verify == nil {
-		verify = Verifies
-	}
-	var out []Reissue
 	for _, ca := range o.Previous {
-		state, at := IssuerPending, policyDate(ca)
 		if protected.Has(ca) {
-			state, at = IssuerProtected, overdueDate()
-		}
-		for _, l := range leaves.dependents(ca, o.Current, now, verify) {
-			out = append(out, Reissue{Leaf: l, Issuer: ca, LeavesAt: at, State: state})
+			add(ca, overdueDate(ca), IssuerProtected)
+		} else {
+			add(ca, policyDate(ca), IssuerPending)
 		}
 	}
 	for _, ca := range droppedCAs {
-		for _, l := range leaves.dependents(ca, o.Current, now, verify) {
-			out = append(out, Reissue{Leaf: l, Issuer: ca, LeavesAt: overdueDate(), State: IssuerDropped})
-		}
+		add(ca, overdueDate(ca), IssuerDropped)
 	}
 	return out
 }

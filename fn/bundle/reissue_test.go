@@ -71,8 +71,17 @@ func TestReissues(t *testing.T) {
 			now:     now,
 		},
 		{
-			name:    "Copy mode carries no previous CA",
+			// Copy mode drops the old CA from the bundle whatever the
+			// retain settings: its leaf is to re-issue now.
+			name:    "Copy mode: the issuer leaves the bundle now",
 			current: []*x509.Certificate{newCA.Cert},
+			opts:    bundle.Options{Copy: true, MaxPrevious: 1, ProtectIssuers: true},
+			now:     now,
+			want:    []bundle.Reissue{{Leaf: leafOld, Issuer: oldCA.Cert, LeavesAt: now, State: bundle.IssuerDropped}},
+		},
+		{
+			name:    "Copy mode: a leaf a current CA also verifies needs nothing",
+			current: []*x509.Certificate{renewed.Cert},
 			opts:    bundle.Options{Copy: true},
 			now:     now,
 		},

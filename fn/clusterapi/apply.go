@@ -5,7 +5,7 @@
 // etcdadm clusters whose certificates the input shows to be expiring.
 //
 // rules.go holds the pure rules (webhook validation, the expiry window,
-// the derived template name) over plain values and an explicit time; the
+// the next template name) over plain values and an explicit time; the
 // other files map RNodes to and from them, editing nodes in place.
 package clusterapi
 
@@ -39,7 +39,7 @@ type applier struct {
 	edits []func() error
 	added []*yaml.RNode
 	// pending are the template copies planned so far.
-	pending map[kube.Key]bool
+	pending map[kube.Key]copyOf
 }
 
 // Apply runs spec.clusterAPI over items at now. It edits items in place
@@ -48,7 +48,7 @@ type applier struct {
 // results. When any result is an error it changes nothing and returns no
 // resources: every problem is reported, none is half-applied.
 func Apply(items []*yaml.RNode, cfg policy.ClusterAPI, now time.Time) (added []*yaml.RNode, results framework.Results) {
-	a := &applier{all: items, cfg: cfg, now: now, evidence: map[kube.Key][]Evidence{}, pending: map[kube.Key]bool{}}
+	a := &applier{all: items, cfg: cfg, now: now, evidence: map[kube.Key][]Evidence{}, pending: map[kube.Key]copyOf{}}
 	for _, item := range items {
 		if !kube.IsLocalConfig(item) {
 			a.items = append(a.items, item)

@@ -54,9 +54,9 @@ func (a *applier) planEtcdadm(node *yaml.RNode, ref kube.Ref) {
 }
 
 // planRoll rolls the etcd machines of an EtcdadmCluster whose evidence is
-// inside the window: it emits a copy of the infrastructure template under a
-// name derived from the machines in the evidence and points
-// spec.infrastructureTemplate at it. etcdadm-controller replaces every
+// inside the window: it emits a copy of the infrastructure template under
+// the next name (NextName: the trailing number incremented, as EKS Anywhere
+// names template versions) and points spec.infrastructureTemplate at it. etcdadm-controller replaces every
 // machine that was not cloned from the current template, which renews every
 // etcd certificate. While the template in place is a copy made to replace
 // every machine that is due, that roll is in progress and nothing changes
@@ -112,7 +112,7 @@ func (a *applier) planRoll(node *yaml.RNode, ref kube.Ref, evidence []Evidence) 
 	if replacing != nil {
 		inPlace = fmt.Sprintf("; the infrastructure template stays %s, the copy of %s made to replace %s", name, base, listOrNone(replacing))
 	}
-	roll, ok := PlanRoll(base, evidence, replacing, a.now, days)
+	roll, ok := PlanRoll(name, evidence, replacing, a.now, days, a.takenFor(kind, namespace, name, evidence))
 	if !ok {
 		a.infof(ref, "", "no etcd machine inside the %d-day window (%d statement(s) read): no roll%s", days, len(evidence), inPlace)
 		return
@@ -127,19 +127,15 @@ func (a *applier) planRoll(node *yaml.RNode, ref kube.Ref, evidence []Evidence) 
 		a.infof(ref, refField+".name", "etcd roll in place: the infrastructure template %s is the copy of %s made to replace %s, and etcdadm-controller replaces every machine not cloned from it, so no new copy; still due: %s", name, base, strings.Join(replacing, ", "), dueList)
 		return
 	}
-	if roll.Name == name {
-		a.infof(ref, refField+".name", "etcd roll already in place for these machines: the infrastructure template is %s (due: %s)", name, dueList)
-		return
-	}
 	if src == nil {
 		a.warnf(ref, refField, "etcd machines are due (%s) but %s %s is not in the input, so it cannot be copied to roll them: add it to the package, or renew with `eksctl anywhere renew certificates --component etcd`", dueList, kind, nsName(namespace, name))
 		return
 	}
 	copyKey := kube.Key{Kind: kind, Namespace: namespace, Name: roll.Name}
 	emitted := "reusing the existing " + copyKey.String()
-	if a.find(kind, namespace, roll.Name) == nil && !a.pending[copyKey] {
-		a.pending[copyKey] = true
-		copied, err := copyTemplate(src, roll.Name, base, roll.Machines)
+	if _, planned := a.pending[copyKey]; a.find(kind, namespace, roll.Name) == nil && !planned {
+		a.pending[copyKey] = copyOf{from: name, machines: FormatMachines(roll.Machines)}
+		copied, err := copyTemplate(src, roll.Name, name, roll.Machines)
 		if err != nil {
 			a.errorf(kube.RefOf(src), "metadata", "copying the infrastructure template: %v", err)
 			return
@@ -169,6 +165,36 @@ func (a *applier) planRoll(node *yaml.RNode, ref kube.Ref, evidence []Evidence) 
 	}
 	a.warnf(ref, refField+".name", "rolling every etcd machine (%s): infrastructure template %s -> %s (%s, a copy of %s); due: %s%s. Control-plane machines are not rolled for etcd certificates",
 		strings.Join(roll.Machines, ", "), name, roll.Name, emitted, nsName(namespace, name), dueList, why)
+}
+
+// copyOf is what a template copy is: the template it was copied from and
+// the machines it replaces (ReplacesAnnotation).
+type copyOf struct{ from, machines string }
+
+// takenFor returns the names the copy of template kind namespace/name that
+// replaces the machines of evidence cannot take: the name of any object of
+// that kind and namespace in the input, or planned in this render, unless
+// it is that very copy (made from name, replacing the same machines) - an
+// earlier render's copy is reused, not copied again. EKS Anywhere or a user
+// may have made a template of the next name already; skipping it keeps the
+// roll from pointing at a template that is not a copy of this one.
+func (a *applier) takenFor(kind, namespace, name string, evidence []Evidence) func(string) bool {
+	var machines []string
+	for _, e := range evidence {
+		machines = append(machines, e.Machine)
+	}
+	want := copyOf{from: name, machines: FormatMachines(machines)}
+	return func(candidate string) bool {
+		if c, ok := a.pending[kube.Key{Kind: kind, Namespace: namespace, Name: candidate}]; ok {
+			return c != want
+		}
+		obj := a.find(kind, namespace, candidate)
+		if obj == nil {
+			return false
+		}
+		ann := obj.GetAnnotations(CopiedFromAnnotation, ReplacesAnnotation)
+		return copyOf{from: ann[CopiedFromAnnotation], machines: FormatMachines(ParseMachines(ann[ReplacesAnnotation]))} != want
+	}
 }
 
 // staleCopies reports (info) every template copy rotate-certs made that no
@@ -238,7 +264,8 @@ var identityAnnotations = []string{
 }
 
 // copyTemplate returns a copy of the infrastructure template src named
-// name, marked as derived from base and as replacing machines, without the fields a server sets
+// name, marked as copied from base (src's name) and as replacing machines,
+// without the fields a server sets
 // (uid, resourceVersion, ...) so that it can be created. When src came from
 // a file the copy goes into a new file beside it.
 func copyTemplate(src *yaml.RNode, name, base string, machines []string) (*yaml.RNode, error) {

@@ -104,8 +104,8 @@ func TestEtcdRollFromMachineAnnotations(t *testing.T) {
 	}
 	cp := added[0]
 	name := cp.GetName()
-	if !strings.HasPrefix(name, "prod-etcd-template-1700000000000-renew-") {
-		t.Errorf("copy name %q must derive from the template name", name)
+	if name != "prod-etcd-template-1700000000001" {
+		t.Errorf("copy name %q must be the template's name with its number incremented", name)
 	}
 	out := render(t, items)
 	if !strings.Contains(out, "    name: "+name+" # written by eksctl\n") {
@@ -163,9 +163,9 @@ func TestEtcdRollFromMachineAnnotations(t *testing.T) {
 		t.Error("the same evidence two weeks later must not roll again")
 	}
 
-	// A year on, the replacement machines are due: the next copy derives
-	// from the original name, not from the copy's, and the first copy is
-	// reported as one to delete.
+	// A year on, the replacement machines are due: the next copy takes the
+	// next number after the copy in place, and the first copy is reported
+	// as one to delete.
 	next := out + "---\n" + copied
 	for i, r := range [][2]string{{"aaaaa", "2027-12-01T00:00:00Z"}, {"bbbbb", "2027-12-02T00:00:00Z"}, {"ccccc", "2027-12-03T00:00:00Z"}} {
 		m := etcdMachine("prod-etcd-"+r[0], []string{"2026-12-10T00:00:00Z", "2027-03-01T00:00:00Z", "2027-03-02T00:00:00Z"}[i])
@@ -179,11 +179,11 @@ func TestEtcdRollFromMachineAnnotations(t *testing.T) {
 	if len(added4) != 1 {
 		t.Fatalf("want a second roll a year later, got %d copies", len(added4))
 	}
-	if n := added4[0].GetName(); n == name || !strings.HasPrefix(n, "prod-etcd-template-1700000000000-renew-") || strings.Count(n, "renew") != 1 {
-		t.Errorf("second copy name %q must be a new name derived from the original template", n)
+	if n := added4[0].GetName(); n != "prod-etcd-template-1700000000002" {
+		t.Errorf("second copy name %q, want the next number", n)
 	}
-	if !strings.Contains(added4[0].MustString(), "copied-from: 'prod-etcd-template-1700000000000'\n") {
-		t.Error("the second copy must still name the original template")
+	if !strings.Contains(added4[0].MustString(), "copied-from: 'prod-etcd-template-1700000000001'\n") {
+		t.Error("the second copy must name the template it was copied from")
 	}
 	if !strings.Contains(added4[0].MustString(), "replaces-machines: 'prod-etcd-newaa,prod-etcd-newbb,prod-etcd-newcc'\n") {
 		t.Errorf("the second copy must list the replacement machines:\n%s", added4[0].MustString())
@@ -208,7 +208,7 @@ func TestEtcdNotDue(t *testing.T) {
 
 func TestEtcdNoEvidence(t *testing.T) {
 	out, added, results := run(t, docs(etcdadmCluster, etcdTemplate), cfg(30))
-	if added != "" || strings.Contains(out, "renew-") {
+	if added != "" || strings.Contains(out, "prod-etcd-template-1700000000001") {
 		t.Error("no evidence: no roll")
 	}
 	if !hasResult(results, framework.Info, "no certificate expiry evidence") {
@@ -341,7 +341,7 @@ spec:
 	if errs := errorsOf(results); len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	if added != "" || strings.Contains(out, "renew-") {
+	if added != "" || strings.Contains(out, "prod-etcd-template-1700000000001") {
 		t.Error("with the design fields the controller rolls; no template copy")
 	}
 	for _, want := range []string{
@@ -382,7 +382,7 @@ spec:
 	c = cfg(30)
 	c.Kinds = []string{policy.KindKubeadmControlPlane}
 	out, added, _ = run(t, in, c)
-	if added != "" || strings.Contains(out, "renew-") {
+	if added != "" || strings.Contains(out, "prod-etcd-template-1700000000001") {
 		t.Error("EtcdadmCluster not in kinds: no roll")
 	}
 }
@@ -390,7 +390,7 @@ spec:
 func TestCopyWithoutPathAndLegacyPath(t *testing.T) {
 	src := parse(t, etcdTemplate)[0]
 	_ = src.PipeE(yaml.ClearAnnotation("internal.config.kubernetes.io/path"))
-	c, err := copyTemplate(src, "x-renew-1", "x", []string{"m-b", "m-a"})
+	c, err := copyTemplate(src, "x-2", "x", []string{"m-b", "m-a"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -398,12 +398,12 @@ func TestCopyWithoutPathAndLegacyPath(t *testing.T) {
 		t.Errorf("a template from no file gives a copy in no file, got %q", p)
 	}
 	legacy := parse(t, strings.Replace(etcdTemplate, "internal.config.kubernetes.io/path", "config.kubernetes.io/path", 1))[0]
-	c, err = copyTemplate(legacy, "x-renew-1", "x", nil)
+	c, err = copyTemplate(legacy, "x-2", "x", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	a := c.GetAnnotations()
-	if a["config.kubernetes.io/path"] != a["internal.config.kubernetes.io/path"] || !strings.HasSuffix(a["config.kubernetes.io/path"], "_x-renew-1.yaml") {
+	if a["config.kubernetes.io/path"] != a["internal.config.kubernetes.io/path"] || !strings.HasSuffix(a["config.kubernetes.io/path"], "_x-2.yaml") {
 		t.Errorf("legacy and current path annotations must agree on the new file: %v", a)
 	}
 }
@@ -412,7 +412,7 @@ func TestLocalConfigDumpIsEvidence(t *testing.T) {
 	// A dump of Machines marked local-config is read (and never applied).
 	dump := strings.Replace(etcdMachine("prod-etcd-aaaaa", "2026-12-10T00:00:00Z"), "  annotations:\n", "  annotations:\n    config.kubernetes.io/local-config: \"true\"\n", 1)
 	out, added, _ := run(t, docs(etcdadmCluster, etcdTemplate, dump), cfg(30))
-	if added == "" || !strings.Contains(out, "-renew-") {
+	if added == "" || !strings.Contains(out, "prod-etcd-template-1700000000001") {
 		t.Error("a local-config Machine dump must count as evidence")
 	}
 	// A local-config EtcdadmCluster is configuration for a tool, not managed.
@@ -510,5 +510,60 @@ func TestExpiredWording(t *testing.T) {
 	}
 	if !hasResult(results, framework.Warning, "prod-etcd-fffff", "certificates expired (expiresInDays -2 as of the cluster's last certificate scan)") {
 		t.Errorf("want an expired relative statement without a made-up date: %v", results)
+	}
+}
+
+// The next name may be taken already: by a template that is not a copy of
+// the one in place (EKS Anywhere's own next version, a user's), which the
+// roll skips, or by the copy an earlier render made, which it reuses.
+func TestEtcdRollNameTaken(t *testing.T) {
+	due := etcdMachine("prod-etcd-aaaaa", "2026-12-10T00:00:00Z")
+	foreign := strings.NewReplacer("name: prod-etcd-template-1700000000000", "name: prod-etcd-template-1700000000001",
+		"path: clusters/prod/etcd.yaml", "path: clusters/prod/other.yaml").Replace(etcdTemplate)
+	items := parse(t, docs(etcdadmCluster, etcdTemplate, foreign, due))
+	added, results := Apply(items, cfg(30), now)
+	if errs := errorsOf(results); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if len(added) != 1 || added[0].GetName() != "prod-etcd-template-1700000000002" {
+		t.Fatalf("want a copy named ...0002 (...0001 is taken), got %v", added)
+	}
+	if !strings.Contains(render(t, items), "name: prod-etcd-template-1700000000002 # written by eksctl") {
+		t.Error("the EtcdadmCluster must point at the new copy")
+	}
+
+	// The copy of an earlier render, for the same machines, is reused.
+	first := parse(t, docs(etcdadmCluster, etcdTemplate, due))
+	added, _ = Apply(first, cfg(30), now)
+	if len(added) != 1 {
+		t.Fatal("want a copy")
+	}
+	again := parse(t, docs(etcdadmCluster, etcdTemplate, added[0].MustString(), due))
+	added2, results2 := Apply(again, cfg(30), now)
+	if len(added2) != 0 {
+		t.Errorf("the existing copy must be reused, got %d new", len(added2))
+	}
+	if !hasResult(results2, framework.Warning, "reusing the existing VSphereMachineTemplate eksa-system/prod-etcd-template-1700000000001") {
+		t.Errorf("want the reuse said: %v", results2)
+	}
+}
+
+// Two etcd clusters that share one template get a copy each: one copy
+// lists the machines of one cluster only.
+func TestEtcdRollSharedTemplate(t *testing.T) {
+	other := strings.NewReplacer("name: prod-etcd\n", "name: dev-etcd\n", "path: clusters/prod/etcd.yaml", "path: clusters/dev/etcd.yaml").Replace(etcdadmCluster)
+	otherMachine := strings.ReplaceAll(etcdMachine("dev-etcd-aaaaa", "2026-12-11T00:00:00Z"), "etcd-cluster: prod-etcd", "etcd-cluster: dev-etcd")
+	otherMachine = strings.Replace(otherMachine, "    name: prod-etcd\n", "    name: dev-etcd\n", 1)
+	items := parse(t, docs(etcdadmCluster, other, etcdTemplate, etcdMachine("prod-etcd-aaaaa", "2026-12-10T00:00:00Z"), otherMachine))
+	added, results := Apply(items, cfg(30), now)
+	if errs := errorsOf(results); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	var names []string
+	for _, a := range added {
+		names = append(names, a.GetName()+" "+a.GetAnnotations()[ReplacesAnnotation])
+	}
+	if strings.Join(names, "; ") != "prod-etcd-template-1700000000001 prod-etcd-aaaaa; prod-etcd-template-1700000000002 dev-etcd-aaaaa" {
+		t.Errorf("copies = %v, want one per cluster", names)
 	}
 }

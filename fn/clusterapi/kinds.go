@@ -28,7 +28,7 @@ const (
 	etcdClusterLabel = "cluster.x-k8s.io/etcd-cluster"
 	// CopiedFromAnnotation marks an infrastructure template that rotate-certs
 	// copied to roll etcd machines; its value is the name of the template
-	// the copies derive from, so that the next roll derives from it too.
+	// it was copied from.
 	CopiedFromAnnotation = "rotate-certs.dev/copied-from"
 	// ReplacesAnnotation on such a copy lists the etcd machines it was
 	// made to replace (sorted, comma-separated): while every due machine

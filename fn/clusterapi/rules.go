@@ -1,11 +1,11 @@
 package clusterapi
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -19,9 +19,9 @@ const (
 	// DefaultValidityDays is the validity of the leaf certificates kubeadm
 	// and etcdadm issue when nothing else is configured.
 	DefaultValidityDays = 365
-	// maxNameLength keeps derived template names usable as label values,
-	// which Cluster API copies template names into.
-	maxNameLength = 63
+	// maxNameLength is the longest Kubernetes object name (a DNS
+	// subdomain): a template copy's name never exceeds it.
+	maxNameLength = 253
 )
 
 // CheckExpiryDays applies the KubeadmControlPlane rule to an expiry window
@@ -140,7 +140,7 @@ type Roll struct {
 	Expired []Evidence
 	// Machines are the etcd machines the evidence names, sorted and
 	// distinct: the machines a new roll replaces. The template copy
-	// records them (ReplacesAnnotation), and its name derives from them.
+	// records them (ReplacesAnnotation).
 	Machines []string
 	// InProgress is set when the template in place is a copy made to
 	// replace every due machine: etcdadm-controller is replacing them (or
@@ -150,23 +150,25 @@ type Roll struct {
 	Name string
 }
 
-// PlanRoll decides whether an etcd cluster whose infrastructure template
-// derives from base must roll, given all the evidence about its machines.
+// PlanRoll decides whether an etcd cluster whose infrastructure template is
+// current must roll, given all the evidence about its machines.
 // replacing lists the machines the template in place was copied to replace
 // (ReplacesAnnotation); it is nil when the template in place is not such a
-// copy.
+// copy. taken reports a name that the new copy cannot have (an object of
+// that name exists and is not this very copy); nil means none is taken.
 //
 // Nothing rolls unless some evidence is inside the window of days. A due
 // machine the copy in place was made to replace is being replaced already:
 // etcdadm-controller replaces every machine not cloned from the current
 // template, and a second template change would replace the new machines
 // too. So while every due machine is in replacing, the roll is in progress
-// and nothing changes. Otherwise the new copy is named by RollName from
-// base and the machines in the evidence: the name does not depend on dates
-// or day counts, so time passing and a refreshed dump of the same machines
-// (EKS Anywhere's expiresInDays counts down every day) keep it, and a year
-// later, when the replacement machines are due, their names give a new one.
-func PlanRoll(base string, evidence []Evidence, replacing []string, now time.Time, days int) (Roll, bool) {
+// and nothing changes. Otherwise the new copy is named by NextName from the
+// template in place (skipping taken names): the name does not depend on
+// dates or day counts, so time passing and a refreshed dump of the same
+// machines (EKS Anywhere's expiresInDays counts down every day) keep it,
+// and a year later, when the replacement machines are due, the copy in
+// place gives the next number.
+func PlanRoll(current string, evidence []Evidence, replacing []string, now time.Time, days int, taken func(string) bool) (Roll, bool) {
 	var r Roll
 	seen := map[string]bool{}
 	for _, e := range evidence {
@@ -196,29 +198,48 @@ func PlanRoll(base string, evidence []Evidence, replacing []string, now time.Tim
 			return r, true
 		}
 	}
-	r.Name = RollName(base, r.Machines)
+	r.Name = NextName(current)
+	for taken != nil && taken(r.Name) {
+		r.Name = NextName(r.Name)
+	}
 	return r, true
 }
 
-// RollName derives the name of the template copy that rolls an etcd cluster
-// whose template derives from base and whose machines are machines: base,
-// "-renew-", and 8 hex digits of a hash of base and the machine names
-// (order-insensitive, duplicates ignored). base is shortened so that the
-// name fits in 63 characters.
-func RollName(base string, machines []string) string {
-	names := slices.Clone(machines)
-	sort.Strings(names)
-	names = slices.Compact(names)
-	h := sha256.New()
-	h.Write([]byte(base + "\n"))
-	for _, m := range names {
-		h.Write([]byte(m + "\n"))
+// NextName returns the name of the template copy that replaces a template
+// named name, as EKS Anywhere's own controller names the next version of a
+// machine template: a trailing "-<number>" is incremented ("test-etcd-1" ->
+// "test-etcd-2", "prod-etcd-template-1700000000000" -> "...0001"), and a
+// name without one gets "-1" ("etcd01" -> "etcd01-1"). EKS Anywhere keeps
+// the name it finds in the cluster and increments it the same way (the
+// name must match "(.*?)(-)(\d+)$"), so every name this returns is one it
+// can follow. A number too large for an int64, which EKS Anywhere cannot
+// increment, counts as no number. The result fits in maxNameLength: the
+// part before the number is shortened (and trimmed of a trailing '-' or '.')
+// when needed.
+func NextName(name string) string {
+	prefix, next := name, "1"
+	if i := strings.LastIndexByte(name, '-'); i >= 0 && allDigits(name[i+1:]) {
+		if n, err := strconv.ParseInt(name[i+1:], 10, 64); err == nil && n < math.MaxInt64 {
+			prefix, next = name[:i], strconv.FormatInt(n+1, 10)
+		}
 	}
-	suffix := "-renew-" + hex.EncodeToString(h.Sum(nil))[:8]
-	if len(base)+len(suffix) > maxNameLength {
-		base = strings.TrimRight(base[:maxNameLength-len(suffix)], "-.")
+	suffix := "-" + next
+	if len(prefix)+len(suffix) > maxNameLength {
+		prefix = strings.TrimRight(prefix[:maxNameLength-len(suffix)], "-.")
 	}
-	return base + suffix
+	return prefix + suffix
+}
+
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // FormatMachines writes a list of machine names as ReplacesAnnotation holds

@@ -1,7 +1,9 @@
 package clusterapi
 
 import (
+	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -98,13 +100,13 @@ func TestPlanRoll(t *testing.T) {
 	b := ev("etcd-b", "2026-12-30T00:00:00Z", day(2026, 12, 30))
 	c := ev("etcd-c", "2027-06-01T00:00:00Z", day(2027, 6, 1))
 
-	if _, ok := PlanRoll("tmpl", []Evidence{c}, nil, now, 30); ok {
+	if _, ok := PlanRoll("tmpl-1", []Evidence{c}, nil, now, 30, nil); ok {
 		t.Error("nothing inside the window must not roll")
 	}
-	if _, ok := PlanRoll("tmpl", nil, nil, now, 30); ok {
+	if _, ok := PlanRoll("tmpl-1", nil, nil, now, 30, nil); ok {
 		t.Error("no evidence must not roll")
 	}
-	r, ok := PlanRoll("tmpl", []Evidence{c, b, a}, nil, now, 30)
+	r, ok := PlanRoll("tmpl-1", []Evidence{c, b, a}, nil, now, 30, nil)
 	if !ok || r.InProgress {
 		t.Fatalf("etcd-a is 18 days from expiry: want a new roll, got %+v", r)
 	}
@@ -114,14 +116,14 @@ func TestPlanRoll(t *testing.T) {
 	if strings.Join(r.Machines, ",") != "etcd-a,etcd-b,etcd-c" {
 		t.Errorf("machines = %v, want all three, sorted", r.Machines)
 	}
-	if r.Name != RollName("tmpl", []string{"etcd-a", "etcd-b", "etcd-c"}) || !strings.HasPrefix(r.Name, "tmpl-renew-") {
-		t.Errorf("name = %q, want RollName of the three machines", r.Name)
+	if r.Name != "tmpl-2" {
+		t.Errorf("name = %q, want tmpl-2, the template in place with its number incremented", r.Name)
 	}
 
 	// Time passing with the same machines keeps the name, although more
 	// of them fall into the window; so does a refreshed statement about
 	// the same machines (another date, another expiresInDays).
-	later, _ := PlanRoll("tmpl", []Evidence{a, b, c}, nil, now.AddDate(0, 0, 10), 30)
+	later, _ := PlanRoll("tmpl-1", []Evidence{a, b, c}, nil, now.AddDate(0, 0, 10), 30, nil)
 	if later.Name != r.Name {
 		t.Errorf("name changed with time: %q then %q", r.Name, later.Name)
 	}
@@ -130,7 +132,7 @@ func TestPlanRoll(t *testing.T) {
 	}
 	rescanned := a
 	rescanned.Value, rescanned.Expiry = "expiresInDays=17", day(2026, 12, 9)
-	if again, _ := PlanRoll("tmpl", []Evidence{rescanned, b, c}, nil, now, 30); again.Name != r.Name {
+	if again, _ := PlanRoll("tmpl-1", []Evidence{rescanned, b, c}, nil, now, 30, nil); again.Name != r.Name {
 		t.Errorf("a refreshed statement about the same machines changed the name: %q then %q", r.Name, again.Name)
 	}
 
@@ -138,7 +140,7 @@ func TestPlanRoll(t *testing.T) {
 	// by n (not due), a is still due, and c has fallen into the window.
 	// The roll is in progress: no new name.
 	n := ev("etcd-n", "2027-11-23T00:00:00Z", day(2027, 11, 23))
-	mid, ok := PlanRoll("tmpl", []Evidence{a, n, c}, r.Machines, day(2027, 5, 10), 30)
+	mid, ok := PlanRoll("tmpl-2", []Evidence{a, n, c}, r.Machines, day(2027, 5, 10), 30, nil)
 	if !ok || !mid.InProgress || mid.Name != "" {
 		t.Errorf("mid-roll = %+v, want a roll in progress and no new name", mid)
 	}
@@ -147,45 +149,105 @@ func TestPlanRoll(t *testing.T) {
 	}
 
 	// Finished: only replacements, none due.
-	if _, ok := PlanRoll("tmpl", []Evidence{n}, r.Machines, day(2027, 1, 1), 30); ok {
+	if _, ok := PlanRoll("tmpl-2", []Evidence{n}, r.Machines, day(2027, 1, 1), 30, nil); ok {
 		t.Error("a finished roll with nothing due must not roll")
 	}
 
 	// A year later the replacements are due: they are not among the
 	// machines the copy in place replaces, so a new roll with a new name.
-	next, ok := PlanRoll("tmpl", []Evidence{n}, r.Machines, day(2027, 11, 1), 30)
-	if !ok || next.InProgress || next.Name == r.Name || !strings.HasPrefix(next.Name, "tmpl-renew-") {
-		t.Errorf("next roll = %+v, want a new tmpl-renew- name", next)
+	next, ok := PlanRoll("tmpl-2", []Evidence{n}, r.Machines, day(2027, 11, 1), 30, nil)
+	if !ok || next.InProgress || next.Name != "tmpl-3" {
+		t.Errorf("next roll = %+v, want tmpl-3", next)
+	}
+	// A name that is taken (a template EKS Anywhere or a user made) is
+	// skipped.
+	taken := func(name string) bool { return name == "tmpl-3" || name == "tmpl-4" }
+	if skip, _ := PlanRoll("tmpl-2", []Evidence{n}, r.Machines, day(2027, 11, 1), 30, taken); skip.Name != "tmpl-5" {
+		t.Errorf("with tmpl-3 and tmpl-4 taken, name = %q, want tmpl-5", skip.Name)
 	}
 
 	// A copy without its list (an empty list) replaces nothing known.
-	if legacy, _ := PlanRoll("tmpl", []Evidence{a}, []string{}, now, 30); legacy.InProgress || legacy.Name == "" {
+	if legacy, _ := PlanRoll("tmpl-2", []Evidence{a}, []string{}, now, 30, nil); legacy.InProgress || legacy.Name == "" {
 		t.Errorf("a copy with no list must not count as a roll in progress: %+v", legacy)
 	}
 
-	expired, _ := PlanRoll("tmpl", []Evidence{ev("etcd-old", "2026-11-01T00:00:00Z", day(2026, 11, 1))}, nil, now, 30)
+	expired, _ := PlanRoll("tmpl-1", []Evidence{ev("etcd-old", "2026-11-01T00:00:00Z", day(2026, 11, 1))}, nil, now, 30, nil)
 	if len(expired.Expired) != 1 {
 		t.Errorf("expired = %v, want etcd-old", expired.Expired)
 	}
 }
 
-func TestRollName(t *testing.T) {
-	if RollName("t", []string{"a", "b"}) != RollName("t", []string{"b", "a", "b"}) {
-		t.Error("the name must not depend on order or duplicates")
+// eksaName is the pattern EKS Anywhere's controller requires of a machine
+// template name it increments (aws/eks-anywhere pkg/clusterapi): anything,
+// a dash, digits at the end.
+var eksaName = regexp.MustCompile(`(.*?)(-)(\d+)$`)
+
+// eksaIncrement is how EKS Anywhere reads the next name it will write:
+// the match's prefix and number (which must parse as an int).
+func eksaIncrement(name string) (string, int, bool) {
+	m := eksaName.FindStringSubmatch(name)
+	if m == nil {
+		return "", 0, false
 	}
-	if RollName("t", []string{"a"}) == RollName("t", []string{"a", "b"}) {
-		t.Error("another machine must give another name")
+	n, err := strconv.Atoi(m[3])
+	return m[1], n, err == nil
+}
+
+func TestNextName(t *testing.T) {
+	long := strings.Repeat("a", 240) + "." + strings.Repeat("b", 9) + "-9" // 252 characters
+	tests := []struct{ name, want string }{
+		{"test-etcd-1", "test-etcd-2"},
+		{"test-etcd-9", "test-etcd-10"},
+		{"md-0", "md-1"},
+		{"prod-etcd-template-1700000000000", "prod-etcd-template-1700000000001"},
+		{"etcd-007", "etcd-8"}, // EKS Anywhere reads 007 as 7
+		{"test-etcd", "test-etcd-1"},
+		{"etcd01", "etcd01-1"},                                       // digits, but no "-N" suffix
+		{"v1-etcd-template-a2", "v1-etcd-template-a2-1"},             // digits after a letter
+		{"etcd-1-2", "etcd-1-3"},                                     // only the last number counts
+		{"etcd-", "etcd--1"},                                         // a dash and no digits
+		{"etcd-99999999999999999999", "etcd-99999999999999999999-1"}, // beyond int64: EKS Anywhere cannot increment it
+		{"etcd-9223372036854775807", "etcd-9223372036854775807-1"},
+		{long, strings.Repeat("a", 240) + "." + strings.Repeat("b", 9) + "-10"},
+		{strings.Repeat("a", 251) + "-9", strings.Repeat("a", 250) + "-10"},
+		{strings.Repeat("a", 249) + ".-99", strings.Repeat("a", 249) + "-100"}, // shortened, trailing "." and "-" trimmed
+		{strings.Repeat("a", 253), strings.Repeat("a", 251) + "-1"},
 	}
-	if RollName("t", []string{"a"}) == RollName("u", []string{"a"}) {
-		t.Error("another base must give another name")
+	for _, tt := range tests {
+		got := NextName(tt.name)
+		if got != tt.want {
+			t.Errorf("NextName(%q) = %q, want %q", tt.name, got, tt.want)
+		}
+		if len(got) > 253 {
+			t.Errorf("NextName(%q) is %d characters, more than a Kubernetes name may have", tt.name, len(got))
+		}
+		// EKS Anywhere must be able to increment what we write: the
+		// regex matches and the number parses.
+		prefix, n, ok := eksaIncrement(got)
+		if !ok {
+			t.Errorf("NextName(%q) = %q, which EKS Anywhere cannot increment", tt.name, got)
+			continue
+		}
+		if fmt.Sprintf("%s-%d", prefix, n+1) != NextName(got) {
+			t.Errorf("EKS Anywhere would follow %q with %s-%d, rotate-certs with %q", got, prefix, n+1, NextName(got))
+		}
 	}
-	if got := RollName("prod-etcd-template-1763600000000", []string{"prod-etcd-7xk2p"}); !regexp.MustCompile(`^prod-etcd-template-1763600000000-renew-[0-9a-f]{8}$`).MatchString(got) {
-		t.Errorf("name = %q, want <base>-renew-<8 hex>", got)
+	// Where EKS Anywhere can increment the name in place, both agree.
+	for _, name := range []string{"test-etcd-1", "md-0", "etcd-007", "etcd-1-2", "prod-etcd-template-1700000000000"} {
+		prefix, n, ok := eksaIncrement(name)
+		if !ok || fmt.Sprintf("%s-%d", prefix, n+1) != NextName(name) {
+			t.Errorf("NextName(%q) = %q, EKS Anywhere: %s-%d", name, NextName(name), prefix, n+1)
+		}
 	}
-	long := strings.Repeat("a", 47) + "-" + strings.Repeat("b", 20)
-	name := RollName(long, []string{"m"})
-	if len(name) > 63 || strings.Contains(name, "--") || !strings.HasPrefix(name, strings.Repeat("a", 47)+"-renew-") {
-		t.Errorf("long name = %q (%d chars), want <= 63 without a dangling dash", name, len(name))
+	// Names that end in digits without a "-N" suffix are ones EKS Anywhere
+	// rejects ("invalid format of name"); the copy's name is one it takes.
+	for _, name := range []string{"etcd01", "v1-etcd-template-a2", "test-etcd"} {
+		if _, _, ok := eksaIncrement(name); ok {
+			t.Errorf("%q should not match EKS Anywhere's pattern", name)
+		}
+		if _, _, ok := eksaIncrement(NextName(name)); !ok {
+			t.Errorf("NextName(%q) = %q does not match EKS Anywhere's pattern", name, NextName(name))
+		}
 	}
 }
 

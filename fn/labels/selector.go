@@ -3,7 +3,11 @@
 // pulling in k8s.io/apimachinery.
 package labels
 
-import "fmt"
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
 
 // Selector is a Kubernetes LabelSelector. The zero value selects everything.
 type Selector struct {
@@ -91,4 +95,35 @@ func contains(values []string, v string) bool {
 		}
 	}
 	return false
+}
+
+// String writes the selector in the syntax of kubectl's --selector:
+// "key=value" for each matchLabels entry (sorted by key), then each
+// expression as "key in (a,b)", "key notin (a,b)", "key" (Exists) or
+// "!key" (DoesNotExist), joined by commas. The empty selector is "".
+func (s Selector) String() string {
+	keys := make([]string, 0, len(s.MatchLabels))
+	for k := range s.MatchLabels {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys)+len(s.MatchExpressions))
+	for _, k := range keys {
+		parts = append(parts, k+"="+s.MatchLabels[k])
+	}
+	for _, r := range s.MatchExpressions {
+		switch r.Operator {
+		case "In":
+			parts = append(parts, r.Key+" in ("+strings.Join(r.Values, ",")+")")
+		case "NotIn":
+			parts = append(parts, r.Key+" notin ("+strings.Join(r.Values, ",")+")")
+		case "Exists":
+			parts = append(parts, r.Key)
+		case "DoesNotExist":
+			parts = append(parts, "!"+r.Key)
+		default:
+			parts = append(parts, r.Key+" "+r.Operator+" ("+strings.Join(r.Values, ",")+")")
+		}
+	}
+	return strings.Join(parts, ",")
 }

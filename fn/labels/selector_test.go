@@ -46,3 +46,23 @@ func TestSelectorValidate(t *testing.T) {
 		t.Errorf("valid selector rejected: %v", err)
 	}
 }
+
+func TestSelectorString(t *testing.T) {
+	for _, tc := range []struct {
+		sel  Selector
+		want string
+	}{
+		{Selector{}, ""},
+		{Selector{MatchLabels: map[string]string{"b": "2", "a": "1"}}, "a=1,b=2"},
+		{Selector{MatchLabels: map[string]string{"cluster.x-k8s.io/cluster-name": "prod"}, MatchExpressions: []Requirement{
+			{Key: "tier", Operator: "In", Values: []string{"core", "edge"}},
+			{Key: "zone", Operator: "NotIn", Values: []string{"a"}},
+			{Key: "managed", Operator: "Exists"},
+			{Key: "legacy", Operator: "DoesNotExist"},
+		}}, "cluster.x-k8s.io/cluster-name=prod,tier in (core,edge),zone notin (a),managed,!legacy"},
+	} {
+		if got := tc.sel.String(); got != tc.want {
+			t.Errorf("String() = %q, want %q", got, tc.want)
+		}
+	}
+}

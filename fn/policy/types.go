@@ -128,6 +128,9 @@ type Target struct {
 	// Key is the data key; default ca.crt (Secret) or ca-bundle.crt
 	// (ConfigMap).
 	Key string `json:"key,omitempty"`
+	// Metadata sets static labels and annotations on every target object
+	// (metadata.go).
+	Metadata *TargetMetadata `json:"metadata,omitempty"`
 	// AdditionalFormats adds binary truststores next to Key (formats.go).
 	AdditionalFormats *AdditionalFormats `json:"additionalFormats,omitempty"`
 }
@@ -136,8 +139,8 @@ type Target struct {
 type Retain struct {
 	// MaxPrevious is how many previous CAs are kept (default 1, 0 = none).
 	MaxPrevious *int `json:"maxPrevious,omitempty"`
-	// For drops a previous CA this long after the newest current CA's
-	// NotBefore.
+	// For drops a previous CA this long after it was retired (stopped
+	// being current; see the target's rotate-certs.dev/retired record).
 	For *Duration `json:"for,omitempty"`
 	// ProtectIssuers keeps a previous CA that still verifies a valid leaf
 	// in the input (default true).

@@ -117,6 +117,7 @@ func (b *TrustBundle) validate(path string) FieldErrors {
 			errs.add(path+".target.namespaceSelector", "%v", err)
 		}
 	}
+	errs = append(errs, t.Metadata.validate(path+".target.metadata")...)
 	errs = append(errs, t.AdditionalFormats.validate(t, path+".target")...)
 	if n := *b.Retain.MaxPrevious; n < 0 || n > MaxPreviousLimit {
 		errs.add(path+".retain.maxPrevious", "%d is out of range 0..%d", n, MaxPreviousLimit)

@@ -155,13 +155,32 @@ func managedBy(pol *policy.RotationPolicy, item *yaml.RNode) ([]string, bool) {
 	return nil, false
 }
 
+// targetMetadata returns the labels and annotations the policy sets on
+// item as a target (target.metadata), nil when it sets none.
+func targetMetadata(pol *policy.RotationPolicy, item *yaml.RNode) map[string]bool {
+	out := map[string]bool{}
+	for _, b := range pol.Spec.TrustBundles {
+		if m := b.Target.Metadata; m != nil && item.GetKind() == b.Target.Kind && item.GetName() == b.Target.Name {
+			for k := range m.Labels {
+				out["metadata.labels."+k] = true
+			}
+			for k := range m.Annotations {
+				out["metadata.annotations."+k] = true
+			}
+		}
+	}
+	return out
+}
+
 // withoutOwnFields returns a copy of item without what the function may
 // write on a managed item: rotate-certs.dev/ annotations (object and pod
-// template), the target's data keys, and the maps those leave empty.
-func withoutOwnFields(t *testing.T, item *yaml.RNode, keys []string) string {
+// template), the labels and annotations of the policy's target.metadata
+// (meta, "metadata.labels.<key>"), the target's data keys, and the maps
+// those leave empty.
+func withoutOwnFields(t *testing.T, item *yaml.RNode, keys []string, meta map[string]bool) string {
 	t.Helper()
 	c := item.Copy()
-	for _, path := range [][]string{{"metadata", "annotations"}, {"spec", "template", "metadata", "annotations"}} {
+	for _, path := range [][]string{{"metadata", "labels"}, {"metadata", "annotations"}, {"spec", "template", "metadata", "annotations"}} {
 		m, err := c.Pipe(yaml.Lookup(path...))
 		require.NoError(t, err)
 		if m == nil {
@@ -171,7 +190,7 @@ func withoutOwnFields(t *testing.T, item *yaml.RNode, keys []string) string {
 		require.NoError(t, err)
 		left := len(keys)
 		for _, k := range keys {
-			if strings.HasPrefix(k, "rotate-certs.dev/") {
+			if strings.HasPrefix(k, "rotate-certs.dev/") && path[len(path)-1] == "annotations" || meta[strings.Join(path, ".")+"."+k] {
 				require.NoError(t, m.PipeE(yaml.Clear(k)))
 				left--
 			}
@@ -216,7 +235,8 @@ func TestInvariantPreservingManaged(t *testing.T) {
 				if !managed {
 					continue // TestInvariantPreserving
 				}
-				require.Equal(t, withoutOwnFields(t, before, keys), withoutOwnFields(t, node, keys),
+				meta := targetMetadata(pol, before)
+				require.Equal(t, withoutOwnFields(t, before, keys, meta), withoutOwnFields(t, node, keys, meta),
 					"%s: only the function's own fields may change", idOf(before))
 			}
 		})

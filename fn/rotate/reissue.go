@@ -76,8 +76,8 @@ func (r *run) reissues() []report.Reissue {
 }
 
 // outcomeKeys remembers the outcomes of one bundle's targets by what
-// Outcome.Reissues reads of them: the current and previous CAs in order
-// and every decision. The options and the time are the bundle's, the same
+// Outcome.Reissues reads of them: the current and previous CAs in order,
+// every decision, and the retirement of each previous CA. The options and the time are the bundle's, the same
 // for all its targets, so two outcomes with one key list the same
 // re-issues, and a later one adds nothing to the report (same entries,
 // same dates). Certificates are told apart by pointer: an equal one
@@ -106,12 +106,21 @@ func (k *outcomeKeys) add(o bundle.Outcome) bool {
 		id(c)
 	}
 	b.WriteString("|")
+	// A previous CA's re-issue date counts from its retirement, which
+	// each target records for itself.
+	retired := func(c *x509.Certificate) {
+		if at, ok := o.RetiredAt(c); ok {
+			fmt.Fprintf(&b, "@%d,", at.Unix())
+		}
+	}
 	for _, c := range o.Previous {
 		id(c)
+		retired(c)
 	}
 	for _, d := range o.Decisions {
 		b.WriteString("|" + string(d.Reason) + ":")
 		id(d.Cert)
+		retired(d.Cert)
 	}
 	key := b.String()
 	if k.seen[key] {

@@ -46,7 +46,7 @@ func (r *run) verifier() func(ca, cert *x509.Certificate) bool {
 	return r.verify
 }
 
-// trustBundles renders every bundle of the policy (SPEC section 4).
+// trustBundles renders every bundle of the policy (the trust bundle rules).
 func (r *run) trustBundles() {
 	env := trustbundle.Env{Index: r.index, Now: r.now, Leaves: r.leafIndex(), PolicyRef: r.policyRef, Verify: r.verifier(), Certs: pki.NewCache()}
 	var all []trustbundle.Rendered
@@ -67,7 +67,8 @@ func (r *run) trustBundles() {
 	r.results = append(r.results, trustbundle.Finish(all, r.items, r.positions, r.index)...)
 }
 
-// expiryReport reports every certificate seen in the input (SPEC section 7).
+// expiryReport reports every certificate seen in the input, with a warning
+// for each one inside expiry.warnWithin.
 func (r *run) expiryReport() {
 	inv := r.scan()
 	if r.policy.Spec.ClusterAPI != nil {

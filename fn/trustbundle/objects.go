@@ -54,6 +54,10 @@ func Finish(rendered []Rendered, items []*yaml.RNode, positions []int, index *ku
 			results = append(results, res)
 			continue
 		}
+		if msg := conflictingMetadata(targets); msg != "" {
+			results = append(results, kube.RefOf(node).Result(framework.Error, "metadata", msg))
+			continue
+		}
 		if err := annotate(node, targets); err != nil {
 			results = append(results, kube.RefOf(node).Result(framework.Error, "metadata.annotations", err.Error()))
 		}
@@ -61,16 +65,30 @@ func Finish(rendered []Rendered, items []*yaml.RNode, positions []int, index *ku
 	return results
 }
 
-// annotate writes the object's annotations and completes its targets.
+// annotate writes the object's annotations (and the targets' static
+// metadata) and completes its targets.
 func annotate(node *yaml.RNode, targets []*Target) error {
 	hash, rotatedAt := objectHash(targets)
-	c1, err := kube.SetAnnotation(node, HashAnnotation, hash)
-	if err != nil {
-		return err
-	}
-	c2, err := kube.SetAnnotation(node, RotatedAtAnnotation, rotatedAt.UTC().Format(time.RFC3339))
-	if err != nil {
-		return err
+	meta := false
+	for _, set := range []func() (bool, error){
+		func() (bool, error) { return kube.SetAnnotation(node, HashAnnotation, hash) },
+		func() (bool, error) {
+			return kube.SetAnnotation(node, RotatedAtAnnotation, rotatedAt.UTC().Format(time.RFC3339))
+		},
+		func() (bool, error) { return setText(node, RetiredAnnotation, formatRecord(targets)) },
+		func() (bool, error) {
+			if prev := formatPrevious(targets); prev != "" {
+				return setText(node, PreviousAnnotation, prev)
+			}
+			return removeAnnotation(node, PreviousAnnotation)
+		},
+		func() (bool, error) { return setMetadata(node, targets) },
+	} {
+		changed, err := set()
+		if err != nil {
+			return err
+		}
+		meta = meta || changed
 	}
 	anyData := false
 	for _, t := range targets {
@@ -78,9 +96,10 @@ func annotate(node *yaml.RNode, targets []*Target) error {
 	}
 	// A bundle whose key did not change reports "unchanged" even when
 	// another bundle's change moved the object's annotations; when no key
-	// changed, the annotations alone (adoption) are every bundle's change.
+	// changed, the annotations and labels alone (adoption, the memory of a
+	// Copy-mode render, static metadata) are every bundle's change.
 	for _, t := range targets {
-		t.Changed = t.dataChanged || t.Created || ((c1 || c2) && !anyData)
+		t.Changed = t.dataChanged || t.Created || (meta && !anyData)
 		t.summary.Message = t.summaryText + changeWord(*t)
 	}
 	return nil

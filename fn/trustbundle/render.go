@@ -89,6 +89,11 @@ type Target struct {
 	dataChanged bool
 	summary     *framework.Result // the target's info result, completed by Finish
 	summaryText string
+	// The target's memory (memory.go) and static metadata, written by
+	// Finish over every bundle that writes the object.
+	record     []bundle.Retirement
+	remembered []*x509.Certificate
+	metadata   *policy.TargetMetadata
 }
 
 // Rendered is the outcome of one bundle.
@@ -175,13 +180,17 @@ func (r *renderer) renderTarget(ns string, current []*x509.Certificate) (Target,
 	}
 	var previous []*x509.Certificate
 	var prevField string
+	var mem bundle.Memory
 	if node != nil {
 		var ok bool
 		if previous, prevField, ok = r.readTarget(node); !ok {
 			return Target{}, false
 		}
+		if mem, ok = r.readMemory(node, previous); !ok {
+			return Target{}, false
+		}
 	}
-	outcome, err := bundle.Merge(current, previous, r.env.Leaves, r.options(), r.env.Now)
+	outcome, err := bundle.MergeTarget(current, mem, r.env.Leaves, r.options(), r.env.Now)
 	if err != nil {
 		r.errorf(r.env.PolicyRef, r.path+".sources", "bundle %q: %v", r.bundle.Name, err)
 		return Target{}, false
@@ -201,7 +210,8 @@ func (r *renderer) renderTarget(ns string, current []*x509.Certificate) (Target,
 	}
 	sum := sha256.Sum256(pem)
 	hash := "sha256:" + hex.EncodeToString(sum[:])
-	res := Target{Key: key, Hash: hash, Outcome: outcome, bundle: r.bundle.Name, rotatedAt: outcome.LatestNotBefore()}
+	res := Target{Key: key, Hash: hash, Outcome: outcome, bundle: r.bundle.Name, rotatedAt: outcome.LatestNotBefore(),
+		record: outcome.Record(), remembered: bundle.Canonical(outcome.Remembered), metadata: r.bundle.Target.Metadata}
 	noState := "; there was no previous state to carry over, so peers that still use a leaf of an older CA are not covered - commit the rendered target so the next render remembers it"
 	switch {
 	case node == nil:
@@ -209,7 +219,7 @@ func (r *renderer) renderTarget(ns string, current []*x509.Certificate) (Target,
 		res.Created = true
 		r.add(kube.RefOf(node).Result(framework.Warning, "",
 			fmt.Sprintf("bundle %q: target %s was not in the input and was created%s", r.bundle.Name, key, noState)))
-	case len(previous) == 0:
+	case len(mem.Certificates) == 0:
 		where := prevField
 		if where == "" {
 			where = "data." + t.Key

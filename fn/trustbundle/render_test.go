@@ -150,7 +150,8 @@ func TestTrustChangedComparesCertificateSets(t *testing.T) {
 	}{
 		{"created", "", true, true},
 		{"same set, canonical, annotated: nothing to do",
-			"apiVersion: v1\nkind: Secret\nmetadata:\n  name: trust\n  namespace: gw\n  annotations:\n    rotate-certs.dev/bundle-hash: '" + hashOf(canonical) + "'\n    rotate-certs.dev/rotated-at: '2026-11-01T00:00:00Z'\ndata:\n  ca.crt: " + b64(caNew, caOld) + "\n",
+			"apiVersion: v1\nkind: Secret\nmetadata:\n  name: trust\n  namespace: gw\n  annotations:\n    rotate-certs.dev/bundle-hash: '" + hashOf(canonical) + "'\n    rotate-certs.dev/rotated-at: '2026-11-01T00:00:00Z'\n" +
+				"    rotate-certs.dev/retired: |\n      " + pki.FingerprintOf(caOld.Cert).String() + " 2026-11-01T00:00:00Z\ndata:\n  ca.crt: " + b64(caNew, caOld) + "\n",
 			false, false},
 		{"same set, adopted without annotations", "apiVersion: v1\nkind: Secret\nmetadata: {name: trust, namespace: gw}\ndata:\n  ca.crt: " + b64(caNew, caOld) + "\n", true, false},
 		{"same set in another order", "apiVersion: v1\nkind: Secret\nmetadata: {name: trust, namespace: gw}\ndata:\n  ca.crt: " + b64(caOld, caNew) + "\n", true, false},

@@ -254,6 +254,9 @@ func (r *renderer) reportDecisions(key kube.Key, o bundle.Outcome) {
 			r.add(ref.Result(framework.Warning, field, fmt.Sprintf(
 				"bundle %q: previous CA %s is kept beyond the retain policy because it still signs valid leaf %s; re-issue that leaf from a current CA before the old CA can go (or set retain.protectIssuers: false)",
 				r.bundle.Name, c, strings.Join(where, ", "))))
+		case bundle.RememberedCopyMode:
+			r.add(ref.Result(framework.Info, field, fmt.Sprintf("bundle %q: previous CA %s is not in the bundle (Copy mode); annotation %s keeps it, so that switching back to Bundle mode restores it",
+				r.bundle.Name, c, PreviousAnnotation)))
 		default:
 			r.add(ref.Result(framework.Info, field, fmt.Sprintf("bundle %q: dropped previous CA %s (%s)", r.bundle.Name, c, d.Reason)))
 		}

@@ -33,7 +33,7 @@ func (s signer) start(gen int) int { return s.offset + gen*s.period }
 // Cadence is one rotation scenario of the simulation: the signers feeding
 // one trust bundle and the bundle's safe retain setting.
 type Cadence struct {
-	// ID is the cadence's number (1-4), as in the table.
+	// ID is the cadence's number (1-6), as in the table.
 	ID int
 	// Name is a short label.
 	Name string
@@ -43,7 +43,9 @@ type Cadence struct {
 	maxPrevious int
 }
 
-// Cadences returns the four cadences of the rotation-safety issue.
+// Cadences returns the rotation scenarios: one signer by hand, two
+// signers on different cadences (30d and 60d with short-lived and with
+// year-long CAs, 30d and 365d), an issuer root, and a pre-distributed CA.
 func Cadences() []Cadence {
 	day := 24 * time.Hour
 	return []Cadence{
@@ -92,15 +94,40 @@ func Cadences() []Cadence {
 			}},
 			maxPrevious: 1,
 		},
+		{
+			// Two signers in one bundle with year-long CAs, rotated every
+			// 30 and every 60 days, both from day 0: every 60 days both
+			// rotate at once, and the CA the 60-day signer just retired
+			// has the same NotBefore as a 30-day CA retired a month
+			// earlier. Only the retirement record tells them apart.
+			ID: 5, Name: "two signers, 30d and 60d, 1-year CAs",
+			signers: []signer{
+				{name: "signer-a", period: 30, lifetime: 365 * day, reissueMax: 1, peers: []string{"a-client", "a-server"}},
+				{name: "signer-b", period: 60, lifetime: 365 * day, reissueMax: 1, peers: []string{"b-client", "b-server"}},
+			},
+			maxPrevious: 2,
+		},
+		{
+			// A 30-day signer and a yearly one in one bundle: when the
+			// yearly signer rotates, its CA is older than every 30-day CA
+			// the bundle still carries, so ranking by NotBefore would drop
+			// it first.
+			ID: 6, Name: "two signers, 30d and 365d",
+			signers: []signer{
+				{name: "signer-a", period: 30, lifetime: 90 * day, reissueMax: 1, peers: []string{"a-client", "a-server"}},
+				{name: "signer-b", period: 365, lifetime: 730 * day, reissueMax: 1, peers: []string{"b-client", "b-server"}},
+			},
+			maxPrevious: 2,
+		},
 	}
 }
 
-// CadenceByID returns cadence id (1-4).
+// CadenceByID returns cadence id (1-6).
 func CadenceByID(id int) (Cadence, error) {
 	for _, c := range Cadences() {
 		if c.ID == id {
 			return c, nil
 		}
 	}
-	return Cadence{}, fmt.Errorf("no cadence %d (1-4)", id)
+	return Cadence{}, fmt.Errorf("no cadence %d (1-%d)", id, len(Cadences()))
 }

@@ -105,3 +105,25 @@ func (s Stats) peersOf() []string {
 	}
 	return out
 }
+
+// Two signers on different cadences share one bundle with maxPrevious 2.
+// On the day the slower signer rotates, the CA it just retired competes
+// with CAs the faster signer retired earlier: those have the same or a
+// newer NotBefore, so only the retirement record keeps the slower
+// signer's CA, whose peers still present its leaves for a few days. The
+// runs cover the slower signer's rotations (day 60, 120, ... and day 365).
+func TestTwoSignerRotationDay(t *testing.T) {
+	for _, tc := range []struct{ cadence, days int }{{5, 200}, {6, 380}} {
+		c, err := CadenceByID(tc.cadence)
+		require.NoError(t, err)
+		t.Run(fmt.Sprintf("cadence-%d", tc.cadence), func(t *testing.T) {
+			t.Parallel()
+			for seed := uint64(1); seed <= 3; seed++ {
+				st, err := Run(Config{Cadence: c, Days: tc.days, Seed: seed})
+				require.NoError(t, err)
+				require.Zero(t, st.Failures, "seed %d: the slower signer's just-retired CA lost its place: %s", seed, strings.Join(st.Examples, "\n"))
+				require.GreaterOrEqual(t, st.MaxBundle, 4, "two current CAs and two previous ones")
+			}
+		})
+	}
+}

@@ -26,8 +26,11 @@ type fixture struct {
 //   - leaf-old / leaf-new: valid leaves of ca-2025 / ca-2026
 //   - leaf-expired: an expired leaf of ca-2025
 //   - signer-a-1, signer-a-2, signer-b-1: CAs of two signers on different cadences
+//   - signer-a-0, signer-b-2: the CA signer A retired before signer-a-1, and
+//     the CA signer B issues on GoldenNow
 //   - client-old: a leaf of ca-2025 valid until 2027-04-13
 //   - kube-admin: a kubeconfig client certificate of signer-b-1
+//   - example-client-old: a second client of example-ca-old (kyma-gateway)
 //   - example-*: long-lived certificates (2026-2036) for the examples, which
 //     run on the wall clock
 var fixtures = map[string]fixture{
@@ -42,6 +45,10 @@ var fixtures = map[string]fixture{
 	"signer-a-1":   {"", Date(2026, 9, 1), Days(180)},
 	"signer-a-2":   {"", Date(2026, 11, 15), Days(180)},
 	"signer-b-1":   {"", Date(2026, 6, 1), Days(365)},
+	// the two-signer day: signer A's CA before signer-a-1 (same NotBefore
+	// as signer-b-1), and signer B's next CA, issued on GoldenNow
+	"signer-a-0": {"", Date(2026, 6, 1), Days(200)},
+	"signer-b-2": {"", Date(2026, 11, 22), Days(365)},
 	// report fixtures: a client of the old CA that outlives its retain
 	// window, and a kubeconfig user of signer-b-1
 	"client-old": {"ca-2025", Date(2026, 10, 15), Days(180)},
@@ -51,6 +58,7 @@ var fixtures = map[string]fixture{
 	"example-ca-new":     {"", Date(2026, 6, 1), Days(3652)},
 	"example-leaf-old":   {"example-ca-old", Date(2026, 1, 1), Days(3000)},
 	"example-leaf-new":   {"example-ca-new", Date(2026, 6, 1), Days(3000)},
+	"example-client-old": {"example-ca-old", Date(2026, 2, 1), Days(3000)},
 	"example-signer-a-1": {"", Date(2026, 2, 1), Days(3652)},
 	"example-signer-a-2": {"", Date(2026, 8, 1), Days(3652)},
 	"example-signer-b-1": {"", Date(2026, 3, 1), Days(3652)},

@@ -2,7 +2,9 @@ package testpki
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"strings"
 	"text/template"
 )
@@ -13,8 +15,13 @@ import (
 //	{{pem 6 "ca-2026"}}           PEM indented by 6 spaces (block scalars)
 //	{{key 6 "leaf-old"}}          a fixture's private key, indented
 //	{{keyb64 "leaf-old"}}         base64 of a fixture's private key
+//	{{sha256 "ca-2025"}}          a fixture's SHA-256 fingerprint in hex
 func TemplateFuncs() template.FuncMap {
 	return template.FuncMap{
+		"sha256": func(name string) string {
+			sum := sha256.Sum256(Fixture(name).Cert.Raw)
+			return hex.EncodeToString(sum[:])
+		},
 		"b64": func(names ...string) string { return base64.StdEncoding.EncodeToString(pems(names)) },
 		"pem": func(indent int, names ...string) string { return indentText(indent, pems(names)) },
 		"key": func(indent int, name string) string { return indentText(indent, Fixture(name).KeyPEM()) },
