@@ -248,7 +248,7 @@ type object struct {
 	Status struct {
 		ObservedGeneration int64 `json:"observedGeneration"`
 	} `json:"status"`
-	Data       map[string]string `json:"data"`
+	Data       map[string]any    `json:"data"`
 	BinaryData map[string]string `json:"binaryData"`
 	Immutable  *bool             `json:"immutable"`
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/internal/controlplane"
+	"github.com/rotate-certs/rotate-certs/internal/testpki"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // A rollout scenario: a package before the rotation and the workloads the
@@ -36,6 +38,9 @@ type scenario struct {
 	// rolled are the workloads ("Kind namespace/name") the render rolls;
 	// every other workload must not roll.
 	rolled []string
+	// annotated are workloads whose controller does not run here (an Argo
+	// Rollout): the render must give their pod template a trust-hash.
+	annotated []string
 }
 
 var exampleScenarios = []scenario{
@@ -196,6 +201,11 @@ func runRollout(t *testing.T, sc scenario, storage, dir string, p pipeline) {
 			t.Fatalf("before the rotation %s has %d ReplicaSets/ControllerRevisions %v, want 1", w, len(revs), revs)
 		}
 	}
+	for _, w := range sc.annotated {
+		if _, ok := s0.objects[w]; !ok {
+			t.Fatalf("scenario names %s as annotated, but the package has no such object", w)
+		}
+	}
 	for _, w := range sc.rolled {
 		if _, ok := s0.revisions[w]; !ok {
 			t.Fatalf("scenario names %s as rolled, but the package has no such workload (workloads: %v)", w, keys(s0.revisions))
@@ -226,6 +236,13 @@ func runRollout(t *testing.T, sc scenario, storage, dir string, p pipeline) {
 		}
 	}
 
+	for _, w := range sc.annotated {
+		if s0.objects[w].Spec.Template.Metadata.Annotations["rotate-certs.dev/trust-hash"] != "" ||
+			s1.objects[w].Spec.Template.Metadata.Annotations["rotate-certs.dev/trust-hash"] == "" {
+			t.Errorf("%s: want no trust-hash before the render and one after", w)
+		}
+	}
+
 	// A second render: the same bytes, and nothing changes in the cluster.
 	again := p.run(t, cp, dir, sc.policy)
 	if again != rendered {
@@ -240,6 +257,81 @@ func runRollout(t *testing.T, sc scenario, storage, dir string, p pipeline) {
 		t.Errorf("a render a week later (%s) differs:\n--- first\n%s\n--- week later\n%s", weekLater.Format(time.DateOnly), rendered, later)
 	}
 	requireUnchanged(t, "applying a render a week later", s1, snapshot(t, cp, later), skip)
+}
+
+// TestWorkloadKindsRollout is the measured rotation of testdata/workloads:
+// Deployments reading the bundle through a subPath, env, a hot-reloaded
+// volume, an opted-out subPath and not at all, a StatefulSet and a
+// DaemonSet (a new ControllerRevision each), and an Argo Rollout under its
+// upstream CRD.
+func TestWorkloadKindsRollout(t *testing.T) {
+	sc := scenario{
+		policy:        "rotation-policy.yaml",
+		kustomizeRuns: true,
+		crds:          func(t *testing.T) []string { return []string{rolloutCRD(t)} },
+		rolled: []string{
+			"Deployment apps/subpath-reader", "Deployment apps/env-reader",
+			"StatefulSet apps/db", "DaemonSet apps/agent",
+		},
+		annotated: []string{"Rollout apps/canary"},
+	}
+	binDir := filepath.Dir(binary)
+	t.Run("render", func(t *testing.T) {
+		runRollout(t, sc, "", expandPackage(t, "workloads", ""), renderPipeline(binDir))
+	})
+	t.Run("kustomize", func(t *testing.T) {
+		kustomize := kustomizeBinary(t)
+		runRollout(t, sc, "", expandPackage(t, "workloads", binary), kustomizePipeline(kustomize, binDir, true))
+	})
+}
+
+// expandPackage expands the fixture templates of testdata/<name> into a
+// temporary package directory. With fn set, the package also gets a
+// kustomization that runs the policy as an exec function of that binary.
+func expandPackage(t *testing.T, name, fn string) string {
+	t.Helper()
+	dir := t.TempDir()
+	files, err := filepath.Glob(filepath.Join("testdata", name, "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no testdata/%s/*.yaml: %v", name, err)
+	}
+	var resources []string
+	for _, f := range files {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := testpki.ExpandTemplate(f, string(text))
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if filepath.Base(f) != "rotation-policy.yaml" {
+			resources = append(resources, filepath.Base(f))
+		}
+	}
+	if fn == "" {
+		return dir
+	}
+	policy := filepath.Join(dir, "rotation-policy.yaml")
+	node, err := yaml.ReadFile(policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := node.PipeE(yaml.SetAnnotation("config.kubernetes.io/function", "exec:\n  path: "+fn+"\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.WriteFile(node, policy); err != nil {
+		t.Fatal(err)
+	}
+	kustomization := "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- " +
+		strings.Join(resources, "\n- ") + "\ntransformers:\n- rotation-policy.yaml\n"
+	if err := os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte(kustomization), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 func keys[V any](m map[string]V) []string {
