@@ -93,15 +93,24 @@ func Start(t testing.TB, opts Options) *ControlPlane {
 	if opts.Ready == 0 {
 		opts.Ready = 5 * time.Minute
 	}
-	cp := &ControlPlane{Dir: t.TempDir(), Binaries: bins}
-	t.Cleanup(func() { cp.stop(t) })
-	if err := cp.start(t, opts); err != nil {
-		t.Fatal(err)
+	// A port found free can be taken by another process before a
+	// component binds it: then start again on other ports.
+	for attempt := 1; ; attempt++ {
+		cp := &ControlPlane{Dir: t.TempDir(), Binaries: bins}
+		t.Cleanup(func() { cp.stop(t) })
+		err := cp.start(opts)
+		if err == nil {
+			return cp
+		}
+		if attempt == 3 || !strings.Contains(err.Error(), "address already in use") {
+			t.Fatal(err)
+		}
+		t.Logf("starting the control plane again: %v", err)
+		cp.discard()
 	}
-	return cp
 }
 
-func (cp *ControlPlane) start(t testing.TB, opts Options) error {
+func (cp *ControlPlane) start(opts Options) error {
 	ca, err := newCA("rotate-certs test control plane CA")
 	if err != nil {
 		return err
@@ -336,6 +345,15 @@ func (cp *ControlPlane) stop(t testing.TB) {
 			_ = p.cmd.Process.Kill()
 			<-p.done
 		}
+	}
+	cp.procs = nil
+}
+
+// discard stops what a failed start left running, without reporting it.
+func (cp *ControlPlane) discard() {
+	for _, p := range cp.procs {
+		_ = p.cmd.Process.Kill()
+		<-p.done
 	}
 	cp.procs = nil
 }

@@ -250,7 +250,6 @@ type object struct {
 	} `json:"status"`
 	Data       map[string]any    `json:"data"`
 	BinaryData map[string]string `json:"binaryData"`
-	Immutable  *bool             `json:"immutable"`
 }
 
 // key names an object in messages and maps.
