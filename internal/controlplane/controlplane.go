@@ -76,12 +76,9 @@ type process struct {
 	err  error
 }
 
-// Start builds certificates and a kubeconfig in a temporary directory,
-// starts etcd and kube-apiserver (and kube-controller-manager when asked)
-// on 127.0.0.1 ports that were free, waits until they are healthy, and
-// registers their shutdown with t.Cleanup, so no process outlives the test
-// even when it fails. It skips the test when the binaries are not built.
-func Start(t testing.TB, opts Options) *ControlPlane {
+// RequireBinaries returns the binaries, or skips the test, naming `make
+// tools`, when they are not built.
+func RequireBinaries(t testing.TB) Binaries {
 	t.Helper()
 	bins, err := FindBinaries()
 	if errors.Is(err, ErrMissing) {
@@ -90,6 +87,17 @@ func Start(t testing.TB, opts Options) *ControlPlane {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return bins
+}
+
+// Start builds certificates and a kubeconfig in a temporary directory,
+// starts etcd and kube-apiserver (and kube-controller-manager when asked)
+// on 127.0.0.1 ports that were free, waits until they are healthy, and
+// registers their shutdown with t.Cleanup, so no process outlives the test
+// even when it fails. It skips the test when the binaries are not built.
+func Start(t testing.TB, opts Options) *ControlPlane {
+	t.Helper()
+	bins := RequireBinaries(t)
 	if opts.Ready == 0 {
 		opts.Ready = 5 * time.Minute
 	}

@@ -37,9 +37,7 @@ func TestFindBinariesNamesMakeTools(t *testing.T) {
 // A Deployment gets one ReplicaSet per distinct pod template, none for an
 // identical apply; every component is gone once the test's cleanup ran.
 func TestControlPlaneRollsDeployments(t *testing.T) {
-	if _, err := FindBinaries(); errors.Is(err, ErrMissing) {
-		t.Skipf("skipping: %v", err)
-	}
+	RequireBinaries(t)
 	var pids []int
 	if !t.Run("cluster", func(t *testing.T) {
 		cp := Start(t, Options{ControllerManager: true})

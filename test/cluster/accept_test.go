@@ -216,6 +216,7 @@ func subsetDiff(want, got any, path string) []string {
 // ConfigMap, PKCS#12 and JKS truststores in a ConfigMap's binaryData and a
 // Secret's data - passes a server-side dry run and is stored as written.
 func TestAPIServerAcceptsTargets(t *testing.T) {
+	controlplane.RequireBinaries(t)
 	cp := startControlPlane(t)
 	_, before, rendered, _ := renderPackage(t, "targets")
 	apply(t, cp, before, fieldManager)
@@ -235,6 +236,7 @@ func TestAPIServerAcceptsTargets(t *testing.T) {
 // apply and under client-side apply (Argo CD's default), keeps the other
 // binaryData key, and refuses the object that kept both copies.
 func TestAPIServerAcceptsBinaryDataMove(t *testing.T) {
+	controlplane.RequireBinaries(t)
 	cp := startControlPlane(t)
 	_, before, rendered, _ := renderPackage(t, "binarydata")
 	const name = "ConfigMap accept/trust-binary"
@@ -284,6 +286,7 @@ func TestAPIServerAcceptsBinaryDataMove(t *testing.T) {
 // immutable - it takes effect once the object is re-created; and a render
 // that only adds the bundle annotations applies in place.
 func TestImmutableTargetRefusalAndRecovery(t *testing.T) {
+	controlplane.RequireBinaries(t)
 	cp := startControlPlane(t)
 	_, before, rendered, stderr := renderPackage(t, "immutable")
 	if !strings.Contains(stderr, "trust-immutable is immutable: true") || strings.Contains(stderr, "trust-immutable-same is immutable") {
@@ -348,6 +351,7 @@ func TestImmutableTargetRefusalAndRecovery(t *testing.T) {
 // versions loses fields). A value below the v1beta2 schema's minimum is
 // refused: the schema is live.
 func TestAPIServerAcceptsClusterAPIFields(t *testing.T) {
+	controlplane.RequireBinaries(t)
 	_, before, rendered, _ := renderPackage(t, "clusterapi")
 	files := clusterAPICRDs(t, "KubeadmControlPlane", "KubeadmControlPlaneTemplate")
 	for _, version := range []string{"v1beta1", "v1beta2"} {
@@ -383,6 +387,7 @@ func docOf(t *testing.T, stream, key string) string {
 // TestAPIServerAcceptsPrometheusRule: the PrometheusRule of spec.alerts
 // against the Prometheus Operator's CRD.
 func TestAPIServerAcceptsPrometheusRule(t *testing.T) {
+	controlplane.RequireBinaries(t)
 	_, before, rendered, _ := renderPackage(t, "alerts")
 	cp := startControlPlane(t)
 	installCRDs(t, cp, prometheusRuleCRD(t))
@@ -399,6 +404,7 @@ func TestAPIServerAcceptsPrometheusRule(t *testing.T) {
 // proxy): the copy carries nothing of its original's server fields that
 // would make a create fail.
 func TestAPIServerAcceptsEtcdTemplateCopy(t *testing.T) {
+	controlplane.RequireBinaries(t)
 	root := stage(t, "eks-anywhere-etcd")
 	dir := filepath.Join(root, "examples", "eks-anywhere-etcd")
 	before := clusterResources(t, dir)
@@ -427,6 +433,7 @@ func TestAPIServerAcceptsEtcdTemplateCopy(t *testing.T) {
 // caBundle of webhook configurations, APIServices and CRDs - go here and
 // through acceptRendered once it does.
 func TestAPIServerServesClusterTrustBundles(t *testing.T) {
+	controlplane.RequireBinaries(t)
 	_, _, rendered, _ := renderPackage(t, "targets")
 	cp := startControlPlane(t)
 	var bundle string

@@ -84,6 +84,7 @@ func TestEveryExampleHasARolloutScenario(t *testing.T) {
 // `kustomize build --enable-alpha-plugins --enable-exec | kubectl apply
 // --server-side` pipe.
 func TestExampleRollouts(t *testing.T) {
+	controlplane.RequireBinaries(t)
 	for _, sc := range exampleScenarios {
 		t.Run(sc.name, func(t *testing.T) {
 			storage := sc.storageVersions
@@ -265,6 +266,7 @@ func runRollout(t *testing.T, sc scenario, storage, dir string, p pipeline) {
 // DaemonSet (a new ControllerRevision each), and an Argo Rollout under its
 // upstream CRD.
 func TestWorkloadKindsRollout(t *testing.T) {
+	controlplane.RequireBinaries(t)
 	sc := scenario{
 		policy:        "rotation-policy.yaml",
 		kustomizeRuns: true,
