@@ -116,7 +116,7 @@ func (r *renderer) warnImmutable(node *yaml.RNode, field string) {
 	}
 	ref := kube.RefOf(node)
 	r.add(ref.Result(framework.Warning, "immutable", fmt.Sprintf(
-		"bundle %q: target %s is immutable: true and its %s changed; the API server refuses to update an immutable object's data (kubectl apply fails with \"field is immutable\"), so it must be deleted and re-created (kubectl replace --force, Argo CD sync option Replace=true, Flux force: true) - or drop immutable: true from the target",
+		"bundle %q: target %s is immutable: true and its %s changed; the API server refuses to update an immutable object's data (kubectl apply fails with \"field is immutable\"), so it must be deleted and re-created (kubectl replace --force, Argo CD sync option Replace=true, Flux force: true); dropping immutable: true from the target makes later bundles apply in place, but only once the object was re-created without it: the API server refuses to unset the field too",
 		r.bundle.Name, ref, field)))
 }
 

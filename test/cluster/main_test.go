@@ -1,0 +1,316 @@
+// Package cluster proves what rotate-certs writes on a real API server, a
+// real Deployment controller and a real container runtime: the examples
+// roll exactly the workloads they should, once; the API server accepts every
+// object kind the function writes; the image runs under kustomize and kpt
+// through podman; and the API server's own TLS client trusts a webhook
+// during a CA rotation.
+//
+// The control plane is internal/controlplane (binaries built by `make
+// tools`); every test that needs a program that is missing skips with a
+// message naming how to get it.
+package cluster
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rotate-certs/rotate-certs/internal/controlplane"
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/kio/filters"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+const repoRoot = "../.."
+
+// binary is the rotate-certs binary built for this test run: static, like
+// the Dockerfile's, so that the container tests can put it into an image.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "rotate-certs-cluster")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "rotate-certs")
+	build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", binary, "./cmd/rotate-certs")
+	build.Dir = repoRoot
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building rotate-certs: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// ctx bounds every command a test runs.
+func ctx(t *testing.T) context.Context {
+	t.Helper()
+	c, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	t.Cleanup(cancel)
+	return c
+}
+
+// kustomizeBinary finds the pinned kustomize that `make tools` installs.
+func kustomizeBinary(t *testing.T) string {
+	t.Helper()
+	if p, err := filepath.Abs(filepath.Join(repoRoot, "bin", "kustomize")); err == nil {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	if p, err := exec.LookPath("kustomize"); err == nil {
+		return p
+	}
+	t.Skip("skipping: kustomize not found; run `make tools` (installs the pinned kustomize into bin/)")
+	return ""
+}
+
+// stage copies examples/<top> to <tmp>/examples/<top> beside
+// <tmp>/bin/rotate-certs, so the examples' relative exec path
+// (../../bin/rotate-certs) is the binary under test, and returns the tmp
+// root.
+func stage(t *testing.T, top string) string {
+	t.Helper()
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "bin", "rotate-certs"), data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(filepath.Join(root, "examples", top), os.DirFS(filepath.Join(repoRoot, "examples", top))); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// command runs name in dir with extra environment variables; the error
+// carries stderr.
+func command(t *testing.T, dir string, env []string, stdin string, name string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.CommandContext(ctx(t), name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return out.String(), fmt.Errorf("%s %s: %w\n%s", filepath.Base(name), strings.Join(args, " "), err, errb.String())
+	}
+	return out.String(), nil
+}
+
+// mustCommand is command that fails the test on error.
+func mustCommand(t *testing.T, dir string, env []string, stdin string, name string, args ...string) string {
+	t.Helper()
+	out, err := command(t, dir, env, stdin, name, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// clusterResources returns what would be applied from a package directory as
+// a YAML stream: every resource in its *.yaml files except local-config
+// items (the policy, the Kptfile, evidence dumps) and kustomization files,
+// without the reader's annotations.
+func clusterResources(t *testing.T, dir string) string {
+	t.Helper()
+	items, err := (&kio.LocalPackageReader{PackagePath: dir, OmitReaderAnnotations: true}).Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []*yaml.RNode
+	for _, it := range items {
+		if it.GetKind() == "Kustomization" || it.GetAnnotations()[filters.LocalConfigAnnotation] == "true" {
+			continue
+		}
+		kept = append(kept, it)
+	}
+	var buf bytes.Buffer
+	if err := (kio.ByteWriter{Writer: &buf}).Write(kept); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+// parseStream reads a YAML stream into nodes.
+func parseStream(t *testing.T, s string) []*yaml.RNode {
+	t.Helper()
+	items, err := (&kio.ByteReader{Reader: strings.NewReader(s), OmitReaderAnnotations: true}).Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return items
+}
+
+// setPolicyNow sets spec.now of the policy file.
+func setPolicyNow(t *testing.T, path string, now time.Time) {
+	t.Helper()
+	node, err := yaml.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := node.PipeE(yaml.LookupCreate(yaml.MappingNode, "spec"), yaml.SetField("now", yaml.NewStringRNode(now.UTC().Format(time.RFC3339)))); err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.WriteFile(node, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// policyNow returns the policy's spec.now, or the wall clock when it has
+// none (what the render then uses).
+func policyNow(t *testing.T, path string) time.Time {
+	t.Helper()
+	node, err := yaml.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := node.Pipe(yaml.Lookup("spec", "now"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v == nil {
+		return time.Now().UTC().Truncate(time.Second)
+	}
+	now, err := time.Parse(time.RFC3339, yaml.GetValue(v))
+	if err != nil {
+		t.Fatalf("%s spec.now: %v", path, err)
+	}
+	return now
+}
+
+// startControlPlane starts a control plane for t (skipping without the
+// binaries) and returns it.
+func startControlPlane(t *testing.T) *controlplane.ControlPlane {
+	t.Helper()
+	return controlplane.Start(t, controlplane.Options{ControllerManager: true})
+}
+
+// kubectl runs the control plane's pinned kubectl.
+func kubectl(t *testing.T, cp *controlplane.ControlPlane, stdin string, args ...string) (string, error) {
+	t.Helper()
+	return cp.Kubectl(ctx(t), stdin, args...)
+}
+
+// mustKubectl is kubectl that fails the test on error.
+func mustKubectl(t *testing.T, cp *controlplane.ControlPlane, stdin string, args ...string) string {
+	t.Helper()
+	out, err := kubectl(t, cp, stdin, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// object is what the tests read of a Kubernetes object.
+type object struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Metadata   struct {
+		Name            string            `json:"name"`
+		Namespace       string            `json:"namespace"`
+		UID             string            `json:"uid"`
+		ResourceVersion string            `json:"resourceVersion"`
+		Generation      int64             `json:"generation"`
+		Labels          map[string]string `json:"labels"`
+		Annotations     map[string]string `json:"annotations"`
+		OwnerReferences []struct {
+			UID        string `json:"uid"`
+			Controller bool   `json:"controller"`
+		} `json:"ownerReferences"`
+	} `json:"metadata"`
+	Spec struct {
+		Template struct {
+			Metadata struct {
+				Annotations map[string]string `json:"annotations"`
+			} `json:"metadata"`
+		} `json:"template"`
+	} `json:"spec"`
+	Status struct {
+		ObservedGeneration int64 `json:"observedGeneration"`
+	} `json:"status"`
+	Data       map[string]any    `json:"data"`
+	BinaryData map[string]string `json:"binaryData"`
+}
+
+// key names an object in messages and maps.
+func (o object) key() string {
+	if o.Metadata.Namespace == "" {
+		return o.Kind + " " + o.Metadata.Name
+	}
+	return o.Kind + " " + o.Metadata.Namespace + "/" + o.Metadata.Name
+}
+
+// decodeList reads `kubectl get -o json` output, a List or one object.
+func decodeList(t *testing.T, out string) []object {
+	t.Helper()
+	var list struct {
+		Kind  string   `json:"kind"`
+		Items []object `json:"items"`
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatalf("kubectl output: %v\n%s", err, out)
+	}
+	if list.Kind == "List" || strings.HasSuffix(list.Kind, "List") {
+		return list.Items
+	}
+	var one object
+	if err := json.Unmarshal([]byte(out), &one); err != nil {
+		t.Fatal(err)
+	}
+	return []object{one}
+}
+
+// errContains reports whether err's text has every part.
+func errContains(err error, parts ...string) bool {
+	if err == nil {
+		return false
+	}
+	for _, p := range parts {
+		if !strings.Contains(err.Error(), p) {
+			return false
+		}
+	}
+	return true
+}
+
+var errNotYet = errors.New("not yet")
+
+// poll calls f until it returns nil or a non-errNotYet error, or five
+// minutes pass (a guard against a hang, not a speed assertion).
+func poll(t *testing.T, what string, f func() error) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Minute)
+	for {
+		err := f()
+		if err == nil {
+			return
+		}
+		if !errors.Is(err, errNotYet) {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: still %v after 5 minutes", what, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
