@@ -416,7 +416,8 @@ func TestAPIServerAcceptsEtcdTemplateCopy(t *testing.T) {
 	checked := acceptRendered(t, cp, before, rendered, nil)
 	var copies int
 	for _, k := range checked {
-		if strings.HasPrefix(k, "VSphereMachineTemplate eksa-system/prod-etcd-template-1763600000000-renew-") {
+		// the copy's name is the original's trailing number incremented
+		if k == "VSphereMachineTemplate eksa-system/prod-etcd-template-1763600000001" {
 			copies++
 		}
 	}
