@@ -6,12 +6,12 @@ import (
 	"os"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/manifests"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/report"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/spf13/cobra"
-	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -225,13 +225,17 @@ func (in *checkInput) errorf(format string, a ...any) {
 }
 
 func isPolicy(n *yaml.RNode) bool {
-	return n.GetKind() == policy.Kind && n.GetApiVersion() == policy.APIVersion
+	r := kube.RefOf(n)
+	return r.Kind == policy.Kind && r.APIVersion == policy.APIVersion
 }
 
+// describe names a policy for messages: its name and file, what of them
+// can be read.
 func describe(n *yaml.RNode) string {
-	s := n.GetName()
-	if p, _ := n.GetAnnotations(kioutil.PathAnnotation)[kioutil.PathAnnotation]; p != "" {
-		s += " (" + p + ")"
+	r := kube.RefOf(n)
+	s := kube.Safe(r.Name)
+	if r.Path != "" {
+		s += " (" + kube.Safe(r.Path) + ")"
 	}
 	return s
 }

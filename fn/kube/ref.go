@@ -28,21 +28,48 @@ type Ref struct {
 	Index int
 }
 
-// RefOf returns the reference of node.
+// RefOf returns the reference of node. It is safe on any node: what
+// cannot be read (the name of an object whose metadata is a list, the file
+// of one whose annotations are) is left empty; CheckShape says why.
 func RefOf(node *yaml.RNode) Ref {
+	meta, annotations := readable(node)
+	if !meta {
+		if node.YNode().Kind != yaml.MappingNode {
+			return Ref{}
+		}
+		return Ref{APIVersion: node.GetApiVersion(), Kind: node.GetKind()}
+	}
 	r := Ref{
 		APIVersion: node.GetApiVersion(),
 		Kind:       node.GetKind(),
 		Namespace:  node.GetNamespace(),
 		Name:       node.GetName(),
 	}
-	r.Path, r.Index = FileOf(node)
+	if annotations {
+		r.Path, r.Index = FileOf(node)
+	}
 	return r
 }
 
+// readable reports whether kyaml's metadata accessors can read node:
+// meta for its name and namespace (node and its metadata are maps),
+// annotations for its annotations and labels too (CheckShape passes).
+func readable(node *yaml.RNode) (meta, annotations bool) {
+	err := CheckShape(node, "")
+	if err == nil {
+		return true, true
+	}
+	f := FieldOf(err)
+	return f == "metadata."+yaml.LabelsField || f == "metadata."+yaml.AnnotationsField, false
+}
+
 // FileOf returns the path and index annotations of node (the current ones,
-// else the legacy ones kpt and older tools still write).
+// else the legacy ones kpt and older tools still write); "" and 0 when its
+// annotations cannot be read.
 func FileOf(node *yaml.RNode) (string, int) {
+	if _, ok := readable(node); !ok {
+		return "", 0
+	}
 	annos := node.GetAnnotations(kioutil.PathAnnotation, kioutil.LegacyPathAnnotation,
 		kioutil.IndexAnnotation, kioutil.LegacyIndexAnnotation)
 	path := annos[kioutil.PathAnnotation]
@@ -102,8 +129,11 @@ func (k Key) String() string {
 	return Ref{Kind: k.Kind, Namespace: k.Namespace, Name: k.Name}.String()
 }
 
-// KeyOf returns the key of node.
+// KeyOf returns the key of node (see RefOf for a node it cannot read).
 func KeyOf(node *yaml.RNode) Key {
+	if meta, _ := readable(node); !meta {
+		return Key{Kind: RefOf(node).Kind}
+	}
 	return Key{Kind: node.GetKind(), Namespace: node.GetNamespace(), Name: node.GetName()}
 }
 
@@ -111,6 +141,9 @@ func KeyOf(node *yaml.RNode) Key {
 // config.kubernetes.io/local-config: "true" (a Kptfile, a function config):
 // such items are never managed, only passed through.
 func IsLocalConfig(node *yaml.RNode) bool {
+	if _, ok := readable(node); !ok {
+		return false
+	}
 	v := node.GetAnnotations(LocalConfigAnnotation)[LocalConfigAnnotation]
 	return strings.EqualFold(v, "true")
 }

@@ -2,10 +2,12 @@ package policy
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
-	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"reflect"
 	"time"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -22,6 +24,15 @@ func Decode(node *yaml.RNode) (*RotationPolicy, error) {
 	// a list or scalar: check the shape before asking for kind.
 	if k := node.YNode().Kind; k != yaml.MappingNode {
 		return nil, FieldErrors{{Message: fmt.Sprintf("functionConfig is a YAML %s; rotate-certs needs a %s object (apiVersion %s)", kube.NodeKindName(k), Kind, APIVersion)}}
+	}
+	// The same holds for metadata and its labels and annotations, which
+	// every result about the policy reads.
+	if err := kube.CheckShape(node, ""); err != nil {
+		var ve *kube.ValueError
+		if errors.As(err, &ve) {
+			return nil, FieldErrors{{Field: ve.Field, Message: ve.Err.Error()}}
+		}
+		return nil, FieldErrors{{Message: err.Error()}}
 	}
 	if err := checkType(node.GetKind(), node.GetApiVersion()); err != nil {
 		return nil, FieldErrors{*err}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -50,6 +51,9 @@ func FuzzDecode(f *testing.F) {
 		if err != nil {
 			return
 		}
+		// Every result about the policy names it: reading its name and
+		// file must not panic, whatever its shape.
+		_ = kube.RefOf(node)
 		p, err := Decode(node)
 		if err != nil {
 			require.Nil(t, p)
