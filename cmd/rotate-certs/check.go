@@ -158,8 +158,11 @@ func runCheck(cmd *cobra.Command, o *checkOptions, args []string, stdin io.Reade
 			continue
 		}
 		d, err := policy.ParseDuration(fl.value)
-		if err != nil || d < 0 {
-			return usage("--%s %q: want a non-negative duration such as 720h or 30d", fl.name, fl.value)
+		if err != nil {
+			return usage("--%s %s: %v", fl.name, kube.Quote(fl.value), err)
+		}
+		if d < 0 {
+			return usage("--%s %s: want a non-negative duration such as 720h or 30d", fl.name, kube.Quote(fl.value))
 		}
 		*fl.into = d
 	}

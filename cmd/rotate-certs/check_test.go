@@ -274,6 +274,8 @@ func TestCheckUsageErrors(t *testing.T) {
 		{"unknown output", []string{"-o", "xml"}, `-o "xml"`},
 		{"bad duration", []string{"--fail-within", "soon"}, "--fail-within"},
 		{"negative duration", []string{"--warn-within", "-1h"}, "--warn-within"},
+		{"days that wrap negative", []string{"--warn-within", "9999999999999d"}, `--warn-within "9999999999999d": duration "9999999999999d" is out of range`},
+		{"days that wrap to one day", []string{"--fail-within", "281474976710657d"}, "--fail-within"},
 		{"fail longer than warn", []string{"--fail-within", "40d"}, "longer than --warn-within"},
 		{"bad now", []string{"--now", "tomorrow"}, "--now"},
 		{"unknown flag", []string{"--frobnicate"}, "unknown flag"},

@@ -63,12 +63,18 @@ func FuzzDecode(f *testing.F) {
 		require.Empty(t, p.Validate(), "an accepted policy is valid")
 		require.NotNil(t, p.Spec.Expiry.WarnWithin)
 		require.NotNil(t, p.Spec.Expiry.FailWithin)
+		// Durations are bounded, so a date plus one never overflows.
+		require.LessOrEqual(t, p.Spec.Expiry.WarnWithin.Abs(), MaxDuration)
+		require.LessOrEqual(t, p.Spec.Expiry.FailWithin.Abs(), MaxDuration)
 		for _, b := range p.Spec.TrustBundles {
 			require.NotNil(t, b.Retain.MaxPrevious, "defaulted")
 			require.NotNil(t, b.Retain.ProtectIssuers, "defaulted")
 			require.Contains(t, []string{ModeBundle, ModeCopy}, b.Mode)
 			require.Contains(t, []string{"Secret", "ConfigMap"}, b.Target.Kind)
 			require.NotEmpty(t, b.Target.Key)
+			if b.Retain.For != nil {
+				require.LessOrEqual(t, b.Retain.For.Abs(), MaxDuration)
+			}
 		}
 		raw, err := json.Marshal(p)
 		require.NoError(t, err)
