@@ -117,7 +117,7 @@ func TestCheckInputShapes(t *testing.T) {
 	require.Equal(t, 1, s.Summary.Expired)
 	require.Len(t, s.Problems, 1)
 	require.Equal(t, "data.ca-bundle.crt", s.Problems[0].Key, "README.md only mentions the header")
-	require.Equal(t, "PEM block 2 is malformed", s.Problems[0].Message)
+	require.Equal(t, "the 2nd PEM block (line 11) is malformed: its END line is missing or misspelt", s.Problems[0].Message)
 }
 
 // TestCheckDuplicateKeys: two manifests concatenated without "---" make

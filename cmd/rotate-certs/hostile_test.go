@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/base64"
 	"errors"
 	"os"
 	"os/exec"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rotate-certs/rotate-certs/internal/testpki"
 	"github.com/stretchr/testify/require"
 )
 
@@ -85,4 +87,19 @@ func TestMalformedMetadataIsAnErrorInEveryMode(t *testing.T) {
 			}
 		})
 	}
+}
+
+// check lists a certificate block that encoding/pem would skip (a damaged
+// body line in the middle of a bundle) as a problem row naming the block,
+// next to the certificates that read, and exits 2; it exited 0.
+func TestCheckReportsABrokenBlockBetweenGoodOnes(t *testing.T) {
+	second := strings.SplitAfter(string(testpki.Fixture("ca-2027").PEM()), "\n")
+	second[2] = "!!" + second[2][2:]
+	value := string(testpki.Fixture("ca-2026").PEM()) + strings.Join(second, "") + string(testpki.Fixture("signer-b-1").PEM())
+	in := "apiVersion: v1\nkind: Secret\nmetadata: {name: roots, namespace: default}\ndata:\n  ca.crt: " + base64.StdEncoding.EncodeToString([]byte(value)) + "\n"
+	out, stderr, code := runCLI(t, in, "check", "-", "--now", checkNow)
+	require.Equal(t, 2, code, "stderr: %s", stderr)
+	require.Contains(t, out, "Secret default/roots data.ca.crt: the 2nd PEM block (line 11) is malformed: its body is not valid base64")
+	require.Contains(t, out, "2 certificate(s)")
+	require.Contains(t, stderr, "check: 1 value(s) hold certificate data that does not parse")
 }

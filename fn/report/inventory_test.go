@@ -331,7 +331,7 @@ data:
 	require.Len(t, inv.Problems, 1)
 	require.Equal(t, "half", inv.Problems[0].Ref.Name)
 	require.Equal(t, "data.ca.crt", inv.Problems[0].Field)
-	require.Equal(t, "PEM block 2 is malformed", inv.Problems[0].Message)
+	require.Equal(t, "the 2nd PEM block (line 11) is malformed: its END line is missing or misspelt", inv.Problems[0].Message)
 
 	var msgs []string
 	for _, r := range inv.Results(now, 30*24*time.Hour) {
@@ -339,7 +339,7 @@ data:
 	}
 	require.Len(t, msgs, 2, "%v", msgs)
 	require.True(t, strings.HasPrefix(msgs[0], `info: certificate "CN=ca-2026`), msgs[0])
-	require.Equal(t, "warning: unreadable certificate data: PEM block 2 is malformed", msgs[1])
+	require.Equal(t, "warning: unreadable certificate data: the 2nd PEM block (line 11) is malformed: its END line is missing or misspelt", msgs[1])
 }
 
 // An EKS Anywhere expiresInDays too large for a time.Duration wrapped
