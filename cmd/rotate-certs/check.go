@@ -104,7 +104,7 @@ func runCheck(cmd *cobra.Command, o *checkOptions, args []string, stdin io.Reade
 		return checkUsage
 	}
 	if o.output != "table" && o.output != "json" && o.output != "svg" {
-		return usage("-o %q: want table, json or svg", o.output)
+		return usage("-o %s: want table, json or svg", kube.Quote(o.output))
 	}
 	now := time.Now().UTC()
 	if o.now != "" {
@@ -200,7 +200,7 @@ func runCheck(cmd *cobra.Command, o *checkOptions, args []string, stdin io.Reade
 		return checkUsage
 	}
 	for _, e := range in.errs {
-		fmt.Fprintf(stderr, "check: %s\n", e)
+		fmt.Fprintf(stderr, "check: %s\n", kube.ScrubMessage(e))
 	}
 	switch {
 	case len(in.errs) > 0 || len(rep.Problems) > 0:
@@ -265,7 +265,7 @@ func parseNow(s string) (time.Time, error) {
 	if t, err := time.Parse("2006-01-02", s); err == nil {
 		return t.UTC(), nil
 	}
-	return time.Time{}, fmt.Errorf("%q is not an RFC 3339 time (2026-11-22T00:00:00Z) or a date (2026-11-22)", s)
+	return time.Time{}, fmt.Errorf("%s is not an RFC 3339 time (2026-11-22T00:00:00Z) or a date (2026-11-22)", kube.Quote(s))
 }
 
 // colourTerminal reports whether w is a terminal that wants colour.

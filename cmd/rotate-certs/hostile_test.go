@@ -3,14 +3,17 @@ package main
 import (
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
 	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // runBinary runs the built rotate-certs in dir with stdin and returns its
@@ -102,4 +105,143 @@ func TestCheckReportsABrokenBlockBetweenGoodOnes(t *testing.T) {
 	require.Contains(t, out, "Secret default/roots data.ca.crt: the 2nd PEM block (line 11) is malformed: its body is not valid base64")
 	require.Contains(t, out, "2 certificate(s)")
 	require.Contains(t, stderr, "check: 1 value(s) hold certificate data that does not parse")
+}
+
+// mutations returns, for every distinct field path of the golden inputs
+// (the first input that has it), the input with the value at that path
+// replaced by each of with: the hostile-input tests below feed every
+// position a value of the wrong shape or key material.
+func mutations(t *testing.T, with []*yaml.Node) []mutation {
+	t.Helper()
+	paths, err := filepath.Glob("../../testdata/golden/*/input.yaml")
+	require.NoError(t, err)
+	require.NotEmpty(t, paths)
+	seen := map[string]bool{}
+	var out []mutation
+	for _, path := range paths {
+		text, err := os.ReadFile(path)
+		require.NoError(t, err)
+		in, err := testpki.ExpandTemplate(filepath.Dir(path), string(text))
+		require.NoError(t, err)
+		root, err := yaml.Parse(string(in))
+		require.NoError(t, err)
+		var walk func(n *yaml.Node, at string)
+		walk = func(n *yaml.Node, at string) {
+			var slots []int
+			var names []string
+			switch n.Kind {
+			case yaml.MappingNode:
+				for i := 1; i < len(n.Content); i += 2 {
+					slots, names = append(slots, i), append(names, at+"."+n.Content[i-1].Value)
+				}
+			case yaml.SequenceNode:
+				for i := range n.Content {
+					slots, names = append(slots, i), append(names, at+"[]")
+				}
+			}
+			for j, i := range slots {
+				for k, w := range with {
+					key := fmt.Sprintf("%d %s", k, names[j])
+					if seen[key] {
+						continue
+					}
+					seen[key] = true
+					old := n.Content[i]
+					n.Content[i] = w
+					text, err := root.String()
+					n.Content[i] = old
+					require.NoError(t, err)
+					out = append(out, mutation{path: names[j], with: k, input: text})
+				}
+				walk(n.Content[i], names[j])
+			}
+		}
+		walk(root.YNode(), "")
+	}
+	return out
+}
+
+type mutation struct {
+	path  string // the field path, lists as []
+	with  int    // the index of the value put there
+	input string
+}
+
+// Every message names the field and the kind of value, never its content:
+// a private key pasted where an object, a name, a duration, an annotation
+// or a whole item is expected was quoted back (`must be an object, got
+// string "-----BEGIN PRIVATE KEY-----..."`, kyaml's "node contents",
+// `has apiVersion %q`). The key goes into every position of every golden
+// input in turn, also a list where a map is expected and a number too
+// large for a duration; function mode, check (table and JSON) and init
+// must neither panic nor repeat the key in a result, on stderr or in their
+// report.
+func TestNoMessageRepeatsKeyMaterial(t *testing.T) {
+	key := string(testpki.Fixture("ca-2026").KeyPEM())
+	body := strings.Split(key, "\n")[1] // the first line of the key's base64
+	str := func(s string, style yaml.Style) *yaml.Node {
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Style: style}
+	}
+	with := []*yaml.Node{
+		str(key, yaml.LiteralStyle),
+		str(strings.ReplaceAll(key, "\n", " "), 0), // one line
+		{Kind: yaml.SequenceNode, Tag: "!!seq", Content: []*yaml.Node{str("x", 0)}},
+		{Kind: yaml.ScalarNode, Tag: "!!int", Value: "9223372036854775807"},
+	}
+	modes := [][]string{
+		nil, // function mode
+		{"check", "-", "--now", "2026-11-22"},
+		{"check", "-", "--now", "2026-11-22", "-o", "json"},
+		{"init", "-"},
+	}
+	runs := 0
+	for _, m := range mutations(t, with) {
+		for _, args := range modes {
+			runs++
+			out, stderr := runNoPanic(t, m, args)
+			what := stderr
+			if args == nil {
+				// The items pass through as written; the results may not
+				// repeat what they hold.
+				what += resultsOf(out)
+			} else if args[0] == "check" {
+				what += out
+			}
+			for _, secret := range []string{"PRIVATE KEY", body, body[:20]} {
+				if i := strings.Index(what, secret); i >= 0 {
+					t.Errorf("%s with value %d, %v: the output repeats the key: %q", m.path, m.with, args, what[max(0, i-120):min(len(what), i+60)])
+					break
+				}
+			}
+		}
+	}
+	t.Logf("%d runs", runs)
+}
+
+// runNoPanic runs rotate-certs with args (none: function mode) on the
+// mutated input in-process and fails the test, naming the mutation, if it
+// panics.
+func runNoPanic(t *testing.T, m mutation, args []string) (stdout, stderr string) {
+	t.Helper()
+	defer func() {
+		if p := recover(); p != nil {
+			t.Fatalf("%s with value %d, %v: panic: %v\n%s", m.path, m.with, args, p, debug.Stack())
+		}
+	}()
+	stdout, stderr, _ = runCLI(t, m.input, args...)
+	return stdout, stderr
+}
+
+// resultsOf returns the results of a ResourceList, as YAML.
+func resultsOf(out string) string {
+	node, err := yaml.Parse(out)
+	if err != nil || node.YNode().Kind != yaml.MappingNode {
+		return ""
+	}
+	f := node.Field("results")
+	if f == nil {
+		return ""
+	}
+	s, _ := f.Value.String()
+	return s
 }

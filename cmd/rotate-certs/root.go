@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/krmio"
+	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -80,7 +81,7 @@ func runFunction(stdin io.Reader, stdout, stderr io.Writer) error {
 		err = framework.Execute(p, rw)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, err)
+		fmt.Fprintln(stderr, kube.ScrubError(err))
 		return exitCode(1)
 	}
 	return nil

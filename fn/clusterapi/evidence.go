@@ -46,12 +46,12 @@ func classify(node *yaml.RNode) machine {
 			apiVersion, _ := readString(o, []string{"apiVersion"})
 			group, _ := splitAPIVersion(apiVersion)
 			ownerKinds = append(ownerKinds, kind)
-			if kind == "EtcdadmCluster" && group == groupEtcdCluster && name != "" && m.etcdCluster == nil {
+			if kind == "EtcdadmCluster" && group == groupEtcdCluster && kube.ValidObjectName(name) && m.etcdCluster == nil {
 				m.etcdCluster = &kube.Key{Kind: "EtcdadmCluster", Namespace: m.ref.Namespace, Name: name}
 			}
 		}
 	}
-	if name := labels[etcdClusterLabel]; name != "" && m.etcdCluster == nil {
+	if name := labels[etcdClusterLabel]; kube.ValidObjectName(name) && m.etcdCluster == nil {
 		m.etcdCluster = &kube.Key{Kind: "EtcdadmCluster", Namespace: m.ref.Namespace, Name: name}
 	}
 	_, cpLabel := labels["cluster.x-k8s.io/control-plane"]

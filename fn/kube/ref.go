@@ -28,7 +28,8 @@ type Ref struct {
 	Index int
 }
 
-// RefOf returns the reference of node. It is safe on any node: what
+// RefOf returns the reference of node, for messages. It is safe on any
+// node: what
 // cannot be read (the name of an object whose metadata is a list, the file
 // of one whose annotations are) is left empty; CheckShape says why.
 func RefOf(node *yaml.RNode) Ref {
@@ -37,13 +38,16 @@ func RefOf(node *yaml.RNode) Ref {
 		if node.YNode().Kind != yaml.MappingNode {
 			return Ref{}
 		}
-		return Ref{APIVersion: node.GetApiVersion(), Kind: node.GetKind()}
+		return Ref{APIVersion: Safe(node.GetApiVersion()), Kind: Safe(node.GetKind())}
 	}
+	// A name that is not plain text (key material pasted into metadata)
+	// is no valid Kubernetes name, so it names nothing the function
+	// manages; it is described rather than repeated in every message.
 	r := Ref{
-		APIVersion: node.GetApiVersion(),
-		Kind:       node.GetKind(),
-		Namespace:  node.GetNamespace(),
-		Name:       node.GetName(),
+		APIVersion: Safe(node.GetApiVersion()),
+		Kind:       Safe(node.GetKind()),
+		Namespace:  Safe(node.GetNamespace()),
+		Name:       Safe(node.GetName()),
 	}
 	if annotations {
 		r.Path, r.Index = FileOf(node)
@@ -84,6 +88,15 @@ func FileOf(node *yaml.RNode) (string, int) {
 	return path, i
 }
 
+// File returns Path for messages: as written when it is plain text (see
+// PlainPath), else described.
+func (r Ref) File() string {
+	if PlainPath(r.Path) {
+		return r.Path
+	}
+	return "<" + Describe(r.Path) + ">"
+}
+
 // String returns "Kind namespace/name" (or "Kind name" when cluster-scoped
 // or namespace-less), the form every message uses.
 func (r Ref) String() string {
@@ -108,7 +121,7 @@ func (r Ref) Result(severity framework.Severity, field, message string) *framewo
 		res.Field = &framework.Field{Path: field}
 	}
 	if r.Path != "" {
-		res.File = &framework.File{Path: r.Path, Index: r.Index}
+		res.File = &framework.File{Path: r.File(), Index: r.Index}
 	}
 	return res
 }

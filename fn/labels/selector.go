@@ -3,7 +3,11 @@
 // pulling in k8s.io/apimachinery.
 package labels
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+)
 
 // Selector is a Kubernetes LabelSelector. The zero value selects everything.
 type Selector struct {
@@ -36,7 +40,7 @@ func (s Selector) Validate() error {
 				return fmt.Errorf("matchExpressions[%d].values: must be empty for operator %s", i, r.Operator)
 			}
 		default:
-			return fmt.Errorf("matchExpressions[%d].operator: %q is not one of In, NotIn, Exists, DoesNotExist", i, r.Operator)
+			return fmt.Errorf("matchExpressions[%d].operator: %s is not one of In, NotIn, Exists, DoesNotExist", i, kube.Quote(r.Operator))
 		}
 		if r.Key == "" {
 			return fmt.Errorf("matchExpressions[%d].key: must not be empty", i)

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -113,7 +114,7 @@ func duplicateKeysMessage(path string, dups []DuplicateKey) string {
 	}
 	d := dups[0]
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s:%d: mapping key %q already defined at line %d", path, d.Line, d.Key, d.FirstLine)
+	fmt.Fprintf(&b, "%s:%d: mapping key %s already defined at line %d", path, d.Line, kube.Quote(d.Key), d.FirstLine)
 	if d.TopLevel {
 		b.WriteString(" (a missing --- between two documents?)")
 	}

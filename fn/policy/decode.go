@@ -53,13 +53,13 @@ func checkType(kind, apiVersion string) *FieldError {
 		return nil
 	case kind == Kind:
 		return &FieldError{Field: "apiVersion", Message: fmt.Sprintf(
-			"%q is not an apiVersion of %s this rotate-certs reads; use %s", apiVersion, Kind, APIVersion)}
+			"%s is not an apiVersion of %s this rotate-certs reads; use %s", kube.Quote(apiVersion), Kind, APIVersion)}
 	case kind == "ConfigMap":
 		return &FieldError{Field: "kind", Message: fmt.Sprintf(
-			"functionConfig is %s %s; rotate-certs needs kind %s, apiVersion %s (a plain ConfigMap cannot carry the policy's structure)", apiVersion, kind, Kind, APIVersion)}
+			"functionConfig is %s %s; rotate-certs needs kind %s, apiVersion %s (a plain ConfigMap cannot carry the policy's structure)", kube.Safe(apiVersion), kind, Kind, APIVersion)}
 	default:
 		return &FieldError{Field: "kind", Message: fmt.Sprintf(
-			"functionConfig is %s %s; rotate-certs needs kind %s, apiVersion %s", apiVersion, kind, Kind, APIVersion)}
+			"functionConfig is %s %s; rotate-certs needs kind %s, apiVersion %s", kube.Safe(apiVersion), kube.Safe(kind), Kind, APIVersion)}
 	}
 }
 

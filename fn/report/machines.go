@@ -31,7 +31,7 @@ func (s *scanner) machine(item *yaml.RNode) {
 	}
 	t, err := time.Parse(time.RFC3339, strings.TrimSpace(value))
 	if err != nil {
-		s.problem(ref, field, "%q is not an RFC 3339 time", value)
+		s.problem(ref, field, "%s is not an RFC 3339 time", kube.Quote(value))
 		return
 	}
 	s.inv.Expiries = append(s.inv.Expiries, Expiry{Ref: ref, Field: field, Subject: subject, NotAfter: t.UTC()})
@@ -64,6 +64,7 @@ func (s *scanner) eksaCluster(item *yaml.RNode) {
 		if machine == "" {
 			machine = fmt.Sprintf("#%d", i)
 		}
+		machine = kube.Safe(machine)
 		s.inv.Expiries = append(s.inv.Expiries, Expiry{Ref: ref, Field: field, Subject: "certificates of machine " + machine, InDays: &days})
 	}
 }

@@ -139,14 +139,14 @@ func checkItems(items []*yaml.RNode, positions []int) framework.Results {
 		if ve.Field == "" {
 			res.Message = fmt.Sprintf("items[%d] %v; every item of a ResourceList must be a Kubernetes object", i, ve.Err)
 		} else {
-			kind := it.GetKind()
-			id := &yaml.ResourceIdentifier{TypeMeta: yaml.TypeMeta{APIVersion: it.GetApiVersion(), Kind: kind}}
-			what := kind
+			// RefOf reads what it can: the name when metadata is a map
+			// (only its labels or annotations are not).
+			ref := kube.RefOf(it)
+			id := &yaml.ResourceIdentifier{TypeMeta: yaml.TypeMeta{APIVersion: ref.APIVersion, Kind: ref.Kind},
+				NameMeta: yaml.NameMeta{Name: ref.Name, Namespace: ref.Namespace}}
+			what := ref.Kind
 			if ve.Field != "metadata" {
-				// metadata is a map (only its labels or annotations are
-				// not), so the name can be read safely.
-				id.Name, id.Namespace = it.GetName(), it.GetNamespace()
-				what = kube.Ref{Kind: kind, Namespace: id.Namespace, Name: id.Name}.String()
+				what = ref.String()
 			}
 			res.ResourceRef = id
 			res.Field.Path += "." + ve.Field
@@ -158,6 +158,11 @@ func checkItems(items []*yaml.RNode, positions []int) framework.Results {
 }
 
 func (p Processor) finish(items []*yaml.RNode, results framework.Results) ([]*yaml.RNode, framework.Results, error) {
+	// A message that carries a kyaml error carries the node kyaml refused,
+	// whatever it holds; messages name fields, never contents.
+	for _, r := range results {
+		r.Message = kube.ScrubMessage(r.Message)
+	}
 	p.summarize(results)
 	if results.ExitCode() != 0 {
 		return nil, results, ErrorResults(filter(results, framework.Error))
