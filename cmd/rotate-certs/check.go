@@ -136,9 +136,9 @@ func runCheck(cmd *cobra.Command, o *checkOptions, args []string, stdin io.Reade
 		in.items = append(in.items, n)
 	}
 	if o.policy != "" {
-		node, err := yaml.ReadFile(o.policy)
+		node, err := readPolicyFile(o.policy)
 		if err != nil {
-			in.errorf("--policy %s: %v", o.policy, err)
+			in.errorf("--policy: %v", err)
 		} else {
 			in.policies = []*yaml.RNode{node}
 		}

@@ -245,3 +245,84 @@ func resultsOf(out string) string {
 	s, _ := f.Value.String()
 	return s
 }
+
+const listHead = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nfunctionConfig:\n  apiVersion: rotate-certs.dev/v1alpha1\n  kind: RotationPolicy\n  metadata: {name: p}\n  spec: {}\n"
+
+// items that is not a list was read as an empty list (exit 0, no items
+// out: every resource of the package gone); it is an error naming items.
+func TestItemsThatIsNotAListIsAnError(t *testing.T) {
+	for i, in := range []string{
+		listHead + "items: 5\n",
+		listHead + "items: x\n",
+		listHead + "items: {a: b}\n",
+		listHead + "items: {apiVersion: v1, kind: ConfigMap, metadata: {name: c}}\n",
+		`{"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": 5, "functionConfig": {"apiVersion": "rotate-certs.dev/v1alpha1", "kind": "RotationPolicy", "metadata": {"name": "p"}, "spec": {}}}`,
+	} {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			out, stderr, code := runCLI(t, in)
+			require.Equal(t, 1, code, "stdout: %s stderr: %s", out, stderr)
+			require.Contains(t, stderr, "items")
+			require.Contains(t, stderr, "not a list")
+			require.NotContains(t, out, "kind: ConfigMap")
+		})
+	}
+	out, stderr, code := runCLI(t, listHead+"items: []\n")
+	require.Equal(t, 0, code, "an empty list is a list: %s", stderr)
+	require.Contains(t, out, "items: []")
+	_, stderr, code = runCLI(t, listHead)
+	require.Equal(t, 0, code, "no items at all is no items: %s", stderr)
+}
+
+// A mapping that defines a key twice (kyaml keeps the first value, so the
+// function would render what the input does not say) is an error in
+// function mode as in render: in an item the function reads, on the fast
+// path and on kyaml's, and in the policy. An item the function does not
+// read passes through as written, as every such item does.
+func TestDuplicateKeysInFunctionMode(t *testing.T) {
+	dup := listHead + "items:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: c, namespace: ns}\n  data:\n    x: \"1\"\n    x: \"2\"\n"
+	for name, in := range map[string]string{
+		"fast path":          dup,
+		"kyaml's reader":     strings.ReplaceAll(dup, "\n", "\r\n"),
+		"flow style":         listHead + "items:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: c, namespace: ns}, data: {x: \"1\", x: \"2\"}}\n",
+		"top level of item":  listHead + "items:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: c, namespace: ns}\n  data: {x: \"1\"}\n  data: {x: \"2\"}\n",
+		"in the policy":      strings.Replace(listHead, "  spec: {}\n", "  spec: {}\n  spec: {trustBundles: []}\n", 1) + "items: []\n",
+		"in the policy data": strings.Replace(listHead, "  spec: {}\n", "  spec:\n    expiry: {warnWithin: 1h, warnWithin: 2h}\n", 1) + "items: []\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			out, stderr, code := runCLI(t, in)
+			require.Equal(t, 1, code, "stdout: %s stderr: %s", out, stderr)
+			require.Contains(t, stderr, "is defined twice")
+			require.Contains(t, out, "items: []", "no output resources")
+		})
+	}
+	t.Run("an item the function does not read", func(t *testing.T) {
+		in := listHead + "items:\n- apiVersion: example.com/v1\n  kind: Widget\n  metadata: {name: w}\n  spec: {a: 1, a: 2}\n"
+		out, stderr, code := runCLI(t, in)
+		require.Equal(t, 0, code, stderr)
+		require.Contains(t, out, "spec: {a: 1, a: 2}")
+	})
+}
+
+// --policy FILE holding two documents rendered with the first and ignored
+// the second; it is an error, in render and in check.
+func TestPolicyFileWithTwoDocumentsIsAnError(t *testing.T) {
+	dir := t.TempDir()
+	one := "apiVersion: rotate-certs.dev/v1alpha1\nkind: RotationPolicy\nmetadata: {name: p}\nspec: {}\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "two.yaml"), []byte(one+"---\n"+one), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "none.yaml"), []byte("# nothing\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "dup.yaml"), []byte(one+"spec: {}\n"), 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "pkg"), 0o755))
+	for file, want := range map[string]string{
+		"two.yaml":  "holds 2 YAML documents",
+		"none.yaml": "holds no YAML document",
+		"dup.yaml":  `dup.yaml:5: mapping key "spec" already defined at line 4`,
+	} {
+		for _, args := range [][]string{{"render", "pkg", "--policy", file}, {"check", "pkg", "--policy", file}} {
+			t.Run(file+" "+args[0], func(t *testing.T) {
+				_, stderr, code := runBinary(t, dir, "", args...)
+				require.NotEqual(t, 0, code)
+				require.Contains(t, stderr, want)
+			})
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -54,9 +55,9 @@ func render(dir, policyFile string, stderr io.Writer) error {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return fmt.Errorf("render: %s is not a directory", dir)
 	}
-	fnConfig, err := yaml.ReadFile(policyFile)
+	fnConfig, err := readPolicyFile(policyFile)
 	if err != nil {
-		return fmt.Errorf("render: reading policy %s: %w", policyFile, err)
+		return fmt.Errorf("render: %w", err)
 	}
 	// Inside DIR the policy is one of the package's files, as under kpt: it
 	// gets its package path so that new resources are placed beside it.
@@ -180,4 +181,30 @@ func filesOf(items []*yaml.RNode) (map[string]string, error) {
 		files[path] = b.String()
 	}
 	return files, nil
+}
+
+// readPolicyFile reads the RotationPolicy of --policy FILE: exactly one
+// YAML document (a second one was ignored), in which no mapping defines a
+// key twice.
+func readPolicyFile(path string) (*yaml.RNode, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading policy: %w", err)
+	}
+	if err := manifests.DuplicateKeysError(path, data); err != nil {
+		return nil, fmt.Errorf("policy %w", err)
+	}
+	r := &kio.ByteReader{Reader: bytes.NewReader(data), OmitReaderAnnotations: true, DisableUnwrapping: true}
+	nodes, err := r.Read()
+	if err != nil {
+		return nil, fmt.Errorf("reading policy %s: %w", path, err)
+	}
+	switch len(nodes) {
+	case 1:
+		return nodes[0], nil
+	case 0:
+		return nil, fmt.Errorf("policy %s holds no YAML document; --policy FILE must hold one RotationPolicy", path)
+	default:
+		return nil, fmt.Errorf("policy %s holds %d YAML documents; --policy FILE must hold one RotationPolicy, alone", path, len(nodes))
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/manifests"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -33,6 +34,15 @@ func Decode(node *yaml.RNode) (*RotationPolicy, error) {
 			return nil, FieldErrors{{Field: ve.Field, Message: ve.Err.Error()}}
 		}
 		return nil, FieldErrors{{Message: err.Error()}}
+	}
+	// A key defined twice: kyaml keeps the first value and JSON the last,
+	// and the policy does not say which was meant.
+	if dups := manifests.DuplicateKeysOf(node); len(dups) > 0 {
+		var errs FieldErrors
+		for _, d := range dups {
+			errs.add(kube.Safe(d.Field), "mapping key %s is defined twice: which value was meant is unknown", kube.Quote(d.Key))
+		}
+		return nil, errs
 	}
 	if err := checkType(node.GetKind(), node.GetApiVersion()); err != nil {
 		return nil, FieldErrors{*err}

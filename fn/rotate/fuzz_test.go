@@ -13,8 +13,6 @@ import (
 	"github.com/rotate-certs/rotate-certs/internal/synth"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
 	"github.com/stretchr/testify/require"
-	"sigs.k8s.io/kustomize/kyaml/fn/framework"
-	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -27,8 +25,7 @@ func executeStderr(input []byte) (output, stderr []byte, err error) {
 	p := rotate.Processor{Now: func() time.Time { return testpki.GoldenNow }, Stderr: &errOut}
 	handled, err := krmio.Run(input, &out, rotate.Needs, p.RunAt)
 	if !handled {
-		rw := &kio.ByteReadWriter{Reader: bytes.NewReader(input), Writer: &out, KeepReaderAnnotations: true}
-		err = framework.Execute(p, rw)
+		err = p.ExecuteKyaml(input, &out)
 	}
 	// runFunction prints the error with kyaml's echo of a refused node cut.
 	return out.Bytes(), errOut.Bytes(), kube.ScrubError(err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/rotate-certs/rotate-certs/fn/bundle"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/manifests"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/report"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
@@ -122,12 +123,20 @@ func (p Processor) RunAt(fnConfig *yaml.RNode, items []*yaml.RNode, positions []
 
 // checkItems rejects items that kyaml's accessors cannot read: an item that
 // is not an object, or whose metadata, labels or annotations are not maps
-// (kyaml panics on those; found by FuzzProcess).
+// (kyaml panics on those; found by FuzzProcess); and an item the function
+// reads (Needs) in which a mapping defines a key twice: kyaml keeps the
+// first value silently, so the function would render what the input does
+// not say (render refuses such files too). Items the function does not
+// read pass through as written, duplicates included, on both paths of
+// function mode alike.
 func checkItems(items []*yaml.RNode, positions []int) framework.Results {
 	var out framework.Results
 	for j, it := range items {
 		err := kube.CheckShape(it, "")
 		if err == nil {
+			if res := duplicateKeys(it, kube.Position(positions, j)); res != nil {
+				out = append(out, res)
+			}
 			continue
 		}
 		i := kube.Position(positions, j)
@@ -155,6 +164,28 @@ func checkItems(items []*yaml.RNode, positions []int) framework.Results {
 		out = append(out, res)
 	}
 	return out
+}
+
+// duplicateKeys returns an error result for an item the function reads
+// that defines a mapping key twice, nil otherwise.
+func duplicateKeys(it *yaml.RNode, i int) *framework.Result {
+	ref := kube.RefOf(it)
+	if !Needs(ref.APIVersion, ref.Kind) {
+		return nil
+	}
+	dups := manifests.DuplicateKeysOf(it)
+	if len(dups) == 0 {
+		return nil
+	}
+	d := dups[0]
+	more := ""
+	if n := len(dups) - 1; n > 0 {
+		more = fmt.Sprintf("; %d more duplicate key(s) in the item", n)
+	}
+	res := ref.Result(framework.Error, fmt.Sprintf("items[%d].%s", i, d.Field), fmt.Sprintf(
+		"items[%d] (%s): mapping key %s is defined twice (%s): YAML keeps one of the two values silently, so the resource does not say which was meant%s",
+		i, ref, kube.Quote(d.Key), kube.Safe(d.Field), more))
+	return res
 }
 
 func (p Processor) finish(items []*yaml.RNode, results framework.Results) ([]*yaml.RNode, framework.Results, error) {
