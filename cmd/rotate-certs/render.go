@@ -7,9 +7,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/atomicwrite"
 	"github.com/rotate-certs/rotate-certs/fn/manifests"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/spf13/cobra"
@@ -51,9 +53,23 @@ On any error nothing is written and the exit code is 1.`,
 	return cmd
 }
 
-func render(dir, policyFile string, stderr io.Writer) error {
+func render(dir, policyFile string, stderr io.Writer) (err error) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return fmt.Errorf("render: %s is not a directory", dir)
+	}
+	// One render of a tree at a time: two would read the same files and
+	// write them back over each other.
+	unlock, err := atomicwrite.Lock(dir)
+	if err != nil {
+		return fmt.Errorf("render: %w", err)
+	}
+	defer func() {
+		if uerr := unlock(); uerr != nil && err == nil {
+			err = fmt.Errorf("render: releasing the lock: %w", uerr)
+		}
+	}()
+	if err := atomicwrite.RemoveStale(dir); err != nil {
+		return fmt.Errorf("render: removing what a killed render left: %w", err)
 	}
 	fnConfig, err := readPolicyFile(policyFile)
 	if err != nil {
@@ -91,17 +107,21 @@ func render(dir, policyFile string, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("render: %w", err)
 	}
-	var changed []*yaml.RNode
-	for _, item := range rl.Items {
-		if p := filePath(item); after[p] != before[p] {
-			changed = append(changed, item)
+	// Only the files whose resources changed are written (a file the
+	// function did not change keeps its bytes), and all of them or none:
+	// each is replaced whole (atomicwrite), after every one was written
+	// out and checked - a path outside DIR, a link that leads out of it,
+	// a read-only file or a failed write stop the render with nothing
+	// changed.
+	var files []atomicwrite.File
+	for p, data := range after {
+		if data != before[p] {
+			files = append(files, atomicwrite.File{Path: p, Data: []byte(data)})
 		}
 	}
-	// A LocalPackageWriter, not a ReadWriter: the ReadWriter would delete
-	// every file it read that is not written again.
-	writer := kio.LocalPackageWriter{PackagePath: dir}
-	if err := writer.Write(changed); err != nil {
-		return fmt.Errorf("render: writing %s: %w", dir, err)
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	if err := atomicwrite.Write(dir, files); err != nil {
+		return fmt.Errorf("render: %w", err)
 	}
 	return nil
 }
