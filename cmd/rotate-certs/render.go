@@ -94,6 +94,10 @@ func render(dir, policyFile string, stderr io.Writer) (err error) {
 	if err != nil {
 		return fmt.Errorf("render: %w", err)
 	}
+	read, err := encodeEach(items)
+	if err != nil {
+		return fmt.Errorf("render: %w", err)
+	}
 	rl := &framework.ResourceList{Items: items, FunctionConfig: fnConfig}
 	p := rotate.Processor{Now: time.Now, Stderr: stderr}
 	if err := p.Process(rl); err != nil {
@@ -115,9 +119,17 @@ func render(dir, policyFile string, stderr io.Writer) (err error) {
 	// changed.
 	var files []atomicwrite.File
 	for p, data := range after {
-		if data != before[p] {
-			files = append(files, atomicwrite.File{Path: p, Data: []byte(data)})
+		if data == before[p] {
+			continue
 		}
+		b, err := keepUnchangedDocuments(dir, p, rl.Items, read)
+		if err != nil {
+			return fmt.Errorf("render: %w", err)
+		}
+		if b == nil {
+			b = []byte(data)
+		}
+		files = append(files, atomicwrite.File{Path: p, Data: b})
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	if err := atomicwrite.Write(dir, files); err != nil {
@@ -227,4 +239,84 @@ func readPolicyFile(path string) (*yaml.RNode, error) {
 	default:
 		return nil, fmt.Errorf("policy %s holds %d YAML documents; --policy FILE must hold one RotationPolicy, alone", path, len(nodes))
 	}
+}
+
+// readItem is an item as read: its file and its text as the writer
+// writes it.
+type readItem struct{ path, text string }
+
+// encodeEach returns each item's file and text, by node.
+func encodeEach(items []*yaml.RNode) (map[*yaml.Node]readItem, error) {
+	out := make(map[*yaml.Node]readItem, len(items))
+	for _, item := range items {
+		text, err := encodeItem(item)
+		if err != nil {
+			return nil, err
+		}
+		out[item.YNode()] = readItem{path: filePath(item), text: text}
+	}
+	return out, nil
+}
+
+func encodeItem(item *yaml.RNode) (string, error) {
+	var b strings.Builder
+	w := kio.ByteWriter{Writer: &b, ClearAnnotations: []string{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation}}
+	if err := w.Write([]*yaml.RNode{item}); err != nil {
+		return "", fmt.Errorf("%s: %w", filePath(item), err)
+	}
+	return b.String(), nil
+}
+
+// keepUnchangedDocuments returns the new text of the package file path
+// (slash-separated, relative to dir), whose resources changed, with the
+// original text of every document whose resource did not change: the
+// function manages only its own resources, and re-encoding another one
+// is not always stable (manifests.SpliceDocuments). read holds the text of
+// each item as read. It returns nil, and the caller encodes the whole
+// file, when the file is new or its documents cannot be matched with the
+// items read from it.
+func keepUnchangedDocuments(dir, path string, items []*yaml.RNode, read map[*yaml.Node]readItem) ([]byte, error) {
+	if ext := strings.ToLower(filepath.Ext(path)); ext != ".yaml" && ext != ".yml" {
+		return nil, nil
+	}
+	var inFile []*yaml.RNode
+	for _, item := range items {
+		if filePath(item) == path {
+			inFile = append(inFile, item)
+		}
+	}
+	if err := kioutil.SortNodes(inFile); err != nil {
+		return nil, err
+	}
+	original, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(path)))
+	if err != nil {
+		return nil, nil // a new file
+	}
+	fromFile := func(item *yaml.RNode) bool {
+		r, ok := read[item.YNode()]
+		return ok && r.path == path
+	}
+	old := 0 // the items read from the file come first, in file order
+	for old < len(inFile) && fromFile(inFile[old]) {
+		old++
+	}
+	texts := make([]string, len(inFile))
+	for i, item := range inFile {
+		if texts[i], err = encodeItem(item); err != nil {
+			return nil, err
+		}
+		if fromFile(item) != (i < old) {
+			return nil, nil // out of order
+		}
+	}
+	out, n, ok := manifests.SpliceDocuments(original, func(k int) (string, bool) {
+		if k >= old {
+			return "", false
+		}
+		return texts[k], texts[k] != read[inFile[k].YNode()].text
+	}, texts[old:])
+	if !ok || n != old {
+		return nil, nil
+	}
+	return out, nil
 }
