@@ -30,9 +30,17 @@ func newRenderCommand(stderr io.Writer) *cobra.Command {
 and what a .krmignore file lists), runs the function with the policy from
 --policy, and writes back only the files whose resources changed: file layout,
 comments and field order are kept, and a file the function did not change is
-not touched. New targets get files of their own, beside the policy when it lies
-inside DIR - where kpt fn render puts them.
-On any error nothing is written and the exit code is 1.`,
+not touched; in a file it rewrites, the documents whose resources did not
+change keep their text. New targets get files of their own, beside the policy
+when it lies inside DIR - where kpt fn render puts them. --policy FILE holds
+exactly one RotationPolicy.
+
+On any error nothing is written and the exit code is 1. Files are replaced
+whole (written beside, flushed, renamed), never cut short, and only when every
+one of them can be: a read-only file, a symbolic link that leads out of DIR or a
+failed write changes nothing. DIR/.rotate-certs.lock refuses a second render of
+the same DIR while one runs; a killed render leaves no lock (the kernel drops
+it), and the next render removes what it left.`,
 		Example: `  # render a directory with the policy kept next to the manifests
   rotate-certs render ./clusters/prod --policy ./clusters/prod/rotation-policy.yaml
 
