@@ -50,7 +50,7 @@ func RefOf(node *yaml.RNode) Ref {
 		Name:       Safe(node.GetName()),
 	}
 	if annotations {
-		r.Path, r.Index = FileOf(node)
+		r.Path, r.Index = fileOf(node)
 	}
 	return r
 }
@@ -59,12 +59,13 @@ func RefOf(node *yaml.RNode) Ref {
 // meta for its name and namespace (node and its metadata are maps),
 // annotations for its annotations and labels too (CheckShape passes).
 func readable(node *yaml.RNode) (meta, annotations bool) {
-	err := CheckShape(node, "")
-	if err == nil {
+	switch badShape(node.YNode()) {
+	case shapeOK:
 		return true, true
+	case shapeLabels, shapeAnnotations:
+		return true, false
 	}
-	f := FieldOf(err)
-	return f == "metadata."+yaml.LabelsField || f == "metadata."+yaml.AnnotationsField, false
+	return false, false
 }
 
 // FileOf returns the path and index annotations of node (the current ones,
@@ -74,6 +75,11 @@ func FileOf(node *yaml.RNode) (string, int) {
 	if _, ok := readable(node); !ok {
 		return "", 0
 	}
+	return fileOf(node)
+}
+
+// fileOf is FileOf for a node whose annotations can be read.
+func fileOf(node *yaml.RNode) (string, int) {
 	annos := node.GetAnnotations(kioutil.PathAnnotation, kioutil.LegacyPathAnnotation,
 		kioutil.IndexAnnotation, kioutil.LegacyIndexAnnotation)
 	path := annos[kioutil.PathAnnotation]

@@ -168,15 +168,16 @@ func checkItems(items []*yaml.RNode, positions []int) framework.Results {
 
 // duplicateKeys returns an error result for an item the function reads
 // that defines a mapping key twice, nil otherwise.
+// The item has passed kube.CheckShape.
 func duplicateKeys(it *yaml.RNode, i int) *framework.Result {
-	ref := kube.RefOf(it)
-	if !Needs(ref.APIVersion, ref.Kind) {
+	if !Needs(it.GetApiVersion(), it.GetKind()) {
 		return nil
 	}
 	dups := manifests.DuplicateKeysOf(it)
 	if len(dups) == 0 {
 		return nil
 	}
+	ref := kube.RefOf(it)
 	d := dups[0]
 	more := ""
 	if n := len(dups) - 1; n > 0 {
