@@ -258,11 +258,15 @@ func mkdirAll(dir string) ([]string, error) {
 
 // RemoveStale removes the temporary files a killed writer left under dir
 // (hidden files named .<file>.<random>.rotate-certs-tmp). Call it holding
-// the lock.
+// the lock. A directory it cannot read is skipped: a writer could not have
+// left a file there either.
 func RemoveStale(dir string) error {
 	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return err
+			if path == dir {
+				return err
+			}
+			return nil
 		}
 		if !d.IsDir() && d.Type().IsRegular() && strings.HasPrefix(d.Name(), tempPrefix) && strings.HasSuffix(d.Name(), tempSuffix) {
 			return os.Remove(path)
