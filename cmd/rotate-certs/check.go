@@ -6,12 +6,12 @@ import (
 	"os"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/manifests"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/report"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/spf13/cobra"
-	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -104,7 +104,7 @@ func runCheck(cmd *cobra.Command, o *checkOptions, args []string, stdin io.Reade
 		return checkUsage
 	}
 	if o.output != "table" && o.output != "json" && o.output != "svg" {
-		return usage("-o %q: want table, json or svg", o.output)
+		return usage("-o %s: want table, json or svg", kube.Quote(o.output))
 	}
 	now := time.Now().UTC()
 	if o.now != "" {
@@ -136,9 +136,9 @@ func runCheck(cmd *cobra.Command, o *checkOptions, args []string, stdin io.Reade
 		in.items = append(in.items, n)
 	}
 	if o.policy != "" {
-		node, err := yaml.ReadFile(o.policy)
+		node, err := readPolicyFile(o.policy)
 		if err != nil {
-			in.errorf("--policy %s: %v", o.policy, err)
+			in.errorf("--policy: %v", err)
 		} else {
 			in.policies = []*yaml.RNode{node}
 		}
@@ -158,8 +158,11 @@ func runCheck(cmd *cobra.Command, o *checkOptions, args []string, stdin io.Reade
 			continue
 		}
 		d, err := policy.ParseDuration(fl.value)
-		if err != nil || d < 0 {
-			return usage("--%s %q: want a non-negative duration such as 720h or 30d", fl.name, fl.value)
+		if err != nil {
+			return usage("--%s %s: %v", fl.name, kube.Quote(fl.value), err)
+		}
+		if d < 0 {
+			return usage("--%s %s: want a non-negative duration such as 720h or 30d", fl.name, kube.Quote(fl.value))
 		}
 		*fl.into = d
 	}
@@ -197,7 +200,7 @@ func runCheck(cmd *cobra.Command, o *checkOptions, args []string, stdin io.Reade
 		return checkUsage
 	}
 	for _, e := range in.errs {
-		fmt.Fprintf(stderr, "check: %s\n", e)
+		fmt.Fprintf(stderr, "check: %s\n", kube.ScrubMessage(e))
 	}
 	switch {
 	case len(in.errs) > 0 || len(rep.Problems) > 0:
@@ -225,13 +228,17 @@ func (in *checkInput) errorf(format string, a ...any) {
 }
 
 func isPolicy(n *yaml.RNode) bool {
-	return n.GetKind() == policy.Kind && n.GetApiVersion() == policy.APIVersion
+	r := kube.RefOf(n)
+	return r.Kind == policy.Kind && r.APIVersion == policy.APIVersion
 }
 
+// describe names a policy for messages: its name and file, what of them
+// can be read.
 func describe(n *yaml.RNode) string {
-	s := n.GetName()
-	if p, _ := n.GetAnnotations(kioutil.PathAnnotation)[kioutil.PathAnnotation]; p != "" {
-		s += " (" + p + ")"
+	r := kube.RefOf(n)
+	s := kube.Safe(r.Name)
+	if r.Path != "" {
+		s += " (" + kube.Safe(r.Path) + ")"
 	}
 	return s
 }
@@ -258,7 +265,7 @@ func parseNow(s string) (time.Time, error) {
 	if t, err := time.Parse("2006-01-02", s); err == nil {
 		return t.UTC(), nil
 	}
-	return time.Time{}, fmt.Errorf("%q is not an RFC 3339 time (2026-11-22T00:00:00Z) or a date (2026-11-22)", s)
+	return time.Time{}, fmt.Errorf("%s is not an RFC 3339 time (2026-11-22T00:00:00Z) or a date (2026-11-22)", kube.Quote(s))
 }
 
 // colourTerminal reports whether w is a terminal that wants colour.

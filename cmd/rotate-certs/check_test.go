@@ -117,7 +117,7 @@ func TestCheckInputShapes(t *testing.T) {
 	require.Equal(t, 1, s.Summary.Expired)
 	require.Len(t, s.Problems, 1)
 	require.Equal(t, "data.ca-bundle.crt", s.Problems[0].Key, "README.md only mentions the header")
-	require.Equal(t, "PEM block 2 is malformed", s.Problems[0].Message)
+	require.Equal(t, "the 2nd PEM block (line 11) is malformed: its END line is missing or misspelt", s.Problems[0].Message)
 }
 
 // TestCheckDuplicateKeys: two manifests concatenated without "---" make
@@ -274,6 +274,8 @@ func TestCheckUsageErrors(t *testing.T) {
 		{"unknown output", []string{"-o", "xml"}, `-o "xml"`},
 		{"bad duration", []string{"--fail-within", "soon"}, "--fail-within"},
 		{"negative duration", []string{"--warn-within", "-1h"}, "--warn-within"},
+		{"days that wrap negative", []string{"--warn-within", "9999999999999d"}, `--warn-within "9999999999999d": duration "9999999999999d" is out of range`},
+		{"days that wrap to one day", []string{"--fail-within", "281474976710657d"}, "--fail-within"},
 		{"fail longer than warn", []string{"--fail-within", "40d"}, "longer than --warn-within"},
 		{"bad now", []string{"--now", "tomorrow"}, "--now"},
 		{"unknown flag", []string{"--frobnicate"}, "unknown flag"},

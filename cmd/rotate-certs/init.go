@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/initpolicy"
+	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/spf13/cobra"
 )
 
@@ -37,14 +38,14 @@ the policy, then render with it.`,
 				return fmt.Errorf("init: %w", err)
 			}
 			for _, w := range warnings {
-				fmt.Fprintln(stderr, "rotate-certs init: "+w)
+				fmt.Fprintln(stderr, "rotate-certs init: "+kube.ScrubMessage(w))
 			}
 			plan, err := initpolicy.Scan(items, now)
 			if err != nil {
 				return fmt.Errorf("init: %w", err)
 			}
 			for _, n := range plan.Notes {
-				fmt.Fprintln(stderr, "rotate-certs init: "+n)
+				fmt.Fprintln(stderr, "rotate-certs init: "+kube.ScrubMessage(n))
 			}
 			if len(plan.Bundles) == 0 {
 				fmt.Fprintln(stderr, "rotate-certs init: no Secret or ConfigMap holding a CA certificate found")

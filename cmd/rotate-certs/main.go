@@ -7,6 +7,8 @@ package main
 import (
 	"fmt"
 	"os"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
 )
 
 func main() {
@@ -16,7 +18,7 @@ func main() {
 		if ok := asExitCode(err, &code); ok {
 			os.Exit(int(code))
 		}
-		fmt.Fprintln(os.Stderr, err)
+		fmt.Fprintln(os.Stderr, kube.ScrubError(err))
 		os.Exit(1)
 	}
 }

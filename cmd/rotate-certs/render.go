@@ -1,14 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/atomicwrite"
 	"github.com/rotate-certs/rotate-certs/fn/manifests"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/spf13/cobra"
@@ -27,9 +30,17 @@ func newRenderCommand(stderr io.Writer) *cobra.Command {
 and what a .krmignore file lists), runs the function with the policy from
 --policy, and writes back only the files whose resources changed: file layout,
 comments and field order are kept, and a file the function did not change is
-not touched. New targets get files of their own, beside the policy when it lies
-inside DIR - where kpt fn render puts them.
-On any error nothing is written and the exit code is 1.`,
+not touched; in a file it rewrites, the documents whose resources did not
+change keep their text. New targets get files of their own, beside the policy
+when it lies inside DIR - where kpt fn render puts them. --policy FILE holds
+exactly one RotationPolicy.
+
+On any error nothing is written and the exit code is 1. Files are replaced
+whole (written beside, flushed, renamed), never cut short, and only when every
+one of them can be: a read-only file, a symbolic link that leads out of DIR or a
+failed write changes nothing. DIR/.rotate-certs.lock refuses a second render of
+the same DIR while one runs; a killed render leaves no lock (the kernel drops
+it), and the next render removes what it left.`,
 		Example: `  # render a directory with the policy kept next to the manifests
   rotate-certs render ./clusters/prod --policy ./clusters/prod/rotation-policy.yaml
 
@@ -50,13 +61,27 @@ On any error nothing is written and the exit code is 1.`,
 	return cmd
 }
 
-func render(dir, policyFile string, stderr io.Writer) error {
+func render(dir, policyFile string, stderr io.Writer) (err error) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return fmt.Errorf("render: %s is not a directory", dir)
 	}
-	fnConfig, err := yaml.ReadFile(policyFile)
+	// One render of a tree at a time: two would read the same files and
+	// write them back over each other.
+	unlock, err := atomicwrite.Lock(dir)
 	if err != nil {
-		return fmt.Errorf("render: reading policy %s: %w", policyFile, err)
+		return fmt.Errorf("render: %w", err)
+	}
+	defer func() {
+		if uerr := unlock(); uerr != nil && err == nil {
+			err = fmt.Errorf("render: releasing the lock: %w", uerr)
+		}
+	}()
+	if err := atomicwrite.RemoveStale(dir); err != nil {
+		return fmt.Errorf("render: removing what a killed render left: %w", err)
+	}
+	fnConfig, err := readPolicyFile(policyFile)
+	if err != nil {
+		return fmt.Errorf("render: %w", err)
 	}
 	// Inside DIR the policy is one of the package's files, as under kpt: it
 	// gets its package path so that new resources are placed beside it.
@@ -77,6 +102,10 @@ func render(dir, policyFile string, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("render: %w", err)
 	}
+	read, err := encodeEach(items)
+	if err != nil {
+		return fmt.Errorf("render: %w", err)
+	}
 	rl := &framework.ResourceList{Items: items, FunctionConfig: fnConfig}
 	p := rotate.Processor{Now: time.Now, Stderr: stderr}
 	if err := p.Process(rl); err != nil {
@@ -90,17 +119,29 @@ func render(dir, policyFile string, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("render: %w", err)
 	}
-	var changed []*yaml.RNode
-	for _, item := range rl.Items {
-		if p := filePath(item); after[p] != before[p] {
-			changed = append(changed, item)
+	// Only the files whose resources changed are written (a file the
+	// function did not change keeps its bytes), and all of them or none:
+	// each is replaced whole (atomicwrite), after every one was written
+	// out and checked - a path outside DIR, a link that leads out of it,
+	// a read-only file or a failed write stop the render with nothing
+	// changed.
+	var files []atomicwrite.File
+	for p, data := range after {
+		if data == before[p] {
+			continue
 		}
+		b, err := keepUnchangedDocuments(dir, p, rl.Items, read)
+		if err != nil {
+			return fmt.Errorf("render: %w", err)
+		}
+		if b == nil {
+			b = []byte(data)
+		}
+		files = append(files, atomicwrite.File{Path: p, Data: b})
 	}
-	// A LocalPackageWriter, not a ReadWriter: the ReadWriter would delete
-	// every file it read that is not written again.
-	writer := kio.LocalPackageWriter{PackagePath: dir}
-	if err := writer.Write(changed); err != nil {
-		return fmt.Errorf("render: writing %s: %w", dir, err)
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	if err := atomicwrite.Write(dir, files); err != nil {
+		return fmt.Errorf("render: %w", err)
 	}
 	return nil
 }
@@ -180,4 +221,110 @@ func filesOf(items []*yaml.RNode) (map[string]string, error) {
 		files[path] = b.String()
 	}
 	return files, nil
+}
+
+// readPolicyFile reads the RotationPolicy of --policy FILE: exactly one
+// YAML document (a second one was ignored), in which no mapping defines a
+// key twice.
+func readPolicyFile(path string) (*yaml.RNode, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading policy: %w", err)
+	}
+	if err := manifests.DuplicateKeysError(path, data); err != nil {
+		return nil, fmt.Errorf("policy %w", err)
+	}
+	r := &kio.ByteReader{Reader: bytes.NewReader(data), OmitReaderAnnotations: true, DisableUnwrapping: true}
+	nodes, err := r.Read()
+	if err != nil {
+		return nil, fmt.Errorf("reading policy %s: %w", path, err)
+	}
+	switch len(nodes) {
+	case 1:
+		return nodes[0], nil
+	case 0:
+		return nil, fmt.Errorf("policy %s holds no YAML document; --policy FILE must hold one RotationPolicy", path)
+	default:
+		return nil, fmt.Errorf("policy %s holds %d YAML documents; --policy FILE must hold one RotationPolicy, alone", path, len(nodes))
+	}
+}
+
+// readItem is an item as read: its file and its text as the writer
+// writes it.
+type readItem struct{ path, text string }
+
+// encodeEach returns each item's file and text, by node.
+func encodeEach(items []*yaml.RNode) (map[*yaml.Node]readItem, error) {
+	out := make(map[*yaml.Node]readItem, len(items))
+	for _, item := range items {
+		text, err := encodeItem(item)
+		if err != nil {
+			return nil, err
+		}
+		out[item.YNode()] = readItem{path: filePath(item), text: text}
+	}
+	return out, nil
+}
+
+func encodeItem(item *yaml.RNode) (string, error) {
+	var b strings.Builder
+	w := kio.ByteWriter{Writer: &b, ClearAnnotations: []string{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation}}
+	if err := w.Write([]*yaml.RNode{item}); err != nil {
+		return "", fmt.Errorf("%s: %w", filePath(item), err)
+	}
+	return b.String(), nil
+}
+
+// keepUnchangedDocuments returns the new text of the package file path
+// (slash-separated, relative to dir), whose resources changed, with the
+// original text of every document whose resource did not change: the
+// function manages only its own resources, and re-encoding another one
+// is not always stable (manifests.SpliceDocuments). read holds the text of
+// each item as read. It returns nil, and the caller encodes the whole
+// file, when the file is new or its documents cannot be matched with the
+// items read from it.
+func keepUnchangedDocuments(dir, path string, items []*yaml.RNode, read map[*yaml.Node]readItem) ([]byte, error) {
+	if ext := strings.ToLower(filepath.Ext(path)); ext != ".yaml" && ext != ".yml" {
+		return nil, nil
+	}
+	var inFile []*yaml.RNode
+	for _, item := range items {
+		if filePath(item) == path {
+			inFile = append(inFile, item)
+		}
+	}
+	if err := kioutil.SortNodes(inFile); err != nil {
+		return nil, err
+	}
+	original, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(path)))
+	if err != nil {
+		return nil, nil // a new file
+	}
+	fromFile := func(item *yaml.RNode) bool {
+		r, ok := read[item.YNode()]
+		return ok && r.path == path
+	}
+	old := 0 // the items read from the file come first, in file order
+	for old < len(inFile) && fromFile(inFile[old]) {
+		old++
+	}
+	texts := make([]string, len(inFile))
+	for i, item := range inFile {
+		if texts[i], err = encodeItem(item); err != nil {
+			return nil, err
+		}
+		if fromFile(item) != (i < old) {
+			return nil, nil // out of order
+		}
+	}
+	out, n, ok := manifests.SpliceDocuments(original, func(k int) (string, bool) {
+		if k >= old {
+			return "", false
+		}
+		return texts[k], texts[k] != read[inFile[k].YNode()].text
+	}, texts[old:])
+	if !ok || n != old {
+		return nil, nil
+	}
+	return out, nil
 }

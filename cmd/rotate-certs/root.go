@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -9,11 +8,10 @@ import (
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/krmio"
+	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
-	"sigs.k8s.io/kustomize/kyaml/fn/framework"
-	"sigs.k8s.io/kustomize/kyaml/kio"
 )
 
 // exitCode is an error that carries only an exit status: the message has
@@ -76,11 +74,10 @@ func runFunction(stdin io.Reader, stdout, stderr io.Writer) error {
 		return exitCode(1)
 	}
 	if !handled {
-		rw := &kio.ByteReadWriter{Reader: bytes.NewReader(input), Writer: stdout, KeepReaderAnnotations: true}
-		err = framework.Execute(p, rw)
+		err = p.ExecuteKyaml(input, stdout)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, err)
+		fmt.Fprintln(stderr, kube.ScrubError(err))
 		return exitCode(1)
 	}
 	return nil

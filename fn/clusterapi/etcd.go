@@ -103,7 +103,7 @@ func (a *applier) planRoll(node *yaml.RNode, ref kube.Ref, evidence []Evidence) 
 	var replacing []string
 	if src != nil {
 		ann := src.GetAnnotations(CopiedFromAnnotation, ReplacesAnnotation)
-		if from := ann[CopiedFromAnnotation]; from != "" {
+		if from := ann[CopiedFromAnnotation]; kube.ValidObjectName(from) {
 			base = from
 			replacing = ParseMachines(ann[ReplacesAnnotation])
 		}
@@ -222,7 +222,7 @@ func (a *applier) staleCopies() {
 		if from == "" || referenced[kube.KeyOf(node)] {
 			continue
 		}
-		a.infof(kube.RefOf(node), "", "an earlier etcd-roll copy of %s that no EtcdadmCluster in the input points at any more: delete it once the roll that replaced it has finished", from)
+		a.infof(kube.RefOf(node), "", "an earlier etcd-roll copy of %s that no EtcdadmCluster in the input points at any more: delete it once the roll that replaced it has finished", kube.Safe(from))
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/report"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -45,12 +46,12 @@ func classify(node *yaml.RNode) machine {
 			apiVersion, _ := readString(o, []string{"apiVersion"})
 			group, _ := splitAPIVersion(apiVersion)
 			ownerKinds = append(ownerKinds, kind)
-			if kind == "EtcdadmCluster" && group == groupEtcdCluster && name != "" && m.etcdCluster == nil {
+			if kind == "EtcdadmCluster" && group == groupEtcdCluster && kube.ValidObjectName(name) && m.etcdCluster == nil {
 				m.etcdCluster = &kube.Key{Kind: "EtcdadmCluster", Namespace: m.ref.Namespace, Name: name}
 			}
 		}
 	}
-	if name := labels[etcdClusterLabel]; name != "" && m.etcdCluster == nil {
+	if name := labels[etcdClusterLabel]; kube.ValidObjectName(name) && m.etcdCluster == nil {
 		m.etcdCluster = &kube.Key{Kind: "EtcdadmCluster", Namespace: m.ref.Namespace, Name: name}
 	}
 	_, cpLabel := labels["cluster.x-k8s.io/control-plane"]
@@ -122,9 +123,14 @@ func eksaCertificateInfos(node *yaml.RNode) ([]certificateInfo, error) {
 		if err != nil || name == "" {
 			return nil, &fieldError{field: field + ".machine", msg: "required: the name of a machine"}
 		}
-		days, present, err := readInt(e, []string{"expiresInDays"})
-		if err != nil || !present {
+		raw, err := lookup(e, []string{"expiresInDays"})
+		if err != nil || raw == nil || raw.YNode().Kind != yaml.ScalarNode || raw.YNode().ShortTag() != yaml.NodeTagInt {
 			return nil, &fieldError{field: field + ".expiresInDays", msg: "required: a whole number of days"}
+		}
+		// Bounded: days multiplied into a duration must not wrap around.
+		days, err := report.ParseDays(raw.YNode().Value)
+		if err != nil {
+			return nil, &fieldError{field: field + ".expiresInDays", msg: err.Error()}
 		}
 		out = append(out, certificateInfo{field: field, machine: name, expiresInDays: days})
 	}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
 )
 
 // Limits that Cluster API, kubeadm and etcdadm apply to certificate expiry
@@ -78,7 +80,7 @@ type Evidence struct {
 func ParseExpiry(s string) (time.Time, error) {
 	t, err := time.Parse(time.RFC3339, s)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("%q is not an RFC 3339 date such as 2027-01-31T00:00:00Z", s)
+		return time.Time{}, fmt.Errorf("%s is not an RFC 3339 date such as 2027-01-31T00:00:00Z", kube.Quote(s))
 	}
 	return t.UTC(), nil
 }
@@ -256,7 +258,9 @@ func FormatMachines(machines []string) string {
 func ParseMachines(s string) []string {
 	out := []string{}
 	for _, m := range strings.Split(s, ",") {
-		if m = strings.TrimSpace(m); m != "" {
+		// What is not a machine name names no machine (and is not
+		// repeated in messages: the annotation may hold anything).
+		if m = strings.TrimSpace(m); kube.ValidObjectName(m) {
 			out = append(out, m)
 		}
 	}

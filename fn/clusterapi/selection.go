@@ -66,8 +66,8 @@ func CheckSelector(items []*yaml.RNode, cfg policy.ClusterAPI, policyRef kube.Re
 		}
 	}
 	return policyRef.Result(framework.Warning, "spec.clusterAPI.selector", fmt.Sprintf(
-		"clusterAPI.selector %q matches none of the %d candidate object(s) in the input (%s), so spec.clusterAPI writes nothing; Cluster API manifests do not always carry the cluster.x-k8s.io/cluster-name label, and EKS Anywhere's carry no labels - check the labels of the objects, or remove the selector to manage every one",
-		selectorText(cfg), total, strings.Join(counts, ", ")))
+		"clusterAPI.selector %s matches none of the %d candidate object(s) in the input (%s), so spec.clusterAPI writes nothing; Cluster API manifests do not always carry the cluster.x-k8s.io/cluster-name label, and EKS Anywhere's carry no labels - check the labels of the objects, or remove the selector to manage every one",
+		kube.Quote(selectorText(cfg)), total, strings.Join(counts, ", ")))
 }
 
 // selectorText is the selector in kubectl's syntax, or "{}" when empty

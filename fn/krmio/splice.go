@@ -129,7 +129,7 @@ func (s *splicer) mapping(m *yaml.Node, from, to int) bool {
 		k, v := m.Content[i], m.Content[i+1]
 		if fresh(k) {
 			s.dirtySeen = true
-			if !s.encodePair(k, v, indent, nil) {
+			if !s.encodePair(k, v, indent, nil, false) {
 				return false
 			}
 			continue
@@ -160,7 +160,10 @@ func (s *splicer) mapping(m *yaml.Node, from, to int) bool {
 			}
 		default:
 			s.dirtySeen = true
-			if !s.encodePair(k, v, indent, s.line(k.Line)[:indent]) {
+			// The comment lines after the value (the key's foot comment)
+			// are copied as the trailer: the encoder must not write them
+			// too, or they double at every change.
+			if !s.encodePair(k, v, indent, s.line(k.Line)[:indent], s.hasComment(body, end)) {
 				return false
 			}
 		}
@@ -231,12 +234,26 @@ func allSpaces(b []byte) bool {
 	return true
 }
 
+// hasComment reports whether a line in [from, to) is a comment.
+func (s *splicer) hasComment(from, to int) bool {
+	for n := from; n < to; n++ {
+		if t := bytes.TrimLeft(s.line(n), " "); len(t) > 0 && t[0] == '#' {
+			return true
+		}
+	}
+	return false
+}
+
 // encodePair writes "key: value" at indent. firstPrefix replaces the
 // indentation of the first line (the "- " of an item's first key); nil means
-// spaces. The key's head comment stays where the original text has it.
-func (s *splicer) encodePair(k, v *yaml.Node, indent int, firstPrefix []byte) bool {
+// spaces. The key's head comment stays where the original text has it, and
+// so does its foot comment when footCopied (the trailer holds it).
+func (s *splicer) encodePair(k, v *yaml.Node, indent int, firstPrefix []byte, footCopied bool) bool {
 	key := *k
 	key.HeadComment = ""
+	if footCopied {
+		key.FootComment = ""
+	}
 	pair := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{&key, v}}
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)

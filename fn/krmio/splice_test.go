@@ -161,3 +161,32 @@ func mustSplit(t *testing.T, b []byte) *listText {
 	require.NoError(t, err)
 	return lt
 }
+
+// A comment after a replaced value, at its key's indentation (the key's
+// foot comment in YAML), was written by the encoder and copied from the
+// original lines: it doubled at every change of the value (1, 2, 4, 8).
+func TestSpliceWritesAFootCommentOnce(t *testing.T) {
+	raw := []byte("- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: trust\n  data:\n    ca-bundle.crt: |\n      old\n    # the trailing comment\n  immutable: false\n")
+	text := raw
+	for round := 0; round < 4; round++ {
+		p, err := parseChunk(text)
+		require.NoError(t, err)
+		value := yaml.NewScalarRNode(fmt.Sprintf("new %d\n", round))
+		value.YNode().Style = yaml.LiteralStyle
+		require.NoError(t, p.node.PipeE(yaml.Lookup("data"), yaml.SetField("ca-bundle.crt", value)))
+		spliced, ok := splice(text, p.doc, p.keys)
+		require.True(t, ok)
+		require.Equal(t, 1, strings.Count(string(spliced), "# the trailing comment"), "round %d:\n%s", round, spliced)
+		require.Contains(t, string(spliced), fmt.Sprintf("new %d\n    # the trailing comment\n  immutable: false\n", round))
+		text = spliced
+	}
+}
+
+// A comment at column 0 that more of the item follows is inside the item:
+// the splitter gave it to the next item as a head comment.
+func TestSplitKeepsAColumnZeroCommentInItsItem(t *testing.T) {
+	lt := mustSplit(t, []byte("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: example.com/v1\n  kind: Widget\n  metadata:\n    name: a\n# inside a\n  spec: {}\n# before b\n- apiVersion: example.com/v1\n  kind: Widget\n  metadata:\n    name: b\n"))
+	require.Len(t, lt.items, 2)
+	require.Equal(t, "- apiVersion: example.com/v1\n  kind: Widget\n  metadata:\n    name: a\n# inside a\n  spec: {}\n", string(lt.items[0].raw))
+	require.True(t, strings.HasPrefix(string(lt.items[1].raw), "# before b\n- apiVersion"))
+}

@@ -116,6 +116,10 @@ func split(data []byte) (*listText, error) {
 				if cur == nil {
 					return nil, notCanonical(n, "items indented under items: (kyaml writes them at column 0)")
 				}
+				// Comments at column 0 that more of the item follows are
+				// inside it, not before the next item.
+				cur.raw = append(cur.raw, pendingComments...)
+				pendingComments = nil
 				cur.raw = append(cur.raw, line...)
 			case "functionConfig":
 				fc.Write(line)

@@ -28,21 +28,58 @@ type Ref struct {
 	Index int
 }
 
-// RefOf returns the reference of node.
+// RefOf returns the reference of node, for messages. It is safe on any
+// node: what
+// cannot be read (the name of an object whose metadata is a list, the file
+// of one whose annotations are) is left empty; CheckShape says why.
 func RefOf(node *yaml.RNode) Ref {
-	r := Ref{
-		APIVersion: node.GetApiVersion(),
-		Kind:       node.GetKind(),
-		Namespace:  node.GetNamespace(),
-		Name:       node.GetName(),
+	meta, annotations := readable(node)
+	if !meta {
+		if node.YNode().Kind != yaml.MappingNode {
+			return Ref{}
+		}
+		return Ref{APIVersion: Safe(node.GetApiVersion()), Kind: Safe(node.GetKind())}
 	}
-	r.Path, r.Index = FileOf(node)
+	// A name that is not plain text (key material pasted into metadata)
+	// is no valid Kubernetes name, so it names nothing the function
+	// manages; it is described rather than repeated in every message.
+	r := Ref{
+		APIVersion: Safe(node.GetApiVersion()),
+		Kind:       Safe(node.GetKind()),
+		Namespace:  Safe(node.GetNamespace()),
+		Name:       Safe(node.GetName()),
+	}
+	if annotations {
+		r.Path, r.Index = fileOf(node)
+	}
 	return r
 }
 
+// readable reports whether kyaml's metadata accessors can read node:
+// meta for its name and namespace (node and its metadata are maps),
+// annotations for its annotations and labels too (CheckShape passes).
+func readable(node *yaml.RNode) (meta, annotations bool) {
+	switch badShape(node.YNode()) {
+	case shapeOK:
+		return true, true
+	case shapeLabels, shapeAnnotations:
+		return true, false
+	}
+	return false, false
+}
+
 // FileOf returns the path and index annotations of node (the current ones,
-// else the legacy ones kpt and older tools still write).
+// else the legacy ones kpt and older tools still write); "" and 0 when its
+// annotations cannot be read.
 func FileOf(node *yaml.RNode) (string, int) {
+	if _, ok := readable(node); !ok {
+		return "", 0
+	}
+	return fileOf(node)
+}
+
+// fileOf is FileOf for a node whose annotations can be read.
+func fileOf(node *yaml.RNode) (string, int) {
 	annos := node.GetAnnotations(kioutil.PathAnnotation, kioutil.LegacyPathAnnotation,
 		kioutil.IndexAnnotation, kioutil.LegacyIndexAnnotation)
 	path := annos[kioutil.PathAnnotation]
@@ -55,6 +92,15 @@ func FileOf(node *yaml.RNode) (string, int) {
 	}
 	i, _ := strconv.Atoi(idx)
 	return path, i
+}
+
+// File returns Path for messages: as written when it is plain text (see
+// PlainPath), else described.
+func (r Ref) File() string {
+	if PlainPath(r.Path) {
+		return r.Path
+	}
+	return "<" + Describe(r.Path) + ">"
 }
 
 // String returns "Kind namespace/name" (or "Kind name" when cluster-scoped
@@ -81,7 +127,7 @@ func (r Ref) Result(severity framework.Severity, field, message string) *framewo
 		res.Field = &framework.Field{Path: field}
 	}
 	if r.Path != "" {
-		res.File = &framework.File{Path: r.Path, Index: r.Index}
+		res.File = &framework.File{Path: r.File(), Index: r.Index}
 	}
 	return res
 }
@@ -102,8 +148,11 @@ func (k Key) String() string {
 	return Ref{Kind: k.Kind, Namespace: k.Namespace, Name: k.Name}.String()
 }
 
-// KeyOf returns the key of node.
+// KeyOf returns the key of node (see RefOf for a node it cannot read).
 func KeyOf(node *yaml.RNode) Key {
+	if meta, _ := readable(node); !meta {
+		return Key{Kind: RefOf(node).Kind}
+	}
 	return Key{Kind: node.GetKind(), Namespace: node.GetNamespace(), Name: node.GetName()}
 }
 
@@ -111,6 +160,9 @@ func KeyOf(node *yaml.RNode) Key {
 // config.kubernetes.io/local-config: "true" (a Kptfile, a function config):
 // such items are never managed, only passed through.
 func IsLocalConfig(node *yaml.RNode) bool {
+	if _, ok := readable(node); !ok {
+		return false
+	}
 	v := node.GetAnnotations(LocalConfigAnnotation)[LocalConfigAnnotation]
 	return strings.EqualFold(v, "true")
 }

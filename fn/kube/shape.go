@@ -24,26 +24,71 @@ func CheckShape(node *yaml.RNode, prefix string) error {
 		}
 		return prefix + "." + f
 	}
-	if k := node.YNode().Kind; k != yaml.MappingNode {
-		return &ValueError{Field: field(""), Err: fmt.Errorf("is a YAML %s, not an object", NodeKindName(k))}
+	bad := badShape(node.YNode())
+	switch bad {
+	case shapeOK:
+		return nil
+	case shapeItem:
+		return &ValueError{Field: field(""), Err: fmt.Errorf("is a YAML %s, not an object", NodeKindName(node.YNode().Kind))}
 	}
-	meta := node.Field(yaml.MetadataField)
-	if meta == nil || meta.Value.IsTaggedNull() {
+	meta := mapValue(node.YNode(), yaml.MetadataField)
+	if bad == shapeMetadata {
+		return &ValueError{Field: field("metadata"), Err: fmt.Errorf("is a YAML %s, not an object", NodeKindName(meta.Kind))}
+	}
+	name := yaml.LabelsField
+	if bad == shapeAnnotations {
+		name = yaml.AnnotationsField
+	}
+	return &ValueError{Field: field("metadata." + name), Err: fmt.Errorf("is a YAML %s, not a map of strings", NodeKindName(mapValue(meta, name).Kind))}
+}
+
+// What badShape finds wrong.
+const (
+	shapeOK = iota
+	shapeItem
+	shapeMetadata
+	shapeLabels
+	shapeAnnotations
+)
+
+// badShape is CheckShape without messages or allocations: RefOf asks it
+// for every resource a message names.
+func badShape(n *yaml.Node) int {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return shapeItem
+	}
+	meta := mapValue(n, yaml.MetadataField)
+	if absent(meta) {
+		return shapeOK
+	}
+	if meta.Kind != yaml.MappingNode && meta.Kind != yaml.AliasNode {
+		return shapeMetadata
+	}
+	for i, name := range []string{yaml.LabelsField, yaml.AnnotationsField} {
+		if v := mapValue(meta, name); !absent(v) && v.Kind != yaml.MappingNode && v.Kind != yaml.AliasNode {
+			return shapeLabels + i
+		}
+	}
+	return shapeOK
+}
+
+// mapValue returns the value of key in mapping n (the first, as kyaml
+// reads it), or nil.
+func mapValue(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
 		return nil
 	}
-	if k := meta.Value.YNode().Kind; k != yaml.MappingNode && k != yaml.AliasNode {
-		return &ValueError{Field: field("metadata"), Err: fmt.Errorf("is a YAML %s, not an object", NodeKindName(k))}
-	}
-	for _, name := range []string{yaml.LabelsField, yaml.AnnotationsField} {
-		f := meta.Value.Field(name)
-		if f == nil || f.Value.IsTaggedNull() {
-			continue
-		}
-		if k := f.Value.YNode().Kind; k != yaml.MappingNode && k != yaml.AliasNode {
-			return &ValueError{Field: field("metadata." + name), Err: fmt.Errorf("is a YAML %s, not a map of strings", NodeKindName(k))}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
 		}
 	}
 	return nil
+}
+
+// absent reports whether a value is missing or null.
+func absent(n *yaml.Node) bool {
+	return n == nil || n.Kind == yaml.ScalarNode && n.ShortTag() == yaml.NodeTagNull
 }
 
 // NodeKindName names a YAML node kind for messages: "object", "list",

@@ -45,3 +45,35 @@ func TestCheckShape(t *testing.T) {
 		})
 	}
 }
+
+// RefOf, KeyOf, FileOf and IsLocalConfig name a resource in every message,
+// also in the message that says its metadata cannot be read: they must not
+// panic on any shape (kyaml's accessors index a list as a map), and give
+// what can be read.
+func TestRefOfReadsWhatItCan(t *testing.T) {
+	tests := []struct {
+		doc  string
+		want Ref
+	}{
+		{"[a]", Ref{}},
+		{"[a, b, c]", Ref{}},
+		{"x", Ref{}},
+		{"apiVersion: v1\nkind: Secret\nmetadata: [a]\n", Ref{APIVersion: "v1", Kind: "Secret"}},
+		{"apiVersion: v1\nkind: Secret\nmetadata: [name, x, namespace]\n", Ref{APIVersion: "v1", Kind: "Secret"}},
+		{"apiVersion: v1\nkind: Secret\nmetadata: {name: a, namespace: n, annotations: [x]}\n", Ref{APIVersion: "v1", Kind: "Secret", Namespace: "n", Name: "a"}},
+		{"apiVersion: v1\nkind: Secret\nmetadata: {name: a, labels: [x, y, z], annotations: {config.kubernetes.io/path: f.yaml}}\n", Ref{APIVersion: "v1", Kind: "Secret", Name: "a"}},
+		{"apiVersion: v1\nkind: Secret\nmetadata: {name: a, annotations: {config.kubernetes.io/path: f.yaml, config.kubernetes.io/index: '2'}}\n", Ref{APIVersion: "v1", Kind: "Secret", Name: "a", Path: "f.yaml", Index: 2}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.doc, func(t *testing.T) {
+			node, err := yaml.Parse(tt.doc)
+			require.NoError(t, err)
+			require.Equal(t, tt.want, RefOf(node))
+			require.Equal(t, Key{Kind: tt.want.Kind, Namespace: tt.want.Namespace, Name: tt.want.Name}, KeyOf(node))
+			path, index := FileOf(node)
+			require.Equal(t, tt.want.Path, path)
+			require.Equal(t, tt.want.Index, index)
+			require.False(t, IsLocalConfig(node))
+		})
+	}
+}

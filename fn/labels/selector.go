@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
 )
 
 // Selector is a Kubernetes LabelSelector. The zero value selects everything.
@@ -40,7 +42,7 @@ func (s Selector) Validate() error {
 				return fmt.Errorf("matchExpressions[%d].values: must be empty for operator %s", i, r.Operator)
 			}
 		default:
-			return fmt.Errorf("matchExpressions[%d].operator: %q is not one of In, NotIn, Exists, DoesNotExist", i, r.Operator)
+			return fmt.Errorf("matchExpressions[%d].operator: %s is not one of In, NotIn, Exists, DoesNotExist", i, kube.Quote(r.Operator))
 		}
 		if r.Key == "" {
 			return fmt.Errorf("matchExpressions[%d].key: must not be empty", i)

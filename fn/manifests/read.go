@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -167,8 +168,15 @@ func (s *Set) parse(path string, b []byte) {
 		s.Problems = append(s.Problems, Problem{Path: path, Message: duplicateKeysMessage(name, DuplicateKeys(b)), NotYAML: true})
 		return
 	}
-	for _, n := range s.unwrapLists(nodes) {
+	for i, n := range s.unwrapLists(nodes) {
 		if n.YNode().Kind != yaml.MappingNode || n.GetKind() == "" {
+			continue
+		}
+		// kyaml's accessors read metadata, labels and annotations as maps
+		// and panic on a list: such a resource is reported, not read.
+		if err := kube.CheckShape(n, ""); err != nil {
+			s.Problems = append(s.Problems, Problem{Path: path, NotYAML: true,
+				Message: fmt.Sprintf("%s: resource %d (%s %s): %v; not a Kubernetes object, not read", name, i+1, kube.Safe(n.GetApiVersion()), kube.Safe(n.GetKind()), err)})
 			continue
 		}
 		if p := n.GetAnnotations(kioutil.PathAnnotation)[kioutil.PathAnnotation]; p == "" && path != "-" {

@@ -1,6 +1,7 @@
 package manifests
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 func cm(name string) string {
@@ -120,7 +122,24 @@ func TestDuplicateKeysError(t *testing.T) {
 	require.NoError(t, DuplicateKeysError("f.yaml", []byte(cm("a")+"---\n"+cm("a"))))
 	err := DuplicateKeysError("dir/f.yaml", []byte("a: 1\nb:\n  c: 1\n  c: 2\n"))
 	require.EqualError(t, err, `dir/f.yaml:4: mapping key "c" already defined at line 3`)
-	require.Equal(t, []DuplicateKey{{Key: "a", Line: 2, FirstLine: 1, TopLevel: true}}, DuplicateKeys([]byte("a: 1\na: 2\n")))
+	require.Equal(t, []DuplicateKey{{Key: "a", Field: "a", Line: 2, FirstLine: 1, TopLevel: true}}, DuplicateKeys([]byte("a: 1\na: 2\n")))
+}
+
+// DuplicateKeysOf names each duplicate by its field path, in small
+// mappings (compared pair by pair) and large ones (indexed) alike.
+func TestDuplicateKeysOf(t *testing.T) {
+	var big strings.Builder
+	for i := 0; i < 40; i++ {
+		fmt.Fprintf(&big, "    k%d: v\n", i)
+	}
+	node, err := yaml.Parse("spec:\n  containers:\n  - name: a\n    name: b\n  big:\n" + big.String() + "    k7: again\n")
+	require.NoError(t, err)
+	var got []string
+	for _, d := range DuplicateKeysOf(node) {
+		got = append(got, fmt.Sprintf("%s %d %d %v", d.Field, d.Line, d.FirstLine, d.TopLevel))
+	}
+	require.Equal(t, []string{"spec.containers[0].name 4 3 false", "spec.big.k7 46 13 false"}, got)
+	require.False(t, HasDuplicateKeys(yaml.MustParse("a: {b: 1, c: 2}\nd: [{b: 1}, {b: 1}]\n")))
 }
 
 // TestReadTypedLists: SecretList, ConfigMapList and the like are read like

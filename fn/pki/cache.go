@@ -21,12 +21,12 @@ func NewCache() *Cache {
 
 // DecodePEM is DecodePEM with parsed certificates shared through the cache.
 func (c *Cache) DecodePEM(data []byte) (Decoded, error) {
-	return strict(scanPEM(data, c.Parse))
+	return strict(scanPEM(data, c.Parse, 1))
 }
 
 // ScanPEM is ScanPEM with parsed certificates shared through the cache.
 func (c *Cache) ScanPEM(data []byte) (Decoded, []error) {
-	return scanPEM(data, c.Parse)
+	return scanPEM(data, c.Parse, MaxProblems)
 }
 
 // Parse returns the certificate of der, parsing it only the first time

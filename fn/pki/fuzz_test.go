@@ -2,6 +2,7 @@ package pki
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,6 +27,22 @@ func FuzzDecodePEM(f *testing.F) {
 	f.Add([]byte("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n"))
 	f.Add([]byte("-----BEGIN \x00\xff-----\n\x01\x02\n-----END \x00\xff-----\n"))
 	f.Add([]byte{})
+	// Broken blocks between sound ones, which encoding/pem skips: a
+	// damaged body line, a misspelt END line, a misspelt BEGIN line, a
+	// body with no BEGIN line, an indented BEGIN line.
+	other := testpki.NewCA("fuzz-other", testpki.Date(2026, 1, 1), testpki.Days(365))
+	lines := strings.SplitAfter(string(leaf.PEM()), "\n")
+	broken := func(i int, with string) []byte {
+		l := append([]string(nil), lines...)
+		l[i] = with
+		return append(append(ca.PEM(), strings.Join(l, "")...), other.PEM()...)
+	}
+	f.Add(broken(2, "!!"+lines[2][2:]))
+	f.Add(broken(len(lines)-2, "-----END CERTIFICATE----\n"))
+	f.Add(broken(0, "----BEGIN CERTIFICATE-----\n"))
+	f.Add(broken(0, ""))
+	f.Add(broken(0, "  -----BEGIN CERTIFICATE-----\n"))
+	f.Add(append(append(ca.PEM(), "-----END CERTIFICATE-----\n"...), other.PEM()...))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d, err := DecodePEM(data)
 		_ = HoldsCertificateData(data)
@@ -42,6 +59,13 @@ func FuzzDecodePEM(f *testing.F) {
 		}
 		require.Empty(t, errs)
 		require.Equal(t, len(d.Certificates), len(scanned.Certificates))
+		// Nothing was skipped: every line-start BEGIN line opened a block
+		// that was read (a certificate or a skipped type).
+		begins := bytes.Count(data, []byte("\n-----BEGIN "))
+		if bytes.HasPrefix(data, []byte("-----BEGIN ")) {
+			begins++
+		}
+		require.Equal(t, begins, len(d.Certificates)+len(d.SkippedTypes), "no block may be skipped silently")
 		// What the function scans must be what it decodes: report.Scan
 		// skips values that LooksLikePEM rejects.
 		require.True(t, LooksLikePEM(data), "a value with PEM blocks must look like PEM")

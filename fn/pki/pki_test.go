@@ -2,6 +2,7 @@ package pki
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -27,8 +28,8 @@ func TestDecodePEM(t *testing.T) {
 		{"text around blocks ignored", join([]byte("# comment\n"), ca.PEM(), []byte("\n\n")), []string{"ca"}, nil, ""},
 		{"no PEM", []byte("hello"), nil, nil, "no PEM data"},
 		{"empty", nil, nil, nil, "no PEM data"},
-		{"garbage in a certificate block", []byte("-----BEGIN CERTIFICATE-----\naGVsbG8=\n-----END CERTIFICATE-----\n"), nil, nil, "PEM block 1"},
-		{"truncated second block", join(ca.PEM(), []byte("-----BEGIN CERTIFICATE-----\nMIIB")), nil, nil, "PEM block 2 is malformed"},
+		{"garbage in a certificate block", []byte("-----BEGIN CERTIFICATE-----\naGVsbG8=\n-----END CERTIFICATE-----\n"), nil, nil, "the 1st PEM block (line 1): x509:"},
+		{"truncated second block", join(ca.PEM(), []byte("-----BEGIN CERTIFICATE-----\nMIIB")), nil, nil, "the 2nd PEM block (line 11) is malformed: its END line is missing or misspelt"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -107,9 +108,9 @@ func TestScanPEM(t *testing.T) {
 		errs  []string
 	}{
 		{"all good", join(ca.PEM(), other.PEM()), []string{"ca", "other"}, nil},
-		{"truncated block after a good one", join(ca.PEM(), []byte("-----BEGIN CERTIFICATE-----\nMIIB")), []string{"ca"}, []string{"PEM block 2 is malformed"}},
-		{"bad block between good ones", join(ca.PEM(), garbage, other.PEM()), []string{"ca", "other"}, []string{"PEM block 2: x509:"}},
-		{"two problems", join(garbage, ca.PEM(), []byte("-----BEGIN CERTIFICATE-----\nMIIB")), []string{"ca"}, []string{"PEM block 1: x509:", "PEM block 3 is malformed"}},
+		{"truncated block after a good one", join(ca.PEM(), []byte("-----BEGIN CERTIFICATE-----\nMIIB")), []string{"ca"}, []string{"the 2nd PEM block (line 11) is malformed"}},
+		{"bad block between good ones", join(ca.PEM(), garbage, other.PEM()), []string{"ca", "other"}, []string{"the 2nd PEM block (line 11): x509:"}},
+		{"two problems", join(garbage, ca.PEM(), []byte("-----BEGIN CERTIFICATE-----\nMIIB")), []string{"ca"}, []string{"the 1st PEM block (line 1): x509:", "the 3rd PEM block (line 14) is malformed"}},
 		{"no PEM", []byte("hello"), nil, []string{"no PEM data found"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -164,4 +165,108 @@ func TestHoldsCertificateData(t *testing.T) {
 			require.Equal(t, tc.want, HoldsCertificateData([]byte(tc.in)))
 		})
 	}
+}
+
+// encoding/pem skips a block it cannot read and resumes at the next BEGIN
+// line: a certificate with one damaged body line or a misspelt END line,
+// in the middle of a bundle, vanished without a word (exit 0, the bundle
+// without that CA). Every broken block, and every line outside the blocks
+// that looks like part of one, is a problem naming the block's ordinal and
+// the line; DecodePEM fails on it. Text that is not PEM-like (comments,
+// headings, openssl's subject= lines) stays allowed.
+func TestBrokenBlocksAreNeverSkipped(t *testing.T) {
+	a := testpki.NewCA("a", testpki.Date(2026, 1, 1), testpki.Days(365)).PEM()
+	b := testpki.NewCA("b", testpki.Date(2026, 1, 1), testpki.Days(365)).PEM()
+	c := testpki.NewCA("c", testpki.Date(2026, 1, 1), testpki.Days(365)).PEM()
+	lines := func(p []byte) []string { return strings.SplitAfter(string(p), "\n") }
+	edit := func(p []byte, i int, f func(string) string) []byte {
+		l := lines(p)
+		l[i] = f(l[i])
+		return []byte(strings.Join(l, ""))
+	}
+	last := len(lines(b)) - 2 // the END line (the last element is "")
+	join := func(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+	bLines := len(lines(a)) - 1 // b starts on the line after a's last
+	tests := []struct {
+		name string
+		in   []byte
+		want string // "" means it decodes, as three certificates
+	}{
+		{"damaged body line", join(a, edit(b, 2, func(s string) string { return s[:10] + "!!" + s[12:] }), c),
+			fmt.Sprintf("the 2nd PEM block (line %d) is malformed: its body is not valid base64", bLines+1)},
+		{"body line cut short", join(a, edit(b, 2, func(s string) string { return s[:30] + "\n" }), c),
+			"the 2nd PEM block"},
+		{"END line with four dashes", join(a, edit(b, last, func(string) string { return "-----END CERTIFICATE----\n" }), c),
+			"the 2nd PEM block (line 11) is malformed: its END line is missing or misspelt"},
+		{"END line misspelt", join(a, edit(b, last, func(string) string { return "-----END CERTIFICAT-----\n" }), c),
+			"its END line is missing or misspelt"},
+		{"END line missing", join(a, edit(b, last, func(string) string { return "" }), c),
+			"the 2nd PEM block (line 11) is malformed"},
+		{"BEGIN line with four dashes", join(a, edit(b, 0, func(string) string { return "----BEGIN CERTIFICATE-----\n" }), c),
+			"line 11, after the 1st PEM block, looks like part of a PEM block (a BEGIN line that is indented or misspelt)"},
+		{"BEGIN line indented", join(a, edit(b, 0, func(string) string { return "  -----BEGIN CERTIFICATE-----\n" }), c),
+			"line 11, after the 1st PEM block, looks like part of a PEM block (a BEGIN line that is indented or misspelt)"},
+		{"BEGIN line without its space", join(a, edit(b, 0, func(string) string { return "-----BEGINCERTIFICATE-----\n" }), c),
+			"line 11, after the 1st PEM block, looks like part of a PEM block"},
+		{"BEGIN line lost", join(a, edit(b, 0, func(string) string { return "" }), c),
+			"line 11, after the 1st PEM block, looks like part of a PEM block (a line of base64 outside any block"},
+		{"orphan END line first", join([]byte("-----END CERTIFICATE-----\n"), a, b, c),
+			"line 1, before the 1st PEM block, looks like part of a PEM block (an END line that closes no block)"},
+		{"damaged last block", join(a, b, edit(c, 2, func(s string) string { return "#" + s[1:] })),
+			"the 3rd PEM block"},
+		{"base64 after the last block", join(a, b, c, []byte(lines(c)[1])),
+			"after the 3rd PEM block"},
+		{"a BEGIN mid-line", join(a, []byte("see: -----BEGIN CERTIFICATE-----\n"), b, c),
+			"a BEGIN or END line in the middle of a line"},
+		{"comments and headings between blocks", join([]byte("# roots\n"), a, []byte("\nGlobalSign Root CA\n==================\n"), b,
+			[]byte("subject=CN = b\nissuer=CN = b\n-----\n"), c, []byte("\n\n")), ""},
+		{"CRLF line ends", []byte(strings.ReplaceAll(string(join(a, b, c)), "\n", "\r\n")), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := DecodePEM(tt.in)
+			scanned, errs := ScanPEM(tt.in)
+			if tt.want == "" {
+				require.NoError(t, err)
+				require.Len(t, d.Certificates, 3)
+				require.Empty(t, errs)
+				return
+			}
+			require.ErrorContains(t, err, tt.want)
+			require.Empty(t, d.Certificates, "a failed decode returns nothing")
+			require.NotEmpty(t, errs)
+			require.GreaterOrEqual(t, len(scanned.Certificates), 1, "the lenient scan keeps the blocks that read")
+			require.True(t, HoldsCertificateData(tt.in), "the report sees the value as certificate data")
+		})
+	}
+}
+
+// A damaged block that declares a type other than a certificate (a key)
+// is skipped like a sound one: no certificate is lost, and it is never
+// read.
+func TestBrokenKeyBlockIsSkipped(t *testing.T) {
+	ca := testpki.NewCA("a", testpki.Date(2026, 1, 1), testpki.Days(365))
+	key := strings.Replace(string(ca.KeyPEM()), "-----END PRIVATE KEY-----", "-----END PRIVATE KEY----", 1)
+	d, err := DecodePEM(append([]byte(key), ca.PEM()...))
+	require.NoError(t, err)
+	require.Len(t, d.Certificates, 1)
+	require.Equal(t, []string{"PRIVATE KEY"}, d.SkippedTypes)
+}
+
+func TestOrdinal(t *testing.T) {
+	for n, want := range map[int]string{1: "1st", 2: "2nd", 3: "3rd", 4: "4th", 11: "11th", 12: "12th", 13: "13th", 21: "21st", 22: "22nd", 101: "101st", 111: "111th"} {
+		require.Equal(t, want, Ordinal(n))
+	}
+}
+
+// A value of many broken blocks (10 MB of BEGIN lines is 374,000) is
+// described by its first MaxProblems problems and a count of the rest,
+// not by a message of tens of megabytes.
+func TestScanPEMCountsProblemsBeyondTheFirst(t *testing.T) {
+	in := bytes.Repeat([]byte("-----BEGIN CERTIFICATE-----\n"), 1000)
+	_, errs := ScanPEM(in)
+	require.Len(t, errs, MaxProblems+1)
+	require.EqualError(t, errs[MaxProblems], fmt.Sprintf("and %d more problem(s)", 1000-MaxProblems))
+	_, err := DecodePEM(in)
+	require.EqualError(t, err, errs[0].Error())
 }

@@ -2,14 +2,13 @@ package policy
 
 import (
 	"fmt"
-	"regexp"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
 )
 
 // DefaultAlertsName is the PrometheusRule's name when spec.alerts.name is
 // unset.
 const DefaultAlertsName = "rotate-certs-expiry"
-
-var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 
 // Alerts asks for a monitoring.coreos.com/v1 PrometheusRule with one alert
 // per certificate the policy trusts or watches, firing at NotAfter minus
@@ -43,15 +42,15 @@ func (a *Alerts) validate(path string) FieldErrors {
 	switch {
 	case a.Namespace == "":
 		errs.add(path+".namespace", "required: the namespace the Prometheus Operator reads rules from")
-	case !dnsLabel.MatchString(a.Namespace) || len(a.Namespace) > 63:
-		errs.add(path+".namespace", "%q must be a lowercase DNS label (a-z, 0-9, '-'; at most 63 characters)", a.Namespace)
+	case !kube.ValidDNSLabel(a.Namespace):
+		errs.add(path+".namespace", "%s must be a lowercase DNS label (a-z, 0-9, '-'; at most 63 characters)", kube.Quote(a.Namespace))
 	}
-	if !dnsSubdomain.MatchString(a.Name) || len(a.Name) > 253 {
-		errs.add(path+".name", "%q must be a lowercase DNS name (a-z, 0-9, '-', '.')", a.Name)
+	if !kube.ValidObjectName(a.Name) {
+		errs.add(path+".name", "%s must be a lowercase DNS name (a-z, 0-9, '-', '.')", kube.Quote(a.Name))
 	}
 	for k := range a.Labels {
 		if k == "" || len(k) > 316 {
-			errs.add(fmt.Sprintf("%s.labels[%s]", path, k), "invalid label key")
+			errs.add(fmt.Sprintf("%s.labels[%s]", path, kube.Safe(k)), "invalid label key")
 		}
 	}
 	return errs

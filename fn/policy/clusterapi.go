@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/labels"
 )
 
@@ -106,9 +107,9 @@ func validateClusterAPI(c *ClusterAPI) FieldErrors {
 		}
 		switch j, dup := seen[k]; {
 		case !known:
-			errs.add(field, "%q is not one of %s", k, strings.Join(ClusterAPIKinds, ", "))
+			errs.add(field, "%s is not one of %s", kube.Quote(k), strings.Join(ClusterAPIKinds, ", "))
 		case dup:
-			errs.add(field, "duplicate kind %q (also %s.kinds[%d])", k, path, j)
+			errs.add(field, "duplicate kind %s (also %s.kinds[%d])", kube.Quote(k), path, j)
 		}
 		if _, dup := seen[k]; !dup {
 			seen[k] = i

@@ -2,10 +2,13 @@ package policy
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
-	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"reflect"
 	"time"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/manifests"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -22,6 +25,24 @@ func Decode(node *yaml.RNode) (*RotationPolicy, error) {
 	// a list or scalar: check the shape before asking for kind.
 	if k := node.YNode().Kind; k != yaml.MappingNode {
 		return nil, FieldErrors{{Message: fmt.Sprintf("functionConfig is a YAML %s; rotate-certs needs a %s object (apiVersion %s)", kube.NodeKindName(k), Kind, APIVersion)}}
+	}
+	// The same holds for metadata and its labels and annotations, which
+	// every result about the policy reads.
+	if err := kube.CheckShape(node, ""); err != nil {
+		var ve *kube.ValueError
+		if errors.As(err, &ve) {
+			return nil, FieldErrors{{Field: ve.Field, Message: ve.Err.Error()}}
+		}
+		return nil, FieldErrors{{Message: err.Error()}}
+	}
+	// A key defined twice: kyaml keeps the first value and JSON the last,
+	// and the policy does not say which was meant.
+	if dups := manifests.DuplicateKeysOf(node); len(dups) > 0 {
+		var errs FieldErrors
+		for _, d := range dups {
+			errs.add(kube.Safe(d.Field), "mapping key %s is defined twice: which value was meant is unknown", kube.Quote(d.Key))
+		}
+		return nil, errs
 	}
 	if err := checkType(node.GetKind(), node.GetApiVersion()); err != nil {
 		return nil, FieldErrors{*err}
@@ -42,13 +63,13 @@ func checkType(kind, apiVersion string) *FieldError {
 		return nil
 	case kind == Kind:
 		return &FieldError{Field: "apiVersion", Message: fmt.Sprintf(
-			"%q is not an apiVersion of %s this rotate-certs reads; use %s", apiVersion, Kind, APIVersion)}
+			"%s is not an apiVersion of %s this rotate-certs reads; use %s", kube.Quote(apiVersion), Kind, APIVersion)}
 	case kind == "ConfigMap":
 		return &FieldError{Field: "kind", Message: fmt.Sprintf(
-			"functionConfig is %s %s; rotate-certs needs kind %s, apiVersion %s (a plain ConfigMap cannot carry the policy's structure)", apiVersion, kind, Kind, APIVersion)}
+			"functionConfig is %s %s; rotate-certs needs kind %s, apiVersion %s (a plain ConfigMap cannot carry the policy's structure)", kube.Safe(apiVersion), kind, Kind, APIVersion)}
 	default:
 		return &FieldError{Field: "kind", Message: fmt.Sprintf(
-			"functionConfig is %s %s; rotate-certs needs kind %s, apiVersion %s", apiVersion, kind, Kind, APIVersion)}
+			"functionConfig is %s %s; rotate-certs needs kind %s, apiVersion %s", kube.Safe(apiVersion), kube.Safe(kind), Kind, APIVersion)}
 	}
 }
 

@@ -2,7 +2,6 @@ package policy
 
 import (
 	"fmt"
-	"regexp"
 )
 
 // Defaults of target.additionalFormats.
@@ -73,9 +72,6 @@ func (f *TruststoreFormat) defaults(key, password string) {
 	}
 }
 
-// dataKey is what the API server accepts as a Secret or ConfigMap key.
-var dataKey = regexp.MustCompile(`^[-._a-zA-Z0-9]+$`)
-
 // validate checks the formats of target t at path (".target").
 func (a *AdditionalFormats) validate(t Target, path string) FieldErrors {
 	var errs FieldErrors
@@ -93,8 +89,7 @@ func (a *AdditionalFormats) validate(t Target, path string) FieldErrors {
 		kp := fmt.Sprintf("%s.additionalFormats.%s.key", path, f.name)
 		k := f.fmt.Key
 		switch {
-		case len(k) > 253 || !dataKey.MatchString(k) || k == "." || k == "..":
-			errs.add(kp, "%q is not a valid data key (letters, digits, '-', '_', '.'; at most 253 characters)", k)
+		case !errs.checkDataKey(kp, k):
 		case seen[k] != "":
 			errs.add(kp, "%q is also written by %s; each format needs its own key", k, seen[k])
 		default:

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -50,21 +51,31 @@ func FuzzDecode(f *testing.F) {
 		if err != nil {
 			return
 		}
+		// Every result about the policy names it: reading its name and
+		// file must not panic, whatever its shape.
+		_ = kube.RefOf(node)
 		p, err := Decode(node)
 		if err != nil {
 			require.Nil(t, p)
 			require.NotEmpty(t, err.Error(), "a rejection must say why")
+			require.NotContains(t, err.Error(), "-----BEGIN", "a rejection names the kind of value, never a PEM block it holds")
 			return
 		}
 		require.Empty(t, p.Validate(), "an accepted policy is valid")
 		require.NotNil(t, p.Spec.Expiry.WarnWithin)
 		require.NotNil(t, p.Spec.Expiry.FailWithin)
+		// Durations are bounded, so a date plus one never overflows.
+		require.LessOrEqual(t, p.Spec.Expiry.WarnWithin.Abs(), MaxDuration)
+		require.LessOrEqual(t, p.Spec.Expiry.FailWithin.Abs(), MaxDuration)
 		for _, b := range p.Spec.TrustBundles {
 			require.NotNil(t, b.Retain.MaxPrevious, "defaulted")
 			require.NotNil(t, b.Retain.ProtectIssuers, "defaulted")
 			require.Contains(t, []string{ModeBundle, ModeCopy}, b.Mode)
 			require.Contains(t, []string{"Secret", "ConfigMap"}, b.Target.Kind)
 			require.NotEmpty(t, b.Target.Key)
+			if b.Retain.For != nil {
+				require.LessOrEqual(t, b.Retain.For.Abs(), MaxDuration)
+			}
 		}
 		raw, err := json.Marshal(p)
 		require.NoError(t, err)

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
 )
 
 // OwnedPrefix is the annotation prefix of the annotations rotate-certs
@@ -56,8 +58,8 @@ func checkQualifiedName(key string) string {
 		switch {
 		case prefix == "":
 			return "the prefix before '/' must not be empty"
-		case len(prefix) > maxPrefix || !dnsSubdomain.MatchString(prefix):
-			return fmt.Sprintf("the prefix %q must be a lowercase DNS subdomain of at most %d characters", prefix, maxPrefix)
+		case len(prefix) > maxPrefix || !kube.ValidObjectName(prefix):
+			return fmt.Sprintf("the prefix %s must be a lowercase DNS subdomain of at most %d characters", kube.Quote(prefix), maxPrefix)
 		}
 		name = rest
 	}
@@ -65,9 +67,9 @@ func checkQualifiedName(key string) string {
 	case name == "":
 		return "the name part must not be empty"
 	case len(name) > maxNamePart:
-		return fmt.Sprintf("the name part %q is longer than %d characters", name, maxNamePart)
+		return fmt.Sprintf("the name part %s is longer than %d characters", kube.Quote(name), maxNamePart)
 	case !qualifiedNamePart.MatchString(name):
-		return fmt.Sprintf("the name part %q must start and end with a letter or digit and hold only letters, digits, '-', '_' and '.'", name)
+		return fmt.Sprintf("the name part %s must start and end with a letter or digit and hold only letters, digits, '-', '_' and '.'", kube.Quote(name))
 	}
 	return ""
 }
@@ -80,25 +82,25 @@ func (m *TargetMetadata) validate(path string) FieldErrors {
 	}
 	var errs FieldErrors
 	for _, k := range sortedMapKeys(m.Labels) {
-		f := fmt.Sprintf("%s.labels[%s]", path, k)
+		f := fmt.Sprintf("%s.labels[%s]", path, kube.Safe(k))
 		if why := checkQualifiedName(k); why != "" {
-			errs.add(f, "%q is not a valid label key: %s", k, why)
+			errs.add(f, "%s is not a valid label key: %s", kube.Quote(k), why)
 		}
 		if v := m.Labels[k]; len(v) > maxLabelValue || (v != "" && !qualifiedNamePart.MatchString(v)) {
-			errs.add(f, "%q is not a valid label value: at most %d characters, empty or starting and ending with a letter or digit, with only letters, digits, '-', '_' and '.' between", v, maxLabelValue)
+			errs.add(f, "%s is not a valid label value: at most %d characters, empty or starting and ending with a letter or digit, with only letters, digits, '-', '_' and '.' between", kube.Quote(v), maxLabelValue)
 		}
 	}
 	size := 0
 	for _, k := range sortedMapKeys(m.Annotations) {
-		f := fmt.Sprintf("%s.annotations[%s]", path, k)
+		f := fmt.Sprintf("%s.annotations[%s]", path, kube.Safe(k))
 		size += len(k) + len(m.Annotations[k])
 		if why := checkQualifiedName(k); why != "" {
-			errs.add(f, "%q is not a valid annotation key: %s", k, why)
+			errs.add(f, "%s is not a valid annotation key: %s", kube.Quote(k), why)
 			continue
 		}
 		for _, r := range reservedAnnotationPrefixes {
 			if strings.HasPrefix(k, r.prefix) {
-				errs.add(f, "%q uses the reserved prefix %s: %s", k, r.prefix, r.why)
+				errs.add(f, "%s uses the reserved prefix %s: %s", kube.Quote(k), r.prefix, r.why)
 			}
 		}
 	}

@@ -1,6 +1,10 @@
 package policy
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+)
 
 // Workload kinds that restart.workloads may name: the kinds whose pod
 // template rotate-certs can roll.
@@ -61,13 +65,12 @@ func (r Restart) validate(path string) FieldErrors {
 	for i, w := range r.Workloads {
 		wp := fmt.Sprintf("%s.workloads[%d]", path, i)
 		if !isWorkloadKind(w.Kind) {
-			errs.add(wp+".kind", "%q is not one of %s, %s, %s, %s (the kinds with a pod template rotate-certs can roll; Jobs and CronJobs read the new bundle on their next run)",
-				w.Kind, WorkloadKinds[0], WorkloadKinds[1], WorkloadKinds[2], WorkloadKinds[3])
+			errs.add(wp+".kind", "%s is not one of %s, %s, %s, %s (the kinds with a pod template rotate-certs can roll; Jobs and CronJobs read the new bundle on their next run)",
+				kube.Quote(w.Kind), WorkloadKinds[0], WorkloadKinds[1], WorkloadKinds[2], WorkloadKinds[3])
 		}
-		if w.Name == "" {
-			errs.add(wp+".name", "required")
-		}
-		if j, dup := seen[w]; dup {
+		ok := errs.checkObjectName(wp+".name", "workload", w.Name)
+		ok = errs.checkNamespace(wp+".namespace", w.Namespace) && ok
+		if j, dup := seen[w]; dup && ok && isWorkloadKind(w.Kind) {
 			errs.add(wp, "duplicate of %s.workloads[%d] (%s)", path, j, w)
 		}
 		seen[w] = i

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
 )
 
 var jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
@@ -49,7 +51,7 @@ func checkShape(path string, v any, t reflect.Type, errs *FieldErrors) {
 		for _, k := range keys {
 			ft, ok := fields[k]
 			if !ok {
-				errs.add(join(path, k), "unknown field (known: %s)", strings.Join(sortedKeys(fields), ", "))
+				errs.add(join(path, kube.Safe(k)), "unknown field (known: %s)", strings.Join(sortedKeys(fields), ", "))
 				continue
 			}
 			checkShape(join(path, k), obj[k], ft, errs)
@@ -64,7 +66,7 @@ func checkShape(path string, v any, t reflect.Type, errs *FieldErrors) {
 			return
 		}
 		for k, e := range obj {
-			checkShape(join(path, k), e, t.Elem(), errs)
+			checkShape(join(path, kube.Safe(k)), e, t.Elem(), errs)
 		}
 	case reflect.Slice:
 		arr, ok := v.([]any)
@@ -126,7 +128,10 @@ func join(path, key string) string {
 func jsonKind(v any) string {
 	switch x := v.(type) {
 	case string:
-		return fmt.Sprintf("string %q", x)
+		if kube.Plain(x) {
+			return fmt.Sprintf("string %q", x)
+		}
+		return kube.Describe(x)
 	case float64:
 		return fmt.Sprintf("number %v", x)
 	case bool:

@@ -2,18 +2,17 @@ package policy
 
 import (
 	"fmt"
-	"regexp"
 	"time"
-)
 
-var dnsSubdomain = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+)
 
 // Validate checks a defaulted policy and returns every problem found.
 func (p *RotationPolicy) Validate() FieldErrors {
 	var errs FieldErrors
 	if p.Spec.Now != "" {
 		if _, err := time.Parse(time.RFC3339, p.Spec.Now); err != nil {
-			errs.add("spec.now", "%q is not an RFC 3339 time such as 2026-11-22T00:00:00Z", p.Spec.Now)
+			errs.add("spec.now", "%s is not an RFC 3339 time such as 2026-11-22T00:00:00Z", kube.Quote(p.Spec.Now))
 		}
 	}
 	warn, fail := p.Spec.Expiry.WarnWithin.Duration, p.Spec.Expiry.FailWithin.Duration
@@ -34,18 +33,21 @@ func (p *RotationPolicy) Validate() FieldErrors {
 		b := &p.Spec.TrustBundles[i]
 		path := fmt.Sprintf("spec.trustBundles[%d]", i)
 		if j, dup := names[b.Name]; dup && b.Name != "" {
-			errs.add(path+".name", "duplicate bundle name %q (also spec.trustBundles[%d])", b.Name, j)
+			errs.add(path+".name", "duplicate bundle name %s (also spec.trustBundles[%d])", kube.Quote(b.Name), j)
 		}
 		names[b.Name] = i
 		errs = append(errs, b.validate(path)...)
 		listed := map[string]int{}
 		for j, ns := range b.Target.Namespaces {
+			if !errs.checkNamespace(fmt.Sprintf("%s.target.namespaces[%d]", path, j), ns) {
+				continue
+			}
 			if first, dup := listed[ns]; dup {
 				errs.add(fmt.Sprintf("%s.target.namespaces[%d]", path, j), "namespace %q is listed twice (also %s.target.namespaces[%d])", ns, path, first)
 				continue
 			}
 			listed[ns] = j
-			k := fmt.Sprintf("%s %s/%s key %s", b.Target.Kind, ns, b.Target.Name, b.Target.Key)
+			k := fmt.Sprintf("%s %s/%s key %s", kube.Safe(b.Target.Kind), ns, kube.Safe(b.Target.Name), kube.Safe(b.Target.Key))
 			if other, dup := targets[k]; dup {
 				errs.add(path+".target", "writes %s, which %s also writes", k, other)
 			}
@@ -62,11 +64,11 @@ func (b *TrustBundle) validate(path string) FieldErrors {
 	switch {
 	case b.Name == "":
 		errs.add(path+".name", "required")
-	case !dnsSubdomain.MatchString(b.Name) || len(b.Name) > 63:
-		errs.add(path+".name", "%q must be a lowercase DNS name (a-z, 0-9, '-', '.'; at most 63 characters)", b.Name)
+	case !kube.ValidObjectName(b.Name) || len(b.Name) > 63:
+		errs.add(path+".name", "%s must be a lowercase DNS name (a-z, 0-9, '-', '.'; at most 63 characters)", kube.Quote(b.Name))
 	}
 	if b.Mode != ModeBundle && b.Mode != ModeCopy {
-		errs.add(path+".mode", "%q is not one of %s, %s", b.Mode, ModeBundle, ModeCopy)
+		errs.add(path+".mode", "%s is not one of %s, %s", kube.Quote(b.Mode), ModeBundle, ModeCopy)
 	}
 	if len(b.Sources) == 0 {
 		errs.add(path+".sources", "at least one source is required")
@@ -89,23 +91,22 @@ func (b *TrustBundle) validate(path string) FieldErrors {
 			continue
 		}
 		rp := sp + "." + map[string]string{"Secret": "secret", "ConfigMap": "configMap"}[s.Kind()]
-		if ref.Name == "" {
-			errs.add(rp+".name", "required")
-		}
-		if s.Kind() == t.Kind && ref.Name == t.Name && ref.Key == t.Key {
+		ok := errs.checkObjectName(rp+".name", s.Kind(), ref.Name)
+		ok = errs.checkNamespace(rp+".namespace", ref.Namespace) && ok
+		ok = errs.checkDataKey(rp+".key", ref.Key) && ok
+		if ok && s.Kind() == t.Kind && ref.Name == t.Name && ref.Key == t.Key {
 			for _, ns := range t.Namespaces {
 				if ns == ref.Namespace {
-					errs.add(sp, "is the bundle's own target (%s %s/%s key %s): a bundle cannot read what it writes", t.Kind, ns, t.Name, t.Key)
+					errs.add(sp, "is the bundle's own target (%s %s/%s key %s): a bundle cannot read what it writes", kube.Safe(t.Kind), ns, t.Name, t.Key)
 				}
 			}
 		}
 	}
 	if t.Kind != "Secret" && t.Kind != "ConfigMap" {
-		errs.add(path+".target.kind", "%q is not one of Secret, ConfigMap", t.Kind)
+		errs.add(path+".target.kind", "%s is not one of Secret, ConfigMap", kube.Quote(t.Kind))
 	}
-	if t.Name == "" {
-		errs.add(path+".target.name", "required")
-	}
+	errs.checkObjectName(path+".target.name", t.Kind, t.Name)
+	errs.checkDataKey(path+".target.key", t.Key)
 	// Namespaces default to the first source's; only an inline first
 	// source leaves them empty. A missing or malformed first source is
 	// reported above, and naming namespaces as well would be noise.

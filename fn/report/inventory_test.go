@@ -331,7 +331,7 @@ data:
 	require.Len(t, inv.Problems, 1)
 	require.Equal(t, "half", inv.Problems[0].Ref.Name)
 	require.Equal(t, "data.ca.crt", inv.Problems[0].Field)
-	require.Equal(t, "PEM block 2 is malformed", inv.Problems[0].Message)
+	require.Equal(t, "the 2nd PEM block (line 11) is malformed: its END line is missing or misspelt", inv.Problems[0].Message)
 
 	var msgs []string
 	for _, r := range inv.Results(now, 30*24*time.Hour) {
@@ -339,5 +339,35 @@ data:
 	}
 	require.Len(t, msgs, 2, "%v", msgs)
 	require.True(t, strings.HasPrefix(msgs[0], `info: certificate "CN=ca-2026`), msgs[0])
-	require.Equal(t, "warning: unreadable certificate data: PEM block 2 is malformed", msgs[1])
+	require.Equal(t, "warning: unreadable certificate data: the 2nd PEM block (line 11) is malformed: its END line is missing or misspelt", msgs[1])
+}
+
+// An EKS Anywhere expiresInDays too large for a time.Duration wrapped
+// around into the past: 9223372036854775807 days was reported expired. A
+// count beyond report.MaxDays (100 years either way) is a problem naming
+// the field; the bound itself still reads.
+func TestScanDaysOutOfRange(t *testing.T) {
+	now := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
+	inv := report.Scan(items(t, `apiVersion: anywhere.eks.amazonaws.com/v1alpha1
+kind: Cluster
+metadata: {name: edge, namespace: default}
+status:
+  clusterCertificateInfo:
+  - {machine: a, expiresInDays: 9223372036854775807}
+  - {machine: b, expiresInDays: 99999999999999999999}
+  - {machine: c, expiresInDays: -36501}
+  - {machine: d, expiresInDays: 36500}
+`))
+	require.Len(t, inv.Expiries, 1)
+	require.Equal(t, "certificates of machine d", inv.Expiries[0].Subject)
+	require.True(t, inv.Expiries[0].At(now).After(now))
+	var problems []string
+	for _, p := range inv.Problems {
+		problems = append(problems, p.Field+": "+p.Message)
+	}
+	require.Equal(t, []string{
+		"status.clusterCertificateInfo[0].expiresInDays: 9223372036854775807 days is out of range: at most 36500 (100 years) either way",
+		"status.clusterCertificateInfo[1].expiresInDays: 99999999999999999999 days is out of range: at most 36500 (100 years) either way",
+		"status.clusterCertificateInfo[2].expiresInDays: -36501 days is out of range: at most 36500 (100 years) either way",
+	}, problems)
 }

@@ -119,7 +119,7 @@ func RenderJSON(r Report) ([]byte, error) {
 }
 
 func resource(r kube.Ref) jsonResource {
-	return jsonResource{APIVersion: r.APIVersion, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, File: r.Path}
+	return jsonResource{APIVersion: r.APIVersion, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, File: r.File()}
 }
 
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }

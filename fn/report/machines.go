@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -30,7 +31,7 @@ func (s *scanner) machine(item *yaml.RNode) {
 	}
 	t, err := time.Parse(time.RFC3339, strings.TrimSpace(value))
 	if err != nil {
-		s.problem(ref, field, "%q is not an RFC 3339 time", value)
+		s.problem(ref, field, "%s is not an RFC 3339 time", kube.Quote(value))
 		return
 	}
 	s.inv.Expiries = append(s.inv.Expiries, Expiry{Ref: ref, Field: field, Subject: subject, NotAfter: t.UTC()})
@@ -55,16 +56,38 @@ func (s *scanner) eksaCluster(item *yaml.RNode) {
 			s.problem(ref, field, "has no expiresInDays")
 			continue
 		}
-		days, err := strconv.Atoi(strings.TrimSpace(raw))
+		days, err := ParseDays(raw)
 		if err != nil {
-			s.problem(ref, field+".expiresInDays", "%q is not a whole number of days", raw)
+			s.problem(ref, field+".expiresInDays", "%v", err)
 			continue
 		}
 		if machine == "" {
 			machine = fmt.Sprintf("#%d", i)
 		}
+		machine = kube.Safe(machine)
 		s.inv.Expiries = append(s.inv.Expiries, Expiry{Ref: ref, Field: field, Subject: "certificates of machine " + machine, InDays: &days})
 	}
+}
+
+// MaxDays bounds a count of days read from the input (an EKS Anywhere
+// Cluster's expiresInDays): 36500 days, 100 years either way. That is far
+// beyond any certificate's life and far inside what a time.Duration holds
+// (about 106751 days), so a date plus such a count never overflows; a
+// larger count multiplied into nanoseconds wrapped around
+// (9223372036854775807 days read as expired).
+const MaxDays = 36500
+
+// ParseDays reads a whole number of days, at most MaxDays either way.
+func ParseDays(s string) (int, error) {
+	s = strings.TrimSpace(s)
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0, fmt.Errorf("%s is not a whole number of days", kube.Quote(s))
+	}
+	if err != nil || n > MaxDays || n < -MaxDays {
+		return 0, fmt.Errorf("%s days is out of range: at most %d (100 years) either way", s, MaxDays)
+	}
+	return int(n), nil
 }
 
 // scalar returns the scalar value of field in a mapping node, whatever its

@@ -1,6 +1,10 @@
 package restart
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+)
 
 // ReloadAnnotation is the workload annotation (on the workload's own
 // metadata) that says how it picks up a new CA.
@@ -53,8 +57,8 @@ func ParseReload(value string, set bool) (Reload, error) {
 	case ReloadValueNever:
 		return ReloadNever, nil
 	default:
-		return ReloadDefault, fmt.Errorf("%q is not a reload class: use %q (the workload watches its mounted files) or %q (never roll it), or remove the annotation",
-			value, ReloadValueHot, ReloadValueNever)
+		return ReloadDefault, fmt.Errorf("%s is not a reload class: use %q (the workload watches its mounted files) or %q (never roll it), or remove the annotation",
+			kube.Quote(value), ReloadValueHot, ReloadValueNever)
 	}
 }
 

@@ -8,12 +8,11 @@ import (
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/krmio"
+	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/rotate-certs/rotate-certs/internal/synth"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
 	"github.com/stretchr/testify/require"
-	"sigs.k8s.io/kustomize/kyaml/fn/framework"
-	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -26,10 +25,10 @@ func executeStderr(input []byte) (output, stderr []byte, err error) {
 	p := rotate.Processor{Now: func() time.Time { return testpki.GoldenNow }, Stderr: &errOut}
 	handled, err := krmio.Run(input, &out, rotate.Needs, p.RunAt)
 	if !handled {
-		rw := &kio.ByteReadWriter{Reader: bytes.NewReader(input), Writer: &out, KeepReaderAnnotations: true}
-		err = framework.Execute(p, rw)
+		err = p.ExecuteKyaml(input, &out)
 	}
-	return out.Bytes(), errOut.Bytes(), err
+	// runFunction prints the error with kyaml's echo of a refused node cut.
+	return out.Bytes(), errOut.Bytes(), kube.ScrubError(err)
 }
 
 // FuzzProcess feeds arbitrary ResourceLists to the whole function in

@@ -348,3 +348,45 @@ func TestMalformedObjectsAreErrors(t *testing.T) {
 		})
 	}
 }
+
+// damageSecondBlock returns three CA blocks, the second one damaged by f
+// (applied to its lines): what encoding/pem skips without a word.
+func damageSecondBlock(f func(lines []string)) []byte {
+	second := strings.SplitAfter(string(testpki.Fixture("ca-2027").PEM()), "\n")
+	f(second)
+	return []byte(string(testpki.Fixture("ca-2026").PEM()) + strings.Join(second, "") + string(testpki.Fixture("signer-b-1").PEM()))
+}
+
+// A CA block with a damaged body line or a misspelt END line in the middle
+// of a value was skipped (encoding/pem resumes at the next BEGIN line):
+// the render succeeded and the bundle lacked that CA. In a source or an
+// existing target it is an error naming the object, the field and the
+// block's ordinal; in any other Secret (a leaf, say) a warning.
+func TestBrokenPEMBlockIsNeverSkipped(t *testing.T) {
+	damaged := map[string][]byte{
+		"a damaged body line": damageSecondBlock(func(l []string) { l[2] = "!!" + l[2][2:] }),
+		"a misspelt END line": damageSecondBlock(func(l []string) { l[len(l)-2] = "-----END CERTIFICATE----\n" }),
+	}
+	for name, value := range damaged {
+		t.Run(name, func(t *testing.T) {
+			t.Run("in a source", func(t *testing.T) {
+				_, _, err := executeStderr(hostile(value, ""))
+				require.Error(t, err)
+				require.Contains(t, err.Error(), "error: Secret gw/ca data.ca.crt: bundle \"gateway\": source Secret gw/ca data.ca.crt is not PEM certificate data: the 2nd PEM block (line 11) is malformed")
+			})
+			t.Run("in the existing target", func(t *testing.T) {
+				target := "- apiVersion: v1\n  kind: Secret\n  metadata: {name: trust, namespace: gw}\n  data:\n    ca.crt: " + base64.StdEncoding.EncodeToString(value) + "\n"
+				_, _, err := executeStderr(hostile(testpki.Fixture("ca-2026").PEM(), target))
+				require.Error(t, err)
+				require.Contains(t, err.Error(), "error: Secret gw/trust data.ca.crt: bundle \"gateway\": existing target Secret gw/trust data.ca.crt is not PEM certificate data (the 2nd PEM block (line 11) is malformed")
+			})
+			t.Run("anywhere else", func(t *testing.T) {
+				leaf := "- apiVersion: v1\n  kind: Secret\n  metadata: {name: peer, namespace: gw}\n  data:\n    ca.crt: " + base64.StdEncoding.EncodeToString(value) + "\n"
+				out, stderr, err := executeStderr(hostile(testpki.Fixture("ca-2026").PEM(), leaf))
+				require.NoError(t, err)
+				require.Contains(t, string(stderr), "Secret gw/peer data.ca.crt: unreadable certificate data: the 2nd PEM block (line 11) is malformed")
+				require.Contains(t, parseResourceList(t, out).results, "the 2nd PEM block (line 11) is malformed")
+			})
+		})
+	}
+}

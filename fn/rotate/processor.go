@@ -15,6 +15,7 @@ import (
 
 	"github.com/rotate-certs/rotate-certs/fn/bundle"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/manifests"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/report"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
@@ -122,12 +123,20 @@ func (p Processor) RunAt(fnConfig *yaml.RNode, items []*yaml.RNode, positions []
 
 // checkItems rejects items that kyaml's accessors cannot read: an item that
 // is not an object, or whose metadata, labels or annotations are not maps
-// (kyaml panics on those; found by FuzzProcess).
+// (kyaml panics on those; found by FuzzProcess); and an item the function
+// reads (Needs) in which a mapping defines a key twice: kyaml keeps the
+// first value silently, so the function would render what the input does
+// not say (render refuses such files too). Items the function does not
+// read pass through as written, duplicates included, on both paths of
+// function mode alike.
 func checkItems(items []*yaml.RNode, positions []int) framework.Results {
 	var out framework.Results
 	for j, it := range items {
 		err := kube.CheckShape(it, "")
 		if err == nil {
+			if res := duplicateKeys(it, kube.Position(positions, j)); res != nil {
+				out = append(out, res)
+			}
 			continue
 		}
 		i := kube.Position(positions, j)
@@ -139,14 +148,14 @@ func checkItems(items []*yaml.RNode, positions []int) framework.Results {
 		if ve.Field == "" {
 			res.Message = fmt.Sprintf("items[%d] %v; every item of a ResourceList must be a Kubernetes object", i, ve.Err)
 		} else {
-			kind := it.GetKind()
-			id := &yaml.ResourceIdentifier{TypeMeta: yaml.TypeMeta{APIVersion: it.GetApiVersion(), Kind: kind}}
-			what := kind
+			// RefOf reads what it can: the name when metadata is a map
+			// (only its labels or annotations are not).
+			ref := kube.RefOf(it)
+			id := &yaml.ResourceIdentifier{TypeMeta: yaml.TypeMeta{APIVersion: ref.APIVersion, Kind: ref.Kind},
+				NameMeta: yaml.NameMeta{Name: ref.Name, Namespace: ref.Namespace}}
+			what := ref.Kind
 			if ve.Field != "metadata" {
-				// metadata is a map (only its labels or annotations are
-				// not), so the name can be read safely.
-				id.Name, id.Namespace = it.GetName(), it.GetNamespace()
-				what = kube.Ref{Kind: kind, Namespace: id.Namespace, Name: id.Name}.String()
+				what = ref.String()
 			}
 			res.ResourceRef = id
 			res.Field.Path += "." + ve.Field
@@ -157,7 +166,35 @@ func checkItems(items []*yaml.RNode, positions []int) framework.Results {
 	return out
 }
 
+// duplicateKeys returns an error result for an item the function reads
+// that defines a mapping key twice, nil otherwise.
+// The item has passed kube.CheckShape.
+func duplicateKeys(it *yaml.RNode, i int) *framework.Result {
+	if !Needs(it.GetApiVersion(), it.GetKind()) {
+		return nil
+	}
+	dups := manifests.DuplicateKeysOf(it)
+	if len(dups) == 0 {
+		return nil
+	}
+	ref := kube.RefOf(it)
+	d := dups[0]
+	more := ""
+	if n := len(dups) - 1; n > 0 {
+		more = fmt.Sprintf("; %d more duplicate key(s) in the item", n)
+	}
+	res := ref.Result(framework.Error, fmt.Sprintf("items[%d].%s", i, d.Field), fmt.Sprintf(
+		"items[%d] (%s): mapping key %s is defined twice (%s): YAML keeps one of the two values silently, so the resource does not say which was meant%s",
+		i, ref, kube.Quote(d.Key), kube.Safe(d.Field), more))
+	return res
+}
+
 func (p Processor) finish(items []*yaml.RNode, results framework.Results) ([]*yaml.RNode, framework.Results, error) {
+	// A message that carries a kyaml error carries the node kyaml refused,
+	// whatever it holds; messages name fields, never contents.
+	for _, r := range results {
+		r.Message = kube.ScrubMessage(r.Message)
+	}
 	p.summarize(results)
 	if results.ExitCode() != 0 {
 		return nil, results, ErrorResults(filter(results, framework.Error))

@@ -135,7 +135,7 @@ func (r *renderer) readRecord(node *yaml.RNode, text string) (retired map[pki.Fi
 			err = fmt.Errorf("a second line for the same certificate")
 		}
 		if err != nil {
-			bad = append(bad, fmt.Sprintf("line %d %q: %v", i+1, line, err))
+			bad = append(bad, fmt.Sprintf("line %d %s: %v", i+1, kube.Quote(line), err))
 			continue
 		}
 		retired[fp] = at
@@ -159,12 +159,12 @@ func parseRecordLine(line string) (pki.Fingerprint, time.Time, string, error) {
 	}
 	b, err := hex.DecodeString(fields[0])
 	if err != nil || len(b) != len(fp) {
-		return fp, time.Time{}, "", fmt.Errorf("%q is not a SHA-256 in hex (64 digits)", fields[0])
+		return fp, time.Time{}, "", fmt.Errorf("%s is not a SHA-256 in hex (64 digits)", kube.Quote(fields[0]))
 	}
 	copy(fp[:], b)
 	at, err := time.Parse(time.RFC3339, fields[1])
 	if err != nil {
-		return fp, time.Time{}, "", fmt.Errorf("%q is not an RFC 3339 time", fields[1])
+		return fp, time.Time{}, "", fmt.Errorf("%s is not an RFC 3339 time", kube.Quote(fields[1]))
 	}
 	key := ""
 	if len(fields) == 3 {

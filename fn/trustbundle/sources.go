@@ -70,7 +70,7 @@ func (r *renderer) readObjectSource(s policy.Source, field string) []*x509.Certi
 	}
 	obj := kube.RefOf(node)
 	if v := node.GetApiVersion(); v != "v1" {
-		r.unreadable(obj, "apiVersion", ref.Optional, fmt.Sprintf(" has apiVersion %q; a %s source must be a core v1 %s", v, key.Kind, key.Kind))
+		r.unreadable(obj, "apiVersion", ref.Optional, fmt.Sprintf(" has apiVersion %s; a %s source must be a core v1 %s", kube.Quote(v), key.Kind, key.Kind))
 		return nil
 	}
 	if kube.IsSOPSEncrypted(node) {

@@ -1,0 +1,328 @@
+package main
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"testing"
+
+	"github.com/rotate-certs/rotate-certs/internal/testpki"
+	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// runBinary runs the built rotate-certs in dir with stdin and returns its
+// output and exit status (-1 when it could not be started).
+func runBinary(t *testing.T, dir, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(stdin)
+	var o, e strings.Builder
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return o.String(), e.String(), 0
+	case errors.As(err, &exit):
+		return o.String(), e.String(), exit.ExitCode()
+	}
+	t.Fatalf("running %s: %v", binary, err)
+	return "", "", -1
+}
+
+// A policy or a resource whose metadata, labels or annotations are not
+// maps made kyaml's accessors index a list as a map and panic, in every
+// mode that reads them. Each is now an error naming the field, and no mode
+// panics: function mode, render --policy, check --policy, check and init
+// over such a resource.
+func TestMalformedMetadataIsAnErrorInEveryMode(t *testing.T) {
+	for _, tc := range []struct {
+		name, metadata, field string
+	}{
+		{"metadata is a list", "metadata: [a]", "metadata"},
+		{"annotations are a list", "metadata: {name: p, annotations: [x]}", "metadata.annotations"},
+		{"labels are a list of three", "metadata: {name: p, labels: [x, y, z]}", "metadata.labels"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			policy := "apiVersion: rotate-certs.dev/v1alpha1\nkind: RotationPolicy\n" + tc.metadata + "\nspec: {}\n"
+			resource := "apiVersion: v1\nkind: Secret\n" + tc.metadata + "\ndata: {}\n"
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "policy.yaml"), []byte(policy), 0o644))
+			require.NoError(t, os.MkdirAll(filepath.Join(dir, "pkg"), 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "pkg", "cm.yaml"), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"), 0o644))
+			require.NoError(t, os.MkdirAll(filepath.Join(dir, "bad"), 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "bad", "secret.yaml"), []byte(resource), 0o644))
+			indented := "  " + strings.ReplaceAll(strings.TrimSuffix(policy, "\n"), "\n", "\n  ")
+			list := "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nfunctionConfig:\n" + indented + "\nitems: []\n"
+			for _, m := range []struct {
+				name  string
+				stdin string
+				args  []string
+				// skips: the mode goes on without the resource (init scans
+				// whole repositories and skips what it cannot read, saying so)
+				skips bool
+			}{
+				{"function mode", list, nil, false},
+				{"render --policy", "", []string{"render", "pkg", "--policy", "policy.yaml"}, false},
+				{"check --policy", "", []string{"check", "pkg", "--policy", "policy.yaml"}, false},
+				{"check over the resource", "", []string{"check", "bad"}, false},
+				{"init over the resource", "", []string{"init", "bad"}, true},
+			} {
+				t.Run(m.name, func(t *testing.T) {
+					_, stderr, code := runBinary(t, dir, m.stdin, m.args...)
+					require.NotContains(t, stderr, "panic", "no input may panic")
+					require.NotContains(t, stderr, "goroutine")
+					if m.skips {
+						require.Contains(t, stderr, "skipped bad/secret.yaml: resource 1 (v1 Secret)")
+					} else {
+						require.NotEqual(t, 0, code, "stderr: %s", stderr)
+					}
+					require.Contains(t, stderr, tc.field, "the error names the field")
+					require.Contains(t, stderr, "is a YAML list")
+				})
+			}
+		})
+	}
+}
+
+// check lists a certificate block that encoding/pem would skip (a damaged
+// body line in the middle of a bundle) as a problem row naming the block,
+// next to the certificates that read, and exits 2; it exited 0.
+func TestCheckReportsABrokenBlockBetweenGoodOnes(t *testing.T) {
+	second := strings.SplitAfter(string(testpki.Fixture("ca-2027").PEM()), "\n")
+	second[2] = "!!" + second[2][2:]
+	value := string(testpki.Fixture("ca-2026").PEM()) + strings.Join(second, "") + string(testpki.Fixture("signer-b-1").PEM())
+	in := "apiVersion: v1\nkind: Secret\nmetadata: {name: roots, namespace: default}\ndata:\n  ca.crt: " + base64.StdEncoding.EncodeToString([]byte(value)) + "\n"
+	out, stderr, code := runCLI(t, in, "check", "-", "--now", checkNow)
+	require.Equal(t, 2, code, "stderr: %s", stderr)
+	require.Contains(t, out, "Secret default/roots data.ca.crt: the 2nd PEM block (line 11) is malformed: its body is not valid base64")
+	require.Contains(t, out, "2 certificate(s)")
+	require.Contains(t, stderr, "check: 1 value(s) hold certificate data that does not parse")
+}
+
+// mutations returns, for every distinct field path of the golden inputs
+// (the first input that has it), the input with the value at that path
+// replaced by each of with: the hostile-input tests below feed every
+// position a value of the wrong shape or key material.
+func mutations(t *testing.T, with []*yaml.Node) []mutation {
+	t.Helper()
+	paths, err := filepath.Glob("../../testdata/golden/*/input.yaml")
+	require.NoError(t, err)
+	require.NotEmpty(t, paths)
+	seen := map[string]bool{}
+	var out []mutation
+	for _, path := range paths {
+		text, err := os.ReadFile(path)
+		require.NoError(t, err)
+		in, err := testpki.ExpandTemplate(filepath.Dir(path), string(text))
+		require.NoError(t, err)
+		root, err := yaml.Parse(string(in))
+		require.NoError(t, err)
+		var walk func(n *yaml.Node, at string)
+		walk = func(n *yaml.Node, at string) {
+			var slots []int
+			var names []string
+			switch n.Kind {
+			case yaml.MappingNode:
+				for i := 1; i < len(n.Content); i += 2 {
+					slots, names = append(slots, i), append(names, at+"."+n.Content[i-1].Value)
+				}
+			case yaml.SequenceNode:
+				for i := range n.Content {
+					slots, names = append(slots, i), append(names, at+"[]")
+				}
+			}
+			for j, i := range slots {
+				for k, w := range with {
+					key := fmt.Sprintf("%d %s", k, names[j])
+					if seen[key] {
+						continue
+					}
+					seen[key] = true
+					old := n.Content[i]
+					n.Content[i] = w
+					text, err := root.String()
+					n.Content[i] = old
+					require.NoError(t, err)
+					out = append(out, mutation{path: names[j], with: k, input: text})
+				}
+				walk(n.Content[i], names[j])
+			}
+		}
+		walk(root.YNode(), "")
+	}
+	return out
+}
+
+type mutation struct {
+	path  string // the field path, lists as []
+	with  int    // the index of the value put there
+	input string
+}
+
+// Every message names the field and the kind of value, never its content:
+// a private key pasted where an object, a name, a duration, an annotation
+// or a whole item is expected was quoted back (`must be an object, got
+// string "-----BEGIN PRIVATE KEY-----..."`, kyaml's "node contents",
+// `has apiVersion %q`). The key goes into every position of every golden
+// input in turn, also a list where a map is expected and a number too
+// large for a duration; function mode, check (table and JSON) and init
+// must neither panic nor repeat the key in a result, on stderr or in their
+// report.
+func TestNoMessageRepeatsKeyMaterial(t *testing.T) {
+	key := string(testpki.Fixture("ca-2026").KeyPEM())
+	body := strings.Split(key, "\n")[1] // the first line of the key's base64
+	str := func(s string, style yaml.Style) *yaml.Node {
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Style: style}
+	}
+	with := []*yaml.Node{
+		str(key, yaml.LiteralStyle),
+		str(strings.ReplaceAll(key, "\n", " "), 0), // one line
+		{Kind: yaml.SequenceNode, Tag: "!!seq", Content: []*yaml.Node{str("x", 0)}},
+		{Kind: yaml.ScalarNode, Tag: "!!int", Value: "9223372036854775807"},
+	}
+	modes := [][]string{
+		nil, // function mode
+		{"check", "-", "--now", "2026-11-22"},
+		{"check", "-", "--now", "2026-11-22", "-o", "json"},
+		{"init", "-"},
+	}
+	runs := 0
+	for _, m := range mutations(t, with) {
+		for _, args := range modes {
+			runs++
+			out, stderr := runNoPanic(t, m, args)
+			what := stderr
+			if args == nil {
+				// The items pass through as written; the results may not
+				// repeat what they hold.
+				what += resultsOf(out)
+			} else if args[0] == "check" {
+				what += out
+			}
+			for _, secret := range []string{"PRIVATE KEY", body, body[:20]} {
+				if i := strings.Index(what, secret); i >= 0 {
+					t.Errorf("%s with value %d, %v: the output repeats the key: %q", m.path, m.with, args, what[max(0, i-120):min(len(what), i+60)])
+					break
+				}
+			}
+		}
+	}
+	t.Logf("%d runs", runs)
+}
+
+// runNoPanic runs rotate-certs with args (none: function mode) on the
+// mutated input in-process and fails the test, naming the mutation, if it
+// panics.
+func runNoPanic(t *testing.T, m mutation, args []string) (stdout, stderr string) {
+	t.Helper()
+	defer func() {
+		if p := recover(); p != nil {
+			t.Fatalf("%s with value %d, %v: panic: %v\n%s", m.path, m.with, args, p, debug.Stack())
+		}
+	}()
+	stdout, stderr, _ = runCLI(t, m.input, args...)
+	return stdout, stderr
+}
+
+// resultsOf returns the results of a ResourceList, as YAML.
+func resultsOf(out string) string {
+	node, err := yaml.Parse(out)
+	if err != nil || node.YNode().Kind != yaml.MappingNode {
+		return ""
+	}
+	f := node.Field("results")
+	if f == nil {
+		return ""
+	}
+	s, _ := f.Value.String()
+	return s
+}
+
+const listHead = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nfunctionConfig:\n  apiVersion: rotate-certs.dev/v1alpha1\n  kind: RotationPolicy\n  metadata: {name: p}\n  spec: {}\n"
+
+// items that is not a list was read as an empty list (exit 0, no items
+// out: every resource of the package gone); it is an error naming items.
+func TestItemsThatIsNotAListIsAnError(t *testing.T) {
+	for i, in := range []string{
+		listHead + "items: 5\n",
+		listHead + "items: x\n",
+		listHead + "items: {a: b}\n",
+		listHead + "items: {apiVersion: v1, kind: ConfigMap, metadata: {name: c}}\n",
+		`{"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": 5, "functionConfig": {"apiVersion": "rotate-certs.dev/v1alpha1", "kind": "RotationPolicy", "metadata": {"name": "p"}, "spec": {}}}`,
+	} {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			out, stderr, code := runCLI(t, in)
+			require.Equal(t, 1, code, "stdout: %s stderr: %s", out, stderr)
+			require.Contains(t, stderr, "items")
+			require.Contains(t, stderr, "not a list")
+			require.NotContains(t, out, "kind: ConfigMap")
+		})
+	}
+	out, stderr, code := runCLI(t, listHead+"items: []\n")
+	require.Equal(t, 0, code, "an empty list is a list: %s", stderr)
+	require.Contains(t, out, "items: []")
+	_, stderr, code = runCLI(t, listHead)
+	require.Equal(t, 0, code, "no items at all is no items: %s", stderr)
+}
+
+// A mapping that defines a key twice (kyaml keeps the first value, so the
+// function would render what the input does not say) is an error in
+// function mode as in render: in an item the function reads, on the fast
+// path and on kyaml's, and in the policy. An item the function does not
+// read passes through as written, as every such item does.
+func TestDuplicateKeysInFunctionMode(t *testing.T) {
+	dup := listHead + "items:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: c, namespace: ns}\n  data:\n    x: \"1\"\n    x: \"2\"\n"
+	for name, in := range map[string]string{
+		"fast path":          dup,
+		"kyaml's reader":     strings.ReplaceAll(dup, "\n", "\r\n"),
+		"flow style":         listHead + "items:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: c, namespace: ns}, data: {x: \"1\", x: \"2\"}}\n",
+		"top level of item":  listHead + "items:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: c, namespace: ns}\n  data: {x: \"1\"}\n  data: {x: \"2\"}\n",
+		"in the policy":      strings.Replace(listHead, "  spec: {}\n", "  spec: {}\n  spec: {trustBundles: []}\n", 1) + "items: []\n",
+		"in the policy data": strings.Replace(listHead, "  spec: {}\n", "  spec:\n    expiry: {warnWithin: 1h, warnWithin: 2h}\n", 1) + "items: []\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			out, stderr, code := runCLI(t, in)
+			require.Equal(t, 1, code, "stdout: %s stderr: %s", out, stderr)
+			require.Contains(t, stderr, "is defined twice")
+			require.Contains(t, out, "items: []", "no output resources")
+		})
+	}
+	t.Run("an item the function does not read", func(t *testing.T) {
+		in := listHead + "items:\n- apiVersion: example.com/v1\n  kind: Widget\n  metadata: {name: w}\n  spec: {a: 1, a: 2}\n"
+		out, stderr, code := runCLI(t, in)
+		require.Equal(t, 0, code, stderr)
+		require.Contains(t, out, "spec: {a: 1, a: 2}")
+	})
+}
+
+// --policy FILE holding two documents rendered with the first and ignored
+// the second; it is an error, in render and in check.
+func TestPolicyFileWithTwoDocumentsIsAnError(t *testing.T) {
+	dir := t.TempDir()
+	one := "apiVersion: rotate-certs.dev/v1alpha1\nkind: RotationPolicy\nmetadata: {name: p}\nspec: {}\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "two.yaml"), []byte(one+"---\n"+one), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "none.yaml"), []byte("# nothing\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "dup.yaml"), []byte(one+"spec: {}\n"), 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "pkg"), 0o755))
+	for file, want := range map[string]string{
+		"two.yaml":  "holds 2 YAML documents",
+		"none.yaml": "holds no YAML document",
+		"dup.yaml":  `dup.yaml:5: mapping key "spec" already defined at line 4`,
+	} {
+		for _, args := range [][]string{{"render", "pkg", "--policy", file}, {"check", "pkg", "--policy", file}} {
+			t.Run(file+" "+args[0], func(t *testing.T) {
+				_, stderr, code := runBinary(t, dir, "", args...)
+				require.NotEqual(t, 0, code)
+				require.Contains(t, stderr, want)
+			})
+		}
+	}
+}

@@ -1,0 +1,55 @@
+package kube
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+func TestPlainTellsNamesFromContent(t *testing.T) {
+	key := "-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIMiWb3AXL2lcDSTGNMlLYO8wMFnhGYYLk8AKFlIK1Fqs\n-----END PRIVATE KEY-----\n"
+	for _, s := range []string{
+		"envoy-gateway-trust", "ca.crt", "apps/v1", "Deployment", "720h", "30d",
+		"2026-11-22T00:00:00+01:00", "rotate-certs.dev/v1alpha1", "Gate_Way", "",
+		strings.Repeat("a", 253), "RotationPolicy gateway-trust",
+		"/tmp/TestCheckDirectoryWalk3230320016/001/nested/deeper/b.yml", "KubeadmControlPlaneTemplateV1beta2Version12345",
+	} {
+		require.True(t, Plain(s), s)
+		require.Equal(t, fmt.Sprintf("%q", s), Quote(s))
+		require.Equal(t, s, Safe(s))
+	}
+	for _, s := range []string{
+		key, strings.ReplaceAll(key, "\n", " "),
+		"MC4CAQAwBQYDK2VwBCIEIMiWb3AXL2lcDSTGNMlLYO8wMFnhGYYLk8AKFlIK1Fqs", // key bytes
+		"name: MC4CAQAwBQYDK2VwBCIEIMiWb3AXL2lc", strings.Repeat("a", 254), "a\nb", "tab\there", "\xff",
+	} {
+		require.False(t, Plain(s), s)
+		require.NotContains(t, Quote(s), "MC4C")
+		require.NotContains(t, Safe(s), "PRIVATE")
+	}
+	require.Equal(t, "a string of 119 bytes over 3 lines, PEM data", Describe(key))
+	require.Equal(t, "<a string of 3 bytes over 2 lines>", Safe("a\nb"))
+	require.True(t, PlainPath(strings.Repeat("dir/", 100)+"file.yaml"), "a path may be longer than a name")
+}
+
+// kyaml's InvalidNodeKindError appends the refused node, whole, to its
+// message; ScrubError cuts it and keeps the error chain.
+func TestScrubError(t *testing.T) {
+	node, err := yaml.Parse("|\n  -----BEGIN PRIVATE KEY-----\n  MC4CAQAw\n")
+	require.NoError(t, err)
+	kerr := yaml.ErrorIfInvalid(node, yaml.MappingNode)
+	require.ErrorContains(t, kerr, "node contents")
+	wrapped := fmt.Errorf("reading items[3]: %w", kerr)
+	scrubbed := ScrubError(wrapped)
+	require.Equal(t, "reading items[3]: wrong node kind: expected MappingNode but got ScalarNode (the node is not shown)", scrubbed.Error())
+	var target *yaml.InvalidNodeKindError
+	require.True(t, errors.As(scrubbed, &target), "the chain is kept")
+	plain := errors.New("no node here")
+	require.Same(t, plain, ScrubError(plain))
+	require.NoError(t, ScrubError(nil))
+	require.Equal(t, "x (the node is not shown)", ScrubMessage("x, content summary: [0:{value:\"secret\"}]"))
+}
