@@ -38,6 +38,13 @@ func (p *RotationPolicy) Validate() FieldErrors {
 		}
 		names[b.Name] = i
 		errs = append(errs, b.validate(path)...)
+		if !b.Target.Namespaced() && b.HasObject() {
+			k := fmt.Sprintf("%s %s", b.Target.Kind, b.Target.Name)
+			if other, dup := targets[k]; dup {
+				errs.add(path+".target", "writes %s, which %s also writes", k, other)
+			}
+			targets[k] = path
+		}
 		listed := map[string]int{}
 		for j, ns := range b.Target.Namespaces {
 			if first, dup := listed[ns]; dup {
@@ -53,6 +60,7 @@ func (p *RotationPolicy) Validate() FieldErrors {
 		}
 	}
 	errs = append(errs, validateFormatKeys(p.Spec.TrustBundles)...)
+	errs = append(errs, validateInjectOverlap(p.Spec.TrustBundles)...)
 	errs = append(errs, validateClusterAPI(p.Spec.ClusterAPI)...)
 	return errs
 }
@@ -68,10 +76,10 @@ func (b *TrustBundle) validate(path string) FieldErrors {
 	if b.Mode != ModeBundle && b.Mode != ModeCopy {
 		errs.add(path+".mode", "%q is not one of %s, %s", b.Mode, ModeBundle, ModeCopy)
 	}
-	if len(b.Sources) == 0 {
+	t := b.Target
+	if len(b.Sources) == 0 && t.Kind != TargetBundle {
 		errs.add(path+".sources", "at least one source is required")
 	}
-	t := b.Target
 	for i, s := range b.Sources {
 		sp := fmt.Sprintf("%s.sources[%d]", path, i)
 		set := 0
@@ -100,9 +108,38 @@ func (b *TrustBundle) validate(path string) FieldErrors {
 			}
 		}
 	}
-	if t.Kind != "Secret" && t.Kind != "ConfigMap" {
-		errs.add(path+".target.kind", "%q is not one of Secret, ConfigMap", t.Kind)
+	errs = append(errs, b.validateInject(path)...)
+	switch {
+	case t.IsZero():
+		// No target object: the bundle only injects (listed here, or
+		// named by objects' inject-ca-from annotation).
+	case !t.Namespaced():
+		if t.Kind != TargetClusterTrustBundle && t.Kind != TargetBundle {
+			errs.add(path+".target.kind", "%q is not one of Secret, ConfigMap, ClusterTrustBundle, Bundle", t.Kind)
+			break
+		}
+		if t.Name == "" {
+			errs.add(path+".target.name", "required")
+		}
+		errs = append(errs, t.validateClusterScoped(path+".target", len(b.Sources))...)
+		errs = append(errs, t.Metadata.validate(path+".target.metadata")...)
+	default:
+		errs = append(errs, b.validateNamespacedTarget(path)...)
 	}
+	if n := *b.Retain.MaxPrevious; n < 0 || n > MaxPreviousLimit {
+		errs.add(path+".retain.maxPrevious", "%d is out of range 0..%d", n, MaxPreviousLimit)
+	}
+	if b.Retain.For != nil && b.Retain.For.Duration <= 0 {
+		errs.add(path+".retain.for", "must be positive")
+	}
+	errs = append(errs, b.Restart.validate(path+".restart")...)
+	return errs
+}
+
+// validateNamespacedTarget checks a Secret or ConfigMap target.
+func (b *TrustBundle) validateNamespacedTarget(path string) FieldErrors {
+	var errs FieldErrors
+	t := b.Target
 	if t.Name == "" {
 		errs.add(path+".target.name", "required")
 	}
@@ -117,15 +154,13 @@ func (b *TrustBundle) validate(path string) FieldErrors {
 			errs.add(path+".target.namespaceSelector", "%v", err)
 		}
 	}
+	for _, f := range []struct{ name, value string }{{"signerName", t.SignerName}, {"trustNamespace", t.TrustNamespace}} {
+		if f.value != "" {
+			errs.add(path+".target."+f.name, "does not apply to a %s target", t.Kind)
+		}
+	}
 	errs = append(errs, t.Metadata.validate(path+".target.metadata")...)
 	errs = append(errs, t.AdditionalFormats.validate(t, path+".target")...)
-	if n := *b.Retain.MaxPrevious; n < 0 || n > MaxPreviousLimit {
-		errs.add(path+".retain.maxPrevious", "%d is out of range 0..%d", n, MaxPreviousLimit)
-	}
-	if b.Retain.For != nil && b.Retain.For.Duration <= 0 {
-		errs.add(path+".retain.for", "must be positive")
-	}
-	errs = append(errs, b.Restart.validate(path+".restart")...)
 	return errs
 }
 
