@@ -214,6 +214,12 @@ func (r *renderer) renderTarget(ns string, current []*x509.Certificate) (Target,
 	if node != nil && node.GetApiVersion() != "v1" {
 		node = nil
 	}
+	if snap := r.env.Snapshots.Get(key); node == nil && snap != nil {
+		r.errorf(kube.RefOf(snap), "metadata.annotations["+kube.LocalConfigAnnotation+"]",
+			"bundle %q: target %s is in the input only as a local-config snapshot, which kustomize and kpt never apply: a snapshot copies an object that lives in the cluster and is a source, never a target - commit the target as a plain manifest (without %s)",
+			r.bundle.Name, key, kube.LocalConfigAnnotation)
+		return Target{}, false
+	}
 	s := slot{key: key, ref: kube.Ref{APIVersion: "v1", Kind: key.Kind, Namespace: key.Namespace, Name: key.Name}, node: node,
 		memKey: t.Key, field: "data." + t.Key, limit: MaxValueBytes, limitWhy: secretLimit}
 	var prevField string
