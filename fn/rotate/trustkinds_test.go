@@ -181,4 +181,3 @@ func TestTrustKindsAreSafeAcrossARotation(t *testing.T) {
 		})
 	}
 }
-

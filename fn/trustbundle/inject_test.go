@@ -126,4 +126,3 @@ func TestInjectNothing(t *testing.T) {
 	r := render(t, "  - name: gw\n    sources: [{secret: {name: src, namespace: gw}}]\n", parseItems(t, sourceSecret(caNew)))
 	require.Len(t, r.matching("writes nothing"), 1)
 }
-
