@@ -260,3 +260,36 @@ func caBundleLine(s string) string {
 	}
 	return ""
 }
+
+// TestCheckListsTrustOutsideSecrets: check, its JSON and its SVG timeline
+// list the certificates of a webhook's caBundle, of a rendered trust-manager
+// Bundle's inLine source and of a snapshot.
+func TestCheckListsTrustOutsideSecrets(t *testing.T) {
+	dir := stageExample(t, "trust-manager")
+	_, stderr, err := run(t, dir, binary, "render", ".", "--policy", "rotation-policy.yaml")
+	require.NoError(t, err, stderr)
+	out, stderr, err := run(t, ".", binary, "check", filepath.Join(examplesDir, "webhooks"), dir, "-o", "json", "--now", "2026-11-22")
+	require.NoError(t, err, stderr)
+	var report struct {
+		Entries []struct {
+			Resource struct{ Kind, Name string }
+			Key      string
+			Subject  string
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &report))
+	found := map[string]bool{}
+	for _, e := range report.Entries {
+		found[e.Resource.Kind+" "+e.Key+" "+e.Subject] = true
+	}
+	for _, want := range []string{
+		"MutatingWebhookConfiguration webhooks[name=topology.webhook.gateway.envoyproxy.io].clientConfig.caBundle CN=example-ca-old,O=rotate-certs test",
+		"Bundle spec.sources[2].inLine CN=example-ca-old,O=rotate-certs test",
+		"Secret data.ca.crt CN=example-ca-new,O=rotate-certs test",
+	} {
+		require.True(t, found[want], "check must list %q; it listed %v", want, found)
+	}
+	svg, stderr, err := run(t, ".", binary, "check", filepath.Join(examplesDir, "webhooks"), "-o", "svg", "--now", "2026-11-22")
+	require.NoError(t, err, stderr)
+	require.Contains(t, svg, "MutatingWebhookConfiguration envoy-gateway-topology-injector")
+}
