@@ -127,7 +127,7 @@ func inClusterRepo(t *testing.T) (dir string, env []string) {
 	bin := filepath.Join(root, "bin")
 	require.NoError(t, os.MkdirAll(bin, 0o755))
 	require.NoError(t, os.Symlink(binary, filepath.Join(bin, "rotate-certs")))
-	fixture, err := filepath.Abs(filepath.Join(examplesDir, "in-cluster-ca", "testdata", "kubectl-get-envoy-gateway.out"))
+	fixture, err := filepath.Abs(filepath.Join(examplesDir, "in-cluster-ca", "testdata", "kubectl-get-envoy-gateway.txt"))
 	require.NoError(t, err)
 	kubectl := "#!/bin/sh\n" +
 		"if [ \"$*\" = \"get secret envoy-gateway -n envoy-gateway-system -o yaml\" ]; then cat '" + fixture + "'; exit 0; fi\n" +
@@ -161,7 +161,7 @@ func gitIn(t *testing.T, dir string, env []string, args ...string) string {
 // The snapshot keeps the certificates and not the key, the trust bundle
 // carries the old and the new CA, and a second run commits nothing.
 func TestInClusterCAFlow(t *testing.T) {
-	fixture := readFile(t, filepath.Join(examplesDir, "in-cluster-ca", "testdata", "kubectl-get-envoy-gateway.out"))
+	fixture := readFile(t, filepath.Join(examplesDir, "in-cluster-ca", "testdata", "kubectl-get-envoy-gateway.txt"))
 	require.Contains(t, fixture, "tls.key:", "the fixture must hold a key for this test to mean anything")
 	require.Contains(t, fixture, "resourceVersion:", "the fixture is kubectl output")
 	dir, env := inClusterRepo(t)
