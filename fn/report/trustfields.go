@@ -59,20 +59,27 @@ func (s *scanner) trustFields(item *yaml.RNode, kind, group string) bool {
 // webhooks reads webhooks[].clientConfig.caBundle, naming each field by
 // its webhook's name as rotate-certs writes it.
 func (s *scanner) webhooks(ref func() kube.Ref, item *yaml.RNode) {
-	seq, err := item.Pipe(yaml.Lookup("webhooks"))
-	if err != nil || seq == nil || seq.YNode().Kind != yaml.SequenceNode {
-		return
-	}
-	entries, _ := seq.Elements()
-	for i, e := range entries {
-		if e.YNode().Kind != yaml.MappingNode {
-			continue
-		}
+	eachMapping(item, []string{"webhooks"}, func(i int, e *yaml.RNode) {
 		at := fmt.Sprintf("webhooks[%d]", i)
 		if name := stringAt(e, "name"); name != "" {
 			at = "webhooks[name=" + name + "]"
 		}
 		s.caBundle(ref, e, at+".clientConfig.caBundle", "clientConfig", "caBundle")
+	})
+}
+
+// eachMapping calls fn with each mapping entry of the list at path under
+// item, and its index.
+func eachMapping(item *yaml.RNode, path []string, fn func(i int, e *yaml.RNode)) {
+	seq, err := item.Pipe(yaml.Lookup(path...))
+	if err != nil || seq == nil || seq.YNode().Kind != yaml.SequenceNode {
+		return
+	}
+	entries, _ := seq.Elements()
+	for i, e := range entries {
+		if e.YNode().Kind == yaml.MappingNode {
+			fn(i, e)
+		}
 	}
 }
 
@@ -95,19 +102,11 @@ func (s *scanner) caBundle(ref func() kube.Ref, node *yaml.RNode, field string, 
 // trustManagerInLines reads a Bundle's inLine sources (the user's, and the
 // previous CAs rotate-certs keeps there).
 func (s *scanner) trustManagerInLines(ref func() kube.Ref, item *yaml.RNode) {
-	seq, err := item.Pipe(yaml.Lookup("spec", "sources"))
-	if err != nil || seq == nil || seq.YNode().Kind != yaml.SequenceNode {
-		return
-	}
-	entries, _ := seq.Elements()
-	for i, e := range entries {
-		if e.YNode().Kind != yaml.MappingNode {
-			continue
-		}
+	eachMapping(item, []string{"spec", "sources"}, func(i int, e *yaml.RNode) {
 		if v := stringAt(e, "inLine"); v != "" {
 			s.pem(ref, fmt.Sprintf("spec.sources[%d].inLine", i), "", []byte(v), true)
 		}
-	}
+	})
 }
 
 // stringAt returns the scalar at path under node, "" when absent or not a
