@@ -181,3 +181,37 @@ func TestTrustKindsAreSafeAcrossARotation(t *testing.T) {
 		})
 	}
 }
+
+// TestTrustKindsHostileShapes: objects of the new target kinds whose fields
+// have the wrong YAML shape fail the render with an error (or pass through
+// untouched when rotate-certs has nothing to write there); none panics.
+func TestTrustKindsHostileShapes(t *testing.T) {
+	policy := func(bundle string) string {
+		return "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nfunctionConfig:\n  apiVersion: rotate-certs.dev/v1alpha1\n  kind: RotationPolicy\n  metadata: {name: p}\n  spec:\n    trustBundles:\n" + bundle +
+			"items:\n- apiVersion: v1\n  kind: Secret\n  metadata: {name: ca, namespace: gw}\n  data: {ca.crt: " + base64.StdEncoding.EncodeToString(testpki.Fixture("ca-2026").PEM()) + "}\n"
+	}
+	inject := func(kind string) string {
+		return "    - name: b\n      sources: [{secret: {name: ca, namespace: gw}}]\n      inject: [{kind: " + kind + ", name: x}]\n"
+	}
+	for _, tt := range []struct{ name, bundle, object string }{
+		{"webhooks is a map", inject("MutatingWebhookConfiguration"), "apiVersion: admissionregistration.k8s.io/v1\n  kind: MutatingWebhookConfiguration\n  metadata: {name: x}\n  webhooks: {a: b}\n"},
+		{"a webhook is a string", inject("MutatingWebhookConfiguration"), "apiVersion: admissionregistration.k8s.io/v1\n  kind: MutatingWebhookConfiguration\n  metadata: {name: x}\n  webhooks: [a]\n"},
+		{"clientConfig is a list", inject("ValidatingWebhookConfiguration"), "apiVersion: admissionregistration.k8s.io/v1\n  kind: ValidatingWebhookConfiguration\n  metadata: {name: x}\n  webhooks: [{name: a, clientConfig: [1]}]\n"},
+		{"caBundle is a map", inject("ValidatingWebhookConfiguration"), "apiVersion: admissionregistration.k8s.io/v1\n  kind: ValidatingWebhookConfiguration\n  metadata: {name: x}\n  webhooks: [{name: a, clientConfig: {url: 'https://a', caBundle: {x: 1}}}]\n"},
+		{"spec is a string", inject("APIService"), "apiVersion: apiregistration.k8s.io/v1\n  kind: APIService\n  metadata: {name: x}\n  spec: nope\n"},
+		{"conversion webhook is a list", inject("CustomResourceDefinition"), "apiVersion: apiextensions.k8s.io/v1\n  kind: CustomResourceDefinition\n  metadata: {name: x}\n  spec: {conversion: {strategy: Webhook, webhook: [1]}}\n"},
+		{"trustBundle is a list", "    - name: b\n      sources: [{secret: {name: ca, namespace: gw}}]\n      target: {kind: ClusterTrustBundle, name: x}\n", "apiVersion: certificates.k8s.io/v1beta1\n  kind: ClusterTrustBundle\n  metadata: {name: x}\n  spec: {trustBundle: [a]}\n"},
+		{"sources is a map", "    - name: b\n      target: {kind: Bundle, name: x}\n", "apiVersion: trust.cert-manager.io/v1alpha1\n  kind: Bundle\n  metadata: {name: x}\n  spec: {sources: {a: b}}\n"},
+		{"a source is a string", "    - name: b\n      target: {kind: Bundle, name: x}\n", "apiVersion: trust.cert-manager.io/v1alpha1\n  kind: Bundle\n  metadata: {name: x}\n  spec: {sources: [a]}\n"},
+		{"selector is a string", "    - name: b\n      target: {kind: Bundle, name: x}\n", "apiVersion: trust.cert-manager.io/v1alpha1\n  kind: Bundle\n  metadata: {name: x}\n  spec: {sources: [{secret: {selector: a, key: ca.crt}}]}\n"},
+		{"inLine is a list", "    - name: b\n      target: {kind: Bundle, name: x}\n", "apiVersion: trust.cert-manager.io/v1alpha1\n  kind: Bundle\n  metadata: {name: x}\n  spec: {sources: [{inLine: [a]}]}\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := execute(t, []byte(policy(tt.bundle)+"- "+tt.object))
+			require.Error(t, err, "%s", out)
+			rl := parseResourceList(t, out)
+			require.Empty(t, rl.items)
+			require.Contains(t, rl.results, "severity: error")
+		})
+	}
+}
