@@ -270,6 +270,9 @@ func (r *renderer) renderCABundle(s caSlot, current []*x509.Certificate) (Target
 	if !ok {
 		return Target{}, false
 	}
+	// target.metadata is for the bundle's target objects; an object it
+	// injects into is the user's, and gets only the memory annotations.
+	t.metadata = nil
 	changed := false
 	if cur, _, _ := scalar(s.parent, "caBundle"); !sameBytes(cur, pem) {
 		var err error

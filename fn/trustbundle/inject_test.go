@@ -126,3 +126,16 @@ func TestInjectNothing(t *testing.T) {
 	r := render(t, "  - name: gw\n    sources: [{secret: {name: src, namespace: gw}}]\n", parseItems(t, sourceSecret(caNew)))
 	require.Len(t, r.matching("writes nothing"), 1)
 }
+
+// TestInjectLeavesTargetMetadataToTheTarget: target.metadata labels the
+// bundle's target object, not the objects it injects into.
+func TestInjectLeavesTargetMetadataToTheTarget(t *testing.T) {
+	r := render(t, `  - name: gw
+    sources: [{secret: {name: src, namespace: gw}}]
+    target: {name: trust, metadata: {labels: {team: edge}}}
+    inject: [{kind: MutatingWebhookConfiguration, name: hooks}]
+`, parseItems(t, sourceSecret(caNew), webhookConfig(b64(caOld))))
+	require.Empty(t, r.matching("error"))
+	require.Empty(t, r.items[1].GetLabels(), "the webhook configuration keeps its own labels")
+	require.Equal(t, "edge", r.items[2].GetLabels()["team"], "the created target gets them")
+}
