@@ -39,8 +39,11 @@ func newCheckCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 walked recursively for *.yaml, *.yml and *.json, or - for stdin; multi-document
 YAML, Lists, typed lists such as SecretList, and ResourceLists; a file reached
 twice is read once) and reports its expiry: PEM in any Secret or ConfigMap value
-(data, stringData, binaryData), the certificates inside kubeconfig values
-(certificate-authority-data, client-certificate-data), Cluster API Machines'
+(data, stringData, binaryData; local-config snapshots included), the certificates
+inside kubeconfig values (certificate-authority-data, client-certificate-data),
+the caBundle fields of webhook configurations, APIServices and CRD conversion
+webhooks, ClusterTrustBundles' spec.trustBundle, trust-manager Bundles' inLine
+sources, Cluster API Machines'
 certificate expiry (the machine.cluster.x-k8s.io/certificates-expiry
 annotation, else status.certificatesExpiryDate) and EKS Anywhere Clusters'
 status.clusterCertificateInfo (days left as reported). With no PATH it reads

@@ -53,6 +53,7 @@ kpt (fn eval / fn render) call it.`,
 	root.AddCommand(newRenderCommand(stderr), newVersionCommand(stdout))
 	root.AddCommand(newCheckCommand(stdin, stdout, stderr))
 	root.AddCommand(newInitCommand(stdin, stdout, stderr))
+	root.AddCommand(newSnapshotCommand(stdin, stdout, stderr))
 	root.Version = versionString()
 	root.SetVersionTemplate("{{.Version}}\n")
 	withUsageErrors(root)

@@ -212,7 +212,9 @@ func TestScan(t *testing.T) {
 			name: "extra-roots", source: "ConfigMap gw/extra-roots", key: "ca-bundle.crt", target: "ConfigMap gw/extra-roots-trust",
 			consumers: []string{"Deployment gw/envoy (projected volume roots)", "CronJob gw/report (envFrom)"},
 		},
-		{name: "db-ca", source: "Secret db-ca", key: "ca.pem", target: "Secret /db-ca-trust"},
+		// local-ca is a snapshot (local config) of the same CA: a manifest
+		// is the better source, the snapshot is listed beside it.
+		{name: "db-ca", source: "Secret db-ca", key: "ca.pem", target: "Secret /db-ca-trust", also: []string{"ConfigMap local-ca"}},
 	}
 	if len(plan.Bundles) != len(wants) {
 		t.Fatalf("got %d bundles, want %d: %+v", len(plan.Bundles), len(wants), plan.Bundles)

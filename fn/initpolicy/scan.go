@@ -105,6 +105,24 @@ type Plan struct {
 // several keys.
 var preferredKeys = []string{"ca.crt", "ca-bundle.crt", "ca.pem", "tls.crt"}
 
+// snapshotsLast returns the items init reads, in input order, then the
+// local-config Secrets and ConfigMaps: snapshots of objects that live in
+// the cluster (rotate-certs snapshot), which are sources like any other,
+// but a manifest holding the same CA is the better one to propose. Other
+// local config (a Kptfile, a function config) is left out.
+func snapshotsLast(items []*yaml.RNode) []*yaml.RNode {
+	var out, snapshots []*yaml.RNode
+	for _, it := range items {
+		switch core := (it.GetKind() == "Secret" || it.GetKind() == "ConfigMap") && it.GetApiVersion() == "v1"; {
+		case !kube.IsLocalConfig(it):
+			out = append(out, it)
+		case core:
+			snapshots = append(snapshots, it)
+		}
+	}
+	return append(out, snapshots...)
+}
+
 // Scan plans trust bundles for items as of now. A CA that has expired by now
 // is not proposed: a bundle whose every CA has expired fails to render.
 func Scan(items []*yaml.RNode, now time.Time) (*Plan, error) {
@@ -112,10 +130,7 @@ func Scan(items []*yaml.RNode, now time.Time) (*Plan, error) {
 	known := knownPolicies(items)
 	taken := map[kube.Key]bool{}
 	var cands []Candidate
-	for _, it := range items {
-		if kube.IsLocalConfig(it) {
-			continue
-		}
+	for _, it := range snapshotsLast(items) {
 		k := kube.KeyOf(it)
 		taken[k] = true
 		switch it.GetKind() {

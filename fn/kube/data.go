@@ -298,6 +298,11 @@ func literal(s string) *yaml.RNode {
 	return n
 }
 
+// SetField sets key in mapping m to value, keeping the comments of the
+// value it replaces (see setField): the setter for fields of other kinds
+// than Secrets and ConfigMaps.
+func SetField(m *yaml.RNode, key string, value *yaml.RNode) error { return setField(m, key, value) }
+
 // setField sets key in mapping m to value as yaml.SetField does (an
 // existing value keeps its position and quoting style), and keeps the
 // comments of the value it replaces: `ca.crt: <old> # why` stays commented.

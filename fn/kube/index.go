@@ -80,3 +80,7 @@ func GroupOf(apiVersion string) string {
 	}
 	return group
 }
+
+// KindIn returns every indexed object of API group group and kind, in
+// input order.
+func (x *Index) KindIn(group, kind string) []*yaml.RNode { return x.byKind[groupKind{group, kind}] }

@@ -105,11 +105,15 @@ func (r Ref) File() string {
 
 // String returns "Kind namespace/name" (or "Kind name" when cluster-scoped
 // or namespace-less), the form every message uses.
+//
+// Each part is shown only when it is Plain (every valid kind, namespace
+// and name is), else described (Safe): a reference is printed in messages,
+// and a name read from a hostile input may hold anything.
 func (r Ref) String() string {
 	if r.Namespace == "" {
-		return r.Kind + " " + r.Name
+		return Safe(r.Kind) + " " + Safe(r.Name)
 	}
-	return r.Kind + " " + r.Namespace + "/" + r.Name
+	return Safe(r.Kind) + " " + Safe(r.Namespace) + "/" + Safe(r.Name)
 }
 
 // Result returns a KRM result about this resource. field is a dotted field

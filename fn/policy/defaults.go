@@ -32,22 +32,7 @@ func (b *TrustBundle) Default() {
 			s.ConfigMap.Key = DefaultConfigMapKey
 		}
 	}
-	t := &b.Target
-	if t.Kind == "" {
-		t.Kind = "Secret"
-	}
-	if t.Key == "" {
-		t.Key = DefaultSecretKey
-		if t.Kind == "ConfigMap" {
-			t.Key = DefaultConfigMapKey
-		}
-	}
-	t.AdditionalFormats.Default()
-	if len(t.Namespaces) == 0 && len(b.Sources) > 0 {
-		if ref := b.Sources[0].Ref(); ref != nil {
-			t.Namespaces = []string{ref.Namespace}
-		}
-	}
+	b.defaultTarget()
 	if b.Retain.MaxPrevious == nil {
 		n := DefaultMaxPrevious
 		b.Retain.MaxPrevious = &n

@@ -88,6 +88,10 @@ type TrustBundle struct {
 	Retain Retain `json:"retain,omitempty"`
 	// Restart controls which workloads roll when the bundle changes.
 	Restart Restart `json:"restart,omitempty"`
+	// Inject lists the objects whose caBundle fields the API server reads
+	// (webhook configurations, APIServices, CRD conversion webhooks) to
+	// write the bundle into (inject.go).
+	Inject []Inject `json:"inject,omitempty"`
 }
 
 // Source is exactly one of Secret, ConfigMap or Inline.
@@ -115,9 +119,12 @@ type ObjectKeyRef struct {
 	Optional bool `json:"optional,omitempty"`
 }
 
-// Target is the object the bundle is written to, once per namespace.
+// Target is the object the bundle is written to: a Secret or ConfigMap
+// once per namespace, or one cluster-scoped ClusterTrustBundle or
+// trust-manager Bundle (kinds.go). A bundle that only injects may have
+// none (IsZero).
 type Target struct {
-	// Kind is Secret (default) or ConfigMap.
+	// Kind is Secret (default), ConfigMap, ClusterTrustBundle or Bundle.
 	Kind string `json:"kind,omitempty"`
 	// Name of the target object.
 	Name string `json:"name"`
@@ -133,6 +140,12 @@ type Target struct {
 	Metadata *TargetMetadata `json:"metadata,omitempty"`
 	// AdditionalFormats adds binary truststores next to Key (formats.go).
 	AdditionalFormats *AdditionalFormats `json:"additionalFormats,omitempty"`
+	// SignerName sets a ClusterTrustBundle's spec.signerName; its name
+	// must then start with the signer name, '/' replaced by ':', and ':'.
+	SignerName string `json:"signerName,omitempty"`
+	// TrustNamespace is the namespace where trust-manager reads a Bundle's
+	// Secret and ConfigMap sources; default cert-manager.
+	TrustNamespace string `json:"trustNamespace,omitempty"`
 }
 
 // Retain controls the previous CAs carried over from the existing target.

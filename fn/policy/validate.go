@@ -37,6 +37,13 @@ func (p *RotationPolicy) Validate() FieldErrors {
 		}
 		names[b.Name] = i
 		errs = append(errs, b.validate(path)...)
+		if !b.Target.Namespaced() && b.HasObject() {
+			k := fmt.Sprintf("%s %s", b.Target.Kind, b.Target.Name)
+			if other, dup := targets[k]; dup {
+				errs.add(path+".target", "writes %s, which %s also writes", k, other)
+			}
+			targets[k] = path
+		}
 		listed := map[string]int{}
 		for j, ns := range b.Target.Namespaces {
 			if !errs.checkNamespace(fmt.Sprintf("%s.target.namespaces[%d]", path, j), ns) {
@@ -55,6 +62,7 @@ func (p *RotationPolicy) Validate() FieldErrors {
 		}
 	}
 	errs = append(errs, validateFormatKeys(p.Spec.TrustBundles)...)
+	errs = append(errs, validateInjectOverlap(p.Spec.TrustBundles)...)
 	errs = append(errs, validateClusterAPI(p.Spec.ClusterAPI)...)
 	return errs
 }
@@ -70,10 +78,10 @@ func (b *TrustBundle) validate(path string) FieldErrors {
 	if b.Mode != ModeBundle && b.Mode != ModeCopy {
 		errs.add(path+".mode", "%s is not one of %s, %s", kube.Quote(b.Mode), ModeBundle, ModeCopy)
 	}
-	if len(b.Sources) == 0 {
+	t := b.Target
+	if len(b.Sources) == 0 && t.Kind != TargetBundle {
 		errs.add(path+".sources", "at least one source is required")
 	}
-	t := b.Target
 	for i, s := range b.Sources {
 		sp := fmt.Sprintf("%s.sources[%d]", path, i)
 		set := 0
@@ -102,9 +110,38 @@ func (b *TrustBundle) validate(path string) FieldErrors {
 			}
 		}
 	}
-	if t.Kind != "Secret" && t.Kind != "ConfigMap" {
-		errs.add(path+".target.kind", "%s is not one of Secret, ConfigMap", kube.Quote(t.Kind))
+	errs = append(errs, b.validateInject(path)...)
+	switch {
+	case t.IsZero():
+		// No target object: the bundle only injects (listed here, or
+		// named by objects' inject-ca-from annotation).
+	case !t.Namespaced():
+		if t.Kind != TargetClusterTrustBundle && t.Kind != TargetBundle {
+			errs.add(path+".target.kind", "%s is not one of Secret, ConfigMap, ClusterTrustBundle, Bundle", kube.Quote(t.Kind))
+			break
+		}
+		if t.Name == "" {
+			errs.add(path+".target.name", "required") // the kind's own name rule is in validateClusterScoped
+		}
+		errs = append(errs, t.validateClusterScoped(path+".target", len(b.Sources))...)
+		errs = append(errs, t.Metadata.validate(path+".target.metadata")...)
+	default:
+		errs = append(errs, b.validateNamespacedTarget(path)...)
 	}
+	if n := *b.Retain.MaxPrevious; n < 0 || n > MaxPreviousLimit {
+		errs.add(path+".retain.maxPrevious", "%d is out of range 0..%d", n, MaxPreviousLimit)
+	}
+	if b.Retain.For != nil && b.Retain.For.Duration <= 0 {
+		errs.add(path+".retain.for", "must be positive")
+	}
+	errs = append(errs, b.Restart.validate(path+".restart")...)
+	return errs
+}
+
+// validateNamespacedTarget checks a Secret or ConfigMap target.
+func (b *TrustBundle) validateNamespacedTarget(path string) FieldErrors {
+	var errs FieldErrors
+	t := b.Target
 	errs.checkObjectName(path+".target.name", t.Kind, t.Name)
 	errs.checkDataKey(path+".target.key", t.Key)
 	// Namespaces default to the first source's; only an inline first
@@ -118,15 +155,13 @@ func (b *TrustBundle) validate(path string) FieldErrors {
 			errs.add(path+".target.namespaceSelector", "%v", err)
 		}
 	}
+	for _, f := range []struct{ name, value string }{{"signerName", t.SignerName}, {"trustNamespace", t.TrustNamespace}} {
+		if f.value != "" {
+			errs.add(path+".target."+f.name, "does not apply to a %s target", t.Kind)
+		}
+	}
 	errs = append(errs, t.Metadata.validate(path+".target.metadata")...)
 	errs = append(errs, t.AdditionalFormats.validate(t, path+".target")...)
-	if n := *b.Retain.MaxPrevious; n < 0 || n > MaxPreviousLimit {
-		errs.add(path+".retain.maxPrevious", "%d is out of range 0..%d", n, MaxPreviousLimit)
-	}
-	if b.Retain.For != nil && b.Retain.For.Duration <= 0 {
-		errs.add(path+".retain.for", "must be positive")
-	}
-	errs = append(errs, b.Restart.validate(path+".restart")...)
 	return errs
 }
 

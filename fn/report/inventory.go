@@ -5,9 +5,11 @@
 // entries that the table, JSON and SVG renderers turn into output).
 //
 // Scanning reads Secret and ConfigMap values (PEM, and the certificates
-// inside kubeconfig values), Cluster API Machines' certificate expiry and
-// EKS Anywhere Clusters' status.clusterCertificateInfo, in one pass over
-// the input.
+// inside kubeconfig values; local-config snapshots included), the trust
+// fields outside them (caBundles, ClusterTrustBundles, trust-manager
+// inLine sources), Cluster API Machines' certificate expiry and EKS
+// Anywhere Clusters' status.clusterCertificateInfo, in one pass over the
+// input.
 package report
 
 import (
@@ -101,12 +103,17 @@ type Inventory struct {
 func Scan(items []*yaml.RNode) *Inventory {
 	s := &scanner{inv: &Inventory{}, cache: pki.NewCache()}
 	for _, item := range items {
-		if kube.IsLocalConfig(item) || kube.IsSOPSEncrypted(item) {
+		kind, group := item.GetKind(), apiGroup(item)
+		core := (kind == "Secret" || kind == "ConfigMap") && group == ""
+		// A local-config Secret or ConfigMap is a snapshot of an object
+		// that lives in the cluster: its certificates are real, and read.
+		if kube.IsLocalConfig(item) && !core || kube.IsSOPSEncrypted(item) {
 			continue
 		}
-		switch kind, group := item.GetKind(), apiGroup(item); {
-		case (kind == "Secret" || kind == "ConfigMap") && group == "":
+		switch {
+		case core:
 			s.values(item)
+		case s.trustFields(item, kind, group):
 		case kind == "Machine" && group == "cluster.x-k8s.io":
 			s.machine(item)
 		case kind == "Cluster" && group == "anywhere.eks.amazonaws.com":
@@ -234,7 +241,7 @@ func (inv *Inventory) Results(now time.Time, warnWithin time.Duration) framework
 	}
 	for _, p := range inv.Problems {
 		what := "unreadable certificate data: "
-		if p.Ref.Kind != "Secret" && p.Ref.Kind != "ConfigMap" {
+		if IsExpiryKind(p.Ref.Kind) {
 			what = "unreadable certificate expiry: "
 		}
 		out = append(out, p.Ref.Result(framework.Warning, p.Field, what+p.Message))

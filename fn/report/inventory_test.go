@@ -190,11 +190,20 @@ stringData:
 apiVersion: v1
 kind: Secret
 metadata:
-  name: local
+  name: snapshot
   annotations: {config.kubernetes.io/local-config: "true"}
 stringData:
   ca.crt: |
     {{pem 4 "ca-expired"}}
+---
+apiVersion: example.com/v1
+kind: Secret
+metadata:
+  name: tool-config
+  annotations: {config.kubernetes.io/local-config: "true"}
+stringData:
+  ca.crt: |
+    {{pem 4 "ca-2025"}}
 ---
 apiVersion: v1
 kind: Secret
@@ -202,8 +211,8 @@ metadata: {name: bad-base64, namespace: a}
 data:
   ca.crt: "!!!"
 `))
-	require.Equal(t, []string{"Secret a/tls data.tls.crt leaf-new", "Secret a/tls stringData.combined.pem leaf-old"}, found(inv),
-		"keys are skipped, certificates next to keys are found, local config is not scanned")
+	require.Equal(t, []string{"Secret a/tls data.tls.crt leaf-new", "Secret a/tls stringData.combined.pem leaf-old", "Secret snapshot stringData.ca.crt ca-expired"}, found(inv),
+		"keys are skipped, certificates next to keys are found, a local-config Secret (a snapshot of a live one) is scanned, other local config is not")
 	var problems []string
 	for _, p := range inv.Problems {
 		problems = append(problems, p.Ref.Name+" "+p.Field)

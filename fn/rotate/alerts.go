@@ -30,7 +30,7 @@ func (r *run) alerts() {
 		// listed once per distinct bundle content, not once per target.
 		listed := map[string]bool{}
 		for _, t := range rb.Targets {
-			where := t.Key.String() + " data." + b.Target.Key
+			where := t.Where()
 			cas := t.Outcome.Certificates()
 			for _, c := range cas {
 				certs = append(certs, alerts.Certificate{Cert: c, Bundle: b.Name, Role: alerts.RoleCA, Where: []string{where}})

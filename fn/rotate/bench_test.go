@@ -73,6 +73,11 @@ func TestNeeds(t *testing.T) {
 		{"controlplane.cluster.x-k8s.io/v1beta2", "KubeadmControlPlane", true},
 		{"anywhere.eks.amazonaws.com/v1alpha1", "Cluster", true},
 		{"infrastructure.example.dev/v1", "AcmeMachineTemplate", true},
+		{"admissionregistration.k8s.io/v1", "MutatingWebhookConfiguration", true},
+		{"apiregistration.k8s.io/v1", "APIService", true},
+		{"apiextensions.k8s.io/v1", "CustomResourceDefinition", true},
+		{"certificates.k8s.io/v1beta1", "ClusterTrustBundle", true},
+		{"trust.cert-manager.io/v1alpha1", "Bundle", true},
 		{"example.com/v1", "Widget", false},
 		{"networking.k8s.io/v1", "Ingress", false},
 	} {

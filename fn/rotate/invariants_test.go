@@ -133,9 +133,14 @@ var workloadKinds = map[string]bool{"Deployment": true, "StatefulSet": true, "Da
 // managedBy returns, for an input item the function may edit, the data
 // keys it may rewrite (none for workloads), and whether it may edit the
 // item at all. Targets are matched by kind and name (namespaceSelector fans
-// out). Cluster API objects have their own check (clusterapi_test.go).
+// out). Cluster API objects have their own check (clusterapi_test.go);
+// the trust fields outside Secrets and ConfigMaps theirs
+// (ownTrustFields).
 func managedBy(pol *policy.RotationPolicy, item *yaml.RNode) ([]string, bool) {
 	if workloadKinds[item.GetKind()] {
+		return nil, true
+	}
+	if _, ok := ownTrustFields(pol, item); ok {
 		return nil, true
 	}
 	for _, b := range pol.Spec.TrustBundles {
@@ -177,9 +182,12 @@ func targetMetadata(pol *policy.RotationPolicy, item *yaml.RNode) map[string]boo
 // template), the labels and annotations of the policy's target.metadata
 // (meta, "metadata.labels.<key>"), the target's data keys, and the maps
 // those leave empty.
-func withoutOwnFields(t *testing.T, item *yaml.RNode, keys []string, meta map[string]bool) string {
+func withoutOwnFields(t *testing.T, pol *policy.RotationPolicy, item *yaml.RNode, keys []string, meta map[string]bool) string {
 	t.Helper()
 	c := item.Copy()
+	if strip, ok := ownTrustFields(pol, c); ok {
+		strip(t, c)
+	}
 	for _, path := range [][]string{{"metadata", "labels"}, {"metadata", "annotations"}, {"spec", "template", "metadata", "annotations"}} {
 		m, err := c.Pipe(yaml.Lookup(path...))
 		require.NoError(t, err)
@@ -236,7 +244,7 @@ func TestInvariantPreservingManaged(t *testing.T) {
 					continue // TestInvariantPreserving
 				}
 				meta := targetMetadata(pol, before)
-				require.Equal(t, withoutOwnFields(t, before, keys, meta), withoutOwnFields(t, node, keys, meta),
+				require.Equal(t, withoutOwnFields(t, pol, before, keys, meta), withoutOwnFields(t, pol, node, keys, meta),
 					"%s: only the function's own fields may change", idOf(before))
 			}
 		})

@@ -204,8 +204,10 @@ func (p Processor) finish(items []*yaml.RNode, results framework.Results) ([]*ya
 
 // Needs reports whether the function must see resources of this
 // apiVersion and kind: the core, apps, batch and policy groups, Argo
-// Rollouts, Prometheus rules, Cluster API and EKS Anywhere, and machine
-// templates of any group. Anything else (an unrelated custom resource) is
+// Rollouts, Prometheus rules, Cluster API and EKS Anywhere, machine
+// templates of any group, and the objects that hold trust outside Secrets
+// and ConfigMaps (webhook configurations, APIServices, CRDs,
+// ClusterTrustBundles, trust-manager Bundles). Anything else (an unrelated custom resource) is
 // passed through without being parsed.
 func Needs(apiVersion, kind string) bool {
 	group, _, found := strings.Cut(apiVersion, "/")
@@ -213,7 +215,8 @@ func Needs(apiVersion, kind string) bool {
 		return true // core group ("v1")
 	}
 	switch group {
-	case "apps", "batch", "policy", "argoproj.io", "monitoring.coreos.com", "rotate-certs.dev":
+	case "apps", "batch", "policy", "argoproj.io", "monitoring.coreos.com", "rotate-certs.dev",
+		"admissionregistration.k8s.io", "apiregistration.k8s.io", "apiextensions.k8s.io", "certificates.k8s.io", "trust.cert-manager.io":
 		return true
 	}
 	// Cluster API and EKS Anywhere objects, and any machine template: an

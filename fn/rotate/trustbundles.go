@@ -48,7 +48,9 @@ func (r *run) verifier() func(ca, cert *x509.Certificate) bool {
 
 // trustBundles renders every bundle of the policy (the trust bundle rules).
 func (r *run) trustBundles() {
-	env := trustbundle.Env{Index: r.index, Now: r.now, Leaves: r.leafIndex(), PolicyRef: r.policyRef, Verify: r.verifier(), Certs: pki.NewCache()}
+	env := trustbundle.Env{Index: r.index, Now: r.now, Leaves: r.leafIndex(), PolicyRef: r.policyRef, Verify: r.verifier(),
+		Snapshots: trustbundle.NewSnapshots(r.items), Certs: pki.NewCache()}
+	r.results = append(r.results, trustbundle.CheckInjectAnnotations(r.policy, r.index)...)
 	var all []trustbundle.Rendered
 	for i := range r.policy.Spec.TrustBundles {
 		b := &r.policy.Spec.TrustBundles[i]
@@ -76,7 +78,7 @@ func (r *run) expiryReport() {
 		// (which machine, which window); say it once.
 		only := report.Inventory{Certificates: inv.Certificates}
 		for _, p := range inv.Problems {
-			if p.Ref.Kind == "Secret" || p.Ref.Kind == "ConfigMap" {
+			if !report.IsExpiryKind(p.Ref.Kind) {
 				only.Problems = append(only.Problems, p)
 			}
 		}

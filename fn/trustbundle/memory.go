@@ -23,16 +23,17 @@ import (
 const (
 	// RetiredAnnotation records when each previous CA the target carries
 	// (or, in Copy mode, remembers) was retired: one line per CA, "<SHA-256
-	// hex> <RFC 3339 time>\n", sorted. On an object that several bundles
-	// write, each line ends with " <data key>" of its bundle. It is written
+	// hex> <RFC 3339 time>\n", sorted. On an object written in several
+	// places (data keys of several bundles, the caBundle fields of several
+	// webhooks), each line ends with " <data key or field path>". It is written
 	// on every target, empty when there is no previous CA: its presence
 	// tells the next render that any certificate of the target without a
 	// line was current at this one.
 	RetiredAnnotation = "rotate-certs.dev/retired"
 	// PreviousAnnotation holds, in Copy mode, the previous CAs that Bundle
 	// mode would carry (public PEM, canonical order), so that switching
-	// back to Bundle restores them. On an object that several bundles
-	// write, each block carries a "Key: <data key>" header. Bundle mode
+	// back to Bundle restores them. On an object written in several
+	// places, each block carries a "Key: <data key or field path>" header. Bundle mode
 	// reads it back and removes it.
 	PreviousAnnotation = "rotate-certs.dev/previous"
 )
@@ -41,32 +42,33 @@ const (
 // belongs to on an object that several bundles write.
 const keyHeader = "Key"
 
-// readMemory returns what an existing target remembers for this bundle:
-// the certificates of its data key (keyCerts) and of the previous
+// readMemory returns what an existing target remembers for this bundle
+// under key (a data key, or the field path of a value of another kind):
+// the certificates the value holds (keyCerts) and those of the previous
 // annotation, and its retirement record. It fails (with an error result)
 // when the previous annotation cannot be read: a CA lost from it could be
 // one a peer still needs. A malformed record line is only a warning: the
 // CAs without a valid line count as retired by the rule for a target
 // without a record.
-func (r *renderer) readMemory(node *yaml.RNode, keyCerts []*x509.Certificate) (bundle.Memory, bool) {
+func (r *renderer) readMemory(node *yaml.RNode, key string, keyCerts []*x509.Certificate) (bundle.Memory, bool) {
 	mem := bundle.Memory{Certificates: keyCerts}
 	annotations := node.GetAnnotations(RetiredAnnotation, PreviousAnnotation)
 	if text, ok := annotations[PreviousAnnotation]; ok {
-		certs, ok := r.readPrevious(node, text)
+		certs, ok := r.readPrevious(node, key, text)
 		if !ok {
 			return mem, false
 		}
 		mem.Certificates = append(append([]*x509.Certificate(nil), keyCerts...), certs...)
 	}
 	if text, ok := annotations[RetiredAnnotation]; ok {
-		mem.Retired, mem.Recorded = r.readRecord(node, text)
+		mem.Retired, mem.Recorded = r.readRecord(node, key, text)
 	}
 	return mem, true
 }
 
 // readPrevious reads the previous annotation: the CERTIFICATE blocks that
-// belong to this bundle's key (no Key header, or this key's).
-func (r *renderer) readPrevious(node *yaml.RNode, text string) ([]*x509.Certificate, bool) {
+// belong to key (no Key header, or this key's).
+func (r *renderer) readPrevious(node *yaml.RNode, key, text string) ([]*x509.Certificate, bool) {
 	ref := kube.RefOf(node)
 	field := annotationField(PreviousAnnotation)
 	fail := func(format string, args ...any) ([]*x509.Certificate, bool) {
@@ -93,7 +95,7 @@ func (r *renderer) readPrevious(node *yaml.RNode, text string) ([]*x509.Certific
 			skipped = append(skipped, strings.ToLower(block.Type))
 			continue
 		}
-		if k, ok := block.Headers[keyHeader]; ok && k != r.bundle.Target.Key {
+		if k, ok := block.Headers[keyHeader]; ok && k != key {
 			continue
 		}
 		c, err := r.parse(block.Bytes)
@@ -118,17 +120,17 @@ func (r *renderer) parse(der []byte) (*x509.Certificate, error) {
 }
 
 // readRecord reads the retirement record: the lines without a key and the
-// lines of this bundle's key. recorded is false when a line is malformed
+// lines of key. recorded is false when a line is malformed
 // (then, with a warning, the record is not trusted to be complete).
-func (r *renderer) readRecord(node *yaml.RNode, text string) (retired map[pki.Fingerprint]time.Time, recorded bool) {
+func (r *renderer) readRecord(node *yaml.RNode, key, text string) (retired map[pki.Fingerprint]time.Time, recorded bool) {
 	retired = map[pki.Fingerprint]time.Time{}
 	var bad []string
 	for i, line := range strings.Split(text, "\n") {
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		fp, at, key, err := parseRecordLine(line)
-		if err == nil && key != "" && key != r.bundle.Target.Key {
+		fp, at, lineKey, err := parseRecordLine(line)
+		if err == nil && lineKey != "" && lineKey != key {
 			continue
 		}
 		if _, dup := retired[fp]; err == nil && dup {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -124,9 +125,11 @@ func objectHash(targets []*Target) (string, time.Time) {
 	return "sha256:" + hex.EncodeToString(sum[:]), latest
 }
 
-// sharedKeys returns an error when two bundles write one key of node. The
-// policy rejects that for listed namespaces; namespace selectors can still
-// overlap, and the two bundles would overwrite each other on every render.
+// sharedKeys returns an error when two bundles write one key or field of
+// node. The policy rejects that for listed namespaces and inject lists;
+// namespace selectors can still overlap, and an object's inject-ca-from
+// annotation can name one bundle while another lists it: the two bundles
+// would overwrite each other on every render.
 func sharedKeys(node *yaml.RNode, targets []*Target) *framework.Result {
 	owner := map[string]*Target{}
 	for _, t := range targets {
@@ -137,6 +140,11 @@ func sharedKeys(node *yaml.RNode, targets []*Target) *framework.Result {
 				continue
 			}
 			ref := kube.RefOf(node)
+			if kube.GroupOf(ref.APIVersion) != "" {
+				return ref.Result(framework.Error, k, fmt.Sprintf(
+					"bundles %q and %q both write %s of %s (one lists it in inject, the other is named by its %s annotation, or both): each would overwrite the other - keep one",
+					other.bundle, t.bundle, k, ref, policy.InjectAnnotation))
+			}
 			return ref.Result(framework.Error, dataFieldOf(node, k), fmt.Sprintf(
 				"bundles %q and %q both write key %s of %s (a namespaceSelector selects a namespace the other bundle also writes): each would overwrite the other - give one of them another target name or key",
 				other.bundle, t.bundle, k, ref))
@@ -169,10 +177,10 @@ func duplicateTargets(order []*yaml.RNode, byNode map[*yaml.RNode][]*Target, ite
 	for _, k := range index.Duplicates() {
 		dup[k] = true
 	}
-	wanted := map[kube.Key]bool{}
+	wanted := map[kube.Key]string{} // key -> API group of the target
 	for _, node := range order {
 		if k := kube.KeyOf(node); dup[k] {
-			wanted[k] = true
+			wanted[k] = kube.GroupOf(node.GetApiVersion())
 		}
 	}
 	if len(wanted) == 0 {
@@ -180,11 +188,11 @@ func duplicateTargets(order []*yaml.RNode, byNode map[*yaml.RNode][]*Target, ite
 	}
 	copies := map[kube.Key][]string{}
 	for i, item := range items {
-		if item.GetApiVersion() != "v1" || kube.IsLocalConfig(item) {
+		if kube.IsLocalConfig(item) {
 			continue
 		}
 		k := kube.KeyOf(item)
-		if !wanted[k] {
+		if g, ok := wanted[k]; !ok || kube.GroupOf(item.GetApiVersion()) != g {
 			continue
 		}
 		where := fmt.Sprintf("items[%d]", kube.Position(positions, i))

@@ -1,9 +1,7 @@
 package trustbundle
 
 import (
-	"crypto/sha256"
 	"crypto/x509"
-	"encoding/hex"
 	"fmt"
 	"strings"
 	"time"
@@ -30,9 +28,12 @@ const (
 // the cap bounds the parsing work one value can cause.
 const MaxValueBytes = 1 << 20
 
+// secretLimit says whose limit MaxValueBytes is.
+const secretLimit = "(1 MiB) a Kubernetes Secret or ConfigMap can hold"
+
 // tooLarge describes a value over MaxValueBytes.
 func tooLarge(n int) string {
-	return fmt.Sprintf("%d bytes, more than the %d bytes (1 MiB) a Kubernetes Secret or ConfigMap can hold", n, MaxValueBytes)
+	return fmt.Sprintf("%d bytes, more than the %d bytes %s", n, MaxValueBytes, secretLimit)
 }
 
 // Env is what rendering needs from the run.
@@ -49,6 +50,9 @@ type Env struct {
 	// Verify memoizes signature checks across bundles (see
 	// bundle.NewVerifier); nil checks every time.
 	Verify func(ca, cert *x509.Certificate) bool
+	// Snapshots are the local-config Secrets and ConfigMaps, read as
+	// sources when the input has no manifest of the object; nil: none.
+	Snapshots *Snapshots
 	// Certs parses the certificates of sources and existing targets, so
 	// that a CA held by many targets is one *x509.Certificate and the
 	// answers Verify and Leaves remember per certificate are found again;
@@ -95,6 +99,11 @@ type Target struct {
 	remembered []*x509.Certificate
 	metadata   *policy.TargetMetadata
 }
+
+// Where names the value the target holds the bundle in, for messages:
+// "Secret ns/name data.ca.crt", "MutatingWebhookConfiguration x
+// webhooks[name=a].clientConfig.caBundle".
+func (t Target) Where() string { return t.Key.String() + " " + t.field }
 
 // Rendered is the outcome of one bundle.
 type Rendered struct {
@@ -143,16 +152,43 @@ func (r *renderer) failed() bool { return r.results.ExitCode() != 0 }
 func Render(b *policy.TrustBundle, path string, env Env) Rendered {
 	r := &renderer{bundle: b, path: path, env: env}
 	out := Rendered{Name: b.Name, Options: r.options()}
-	current := r.readSources()
+	var current []*x509.Certificate
+	var tm *trustManagerBundle
+	if b.Target.Kind == policy.TargetBundle {
+		var ok bool
+		if tm, current, ok = r.readTrustManager(); !ok {
+			out.Results = r.results
+			return out
+		}
+	} else {
+		current = r.readSources()
+	}
 	r.reportExpiredSources(current)
 	if r.failed() {
 		out.Results = r.results
 		return out
 	}
-	for _, ns := range r.namespaces() {
-		if t, ok := r.renderTarget(ns, current); ok {
+	switch b.Target.Kind {
+	case policy.TargetSecret, policy.TargetConfigMap:
+		for _, ns := range r.namespaces() {
+			if t, ok := r.renderTarget(ns, current); ok {
+				out.Targets = append(out.Targets, t)
+			}
+		}
+	case policy.TargetClusterTrustBundle:
+		if t, ok := r.renderClusterTrustBundle(current); ok {
 			out.Targets = append(out.Targets, t)
 		}
+	case policy.TargetBundle:
+		if t, ok := r.renderTrustManager(tm, current); ok {
+			out.Targets = append(out.Targets, t)
+		}
+	}
+	injected := r.renderInjections(current)
+	out.Targets = append(out.Targets, injected...)
+	if !b.HasObject() && len(b.Inject) == 0 && len(injected) == 0 && !r.failed() {
+		r.errorf(r.env.PolicyRef, path, "bundle %q writes nothing: it has no target and no inject list, and no object in the input is annotated %s: %s",
+			b.Name, policy.InjectAnnotation, b.Name)
 	}
 	out.Results = r.results
 	return out
@@ -178,56 +214,34 @@ func (r *renderer) renderTarget(ns string, current []*x509.Certificate) (Target,
 	if node != nil && node.GetApiVersion() != "v1" {
 		node = nil
 	}
-	var previous []*x509.Certificate
+	if snap := r.env.Snapshots.Get(key); node == nil && snap != nil {
+		r.errorf(kube.RefOf(snap), "metadata.annotations["+kube.LocalConfigAnnotation+"]",
+			"bundle %q: target %s is in the input only as a local-config snapshot, which kustomize and kpt never apply: a snapshot copies an object that lives in the cluster and is a source, never a target - commit the target as a plain manifest (without %s)",
+			r.bundle.Name, key, kube.LocalConfigAnnotation)
+		return Target{}, false
+	}
+	s := slot{key: key, ref: kube.Ref{APIVersion: "v1", Kind: key.Kind, Namespace: key.Namespace, Name: key.Name}, node: node,
+		memKey: t.Key, field: "data." + t.Key, limit: MaxValueBytes, limitWhy: secretLimit}
 	var prevField string
-	var mem bundle.Memory
 	if node != nil {
 		var ok bool
-		if previous, prevField, ok = r.readTarget(node); !ok {
+		if s.previous, prevField, ok = r.readTarget(node); !ok {
 			return Target{}, false
 		}
-		if mem, ok = r.readMemory(node, previous); !ok {
-			return Target{}, false
+		s.ref = kube.RefOf(node)
+		if prevField != "" {
+			s.field = prevField
 		}
 	}
-	outcome, err := bundle.MergeTarget(current, mem, r.env.Leaves, r.options(), r.env.Now)
-	if err != nil {
-		r.errorf(r.env.PolicyRef, r.path+".sources", "bundle %q: %v", r.bundle.Name, err)
+	res, pem, ok := r.merge(s, current)
+	if !ok {
 		return Target{}, false
 	}
-	r.reportDecisions(key, outcome)
-
-	pem := outcome.PEM()
-	if len(pem) > MaxValueBytes {
-		ref := kube.Ref{APIVersion: "v1", Kind: key.Kind, Namespace: key.Namespace, Name: key.Name}
-		if node != nil {
-			ref = kube.RefOf(node)
-		}
-		r.errorf(ref, "data."+t.Key,
-			"bundle %q: the rendered bundle of %d certificates is %s; the API server would reject it - trust fewer certificates or lower retain.maxPrevious",
-			r.bundle.Name, len(outcome.Current)+len(outcome.Previous), tooLarge(len(pem)))
-		return Target{}, false
-	}
-	sum := sha256.Sum256(pem)
-	hash := "sha256:" + hex.EncodeToString(sum[:])
-	res := Target{Key: key, Hash: hash, Outcome: outcome, bundle: r.bundle.Name, rotatedAt: outcome.LatestNotBefore(),
-		record: outcome.Record(), remembered: bundle.Canonical(outcome.Remembered), metadata: r.bundle.Target.Metadata}
-	noState := "; there was no previous state to carry over, so peers that still use a leaf of an older CA are not covered - commit the rendered target so the next render remembers it"
-	switch {
-	case node == nil:
+	if node == nil {
 		node = r.newTarget(key)
-		res.Created = true
-		r.add(kube.RefOf(node).Result(framework.Warning, "",
-			fmt.Sprintf("bundle %q: target %s was not in the input and was created%s", r.bundle.Name, key, noState)))
-	case len(mem.Certificates) == 0:
-		where := prevField
-		if where == "" {
-			where = "data." + t.Key
-		}
-		r.add(kube.RefOf(node).Result(framework.Warning, where,
-			fmt.Sprintf("bundle %q: target %s held no certificate in %s%s", r.bundle.Name, key, where, noState)))
+		res.Node, res.Created = node, true
+		r.created(node, key)
 	}
-	res.Node = node
 	ref := kube.RefOf(node)
 	field, valueChanged, err := kube.SetValue(node, t.Key, pem)
 	if err != nil {
@@ -238,24 +252,17 @@ func (r *renderer) renderTarget(ns string, current []*x509.Certificate) (Target,
 		r.add(ref.Result(framework.Info, field, fmt.Sprintf("bundle %q: moved %s from binaryData to data: a PEM bundle is text, and the API server rejects a ConfigMap that holds a key in both",
 			r.bundle.Name, t.Key)))
 	}
-	formatsChanged, err := r.writeFormats(node, outcome.Certificates())
+	formatsChanged, err := r.writeFormats(node, res.Outcome.Certificates())
 	if err != nil {
 		r.errorf(ref, "", "bundle %q: %v", r.bundle.Name, err)
 		return Target{}, false
 	}
 	res.field = field
 	res.keys = append([]string{t.Key}, r.formatKeys()...)
-	res.dataChanged = valueChanged || formatsChanged
-	res.Changed = res.dataChanged || res.Created
-	res.TrustChanged = res.Created || !sameSet(previous, outcome.Certificates())
-	if res.dataChanged && !res.Created {
+	if (valueChanged || formatsChanged) && !res.Created {
 		r.warnImmutable(node, field)
 	}
-	r.warnNoneValid(ref, field, outcome)
-	res.summaryText = fmt.Sprintf("bundle %q: %d certificate(s): %d current, %d previous; ",
-		r.bundle.Name, len(outcome.Current)+len(outcome.Previous), len(outcome.Current), len(outcome.Previous))
-	res.summary = ref.Result(framework.Info, "", res.summaryText+changeWord(res))
-	r.add(res.summary)
+	r.complete(&res, s, valueChanged || formatsChanged)
 	return res, true
 }
 

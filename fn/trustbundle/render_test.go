@@ -62,7 +62,7 @@ func render(t *testing.T, bundles string, items []*yaml.RNode) run {
 	pol, err := policy.Decode(node)
 	require.NoError(t, err)
 	index := kube.NewIndex(items)
-	env := trustbundle.Env{Index: index, Now: now, PolicyRef: kube.Ref{APIVersion: policy.APIVersion, Kind: policy.Kind, Name: "p"}}
+	env := trustbundle.Env{Index: index, Now: now, Snapshots: trustbundle.NewSnapshots(items), PolicyRef: kube.Ref{APIVersion: policy.APIVersion, Kind: policy.Kind, Name: "p"}}
 	r := run{items: items}
 	for i := range pol.Spec.TrustBundles {
 		out := trustbundle.Render(&pol.Spec.TrustBundles[i], fmt.Sprintf("spec.trustBundles[%d]", i), env)

@@ -53,7 +53,7 @@ func (r *renderer) readSources() []*x509.Certificate {
 func (r *renderer) readObjectSource(s policy.Source, field string) []*x509.Certificate {
 	ref := s.Ref()
 	key := kube.Key{Kind: s.Kind(), Namespace: ref.Namespace, Name: ref.Name}
-	node := r.env.Index.Get(key)
+	node := r.sourceObject(key, field)
 	if node == nil {
 		// Only the core group counts: an example.com/v1 Secret of this
 		// name is another object. The message does not mention one, since
@@ -65,7 +65,7 @@ func (r *renderer) readObjectSource(s policy.Source, field string) []*x509.Certi
 				fmt.Sprintf("bundle %q: optional source %s %s; skipped", r.bundle.Name, key, what)))
 			return nil
 		}
-		r.errorf(r.env.PolicyRef, field, "bundle %q: source %s %s (mark it optional: true if it may be absent)", r.bundle.Name, key, what)
+		r.errorf(r.env.PolicyRef, field, "bundle %q: source %s %s (mark it optional: true if it may be absent)%s", r.bundle.Name, key, what, snapshotHint(key))
 		return nil
 	}
 	obj := kube.RefOf(node)
@@ -114,6 +114,20 @@ func (r *renderer) readObjectSource(s policy.Source, field string) []*x509.Certi
 	r.warnLeaves(obj, v.Field, fmt.Sprintf("source %s %s", obj, v.Field), d.Certificates)
 	r.from(obj, v.Field, d.Certificates)
 	return d.Certificates
+}
+
+// snapshotHint tells how to bring an object that lives only in the
+// cluster into the input.
+func snapshotHint(key kube.Key) string {
+	if !kube.ValidObjectName(key.Name) || (key.Namespace != "" && !kube.ValidDNSLabel(key.Namespace)) {
+		return "" // no command line for a name no object can have
+	}
+	ns := ""
+	if key.Namespace != "" {
+		ns = " -n " + key.Namespace
+	}
+	return fmt.Sprintf("; if it lives only in the cluster, commit a snapshot of it: kubectl get %s %s%s -o yaml | rotate-certs snapshot - > %s.yaml",
+		strings.ToLower(key.Kind), key.Name, ns, key.Name)
 }
 
 // unreadable reports a source object that is in the input but cannot be

@@ -143,12 +143,21 @@ func (r *renderer) warnNoneValid(ref kube.Ref, field string, o bundle.Outcome) {
 		r.bundle.Name, len(certs), pki.Describe(earliest), earliest.NotBefore.UTC().Format(time.RFC3339))))
 }
 
-// newTarget builds an absent target object. It is placed in a file beside
-// the first source that came from a file (or the policy's), so that kpt can
-// write it back.
+// newTarget builds an absent Secret or ConfigMap target (newObject).
 func (r *renderer) newTarget(key kube.Key) *yaml.RNode {
+	node := r.newObject("v1", key)
+	if key.Kind == "Secret" {
+		_ = node.PipeE(yaml.SetField("type", yaml.NewStringRNode("Opaque")))
+	}
+	return node
+}
+
+// newObject builds an absent target object and adds it to the index. It is
+// placed in a file beside the first source that came from a file (or the
+// policy's), so that kpt can write it back.
+func (r *renderer) newObject(apiVersion string, key kube.Key) *yaml.RNode {
 	node := yaml.NewMapRNode(nil)
-	_ = node.PipeE(yaml.SetField("apiVersion", yaml.NewStringRNode("v1")))
+	_ = node.PipeE(yaml.SetField("apiVersion", yaml.NewStringRNode(apiVersion)))
 	_ = node.PipeE(yaml.SetField("kind", yaml.NewStringRNode(key.Kind)))
 	meta := yaml.NewMapRNode(nil)
 	_ = meta.PipeE(yaml.SetField("name", yaml.NewStringRNode(key.Name)))
@@ -156,15 +165,12 @@ func (r *renderer) newTarget(key kube.Key) *yaml.RNode {
 		_ = meta.PipeE(yaml.SetField("namespace", yaml.NewStringRNode(key.Namespace)))
 	}
 	_ = node.PipeE(yaml.SetField("metadata", meta))
-	if key.Kind == "Secret" {
-		_ = node.PipeE(yaml.SetField("type", yaml.NewStringRNode("Opaque")))
-	}
 	if dir, ok := r.fileDir(); ok {
 		file := strings.ToLower(key.Kind) + "_"
 		if key.Namespace != "" {
 			file += key.Namespace + "_"
 		}
-		file += key.Name + ".yaml"
+		file += strings.ReplaceAll(key.Name, ":", "_") + ".yaml"
 		_ = node.PipeE(yaml.SetAnnotation(kioutil.PathAnnotation, path.Join(dir, file)))
 		_ = node.PipeE(yaml.SetAnnotation(kioutil.IndexAnnotation, "0"))
 	}
@@ -230,13 +236,9 @@ func (r *renderer) reportExpiredSources(current []*x509.Certificate) {
 // maxLeavesNamed caps how many dependent leaves one warning lists.
 const maxLeavesNamed = 5
 
-// reportDecisions turns the merge's decisions into results on the target.
-func (r *renderer) reportDecisions(key kube.Key, o bundle.Outcome) {
-	ref := kube.Ref{APIVersion: "v1", Kind: key.Kind, Namespace: key.Namespace, Name: key.Name}
-	if n := r.env.Index.Get(key); n != nil {
-		ref = kube.RefOf(n)
-	}
-	field := "data." + r.bundle.Target.Key
+// reportDecisions turns the merge's decisions into results on the target
+// ref, at field.
+func (r *renderer) reportDecisions(ref kube.Ref, field string, o bundle.Outcome) {
 	for _, d := range o.Decisions {
 		c := pki.Describe(d.Cert)
 		switch d.Reason {

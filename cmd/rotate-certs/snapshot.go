@@ -1,0 +1,94 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/rotate-certs/rotate-certs/fn/manifests"
+	"github.com/rotate-certs/rotate-certs/fn/snapshot"
+	"github.com/spf13/cobra"
+)
+
+func newSnapshotCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	var output string
+	cmd := &cobra.Command{
+		Use:   "snapshot [FILE...]",
+		Short: "Turn `kubectl get -o yaml` Secrets and ConfigMaps into source manifests to commit (certificates only)",
+		Long: `snapshot reads Secrets and ConfigMaps as kubectl get -o yaml prints them - one
+object or a List, from files or stdin ("-", the default) - and writes manifests fit
+to commit as trust bundle sources, for the CA Secrets that live only in the cluster
+(created by a certgen job or cert-manager).
+
+Only the certificates are kept: a value that holds no PEM certificate is dropped,
+a private key (tls.key, or a key block beside a certificate) is dropped and said on
+stderr without its content, and so is an annotation that holds one
+(kubectl.kubernetes.io/last-applied-configuration, a copy of the whole object, is
+always dropped). Name, namespace, labels and annotations stay; fields the API
+server sets (uid, resourceVersion, creationTimestamp, generation, managedFields,
+ownerReferences, finalizers, status) go. Each object is marked
+config.kubernetes.io/local-config: "true": kustomize and kpt give it to rotate-certs
+as input and never apply it over the live object. The function reads such a
+Secret or ConfigMap as a source, never as a target.
+
+Exit status: 0 written; 1 the input is not what kubectl prints, or holds no
+certificate (nothing written); 2 usage.`,
+		Example: `  kubectl get secret envoy-gateway -n envoy-gateway-system -o yaml \
+    | rotate-certs snapshot -o clusters/prod/in-cluster/envoy-gateway-ca.yaml
+  kubectl get secrets -n cert-manager -l app=corp-ca -o yaml | rotate-certs snapshot - > roots.yaml`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				args = []string{"-"}
+			}
+			set := manifests.Read(args, stdin)
+			for _, p := range set.Problems {
+				fmt.Fprintln(stderr, "rotate-certs snapshot: "+p.Message)
+			}
+			if len(set.Problems) > 0 {
+				return exitCode(1)
+			}
+			res, err := snapshot.Take(set.Items)
+			for _, n := range res.Notes {
+				fmt.Fprintln(stderr, "rotate-certs snapshot: "+n)
+			}
+			if err != nil {
+				fmt.Fprintln(stderr, "rotate-certs snapshot: "+err.Error())
+				return exitCode(1)
+			}
+			out, err := snapshot.Encode(res.Objects)
+			if err != nil {
+				return fmt.Errorf("snapshot: %w", err)
+			}
+			if output == "" || output == "-" {
+				_, err = stdout.Write(out)
+				return err
+			}
+			return writeFileAtomic(output, out)
+		},
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", "", "write to this file (replaced only when the snapshot succeeds) instead of stdout")
+	return cmd
+}
+
+// writeFileAtomic writes data to path through a temporary file in the same
+// directory and a rename: the file is either as it was or complete.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

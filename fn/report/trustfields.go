@@ -1,0 +1,123 @@
+package report
+
+import (
+	"encoding/base64"
+	"fmt"
+	"strings"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// Trust the API server and its add-ons keep outside Secrets and
+// ConfigMaps: the caBundle fields it reads to call webhooks and aggregated
+// APIs, ClusterTrustBundles, and trust-manager Bundles' inLine sources.
+// Every certificate found there is reported like one in a Secret.
+
+// trustKinds maps the API group and kind of each such object to the
+// scanner that reads it.
+var trustKinds = map[[2]string]func(s *scanner, ref func() kube.Ref, item *yaml.RNode){
+	{"admissionregistration.k8s.io", "MutatingWebhookConfiguration"}:   (*scanner).webhooks,
+	{"admissionregistration.k8s.io", "ValidatingWebhookConfiguration"}: (*scanner).webhooks,
+	{"apiregistration.k8s.io", "APIService"}: func(s *scanner, ref func() kube.Ref, item *yaml.RNode) {
+		s.caBundle(ref, item, "spec.caBundle", "spec", "caBundle")
+	},
+	{"apiextensions.k8s.io", "CustomResourceDefinition"}: func(s *scanner, ref func() kube.Ref, item *yaml.RNode) {
+		s.caBundle(ref, item, "spec.conversion.webhook.clientConfig.caBundle", "spec", "conversion", "webhook", "clientConfig", "caBundle")
+	},
+	{"certificates.k8s.io", "ClusterTrustBundle"}: func(s *scanner, ref func() kube.Ref, item *yaml.RNode) {
+		if v := stringAt(item, "spec", "trustBundle"); v != "" {
+			s.pem(ref, "spec.trustBundle", "", []byte(v), true)
+		}
+	},
+	{"trust.cert-manager.io", "Bundle"}: (*scanner).trustManagerInLines,
+}
+
+// IsExpiryKind reports whether kind reports certificate expiry dates
+// without the certificates (Cluster API Machines, EKS Anywhere Clusters),
+// as opposed to an object that holds certificates.
+func IsExpiryKind(kind string) bool { return kind == "Machine" || kind == "Cluster" }
+
+// trustFields reads item when it is one of trustKinds, and reports whether
+// it was.
+func (s *scanner) trustFields(item *yaml.RNode, kind, group string) bool {
+	read, ok := trustKinds[[2]string{group, kind}]
+	if !ok {
+		return false
+	}
+	var ref *kube.Ref
+	read(s, func() kube.Ref {
+		if ref == nil {
+			r := kube.RefOf(item)
+			ref = &r
+		}
+		return *ref
+	}, item)
+	return true
+}
+
+// webhooks reads webhooks[].clientConfig.caBundle, naming each field by
+// its webhook's name as rotate-certs writes it.
+func (s *scanner) webhooks(ref func() kube.Ref, item *yaml.RNode) {
+	eachMapping(item, []string{"webhooks"}, func(i int, e *yaml.RNode) {
+		at := fmt.Sprintf("webhooks[%d]", i)
+		if name := stringAt(e, "name"); kube.ValidObjectName(name) { // a hostile name is not repeated
+			at = "webhooks[name=" + name + "]"
+		}
+		s.caBundle(ref, e, at+".clientConfig.caBundle", "clientConfig", "caBundle")
+	})
+}
+
+// eachMapping calls fn with each mapping entry of the list at path under
+// item, and its index.
+func eachMapping(item *yaml.RNode, path []string, fn func(i int, e *yaml.RNode)) {
+	seq, err := item.Pipe(yaml.Lookup(path...))
+	if err != nil || seq == nil || seq.YNode().Kind != yaml.SequenceNode {
+		return
+	}
+	entries, _ := seq.Elements()
+	for i, e := range entries {
+		if e.YNode().Kind == yaml.MappingNode {
+			fn(i, e)
+		}
+	}
+}
+
+// caBundle reads the base64 caBundle at path under node; field names it.
+// A caBundle can only hold certificates, so anything unreadable is a
+// problem.
+func (s *scanner) caBundle(ref func() kube.Ref, node *yaml.RNode, field string, path ...string) {
+	v := stringAt(node, path...)
+	if v == "" {
+		return
+	}
+	b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(v))
+	if err != nil {
+		s.problem(ref(), field, "not base64: %v", err)
+		return
+	}
+	s.pem(ref, field, "", b, true)
+}
+
+// trustManagerInLines reads a Bundle's inLine sources (the user's, and the
+// previous CAs rotate-certs keeps there).
+func (s *scanner) trustManagerInLines(ref func() kube.Ref, item *yaml.RNode) {
+	eachMapping(item, []string{"spec", "sources"}, func(i int, e *yaml.RNode) {
+		if v := stringAt(e, "inLine"); v != "" {
+			s.pem(ref, fmt.Sprintf("spec.sources[%d].inLine", i), "", []byte(v), true)
+		}
+	})
+}
+
+// stringAt returns the scalar at path under node, "" when absent or not a
+// scalar.
+func stringAt(node *yaml.RNode, path ...string) string {
+	if node.YNode().Kind != yaml.MappingNode {
+		return ""
+	}
+	v, err := node.Pipe(yaml.Lookup(path...))
+	if err != nil || v == nil || v.YNode().Kind != yaml.ScalarNode || v.YNode().ShortTag() == yaml.NodeTagNull {
+		return ""
+	}
+	return v.YNode().Value
+}

@@ -1,0 +1,307 @@
+// Package snapshot turns Secrets and ConfigMaps as `kubectl get -o yaml`
+// prints them into manifests fit to commit as trust bundle sources: the
+// CA Secrets that certgen jobs and cert-manager create in the cluster, and
+// that a repository therefore never holds.
+//
+// A snapshot keeps the certificates and nothing else: no private key (a
+// key in the input is dropped and reported, never echoed), no value that
+// holds no certificate, no field the API server sets. Each object is
+// marked config.kubernetes.io/local-config: "true", so that kustomize and
+// kpt hand it to rotate-certs as input and never apply it over the live
+// object.
+package snapshot
+
+import (
+	"bytes"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/pem"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// Header is the comment above every snapshot object.
+const Header = "Snapshot of an object that lives in the cluster (rotate-certs snapshot): its\n" +
+	"certificates only, read by rotate-certs as a bundle source and never applied\n" +
+	"(local-config). Take it again when the live object changes."
+
+// lastApplied is the annotation kubectl apply keeps: a copy of the whole
+// object as applied, keys included.
+const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
+
+// Result is a snapshot: the objects to write, and notes on what was left
+// out, for stderr. A note names objects, fields and PEM block types, never
+// a value.
+type Result struct {
+	Objects []*yaml.RNode
+	Notes   []string
+}
+
+// Take snapshots the Secrets and ConfigMaps of items (other kinds are
+// skipped with a note). It fails on what cannot be what kubectl printed: a
+// Secret value that is not base64, an object without a name, a data field
+// that is not a map; and when no object holds a certificate.
+func Take(items []*yaml.RNode) (Result, error) {
+	var res Result
+	for _, it := range items {
+		obj, notes, err := take(it)
+		if err != nil {
+			return Result{}, err
+		}
+		res.Notes = append(res.Notes, notes...)
+		if obj != nil {
+			res.Objects = append(res.Objects, obj)
+		}
+	}
+	if len(res.Objects) == 0 {
+		return res, fmt.Errorf("no Secret or ConfigMap in the input holds a certificate; nothing to snapshot")
+	}
+	return res, nil
+}
+
+// take snapshots one item: the new object (nil when nothing is kept) and
+// notes.
+func take(it *yaml.RNode) (*yaml.RNode, []string, error) {
+	kind, apiVersion := it.GetKind(), it.GetApiVersion()
+	if err := kube.CheckShape(it, ""); err != nil {
+		return nil, nil, fmt.Errorf("%s %s: %v", apiVersion, kind, err)
+	}
+	ref := kube.Ref{Kind: kind, Namespace: it.GetNamespace(), Name: it.GetName()}
+	if (kind != "Secret" && kind != "ConfigMap") || apiVersion != "v1" {
+		return nil, []string{fmt.Sprintf("skipped %s %s: a snapshot holds core v1 Secrets and ConfigMaps only", apiVersion, ref)}, nil
+	}
+	if ref.Name == "" {
+		return nil, nil, fmt.Errorf("a %s without metadata.name: not what kubectl get prints", kind)
+	}
+	s := &snap{ref: ref}
+	obj := yaml.NewMapRNode(nil)
+	set := func(field string, v *yaml.RNode) { _ = obj.PipeE(yaml.SetField(field, v)) }
+	set("apiVersion", yaml.NewStringRNode("v1"))
+	set("kind", yaml.NewStringRNode(kind))
+	set("metadata", s.metadata(it))
+	if t, err := it.Pipe(yaml.Lookup("type")); err == nil && t != nil && kind == "Secret" {
+		set("type", yaml.NewStringRNode(t.YNode().Value))
+	}
+	kept := 0
+	for _, f := range []struct {
+		name    string
+		encoded bool
+	}{{"data", kind == "Secret"}, {"binaryData", true}, {"stringData", false}} {
+		m, err := s.values(it, f.name, f.encoded)
+		if err != nil {
+			return nil, nil, err
+		}
+		if m != nil {
+			set(f.name, m)
+			kept += len(m.YNode().Content) / 2
+		}
+	}
+	if kept == 0 {
+		s.notef("not written: it holds no certificate")
+		return nil, s.notes, nil
+	}
+	obj.YNode().HeadComment = Header
+	return obj, s.notes, nil
+}
+
+type snap struct {
+	ref   kube.Ref
+	notes []string
+}
+
+func (s *snap) notef(format string, args ...any) {
+	s.notes = append(s.notes, s.ref.String()+": "+fmt.Sprintf(format, args...))
+}
+
+// metadata keeps name, namespace, labels (a trust-manager Bundle selects
+// its sources by label) and annotations, and adds local-config. Everything
+// else - uid, resourceVersion, creationTimestamp, generation,
+// managedFields, ownerReferences, finalizers - belongs to the live object
+// and means nothing in git. Annotations that copy the object
+// (last-applied-configuration), that hold key material, or that tools use
+// to place an item in a file are dropped.
+func (s *snap) metadata(it *yaml.RNode) *yaml.RNode {
+	meta := yaml.NewMapRNode(nil)
+	_ = meta.PipeE(yaml.SetField("name", yaml.NewStringRNode(s.ref.Name)))
+	if s.ref.Namespace != "" {
+		_ = meta.PipeE(yaml.SetField("namespace", yaml.NewStringRNode(s.ref.Namespace)))
+	}
+	if labels := it.GetLabels(); len(labels) > 0 {
+		_ = meta.PipeE(yaml.SetField("labels", stringMap(labels)))
+	}
+	annotations := map[string]string{}
+	for k, v := range it.GetAnnotations() {
+		switch {
+		case k == lastApplied:
+			s.notef("dropped annotation %s: a copy of the object as applied, keys included", k)
+		case strings.HasPrefix(k, "internal.config.kubernetes.io/"), k == kioutil.LegacyPathAnnotation, k == kioutil.LegacyIndexAnnotation,
+			k == kioutil.LegacyIdAnnotation:
+			// Where a tool read the object from, not part of it.
+		case holdsPrivateKey([]byte(v)):
+			s.notef("dropped annotation %s: it holds a private key", k)
+		default:
+			annotations[k] = v
+		}
+	}
+	annotations[kube.LocalConfigAnnotation] = "true"
+	_ = meta.PipeE(yaml.SetField("annotations", stringMap(annotations)))
+	return meta
+}
+
+// values returns the certificate values of data field name (nil when none
+// is kept), each holding its certificates only.
+func (s *snap) values(it *yaml.RNode, name string, encoded bool) (*yaml.RNode, error) {
+	f := it.Field(name)
+	if f == nil || f.Value == nil || f.Value.YNode().Kind == yaml.ScalarNode && f.Value.YNode().ShortTag() == yaml.NodeTagNull {
+		return nil, nil
+	}
+	if f.Value.YNode().Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s %s is a YAML %s, not a map of keys to values", s.ref, name, kube.NodeKindName(f.Value.YNode().Kind))
+	}
+	keys, err := f.Value.Fields()
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %v", s.ref, name, err)
+	}
+	sort.Strings(keys)
+	out := yaml.NewMapRNode(nil)
+	for _, key := range keys {
+		field := name + "." + key
+		v := f.Value.Field(key).Value.YNode()
+		if v.Kind != yaml.ScalarNode {
+			return nil, fmt.Errorf("%s %s is a YAML %s, not a string", s.ref, field, kube.NodeKindName(v.Kind))
+		}
+		raw := []byte(v.Value)
+		if encoded {
+			if raw, err = base64.StdEncoding.DecodeString(v.Value); err != nil {
+				return nil, fmt.Errorf("%s %s is not base64 (%v): not what kubectl get prints", s.ref, field, err)
+			}
+		}
+		certs, ok := s.certificates(field, raw)
+		if !ok {
+			continue
+		}
+		value := v.Value
+		if !bytes.Equal(certs, raw) {
+			value = string(certs)
+			if encoded {
+				value = base64.StdEncoding.EncodeToString(certs)
+			}
+		}
+		node := yaml.NewStringRNode(value)
+		if !encoded && strings.Contains(value, "\n") {
+			node.YNode().Style = yaml.LiteralStyle
+		}
+		_ = out.PipeE(yaml.SetField(key, node))
+	}
+	if len(out.YNode().Content) == 0 {
+		return nil, nil
+	}
+	return out, nil
+}
+
+// certificates returns the CERTIFICATE blocks of a value (the value itself
+// when it holds nothing else) and whether there is one. What is dropped is
+// noted by block type: a private key is never copied, nor echoed.
+func (s *snap) certificates(field string, raw []byte) ([]byte, bool) {
+	var certs bytes.Buffer
+	var dropped []string
+	rest := raw
+	for {
+		block, next := pem.Decode(rest)
+		if block == nil {
+			break
+		}
+		rest = next
+		if block.Type == "CERTIFICATE" {
+			_ = pem.Encode(&certs, &pem.Block{Type: block.Type, Bytes: block.Bytes})
+			continue
+		}
+		dropped = append(dropped, strings.ToLower(block.Type))
+	}
+	key := holdsPrivateKey(raw)
+	switch {
+	case certs.Len() == 0 && key:
+		s.notef("dropped %s: a private key, which a snapshot never copies", field)
+		return nil, false
+	case certs.Len() == 0:
+		s.notef("dropped %s: it holds no PEM certificate", field)
+		return nil, false
+	case len(dropped) > 0:
+		s.notef("kept only the certificates of %s: dropped %s", field, strings.Join(unique(dropped), ", "))
+	}
+	if len(dropped) == 0 && !key && bytes.Equal(bytes.TrimSpace(raw), bytes.TrimSpace(certs.Bytes())) {
+		return raw, true
+	}
+	return certs.Bytes(), true
+}
+
+// holdsPrivateKey reports whether b holds a private key: a PEM key block
+// (or what is left of one), as text or base64-encoded, or base64 of a DER
+// key.
+func holdsPrivateKey(b []byte) bool {
+	if bytes.Contains(b, []byte("PRIVATE KEY")) {
+		return true
+	}
+	der, err := base64.StdEncoding.DecodeString(string(bytes.TrimSpace(b)))
+	if err != nil {
+		return false
+	}
+	if bytes.Contains(der, []byte("PRIVATE KEY")) {
+		return true
+	}
+	_, e1 := x509.ParsePKCS8PrivateKey(der)
+	_, e2 := x509.ParsePKCS1PrivateKey(der)
+	_, e3 := x509.ParseECPrivateKey(der)
+	return e1 == nil || e2 == nil || e3 == nil
+}
+
+func unique(s []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, v := range s {
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// stringMap returns m as a mapping node, keys sorted.
+func stringMap(m map[string]string) *yaml.RNode {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := yaml.NewMapRNode(nil)
+	for _, k := range keys {
+		v := yaml.NewStringRNode(m[k])
+		if strings.Contains(m[k], "\n") {
+			v.YNode().Style = yaml.LiteralStyle
+		}
+		_ = out.PipeE(yaml.SetField(k, v))
+	}
+	return out
+}
+
+// Encode writes the objects as one YAML stream.
+func Encode(objects []*yaml.RNode) ([]byte, error) {
+	var b bytes.Buffer
+	for i, o := range objects {
+		s, err := o.String()
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			b.WriteString("---\n")
+		}
+		b.WriteString(s)
+	}
+	return b.Bytes(), nil
+}

@@ -1,0 +1,169 @@
+package snapshot_test
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/pem"
+	"strings"
+	"testing"
+
+	"github.com/rotate-certs/rotate-certs/fn/manifests"
+	"github.com/rotate-certs/rotate-certs/fn/snapshot"
+	"github.com/rotate-certs/rotate-certs/internal/testpki"
+	"github.com/stretchr/testify/require"
+)
+
+func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+
+var (
+	ca   = testpki.Fixture("ca-2026")
+	leaf = testpki.Fixture("leaf-new")
+)
+
+// kubectlSecret is a Secret as `kubectl get -o yaml` prints it: keys in
+// alphabetical order, server-set metadata, the last-applied annotation.
+func kubectlSecret(indent string) string {
+	s := `apiVersion: v1
+data:
+  ca.crt: ` + b64(string(ca.PEM())) + `
+  tls.crt: ` + b64(string(leaf.PEM())) + `
+  tls.key: ` + b64(string(leaf.KeyPEM())) + `
+kind: Secret
+metadata:
+  annotations:
+    kubectl.kubernetes.io/last-applied-configuration: |
+      {"apiVersion":"v1","data":{"tls.key":"` + b64(string(leaf.KeyPEM())) + `"},"kind":"Secret"}
+    owner.example.com/team: edge
+  creationTimestamp: "2026-06-01T09:14:07Z"
+  labels:
+    app.kubernetes.io/managed-by: certgen
+  name: envoy-gateway
+  namespace: envoy-gateway-system
+  ownerReferences:
+  - apiVersion: batch/v1
+    kind: Job
+    name: certgen
+    uid: 2b0f7e4c-3f0e-4bde-9a55-0d6f6c0f9e11
+  resourceVersion: "48213"
+  uid: 0e9c2f4e-8a1d-4c52-a3d4-61f0d7c1b8a2
+type: kubernetes.io/tls
+`
+	return indent + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n"+indent) + "\n"
+}
+
+func take(t *testing.T, input string) (snapshot.Result, string, error) {
+	t.Helper()
+	set := manifests.Parse("-", []byte(input))
+	require.Empty(t, set.Problems)
+	res, err := snapshot.Take(set.Items)
+	if err != nil {
+		return res, "", err
+	}
+	out, err := snapshot.Encode(res.Objects)
+	require.NoError(t, err)
+	return res, string(out), nil
+}
+
+func TestSnapshotOfKubectlOutput(t *testing.T) {
+	res, out, err := take(t, kubectlSecret(""))
+	require.NoError(t, err)
+	want := `# Snapshot of an object that lives in the cluster (rotate-certs snapshot): its
+# certificates only, read by rotate-certs as a bundle source and never applied
+# (local-config). Take it again when the live object changes.
+apiVersion: v1
+kind: Secret
+metadata:
+  name: envoy-gateway
+  namespace: envoy-gateway-system
+  labels:
+    app.kubernetes.io/managed-by: certgen
+  annotations:
+    config.kubernetes.io/local-config: "true"
+    owner.example.com/team: edge
+type: kubernetes.io/tls
+data:
+  ca.crt: ` + b64(string(ca.PEM())) + `
+  tls.crt: ` + b64(string(leaf.PEM())) + `
+`
+	require.Equal(t, want, out)
+	require.Equal(t, []string{
+		"Secret envoy-gateway-system/envoy-gateway: dropped annotation kubectl.kubernetes.io/last-applied-configuration: a copy of the object as applied, keys included",
+		"Secret envoy-gateway-system/envoy-gateway: dropped data.tls.key: a private key, which a snapshot never copies",
+	}, res.Notes)
+
+	// A snapshot of a snapshot is the same snapshot.
+	_, again, err := take(t, out)
+	require.NoError(t, err)
+	require.Equal(t, out, again)
+}
+
+func TestSnapshotOfAList(t *testing.T) {
+	list := "apiVersion: v1\nitems:\n- " + kubectlSecret("  ")[2:] + `- apiVersion: v1
+  data:
+    ca-bundle.crt: |
+` + "      " + strings.ReplaceAll(strings.TrimSuffix(string(ca.PEM())+string(leaf.KeyPEM()), "\n"), "\n", "\n      ") + `
+    config.yaml: "mode: strict"
+  kind: ConfigMap
+  metadata:
+    name: roots
+    namespace: trust
+    resourceVersion: "77"
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: web, namespace: trust}
+- apiVersion: v1
+  data:
+    password: ` + b64("hunter2") + `
+  kind: Secret
+  metadata: {name: creds, namespace: trust}
+kind: List
+metadata:
+  resourceVersion: ""
+`
+	res, out, err := take(t, list)
+	require.NoError(t, err)
+	require.Len(t, res.Objects, 2, "the Secret and the ConfigMap; the Deployment and the certificate-less Secret are not written")
+	require.Contains(t, out, "  ca-bundle.crt: |\n    -----BEGIN CERTIFICATE-----\n")
+	require.NotContains(t, out, "config.yaml")
+	require.NotContains(t, out, "creds")
+	require.Contains(t, res.Notes, "ConfigMap trust/roots: kept only the certificates of data.ca-bundle.crt: dropped private key")
+	require.Contains(t, res.Notes, "ConfigMap trust/roots: dropped data.config.yaml: it holds no PEM certificate")
+	require.Contains(t, res.Notes, "skipped apps/v1 Deployment trust/web: a snapshot holds core v1 Secrets and ConfigMaps only")
+	require.Contains(t, res.Notes, "Secret trust/creds: not written: it holds no certificate")
+}
+
+// TestSnapshotCopiesNoKey: no private key of the input, as PEM, base64 or
+// hex, reaches the output or a note.
+func TestSnapshotCopiesNoKey(t *testing.T) {
+	withKeyAnnotation := strings.Replace(kubectlSecret(""), "    owner.example.com/team: edge\n",
+		"    owner.example.com/team: edge\n    debug.example.com/key: "+b64(string(leaf.KeyPEM()))+"\n", 1)
+	res, out, err := take(t, withKeyAnnotation)
+	require.NoError(t, err)
+	block, _ := pem.Decode(leaf.KeyPEM())
+	written := out + strings.Join(res.Notes, "\n")
+	for _, needle := range []string{"PRIVATE KEY-----", base64.StdEncoding.EncodeToString(block.Bytes), hex.EncodeToString(block.Bytes), b64(string(leaf.KeyPEM()))} {
+		require.NotContains(t, written, needle)
+	}
+	require.NotContains(t, out, "debug.example.com/key", "an annotation that holds a base64-encoded key is dropped")
+	require.Contains(t, res.Notes, "Secret envoy-gateway-system/envoy-gateway: dropped annotation debug.example.com/key: it holds a private key")
+}
+
+func TestSnapshotBadInput(t *testing.T) {
+	for _, tt := range []struct{ name, input, want string }{
+		{"not base64", "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: n}\ndata: {ca.crt: '!!!'}\n",
+			"Secret n/s data.ca.crt is not base64"},
+		{"no name", "apiVersion: v1\nkind: Secret\nmetadata: {namespace: n}\ndata: {ca.crt: " + b64(string(ca.PEM())) + "}\n",
+			"a Secret without metadata.name"},
+		{"no certificate anywhere", "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: n}\ndata: {tls.key: " + b64(string(leaf.KeyPEM())) + "}\n",
+			"no Secret or ConfigMap in the input holds a certificate"},
+		{"data is a list", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: n}\ndata: [a]\n",
+			"ConfigMap n/c data is a YAML list, not a map"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := take(t, tt.input)
+			require.Error(t, err)
+			require.Contains(t, err.Error(), tt.want)
+			require.NotContains(t, err.Error(), "PRIVATE KEY")
+		})
+	}
+}

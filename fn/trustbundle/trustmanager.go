@@ -1,0 +1,394 @@
+package trustbundle
+
+import (
+	"crypto/x509"
+	"fmt"
+	"strings"
+
+	"github.com/rotate-certs/rotate-certs/fn/bundle"
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/labels"
+	"github.com/rotate-certs/rotate-certs/fn/pki"
+	"github.com/rotate-certs/rotate-certs/fn/policy"
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// A trust-manager Bundle (trust.cert-manager.io/v1alpha1) unions its
+// sources into ConfigMaps or Secrets in every namespace, and keeps no
+// history: when a source CA is replaced, the old one is gone from every
+// target at once. rotate-certs never edits the user's sources; it reads
+// them (the Secrets and ConfigMaps of the trust namespace that are in the
+// input, and the user's inLine sources) as the bundle's current CAs, and
+// keeps one inLine source of its own that carries the previous CAs
+// through the overlap. Its memory of what the sources held is the seen
+// annotation on the Bundle.
+
+const (
+	// TrustManagerGroup is the API group of trust-manager's Bundle.
+	TrustManagerGroup = "trust.cert-manager.io"
+	// TrustManagerVersion is the Bundle apiVersion rotate-certs writes.
+	TrustManagerVersion = TrustManagerGroup + "/v1alpha1"
+	// SeenAnnotation holds, on a Bundle, the CAs its sources held at the
+	// last render (public PEM, canonical order): a CA that leaves the
+	// sources is then known as previous, though no object in git still
+	// holds it.
+	SeenAnnotation = "rotate-certs.dev/seen"
+	// ManagedByLine starts the first line of an inLine source that a tool
+	// owns: "# managed-by: <owner>". rotate-certs' own reads
+	// "# managed-by: rotate-certs.dev/bundle=<bundle name>".
+	ManagedByLine = "# managed-by: "
+	// ownOwner is the owner rotate-certs writes, before the bundle name.
+	ownOwner = "rotate-certs.dev/bundle="
+	// maxBundleSources is the most sources trust-manager's CRD accepts.
+	maxBundleSources = 100
+)
+
+// ownInLineNote is the line after the marker of rotate-certs' inLine
+// source, for the person who reads the Bundle.
+const ownInLineNote = "# Previous CAs, trusted through the overlap; every render rewrites this source and removes it when none is left.\n"
+
+// trustManagerBundle is the target Bundle as read.
+type trustManagerBundle struct {
+	node    *yaml.RNode
+	ref     kube.Ref
+	sources *yaml.RNode // the spec.sources list
+	own     int         // index of rotate-certs' inLine source, -1 if none
+	held    []*x509.Certificate
+}
+
+// readTrustManager reads the target Bundle: its visible sources are the
+// bundle's current CAs, and what rotate-certs remembers (the seen
+// annotation, its own inLine source) the previous state.
+func (r *renderer) readTrustManager() (*trustManagerBundle, []*x509.Certificate, bool) {
+	t := r.bundle.Target
+	key := kube.Key{Kind: policy.TargetBundle, Name: t.Name}
+	node := r.env.Index.GetIn(TrustManagerGroup, key)
+	if node == nil {
+		r.errorf(r.env.PolicyRef, r.path+".target.name", "bundle %q: trust-manager Bundle %s is not in the input; rotate-certs adds the previous CAs to an existing Bundle and never creates one (its sources are yours)",
+			r.bundle.Name, t.Name)
+		return nil, nil, false
+	}
+	b := &trustManagerBundle{node: node, ref: kube.RefOf(node), own: -1}
+	if v := node.GetApiVersion(); v != TrustManagerVersion {
+		r.errorf(b.ref, "apiVersion", "bundle %q: %s has apiVersion %s; rotate-certs writes %s Bundles", r.bundle.Name, b.ref, kube.Quote(v), TrustManagerVersion)
+		return nil, nil, false
+	}
+	seq, err := node.Pipe(yaml.Lookup("spec", "sources"))
+	if err != nil || seq == nil || seq.YNode().Kind != yaml.SequenceNode {
+		r.errorf(b.ref, "spec.sources", "bundle %q: %s has no spec.sources list; trust-manager requires one", r.bundle.Name, b.ref)
+		return nil, nil, false
+	}
+	b.sources = seq
+	entries, _ := seq.Elements()
+	var current []*x509.Certificate
+	for i, e := range entries {
+		field := fmt.Sprintf("spec.sources[%d]", i)
+		if e.YNode().Kind != yaml.MappingNode {
+			r.errorf(b.ref, field, "bundle %q: %s %s is a YAML %s, not a source", r.bundle.Name, b.ref, field, kube.NodeKindName(e.YNode().Kind))
+			return nil, nil, false
+		}
+		certs, ok := r.readBundleSource(b, i, e, field)
+		if !ok {
+			return nil, nil, false
+		}
+		current = append(current, certs...)
+	}
+	if b.own >= 0 {
+		e := entries[b.own]
+		text, _, _ := scalar(e, "inLine")
+		var ok bool
+		if b.held, ok = r.readHeld(b.ref, fmt.Sprintf("spec.sources[%d].inLine", b.own), []byte(text)); !ok {
+			return nil, nil, false
+		}
+	}
+	if r.failed() {
+		return nil, nil, false
+	}
+	return b, current, true
+}
+
+// readBundleSource reads source i of a Bundle: the certificates of a
+// user's source, or none for rotate-certs' own inLine source (recorded in
+// b) and for the default CA package (trust-manager's, which rotate-certs
+// cannot see).
+func (r *renderer) readBundleSource(b *trustManagerBundle, i int, e *yaml.RNode, field string) ([]*x509.Certificate, bool) {
+	if text, found, err := scalar(e, "inLine"); err != nil || found {
+		if err != nil {
+			r.errorf(b.ref, field+".inLine", "bundle %q: %s %s.inLine %v", r.bundle.Name, b.ref, field, err)
+			return nil, false
+		}
+		return r.readInLine(b, i, field+".inLine", text)
+	}
+	for _, kind := range []string{"secret", "configMap"} {
+		sel, err := mapping(e, kind)
+		if err != nil {
+			r.errorf(b.ref, field+"."+kind, "bundle %q: %s %s.%s %v", r.bundle.Name, b.ref, field, kind, err)
+			return nil, false
+		}
+		if sel != nil {
+			return r.readBundleObjects(b, strings.ToUpper(kind[:1])+kind[1:], sel, field+"."+kind)
+		}
+	}
+	if v, _, _ := scalar(e, "useDefaultCAs"); v == "true" {
+		r.add(b.ref.Result(framework.Info, field+".useDefaultCAs", fmt.Sprintf(
+			"bundle %q: the default CA package is trust-manager's own; rotate-certs neither sees nor carries it, and trust-manager keeps it trusted", r.bundle.Name)))
+	}
+	return nil, true
+}
+
+// readInLine reads an inLine source. One that starts with a managed-by
+// line belongs to a tool: rotate-certs' own carries the previous CAs (it
+// is not current), and another tool's is an error - two writers of one
+// Bundle's history would undo each other. Any other inLine is the user's,
+// and current.
+func (r *renderer) readInLine(b *trustManagerBundle, i int, field, text string) ([]*x509.Certificate, bool) {
+	switch owner := managedBy(text); {
+	case owner == "":
+		certs, ok := r.readBundlePEM(b.ref, field, []byte(text))
+		return certs, ok
+	case owner == ownOwner+r.bundle.Name:
+		if b.own >= 0 {
+			r.errorf(b.ref, field, "bundle %q: %s holds two inLine sources of rotate-certs (spec.sources[%d] and [%d]); delete one", r.bundle.Name, b.ref, b.own, i)
+			return nil, false
+		}
+		b.own = i
+		return nil, true
+	case strings.HasPrefix(owner, ownOwner):
+		r.errorf(b.ref, field, "bundle %q: %s is managed by rotate-certs bundle %q, not this one; one bundle keeps a Bundle's previous CAs - point only one policy bundle at it (after renaming a bundle, edit the managed-by line to the new name)",
+			r.bundle.Name, field, strings.TrimPrefix(owner, ownOwner))
+		return nil, false
+	default:
+		r.errorf(b.ref, field, "bundle %q: %s %s is managed by %q, another tool: rotate-certs keeps the previous CAs in an inLine source of its own and would fight that tool over them - remove one of the two from this Bundle",
+			r.bundle.Name, b.ref, field, owner)
+		return nil, false
+	}
+}
+
+// managedBy returns the owner an inLine source names on its first line
+// ("# managed-by: <owner>"), "" when it names none.
+func managedBy(text string) string {
+	first, _, _ := strings.Cut(strings.TrimLeft(text, " \t\r\n"), "\n")
+	rest, ok := strings.CutPrefix(strings.TrimSpace(strings.TrimPrefix(first, "#")), "managed-by:")
+	if !ok || !strings.HasPrefix(first, "#") {
+		return ""
+	}
+	return strings.TrimSpace(rest)
+}
+
+// readBundleObjects reads a secret or configMap source of a Bundle: the
+// named object of the trust namespace, or every one its selector matches,
+// at key or (includeAllKeys) every key that holds certificates. A named
+// object that is not in the input is an error: its CAs could not be
+// carried when they leave.
+func (r *renderer) readBundleObjects(b *trustManagerBundle, kind string, sel *yaml.RNode, field string) ([]*x509.Certificate, bool) {
+	ns := r.bundle.Target.TrustNamespace
+	name, _, _ := scalar(sel, "name")
+	key, _, _ := scalar(sel, "key")
+	all, _, _ := scalar(sel, "includeAllKeys")
+	var objects []*yaml.RNode
+	if name != "" {
+		k := kube.Key{Kind: kind, Namespace: ns, Name: name}
+		node := r.sourceObject(k, field)
+		if node == nil {
+			r.errorf(b.ref, field, "bundle %q: %s source %s %s is not in the input, so rotate-certs cannot carry its CAs once they leave it - add it%s",
+				r.bundle.Name, b.ref, field, k, snapshotHint(k))
+			return nil, false
+		}
+		objects = []*yaml.RNode{node}
+	} else {
+		selector, err := bundleSelector(sel)
+		if err != nil {
+			r.errorf(b.ref, field+".selector", "bundle %q: %s %s.selector: %v", r.bundle.Name, b.ref, field, err)
+			return nil, false
+		}
+		objects = r.selectSources(kind, ns, selector)
+		if len(objects) == 0 {
+			r.add(b.ref.Result(framework.Warning, field+".selector", fmt.Sprintf(
+				"bundle %q: %s selects no %s of namespace %s in the input; rotate-certs cannot carry CAs it never sees - snapshot the objects trust-manager selects into the package",
+				r.bundle.Name, field, kind, ns)))
+		}
+	}
+	var out []*x509.Certificate
+	for _, node := range objects {
+		certs, ok := r.readBundleObject(node, key, all == "true")
+		if !ok {
+			return nil, false
+		}
+		out = append(out, certs...)
+	}
+	return out, true
+}
+
+// bundleSelector decodes a Bundle source's label selector.
+func bundleSelector(sel *yaml.RNode) (labels.Selector, error) {
+	var s labels.Selector
+	m, err := mapping(sel, "selector")
+	if err != nil || m == nil {
+		return s, fmt.Errorf("a source needs a name or a selector")
+	}
+	if err := m.YNode().Decode(&s); err != nil {
+		return s, err
+	}
+	return s, s.Validate()
+}
+
+// selectSources returns the objects of kind in namespace ns (manifests,
+// then snapshots of other objects) whose labels match selector.
+func (r *renderer) selectSources(kind, ns string, selector labels.Selector) []*yaml.RNode {
+	var out []*yaml.RNode
+	seen := map[kube.Key]bool{}
+	for _, list := range [][]*yaml.RNode{r.env.Index.Kind(kind), r.env.Snapshots.Kind(kind)} {
+		for _, n := range list {
+			k := kube.KeyOf(n)
+			if seen[k] || n.GetNamespace() != ns || n.GetApiVersion() != "v1" || !selector.Matches(n.GetLabels()) {
+				continue
+			}
+			seen[k] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// readBundleObject reads the certificates of one source object.
+func (r *renderer) readBundleObject(node *yaml.RNode, key string, allKeys bool) ([]*x509.Certificate, bool) {
+	ref := kube.RefOf(node)
+	var values []kube.Value
+	var err error
+	if allKeys {
+		values, err = kube.Values(node)
+	} else {
+		var v kube.Value
+		var found bool
+		v, found, err = kube.Lookup(node, key)
+		if err == nil && !found {
+			r.errorf(ref, "data."+kube.Safe(key), "bundle %q: %s has no key %s, which trust-manager Bundle %s reads", r.bundle.Name, ref, kube.Quote(key), r.bundle.Target.Name)
+			return nil, false
+		}
+		values = []kube.Value{v}
+	}
+	if err != nil {
+		r.errorf(ref, kube.FieldOf(err), "bundle %q: source %s: %v", r.bundle.Name, ref, err)
+		return nil, false
+	}
+	var out []*x509.Certificate
+	for _, v := range values {
+		if allKeys && !pki.LooksLikePEM(v.Bytes) {
+			continue
+		}
+		certs, ok := r.readBundlePEM(ref, v.Field, v.Bytes)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, certs...)
+	}
+	return out, true
+}
+
+// readBundlePEM reads one PEM value of a Bundle's source as current
+// certificates; trust-manager itself refuses a value that is not
+// certificates, so rotate-certs does too.
+func (r *renderer) readBundlePEM(ref kube.Ref, field string, data []byte) ([]*x509.Certificate, bool) {
+	if len(data) > MaxValueBytes {
+		r.errorf(ref, field, "bundle %q: source %s %s is %s", r.bundle.Name, ref, field, tooLarge(len(data)))
+		return nil, false
+	}
+	d, err := r.decodePEM(data)
+	if err != nil || len(d.Certificates) == 0 {
+		problem := "holds no certificate"
+		if err != nil {
+			problem = "is not PEM certificate data: " + err.Error()
+		}
+		r.errorf(ref, field, "bundle %q: source %s %s %s; trust-manager refuses such a source too", r.bundle.Name, ref, field, problem)
+		return nil, false
+	}
+	r.skipped(ref, field, d)
+	r.warnLeaves(ref, field, fmt.Sprintf("source %s %s", ref, field), d.Certificates)
+	r.from(ref, field, d.Certificates)
+	return d.Certificates, true
+}
+
+// renderTrustManager writes the previous CAs into rotate-certs' inLine
+// source of the Bundle (added, rewritten or removed) and what the sources
+// hold now into its seen annotation.
+func (r *renderer) renderTrustManager(b *trustManagerBundle, current []*x509.Certificate) (Target, bool) {
+	seen, ok := r.readSeen(b)
+	if !ok {
+		return Target{}, false
+	}
+	s := slot{key: kube.KeyOf(b.node), ref: b.ref, node: b.node, memKey: "spec.sources", field: "spec.sources",
+		previous: append(seen, b.held...), limit: MaxValueBytes, limitWhy: "(1 MiB) rotate-certs writes into one inLine source",
+		unknown: "has no " + SeenAnnotation + " annotation yet (this is the first render)"}
+	if b.own >= 0 {
+		s.field = fmt.Sprintf("spec.sources[%d].inLine", b.own)
+	}
+	res, _, ok := r.merge(s, current)
+	if !ok {
+		return Target{}, false
+	}
+	field, inLineChanged, err := r.writeOwnInLine(b, bundle.Canonical(res.Outcome.Previous))
+	if err != nil {
+		r.errorf(b.ref, field, "bundle %q: %v", r.bundle.Name, err)
+		return Target{}, false
+	}
+	res.field = field
+	seenChanged, err := setText(b.node, SeenAnnotation, string(pki.EncodePEM(bundle.Canonical(res.Outcome.Current))))
+	if err != nil {
+		r.errorf(b.ref, annotationField(SeenAnnotation), "bundle %q: %v", r.bundle.Name, err)
+		return Target{}, false
+	}
+	r.complete(&res, s, inLineChanged || seenChanged)
+	return res, true
+}
+
+// readSeen reads the seen annotation. One that cannot be read is an error:
+// a CA lost from it would never be carried.
+func (r *renderer) readSeen(b *trustManagerBundle) ([]*x509.Certificate, bool) {
+	text, ok := b.node.GetAnnotations(SeenAnnotation)[SeenAnnotation]
+	if !ok {
+		return nil, true
+	}
+	d, err := r.decodePEM([]byte(text))
+	if err != nil || len(d.SkippedTypes) > 0 {
+		problem := "holds a block that is not a certificate"
+		if err != nil {
+			problem = "is not PEM certificate data: " + err.Error()
+		}
+		r.errorf(b.ref, annotationField(SeenAnnotation), "bundle %q: %s annotation %s %s; fix or delete it (it holds the CAs the Bundle's sources held at the last render)",
+			r.bundle.Name, b.ref, SeenAnnotation, problem)
+		return nil, false
+	}
+	return d.Certificates, true
+}
+
+// writeOwnInLine makes rotate-certs' inLine source hold exactly certs:
+// rewritten in place, appended when new, removed when certs is empty. It
+// returns the field it wrote and whether the Bundle changed.
+func (r *renderer) writeOwnInLine(b *trustManagerBundle, certs []*x509.Certificate) (string, bool, error) {
+	seq := b.sources.YNode()
+	if len(certs) == 0 {
+		if b.own < 0 {
+			return "spec.sources", false, nil
+		}
+		seq.Content = append(seq.Content[:b.own:b.own], seq.Content[b.own+1:]...)
+		return "spec.sources", true, nil
+	}
+	text := ManagedByLine + ownOwner + r.bundle.Name + "\n" + ownInLineNote + string(pki.EncodePEM(certs))
+	if b.own >= 0 {
+		field := fmt.Sprintf("spec.sources[%d].inLine", b.own)
+		changed, err := setString(yaml.NewRNode(seq.Content[b.own]), "inLine", text)
+		return field, changed, err
+	}
+	if len(seq.Content) >= maxBundleSources {
+		return "spec.sources", false, fmt.Errorf("%s already has %d sources, the most trust-manager accepts; rotate-certs needs one more for the previous CAs", b.ref, len(seq.Content))
+	}
+	entry := yaml.NewMapRNode(nil)
+	v := yaml.NewStringRNode(text)
+	v.YNode().Style = yaml.LiteralStyle
+	if err := entry.PipeE(yaml.SetField("inLine", v)); err != nil {
+		return "spec.sources", false, err
+	}
+	seq.Content = append(seq.Content, entry.YNode())
+	return fmt.Sprintf("spec.sources[%d].inLine", len(seq.Content)-1), true, nil
+}
