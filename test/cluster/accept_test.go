@@ -426,13 +426,43 @@ func TestAPIServerAcceptsEtcdTemplateCopy(t *testing.T) {
 	}
 }
 
+// TestAPIServerAcceptsTrustKinds: what the function writes where
+// Kubernetes itself keeps trust - the caBundle of every webhook of a
+// ValidatingWebhookConfiguration, of one listed webhook of a
+// MutatingWebhookConfiguration, of an APIService and of a CRD's conversion
+// webhook (asked for by its inject-ca-from annotation), a created
+// ClusterTrustBundle for a signer and an updated one without, and a
+// trust-manager Bundle under trust-manager's own CRD - passes a
+// server-side dry run and is stored as written. A re-render changes none
+// of them.
+func TestAPIServerAcceptsTrustKinds(t *testing.T) {
+	controlplane.RequireBinaries(t)
+	dir, before, rendered, _ := renderPackage(t, "kinds")
+	cp := startControlPlane(t)
+	installCRDs(t, cp, trustManagerBundleCRD(t))
+	apply(t, cp, before, fieldManager)
+	checked := acceptRendered(t, cp, before, rendered, nil)
+	want := []string{
+		"APIService v1alpha1.custom.example.com",
+		"Bundle corp-trust",
+		"ClusterTrustBundle example.com:platform:v1",
+		"ClusterTrustBundle platform-roots",
+		"CustomResourceDefinition widgets.example.com",
+		"MutatingWebhookConfiguration topology-injector",
+		"ValidatingWebhookConfiguration policy-checks",
+	}
+	if !slices.Equal(checked, want) {
+		t.Errorf("checked %v, want every kind %v", checked, want)
+	}
+	renderDir(t, dir)
+	if again := clusterResources(t, dir); again != rendered {
+		t.Errorf("a second render changed the package:\n%s", again)
+	}
+}
+
 // TestAPIServerServesClusterTrustBundles: the control plane serves
 // certificates.k8s.io/v1beta1 ClusterTrustBundles (a feature gate on
-// 1.33), and one holding a rendered bundle passes a server-side dry run.
-//
-// Targets the function does not write yet - ClusterTrustBundles and the
-// caBundle of webhook configurations, APIServices and CRDs - go here and
-// through acceptRendered once it does.
+// 1.33) and validates their PEM, so the test above can fail.
 func TestAPIServerServesClusterTrustBundles(t *testing.T) {
 	controlplane.RequireBinaries(t)
 	_, _, rendered, _ := renderPackage(t, "targets")

@@ -345,6 +345,8 @@ const (
 	argoRolloutsVersion      = "v1.10.1"
 	prometheusOperatorModule = "github.com/prometheus-operator/prometheus-operator"
 	prometheusOperatorVer    = "v0.85.0"
+	trustManagerModule       = "github.com/cert-manager/trust-manager"
+	trustManagerVersion      = "v0.25.0"
 )
 
 func rolloutCRD(t *testing.T) string {
@@ -355,6 +357,11 @@ func rolloutCRD(t *testing.T) string {
 func prometheusRuleCRD(t *testing.T) string {
 	t.Helper()
 	return filepath.Join(moduleDir(t, "", prometheusOperatorModule, prometheusOperatorVer), "example", "prometheus-operator-crd", "monitoring.coreos.com_prometheusrules.yaml")
+}
+
+func trustManagerBundleCRD(t *testing.T) string {
+	t.Helper()
+	return filepath.Join(moduleDir(t, "", trustManagerModule, trustManagerVersion), "deploy", "crds", "trust.cert-manager.io_bundles.yaml")
 }
 
 // standInCRD is a CRD of testdata/crds: a kind whose upstream CRD is not

@@ -59,6 +59,12 @@ var exampleScenarios = []scenario{
 		crds: func(*testing.T) []string {
 			return []string{standInCRD("etcdadmclusters"), standInCRD("vspheremachinetemplates")}
 		}},
+	// Trust the API server itself reads, a trust-manager Bundle, and a
+	// snapshot source: no workload reads them, so nothing rolls.
+	{name: "webhooks", top: "webhooks", dir: "webhooks", policy: "rotation-policy.yaml", kustomizeRuns: true},
+	{name: "trust-manager", top: "trust-manager", dir: "trust-manager", policy: "rotation-policy.yaml", kustomizeRuns: true,
+		crds: func(t *testing.T) []string { return []string{trustManagerBundleCRD(t)} }},
+	{name: "in-cluster-ca", top: "in-cluster-ca", dir: "in-cluster-ca", policy: "rotation-policy.yaml", kustomizeRuns: true},
 }
 
 // Every example directory has a scenario: a new example cannot be left out.

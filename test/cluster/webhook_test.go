@@ -25,10 +25,12 @@ import (
 
 	"github.com/rotate-certs/rotate-certs/internal/controlplane"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // TestWebhookTrustThroughTheRotation has the API server itself call an
-// admission webhook over TLS, its caBundle being what the render wrote:
+// admission webhook over TLS, its caBundle being what the function
+// injected into the webhook configuration:
 //
 //   - before the rotation (the bundle holds the old CA) a webhook serving a
 //     leaf of the old CA is called;
@@ -87,27 +89,27 @@ func TestWebhookTrustThroughTheRotation(t *testing.T) {
 	}
 }
 
-// caBundleOf returns the PEM the webhook configuration gets: the rendered
-// trust bundle target's ca.crt.
-//
-// The function does not yet write caBundle fields itself. When it does,
-// the package gets the ValidatingWebhookConfiguration as a target and this
-// returns its rendered webhooks[0].clientConfig.caBundle instead; nothing
-// else of the test changes.
+// caBundleOf returns the PEM the function injected into the package's
+// ValidatingWebhookConfiguration: its webhooks[0].clientConfig.caBundle,
+// base64 as the API server reads it. Each step registers a configuration
+// of its own with that caBundle, pointing at the step's server.
 func caBundleOf(t *testing.T, stream string) []byte {
 	t.Helper()
 	for _, it := range parseStream(t, stream) {
-		if nodeKey(it) != "Secret webhooks/webhook-trust" {
+		if nodeKey(it) != "ValidatingWebhookConfiguration rotate-certs-probe" {
 			continue
 		}
-		v := it.GetDataMap()["ca.crt"]
-		pemBytes, err := base64.StdEncoding.DecodeString(v)
+		field, err := it.Pipe(yaml.Lookup("webhooks", "[name=probe.rotate-certs.test]", "clientConfig", "caBundle"))
+		if err != nil || field == nil {
+			t.Fatalf("rotate-certs-probe has no webhooks[0].clientConfig.caBundle: %v", err)
+		}
+		pemBytes, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(field.YNode().Value), ""))
 		if err != nil || !strings.Contains(string(pemBytes), "BEGIN CERTIFICATE") {
-			t.Fatalf("webhook-trust ca.crt is not a base64 PEM bundle: %v", err)
+			t.Fatalf("rotate-certs-probe's caBundle is not a base64 PEM bundle: %v", err)
 		}
 		return pemBytes
 	}
-	t.Fatal("no Secret webhooks/webhook-trust in the package")
+	t.Fatal("no ValidatingWebhookConfiguration rotate-certs-probe in the package")
 	return nil
 }
 
