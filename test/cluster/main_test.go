@@ -250,6 +250,35 @@ type object struct {
 	} `json:"status"`
 	Data       map[string]any    `json:"data"`
 	BinaryData map[string]string `json:"binaryData"`
+
+	// raw is the object as the API server returned it.
+	raw json.RawMessage
+}
+
+// written is the object as an apply can change it: everything but its
+// status, its resourceVersion, its managedFields and the revision number a
+// Deployment's controller keeps in an annotation. A controller updating a
+// workload's status between two applies changes the resourceVersion, not
+// this.
+func (o object) written(t *testing.T) string {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(o.raw, &m); err != nil {
+		t.Fatalf("%s: %v", o.key(), err)
+	}
+	delete(m, "status")
+	if md, ok := m["metadata"].(map[string]any); ok {
+		delete(md, "resourceVersion")
+		delete(md, "managedFields")
+		if a, ok := md["annotations"].(map[string]any); ok {
+			delete(a, "deployment.kubernetes.io/revision")
+		}
+	}
+	b, err := json.Marshal(m) // map keys sorted: a canonical form
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // key names an object in messages and maps.
@@ -264,20 +293,26 @@ func (o object) key() string {
 func decodeList(t *testing.T, out string) []object {
 	t.Helper()
 	var list struct {
-		Kind  string   `json:"kind"`
-		Items []object `json:"items"`
+		Kind  string            `json:"kind"`
+		Items []json.RawMessage `json:"items"`
 	}
 	if err := json.Unmarshal([]byte(out), &list); err != nil {
 		t.Fatalf("kubectl output: %v\n%s", err, out)
 	}
+	raws := []json.RawMessage{json.RawMessage(out)}
 	if list.Kind == "List" || strings.HasSuffix(list.Kind, "List") {
-		return list.Items
+		raws = list.Items
 	}
-	var one object
-	if err := json.Unmarshal([]byte(out), &one); err != nil {
-		t.Fatal(err)
+	objs := make([]object, 0, len(raws))
+	for _, raw := range raws {
+		var o object
+		if err := json.Unmarshal(raw, &o); err != nil {
+			t.Fatalf("kubectl output: %v\n%s", err, raw)
+		}
+		o.raw = raw
+		objs = append(objs, o)
 	}
-	return []object{one}
+	return objs
 }
 
 // errContains reports whether err's text has every part.
