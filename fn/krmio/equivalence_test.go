@@ -254,10 +254,33 @@ func TestResultsEncodeLikeKyaml(t *testing.T) {
 		{ResourceRef: &yaml.ResourceIdentifier{}},
 		{Message: "empty ref after a message", ResourceRef: &yaml.ResourceIdentifier{}, Field: &framework.Field{Path: "kind"}},
 	}
+	results = append(results,
+		&framework.Result{Message: "multi\nline\n", Severity: framework.Info},
+		&framework.Result{Message: "tab\there", Field: &framework.Field{}, File: &framework.File{}},
+		&framework.Result{Message: "no ", Severity: "yes"},
+		&framework.Result{Message: "-x", ResourceRef: &yaml.ResourceIdentifier{NameMeta: yaml.NameMeta{Name: "0777", Namespace: "1_000"}}},
+		&framework.Result{Message: ": a", Field: &framework.Field{Path: "a: b"}},
+		&framework.Result{Message: "? x", File: &framework.File{Path: "#a", Index: 7}},
+		&framework.Result{Message: "x #y 'q' \"dq\" \\ back", Severity: "~"},
+		&framework.Result{Message: "--- doc", Severity: "..."},
+		&framework.Result{Message: "café ✓ 🔐 \u00a0nbsp", Severity: ".5"},
+		&framework.Result{Message: "trailing:", Severity: "1:20"},
+		&framework.Result{Message: "<a>", Severity: "2026-11-22T00:00:00Z"},
+	)
 	var buf bytes.Buffer
 	w := bufio.NewWriter(&buf)
 	require.NoError(t, krmio.WriteResultsForTest(w, results))
 	require.NoError(t, w.Flush())
+	// Byte for byte what framework.Execute writes: marshalled, parsed, and
+	// encoded as the list's results.
+	marshalled, err := yaml.Marshal(results)
+	require.NoError(t, err)
+	parsed, err := yaml.Parse(string(marshalled))
+	require.NoError(t, err)
+	list := yaml.NewMapRNode(nil)
+	require.NoError(t, list.PipeE(yaml.SetField("results", parsed)))
+	require.Equal(t, list.MustString(), buf.String())
+
 	got, err := yaml.Parse(buf.String())
 	require.NoError(t, err, buf.String())
 	want, err := yaml.Marshal(results)

@@ -24,7 +24,10 @@ import (
 // repository edits through kyaml's setters, and the equivalence tests, which
 // check the fast path against kyaml's over every golden case and random
 // edits, fail on any such edit.
-func splice(raw []byte, doc *yaml.Node, parsedKeys int) ([]byte, bool) {
+//
+// cutLine (from 1; 0 for none) is a line of raw the output leaves out: an
+// annotation whose node was taken out of the tree after parsing.
+func splice(raw []byte, doc *yaml.Node, parsedKeys, cutLine int) ([]byte, bool) {
 	if countParsedKeys(doc) != parsedKeys {
 		return nil, false
 	}
@@ -36,6 +39,9 @@ func splice(raw []byte, doc *yaml.Node, parsedKeys int) ([]byte, bool) {
 		return nil, false
 	}
 	s := &splicer{lines: splitLines(raw)}
+	if cutLine > 0 && cutLine <= len(s.lines) {
+		s.lines[cutLine-1] = nil // neither copied nor read as a key
+	}
 	first := root.Content[0].Line
 	s.copyLines(1, first) // comments before the "- " line
 	if !s.mapping(root, first, len(s.lines)+1) || !s.dirtySeen {
@@ -207,6 +213,8 @@ func (s *splicer) splitTrailer(from, end, indent int) int {
 		l := s.line(n)
 		trimmed := bytes.TrimLeft(l, " ")
 		switch {
+		case len(trimmed) == 0:
+			return body // the cut line
 		case len(trimmed) == 1 && trimmed[0] == '\n':
 			if !sawComment {
 				return body

@@ -106,52 +106,65 @@ var edits = []edit{
 // item gives: same fields, values and comments.
 func TestSpliceMatchesFullEncoding(t *testing.T) {
 	items := append([]string{}, spliceItems...)
-	for _, c := range mustSplit(t, synth.ResourceList(synth.Options{Resources: 60, Bundles: 3, Seed: 3})).items {
-		items = append(items, string(c.raw))
+	// Items as kpt sends them: the migration id annotation is taken out of
+	// the tree and its line out of the text.
+	for _, shape := range []synth.Shape{synth.Plain, synth.KptRender, synth.Kustomize} {
+		lt := mustSplit(t, synth.ResourceList(synth.Options{Resources: 60, Bundles: 3, Seed: 3, Shape: shape}))
+		for i := range lt.items {
+			items = append(items, string(lt.raw(i)))
+		}
 	}
+	fp := &fingerprinter{}
 	rng := rand.New(rand.NewPCG(1, 2))
-	spliced := 0
-	for round := 0; round < 400; round++ {
+	spliced, cut := 0, 0
+	for round := 0; round < 600; round++ {
 		raw := []byte(items[rng.IntN(len(items))])
-		p, err := parseChunk(raw)
+		info := readItem(raw, func(b []byte) string { return string(b) })
+		p, err := parseItem(raw, info, info.synced, fp)
 		require.NoError(t, err)
 		for i, n := 0, 1+rng.IntN(3); i < n; i++ {
 			edits[rng.IntN(len(edits))](t, rng, p.node)
 		}
-		if fingerprint(p.doc) == p.sum {
+		if fp.sum(p.doc) == p.sum {
 			continue
 		}
 		var full strings.Builder
 		require.NoError(t, encode(&full, p.doc))
-		text, ok := splice(raw, p.doc, p.keys)
+		text, ok := splice(raw, p.doc, p.keys, p.cutLine)
 		if !ok {
 			continue
 		}
 		spliced++
-		got, err := parseChunk(text)
+		if p.cutLine > 0 {
+			cut++
+			require.NotContains(t, string(text), migrationID)
+		}
+		got, err := parseChunk(text, fp)
 		require.NoError(t, err, "spliced text does not parse:\n%s", text)
-		want, err := parseChunk([]byte(full.String()))
+		want, err := parseChunk([]byte(full.String()), fp)
 		require.NoError(t, err)
 		require.Equal(t, want.node.MustString(), got.node.MustString(), "round %d:\n--- original\n%s--- spliced\n%s", round, raw, text)
 	}
-	require.Greater(t, spliced, 200, "most edits must take the splice path")
+	require.Greater(t, spliced, 300, "most edits must take the splice path")
+	require.Greater(t, cut, 100, "items with a cut line must be spliced too")
 }
 
 // TestSpliceRefusesWhatItCannotSee: a removed key and an in-place value
 // change are not of the fresh-pair shape; splice must decline, not guess.
 func TestSpliceRefusesWhatItCannotSee(t *testing.T) {
 	raw := []byte(spliceItems[2])
-	p, err := parseChunk(raw)
+	fp := &fingerprinter{}
+	p, err := parseChunk(raw, fp)
 	require.NoError(t, err)
 	require.NoError(t, p.node.PipeE(yaml.Lookup("data"), yaml.Clear("extra")))
 	require.NoError(t, p.node.PipeE(yaml.SetAnnotation("a", "b")))
-	_, ok := splice(raw, p.doc, p.keys)
+	_, ok := splice(raw, p.doc, p.keys, 0)
 	require.False(t, ok, "a removed key must make splice decline")
 
-	p, err = parseChunk(raw)
+	p, err = parseChunk(raw, fp)
 	require.NoError(t, err)
 	p.node.Field("type").Value.YNode().Value = "Changed" // in place: no fresh node
-	_, ok = splice(raw, p.doc, p.keys)
+	_, ok = splice(raw, p.doc, p.keys, 0)
 	require.False(t, ok, "with no fresh node there is nothing splice can place")
 }
 
