@@ -360,3 +360,179 @@ functionConfig:
 		})
 	}
 }
+
+// TestOrchestratorListsAreByteIdentical: on the lists kpt and kustomize
+// send (every item annotated with its file, index and ids), the fast path
+// writes exactly the bytes kyaml's reader and writer write, on the first
+// render and on its re-render.
+func TestOrchestratorListsAreByteIdentical(t *testing.T) {
+	for _, shape := range synth.Shapes {
+		t.Run(string(shape), func(t *testing.T) {
+			input := synth.ResourceList(synth.Options{Resources: 600, Bundles: 10, Seed: 4, Shape: shape})
+			for _, round := range []string{"first", "re-render"} {
+				want, wantErr := viaKyaml(t, input)
+				require.NoError(t, wantErr)
+				got, handled, err := viaFastPath(t, input)
+				require.True(t, handled)
+				require.NoError(t, err)
+				require.Equal(t, string(want), string(got), "%s render", round)
+				input = got
+			}
+		})
+	}
+}
+
+// annotationCases are items whose path, index and id annotations kyaml's
+// bookkeeping treats in every way it can: both forms, one form, forms that
+// differ, the migration id alone or beside others, comments among them,
+// empty or null annotations and metadata.
+var annotationCases = map[string]string{
+	"both forms": `- apiVersion: example.com/v1
+  kind: Widget
+  metadata:
+    name: a
+    annotations:
+      config.kubernetes.io/index: '0'
+      config.kubernetes.io/path: 'a.yaml'
+      internal.config.kubernetes.io/index: '0'
+      internal.config.kubernetes.io/path: 'a.yaml'
+      internal.config.kubernetes.io/annotations-migration-resource-id: '0'
+`,
+	"legacy only": `- apiVersion: example.com/v1
+  kind: Widget
+  metadata:
+    name: a
+    annotations:
+      config.kubernetes.io/path: a.yaml
+`,
+	"internal only": `- apiVersion: example.com/v1
+  kind: Widget
+  metadata:
+    name: a
+    annotations:
+      internal.config.kubernetes.io/path: "a.yaml"
+      internal.config.kubernetes.io/index: '3'
+`,
+	"forms differ": `- apiVersion: example.com/v1
+  kind: Widget
+  metadata:
+    name: a
+    annotations:
+      config.kubernetes.io/path: a.yaml
+      internal.config.kubernetes.io/path: b.yaml
+`,
+	"one pair incomplete": `- apiVersion: example.com/v1
+  kind: Widget
+  metadata:
+    name: a
+    annotations:
+      config.kubernetes.io/path: a.yaml
+      internal.config.kubernetes.io/path: a.yaml
+      config.kubernetes.io/index: '1'
+`,
+	"migration id alone": `- apiVersion: example.com/v1
+  kind: Widget
+  metadata:
+    name: a
+    annotations:
+      internal.config.kubernetes.io/annotations-migration-resource-id: '7'
+`,
+	"migration id and a comment": `- apiVersion: example.com/v1
+  kind: Widget
+  metadata:
+    name: a
+    annotations:
+      x: y
+      # about the id
+      internal.config.kubernetes.io/annotations-migration-resource-id: '7'
+`,
+	"migration id in flow": `- apiVersion: example.com/v1
+  kind: Widget
+  metadata:
+    name: a
+    annotations: {x: y, internal.config.kubernetes.io/annotations-migration-resource-id: '7'}
+`,
+	"migration id over lines": `- apiVersion: example.com/v1
+  kind: Widget
+  metadata:
+    name: a
+    annotations:
+      x: y
+      internal.config.kubernetes.io/annotations-migration-resource-id: |
+        7
+`,
+	"empty annotations": `- apiVersion: example.com/v1
+  kind: Widget
+  metadata:
+    name: a
+    annotations: {}
+`,
+	"null annotations": `- apiVersion: example.com/v1
+  kind: Widget
+  metadata:
+    name: a
+    annotations:
+  spec: {}
+`,
+	"null metadata": `- apiVersion: example.com/v1
+  kind: Widget
+  metadata:
+  spec: {x: 1}
+`,
+	"empty metadata": `- apiVersion: example.com/v1
+  kind: Widget
+  metadata: {}
+`,
+	"no kind": `- apiVersion: example.com/v1
+  metadata:
+    name: a
+- {}
+- apiVersion: v1
+`,
+	"kustomize id block": `- apiVersion: v1
+  kind: Secret
+  metadata:
+    annotations:
+      kustomize.config.k8s.io/id: |
+        kind: Secret
+        name: ca
+        version: v1
+      config.kubernetes.io/index: '0'
+      internal.config.kubernetes.io/index: '0'
+      internal.config.kubernetes.io/annotations-migration-resource-id: '0'
+    name: ca
+    namespace: gw
+`,
+}
+
+// TestAnnotationBookkeepingMatchesKyaml runs every annotation case alone,
+// beside an item with both forms, and beside one with the legacy form only
+// (kyaml refuses a list whose items use different forms).
+func TestAnnotationBookkeepingMatchesKyaml(t *testing.T) {
+	neighbours := map[string]string{
+		"alone": "",
+		"beside both forms": `- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: n
+    annotations:
+      config.kubernetes.io/path: 'n.yaml'
+      internal.config.kubernetes.io/path: 'n.yaml'
+`,
+		"beside legacy": `- apiVersion: example.com/v1
+  kind: Gadget
+  metadata:
+    name: n
+    annotations:
+      config.kubernetes.io/path: n.yaml
+`,
+	}
+	for name, item := range annotationCases {
+		for nname, neighbour := range neighbours {
+			t.Run(name+"/"+nname, func(t *testing.T) {
+				requireEquivalent(t, multiLineList(item+neighbour), true)
+				requireEquivalent(t, multiLineList(neighbour+item), true)
+			})
+		}
+	}
+}

@@ -68,7 +68,7 @@ func Run(input []byte, w io.Writer, needs Needs, fn Func) (handled bool, fnErr e
 	if err != nil {
 		return false, fmt.Errorf("%w: functionConfig does not parse alone: %v", ErrNotCanonical, err)
 	}
-	fp := &fingerprinter{}
+	ip := newItemParser()
 	cuts := make([]cut, len(lt.items))
 	parsed := make([]*parsedItem, len(lt.items))
 	var items, kyamlItems []*yaml.RNode
@@ -97,7 +97,7 @@ func Run(input []byte, w io.Writer, needs Needs, fn Func) (handled bool, fnErr e
 		// annotations come in pairs, and of one without any (kyaml's
 		// bookkeeping is a no-op on it); kyaml keeps the others'.
 		own := t.synced && (t.pattern == 0 || t.pattern.internal() && t.pattern.paired()) || !hasSyncedText(raw)
-		p, err := parseItem(raw, t, own, fp)
+		p, err := ip.parseItem(raw, t, own)
 		if err != nil {
 			return false, fmt.Errorf("%w: item %d %v", ErrNotCanonical, i, err)
 		}
@@ -136,7 +136,7 @@ func Run(input []byte, w io.Writer, needs Needs, fn Func) (handled bool, fnErr e
 		// it never parsed.
 		lt.items, parsed, out = nil, nil, nil
 	}
-	if err := write(w, fp, lt, cuts, parsed, out, fnConfig, results); err != nil {
+	if err := write(w, &ip.fingerprinter, lt, cuts, parsed, out, fnConfig, results); err != nil {
 		return true, errors.Join(fnErr, err)
 	}
 	return true, fnErr
@@ -264,8 +264,8 @@ func equalStrings(a, b []string) bool {
 // books (own), the migration id annotation its text holds is taken out of
 // the tree and its line out of the output, and its synced annotations are
 // recorded.
-func parseItem(raw []byte, t itemText, own bool, fp *fingerprinter) (*parsedItem, error) {
-	p, err := parseChunk(raw, fp)
+func (ip *itemParser) parseItem(raw []byte, t itemText, own bool) (*parsedItem, error) {
+	p, err := ip.parseChunk(raw)
 	if err != nil {
 		return nil, fmt.Errorf("does not parse alone: %v", err)
 	}
@@ -276,17 +276,29 @@ func parseItem(raw []byte, t itemText, own bool, fp *fingerprinter) (*parsedItem
 		if !deleteAnnotation(p.node, migrationID) {
 			return nil, errors.New("holds the migration id annotation in a form its text does not show")
 		}
-		p.sum, p.keys = fp.sum(p.doc), countParsedKeys(p.doc)
+		p.sum, p.keys = ip.sum(p.doc), countParsedKeys(p.doc)
 		p.cutLine = 1 + bytes.Count(raw[:t.cutStart], []byte("\n"))
 	}
 	p.synced = syncedValues(p.node)
 	return p, nil
 }
 
-func parseChunk(raw []byte, fp *fingerprinter) (*parsedItem, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(raw, &doc); err != nil {
-		return nil, err
+// itemParser parses the items of one run: with the block parser, and with
+// yaml.v3 what the block parser declines.
+type itemParser struct {
+	fingerprinter
+	block *blockParser
+}
+
+func newItemParser() *itemParser { return &itemParser{block: newBlockParser()} }
+
+func (ip *itemParser) parseChunk(raw []byte) (*parsedItem, error) {
+	doc := ip.block.parse(raw)
+	if doc == nil {
+		doc = &yaml.Node{}
+		if err := yaml.Unmarshal(raw, doc); err != nil {
+			return nil, err
+		}
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
 		return nil, ErrNotCanonical
@@ -295,7 +307,7 @@ func parseChunk(raw []byte, fp *fingerprinter) (*parsedItem, error) {
 	if seq.Kind != yaml.SequenceNode || len(seq.Content) != 1 || seq.Content[0].Kind != yaml.MappingNode {
 		return nil, ErrNotCanonical
 	}
-	return &parsedItem{doc: &doc, node: yaml.NewRNode(seq.Content[0]), sum: fp.sum(&doc), keys: countParsedKeys(&doc)}, nil
+	return &parsedItem{doc: doc, node: yaml.NewRNode(seq.Content[0]), sum: ip.sum(doc), keys: countParsedKeys(doc)}, nil
 }
 
 func parseFunctionConfig(text []byte) (*yaml.RNode, error) {

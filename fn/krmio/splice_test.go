@@ -114,18 +114,18 @@ func TestSpliceMatchesFullEncoding(t *testing.T) {
 			items = append(items, string(lt.raw(i)))
 		}
 	}
-	fp := &fingerprinter{}
+	ip := newItemParser()
 	rng := rand.New(rand.NewPCG(1, 2))
 	spliced, cut := 0, 0
 	for round := 0; round < 600; round++ {
 		raw := []byte(items[rng.IntN(len(items))])
 		info := readItem(raw, func(b []byte) string { return string(b) })
-		p, err := parseItem(raw, info, info.synced, fp)
+		p, err := ip.parseItem(raw, info, info.synced)
 		require.NoError(t, err)
 		for i, n := 0, 1+rng.IntN(3); i < n; i++ {
 			edits[rng.IntN(len(edits))](t, rng, p.node)
 		}
-		if fp.sum(p.doc) == p.sum {
+		if ip.sum(p.doc) == p.sum {
 			continue
 		}
 		var full strings.Builder
@@ -139,9 +139,9 @@ func TestSpliceMatchesFullEncoding(t *testing.T) {
 			cut++
 			require.NotContains(t, string(text), migrationID)
 		}
-		got, err := parseChunk(text, fp)
+		got, err := ip.parseChunk(text)
 		require.NoError(t, err, "spliced text does not parse:\n%s", text)
-		want, err := parseChunk([]byte(full.String()), fp)
+		want, err := ip.parseChunk([]byte(full.String()))
 		require.NoError(t, err)
 		require.Equal(t, want.node.MustString(), got.node.MustString(), "round %d:\n--- original\n%s--- spliced\n%s", round, raw, text)
 	}
@@ -153,15 +153,15 @@ func TestSpliceMatchesFullEncoding(t *testing.T) {
 // change are not of the fresh-pair shape; splice must decline, not guess.
 func TestSpliceRefusesWhatItCannotSee(t *testing.T) {
 	raw := []byte(spliceItems[2])
-	fp := &fingerprinter{}
-	p, err := parseChunk(raw, fp)
+	ip := newItemParser()
+	p, err := ip.parseChunk(raw)
 	require.NoError(t, err)
 	require.NoError(t, p.node.PipeE(yaml.Lookup("data"), yaml.Clear("extra")))
 	require.NoError(t, p.node.PipeE(yaml.SetAnnotation("a", "b")))
 	_, ok := splice(raw, p.doc, p.keys, 0)
 	require.False(t, ok, "a removed key must make splice decline")
 
-	p, err = parseChunk(raw, fp)
+	p, err = ip.parseChunk(raw)
 	require.NoError(t, err)
 	p.node.Field("type").Value.YNode().Value = "Changed" // in place: no fresh node
 	_, ok = splice(raw, p.doc, p.keys, 0)
