@@ -3,6 +3,7 @@ package krmio_test
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -201,7 +202,7 @@ func TestFastPathFallsBack(t *testing.T) {
 	tests := map[string]struct{ input, reason string }{
 		"indented items": {strings.Replace(string(base), "items:\n# a comment between items\n- apiVersion: v1\n  kind: Secret", "items:\n  - apiVersion: v1\n    kind: Secret", 1),
 			"line 4: items indented"},
-		"crlf":               {strings.ReplaceAll(string(base), "\n", "\r\n"), "line 1: a CR"},
+		"a lone CR":          {strings.Replace(string(base), "\n", "\r", 1), "line 1: a CR"},
 		"two documents":      {string(base) + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n", "a second YAML document"},
 		"flow items":         {"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: [{apiVersion: v1, kind: ConfigMap, metadata: {name: x}}]\n", "line 3: items written in flow style"},
 		"alias across items": {strings.Replace(string(base), "spec: {a: 1, b: [x, \"y\"]}", "spec: *base", 1), "does not parse alone"},
@@ -221,6 +222,19 @@ func TestFastPathFallsBack(t *testing.T) {
 			require.ErrorContains(t, err, tc.reason, "the reason, and where")
 		})
 	}
+}
+
+// TestCRLFTakesTheFastPath: kyaml's reader turns CRLF into LF before
+// reading; so does the fast path, with the same output.
+func TestCRLFTakesTheFastPath(t *testing.T) {
+	input := synth.ResourceList(synth.Options{Resources: 200, Bundles: 4, Seed: 2, Shape: synth.KptRender})
+	crlf := bytes.ReplaceAll(input, []byte("\n"), []byte("\r\n"))
+	want, wantErr := viaKyaml(t, crlf)
+	require.NoError(t, wantErr)
+	got, handled, err := viaFastPath(t, crlf)
+	require.True(t, handled)
+	require.NoError(t, err)
+	require.Equal(t, string(want), string(got))
 }
 
 // TestUntouchedItemsAreCopiedByteForByte shows the point of the fast path:
@@ -535,4 +549,63 @@ func TestAnnotationBookkeepingMatchesKyaml(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestFunctionSeesOnlyWhatItReads: of the core Secrets and ConfigMaps, the
+// function is handed only the ones a step reads (rotate.Needs): sources
+// and targets by name, and values the certificate report scans; the rest
+// pass through as text, on an output equal to kyaml's.
+func TestFunctionSeesOnlyWhatItReads(t *testing.T) {
+	input := synth.ResourceList(synth.Options{Resources: 120, Bundles: 2, Seed: 8, Shape: synth.Kustomize})
+	var kinds []string
+	fn := func(fc *yaml.RNode, items []*yaml.RNode, positions []int) ([]*yaml.RNode, framework.Results, error) {
+		for _, it := range items {
+			kinds = append(kinds, it.GetKind())
+		}
+		return processor.RunAt(fc, items, positions)
+	}
+	var out bytes.Buffer
+	handled, err := krmio.Run(input, &out, rotate.Needs, fn)
+	require.True(t, handled)
+	require.NoError(t, err)
+	require.NotContains(t, kinds, "ConfigMap", "no ConfigMap of the list holds a certificate or is a source or target")
+	require.NotContains(t, kinds, "Widget")
+	require.Contains(t, kinds, "Secret")
+	require.Contains(t, kinds, "Deployment")
+	want, err := viaKyaml(t, input)
+	require.NoError(t, err)
+	require.Equal(t, string(want), out.String())
+}
+
+// TestParseBudget: a list whose read items hold far more YAML nodes than
+// its size allows for (here one Deployment of three-byte flow entries) is
+// refused with an error that says so, before it is all parsed, and nothing
+// is written.
+func TestParseBudget(t *testing.T) {
+	var flowMap strings.Builder
+	flowMap.WriteString("{")
+	for i := 0; flowMap.Len() < 3<<20; i++ {
+		fmt.Fprintf(&flowMap, "k%d: 1, ", i)
+	}
+	flowMap.WriteString("z: 1}")
+	input := multiLineList("- apiVersion: apps/v1\n  kind: Deployment\n  metadata:\n    name: wide\n  spec: " + flowMap.String() + "\n")
+	var out bytes.Buffer
+	called := false
+	fn := func(fc *yaml.RNode, items []*yaml.RNode, positions []int) ([]*yaml.RNode, framework.Results, error) {
+		called = true
+		return items, nil, nil
+	}
+	handled, err := krmio.Run(input, &out, rotate.Needs, fn)
+	require.True(t, handled)
+	var tooMuch *krmio.TooMuchYAMLError
+	require.ErrorAs(t, err, &tooMuch)
+	require.Contains(t, err.Error(), "items[0]")
+	require.False(t, called)
+	require.Zero(t, out.Len())
+
+	// The same list with its entries ten times longer is read.
+	input = bytes.ReplaceAll(input, []byte(": 1, "), []byte(": 1000000000000000000000000000000, "))
+	handled, err = krmio.Run(input, &out, rotate.Needs, fn)
+	require.True(t, handled)
+	require.NoError(t, err)
 }

@@ -86,7 +86,7 @@ type itemText struct {
 // needed reports whether the function needs the item, judged by its
 // type. An item without a kind is no Kubernetes object any rule reads; one
 // whose type is not written plainly is parsed.
-func (t *itemText) needed(needs Needs) bool {
+func (t *itemText) needed(needs func(apiVersion, kind string) bool) bool {
 	switch {
 	case t.kindAt == typeAbsent:
 		return false

@@ -27,7 +27,12 @@ type blockParser struct {
 	tags  *tagCache
 	words map[string]string // short strings shared between items
 	fail  bool
+	depth int // collections open
 }
+
+// maxDepth is the deepest nesting of collections the block parser follows;
+// deeper documents go to yaml.v3, which refuses them past its own limit.
+const maxDepth = 64
 
 // line is one line of the chunk: raw[start:end] without its newline, and
 // the number of spaces it starts with.
@@ -47,7 +52,16 @@ func newBlockParser() *blockParser {
 // parse returns the document node of raw, or nil when raw is not in the
 // subset this parser follows.
 func (p *blockParser) parse(raw []byte) *yaml.Node {
-	p.raw, p.fail = raw, false
+	m := p.mark()
+	doc := p.parseDoc(raw)
+	if doc == nil {
+		p.rewind(m)
+	}
+	return doc
+}
+
+func (p *blockParser) parseDoc(raw []byte) *yaml.Node {
+	p.raw, p.fail, p.depth = raw, false, 0
 	p.lines = p.lines[:0]
 	if len(raw) == 0 || raw[len(raw)-1] != '\n' {
 		return nil // a last line break matters to block scalars; chunks have one
@@ -103,6 +117,31 @@ func (p *blockParser) parse(raw []byte) *yaml.Node {
 
 func (p *blockParser) decline() { p.fail = true }
 
+// enter opens a collection; it declines (and returns true) past maxDepth.
+func (p *blockParser) enter() bool {
+	p.depth++
+	if p.depth > maxDepth {
+		p.decline()
+		return true
+	}
+	return false
+}
+
+func (p *blockParser) leave() { p.depth-- }
+
+// slabMark is where the slabs stood before an item was parsed.
+type slabMark struct {
+	nodes []yaml.Node
+	ptrs  []*yaml.Node
+}
+
+// mark returns where the slabs stand.
+func (p *blockParser) mark() slabMark { return slabMark{p.nodes, p.ptrs} }
+
+// rewind hands the nodes allocated since m out again: the tree parsed
+// since must not be used any more.
+func (p *blockParser) rewind(m slabMark) { p.nodes, p.ptrs = m.nodes, m.ptrs }
+
 // node allocates a node from the slab.
 func (p *blockParser) node(kind yaml.Kind, tag string, lineNo, col int) *yaml.Node {
 	if len(p.nodes) == 0 {
@@ -110,7 +149,7 @@ func (p *blockParser) node(kind yaml.Kind, tag string, lineNo, col int) *yaml.No
 	}
 	n := &p.nodes[0]
 	p.nodes = p.nodes[1:]
-	n.Kind, n.Tag, n.Line, n.Column = kind, tag, lineNo, col
+	*n = yaml.Node{Kind: kind, Tag: tag, Line: lineNo, Column: col}
 	return n
 }
 
@@ -158,6 +197,10 @@ func (p *blockParser) isComment(i int) bool {
 // mapping parses the block mapping whose first key starts on line i at
 // column col (0-based). It returns the mapping and the line after it.
 func (p *blockParser) mapping(i, col int) (*yaml.Node, int) {
+	if p.enter() {
+		return nil, i
+	}
+	defer p.leave()
 	m := p.node(yaml.MappingNode, "!!map", i+1, col+1)
 	var pairs []*yaml.Node
 	var head []string
@@ -564,6 +607,10 @@ func (p *blockParser) flowValue(i, at, keyCol int) (*yaml.Node, int) {
 // sequence parses the block sequence whose first entry is on line i at
 // column col.
 func (p *blockParser) sequence(i, col int) (*yaml.Node, int) {
+	if p.enter() {
+		return nil, i
+	}
+	defer p.leave()
 	s := p.node(yaml.SequenceNode, "!!seq", i+1, col+1)
 	var entries []*yaml.Node
 	var head []string
@@ -679,6 +726,10 @@ func (f *flow) node() *yaml.Node {
 // collection reads a flow mapping or sequence whose opening bracket is at
 // f.at.
 func (f *flow) collection(kind yaml.Kind, tag string, closing byte) *yaml.Node {
+	if f.p.enter() {
+		return nil
+	}
+	defer f.p.leave()
 	n := f.p.node(kind, tag, f.i+1, f.at+1)
 	n.Style = yaml.FlowStyle
 	f.at++

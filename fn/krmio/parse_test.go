@@ -50,6 +50,8 @@ var blockCases = []string{
 	"- {}\n",
 	"# before\n- a: b\n",
 	"- # on the dash\n  a: b\n",
+	"- a: " + strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth) + "\n",
+	"- a: " + strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1) + "\n",
 }
 
 // blockChunks returns item chunks from every source the tests have: the

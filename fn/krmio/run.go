@@ -22,24 +22,36 @@ import (
 // through unparsed: messages that name an item by position use it.
 type Func func(fnConfig *yaml.RNode, items []*yaml.RNode, positions []int) (out []*yaml.RNode, results framework.Results, err error)
 
-// Needs reports whether the function must see items of this apiVersion and
-// kind. Items it does not need are never parsed; they pass through byte for
-// byte.
-type Needs func(apiVersion, kind string) bool
+// Needs says which items the function reads, given its functionConfig
+// (nil when the list has none).
+type Needs func(fnConfig *yaml.RNode) Reads
+
+// Reads is what the function reads of a list. Items it does not read are
+// passed through as text; the function never sees them.
+type Reads struct {
+	// Kind reports whether the function may read items of this apiVersion
+	// and kind. Items of other kinds are never parsed.
+	Kind func(apiVersion, kind string) bool
+	// Item reports whether the function reads an item of such a kind, once
+	// parsed; nil means it reads every one. An item it does not read is
+	// dropped again, so that its nodes do not stay in memory for the run.
+	Item func(item *yaml.RNode) bool
+}
 
 // parsedItem is an item the fast path parsed.
 type parsedItem struct {
-	doc  *yaml.Node // the one-entry sequence document the chunk parses to
-	node *yaml.RNode
-	sum  uint64 // fingerprint of doc before the function ran
-	keys int    // countParsedKeys(doc) before the function ran
+	doc   *yaml.Node // the one-entry sequence document the chunk parses to
+	node  *yaml.RNode
+	sum   uint64 // fingerprint of doc before the function ran
+	keys  int    // countParsedKeys(doc) before the function ran
+	nodes int    // nodes in doc
 	// cutLine is the line (from 1) of the chunk that the output leaves
 	// out, the migration id annotation whose node was taken out of doc
 	// after parsing; 0 for none.
 	cutLine int
-	// synced holds the item's path and index annotations before the
-	// function ran (fileKeys order), for an item whose bookkeeping the
-	// fast path does itself; nil for one handed to kyaml's.
+	// synced holds the item's synced annotations before the function ran
+	// (fileKeys order), for an item whose bookkeeping the fast path does
+	// itself; nil for none.
 	synced []string
 }
 
@@ -60,6 +72,11 @@ type parsedItem struct {
 // done on the text for every other item: for the lists kpt and kustomize
 // send, that is deleting one line.
 func Run(input []byte, w io.Writer, needs Needs, fn Func) (handled bool, fnErr error) {
+	if bytes.Contains(input, []byte("\r\n")) {
+		// kyaml's reader turns CRLF into LF before anything else; so does
+		// the fast path (a lone CR still goes to kyaml).
+		input = bytes.ReplaceAll(input, []byte("\r\n"), []byte("\n"))
+	}
 	lt, err := split(input)
 	if err != nil {
 		return false, err
@@ -68,7 +85,10 @@ func Run(input []byte, w io.Writer, needs Needs, fn Func) (handled bool, fnErr e
 	if err != nil {
 		return false, fmt.Errorf("%w: functionConfig does not parse alone: %v", ErrNotCanonical, err)
 	}
+	reads := needs(fnConfig)
 	ip := newItemParser()
+	budget := parseBudget(len(input))
+	kept := 0 // nodes of the items parsed and kept
 	cuts := make([]cut, len(lt.items))
 	parsed := make([]*parsedItem, len(lt.items))
 	var items, kyamlItems []*yaml.RNode
@@ -86,7 +106,8 @@ func Run(input []byte, w io.Writer, needs Needs, fn Func) (handled bool, fnErr e
 	for i := range lt.items {
 		raw := lt.raw(i)
 		t := readItem(raw, intern)
-		if t.object && t.synced && !t.needed(needs) && !mayAlias(raw) {
+		asText := t.object && t.synced && !mayAlias(raw)
+		if asText && !t.needed(reads.Kind) {
 			// Passed through as text: kyaml's bookkeeping only deletes the
 			// migration id line.
 			patterns[t.pattern] = true
@@ -97,10 +118,22 @@ func Run(input []byte, w io.Writer, needs Needs, fn Func) (handled bool, fnErr e
 		// annotations come in pairs, and of one without any (kyaml's
 		// bookkeeping is a no-op on it); kyaml keeps the others'.
 		own := t.synced && (t.pattern == 0 || t.pattern.internal() && t.pattern.paired()) || !hasSyncedText(raw)
+		if est := estimateNodes(raw); kept+est > budget {
+			return true, &TooMuchYAMLError{Size: len(input), Item: i, Nodes: kept + est, Budget: budget}
+		}
+		mark := ip.block.mark()
 		p, err := ip.parseItem(raw, t, own)
 		if err != nil {
 			return false, fmt.Errorf("%w: item %d %v", ErrNotCanonical, i, err)
 		}
+		if !reads.wants(p.node) && (asText || passable(p.node, raw)) {
+			// Parsed to learn what it is, and not read after all.
+			ip.block.rewind(mark) // its nodes are the next item's
+			patterns[t.pattern] = true
+			cuts[i] = cut{uint32(t.cutStart), uint32(t.cutEnd)}
+			continue
+		}
+		kept += p.nodes
 		if own {
 			if p.cutLine > 0 {
 				cuts[i] = cut{uint32(t.cutStart), uint32(t.cutEnd)}
@@ -167,13 +200,13 @@ func reconcileSet(out, kyamlItems []*yaml.RNode, parsed []*parsedItem, annos map
 		switch {
 		case toKyaml[n.YNode()] || !ok:
 			set = append(set, n)
-		case p.synced != nil && !equalStrings(p.synced, syncedValues(n)):
+		case !equalStrings(p.synced, syncedValues(n)):
 			// Hand the change to kyaml with what it would have recorded
 			// before the function ran.
 			id := fmt.Sprintf("rotate-certs/changed-%d", len(set))
 			before := map[string]string{}
 			for i, k := range fileKeys {
-				if p.synced[i] != "" {
+				if p.synced != nil && p.synced[i] != "" {
 					before[k] = p.synced[i]
 				}
 			}
@@ -190,15 +223,21 @@ func reconcileSet(out, kyamlItems []*yaml.RNode, parsed []*parsedItem, annos map
 // syncedValues returns the item's synced annotations in fileKeys order
 // ("" for absent), read from the node without decoding its metadata.
 func syncedValues(n *yaml.RNode) []string {
-	out := make([]string, len(fileKeys))
+	var out []string
 	annos := annotationsNode(n)
 	if annos == nil {
-		return out
+		return nil
 	}
 	c := annos.Content
 	for i := 0; i+1 < len(c); i += 2 {
 		for j, k := range fileKeys {
-			if c[i].Value == k && out[j] == "" {
+			if c[i].Value != k {
+				continue
+			}
+			if out == nil {
+				out = make([]string, len(fileKeys))
+			}
+			if out[j] == "" {
 				out[j] = c[i+1].Value
 			}
 		}
@@ -208,28 +247,11 @@ func syncedValues(n *yaml.RNode) []string {
 
 // annotationsNode returns the item's metadata.annotations mapping, or nil.
 func annotationsNode(n *yaml.RNode) *yaml.Node {
-	meta := field(n.YNode(), "metadata")
-	if meta == nil {
+	annos := child(child(n.YNode(), "metadata"), "annotations")
+	if annos == nil || annos.Kind != yaml.MappingNode {
 		return nil
 	}
-	return field(meta, "annotations")
-}
-
-// field returns the value of key in mapping m (the first, as kyaml reads
-// it), or nil.
-func field(m *yaml.Node, key string) *yaml.Node {
-	if m == nil || m.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key {
-			if v := m.Content[i+1]; v.Kind == yaml.MappingNode {
-				return v
-			}
-			return nil
-		}
-	}
-	return nil
+	return annos
 }
 
 // deleteAnnotation removes key from the item's annotations and reports
@@ -307,7 +329,8 @@ func (ip *itemParser) parseChunk(raw []byte) (*parsedItem, error) {
 	if seq.Kind != yaml.SequenceNode || len(seq.Content) != 1 || seq.Content[0].Kind != yaml.MappingNode {
 		return nil, ErrNotCanonical
 	}
-	return &parsedItem{doc: doc, node: yaml.NewRNode(seq.Content[0]), sum: ip.sum(doc), keys: countParsedKeys(doc)}, nil
+	sum := ip.sum(doc)
+	return &parsedItem{doc: doc, node: yaml.NewRNode(seq.Content[0]), sum: sum, keys: countParsedKeys(doc), nodes: ip.nodes}, nil
 }
 
 func parseFunctionConfig(text []byte) (*yaml.RNode, error) {
@@ -430,15 +453,20 @@ func encode(w io.Writer, doc *yaml.Node) error {
 // fingerprinter hashes everything about a node tree that encoding shows:
 // kinds, tags, styles, values, anchors and comments (not line numbers),
 // with one seed for the whole run.
-type fingerprinter struct{ h maphash.Hash }
+type fingerprinter struct {
+	h     maphash.Hash
+	nodes int // in the tree last summed
+}
 
 func (f *fingerprinter) sum(n *yaml.Node) uint64 {
 	f.h.Reset()
+	f.nodes = 0
 	f.walk(n)
 	return f.h.Sum64()
 }
 
 func (f *fingerprinter) walk(n *yaml.Node) {
+	f.nodes++
 	h := &f.h
 	str := func(s string) {
 		h.WriteString(s)

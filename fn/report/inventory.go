@@ -149,6 +149,13 @@ func (s *scanner) values(item *yaml.RNode) {
 	}
 }
 
+// Reads reports whether the scan reads a Secret or ConfigMap value: PEM,
+// or a kubeconfig's certificate fields. A Secret or ConfigMap with no such
+// value, and whose values all decode, adds nothing to the inventory.
+func Reads(value []byte) bool {
+	return pki.LooksLikePEM(value) || looksLikeKubeconfig(value)
+}
+
 // pem records the certificates of one PEM value. certOnly marks a field
 // that can only hold certificates (a kubeconfig's), where anything
 // unreadable is a problem. The certificates that parse are recorded even

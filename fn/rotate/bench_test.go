@@ -62,7 +62,7 @@ func TestSyntheticListRenders(t *testing.T) {
 	}
 }
 
-func TestNeeds(t *testing.T) {
+func TestNeedsKind(t *testing.T) {
 	for _, tc := range []struct {
 		apiVersion, kind string
 		want             bool
@@ -76,8 +76,8 @@ func TestNeeds(t *testing.T) {
 		{"example.com/v1", "Widget", false},
 		{"networking.k8s.io/v1", "Ingress", false},
 	} {
-		if got := rotate.Needs(tc.apiVersion, tc.kind); got != tc.want {
-			t.Errorf("Needs(%s, %s) = %v, want %v", tc.apiVersion, tc.kind, got, tc.want)
+		if got := rotate.NeedsKind(tc.apiVersion, tc.kind); got != tc.want {
+			t.Errorf("NeedsKind(%s, %s) = %v, want %v", tc.apiVersion, tc.kind, got, tc.want)
 		}
 	}
 }

@@ -165,27 +165,6 @@ func (p Processor) finish(items []*yaml.RNode, results framework.Results) ([]*ya
 	return items, results, nil
 }
 
-// Needs reports whether the function must see resources of this
-// apiVersion and kind: the core, apps, batch and policy groups, Argo
-// Rollouts, Prometheus rules, Cluster API and EKS Anywhere, and machine
-// templates of any group. Anything else (an unrelated custom resource) is
-// passed through without being parsed.
-func Needs(apiVersion, kind string) bool {
-	group, _, found := strings.Cut(apiVersion, "/")
-	if !found {
-		return true // core group ("v1")
-	}
-	switch group {
-	case "apps", "batch", "policy", "argoproj.io", "monitoring.coreos.com", "rotate-certs.dev":
-		return true
-	}
-	// Cluster API and EKS Anywhere objects, and any machine template: an
-	// EtcdadmCluster's infrastructure template may live in a provider's own
-	// API group.
-	return strings.HasSuffix(group, "cluster.x-k8s.io") || strings.HasSuffix(group, "eks.amazonaws.com") ||
-		strings.HasSuffix(kind, "Template")
-}
-
 // summarize prints warnings and errors to Stderr, one line each.
 func (p Processor) summarize(results framework.Results) {
 	if p.Stderr == nil {
