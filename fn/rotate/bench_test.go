@@ -75,6 +75,14 @@ func TestNeedsKind(t *testing.T) {
 		{"infrastructure.example.dev/v1", "AcmeMachineTemplate", true},
 		{"example.com/v1", "Widget", false},
 		{"networking.k8s.io/v1", "Ingress", false},
+		{"v1", "Namespace", true},
+		{"v1", "Service", false},
+		{"", "Secret", true},
+		{"apps/v1", "ReplicaSet", false},
+		{"batch/v1", "CronJob", true},
+		{"policy/v1", "PodDisruptionBudget", true},
+		{"monitoring.coreos.com/v1", "PrometheusRule", true},
+		{"rotate-certs.dev/v1alpha1", "RotationPolicy", true},
 	} {
 		if got := rotate.NeedsKind(tc.apiVersion, tc.kind); got != tc.want {
 			t.Errorf("NeedsKind(%s, %s) = %v, want %v", tc.apiVersion, tc.kind, got, tc.want)

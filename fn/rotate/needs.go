@@ -64,23 +64,39 @@ func readsItem(item *yaml.RNode, names map[string]bool) bool {
 	return false
 }
 
-// NeedsKind reports whether the function may read resources of this
-// apiVersion and kind: the core, apps, batch and policy groups, Argo
-// Rollouts, Prometheus rules, Cluster API and EKS Anywhere, and machine
-// templates of any group. Anything else (an unrelated custom resource) is
-// passed through without being parsed.
+// NeedsKind reports whether a step may read resources of this apiVersion
+// and kind: Secrets, ConfigMaps and Namespaces of the core group, the
+// workloads restarts roll (Deployments, StatefulSets, DaemonSets, Jobs,
+// CronJobs, Argo Rollouts) and PodDisruptionBudgets, PrometheusRules, and
+// every object of Cluster API, EKS Anywhere and rotate-certs itself, and
+// machine templates of any group. Anything else (a Service, an unrelated
+// custom resource) is passed through without being parsed.
 func NeedsKind(apiVersion, kind string) bool {
 	group, _, found := strings.Cut(apiVersion, "/")
 	if !found {
-		return true // core group ("v1")
+		group = "" // the core group ("v1"), or no apiVersion at all
 	}
-	switch group {
-	case "apps", "batch", "policy", "argoproj.io", "monitoring.coreos.com", "rotate-certs.dev":
+	if readKinds[group][kind] {
 		return true
 	}
-	// Cluster API and EKS Anywhere objects, and any machine template: an
-	// EtcdadmCluster's infrastructure template may live in a provider's own
-	// API group.
-	return strings.HasSuffix(group, "cluster.x-k8s.io") || strings.HasSuffix(group, "eks.amazonaws.com") ||
-		strings.HasSuffix(kind, "Template")
+	switch {
+	case group == kube.GroupOf(policy.APIVersion):
+		return true
+	case strings.HasSuffix(group, "cluster.x-k8s.io") || strings.HasSuffix(group, "eks.amazonaws.com"):
+		// Cluster API and EKS Anywhere objects, and any machine template: an
+		// EtcdadmCluster's infrastructure template may live in a provider's
+		// own API group.
+		return true
+	}
+	return strings.HasSuffix(kind, "Template")
+}
+
+// readKinds are the kinds the steps read, by API group.
+var readKinds = map[string]map[string]bool{
+	"":                      {"Secret": true, "ConfigMap": true, "Namespace": true},
+	"apps":                  {policy.KindDeployment: true, policy.KindStatefulSet: true, policy.KindDaemonSet: true},
+	"batch":                 {"Job": true, "CronJob": true},
+	"argoproj.io":           {policy.KindRollout: true},
+	"policy":                {"PodDisruptionBudget": true},
+	"monitoring.coreos.com": {"PrometheusRule": true},
 }
