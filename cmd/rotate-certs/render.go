@@ -6,9 +6,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/krmio"
 	"github.com/rotate-certs/rotate-certs/fn/manifests"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/spf13/cobra"
@@ -160,24 +162,21 @@ func filePath(item *yaml.RNode) string {
 	return item.GetAnnotations(kioutil.PathAnnotation)[kioutil.PathAnnotation]
 }
 
-// filesOf serializes items file by file, the way they would be written, so
-// that render can tell which files the function changed.
+// filesOf fingerprints items file by file, so that render can tell which
+// files the function changed: a file changed when one of its resources did
+// (anything its encoding shows: values, styles, comments, order), or when
+// a resource was added to it. Fingerprints, not encodings: encoding every
+// file twice cost render more than reading and rendering the package.
 func filesOf(items []*yaml.RNode) (map[string]string, error) {
-	byFile := map[string][]*yaml.RNode{}
+	sums := map[string][]uint64{}
 	for _, item := range items {
-		byFile[filePath(item)] = append(byFile[filePath(item)], item.Copy())
+		p := filePath(item)
+		sums[p] = append(sums[p], krmio.Fingerprint(item.YNode()))
 	}
-	files := make(map[string]string, len(byFile))
-	for path, nodes := range byFile {
-		if err := kioutil.SortNodes(nodes); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		var b strings.Builder
-		w := kio.ByteWriter{Writer: &b, ClearAnnotations: []string{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation}}
-		if err := w.Write(nodes); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		files[path] = b.String()
+	files := make(map[string]string, len(sums))
+	for path, s := range sums {
+		slices.Sort(s) // the writer orders a file's resources by their index
+		files[path] = fmt.Sprint(s)
 	}
 	return files, nil
 }
