@@ -27,7 +27,7 @@ func largeList(size int, indented bool) string {
 
 // TestKyamlPathIsCapped: a list larger than rotate.MaxKyamlInputBytes is
 // refused, with no output and a message saying why, when it is not in the
-// canonical layout (it would need about 150 times its size in kyaml's
+// canonical layout (it would need about 70 times its size in kyaml's
 // reader); the same list in the canonical layout is read and passed
 // through.
 func TestKyamlPathIsCapped(t *testing.T) {

@@ -49,8 +49,8 @@ func newBlockParser() *blockParser {
 	return &blockParser{tags: &tagCache{m: map[string]string{}}, words: map[string]string{}}
 }
 
-// parse returns the document node of raw, or nil when raw is not in the
-// subset this parser follows.
+// parse returns the item's mapping, the one entry of the sequence raw is,
+// or nil when raw is not in the subset this parser follows.
 func (p *blockParser) parse(raw []byte) *yaml.Node {
 	m := p.mark()
 	doc := p.parseDoc(raw)
@@ -99,7 +99,17 @@ func (p *blockParser) parseDoc(raw []byte) *yaml.Node {
 	for first.start+col < first.end && raw[first.start+col] == ' ' {
 		col++
 	}
-	item, next := p.mapping(0, col)
+	var item *yaml.Node
+	next := 1
+	if first.start+col < first.end && p.raw[first.start+col] == '{' {
+		// "- {kind: ..., ...}": a flow mapping on the line.
+		f := flow{p: p, i: 0, text: p.text(0), at: col}
+		if item = f.node(); item == nil || f.at != len(f.text) {
+			return nil
+		}
+	} else {
+		item, next = p.mapping(0, col)
+	}
 	if p.fail || item == nil {
 		return nil
 	}
@@ -108,11 +118,7 @@ func (p *blockParser) parseDoc(raw []byte) *yaml.Node {
 			return nil
 		}
 	}
-	seq := p.node(yaml.SequenceNode, "!!seq", 1, 1)
-	seq.Content = p.content(item)
-	doc := p.node(yaml.DocumentNode, "", 1, 1)
-	doc.Content = p.content(seq)
-	return doc
+	return item
 }
 
 func (p *blockParser) decline() { p.fail = true }

@@ -40,13 +40,13 @@ type Reads struct {
 
 // parsedItem is an item the fast path parsed.
 type parsedItem struct {
-	doc   *yaml.Node // the one-entry sequence document the chunk parses to
+	root  *yaml.Node // the item's mapping
 	node  *yaml.RNode
-	sum   uint64 // fingerprint of doc before the function ran
-	keys  int    // countParsedKeys(doc) before the function ran
-	nodes int    // nodes in doc
+	sum   uint64 // fingerprint of root before the function ran
+	keys  int    // countParsedKeys(root) before the function ran
+	nodes int    // nodes under root
 	// cutLine is the line (from 1) of the chunk that the output leaves
-	// out, the migration id annotation whose node was taken out of doc
+	// out, the migration id annotation whose node was taken out of root
 	// after parsing; 0 for none.
 	cutLine int
 	// synced holds the item's synced annotations before the function ran
@@ -298,7 +298,7 @@ func (ip *itemParser) parseItem(raw []byte, t itemText, own bool) (*parsedItem, 
 		if !deleteAnnotation(p.node, migrationID) {
 			return nil, errors.New("holds the migration id annotation in a form its text does not show")
 		}
-		p.sum, p.keys = ip.sum(p.doc), countParsedKeys(p.doc)
+		p.sum, p.keys = ip.sum(p.root), countParsedKeys(p.root)
 		p.cutLine = 1 + bytes.Count(raw[:t.cutStart], []byte("\n"))
 	}
 	p.synced = syncedValues(p.node)
@@ -315,22 +315,26 @@ type itemParser struct {
 func newItemParser() *itemParser { return &itemParser{block: newBlockParser()} }
 
 func (ip *itemParser) parseChunk(raw []byte) (*parsedItem, error) {
-	doc := ip.block.parse(raw)
-	if doc == nil {
-		doc = &yaml.Node{}
-		if err := yaml.Unmarshal(raw, doc); err != nil {
+	root := ip.block.parse(raw)
+	if root == nil {
+		var doc yaml.Node
+		if err := yaml.Unmarshal(raw, &doc); err != nil {
 			return nil, err
 		}
+		if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
+			return nil, ErrNotCanonical
+		}
+		seq := doc.Content[0]
+		if seq.Kind != yaml.SequenceNode || len(seq.Content) != 1 {
+			return nil, ErrNotCanonical
+		}
+		root = seq.Content[0]
 	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
+	if root.Kind != yaml.MappingNode {
 		return nil, ErrNotCanonical
 	}
-	seq := doc.Content[0]
-	if seq.Kind != yaml.SequenceNode || len(seq.Content) != 1 || seq.Content[0].Kind != yaml.MappingNode {
-		return nil, ErrNotCanonical
-	}
-	sum := ip.sum(doc)
-	return &parsedItem{doc: doc, node: yaml.NewRNode(seq.Content[0]), sum: sum, keys: countParsedKeys(doc), nodes: ip.nodes}, nil
+	sum := ip.sum(root)
+	return &parsedItem{root: root, node: yaml.NewRNode(root), sum: sum, keys: countParsedKeys(root), nodes: ip.nodes}, nil
 }
 
 func parseFunctionConfig(text []byte) (*yaml.RNode, error) {
@@ -380,15 +384,15 @@ func write(w io.Writer, fp *fingerprinter, lt *listText, cuts []cut, parsed []*p
 			if err := yaml.ClearEmptyAnnotations(p.node); err != nil {
 				return err
 			}
-			if fp.sum(p.doc) == p.sum {
+			if fp.sum(p.root) == p.sum {
 				writeCut(bw, raw, c)
 				continue
 			}
-			if text, ok := splice(raw, p.doc, p.keys, p.cutLine); ok {
+			if text, ok := splice(raw, p.root, p.keys, p.cutLine); ok {
 				bw.Write(text)
 				continue
 			}
-			if err := encode(bw, p.doc); err != nil {
+			if err := encode(bw, p.root); err != nil {
 				return err
 			}
 		}
@@ -399,8 +403,7 @@ func write(w io.Writer, fp *fingerprinter, lt *listText, cuts []cut, parsed []*p
 			if err := yaml.ClearEmptyAnnotations(n); err != nil {
 				return err
 			}
-			doc := &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.SequenceNode, Content: []*yaml.Node{n.YNode()}}}}
-			if err := encode(bw, doc); err != nil {
+			if err := encode(bw, n.YNode()); err != nil {
 				return err
 			}
 		}
@@ -437,7 +440,9 @@ func hasUnparsed(lt *listText, parsed []*parsedItem) bool {
 	return false
 }
 
-func encode(w io.Writer, doc *yaml.Node) error {
+// encode writes item as an entry of the items list.
+func encode(w io.Writer, item *yaml.Node) error {
+	doc := &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.SequenceNode, Content: []*yaml.Node{item}}}}
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	if err := enc.Encode(doc); err != nil {

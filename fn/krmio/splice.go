@@ -27,14 +27,10 @@ import (
 //
 // cutLine (from 1; 0 for none) is a line of raw the output leaves out: an
 // annotation whose node was taken out of the tree after parsing.
-func splice(raw []byte, doc *yaml.Node, parsedKeys, cutLine int) ([]byte, bool) {
-	if countParsedKeys(doc) != parsedKeys {
+func splice(raw []byte, root *yaml.Node, parsedKeys, cutLine int) ([]byte, bool) {
+	if countParsedKeys(root) != parsedKeys {
 		return nil, false
 	}
-	if len(doc.Content) != 1 || len(doc.Content[0].Content) != 1 {
-		return nil, false
-	}
-	root := doc.Content[0].Content[0]
 	if root.Kind != yaml.MappingNode || root.Style&yaml.FlowStyle != 0 || len(root.Content) == 0 || fresh(root.Content[0]) {
 		return nil, false
 	}

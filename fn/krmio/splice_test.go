@@ -125,12 +125,12 @@ func TestSpliceMatchesFullEncoding(t *testing.T) {
 		for i, n := 0, 1+rng.IntN(3); i < n; i++ {
 			edits[rng.IntN(len(edits))](t, rng, p.node)
 		}
-		if ip.sum(p.doc) == p.sum {
+		if ip.sum(p.root) == p.sum {
 			continue
 		}
 		var full strings.Builder
-		require.NoError(t, encode(&full, p.doc))
-		text, ok := splice(raw, p.doc, p.keys, p.cutLine)
+		require.NoError(t, encode(&full, p.root))
+		text, ok := splice(raw, p.root, p.keys, p.cutLine)
 		if !ok {
 			continue
 		}
@@ -158,13 +158,13 @@ func TestSpliceRefusesWhatItCannotSee(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, p.node.PipeE(yaml.Lookup("data"), yaml.Clear("extra")))
 	require.NoError(t, p.node.PipeE(yaml.SetAnnotation("a", "b")))
-	_, ok := splice(raw, p.doc, p.keys, 0)
+	_, ok := splice(raw, p.root, p.keys, 0)
 	require.False(t, ok, "a removed key must make splice decline")
 
 	p, err = ip.parseChunk(raw)
 	require.NoError(t, err)
 	p.node.Field("type").Value.YNode().Value = "Changed" // in place: no fresh node
-	_, ok = splice(raw, p.doc, p.keys, 0)
+	_, ok = splice(raw, p.root, p.keys, 0)
 	require.False(t, ok, "with no fresh node there is nothing splice can place")
 }
 

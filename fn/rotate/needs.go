@@ -21,7 +21,9 @@ import (
 //     bundles' sources and targets, by name; those holding a value the
 //     certificate report scans (PEM, a kubeconfig's certificates) or one
 //     that does not decode (a problem the report names); and any whose
-//     metadata the processor must refuse.
+//     metadata the processor must refuse;
+//   - Namespaces only when a bundle picks its target's namespaces by
+//     label (namespaceSelector).
 //
 // A step that comes to read other Secrets or ConfigMaps must say so here.
 func Needs(fnConfig *yaml.RNode) krmio.Reads {
@@ -31,8 +33,10 @@ func Needs(fnConfig *yaml.RNode) krmio.Reads {
 		return reads // the run fails on the policy; every item is read
 	}
 	names := map[string]bool{}
+	selects := false // a bundle picks namespaces by their labels
 	for _, b := range pol.Spec.TrustBundles {
 		names[b.Target.Name] = true
+		selects = selects || b.Target.NamespaceSelector != nil
 		for _, s := range b.Sources {
 			for _, ref := range []*policy.ObjectKeyRef{s.Secret, s.ConfigMap} {
 				if ref != nil {
@@ -41,13 +45,17 @@ func Needs(fnConfig *yaml.RNode) krmio.Reads {
 			}
 		}
 	}
-	reads.Item = func(item *yaml.RNode) bool { return readsItem(item, names) }
+	reads.Item = func(item *yaml.RNode) bool { return readsItem(item, names, selects) }
 	return reads
 }
 
-func readsItem(item *yaml.RNode, names map[string]bool) bool {
-	if kind := item.GetKind(); kind != "Secret" && kind != "ConfigMap" || kube.GroupOf(item.GetApiVersion()) != "" {
+func readsItem(item *yaml.RNode, names map[string]bool, selects bool) bool {
+	kind := item.GetKind()
+	if kube.GroupOf(item.GetApiVersion()) != "" || kind != "Secret" && kind != "ConfigMap" && kind != "Namespace" {
 		return true
+	}
+	if kind == "Namespace" {
+		return selects || kube.CheckShape(item, "") != nil
 	}
 	if kube.CheckShape(item, "") != nil || names[item.GetName()] {
 		return true
