@@ -53,7 +53,7 @@ func main() {
 	memSize := flag.Int("memory-mb", 64, "memory: input size of each worst shape, in MB")
 	repo := flag.Int("repo", 100000, "repo: resources in the package (10 per file)")
 	kptRepo := flag.Int("kpt-repo", 10000, "repo: resources in the package kpt renders (kpt keeps the whole package in memory at about 110 times its size)")
-	kzSizes := flag.String("kustomize-sizes", "1000,3000", "kustomize: resource counts (kustomize's own build grows with the square of the resources)")
+	kzSizes := flag.String("kustomize-sizes", "1000,2000", "kustomize: resource counts (kustomize's own build grows with the square of the resources)")
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "rotate-certs-bench")
