@@ -98,8 +98,13 @@ type Inventory struct {
 // certificate data that does not parse becomes a Problem (an unrelated
 // broken Secret must not fail a render). Each distinct certificate is
 // parsed once, however often it occurs.
-func Scan(items []*yaml.RNode) *Inventory {
-	s := &scanner{inv: &Inventory{}, cache: pki.NewCache()}
+func Scan(items []*yaml.RNode) *Inventory { return ScanWith(items, pki.NewCache()) }
+
+// ScanWith is Scan with certificates parsed through certs, so that a run
+// that parses the same certificates elsewhere (trust bundle sources and
+// targets) parses each once and holds one *x509.Certificate for it.
+func ScanWith(items []*yaml.RNode, certs *pki.Cache) *Inventory {
+	s := &scanner{inv: &Inventory{}, cache: certs}
 	for _, item := range items {
 		if kube.IsLocalConfig(item) || kube.IsSOPSEncrypted(item) {
 			continue

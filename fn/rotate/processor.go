@@ -15,6 +15,7 @@ import (
 
 	"github.com/rotate-certs/rotate-certs/fn/bundle"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/report"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
@@ -33,6 +34,9 @@ type Processor struct {
 	// newVerifier makes the run's signature check; nil means
 	// bundle.NewVerifier. Tests count the checks through it.
 	newVerifier func() func(ca, cert *x509.Certificate) bool
+	// certs, when set, is the run's certificate cache (tests look into
+	// it); nil means a new one per run.
+	certs *pki.Cache
 }
 
 // run is the state of one invocation, shared by the steps.
@@ -51,6 +55,10 @@ type run struct {
 	leaves *bundle.LeafIndex
 	// verify is the run's memoized signature check (verifier).
 	verify func(ca, cert *x509.Certificate) bool
+	// certs parses every certificate of the run once - sources, targets,
+	// leaves and the report alike - so that one certificate is one
+	// *x509.Certificate, which verify remembers per pair.
+	certs *pki.Cache
 }
 
 // step is one concern of the function. Steps add results and may add items;
@@ -111,6 +119,10 @@ func (p Processor) RunAt(fnConfig *yaml.RNode, items []*yaml.RNode, positions []
 	r.items = items
 	r.index = kube.NewIndex(items)
 	r.bundles = map[string]renderedBundle{}
+	r.certs = p.certs
+	if r.certs == nil {
+		r.certs = pki.NewCache()
+	}
 	if p.newVerifier != nil {
 		r.verify = p.newVerifier()
 	}
