@@ -2,6 +2,7 @@ package krmio
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"runtime/debug"
 
@@ -120,21 +121,78 @@ func child(m *yaml.Node, key string) *yaml.Node {
 	return nil
 }
 
+// collector paces the garbage collector through a run, when TuneMemory
+// has set a memory limit (otherwise it does nothing). What parsing
+// allocates is almost all kept - the nodes of the items the function
+// reads, from slabs - so collecting each time the heap grows by a share
+// would mark the same nodes again and again. While the items are parsed,
+// the collector runs only at a limit that follows an estimate of what is
+// kept (keptEstimate), with a third again for garbage; after that, at 30%
+// growth over what the last collection found live. Never above
+// TuneMemory's limit.
+type collector struct {
+	active         bool
+	percent        int
+	ceiling, limit int64
+}
+
+func startCollector() *collector {
+	c := &collector{ceiling: debug.SetMemoryLimit(-1)}
+	if c.ceiling == math.MaxInt64 {
+		return c
+	}
+	c.active = true
+	c.percent = debug.SetGCPercent(-1)
+	return c
+}
+
+// keptEstimate is an upper estimate of the heap a run holds for an input
+// of size bytes with items items, nodes of which are kept: the input, a
+// few words per item, the nodes with their strings and their places in
+// lists, and the function's own records of them.
+func keptEstimate(size, items, nodes int) int64 {
+	return int64(size) + int64(items)*96 + int64(nodes)*240 + 16<<20
+}
+
+// parsing sets the limit for the heap estimated so far.
+func (c *collector) parsing(estimate int64) {
+	if !c.active {
+		return
+	}
+	if limit := min(estimate*4/3+32<<20, c.ceiling); limit > c.limit+c.limit/16 || c.limit == 0 {
+		c.limit = limit
+		debug.SetMemoryLimit(limit)
+	}
+}
+
+// parsed hands collection back to heap growth.
+func (c *collector) parsed() {
+	if c.active {
+		debug.SetGCPercent(30)
+		debug.SetMemoryLimit(c.ceiling)
+	}
+}
+
+// stop restores the collector as TuneMemory left it.
+func (c *collector) stop() {
+	if c.active {
+		debug.SetGCPercent(c.percent)
+		debug.SetMemoryLimit(c.ceiling)
+	}
+}
+
 // TuneMemory sets the garbage collector for one run of function mode over
-// an input of size bytes, unless GOGC or GOMEMLIMIT are set: collect when
-// the heap has grown by 30% (not 100%: the nodes of a large list are live
-// until the output is written, so the default doubles the peak), and a
-// soft limit of 40 times the input plus 64 MiB, which the kept nodes stay
-// well below (parseBudget). It returns a function that restores the
-// previous settings.
+// an input of size bytes, unless GOGC or GOMEMLIMIT are set: a soft limit
+// of 40 times the input plus 64 MiB, which the kept nodes stay well below
+// (parseBudget), and under it Run paces the collections itself (the nodes
+// of a large list are live until the output is written, and Go's default
+// would collect each time the heap doubled, marking them again each time,
+// and double the peak). It returns a function that restores the previous
+// settings.
 func TuneMemory(size int) (restore func()) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
-	percent := debug.SetGCPercent(30)
 	limit := debug.SetMemoryLimit(int64(40*size + 64<<20))
-	return func() {
-		debug.SetGCPercent(percent)
-		debug.SetMemoryLimit(limit)
-	}
+	return func() { debug.SetMemoryLimit(limit) }
 }

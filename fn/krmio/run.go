@@ -89,6 +89,9 @@ func Run(input []byte, w io.Writer, needs Needs, fn Func) (handled bool, fnErr e
 	ip := newItemParser()
 	budget := parseBudget(len(input))
 	kept := 0 // nodes of the items parsed and kept
+	gc := startCollector()
+	defer gc.stop()
+	gc.parsing(keptEstimate(len(input), len(lt.items), 0))
 	cuts := make([]cut, len(lt.items))
 	parsed := make([]*parsedItem, len(lt.items))
 	var items, kyamlItems []*yaml.RNode
@@ -134,6 +137,9 @@ func Run(input []byte, w io.Writer, needs Needs, fn Func) (handled bool, fnErr e
 			continue
 		}
 		kept += p.nodes
+		if i%1024 == 0 {
+			gc.parsing(keptEstimate(len(input), len(lt.items), kept))
+		}
 		if own {
 			if p.cutLine > 0 {
 				cuts[i] = cut{uint32(t.cutStart), uint32(t.cutEnd)}
@@ -146,6 +152,8 @@ func Run(input []byte, w io.Writer, needs Needs, fn Func) (handled bool, fnErr e
 		items = append(items, p.node)
 		positions = append(positions, i)
 	}
+
+	gc.parsed()
 
 	// kyaml's bookkeeping on the items the fast path left to it; every
 	// other item stands in its format inference by its pattern.
@@ -369,6 +377,7 @@ func write(w io.Writer, fp *fingerprinter, lt *listText, cuts []cut, parsed []*p
 			inOutput[n.YNode()] = true
 		}
 		seen := make(map[*yaml.Node]bool, len(out))
+		pairs := &pairCache{}
 		for i := range lt.items {
 			raw, c := lt.raw(i), cuts[i]
 			p := parsed[i]
@@ -388,7 +397,7 @@ func write(w io.Writer, fp *fingerprinter, lt *listText, cuts []cut, parsed []*p
 				writeCut(bw, raw, c)
 				continue
 			}
-			if text, ok := splice(raw, p.root, p.keys, p.cutLine); ok {
+			if text, ok := splice(raw, p.root, p.keys, p.cutLine, pairs); ok {
 				bw.Write(text)
 				continue
 			}

@@ -117,6 +117,7 @@ func TestSpliceMatchesFullEncoding(t *testing.T) {
 	ip := newItemParser()
 	rng := rand.New(rand.NewPCG(1, 2))
 	spliced, cut := 0, 0
+	pairs := &pairCache{} // shared across items, as in a run
 	for round := 0; round < 600; round++ {
 		raw := []byte(items[rng.IntN(len(items))])
 		info := readItem(raw, func(b []byte) string { return string(b) })
@@ -130,7 +131,7 @@ func TestSpliceMatchesFullEncoding(t *testing.T) {
 		}
 		var full strings.Builder
 		require.NoError(t, encode(&full, p.root))
-		text, ok := splice(raw, p.root, p.keys, p.cutLine)
+		text, ok := splice(raw, p.root, p.keys, p.cutLine, pairs)
 		if !ok {
 			continue
 		}
@@ -158,13 +159,13 @@ func TestSpliceRefusesWhatItCannotSee(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, p.node.PipeE(yaml.Lookup("data"), yaml.Clear("extra")))
 	require.NoError(t, p.node.PipeE(yaml.SetAnnotation("a", "b")))
-	_, ok := splice(raw, p.root, p.keys, 0)
+	_, ok := splice(raw, p.root, p.keys, 0, nil)
 	require.False(t, ok, "a removed key must make splice decline")
 
 	p, err = ip.parseChunk(raw)
 	require.NoError(t, err)
 	p.node.Field("type").Value.YNode().Value = "Changed" // in place: no fresh node
-	_, ok = splice(raw, p.root, p.keys, 0)
+	_, ok = splice(raw, p.root, p.keys, 0, nil)
 	require.False(t, ok, "with no fresh node there is nothing splice can place")
 }
 
