@@ -122,7 +122,8 @@ func child(m *yaml.Node, key string) *yaml.Node {
 }
 
 // collector paces the garbage collector through a run, when TuneMemory
-// has set a memory limit (otherwise it does nothing). What parsing
+// has set a memory limit (otherwise, or when GOGC or GOMEMLIMIT are set,
+// it does nothing). What parsing
 // allocates is almost all kept - the nodes of the items the function
 // reads, from slabs - so collecting each time the heap grows by a share
 // would mark the same nodes again and again. While the items are parsed,
@@ -138,7 +139,7 @@ type collector struct {
 
 func startCollector() *collector {
 	c := &collector{ceiling: debug.SetMemoryLimit(-1)}
-	if c.ceiling == math.MaxInt64 {
+	if c.ceiling == math.MaxInt64 || userTuned() {
 		return c
 	}
 	c.active = true
@@ -190,9 +191,13 @@ func (c *collector) stop() {
 // and double the peak). It returns a function that restores the previous
 // settings.
 func TuneMemory(size int) (restore func()) {
-	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+	if userTuned() {
 		return func() {}
 	}
 	limit := debug.SetMemoryLimit(int64(40*size + 64<<20))
 	return func() { debug.SetMemoryLimit(limit) }
 }
+
+// userTuned reports whether the garbage collector is set from the
+// environment, which takes precedence over rotate-certs' own pacing.
+func userTuned() bool { return os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" }
