@@ -240,7 +240,7 @@ func (c *config) scaling(sizes []int) {
 			in := size(input)
 			status := ""
 			if s.code != 0 {
-				status = fmt.Sprintf(" (exit %d)", s.code)
+				status = fmt.Sprintf(" (exit %d: refused)", s.code)
 			}
 			us := s.cpu.Seconds() * 1e6 / float64(n)
 			if s.code == 0 {

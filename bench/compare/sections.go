@@ -51,7 +51,10 @@ func worstShapes() []worstShape {
 	return []worstShape{
 		{"empty items: - {}", func(int) string { return "- {}\n" }},
 		{"tiny items of kinds no step reads", func(i int) string { return fmt.Sprintf("- {kind: Service, metadata: {name: s%d}}\n", i) }},
-		{"tiny items a step reads (Namespaces)", func(i int) string {
+		{"tiny items a step reads (PodDisruptionBudgets)", func(i int) string {
+			return fmt.Sprintf("- apiVersion: policy/v1\n  kind: PodDisruptionBudget\n  metadata:\n    name: p%d\n", i)
+		}},
+		{"tiny items no step reads (Namespaces)", func(i int) string {
 			return fmt.Sprintf("- apiVersion: v1\n  kind: Namespace\n  metadata:\n    name: n%d\n", i)
 		}},
 		{"flow maps nested 60 deep in workloads", func(i int) string {
