@@ -3,6 +3,7 @@ package krmio_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
@@ -57,6 +58,14 @@ func FuzzFastPathMatchesKyaml(f *testing.F) {
 			// this fuzzer). The fast path refuses such an item when it
 			// parses it (TestPositionsCountUnparsedItems) and copies it as
 			// written when it does not: it never drops it.
+			return
+		}
+		if wantErr != nil && gotErr == nil && strings.Contains(wantErr.Error(), "failed to read ResourceList input") {
+			// kyaml's reader refuses YAML the fast path never parsed: an
+			// item no step reads (no kind, or one no step reads) passes
+			// through as written, defects included (found by this fuzzer;
+			// README, Performance). An item it parses goes to kyaml when
+			// it does not parse.
 			return
 		}
 		require.Equal(t, wantErr != nil, gotErr != nil, "both paths must agree on failure: kyaml %v, fast %v", wantErr, gotErr)

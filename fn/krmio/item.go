@@ -156,8 +156,15 @@ func readItem(raw []byte, intern func([]byte) string) itemText {
 				continue // a comment before the item
 			}
 			first = false
-			rest := bytes.TrimRight(line[min(2, len(line)):], " ")
+			if len(line) < 2 {
+				t.object = false // "-" alone, as below
+				return t
+			}
+			rest := bytes.TrimRight(line[2:], " ")
 			switch {
+			case len(rest) == 0:
+				t.object = false // the entry starts on the next line, or is null
+				return t
 			case bytes.Equal(rest, []byte("{}")):
 				// An empty mapping; anything after it but blank lines is
 				// for the parser to judge.
