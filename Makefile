@@ -75,10 +75,18 @@ test: build tools lint
 demo: build $(KUSTOMIZE)
 	@./examples/demo.sh
 
-## bench: rotate-certs vs a no-op kyaml function at 1k, 10k and 100k resources, then the micro-benchmarks
-bench: build
+## bench: rotate-certs against a no-op kyaml function on what kpt and kustomize send (10k, 100k
+## resources), scaling to 300k, memory on the worst shapes, render/check against kpt fn render,
+## kustomize's cost around an exec function (about an hour); then the micro-benchmarks.
+## BENCH_FLAGS passes flags to bench/compare, e.g. BENCH_FLAGS='-sections shapes -sizes 10000'
+BENCH_FLAGS ?=
+bench: build $(KUSTOMIZE)
 	$(GO) build -o $(BIN)/noop-kyaml ./bench/noop
-	$(GO) run ./bench/compare -rotate-certs $(BIN)/rotate-certs -noop $(BIN)/noop-kyaml
+	$(GO) build -o $(BIN)/kyaml-path ./bench/kyamlpath
+	$(GO) build -o $(BIN)/scan ./bench/scan
+	$(GO) build -o $(BIN)/measure ./bench/measure
+	$(GO) run ./bench/compare -rotate-certs $(BIN)/rotate-certs -noop $(BIN)/noop-kyaml -kyaml $(BIN)/kyaml-path \
+	  -scan $(BIN)/scan -kustomize $(KUSTOMIZE) $(BENCH_FLAGS)
 	$(GO) test -run '^$$' -bench . -benchmem ./fn/bundle ./fn/restart ./fn/rotate
 
 ## lint: go vet and gofmt
@@ -108,6 +116,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./fn/policy
 	$(GO) test -run '^$$' -fuzz '^FuzzProcess$$' -fuzztime $(FUZZTIME) ./fn/rotate
 	$(GO) test -run '^$$' -fuzz '^FuzzFastPathMatchesKyaml$$' -fuzztime $(FUZZTIME) ./fn/krmio
+	$(GO) test -run '^$$' -fuzz '^FuzzBlockParserMatchesYAML$$' -fuzztime $(FUZZTIME) ./fn/krmio
 
 ## nginx: the Debian nginx for the real mTLS peer test, installed only when absent (the test skips without it)
 test-tools: nginx

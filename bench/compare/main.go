@@ -1,8 +1,18 @@
 // Command compare is `make bench`: it generates seeded synthetic
-// ResourceLists, runs rotate-certs and a no-op kyaml function on each,
-// interleaved, and prints median wall time and peak RSS side by side.
+// ResourceLists and packages (internal/synth), runs rotate-certs and the
+// programs it is compared with on them as child processes, alternating,
+// and prints medians of CPU time (user+sys) and peak RSS side by side, as
+// ratios. Its sections: shapes (function mode on the lists kpt and
+// kustomize send, and a hand-made one, against a no-op kyaml function,
+// with the floor - a byte scan of the same list - and a check that the
+// output is byte for byte what kyaml's reader and writer give); scaling
+// (CPU time per resource from 10,000 to 300,000 resources); memory (peak
+// RSS over input size on the worst shapes found); repo (render and check
+// on a package of files, against kpt fn render with a no-op exec
+// function); kustomize (kustomize build with and without an exec
+// function).
 //
-//	go run ./bench/compare -rotate-certs bin/rotate-certs -noop bin/noop-kyaml
+//	go run ./bench/compare -rotate-certs bin/rotate-certs -noop bin/noop-kyaml -kyaml bin/kyaml-path -scan bin/scan
 package main
 
 import (
@@ -15,23 +25,35 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/internal/synth"
 )
 
-type sample struct {
-	wall time.Duration
-	rss  int64 // bytes
+type config struct {
+	rc, noop, kyaml, scan, kpt, kustomize, measure string
+	runs                                           int
+	dir                                            string
 }
 
 func main() {
-	rc := flag.String("rotate-certs", "bin/rotate-certs", "rotate-certs binary")
-	noop := flag.String("noop", "bin/noop-kyaml", "no-op kyaml function binary")
-	sizes := flag.String("sizes", "1000,10000,100000", "comma-separated resource counts")
-	runs := flag.Int("runs", 3, "runs per binary and size (median reported)")
-	bundles := flag.Int("bundles", 100, "trust bundles in the policy")
+	var c config
+	flag.StringVar(&c.rc, "rotate-certs", "bin/rotate-certs", "rotate-certs binary")
+	flag.StringVar(&c.noop, "noop", "bin/noop-kyaml", "no-op kyaml function binary")
+	flag.StringVar(&c.kyaml, "kyaml", "bin/kyaml-path", "rotate-certs' function through kyaml's reader and writer (bench/kyamlpath)")
+	flag.StringVar(&c.scan, "scan", "bin/scan", "the byte scan (bench/scan)")
+	flag.StringVar(&c.measure, "measure", "bin/measure", "the program that times the others (bench/measure)")
+	flag.StringVar(&c.kpt, "kpt", "kpt", "kpt binary (the repo section skips kpt without it)")
+	flag.StringVar(&c.kustomize, "kustomize", "bin/kustomize", "kustomize binary (the kustomize section is skipped without it)")
+	flag.IntVar(&c.runs, "runs", 3, "runs per program and input (median reported)")
+	sections := flag.String("sections", "shapes,scaling,memory,repo,kustomize", "sections to run")
+	sizes := flag.String("sizes", "10000,100000", "shapes: resource counts")
+	rerender := flag.String("rerender", "plain", "shapes: the shapes whose re-render is measured too (comma-separated, or all)")
+	scaling := flag.String("scaling", "10000,30000,100000,300000", "scaling: resource counts")
+	memSize := flag.Int("memory-mb", 64, "memory: input size of each worst shape, in MB")
+	repo := flag.Int("repo", 100000, "repo: resources in the package (10 per file)")
+	kptRepo := flag.Int("kpt-repo", 10000, "repo: resources in the package kpt renders (kpt keeps the whole package in memory at about 110 times its size)")
+	kzSizes := flag.String("kustomize-sizes", "1000,2000", "kustomize: resource counts (kustomize's own build grows with the square of the resources)")
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "rotate-certs-bench")
@@ -39,114 +61,235 @@ func main() {
 		fail(err)
 	}
 	defer os.RemoveAll(dir)
-
-	fmt.Println("first render: every target is created and every consumer rolled (the worst case);")
-	fmt.Println("re-render: the first render's output fed back in (the steady state of a GitOps repo).")
-	fmt.Println()
-	fmt.Printf("%-10s %-9s %8s | %-21s | %-21s | %-11s\n", "", "", "", "no-op kyaml function", "rotate-certs", "ratio")
-	fmt.Printf("%-10s %-9s %8s | %9s %11s | %9s %11s | %5s %5s\n", "input", "resources", "size", "wall", "peak RSS", "wall", "peak RSS", "time", "mem")
-	first := map[int]time.Duration{}
-	var counts []int
-	for _, field := range strings.Split(*sizes, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(field))
-		if err != nil {
-			fail(fmt.Errorf("-sizes: %w", err))
+	c.dir = dir
+	fmt.Printf("CPU is user+sys time of the process and its children, RSS its peak resident set; medians of %d runs, programs alternating.\n", c.runs)
+	for _, s := range strings.Split(*sections, ",") {
+		fmt.Println()
+		switch s {
+		case "shapes":
+			c.shapes(ints(*sizes), *rerender)
+		case "scaling":
+			c.scaling(ints(*scaling))
+		case "memory":
+			c.memory(*memSize << 20)
+		case "repo":
+			c.repo(*repo, *kptRepo)
+		case "kustomize":
+			c.kustomizeOverhead(ints(*kzSizes))
+		default:
+			fail(fmt.Errorf("-sections: unknown section %q", s))
 		}
-		counts = append(counts, n)
-		input := filepath.Join(dir, fmt.Sprintf("list-%d.yaml", n))
-		data := synth.ResourceList(synth.Options{Resources: n, Bundles: *bundles, Seed: 1})
-		if err := os.WriteFile(input, data, 0o600); err != nil {
-			fail(err)
-		}
-		first[n] = row("first", n, input, *noop, *rc, *runs)
-		steady := filepath.Join(dir, fmt.Sprintf("list-%d-rendered.yaml", n))
-		if err := renderTo(*rc, input, steady); err != nil {
-			fail(err)
-		}
-		row("re-render", n, steady, *noop, *rc, *runs)
-	}
-	for i := 1; i < len(counts); i++ {
-		a, b := counts[i-1], counts[i]
-		fmt.Printf("%dx resources (%d -> %d): rotate-certs first render took %.1fx the time\n",
-			b/a, a, b, first[b].Seconds()/first[a].Seconds())
 	}
 }
 
-// row measures both binaries on input, interleaved, prints a table row and
-// returns rotate-certs' median wall time.
-func row(label string, n int, input, noop, rc string, runs int) time.Duration {
-	st, err := os.Stat(input)
-	if err != nil {
-		fail(err)
-	}
-	var base, ours []sample
-	for i := 0; i < runs; i++ { // interleaved, so drift hits both alike
-		base = append(base, measure(noop, input))
-		ours = append(ours, measure(rc, input))
-	}
-	b, o := median(base), median(ours)
-	fmt.Printf("%-10s %-9d %6.1fMB | %8.2fs %9.0fMB | %8.2fs %9.0fMB | %5.2f %5.2f\n",
-		label, n, float64(st.Size())/1e6, b.wall.Seconds(), float64(b.rss)/1e6, o.wall.Seconds(), float64(o.rss)/1e6,
-		o.wall.Seconds()/b.wall.Seconds(), float64(o.rss)/float64(b.rss))
-	return o.wall
+// sample is one run of a program.
+type sample struct {
+	cpu  time.Duration // user + sys, children included
+	rss  int64         // peak, bytes
+	code int           // exit status
 }
 
-// renderTo runs rotate-certs on input and writes its output to out.
-func renderTo(rc, input, out string) error {
-	in, err := os.Open(input)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	f, err := os.Create(out)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	cmd := exec.Command(rc)
-	cmd.Stdin, cmd.Stdout = in, f
+func (s sample) mb() float64 { return float64(s.rss) / 1e6 }
+
+// run runs bin with args through the measure program, stdin from in (or
+// none) and stdout to out (or discarded), and returns its CPU time and
+// peak RSS. A run that fails is fatal unless mayFail.
+func (c *config) run(in, out string, mayFail bool, bin string, args ...string) sample {
+	stats := filepath.Join(c.dir, "stats.txt")
+	cmd := exec.Command(c.measure, append([]string{"-o", stats, "--", bin}, args...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("pre-rendering %s: %v\n%s", input, err, stderr.String())
+	if in != "" {
+		f, err := os.Open(in)
+		if err != nil {
+			fail(err)
+		}
+		defer f.Close()
+		cmd.Stdin = f
 	}
-	return nil
+	sink, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if out != "" {
+		sink, err = os.Create(out)
+	}
+	if err != nil {
+		fail(err)
+	}
+	defer sink.Close()
+	cmd.Stdout = sink
+	err = cmd.Run()
+	if err != nil && !mayFail {
+		fail(fmt.Errorf("%s %s: %v\n%s", bin, strings.Join(args, " "), err, lastLines(stderr.String(), 5)))
+	}
+	b, rerr := os.ReadFile(stats)
+	if rerr != nil {
+		fail(fmt.Errorf("%s: no measurement (%v): %v\n%s", bin, rerr, err, lastLines(stderr.String(), 5)))
+	}
+	var user, sys float64
+	var rss int64
+	var s sample
+	if _, err := fmt.Sscan(string(b), &user, &sys, &rss, &s.code); err != nil {
+		fail(fmt.Errorf("measurement %q: %v", b, err))
+	}
+	os.Remove(stats)
+	s.cpu = time.Duration((user + sys) * float64(time.Second))
+	s.rss = rss * 1024
+	return s
 }
 
-// measure runs bin with input on stdin and returns its wall time and peak
-// resident set size. The output is discarded; a failure aborts the bench.
-func measure(bin, input string) sample {
-	in, err := os.Open(input)
-	if err != nil {
-		fail(err)
+// measure runs each program runs times, alternating, and returns the
+// median sample of each.
+func measure(runs int, programs ...func() sample) []sample {
+	all := make([][]sample, len(programs))
+	for i := 0; i < runs; i++ {
+		for j, p := range programs {
+			all[j] = append(all[j], p())
+		}
 	}
-	defer in.Close()
-	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
-	if err != nil {
-		fail(err)
+	out := make([]sample, len(programs))
+	for j, s := range all {
+		out[j] = median(s)
 	}
-	defer devnull.Close()
-	cmd := exec.Command(bin)
-	var stderr bytes.Buffer
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = in, devnull, &stderr
-	start := time.Now()
-	if err := cmd.Run(); err != nil {
-		fail(fmt.Errorf("%s on %s: %v\n%s", bin, input, err, stderr.String()))
-	}
-	wall := time.Since(start)
-	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	return sample{wall: wall, rss: ru.Maxrss * 1024}
+	return out
 }
 
 func median(s []sample) sample {
-	walls := make([]time.Duration, len(s))
+	cpu := make([]time.Duration, len(s))
 	rss := make([]int64, len(s))
 	for i, x := range s {
-		walls[i], rss[i] = x.wall, x.rss
+		cpu[i], rss[i] = x.cpu, x.rss
 	}
-	slices.Sort(walls)
+	slices.Sort(cpu)
 	slices.Sort(rss)
-	return sample{wall: walls[len(walls)/2], rss: rss[len(rss)/2]}
+	return sample{cpu: cpu[len(cpu)/2], rss: rss[len(rss)/2], code: s[len(s)-1].code}
+}
+
+// shapes compares function mode with the no-op kyaml function on each
+// shape of list.
+func (c *config) shapes(sizes []int, rerender string) {
+	fmt.Println("== Function mode on the lists kpt and kustomize send: rotate-certs against a no-op kyaml function")
+	fmt.Println("first: every target created and every consumer rolled (the worst case); re-render: the first render's output fed back in.")
+	fmt.Println("floor: a byte scan that finds the items and copies the list (bench/scan); same: the output is byte for byte what")
+	fmt.Println("rotate-certs' function writes through kyaml's reader and writer (bench/kyamlpath).")
+	fmt.Println()
+	fmt.Printf("%-10s %-9s %7s %8s | %-17s | %-17s | %-11s | %-13s | %s\n", "shape", "input", "items", "size", "no-op kyaml", "rotate-certs", "ratio", "floor", "same")
+	fmt.Printf("%-10s %-9s %7s %8s | %7s %9s | %7s %9s | %5s %5s | %6s %6s |\n", "", "", "", "", "CPU", "RSS", "CPU", "RSS", "CPU", "RSS", "CPU", "ratio")
+	for _, n := range sizes {
+		for _, shape := range synth.Shapes {
+			input := filepath.Join(c.dir, fmt.Sprintf("%s-%d.yaml", shape, n))
+			write(input, synth.ResourceList(synth.Options{Resources: n, Bundles: 100, Seed: 1, Shape: shape}))
+			c.shapeRow(shape, "first", n, input)
+			if rerender == "all" || slices.Contains(strings.Split(rerender, ","), string(shape)) {
+				steady := filepath.Join(c.dir, fmt.Sprintf("%s-%d-rendered.yaml", shape, n))
+				c.run(input, steady, false, c.rc)
+				c.shapeRow(shape, "re-render", n, steady)
+				os.Remove(steady)
+			}
+			os.Remove(input)
+		}
+	}
+}
+
+func (c *config) shapeRow(shape synth.Shape, label string, n int, input string) {
+	s := measure(c.runs,
+		func() sample { return c.run(input, "", false, c.noop) },
+		func() sample { return c.run(input, "", false, c.rc) },
+		func() sample { return c.run(input, "", false, c.scan) })
+	noop, rc, scan := s[0], s[1], s[2]
+	same := c.sameAsKyaml(input)
+	fmt.Printf("%-10s %-9s %7d %7.1fM | %6.2fs %8.0fM | %6.2fs %8.0fM | %5.2f %5.2f | %5.3fs %5.0fx | %s\n",
+		shape, label, n, float64(size(input))/1e6, noop.cpu.Seconds(), noop.mb(), rc.cpu.Seconds(), rc.mb(),
+		rc.cpu.Seconds()/noop.cpu.Seconds(), float64(rc.rss)/float64(noop.rss), scan.cpu.Seconds(), rc.cpu.Seconds()/scan.cpu.Seconds(), same)
+}
+
+// sameAsKyaml runs rotate-certs and the kyaml path once each on input and
+// compares their outputs byte for byte.
+func (c *config) sameAsKyaml(input string) string {
+	a, b := input+".fast", input+".kyaml"
+	defer os.Remove(a)
+	defer os.Remove(b)
+	c.run(input, a, false, c.rc)
+	c.run(input, b, false, c.kyaml)
+	x, err := os.ReadFile(a)
+	if err != nil {
+		fail(err)
+	}
+	y, err := os.ReadFile(b)
+	if err != nil {
+		fail(err)
+	}
+	if bytes.Equal(x, y) {
+		return "yes"
+	}
+	i := 0
+	for i < len(x) && i < len(y) && x[i] == y[i] {
+		i++
+	}
+	return fmt.Sprintf("NO (first difference at byte %d)", i)
+}
+
+// scaling prints rotate-certs' CPU time per resource at each size.
+func (c *config) scaling(sizes []int) {
+	fmt.Println("== Scaling: function mode, first render, hand-made and kpt fn render lists")
+	fmt.Printf("%-10s %7s %8s | %8s %9s %7s | %9s\n", "shape", "items", "size", "CPU", "RSS", "RSS/in", "CPU/item")
+	for _, shape := range []synth.Shape{synth.Plain, synth.KptRender} {
+		var per []float64
+		for _, n := range sizes {
+			input := filepath.Join(c.dir, fmt.Sprintf("scale-%s-%d.yaml", shape, n))
+			write(input, synth.ResourceList(synth.Options{Resources: n, Bundles: 100, Seed: 1, Shape: shape}))
+			s := measure(c.runs, func() sample { return c.run(input, "", true, c.rc) })[0]
+			in := size(input)
+			status := ""
+			if s.code != 0 {
+				status = fmt.Sprintf(" (exit %d: refused)", s.code)
+			}
+			us := s.cpu.Seconds() * 1e6 / float64(n)
+			if s.code == 0 {
+				per = append(per, us)
+			}
+			fmt.Printf("%-10s %7d %7.1fM | %7.2fs %8.0fM %6.1fx | %7.1fus%s\n", shape, n, float64(in)/1e6, s.cpu.Seconds(), s.mb(), float64(s.rss)/float64(in), us, status)
+			os.Remove(input)
+		}
+		if len(per) > 1 {
+			lo, hi := slices.Min(per), slices.Max(per)
+			fmt.Printf("%-10s CPU per item from %d to %d resources: %.1f-%.1fus, the highest %.0f%% above the lowest\n",
+				shape, sizes[0], sizes[len(sizes)-1], lo, hi, 100*(hi/lo-1))
+		}
+	}
+}
+
+// write writes data to path or fails.
+func write(path string, data []byte) {
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		fail(err)
+	}
+}
+
+func size(path string) int64 {
+	st, err := os.Stat(path)
+	if err != nil {
+		fail(err)
+	}
+	return st.Size()
+}
+
+func ints(list string) []int {
+	var out []int
+	for _, f := range strings.Split(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			fail(err)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
 }
 
 func fail(err error) {

@@ -7,11 +7,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/atomicwrite"
+	"github.com/rotate-certs/rotate-certs/fn/krmio"
 	"github.com/rotate-certs/rotate-certs/fn/manifests"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/spf13/cobra"
@@ -102,10 +104,7 @@ func render(dir, policyFile string, stderr io.Writer) (err error) {
 	if err != nil {
 		return fmt.Errorf("render: %w", err)
 	}
-	read, err := encodeEach(items)
-	if err != nil {
-		return fmt.Errorf("render: %w", err)
-	}
+	read := readEach(items)
 	rl := &framework.ResourceList{Items: items, FunctionConfig: fnConfig}
 	p := rotate.Processor{Now: time.Now, Stderr: stderr}
 	if err := p.Process(rl); err != nil {
@@ -126,8 +125,8 @@ func render(dir, policyFile string, stderr io.Writer) (err error) {
 	// a read-only file or a failed write stop the render with nothing
 	// changed.
 	var files []atomicwrite.File
-	for p, data := range after {
-		if data == before[p] {
+	for p, sums := range after {
+		if sums == before[p] {
 			continue
 		}
 		b, err := keepUnchangedDocuments(dir, p, rl.Items, read)
@@ -135,7 +134,9 @@ func render(dir, policyFile string, stderr io.Writer) (err error) {
 			return fmt.Errorf("render: %w", err)
 		}
 		if b == nil {
-			b = []byte(data)
+			if b, err = encodeFile(p, rl.Items); err != nil {
+				return fmt.Errorf("render: %w", err)
+			}
 		}
 		files = append(files, atomicwrite.File{Path: p, Data: b})
 	}
@@ -201,24 +202,21 @@ func filePath(item *yaml.RNode) string {
 	return item.GetAnnotations(kioutil.PathAnnotation)[kioutil.PathAnnotation]
 }
 
-// filesOf serializes items file by file, the way they would be written, so
-// that render can tell which files the function changed.
+// filesOf fingerprints items file by file, so that render can tell which
+// files the function changed: a file changed when one of its resources did
+// (anything its encoding shows: values, styles, comments, order), or when
+// a resource was added to it. Fingerprints, not encodings: encoding every
+// file twice cost render more than reading and rendering the package.
 func filesOf(items []*yaml.RNode) (map[string]string, error) {
-	byFile := map[string][]*yaml.RNode{}
+	sums := map[string][]uint64{}
 	for _, item := range items {
-		byFile[filePath(item)] = append(byFile[filePath(item)], item.Copy())
+		p := filePath(item)
+		sums[p] = append(sums[p], krmio.Fingerprint(item.YNode()))
 	}
-	files := make(map[string]string, len(byFile))
-	for path, nodes := range byFile {
-		if err := kioutil.SortNodes(nodes); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		var b strings.Builder
-		w := kio.ByteWriter{Writer: &b, ClearAnnotations: []string{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation}}
-		if err := w.Write(nodes); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		files[path] = b.String()
+	files := make(map[string]string, len(sums))
+	for path, s := range sums {
+		slices.Sort(s) // the writer orders a file's resources by their index
+		files[path] = fmt.Sprint(s)
 	}
 	return files, nil
 }
@@ -249,21 +247,20 @@ func readPolicyFile(path string) (*yaml.RNode, error) {
 	}
 }
 
-// readItem is an item as read: its file and its text as the writer
-// writes it.
-type readItem struct{ path, text string }
+// readItem is an item as read: its file and the fingerprint of its nodes
+// before the function ran.
+type readItem struct {
+	path string
+	sum  uint64
+}
 
-// encodeEach returns each item's file and text, by node.
-func encodeEach(items []*yaml.RNode) (map[*yaml.Node]readItem, error) {
+// readEach returns each item's file and fingerprint, by node.
+func readEach(items []*yaml.RNode) map[*yaml.Node]readItem {
 	out := make(map[*yaml.Node]readItem, len(items))
 	for _, item := range items {
-		text, err := encodeItem(item)
-		if err != nil {
-			return nil, err
-		}
-		out[item.YNode()] = readItem{path: filePath(item), text: text}
+		out[item.YNode()] = readItem{path: filePath(item), sum: krmio.Fingerprint(item.YNode())}
 	}
-	return out, nil
+	return out
 }
 
 func encodeItem(item *yaml.RNode) (string, error) {
@@ -275,12 +272,32 @@ func encodeItem(item *yaml.RNode) (string, error) {
 	return b.String(), nil
 }
 
+// encodeFile returns the text of package file path as kyaml's writer
+// writes it: every item placed in it, in index order.
+func encodeFile(path string, items []*yaml.RNode) ([]byte, error) {
+	var nodes []*yaml.RNode
+	for _, item := range items {
+		if filePath(item) == path {
+			nodes = append(nodes, item.Copy())
+		}
+	}
+	if err := kioutil.SortNodes(nodes); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var b bytes.Buffer
+	w := kio.ByteWriter{Writer: &b, ClearAnnotations: []string{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation}}
+	if err := w.Write(nodes); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return b.Bytes(), nil
+}
+
 // keepUnchangedDocuments returns the new text of the package file path
 // (slash-separated, relative to dir), whose resources changed, with the
 // original text of every document whose resource did not change: the
 // function manages only its own resources, and re-encoding another one
-// is not always stable (manifests.SpliceDocuments). read holds the text of
-// each item as read. It returns nil, and the caller encodes the whole
+// is not always stable (manifests.SpliceDocuments). read holds the
+// fingerprint of each item as read. It returns nil, and the caller encodes the whole
 // file, when the file is new or its documents cannot be matched with the
 // items read from it.
 func keepUnchangedDocuments(dir, path string, items []*yaml.RNode, read map[*yaml.Node]readItem) ([]byte, error) {
@@ -308,21 +325,33 @@ func keepUnchangedDocuments(dir, path string, items []*yaml.RNode, read map[*yam
 	for old < len(inFile) && fromFile(inFile[old]) {
 		old++
 	}
-	texts := make([]string, len(inFile))
 	for i, item := range inFile {
-		if texts[i], err = encodeItem(item); err != nil {
-			return nil, err
-		}
 		if fromFile(item) != (i < old) {
 			return nil, nil // out of order
 		}
 	}
+	// Only the resources that changed, and the new ones, are encoded.
+	var encodeErr error
+	encode := func(item *yaml.RNode) string {
+		text, err := encodeItem(item)
+		if err != nil && encodeErr == nil {
+			encodeErr = err
+		}
+		return text
+	}
+	var appended []string
+	for _, item := range inFile[old:] {
+		appended = append(appended, encode(item))
+	}
 	out, n, ok := manifests.SpliceDocuments(original, func(k int) (string, bool) {
-		if k >= old {
+		if k >= old || krmio.Fingerprint(inFile[k].YNode()) == read[inFile[k].YNode()].sum {
 			return "", false
 		}
-		return texts[k], texts[k] != read[inFile[k].YNode()].text
-	}, texts[old:])
+		return encode(inFile[k]), true
+	}, appended)
+	if encodeErr != nil {
+		return nil, encodeErr
+	}
 	if !ok || n != old {
 		return nil, nil
 	}

@@ -68,6 +68,7 @@ func runFunction(stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("reading the ResourceList: %w", err)
 	}
+	defer krmio.TuneMemory(len(input))()
 	p := rotate.Processor{Now: time.Now, Stderr: stderr}
 	handled, err := krmio.Run(input, stdout, rotate.Needs, p.RunAt)
 	if !handled && len(input) > rotate.MaxKyamlInputBytes {

@@ -3,6 +3,7 @@ package krmio_test
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -201,11 +202,14 @@ func TestFastPathFallsBack(t *testing.T) {
 	tests := map[string]struct{ input, reason string }{
 		"indented items": {strings.Replace(string(base), "items:\n# a comment between items\n- apiVersion: v1\n  kind: Secret", "items:\n  - apiVersion: v1\n    kind: Secret", 1),
 			"line 4: items indented"},
-		"crlf":               {strings.ReplaceAll(string(base), "\n", "\r\n"), "line 1: a CR"},
-		"two documents":      {string(base) + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n", "a second YAML document"},
-		"flow items":         {"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: [{apiVersion: v1, kind: ConfigMap, metadata: {name: x}}]\n", "line 3: items written in flow style"},
-		"alias across items": {strings.Replace(string(base), "spec: {a: 1, b: [x, \"y\"]}", "spec: *base", 1), "does not parse alone"},
-		"no ResourceList":    {"apiVersion: v1\nkind: List\nitems: []\n", "no top-level kind: ResourceList"},
+		"a lone CR": {strings.Replace(string(base), "\n", "\r", 1), "line 1: a CR"},
+		// Found by FuzzFastPathMatchesKyaml: a block scalar's value ends
+		// with the last line break, or without it.
+		"no final line break": {strings.TrimSuffix(string(base), "\n"), "no line break at the end"},
+		"two documents":       {string(base) + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n", "a second YAML document"},
+		"flow items":          {"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: [{apiVersion: v1, kind: ConfigMap, metadata: {name: x}}]\n", "line 3: items written in flow style"},
+		"alias across items":  {strings.Replace(string(base), "spec: {a: 1, b: [x, \"y\"]}", "spec: *base", 1), "does not parse alone"},
+		"no ResourceList":     {"apiVersion: v1\nkind: List\nitems: []\n", "no top-level kind: ResourceList"},
 		// Found by FuzzFastPathMatchesKyaml: kyaml moves such a comment
 		// into another item.
 		"comment, blank line, item": {strings.Replace(string(base), "# a comment between items\n", "# a comment between items\n\n", 1), "line 5: a blank line after a comment"},
@@ -221,6 +225,19 @@ func TestFastPathFallsBack(t *testing.T) {
 			require.ErrorContains(t, err, tc.reason, "the reason, and where")
 		})
 	}
+}
+
+// TestCRLFTakesTheFastPath: kyaml's reader turns CRLF into LF before
+// reading; so does the fast path, with the same output.
+func TestCRLFTakesTheFastPath(t *testing.T) {
+	input := synth.ResourceList(synth.Options{Resources: 200, Bundles: 4, Seed: 2, Shape: synth.KptRender})
+	crlf := bytes.ReplaceAll(input, []byte("\n"), []byte("\r\n"))
+	want, wantErr := viaKyaml(t, crlf)
+	require.NoError(t, wantErr)
+	got, handled, err := viaFastPath(t, crlf)
+	require.True(t, handled)
+	require.NoError(t, err)
+	require.Equal(t, string(want), string(got))
 }
 
 // TestUntouchedItemsAreCopiedByteForByte shows the point of the fast path:
@@ -254,10 +271,33 @@ func TestResultsEncodeLikeKyaml(t *testing.T) {
 		{ResourceRef: &yaml.ResourceIdentifier{}},
 		{Message: "empty ref after a message", ResourceRef: &yaml.ResourceIdentifier{}, Field: &framework.Field{Path: "kind"}},
 	}
+	results = append(results,
+		&framework.Result{Message: "multi\nline\n", Severity: framework.Info},
+		&framework.Result{Message: "tab\there", Field: &framework.Field{}, File: &framework.File{}},
+		&framework.Result{Message: "no ", Severity: "yes"},
+		&framework.Result{Message: "-x", ResourceRef: &yaml.ResourceIdentifier{NameMeta: yaml.NameMeta{Name: "0777", Namespace: "1_000"}}},
+		&framework.Result{Message: ": a", Field: &framework.Field{Path: "a: b"}},
+		&framework.Result{Message: "? x", File: &framework.File{Path: "#a", Index: 7}},
+		&framework.Result{Message: "x #y 'q' \"dq\" \\ back", Severity: "~"},
+		&framework.Result{Message: "--- doc", Severity: "..."},
+		&framework.Result{Message: "café ✓ 🔐 \u00a0nbsp", Severity: ".5"},
+		&framework.Result{Message: "trailing:", Severity: "1:20"},
+		&framework.Result{Message: "<a>", Severity: "2026-11-22T00:00:00Z"},
+	)
 	var buf bytes.Buffer
 	w := bufio.NewWriter(&buf)
 	require.NoError(t, krmio.WriteResultsForTest(w, results))
 	require.NoError(t, w.Flush())
+	// Byte for byte what framework.Execute writes: marshalled, parsed, and
+	// encoded as the list's results.
+	marshalled, err := yaml.Marshal(results)
+	require.NoError(t, err)
+	parsed, err := yaml.Parse(string(marshalled))
+	require.NoError(t, err)
+	list := yaml.NewMapRNode(nil)
+	require.NoError(t, list.PipeE(yaml.SetField("results", parsed)))
+	require.Equal(t, list.MustString(), buf.String())
+
 	got, err := yaml.Parse(buf.String())
 	require.NoError(t, err, buf.String())
 	want, err := yaml.Marshal(results)
@@ -336,4 +376,239 @@ functionConfig:
 			require.Len(t, itemNames(t, got), tc.wantItems)
 		})
 	}
+}
+
+// TestOrchestratorListsAreByteIdentical: on the lists kpt and kustomize
+// send (every item annotated with its file, index and ids), the fast path
+// writes exactly the bytes kyaml's reader and writer write, on the first
+// render and on its re-render.
+func TestOrchestratorListsAreByteIdentical(t *testing.T) {
+	for _, shape := range synth.Shapes {
+		t.Run(string(shape), func(t *testing.T) {
+			input := synth.ResourceList(synth.Options{Resources: 600, Bundles: 10, Seed: 4, Shape: shape})
+			for _, round := range []string{"first", "re-render"} {
+				want, wantErr := viaKyaml(t, input)
+				require.NoError(t, wantErr)
+				got, handled, err := viaFastPath(t, input)
+				require.True(t, handled)
+				require.NoError(t, err)
+				require.Equal(t, string(want), string(got), "%s render", round)
+				input = got
+			}
+		})
+	}
+}
+
+// annotationCases are items whose path, index and id annotations kyaml's
+// bookkeeping treats in every way it can: both forms, one form, forms that
+// differ, the migration id alone or beside others, comments among them,
+// empty or null annotations and metadata.
+var annotationCases = map[string]string{
+	"both forms": `- apiVersion: example.com/v1
+  kind: Widget
+  metadata:
+    name: a
+    annotations:
+      config.kubernetes.io/index: '0'
+      config.kubernetes.io/path: 'a.yaml'
+      internal.config.kubernetes.io/index: '0'
+      internal.config.kubernetes.io/path: 'a.yaml'
+      internal.config.kubernetes.io/annotations-migration-resource-id: '0'
+`,
+	"legacy only": `- apiVersion: example.com/v1
+  kind: Widget
+  metadata:
+    name: a
+    annotations:
+      config.kubernetes.io/path: a.yaml
+`,
+	"internal only": `- apiVersion: example.com/v1
+  kind: Widget
+  metadata:
+    name: a
+    annotations:
+      internal.config.kubernetes.io/path: "a.yaml"
+      internal.config.kubernetes.io/index: '3'
+`,
+	"forms differ": `- apiVersion: example.com/v1
+  kind: Widget
+  metadata:
+    name: a
+    annotations:
+      config.kubernetes.io/path: a.yaml
+      internal.config.kubernetes.io/path: b.yaml
+`,
+	"one pair incomplete": `- apiVersion: example.com/v1
+  kind: Widget
+  metadata:
+    name: a
+    annotations:
+      config.kubernetes.io/path: a.yaml
+      internal.config.kubernetes.io/path: a.yaml
+      config.kubernetes.io/index: '1'
+`,
+	"migration id alone": `- apiVersion: example.com/v1
+  kind: Widget
+  metadata:
+    name: a
+    annotations:
+      internal.config.kubernetes.io/annotations-migration-resource-id: '7'
+`,
+	"migration id and a comment": `- apiVersion: example.com/v1
+  kind: Widget
+  metadata:
+    name: a
+    annotations:
+      x: y
+      # about the id
+      internal.config.kubernetes.io/annotations-migration-resource-id: '7'
+`,
+	"migration id in flow": `- apiVersion: example.com/v1
+  kind: Widget
+  metadata:
+    name: a
+    annotations: {x: y, internal.config.kubernetes.io/annotations-migration-resource-id: '7'}
+`,
+	"migration id over lines": `- apiVersion: example.com/v1
+  kind: Widget
+  metadata:
+    name: a
+    annotations:
+      x: y
+      internal.config.kubernetes.io/annotations-migration-resource-id: |
+        7
+`,
+	"empty annotations": `- apiVersion: example.com/v1
+  kind: Widget
+  metadata:
+    name: a
+    annotations: {}
+`,
+	"null annotations": `- apiVersion: example.com/v1
+  kind: Widget
+  metadata:
+    name: a
+    annotations:
+  spec: {}
+`,
+	"null metadata": `- apiVersion: example.com/v1
+  kind: Widget
+  metadata:
+  spec: {x: 1}
+`,
+	"empty metadata": `- apiVersion: example.com/v1
+  kind: Widget
+  metadata: {}
+`,
+	"no kind": `- apiVersion: example.com/v1
+  metadata:
+    name: a
+- {}
+- apiVersion: v1
+`,
+	"kustomize id block": `- apiVersion: v1
+  kind: Secret
+  metadata:
+    annotations:
+      kustomize.config.k8s.io/id: |
+        kind: Secret
+        name: ca
+        version: v1
+      config.kubernetes.io/index: '0'
+      internal.config.kubernetes.io/index: '0'
+      internal.config.kubernetes.io/annotations-migration-resource-id: '0'
+    name: ca
+    namespace: gw
+`,
+}
+
+// TestAnnotationBookkeepingMatchesKyaml runs every annotation case alone,
+// beside an item with both forms, and beside one with the legacy form only
+// (kyaml refuses a list whose items use different forms).
+func TestAnnotationBookkeepingMatchesKyaml(t *testing.T) {
+	neighbours := map[string]string{
+		"alone": "",
+		"beside both forms": `- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: n
+    annotations:
+      config.kubernetes.io/path: 'n.yaml'
+      internal.config.kubernetes.io/path: 'n.yaml'
+`,
+		"beside legacy": `- apiVersion: example.com/v1
+  kind: Gadget
+  metadata:
+    name: n
+    annotations:
+      config.kubernetes.io/path: n.yaml
+`,
+	}
+	for name, item := range annotationCases {
+		for nname, neighbour := range neighbours {
+			t.Run(name+"/"+nname, func(t *testing.T) {
+				requireEquivalent(t, multiLineList(item+neighbour), true)
+				requireEquivalent(t, multiLineList(neighbour+item), true)
+			})
+		}
+	}
+}
+
+// TestFunctionSeesOnlyWhatItReads: of the core Secrets and ConfigMaps, the
+// function is handed only the ones a step reads (rotate.Needs): sources
+// and targets by name, and values the certificate report scans; the rest
+// pass through as text, on an output equal to kyaml's.
+func TestFunctionSeesOnlyWhatItReads(t *testing.T) {
+	input := synth.ResourceList(synth.Options{Resources: 120, Bundles: 2, Seed: 8, Shape: synth.Kustomize})
+	var kinds []string
+	fn := func(fc *yaml.RNode, items []*yaml.RNode, positions []int) ([]*yaml.RNode, framework.Results, error) {
+		for _, it := range items {
+			kinds = append(kinds, it.GetKind())
+		}
+		return processor.RunAt(fc, items, positions)
+	}
+	var out bytes.Buffer
+	handled, err := krmio.Run(input, &out, rotate.Needs, fn)
+	require.True(t, handled)
+	require.NoError(t, err)
+	require.NotContains(t, kinds, "ConfigMap", "no ConfigMap of the list holds a certificate or is a source or target")
+	require.NotContains(t, kinds, "Widget")
+	require.Contains(t, kinds, "Secret")
+	require.Contains(t, kinds, "Deployment")
+	want, err := viaKyaml(t, input)
+	require.NoError(t, err)
+	require.Equal(t, string(want), out.String())
+}
+
+// TestParseBudget: a list whose read items hold far more YAML nodes than
+// its size allows for (here one Deployment of three-byte flow entries) is
+// refused with an error that says so, before it is all parsed, and nothing
+// is written.
+func TestParseBudget(t *testing.T) {
+	var flowMap strings.Builder
+	flowMap.WriteString("{")
+	for i := 0; flowMap.Len() < 3<<20; i++ {
+		fmt.Fprintf(&flowMap, "k%d: 1, ", i)
+	}
+	flowMap.WriteString("z: 1}")
+	input := multiLineList("- apiVersion: apps/v1\n  kind: Deployment\n  metadata:\n    name: wide\n  spec: " + flowMap.String() + "\n")
+	var out bytes.Buffer
+	called := false
+	fn := func(fc *yaml.RNode, items []*yaml.RNode, positions []int) ([]*yaml.RNode, framework.Results, error) {
+		called = true
+		return items, nil, nil
+	}
+	handled, err := krmio.Run(input, &out, rotate.Needs, fn)
+	require.True(t, handled)
+	var tooMuch *krmio.TooMuchYAMLError
+	require.ErrorAs(t, err, &tooMuch)
+	require.Contains(t, err.Error(), "items[0]")
+	require.False(t, called)
+	require.Zero(t, out.Len())
+
+	// The same list with its entries ten times longer is read.
+	input = bytes.ReplaceAll(input, []byte(": 1, "), []byte(": 1000000000000000000000000000000, "))
+	handled, err = krmio.Run(input, &out, rotate.Needs, fn)
+	require.True(t, handled)
+	require.NoError(t, err)
 }

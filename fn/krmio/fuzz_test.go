@@ -3,6 +3,7 @@ package krmio_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
@@ -17,7 +18,8 @@ import (
 // reader and writer: whatever the input, the fast path either declines it
 // (having written nothing) or produces what kyaml's reader, the processor
 // and kyaml's writer produce, failure included. Seeds: every golden input,
-// the edge cases above, a synthetic list, and
+// the edge cases above, a synthetic list in each shape kpt and kustomize
+// send it in, the annotation cases (annotationCases), and
 // testdata/fuzz/FuzzFastPathMatchesKyaml.
 func FuzzFastPathMatchesKyaml(f *testing.F) {
 	inputs, err := filepath.Glob("../../testdata/golden/*/input.yaml")
@@ -32,7 +34,14 @@ func FuzzFastPathMatchesKyaml(f *testing.F) {
 	edge, err := testpki.ExpandTemplate("edge", edgeCases)
 	require.NoError(f, err)
 	f.Add(edge)
-	f.Add(synth.ResourceList(synth.Options{Resources: 12, Bundles: 2, Seed: 3}))
+	// The lists kpt and kustomize send: every item annotated with its
+	// file, index and ids, which kyaml's bookkeeping keeps in sync.
+	for _, shape := range synth.Shapes {
+		f.Add(synth.ResourceList(synth.Options{Resources: 12, Bundles: 2, Seed: 3, Shape: shape}))
+	}
+	for _, item := range annotationCases {
+		f.Add(multiLineList(item))
+	}
 	// Quoted, flow and block scalars over lines, tags and anchors (the
 	// splitter's open-scalar rule).
 	f.Add(multiLineList("- apiVersion: example.com/v1\n  kind: Foo\n  metadata:\n    name: a\n  note: !!str \"x\n- y\"\n  flow: {a: [1,\n    2]}\n  json: |\n    {\"a\": [\n    ]}\n"))
@@ -49,6 +58,14 @@ func FuzzFastPathMatchesKyaml(f *testing.F) {
 			// this fuzzer). The fast path refuses such an item when it
 			// parses it (TestPositionsCountUnparsedItems) and copies it as
 			// written when it does not: it never drops it.
+			return
+		}
+		if wantErr != nil && gotErr == nil && strings.Contains(wantErr.Error(), "failed to read ResourceList input") {
+			// kyaml's reader refuses YAML the fast path never parsed: an
+			// item no step reads (no kind, or one no step reads) passes
+			// through as written, defects included (found by this fuzzer;
+			// README, Performance). An item it parses goes to kyaml when
+			// it does not parse.
 			return
 		}
 		require.Equal(t, wantErr != nil, gotErr != nil, "both paths must agree on failure: kyaml %v, fast %v", wantErr, gotErr)

@@ -135,7 +135,9 @@ func TestTypeWrittenUnusuallyIsParsed(t *testing.T) {
 		"comment after version": "- kind: Secret\n  apiVersion: v1 # core\n",
 		"kind written twice":    "- apiVersion: v1\n  kind: Secret\n  kind: Widget\n", // the first counts, as in kyaml
 	}
-	onlySecrets := func(apiVersion, kind string) bool { return apiVersion == "v1" && kind == "Secret" }
+	onlySecrets := func(*yaml.RNode) krmio.Reads {
+		return krmio.Reads{Kind: func(apiVersion, kind string) bool { return apiVersion == "v1" && kind == "Secret" }}
+	}
 	for name, head := range tests {
 		t.Run(name, func(t *testing.T) {
 			input := []byte("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + head + "  metadata:\n    name: ca\n")

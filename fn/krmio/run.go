@@ -5,10 +5,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
+	"strconv"
 
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -19,17 +22,37 @@ import (
 // through unparsed: messages that name an item by position use it.
 type Func func(fnConfig *yaml.RNode, items []*yaml.RNode, positions []int) (out []*yaml.RNode, results framework.Results, err error)
 
-// Needs reports whether the function must see items of this apiVersion and
-// kind. Items it does not need are never parsed; they pass through byte for
-// byte.
-type Needs func(apiVersion, kind string) bool
+// Needs says which items the function reads, given its functionConfig
+// (nil when the list has none).
+type Needs func(fnConfig *yaml.RNode) Reads
+
+// Reads is what the function reads of a list. Items it does not read are
+// passed through as text; the function never sees them.
+type Reads struct {
+	// Kind reports whether the function may read items of this apiVersion
+	// and kind. Items of other kinds are never parsed.
+	Kind func(apiVersion, kind string) bool
+	// Item reports whether the function reads an item of such a kind, once
+	// parsed; nil means it reads every one. An item it does not read is
+	// dropped again, so that its nodes do not stay in memory for the run.
+	Item func(item *yaml.RNode) bool
+}
 
 // parsedItem is an item the fast path parsed.
 type parsedItem struct {
-	doc  *yaml.Node // the one-entry sequence document the chunk parses to
-	node *yaml.RNode
-	sum  uint64 // fingerprint of doc before the function ran
-	keys int    // countParsedKeys(doc) before the function ran
+	root  *yaml.Node // the item's mapping
+	node  *yaml.RNode
+	sum   uint64 // fingerprint of root before the function ran
+	keys  int    // countParsedKeys(root) before the function ran
+	nodes int    // nodes under root
+	// cutLine is the line (from 1) of the chunk that the output leaves
+	// out, the migration id annotation whose node was taken out of root
+	// after parsing; 0 for none.
+	cutLine int
+	// synced holds the item's synced annotations before the function ran
+	// (fileKeys order), for an item whose bookkeeping the fast path does
+	// itself; nil for none.
+	synced []string
 }
 
 // Run executes fn on the ResourceList in input and writes the output
@@ -37,8 +60,23 @@ type parsedItem struct {
 // when input is not in the canonical layout, with an error wrapping
 // ErrNotCanonical that says why; the caller then uses kyaml's reader.
 // fnErr is the function's own error, returned after the output (results)
-// has been written, as framework.Execute does.
+// has been written, as framework.Execute does. Run does not modify input.
+//
+// Items are read from their text first (readItem): an item is parsed when
+// the function needs its kind, when its text is not a plain block mapping,
+// when it may hold an anchor, or when kyaml's annotation bookkeeping could
+// change it in a way this package does not reproduce on the text. The
+// bookkeeping framework.Execute does on every item (its path, index and id
+// annotations copied between their internal and legacy forms, the format
+// of new items inferred from the list, a migration id set and deleted) is
+// done on the text for every other item: for the lists kpt and kustomize
+// send, that is deleting one line.
 func Run(input []byte, w io.Writer, needs Needs, fn Func) (handled bool, fnErr error) {
+	if bytes.Contains(input, []byte("\r\n")) {
+		// kyaml's reader turns CRLF into LF before anything else; so does
+		// the fast path (a lone CR still goes to kyaml).
+		input = bytes.ReplaceAll(input, []byte("\r\n"), []byte("\n"))
+	}
 	lt, err := split(input)
 	if err != nil {
 		return false, err
@@ -47,39 +85,91 @@ func Run(input []byte, w io.Writer, needs Needs, fn Func) (handled bool, fnErr e
 	if err != nil {
 		return false, fmt.Errorf("%w: functionConfig does not parse alone: %v", ErrNotCanonical, err)
 	}
+	reads := needs(fnConfig)
+	ip := newItemParser()
+	budget := parseBudget(len(input))
+	kept := 0 // nodes of the items parsed and kept
+	gc := startCollector()
+	defer gc.stop()
+	gc.parsing(keptEstimate(len(input), len(lt.items), 0))
+	cuts := make([]cut, len(lt.items))
 	parsed := make([]*parsedItem, len(lt.items))
-	var items, annotated []*yaml.RNode
+	var items, kyamlItems []*yaml.RNode
 	var positions []int
-	for i, c := range lt.items {
-		if !mustParse(c, needs) {
+	patterns := map[pattern]bool{}
+	types := map[string]string{}
+	intern := func(b []byte) string {
+		if s, ok := types[string(b)]; ok {
+			return s
+		}
+		s := string(b)
+		types[s] = s
+		return s
+	}
+	for i := range lt.items {
+		raw := lt.raw(i)
+		t := readItem(raw, intern)
+		asText := t.object && t.synced && !mayAlias(raw)
+		if asText && !t.needed(reads.Kind) {
+			// Passed through as text: kyaml's bookkeeping only deletes the
+			// migration id line.
+			patterns[t.pattern] = true
+			cuts[i] = cut{uint32(t.cutStart), uint32(t.cutEnd)}
 			continue
 		}
-		p, err := parseChunk(c.raw)
+		// The fast path keeps the books of an item whose synced
+		// annotations come in pairs, and of one without any (kyaml's
+		// bookkeeping is a no-op on it); kyaml keeps the others'.
+		own := t.synced && (t.pattern == 0 || t.pattern.internal() && t.pattern.paired()) || !hasSyncedText(raw)
+		if est := estimateNodes(raw); kept+est > budget {
+			return true, &TooMuchYAMLError{Size: len(input), Item: i, Nodes: kept + est, Budget: budget}
+		}
+		mark := ip.block.mark()
+		p, err := ip.parseItem(raw, t, own)
 		if err != nil {
-			return false, fmt.Errorf("%w: item %d does not parse alone: %v", ErrNotCanonical, i, err)
+			return false, fmt.Errorf("%w: item %d %v", ErrNotCanonical, i, err)
+		}
+		if !reads.wants(p.node) && (asText || passable(p.node, raw)) {
+			// Parsed to learn what it is, and not read after all.
+			ip.block.rewind(mark) // its nodes are the next item's
+			patterns[t.pattern] = true
+			cuts[i] = cut{uint32(t.cutStart), uint32(t.cutEnd)}
+			continue
+		}
+		kept += p.nodes
+		if i%1024 == 0 {
+			gc.parsing(keptEstimate(len(input), len(lt.items), kept))
+		}
+		if own {
+			if p.cutLine > 0 {
+				cuts[i] = cut{uint32(t.cutStart), uint32(t.cutEnd)}
+			}
+			patterns[t.pattern] = true
+		} else {
+			kyamlItems = append(kyamlItems, p.node)
 		}
 		parsed[i] = p
 		items = append(items, p.node)
 		positions = append(positions, i)
-		if hasFileAnnotations(c.raw) {
-			annotated = append(annotated, p.node)
-		}
 	}
 
-	// The annotation bookkeeping framework.Execute does on every item
-	// (copying legacy and internal path/index/id annotations both ways), done
-	// on the items that carry such annotations: on the others it is a no-op.
-	// An entry with no annotations stands for those, so that the format
-	// kyaml infers for new items is the one it infers from the whole list.
-	annos, err := kio.PreprocessResourcesForInternalAnnotationMigration(annotated)
+	gc.parsed()
+
+	// kyaml's bookkeeping on the items the fast path left to it; every
+	// other item stands in its format inference by its pattern.
+	annos, err := kio.PreprocessResourcesForInternalAnnotationMigration(kyamlItems)
 	if err != nil {
 		return true, err
 	}
-	if len(annotated) < len(lt.items) {
-		annos["rotate-certs/unannotated"] = map[string]string{}
+	for p := range patterns {
+		annos["rotate-certs/pattern-"+strconv.Itoa(int(p))] = p.annotations()
 	}
 	out, results, fnErr := fn(fnConfig, items, positions)
-	if err := kio.ReconcileInternalAnnotations(reconcileSet(out, annotated, items), annos); err != nil {
+	set, err := reconcileSet(out, kyamlItems, parsed, annos)
+	if err != nil {
+		return true, err
+	}
+	if err := kio.ReconcileInternalAnnotations(set, annos); err != nil {
 		return true, err
 	}
 	if fnErr != nil {
@@ -87,57 +177,172 @@ func Run(input []byte, w io.Writer, needs Needs, fn Func) (handled bool, fnErr e
 		// it never parsed.
 		lt.items, parsed, out = nil, nil, nil
 	}
-	if err := write(w, lt, parsed, out, fnConfig, results); err != nil {
+	if err := write(w, &ip.fingerprinter, lt, cuts, parsed, out, fnConfig, results); err != nil {
 		return true, errors.Join(fnErr, err)
 	}
 	return true, fnErr
 }
 
-func mustParse(c chunk, needs Needs) bool {
-	return c.kind == "" || c.apiVersion == "" || needs(c.apiVersion, c.kind) ||
-		hasFileAnnotations(c.raw) || bytes.Contains(c.raw, []byte("{}")) || mayAlias(c.raw)
-}
-
-// hasFileAnnotations reports whether raw may carry the path, index or id
-// annotations that kyaml keeps in sync between their internal and legacy
-// forms.
-func hasFileAnnotations(raw []byte) bool {
-	return bytes.Contains(raw, []byte("config.kubernetes.io/")) || bytes.Contains(raw, []byte("config.k8s.io/"))
-}
+// cut is a line of an item's text, as offsets into it, that the output
+// leaves out; end 0 for none.
+type cut struct{ start, end uint32 }
 
 // reconcileSet is the output items kyaml's annotation reconciliation must
-// see: the annotated input items and every item the function added.
-func reconcileSet(out, annotated, input []*yaml.RNode) []*yaml.RNode {
-	known := make(map[*yaml.Node]bool, len(input))
-	for _, n := range input {
-		known[n.YNode()] = true
+// see: the items handed to its bookkeeping, every item the function added,
+// and any item whose path or index annotations the function changed (it
+// never does; kyaml would copy the change to the other form).
+func reconcileSet(out, kyamlItems []*yaml.RNode, parsed []*parsedItem, annos map[string]map[string]string) ([]*yaml.RNode, error) {
+	known := make(map[*yaml.Node]*parsedItem, len(parsed))
+	for _, p := range parsed {
+		if p != nil {
+			known[p.node.YNode()] = p
+		}
 	}
-	isAnnotated := make(map[*yaml.Node]bool, len(annotated))
-	for _, n := range annotated {
-		isAnnotated[n.YNode()] = true
+	toKyaml := make(map[*yaml.Node]bool, len(kyamlItems))
+	for _, n := range kyamlItems {
+		toKyaml[n.YNode()] = true
 	}
 	var set []*yaml.RNode
 	for _, n := range out {
-		if isAnnotated[n.YNode()] || !known[n.YNode()] {
+		p, ok := known[n.YNode()]
+		switch {
+		case toKyaml[n.YNode()] || !ok:
+			set = append(set, n)
+		case !equalStrings(p.synced, syncedValues(n)):
+			// Hand the change to kyaml with what it would have recorded
+			// before the function ran.
+			id := fmt.Sprintf("rotate-certs/changed-%d", len(set))
+			before := map[string]string{}
+			for i, k := range fileKeys {
+				if p.synced != nil && p.synced[i] != "" {
+					before[k] = p.synced[i]
+				}
+			}
+			annos[id] = before
+			if err := n.PipeE(yaml.SetAnnotation(kioutil.InternalAnnotationsMigrationResourceIDAnnotation, id)); err != nil {
+				return nil, err
+			}
 			set = append(set, n)
 		}
 	}
-	return set
+	return set, nil
 }
 
-func parseChunk(raw []byte) (*parsedItem, error) {
-	var doc yaml.Node
-	if err := yaml.NewDecoder(bytes.NewReader(raw)).Decode(&doc); err != nil {
-		return nil, err
+// syncedValues returns the item's synced annotations in fileKeys order
+// ("" for absent), read from the node without decoding its metadata.
+func syncedValues(n *yaml.RNode) []string {
+	var out []string
+	annos := annotationsNode(n)
+	if annos == nil {
+		return nil
 	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
+	c := annos.Content
+	for i := 0; i+1 < len(c); i += 2 {
+		for j, k := range fileKeys {
+			if c[i].Value != k {
+				continue
+			}
+			if out == nil {
+				out = make([]string, len(fileKeys))
+			}
+			if out[j] == "" {
+				out[j] = c[i+1].Value
+			}
+		}
+	}
+	return out
+}
+
+// annotationsNode returns the item's metadata.annotations mapping, or nil.
+func annotationsNode(n *yaml.RNode) *yaml.Node {
+	annos := child(child(n.YNode(), "metadata"), "annotations")
+	if annos == nil || annos.Kind != yaml.MappingNode {
+		return nil
+	}
+	return annos
+}
+
+// deleteAnnotation removes key from the item's annotations and reports
+// whether it was there.
+func deleteAnnotation(n *yaml.RNode, key string) bool {
+	annos := annotationsNode(n)
+	if annos == nil {
+		return false
+	}
+	for i := 0; i+1 < len(annos.Content); i += 2 {
+		if annos.Content[i].Value == key {
+			annos.Content = append(annos.Content[:i], annos.Content[i+2:]...)
+			return true
+		}
+	}
+	return false
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// parseItem parses an item's chunk. When the fast path keeps the item's
+// books (own), the migration id annotation its text holds is taken out of
+// the tree and its line out of the output, and its synced annotations are
+// recorded.
+func (ip *itemParser) parseItem(raw []byte, t itemText, own bool) (*parsedItem, error) {
+	p, err := ip.parseChunk(raw)
+	if err != nil {
+		return nil, fmt.Errorf("does not parse alone: %v", err)
+	}
+	if !own {
+		return p, nil
+	}
+	if t.cutEnd > 0 {
+		if !deleteAnnotation(p.node, migrationID) {
+			return nil, errors.New("holds the migration id annotation in a form its text does not show")
+		}
+		p.sum, p.keys = ip.sum(p.root), countParsedKeys(p.root)
+		p.cutLine = 1 + bytes.Count(raw[:t.cutStart], []byte("\n"))
+	}
+	p.synced = syncedValues(p.node)
+	return p, nil
+}
+
+// itemParser parses the items of one run: with the block parser, and with
+// yaml.v3 what the block parser declines.
+type itemParser struct {
+	fingerprinter
+	block *blockParser
+}
+
+func newItemParser() *itemParser { return &itemParser{block: newBlockParser()} }
+
+func (ip *itemParser) parseChunk(raw []byte) (*parsedItem, error) {
+	root := ip.block.parse(raw)
+	if root == nil {
+		var doc yaml.Node
+		if err := yaml.Unmarshal(raw, &doc); err != nil {
+			return nil, err
+		}
+		if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
+			return nil, ErrNotCanonical
+		}
+		seq := doc.Content[0]
+		if seq.Kind != yaml.SequenceNode || len(seq.Content) != 1 {
+			return nil, ErrNotCanonical
+		}
+		root = seq.Content[0]
+	}
+	if root.Kind != yaml.MappingNode {
 		return nil, ErrNotCanonical
 	}
-	seq := doc.Content[0]
-	if seq.Kind != yaml.SequenceNode || len(seq.Content) != 1 || seq.Content[0].Kind != yaml.MappingNode {
-		return nil, ErrNotCanonical
-	}
-	return &parsedItem{doc: &doc, node: yaml.NewRNode(seq.Content[0]), sum: fingerprint(&doc), keys: countParsedKeys(&doc)}, nil
+	sum := ip.sum(root)
+	return &parsedItem{root: root, node: yaml.NewRNode(root), sum: sum, keys: countParsedKeys(root), nodes: ip.nodes}, nil
 }
 
 func parseFunctionConfig(text []byte) (*yaml.RNode, error) {
@@ -157,13 +362,13 @@ func parseFunctionConfig(text []byte) (*yaml.RNode, error) {
 
 // write streams the output ResourceList in kyaml's layout: apiVersion,
 // kind, items, functionConfig, results.
-func write(w io.Writer, lt *listText, parsed []*parsedItem, out []*yaml.RNode, fnConfig *yaml.RNode, results framework.Results) error {
+func write(w io.Writer, fp *fingerprinter, lt *listText, cuts []cut, parsed []*parsedItem, out []*yaml.RNode, fnConfig *yaml.RNode, results framework.Results) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	fmt.Fprintf(bw, "apiVersion: %s\nkind: %s\n", lt.apiVersion, lt.kind)
 	// Items the function never parsed are part of the output too: the list
 	// is empty only when the function returned nothing and no item passed
 	// through unparsed.
-	if len(out) == 0 && !hasUnparsed(parsed) {
+	if len(out) == 0 && !hasUnparsed(lt, parsed) {
 		bw.WriteString("items: []\n")
 	} else {
 		bw.WriteString("items:\n")
@@ -172,10 +377,12 @@ func write(w io.Writer, lt *listText, parsed []*parsedItem, out []*yaml.RNode, f
 			inOutput[n.YNode()] = true
 		}
 		seen := make(map[*yaml.Node]bool, len(out))
-		for i, c := range lt.items {
+		pairs := &pairCache{}
+		for i := range lt.items {
+			raw, c := lt.raw(i), cuts[i]
 			p := parsed[i]
 			if p == nil {
-				bw.Write(c.raw)
+				writeCut(bw, raw, c)
 				continue
 			}
 			if !inOutput[p.node.YNode()] {
@@ -186,15 +393,15 @@ func write(w io.Writer, lt *listText, parsed []*parsedItem, out []*yaml.RNode, f
 			if err := yaml.ClearEmptyAnnotations(p.node); err != nil {
 				return err
 			}
-			if fingerprint(p.doc) == p.sum {
-				bw.Write(c.raw)
+			if fp.sum(p.root) == p.sum {
+				writeCut(bw, raw, c)
 				continue
 			}
-			if text, ok := splice(c.raw, p.doc, p.keys); ok {
+			if text, ok := splice(raw, p.root, p.keys, p.cutLine, pairs); ok {
 				bw.Write(text)
 				continue
 			}
-			if err := encode(bw, p.doc); err != nil {
+			if err := encode(bw, p.root); err != nil {
 				return err
 			}
 		}
@@ -205,8 +412,7 @@ func write(w io.Writer, lt *listText, parsed []*parsedItem, out []*yaml.RNode, f
 			if err := yaml.ClearEmptyAnnotations(n); err != nil {
 				return err
 			}
-			doc := &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.SequenceNode, Content: []*yaml.Node{n.YNode()}}}}
-			if err := encode(bw, doc); err != nil {
+			if err := encode(bw, n.YNode()); err != nil {
 				return err
 			}
 		}
@@ -222,18 +428,30 @@ func write(w io.Writer, lt *listText, parsed []*parsedItem, out []*yaml.RNode, f
 	return bw.Flush()
 }
 
+// writeCut writes raw without the line c.
+func writeCut(w *bufio.Writer, raw []byte, c cut) {
+	if c.end == 0 {
+		w.Write(raw)
+		return
+	}
+	w.Write(raw[:c.start])
+	w.Write(raw[c.end:])
+}
+
 // hasUnparsed reports whether any item was passed through without being
 // parsed (a nil entry in parsed).
-func hasUnparsed(parsed []*parsedItem) bool {
-	for _, p := range parsed {
-		if p == nil {
+func hasUnparsed(lt *listText, parsed []*parsedItem) bool {
+	for i := range lt.items {
+		if parsed[i] == nil {
 			return true
 		}
 	}
 	return false
 }
 
-func encode(w io.Writer, doc *yaml.Node) error {
+// encode writes item as an entry of the items list.
+func encode(w io.Writer, item *yaml.Node) error {
+	doc := &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.SequenceNode, Content: []*yaml.Node{item}}}}
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	if err := enc.Encode(doc); err != nil {
@@ -246,39 +464,79 @@ func encode(w io.Writer, doc *yaml.Node) error {
 	return err
 }
 
-// fingerprint hashes everything about a node tree that encoding shows:
-// kinds, tags, styles, values, anchors and comments (not line numbers). It
-// is FNV-1a written out so that hashing allocates nothing.
-func fingerprint(n *yaml.Node) uint64 {
-	const prime = 1099511628211
-	h := uint64(14695981039346656037)
-	mix := func(b byte) { h = (h ^ uint64(b)) * prime }
-	str := func(s string) {
-		for i := 0; i < len(s); i++ {
-			mix(s[i])
-		}
-		mix(0)
+// fingerprinter hashes everything about a node tree that encoding shows:
+// kinds, tags, styles, values, anchors and comments (not line numbers),
+// with one seed for the whole run.
+type fingerprinter struct {
+	h     maphash.Hash
+	nodes int // in the tree last summed
+}
+
+func (f *fingerprinter) sum(n *yaml.Node) uint64 {
+	f.h.Reset()
+	f.nodes = hashTree(&f.h, n)
+	return f.h.Sum64()
+}
+
+// Fingerprint returns a hash of everything about a node tree that encoding
+// shows (kinds, tags, styles, values, anchors, comments, order; not line
+// numbers): two trees with one fingerprint encode alike. It is the same in
+// every process.
+func Fingerprint(n *yaml.Node) uint64 {
+	h := fnv64a(14695981039346656037)
+	hashTree(&h, n)
+	return uint64(h)
+}
+
+// fnv64a is FNV-1a, written out so that hashing a string allocates
+// nothing.
+type fnv64a uint64
+
+func (h *fnv64a) WriteByte(b byte) error {
+	*h = (*h ^ fnv64a(b)) * 1099511628211
+	return nil
+}
+
+func (h *fnv64a) WriteString(s string) (int, error) {
+	for i := 0; i < len(s); i++ {
+		*h = (*h ^ fnv64a(s[i])) * 1099511628211
 	}
-	var walk func(*yaml.Node)
-	walk = func(n *yaml.Node) {
-		mix(byte(n.Kind))
-		mix(byte(n.Style))
-		str(n.Tag)
-		str(n.Value)
-		str(n.Anchor)
+	return len(s), nil
+}
+
+// treeHasher is what hashTree writes to.
+type treeHasher interface {
+	WriteByte(byte) error
+	WriteString(string) (int, error)
+}
+
+// hashTree writes n and everything under it to h and returns the number
+// of nodes.
+func hashTree(h treeHasher, n *yaml.Node) int {
+	str := func(s string) {
+		h.WriteString(s)
+		h.WriteByte(0)
+	}
+	h.WriteByte(byte(n.Kind))
+	h.WriteByte(byte(n.Style))
+	str(n.Tag)
+	str(n.Value)
+	str(n.Anchor)
+	if n.HeadComment != "" || n.LineComment != "" || n.FootComment != "" {
+		h.WriteByte('#')
 		str(n.HeadComment)
 		str(n.LineComment)
 		str(n.FootComment)
-		if n.Alias != nil {
-			mix('*')
-		}
-		mix(byte(len(n.Content)))
-		mix(byte(len(n.Content) >> 8))
-		for _, c := range n.Content {
-			walk(c)
-		}
-		mix(0xff)
 	}
-	walk(n)
-	return h
+	if n.Alias != nil {
+		h.WriteByte('*')
+	}
+	h.WriteByte(byte(len(n.Content)))
+	h.WriteByte(byte(len(n.Content) >> 8))
+	nodes := 1
+	for _, c := range n.Content {
+		nodes += hashTree(h, c)
+	}
+	h.WriteByte(0xff)
+	return nodes
 }

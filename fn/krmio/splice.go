@@ -24,18 +24,21 @@ import (
 // repository edits through kyaml's setters, and the equivalence tests, which
 // check the fast path against kyaml's over every golden case and random
 // edits, fail on any such edit.
-func splice(raw []byte, doc *yaml.Node, parsedKeys int) ([]byte, bool) {
-	if countParsedKeys(doc) != parsedKeys {
+//
+// cutLine (from 1; 0 for none) is a line of raw the output leaves out: an
+// annotation whose node was taken out of the tree after parsing. pairs
+// remembers encoded pairs across items (nil: none).
+func splice(raw []byte, root *yaml.Node, parsedKeys, cutLine int, pairs *pairCache) ([]byte, bool) {
+	if countParsedKeys(root) != parsedKeys {
 		return nil, false
 	}
-	if len(doc.Content) != 1 || len(doc.Content[0].Content) != 1 {
-		return nil, false
-	}
-	root := doc.Content[0].Content[0]
 	if root.Kind != yaml.MappingNode || root.Style&yaml.FlowStyle != 0 || len(root.Content) == 0 || fresh(root.Content[0]) {
 		return nil, false
 	}
-	s := &splicer{lines: splitLines(raw)}
+	s := &splicer{lines: splitLines(raw), pairs: pairs}
+	if cutLine > 0 && cutLine <= len(s.lines) {
+		s.lines[cutLine-1] = nil // neither copied nor read as a key
+	}
 	first := root.Content[0].Line
 	s.copyLines(1, first) // comments before the "- " line
 	if !s.mapping(root, first, len(s.lines)+1) || !s.dirtySeen {
@@ -45,6 +48,7 @@ func splice(raw []byte, doc *yaml.Node, parsedKeys int) ([]byte, bool) {
 }
 
 type splicer struct {
+	pairs     *pairCache
 	lines     [][]byte // 1-based through line(i)
 	out       bytes.Buffer
 	dirtySeen bool
@@ -210,6 +214,8 @@ func (s *splicer) splitTrailer(from, end, indent int) int {
 		l := s.line(n)
 		trimmed := bytes.TrimLeft(l, " ")
 		switch {
+		case len(trimmed) == 0:
+			return body // the cut line
 		case len(trimmed) == 1 && trimmed[0] == '\n':
 			if !sawComment {
 				return body
@@ -249,22 +255,17 @@ func (s *splicer) hasComment(from, to int) bool {
 // spaces. The key's head comment stays where the original text has it, and
 // so does its foot comment when footCopied (the trailer holds it).
 func (s *splicer) encodePair(k, v *yaml.Node, indent int, firstPrefix []byte, footCopied bool) bool {
-	key := *k
-	key.HeadComment = ""
-	if footCopied {
+	if footCopied && k.FootComment != "" {
+		key := *k
 		key.FootComment = ""
+		k = &key
 	}
-	pair := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{&key, v}}
-	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
-	if err := enc.Encode(pair); err != nil {
-		return false
-	}
-	if err := enc.Close(); err != nil {
+	text, ok := s.pairs.encode(k, v)
+	if !ok {
 		return false
 	}
 	pad := bytes.Repeat([]byte{' '}, indent)
-	for i, l := range splitLines(buf.Bytes()) {
+	for i, l := range splitLines(text) {
 		switch {
 		case i == 0 && firstPrefix != nil:
 			s.out.Write(firstPrefix)
@@ -272,6 +273,75 @@ func (s *splicer) encodePair(k, v *yaml.Node, indent int, firstPrefix []byte, fo
 			s.out.Write(pad)
 		}
 		s.out.Write(l)
+	}
+	return true
+}
+
+// pairCache remembers how pairs were encoded: a function that rolls ten
+// thousand workloads adds the same annotation to each, with one of a few
+// values. A nil cache encodes every pair.
+type pairCache struct {
+	byHash map[uint64][]encodedPair
+}
+
+type encodedPair struct {
+	key, value *yaml.Node
+	text       []byte
+}
+
+// encode returns "key: value" encoded at indentation 0, without the key's
+// head comment (it stays where the original text has it).
+func (c *pairCache) encode(k, v *yaml.Node) ([]byte, bool) {
+	var h uint64
+	if c != nil {
+		h = Fingerprint(k)*31 + Fingerprint(v)
+		for _, e := range c.byHash[h] {
+			if sameTree(e.value, v) && sameScalar(e.key, k) {
+				return e.text, true
+			}
+		}
+	}
+	key := *k
+	key.HeadComment = ""
+	pair := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{&key, v}}
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	if err := enc.Encode(pair); err != nil {
+		return nil, false
+	}
+	if err := enc.Close(); err != nil {
+		return nil, false
+	}
+	if c != nil {
+		if c.byHash == nil {
+			c.byHash = map[uint64][]encodedPair{}
+		}
+		c.byHash[h] = append(c.byHash[h], encodedPair{key: k, value: v, text: buf.Bytes()})
+	}
+	return buf.Bytes(), true
+}
+
+// sameScalar reports whether two keys encode alike (head comments aside).
+func sameScalar(a, b *yaml.Node) bool {
+	return a.Kind == b.Kind && a.Style == b.Style && a.Tag == b.Tag && a.Value == b.Value && a.Anchor == b.Anchor &&
+		a.LineComment == b.LineComment && a.FootComment == b.FootComment && len(a.Content) == 0 && len(b.Content) == 0 &&
+		a.Alias == nil && b.Alias == nil
+}
+
+// sameTree reports whether two node trees encode alike.
+func sameTree(a, b *yaml.Node) bool {
+	if a.Kind != b.Kind || a.Style != b.Style || a.Tag != b.Tag || a.Value != b.Value || a.Anchor != b.Anchor ||
+		a.HeadComment != b.HeadComment || a.LineComment != b.LineComment || a.FootComment != b.FootComment ||
+		(a.Alias == nil) != (b.Alias == nil) || len(a.Content) != len(b.Content) {
+		return false
+	}
+	if a.Alias != nil && !sameTree(a.Alias, b.Alias) {
+		return false
+	}
+	for i := range a.Content {
+		if !sameTree(a.Content[i], b.Content[i]) {
+			return false
+		}
 	}
 	return true
 }

@@ -106,52 +106,66 @@ var edits = []edit{
 // item gives: same fields, values and comments.
 func TestSpliceMatchesFullEncoding(t *testing.T) {
 	items := append([]string{}, spliceItems...)
-	for _, c := range mustSplit(t, synth.ResourceList(synth.Options{Resources: 60, Bundles: 3, Seed: 3})).items {
-		items = append(items, string(c.raw))
+	// Items as kpt sends them: the migration id annotation is taken out of
+	// the tree and its line out of the text.
+	for _, shape := range []synth.Shape{synth.Plain, synth.KptRender, synth.Kustomize} {
+		lt := mustSplit(t, synth.ResourceList(synth.Options{Resources: 60, Bundles: 3, Seed: 3, Shape: shape}))
+		for i := range lt.items {
+			items = append(items, string(lt.raw(i)))
+		}
 	}
+	ip := newItemParser()
 	rng := rand.New(rand.NewPCG(1, 2))
-	spliced := 0
-	for round := 0; round < 400; round++ {
+	spliced, cut := 0, 0
+	pairs := &pairCache{} // shared across items, as in a run
+	for round := 0; round < 600; round++ {
 		raw := []byte(items[rng.IntN(len(items))])
-		p, err := parseChunk(raw)
+		info := readItem(raw, func(b []byte) string { return string(b) })
+		p, err := ip.parseItem(raw, info, info.synced)
 		require.NoError(t, err)
 		for i, n := 0, 1+rng.IntN(3); i < n; i++ {
 			edits[rng.IntN(len(edits))](t, rng, p.node)
 		}
-		if fingerprint(p.doc) == p.sum {
+		if ip.sum(p.root) == p.sum {
 			continue
 		}
 		var full strings.Builder
-		require.NoError(t, encode(&full, p.doc))
-		text, ok := splice(raw, p.doc, p.keys)
+		require.NoError(t, encode(&full, p.root))
+		text, ok := splice(raw, p.root, p.keys, p.cutLine, pairs)
 		if !ok {
 			continue
 		}
 		spliced++
-		got, err := parseChunk(text)
+		if p.cutLine > 0 {
+			cut++
+			require.NotContains(t, string(text), migrationID)
+		}
+		got, err := ip.parseChunk(text)
 		require.NoError(t, err, "spliced text does not parse:\n%s", text)
-		want, err := parseChunk([]byte(full.String()))
+		want, err := ip.parseChunk([]byte(full.String()))
 		require.NoError(t, err)
 		require.Equal(t, want.node.MustString(), got.node.MustString(), "round %d:\n--- original\n%s--- spliced\n%s", round, raw, text)
 	}
-	require.Greater(t, spliced, 200, "most edits must take the splice path")
+	require.Greater(t, spliced, 300, "most edits must take the splice path")
+	require.Greater(t, cut, 100, "items with a cut line must be spliced too")
 }
 
 // TestSpliceRefusesWhatItCannotSee: a removed key and an in-place value
 // change are not of the fresh-pair shape; splice must decline, not guess.
 func TestSpliceRefusesWhatItCannotSee(t *testing.T) {
 	raw := []byte(spliceItems[2])
-	p, err := parseChunk(raw)
+	ip := newItemParser()
+	p, err := ip.parseChunk(raw)
 	require.NoError(t, err)
 	require.NoError(t, p.node.PipeE(yaml.Lookup("data"), yaml.Clear("extra")))
 	require.NoError(t, p.node.PipeE(yaml.SetAnnotation("a", "b")))
-	_, ok := splice(raw, p.doc, p.keys)
+	_, ok := splice(raw, p.root, p.keys, 0, nil)
 	require.False(t, ok, "a removed key must make splice decline")
 
-	p, err = parseChunk(raw)
+	p, err = ip.parseChunk(raw)
 	require.NoError(t, err)
 	p.node.Field("type").Value.YNode().Value = "Changed" // in place: no fresh node
-	_, ok = splice(raw, p.doc, p.keys)
+	_, ok = splice(raw, p.root, p.keys, 0, nil)
 	require.False(t, ok, "with no fresh node there is nothing splice can place")
 }
 
@@ -169,12 +183,13 @@ func TestSpliceWritesAFootCommentOnce(t *testing.T) {
 	raw := []byte("- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: trust\n  data:\n    ca-bundle.crt: |\n      old\n    # the trailing comment\n  immutable: false\n")
 	text := raw
 	for round := 0; round < 4; round++ {
-		p, err := parseChunk(text)
+		info := readItem(text, func(b []byte) string { return string(b) })
+		p, err := newItemParser().parseItem(text, info, info.synced)
 		require.NoError(t, err)
 		value := yaml.NewScalarRNode(fmt.Sprintf("new %d\n", round))
 		value.YNode().Style = yaml.LiteralStyle
 		require.NoError(t, p.node.PipeE(yaml.Lookup("data"), yaml.SetField("ca-bundle.crt", value)))
-		spliced, ok := splice(text, p.doc, p.keys)
+		spliced, ok := splice(text, p.root, p.keys, p.cutLine, nil)
 		require.True(t, ok)
 		require.Equal(t, 1, strings.Count(string(spliced), "# the trailing comment"), "round %d:\n%s", round, spliced)
 		require.Contains(t, string(spliced), fmt.Sprintf("new %d\n    # the trailing comment\n  immutable: false\n", round))
@@ -187,6 +202,6 @@ func TestSpliceWritesAFootCommentOnce(t *testing.T) {
 func TestSplitKeepsAColumnZeroCommentInItsItem(t *testing.T) {
 	lt := mustSplit(t, []byte("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: example.com/v1\n  kind: Widget\n  metadata:\n    name: a\n# inside a\n  spec: {}\n# before b\n- apiVersion: example.com/v1\n  kind: Widget\n  metadata:\n    name: b\n"))
 	require.Len(t, lt.items, 2)
-	require.Equal(t, "- apiVersion: example.com/v1\n  kind: Widget\n  metadata:\n    name: a\n# inside a\n  spec: {}\n", string(lt.items[0].raw))
-	require.True(t, strings.HasPrefix(string(lt.items[1].raw), "# before b\n- apiVersion"))
+	require.Equal(t, "- apiVersion: example.com/v1\n  kind: Widget\n  metadata:\n    name: a\n# inside a\n  spec: {}\n", string(lt.raw(0)))
+	require.True(t, strings.HasPrefix(string(lt.raw(1)), "# before b\n- apiVersion"))
 }

@@ -36,73 +36,79 @@ func notCanonical(line int, why string) error {
 	return fmt.Errorf("%w: line %d: %s", ErrNotCanonical, line, why)
 }
 
-// chunk is one item's text: any comment lines before it, then the lines of
-// the "- " entry, each newline-terminated.
+// chunk is one item's text, input[start:end]: any comment lines before it,
+// then the lines of the "- " entry, each newline-terminated. Chunks are
+// offsets, not copies: a list of a million tiny items costs a few bytes
+// per item on top of its text.
 type chunk struct {
-	raw        []byte
-	apiVersion string
-	kind       string
+	start, end uint32
 }
 
-// listText is a ResourceList split at the text level.
+// listText is a ResourceList split at the text level. Its chunks index
+// data, which ends in a newline.
 type listText struct {
+	data           []byte
 	apiVersion     string
 	kind           string
 	items          []chunk
 	functionConfig []byte // the "functionConfig:" key and its value lines
 }
 
+// raw returns item i's text.
+func (lt *listText) raw(i int) []byte { return lt.data[lt.items[i].start:lt.items[i].end] }
+
 var topLevelKeys = map[string]bool{"apiVersion": true, "kind": true, "items": true, "functionConfig": true, "results": true}
+
+// maxInput is the largest list the splitter's offsets can address.
+const maxInput = 1<<32 - 1
 
 // split cuts a canonical ResourceList into its parts.
 func split(data []byte) (*listText, error) {
 	if at, why := unreadable(data); at >= 0 {
 		return nil, notCanonical(1+bytes.Count(data[:at], []byte("\n")), why)
 	}
-	out := &listText{}
+	if len(data) >= maxInput {
+		return nil, notCanonical(0, "larger than 4 GiB")
+	}
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		// The last line break is part of a block scalar's value; kyaml
+		// reads the list as it is (found by FuzzFastPathMatchesKyaml).
+		return nil, notCanonical(1+bytes.Count(data, []byte("\n")), "no line break at the end")
+	}
+	out := &listText{data: data, items: make([]chunk, 0, estimateItems(data))}
 	section := ""
-	var cur *chunk
-	var pendingComments []byte
-	var fc bytes.Buffer
+	inItem := false
+	pending := -1          // offset of the first comment line waiting for the next item
+	fcStart, fcEnd := 0, 0 // the functionConfig section
 	scanner := newOpenScanner()
 	seen := map[string]bool{} // top-level keys
-	flush := func() {
-		if cur != nil {
-			out.items = append(out.items, *cur)
-			cur = nil
+	flush := func(at int) {
+		if inItem {
+			out.items[len(out.items)-1].end = uint32(at)
+			inItem = false
 		}
 	}
 	n := 0 // line number
-	for len(data) > 0 {
+	for off := 0; off < len(data); {
 		n++
-		var line []byte
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i+1], data[i+1:]
-		} else {
-			line, data = append(data, '\n'), nil
-		}
+		i := bytes.IndexByte(data[off:], '\n')
+		line := data[off : off+i+1]
+		at := off
+		off += i + 1
 		if scanner.leavesOpen(line[:len(line)-1]) {
 			return nil, notCanonical(n, "a quoted scalar or flow collection continues on the next line")
 		}
 		switch {
 		case isBlank(line):
-			if len(pendingComments) > 0 {
+			if pending >= 0 {
 				// A comment, then a blank line: YAML may make it the foot
 				// of the item before rather than the head of the next.
 				return nil, notCanonical(n, "a blank line after a comment between items")
 			}
-			switch {
-			case section == "items" && cur != nil:
-				cur.raw = append(cur.raw, line...)
-			case section == "functionConfig":
-				fc.Write(line)
-			}
 			continue
 		case line[0] == '#':
-			if section == "items" {
-				pendingComments = append(pendingComments, line...)
-			} else if section == "functionConfig" {
-				fc.Write(line)
+			if section == "items" && pending < 0 {
+				pending = at
 			}
 			continue
 		case bytes.HasPrefix(line, []byte("---")) || bytes.HasPrefix(line, []byte("...")):
@@ -113,17 +119,13 @@ func split(data []byte) (*listText, error) {
 		case line[0] == ' ':
 			switch section {
 			case "items":
-				if cur == nil {
+				if !inItem {
 					return nil, notCanonical(n, "items indented under items: (kyaml writes them at column 0)")
 				}
 				// Comments at column 0 that more of the item follows are
 				// inside it, not before the next item.
-				cur.raw = append(cur.raw, pendingComments...)
-				pendingComments = nil
-				cur.raw = append(cur.raw, line...)
-			case "functionConfig":
-				fc.Write(line)
-			case "results":
+				pending = -1
+			case "functionConfig", "results":
 			default:
 				return nil, notCanonical(n, "an indented line under "+section+":")
 			}
@@ -135,18 +137,27 @@ func split(data []byte) (*listText, error) {
 			if section != "items" || (len(line) > 1 && line[1] != ' ' && line[1] != '\n') {
 				return nil, notCanonical(n, "a sequence entry outside items:")
 			}
-			flush()
-			cur = &chunk{raw: append(pendingComments, line...)}
-			pendingComments = nil
+			start := at
+			if pending >= 0 {
+				start, pending = pending, -1
+			}
+			flush(start)
+			out.items = append(out.items, chunk{start: uint32(start)})
+			inItem = true
 			continue
 		}
 		// A top-level key.
-		flush()
-		if len(pendingComments) > 0 {
+		flush(at)
+		if section == "functionConfig" {
+			fcEnd = at
+		}
+		if pending >= 0 {
 			return nil, notCanonical(n, "comments between the last item and the next key")
 		}
 		key, value, ok := strings.Cut(strings.TrimRight(string(line), "\n"), ":")
-		if !ok || !topLevelKeys[key] {
+		if !ok || !topLevelKeys[key] || value != "" && value[0] != ' ' {
+			// "kind:ResourceList" is one plain scalar to YAML (found by
+			// FuzzFastPathMatchesKyaml).
 			return nil, notCanonical(n, "not a ResourceList key")
 		}
 		if seen[key] {
@@ -170,23 +181,29 @@ func split(data []byte) (*listText, error) {
 			if value != "" {
 				return nil, notCanonical(n, "functionConfig written in flow style")
 			}
-			fc.Write(line)
+			fcStart = at
 		case "results":
 		}
 	}
-	flush()
-	if len(pendingComments) > 0 {
+	flush(len(data))
+	if section == "functionConfig" {
+		fcEnd = len(data)
+	}
+	if pending >= 0 {
 		return nil, notCanonical(n, "comments after the last item")
 	}
 	if out.kind != "ResourceList" {
 		return nil, notCanonical(0, "no top-level kind: ResourceList")
 	}
-	out.functionConfig = fc.Bytes()
-	for i := range out.items {
-		c := &out.items[i]
-		c.apiVersion, c.kind = typeOf(c.raw)
-	}
+	out.functionConfig = data[fcStart:fcEnd]
 	return out, nil
+}
+
+// estimateItems counts the lines that start an item, to size the chunk
+// list once: "\n- " is a new entry at column 0 (results entries count too,
+// which only over-sizes a little).
+func estimateItems(data []byte) int {
+	return bytes.Count(data, []byte("\n-"))
 }
 
 // unreadable returns the offset of the first byte the splitter cannot
@@ -227,60 +244,6 @@ func unreadable(data []byte) (int, string) {
 }
 
 func isBlank(line []byte) bool { return len(bytes.TrimSpace(line)) == 0 }
-
-// typeOf finds the item's apiVersion and kind from its top-level lines
-// ("- key: v" or "  key: v") without parsing. The first line of each
-// counts, as for kyaml's field lookup. It returns an empty string, and the
-// item is parsed, for a value that is not a plain word (quoted, or with a
-// comment after it).
-func typeOf(raw []byte) (apiVersion, kind string) {
-	var haveVersion, haveKind bool
-	for len(raw) > 0 {
-		var line []byte
-		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
-			line, raw = raw[:i], raw[i+1:]
-		} else {
-			line, raw = raw, nil
-		}
-		var rest []byte
-		switch {
-		case bytes.HasPrefix(line, []byte("- ")), bytes.HasPrefix(line, []byte("  ")) && len(line) > 2 && line[2] != ' ':
-			rest = line[2:]
-		default:
-			continue
-		}
-		key, value, ok := bytes.Cut(rest, []byte(":"))
-		if !ok {
-			continue
-		}
-		switch {
-		case !haveVersion && string(key) == "apiVersion":
-			haveVersion = true
-			apiVersion = plainWord(value)
-		case !haveKind && string(key) == "kind":
-			haveKind = true
-			kind = plainWord(value)
-		}
-		if haveVersion && haveKind {
-			return apiVersion, kind
-		}
-	}
-	return apiVersion, kind
-}
-
-// plainWord returns v without surrounding spaces when it is one word of
-// the characters an apiVersion or kind is made of, and "" otherwise.
-func plainWord(v []byte) string {
-	v = bytes.TrimSpace(v)
-	for _, c := range v {
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '.', c == '/', c == '-', c == '_':
-		default:
-			return ""
-		}
-	}
-	return string(v)
-}
 
 // mayAlias reports whether raw could hold a YAML anchor or alias, which
 // might tie it to another item. Such items are parsed (and an alias to

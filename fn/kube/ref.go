@@ -164,11 +164,33 @@ func KeyOf(node *yaml.RNode) Key {
 // config.kubernetes.io/local-config: "true" (a Kptfile, a function config):
 // such items are never managed, only passed through.
 func IsLocalConfig(node *yaml.RNode) bool {
-	if _, ok := readable(node); !ok {
-		return false
+	// Read straight from the nodes: every item is asked, several times a
+	// run, and kyaml's GetAnnotations visits metadata through filters.
+	v := ""
+	if annos := mappingField(mappingField(node.YNode(), yaml.MetadataField), yaml.AnnotationsField); annos != nil {
+		for i := 0; i+1 < len(annos.Content); i += 2 {
+			if annos.Content[i].Value == LocalConfigAnnotation {
+				v = annos.Content[i+1].Value // the last one, as GetAnnotations reads it
+			}
+		}
 	}
-	v := node.GetAnnotations(LocalConfigAnnotation)[LocalConfigAnnotation]
 	return strings.EqualFold(v, "true")
+}
+
+// mappingField returns the mapping value of key in mapping m, or nil.
+func mappingField(m *yaml.Node, key string) *yaml.Node {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			if v := m.Content[i+1]; v.Kind == yaml.MappingNode {
+				return v
+			}
+			return nil
+		}
+	}
+	return nil
 }
 
 // LocalConfigAnnotation marks resources that are configuration for tools,

@@ -100,8 +100,13 @@ type Inventory struct {
 // certificate data that does not parse becomes a Problem (an unrelated
 // broken Secret must not fail a render). Each distinct certificate is
 // parsed once, however often it occurs.
-func Scan(items []*yaml.RNode) *Inventory {
-	s := &scanner{inv: &Inventory{}, cache: pki.NewCache()}
+func Scan(items []*yaml.RNode) *Inventory { return ScanWith(items, pki.NewCache()) }
+
+// ScanWith is Scan with certificates parsed through certs, so that a run
+// that parses the same certificates elsewhere (trust bundle sources and
+// targets) parses each once and holds one *x509.Certificate for it.
+func ScanWith(items []*yaml.RNode, certs *pki.Cache) *Inventory {
+	s := &scanner{inv: &Inventory{}, cache: certs}
 	for _, item := range items {
 		kind, group := item.GetKind(), apiGroup(item)
 		core := (kind == "Secret" || kind == "ConfigMap") && group == ""
@@ -154,6 +159,13 @@ func (s *scanner) values(item *yaml.RNode) {
 			s.kubeconfig(refOf(), v)
 		}
 	}
+}
+
+// Reads reports whether the scan reads a Secret or ConfigMap value: PEM,
+// or a kubeconfig's certificate fields. A Secret or ConfigMap with no such
+// value, and whose values all decode, adds nothing to the inventory.
+func Reads(value []byte) bool {
+	return pki.LooksLikePEM(value) || looksLikeKubeconfig(value)
 }
 
 // pem records the certificates of one PEM value. certOnly marks a field

@@ -4,12 +4,17 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/krmio"
+	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/rotate-certs/rotate-certs/internal/synth"
+	"github.com/rotate-certs/rotate-certs/internal/testpki"
+	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 )
@@ -33,18 +38,31 @@ func BenchmarkProcess(b *testing.B) {
 	}
 }
 
+// BenchmarkFunctionMode runs function mode in process on every shape of
+// list (hand-made, and as kpt and kustomize send it), at 1,000 and 10,000
+// resources, and at 100,000 when ROTATE_CERTS_BENCH_LARGE is set: the CPU
+// profile of docs/design/performance.md comes from
+//
+//	ROTATE_CERTS_BENCH_LARGE=1 go test -run '^$' -bench 'FunctionMode/kustomize/resources=100000' -benchtime 1x -cpuprofile cpu.prof ./fn/rotate
 func BenchmarkFunctionMode(b *testing.B) {
-	for _, n := range []int{1000, 10000} {
-		input := synth.ResourceList(synth.Options{Resources: n, Bundles: 100, Seed: 1})
-		b.Run(fmt.Sprintf("resources=%d", n), func(b *testing.B) {
-			b.SetBytes(int64(len(input)))
-			for b.Loop() {
-				handled, err := krmio.Run(input, io.Discard, rotate.Needs, rotate.Processor{Now: time.Now}.RunAt)
-				if !handled || err != nil {
-					b.Fatal(handled, err)
+	sizes := []int{1000, 10000}
+	if os.Getenv("ROTATE_CERTS_BENCH_LARGE") != "" {
+		sizes = append(sizes, 100000)
+	}
+	for _, shape := range synth.Shapes {
+		for _, n := range sizes {
+			input := synth.ResourceList(synth.Options{Resources: n, Bundles: 100, Seed: 1, Shape: shape})
+			b.Run(fmt.Sprintf("%s/resources=%d", shape, n), func(b *testing.B) {
+				b.SetBytes(int64(len(input)))
+				defer krmio.TuneMemory(len(input))()
+				for b.Loop() {
+					handled, err := krmio.Run(input, io.Discard, rotate.Needs, rotate.Processor{Now: time.Now}.RunAt)
+					if !handled || err != nil {
+						b.Fatal(handled, err)
+					}
 				}
-			}
-		})
+			})
+		}
 	}
 }
 
@@ -62,7 +80,7 @@ func TestSyntheticListRenders(t *testing.T) {
 	}
 }
 
-func TestNeeds(t *testing.T) {
+func TestNeedsKind(t *testing.T) {
 	for _, tc := range []struct {
 		apiVersion, kind string
 		want             bool
@@ -80,9 +98,17 @@ func TestNeeds(t *testing.T) {
 		{"trust.cert-manager.io/v1alpha1", "Bundle", true},
 		{"example.com/v1", "Widget", false},
 		{"networking.k8s.io/v1", "Ingress", false},
+		{"v1", "Namespace", true},
+		{"v1", "Service", false},
+		{"", "Secret", true},
+		{"apps/v1", "ReplicaSet", false},
+		{"batch/v1", "CronJob", true},
+		{"policy/v1", "PodDisruptionBudget", true},
+		{"monitoring.coreos.com/v1", "PrometheusRule", true},
+		{"rotate-certs.dev/v1alpha1", "RotationPolicy", true},
 	} {
-		if got := rotate.Needs(tc.apiVersion, tc.kind); got != tc.want {
-			t.Errorf("Needs(%s, %s) = %v, want %v", tc.apiVersion, tc.kind, got, tc.want)
+		if got := rotate.NeedsKind(tc.apiVersion, tc.kind); got != tc.want {
+			t.Errorf("NeedsKind(%s, %s) = %v, want %v", tc.apiVersion, tc.kind, got, tc.want)
 		}
 	}
 }
@@ -107,4 +133,34 @@ func BenchmarkFanOut(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestEachCertificateIsParsedOnce: sources, targets, leaves and the
+// certificate report read certificates through one cache per run, so each
+// distinct certificate of the input is parsed once and is one
+// *x509.Certificate everywhere (the signature checks remember pairs of
+// them).
+func TestEachCertificateIsParsedOnce(t *testing.T) {
+	input := synth.ResourceList(synth.Options{Resources: 300, Bundles: 5, Seed: 2})
+	distinct := map[string]bool{}
+	for _, line := range strings.Split(string(input), "\n") {
+		if _, value, ok := strings.Cut(line, "ca.crt: "); ok {
+			distinct[value] = true
+		}
+	}
+	require.NotEmpty(t, distinct)
+	// An inline source: a certificate only the trust bundle step reads (the
+	// report scans items, not the policy).
+	inline := testpki.NewCA("inline-only", testpki.Date(2026, 1, 1), testpki.Days(365)).PEM()
+	source := "      - secret: {name: ca-0, namespace: ns-0}\n"
+	require.Contains(t, string(input), source)
+	input = []byte(strings.Replace(string(input), source,
+		source+"      - inline: |\n          "+strings.ReplaceAll(strings.TrimSpace(string(inline)), "\n", "\n          ")+"\n", 1))
+	distinct["inline"] = true
+	certs := pki.NewCache()
+	p := rotate.WithCertCache(rotate.Processor{Now: time.Now}, certs)
+	handled, err := krmio.Run(input, io.Discard, rotate.Needs, p.RunAt)
+	require.True(t, handled)
+	require.NoError(t, err)
+	require.Equal(t, len(distinct), certs.Len(), "every certificate of the run went through the one cache")
 }

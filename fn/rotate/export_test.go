@@ -4,7 +4,14 @@ import (
 	"crypto/x509"
 
 	"github.com/rotate-certs/rotate-certs/fn/bundle"
+	"github.com/rotate-certs/rotate-certs/fn/pki"
 )
+
+// WithCertCache returns p whose runs parse certificates through certs.
+func WithCertCache(p Processor, certs *pki.Cache) Processor {
+	p.certs = certs
+	return p
+}
 
 // CountingChecks returns p with a run verifier that counts in *n every
 // signature check asked of it (answered from memory or not).

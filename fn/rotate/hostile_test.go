@@ -28,7 +28,7 @@ import (
 //     and expands no alias when a document is read into nodes; decoding the
 //     policy (the one place that expands aliases) stops at go-yaml's
 //     excessive-aliasing check;
-//   - function mode reads at most rotate.MaxInputBytes (128 MiB) from stdin,
+//   - function mode reads at most rotate.MaxInputBytes (256 MiB) from stdin,
 //     and hands at most rotate.MaxKyamlInputBytes (32 MiB) to kyaml's reader
 //     (cmd/rotate-certs TestKyamlPathIsCapped);
 //   - a bundle source, an existing target and a rendered bundle are capped

@@ -6,22 +6,21 @@ import (
 )
 
 // MaxInputBytes is the largest ResourceList function mode reads from stdin:
-// 128 MiB. A package of 100,000 resources is about 50 MB, and its rendered
-// output fed back in (results included) about 85 MB; the cap leaves half as
-// much again. It bounds the memory a hostile or runaway input can take: the
-// fast path needed 26 times its input for the first render of 100,000
-// resources (1.3 GB for 51 MB) and 58 times for 126 MB of ConfigMaps made of
-// one-letter keys, all of which it parses (7.3 GB); a list that is not in kyaml's canonical
-// layout goes through kyaml's reader, which needs about 150 times its input
-// and is capped lower (MaxKyamlInputBytes).
-const MaxInputBytes = 128 << 20
+// 256 MiB, a list of 300,000 resources written by hand (150 MB) or about
+// 250,000 as kpt or kustomize send them, annotated. What the fast path
+// (package krmio) keeps in memory is bounded by the input, not by this cap:
+// the items it reads may hold YAML nodes for at most 24 times the input
+// (krmio.TooMuchYAMLError past that), the garbage collector runs at 30%
+// growth under a soft limit of 40 times the input, and items it does not
+// read cost a few bytes each. The cap bounds what a runaway input costs in
+// absolute terms.
+const MaxInputBytes = 256 << 20
 
 // MaxKyamlInputBytes is the largest ResourceList function mode hands to
-// kyaml's reader, which it does for a list that is not in the canonical
-// layout kustomize and kpt write (see package krmio): 32 MiB. kyaml needs
-// about 150 times its input in memory (7.7 GB for a 52 MB list of 100,000
-// resources with CRLF line ends, measured 2026-11-23), so the cap keeps
-// that path under about 5 GB.
+// kyaml's reader, which it does for a list that is not in the layout
+// kustomize and kpt write (see package krmio): 32 MiB. kyaml's reader needs
+// about 70 times its input (2.3 GB for a 32 MB list with indented items),
+// beyond the fast path's bound, so it gets a cap of its own instead.
 const MaxKyamlInputBytes = 32 << 20
 
 // ErrNotCanonicalTooLarge says why a large list was refused: it would have
@@ -41,8 +40,8 @@ func (e ErrNotCanonicalTooLarge) Error() string {
 		why = " (" + e.Reason.Error() + ")"
 	}
 	return fmt.Sprintf("the ResourceList is %d bytes and not in the block layout kustomize and kpt write "+
-		"(one document, LF line ends, items at column 0 as \"- \")%s, so only kyaml's reader could read it, "+
-		"and rotate-certs gives that reader at most %d bytes (it needs about 150 times its input in memory); "+
+		"(one document, items at column 0 as \"- \")%s, so only kyaml's reader could read it, "+
+		"and rotate-certs gives that reader at most %d bytes (it needs about 70 times its input in memory); "+
 		"run the function under kustomize or kpt, or re-write the list with kpt fn source", e.Size, why, MaxKyamlInputBytes)
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/bundle"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/manifests"
+	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/report"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
@@ -34,6 +35,9 @@ type Processor struct {
 	// newVerifier makes the run's signature check; nil means
 	// bundle.NewVerifier. Tests count the checks through it.
 	newVerifier func() func(ca, cert *x509.Certificate) bool
+	// certs, when set, is the run's certificate cache (tests look into
+	// it); nil means a new one per run.
+	certs *pki.Cache
 }
 
 // run is the state of one invocation, shared by the steps.
@@ -52,6 +56,10 @@ type run struct {
 	leaves *bundle.LeafIndex
 	// verify is the run's memoized signature check (verifier).
 	verify func(ca, cert *x509.Certificate) bool
+	// certs parses every certificate of the run once - sources, targets,
+	// leaves and the report alike - so that one certificate is one
+	// *x509.Certificate, which verify remembers per pair.
+	certs *pki.Cache
 }
 
 // step is one concern of the function. Steps add results and may add items;
@@ -112,6 +120,10 @@ func (p Processor) RunAt(fnConfig *yaml.RNode, items []*yaml.RNode, positions []
 	r.items = items
 	r.index = kube.NewIndex(items)
 	r.bundles = map[string]renderedBundle{}
+	r.certs = p.certs
+	if r.certs == nil {
+		r.certs = pki.NewCache()
+	}
 	if p.newVerifier != nil {
 		r.verify = p.newVerifier()
 	}
@@ -170,7 +182,7 @@ func checkItems(items []*yaml.RNode, positions []int) framework.Results {
 // that defines a mapping key twice, nil otherwise.
 // The item has passed kube.CheckShape.
 func duplicateKeys(it *yaml.RNode, i int) *framework.Result {
-	if !Needs(it.GetApiVersion(), it.GetKind()) {
+	if !NeedsKind(it.GetApiVersion(), it.GetKind()) {
 		return nil
 	}
 	dups := manifests.DuplicateKeysOf(it)
@@ -200,30 +212,6 @@ func (p Processor) finish(items []*yaml.RNode, results framework.Results) ([]*ya
 		return nil, results, ErrorResults(filter(results, framework.Error))
 	}
 	return items, results, nil
-}
-
-// Needs reports whether the function must see resources of this
-// apiVersion and kind: the core, apps, batch and policy groups, Argo
-// Rollouts, Prometheus rules, Cluster API and EKS Anywhere, machine
-// templates of any group, and the objects that hold trust outside Secrets
-// and ConfigMaps (webhook configurations, APIServices, CRDs,
-// ClusterTrustBundles, trust-manager Bundles). Anything else (an unrelated custom resource) is
-// passed through without being parsed.
-func Needs(apiVersion, kind string) bool {
-	group, _, found := strings.Cut(apiVersion, "/")
-	if !found {
-		return true // core group ("v1")
-	}
-	switch group {
-	case "apps", "batch", "policy", "argoproj.io", "monitoring.coreos.com", "rotate-certs.dev",
-		"admissionregistration.k8s.io", "apiregistration.k8s.io", "apiextensions.k8s.io", "certificates.k8s.io", "trust.cert-manager.io":
-		return true
-	}
-	// Cluster API and EKS Anywhere objects, and any machine template: an
-	// EtcdadmCluster's infrastructure template may live in a provider's own
-	// API group.
-	return strings.HasSuffix(group, "cluster.x-k8s.io") || strings.HasSuffix(group, "eks.amazonaws.com") ||
-		strings.HasSuffix(kind, "Template")
 }
 
 // summarize prints warnings and errors to Stderr, one line each.

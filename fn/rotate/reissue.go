@@ -151,6 +151,7 @@ func Reissues(items []*yaml.RNode, fnConfig *yaml.RNode, now time.Time) ([]repor
 		items:     copies,
 		index:     kube.NewIndex(copies),
 		bundles:   map[string]renderedBundle{},
+		certs:     pki.NewCache(),
 	}
 	r.trustBundles()
 	if errs := filter(r.results, framework.Error); len(errs) > 0 {

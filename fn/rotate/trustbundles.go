@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/rotate-certs/rotate-certs/fn/bundle"
-	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/rotate-certs/rotate-certs/fn/report"
 	"github.com/rotate-certs/rotate-certs/fn/trustbundle"
 )
@@ -19,7 +18,7 @@ type renderedBundle struct {
 // scan builds the certificate inventory once per run.
 func (r *run) scan() *report.Inventory {
 	if r.inventory == nil {
-		r.inventory = report.Scan(r.items)
+		r.inventory = report.ScanWith(r.items, r.certs)
 	}
 	return r.inventory
 }
@@ -49,7 +48,7 @@ func (r *run) verifier() func(ca, cert *x509.Certificate) bool {
 // trustBundles renders every bundle of the policy (the trust bundle rules).
 func (r *run) trustBundles() {
 	env := trustbundle.Env{Index: r.index, Now: r.now, Leaves: r.leafIndex(), PolicyRef: r.policyRef, Verify: r.verifier(),
-		Snapshots: trustbundle.NewSnapshots(r.items), Certs: pki.NewCache()}
+		Snapshots: trustbundle.NewSnapshots(r.items), Certs: r.certs}
 	r.results = append(r.results, trustbundle.CheckInjectAnnotations(r.policy, r.index)...)
 	var all []trustbundle.Rendered
 	for i := range r.policy.Spec.TrustBundles {
