@@ -50,12 +50,15 @@ kpt (fn eval / fn render) call it.`,
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newRenderCommand(stderr), newVersionCommand(stdout))
+	root.AddCommand(newRenderCommand(stdout, stderr), newVersionCommand(stdout))
 	root.AddCommand(newCheckCommand(stdin, stdout, stderr))
 	root.AddCommand(newInitCommand(stdin, stdout, stderr))
 	root.AddCommand(newSnapshotCommand(stdin, stdout, stderr))
 	root.Version = versionString()
 	root.SetVersionTemplate("{{.Version}}\n")
+	// --version without cobra's -v shorthand: kubectl users read -v as
+	// verbosity.
+	root.Flags().Bool("version", false, "print the version and commit")
 	withUsageErrors(root)
 	return root
 }
