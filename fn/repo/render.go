@@ -86,7 +86,7 @@ func Render(dir string, o Options, render RenderFunc) (err error) {
 	for _, j := range jobs {
 		fs, err := render(j.items, j.policy)
 		if err != nil {
-			if !errors.Is(err, ErrReported) {
+			if !errors.Is(err, ErrReported) && len(jobs) > 1 {
 				err = fmt.Errorf("package %s: %w", j.dir, err)
 			}
 			failed = append(failed, err)
