@@ -114,3 +114,23 @@ func TestInitWiringMistakes(t *testing.T) {
 	}
 	require.Equal(t, before, snapshotDir(t, root))
 }
+
+// TestInitProposesOnlyCASources: the rate-limit client's Secret carries,
+// beside its leaf, the old CA that issued it (ca.crt) - the CA the
+// existing trust bundle holds. init proposes one bundle, from the CA's
+// Secret, and says on stderr why the leaf Secret is not a source.
+func TestInitProposesOnlyCASources(t *testing.T) {
+	root, pkg := bareExample(t)
+	dir := filepath.Join(root, pkg)
+	trust := readFile(t, filepath.Join(dir, "trust.yaml"))
+	oldCA := regexp.MustCompile(`(?m)^  ca.crt: (\S+)$`).FindStringSubmatch(trust)
+	require.NotNil(t, oldCA, "trust.yaml holds the old CA")
+	client := readFile(t, filepath.Join(dir, "ratelimit-client.yaml"))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "ratelimit-client.yaml"), []byte(client+"  ca.crt: "+oldCA[1]+"\n"), 0o644))
+
+	policy, stderr, code := runIn(t, root, "", "init", pkg, "--now", checkNow)
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, 1, strings.Count(policy, "\n  - name: "), "one bundle:\n%s", policy)
+	require.Contains(t, policy, "  - name: envoy-gateway\n")
+	require.Contains(t, stderr, "rotate-certs init: Secret envoy-gateway-system/ratelimit-client holds a leaf and, in ca.crt, the CA that issued it (\"CN=example-ca-old,O=rotate-certs test\", issued 2026-01-01): an older root that an existing trust bundle already carries as a previous CA - not proposed as a source")
+}
