@@ -56,6 +56,7 @@ kpt (fn eval / fn render) call it.`,
 	root.AddCommand(newCheckCommand(stdin, stdout, stderr))
 	root.AddCommand(newInitCommand(stdin, stdout, stderr))
 	root.AddCommand(newSnapshotCommand(stdin, stdout, stderr))
+	root.AddCommand(newHelmPostRendererCommand(stdin, stdout, stderr))
 	root.Version = versionString()
 	root.SetVersionTemplate("{{.Version}}\n")
 	// --version without cobra's -v shorthand: kubectl users read -v as
