@@ -296,7 +296,7 @@ func checkGroups(set *manifests.Set, forced *yaml.RNode) []checkGroup {
 	stdinGroup := checkGroup{path: "-"}
 	var none checkGroup
 	for _, n := range rest {
-		file, _ := kube.FileOf(n)
+		file := packages.FileOf(n)
 		switch {
 		case file == "" && packages.IsPolicy(n):
 			stdinGroup.policies = append(stdinGroup.policies, n)

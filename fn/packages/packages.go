@@ -46,7 +46,7 @@ func Split(items []*yaml.RNode) (pkgs []*Package, rest []*yaml.RNode) {
 		if !IsPolicy(it) {
 			continue
 		}
-		file, _ := kube.FileOf(it)
+		file := FileOf(it)
 		if file == "" {
 			continue
 		}
@@ -61,14 +61,24 @@ func Split(items []*yaml.RNode) (pkgs []*Package, rest []*yaml.RNode) {
 	}
 	sort.SliceStable(pkgs, func(i, j int) bool { return pkgs[i].Dir < pkgs[j].Dir })
 	for _, it := range items {
-		file, _ := kube.FileOf(it)
-		if p := owner(byDir, file); p != nil {
+		if p := owner(byDir, FileOf(it)); p != nil {
 			p.Items = append(p.Items, it)
 			continue
 		}
 		rest = append(rest, it)
 	}
 	return pkgs, rest
+}
+
+// FileOf returns the file item was read from (its path annotation), or ""
+// when it has none or one that is no plain path: an annotation is input
+// like any other, and a package's path is printed.
+func FileOf(item *yaml.RNode) string {
+	file, _ := kube.FileOf(item)
+	if !kube.PlainPath(file) {
+		return ""
+	}
+	return file
 }
 
 // owner returns the package of the deepest policy directory that holds
@@ -102,8 +112,7 @@ func (p *Package) OnePolicy() (*yaml.RNode, error) {
 	}
 	var where []string
 	for _, pol := range p.Policies {
-		file, _ := kube.FileOf(pol)
-		where = append(where, fmt.Sprintf("%s (%s)", kube.RefOf(pol).Name, file))
+		where = append(where, fmt.Sprintf("%s (%s)", kube.RefOf(pol).Name, FileOf(pol)))
 	}
 	return nil, fmt.Errorf("package %s holds %d RotationPolicies: %s; a package has one policy - merge their bundles into one, or move one into a directory of its own", p.Dir, len(p.Policies), strings.Join(where, ", "))
 }
