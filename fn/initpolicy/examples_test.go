@@ -1,11 +1,9 @@
 package initpolicy_test
 
 import (
-	"slices"
-
-	"github.com/rotate-certs/rotate-certs/fn/packages"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +12,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/rotate-certs/rotate-certs/fn/initpolicy"
+	"github.com/rotate-certs/rotate-certs/fn/packages"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 )
 
