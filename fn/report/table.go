@@ -69,8 +69,9 @@ type table struct {
 // the leaves to re-issue, the unreadable values and a summary line. The
 // default table fits opts.Width columns: it shows the resource, key,
 // subject, expiry date, days left and status (and the package when the
-// rows come from more than one), cutting long values with "…"; Wide shows
-// every column whole.
+// rows come from more than one), and for a leaf to re-issue its resource,
+// key, bundle, issuer and the date the issuer leaves, cutting long values
+// with "…"; Wide shows every column whole.
 func RenderTable(r Report, opts TableOptions) []byte {
 	width := opts.Width
 	if width == 0 {
@@ -112,7 +113,7 @@ func RenderTable(r Report, opts TableOptions) []byte {
 	c := r.Counts()
 	fmt.Fprintf(&buf, "\n%d certificate(s), %d reported expir%s: %d ok, %d warn, %d FAIL, %d expired; %d unreadable; %d leaf(s) to re-issue\n",
 		c.Certificates, c.Expiries, plural(c.Expiries, "y", "ies"), c.OK, c.Warn, c.Fail, c.Expired, c.Problems, c.Reissues)
-	if n := len(r.Packages); n > 0 {
+	if n := len(r.Packages); n > 1 {
 		fmt.Fprintf(&buf, "%d package(s) with a policy\n", n)
 	}
 	fmt.Fprintf(&buf, "now %s, warn within %s, fail within %s\n", r.Now.Format(time.RFC3339), FormatDuration(r.WarnWithin), FormatDuration(r.FailWithin))
@@ -130,13 +131,13 @@ func packageCell(p string) string {
 func entriesTable(r Report, pkg bool, opts TableOptions) *table {
 	t := &table{}
 	if pkg {
-		t.cols = append(t.cols, column{"PACKAGE", 'm', 12})
+		t.cols = append(t.cols, column{"PACKAGE", 'm', 20})
 	}
 	if opts.Wide {
 		t.cols = append(t.cols, column{"RESOURCE", 0, 0}, column{"KEY", 0, 0}, column{"SUBJECT", 0, 0}, column{"ISSUER", 0, 0},
 			column{"SHA256", 0, 0}, column{"NOT AFTER (UTC)", 0, 0}, column{"DAYS", 0, 0}, column{"STATUS", 0, 0})
 	} else {
-		t.cols = append(t.cols, column{"RESOURCE", 'r', 30}, column{"KEY", 'm', 20}, column{"SUBJECT", 'e', 20},
+		t.cols = append(t.cols, column{"RESOURCE", 'r', 30}, column{"KEY", 'm', 16}, column{"SUBJECT", 'e', 16},
 			column{"EXPIRES", 0, 0}, column{"DAYS", 0, 0}, column{"STATUS", 0, 0})
 	}
 	for _, e := range r.Entries {
@@ -171,13 +172,14 @@ func entriesTable(r Report, pkg bool, opts TableOptions) *table {
 func reissueTable(r Report, pkg bool, opts TableOptions) *table {
 	t := &table{}
 	if pkg {
-		t.cols = append(t.cols, column{"PACKAGE", 'm', 12})
+		t.cols = append(t.cols, column{"PACKAGE", 'm', 20})
 	}
 	if opts.Wide {
 		t.cols = append(t.cols, column{"RESOURCE", 0, 0}, column{"KEY", 0, 0}, column{"SUBJECT", 0, 0}, column{"SHA256", 0, 0},
 			column{"BUNDLE", 0, 0}, column{"ISSUER", 0, 0}, column{"ISSUER LEAVES (UTC)", 0, 0}, column{"DAYS", 0, 0}, column{"STATE", 0, 0})
 	} else {
-		t.cols = append(t.cols, column{"RESOURCE", 'r', 24}, column{"KEY", 'm', 12}, column{"SUBJECT", 'e', 12},
+		// The leaf is its resource and key here; -o wide adds its subject.
+		t.cols = append(t.cols, column{"RESOURCE", 'r', 24}, column{"KEY", 'm', 12},
 			column{"BUNDLE", 'm', 8}, column{"ISSUER", 'e', 12}, column{"ISSUER LEAVES", 0, 0}, column{"DAYS", 0, 0}, column{"STATE", 0, 0})
 	}
 	for _, x := range r.Reissues {
@@ -190,7 +192,7 @@ func reissueTable(r Report, pkg bool, opts TableOptions) *table {
 			row = append(row, cell(x.Resource.String()), cell(x.Key), cell(x.Subject), short(x.SHA256), cell(x.Bundle), cell(x.Issuer),
 				x.IssuerLeavesAt.Format(tableTime), days, string(x.State))
 		} else {
-			row = append(row, cell(x.Resource.String()), cell(x.Key), cell(x.Subject), cell(x.Bundle), cell(x.Issuer),
+			row = append(row, cell(x.Resource.String()), cell(x.Key), cell(x.Bundle), cell(x.Issuer),
 				x.IssuerLeavesAt.Format(time.DateOnly), days, string(x.State))
 		}
 		t.rows = append(t.rows, row)
@@ -247,7 +249,8 @@ func (t *table) write(buf *bytes.Buffer, width int, opts TableOptions) {
 }
 
 // fit narrows the cuttable columns, the widest first, one character at a
-// time, until the table fits width or each is at its narrowest.
+// time, until the table fits width or each is at its narrowest. The
+// package column, which tells rows of two clusters apart, gives way last.
 func fit(cols []column, widths []int, width int) {
 	total := func() int {
 		n := gap * (len(widths) - 1)
@@ -258,9 +261,14 @@ func fit(cols []column, widths []int, width int) {
 	}
 	for total() > width {
 		widest := -1
-		for i, c := range cols {
-			if c.cut != 0 && widths[i] > c.min && (widest < 0 || widths[i] > widths[widest]) {
-				widest = i
+		for _, last := range []bool{false, true} {
+			for i, c := range cols {
+				if c.cut != 0 && (c.header == "PACKAGE") == last && widths[i] > c.min && (widest < 0 || widths[i] > widths[widest]) {
+					widest = i
+				}
+			}
+			if widest >= 0 {
+				break
 			}
 		}
 		if widest < 0 {
