@@ -248,9 +248,15 @@ func TestIgnoreRulesEverywhere(t *testing.T) {
 		require.Equal(t, 0, code, "%v: %s", args, stderr)
 		require.NotContains(t, stderr, "broken", "%v", args)
 	}
+	// The Helm template is skipped by init with the note render and check
+	// print, naming .krmignore.
+	_, stderr, code := runIn(t, root, "", "init", "charts", "--now", checkNow)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, "rotate-certs init: charts/gateway/templates/secret.yaml: a template ({{ ... }}), not YAML: skipped; list it in .krmignore")
+
 	// Without the .krmignore line, the broken file is read - and named.
 	writeFile(t, root, "clusters/prod/.krmignore", "kustomization.yaml\n")
-	_, stderr, code := runIn(t, root, "", "check", ".", "--now", checkNow)
+	_, stderr, code = runIn(t, root, "", "check", ".", "--now", checkNow)
 	require.Equal(t, 2, code)
 	require.Contains(t, stderr, "clusters/prod/ignored/broken.yaml")
 	_, stderr, code = runIn(t, root, "", "snapshot", "clusters/prod/ignored")
