@@ -5,6 +5,10 @@ GO ?= go
 BIN := $(CURDIR)/bin
 KUSTOMIZE_VERSION := v5.8.2
 KUSTOMIZE := $(BIN)/kustomize
+# Helm 3: its post-renderer is an executable (Helm 4 made post-renderers
+# plugins); v3.22.0 builds with Go 1.26.
+HELM_VERSION := v3.22.0
+HELM := $(BIN)/helm
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
@@ -20,10 +24,10 @@ all: build
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/rotate-certs ./cmd/rotate-certs
 
-## tools: install the pinned kustomize into bin/, build the pinned Kubernetes control plane
-## into a per-machine cache, and the Debian programs some tests drive (rsvg-convert,
-## promtool, nginx, podman, runc) when absent; demo needs only kustomize
-tools: $(KUSTOMIZE) control-plane test-tools
+## tools: install the pinned kustomize and Helm into bin/, build the pinned Kubernetes
+## control plane into a per-machine cache, and the Debian programs some tests drive
+## (rsvg-convert, promtool, nginx, podman, runc) when absent; demo needs only kustomize
+tools: $(KUSTOMIZE) $(HELM) control-plane test-tools
 
 ## test-tools: best effort, the optional programs some tests drive (each such test skips
 ## with a message without its program): rsvg-convert, promtool, nginx, podman and runc;
@@ -44,6 +48,9 @@ report-tools:
 
 $(KUSTOMIZE):
 	GOBIN=$(BIN) $(GO) install sigs.k8s.io/kustomize/kustomize/v5@$(KUSTOMIZE_VERSION)
+
+$(HELM):
+	GOBIN=$(BIN) $(GO) install -ldflags '-X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION)' helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
 
 ## control-plane: etcd, kube-apiserver, kube-controller-manager and kubectl of Kubernetes
 ## K8S_VERSION, built from the Go module proxy once per machine into CONTROL_PLANE_DIR/bin

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/manifests"
+	"github.com/rotate-certs/rotate-certs/fn/packages"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/report"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
@@ -15,11 +16,13 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// Exit statuses of check.
+// Exit statuses of check: those of every command (usage.go), with 2 also
+// for input check could not read - a gate must not pass on what it did
+// not see.
 const (
-	checkOK      = 0
-	checkFailing = 1
-	checkUsage   = 2
+	checkOK      = exitOK
+	checkFailing = exitFailed
+	checkUsage   = exitUsage
 )
 
 type checkOptions struct {
@@ -28,6 +31,7 @@ type checkOptions struct {
 	failWithin string
 	now        string
 	policy     string
+	noHeaders  bool
 }
 
 func newCheckCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
@@ -57,16 +61,33 @@ only mentions the header are ignored. A file in which a mapping defines a key
 twice (two manifests without --- between them) is an input error and is not
 read: which value was meant is unknown.
 
-When a RotationPolicy is among the inputs (or given with --policy), check also
-lists the leaves to re-issue: leaves signed only by a previous CA of a trust
-bundle, with the date that CA leaves the bundle. A single policy's
-spec.expiry thresholds are used unless the flags are set; its spec.now is
-ignored (check asks about --now or the wall clock).
+Files are read by the rules render follows: hidden files and directories and
+what a .krmignore lists (in the directory walked or any below it) are skipped; a
+template that is not YAML (a Helm chart's, {{ ... }}) is skipped with a note; a
+*.yaml that is not a regular file (a FIFO) is an input error, never waited on.
+
+A RotationPolicy applies to the directory of its file and everything below it,
+and a deeper policy's directory is a package of its own, as for render: a
+repository of many clusters checks in one call, each package with its own
+policy, and every row names its package (the PACKAGE column when the rows come
+from more than one; "package" in JSON). Objects under no policy are reported
+with package "" ("(none)"). Resources on stdin form one package with the
+policies on stdin. With --policy FILE, all the input is one package checked
+with that policy.
+
+With a policy, check also lists the leaves to re-issue: leaves signed only by a
+previous CA of a trust bundle, with the date that CA leaves the bundle. The
+policies' spec.expiry thresholds are used unless the flags are set (when the
+policies disagree, the defaults, with a note); spec.now is ignored (check asks
+about --now or the wall clock).
 
 Status: expired; FAIL within --fail-within; warn within --warn-within; ok.
 
-Output (-o): table (default; colour only on a terminal, NO_COLOR disables it),
+Output (-o): table (default: resource, key, subject, expiry date, days left and
+status, cut to fit 120 columns; colour only on a terminal, NO_COLOR disables
+it), wide (every column, whole: issuer, fingerprint, time of expiry, package),
 json (stable schema rotate-certs.dev/check/v1, see README), svg (a timeline).
+--no-headers prints the table rows only.
 
 Exit status:
   0  nothing is inside --fail-within or expired
@@ -88,7 +109,8 @@ Exit status:
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.output, "output", "o", "table", "output format: table, json or svg")
+	f.StringVarP(&o.output, "output", "o", "table", "output format: table, wide, json or svg")
+	f.BoolVar(&o.noHeaders, "no-headers", false, "table and wide: print the rows only (no column names, titles or summary)")
 	f.StringVar(&o.warnWithin, "warn-within", "", "warn about expiry within this duration, e.g. 720h or 30d (default 30d, or the policy's spec.expiry.warnWithin)")
 	f.StringVar(&o.failWithin, "fail-within", "", "fail (exit 1) on expiry within this duration, e.g. 168h or 7d (default 7d, or the policy's spec.expiry.failWithin)")
 	f.StringVar(&o.now, "now", "", "evaluate at this RFC 3339 time or date (2026-11-22) instead of the clock")
@@ -106,8 +128,10 @@ func runCheck(cmd *cobra.Command, o *checkOptions, args []string, stdin io.Reade
 		fmt.Fprintf(stderr, "check: "+format+"\n", a...)
 		return checkUsage
 	}
-	if o.output != "table" && o.output != "json" && o.output != "svg" {
-		return usage("-o %s: want table, json or svg", kube.Quote(o.output))
+	switch o.output {
+	case "table", "wide", "json", "svg":
+	default:
+		return usage("-o %s: want table, wide, json or svg", kube.Quote(o.output))
 	}
 	now := time.Now().UTC()
 	if o.now != "" {
@@ -126,32 +150,26 @@ func runCheck(cmd *cobra.Command, o *checkOptions, args []string, stdin io.Reade
 	for _, p := range set.Problems {
 		in.errorf("%s", p.Message)
 	}
-	for _, fc := range set.FunctionConfigs {
-		if isPolicy(fc) {
-			in.policies = append(in.policies, fc)
-		}
+	for _, n := range set.Notes {
+		fmt.Fprintf(stderr, "check: note: %s\n", n)
 	}
-	for _, n := range set.Items {
-		if isPolicy(n) {
-			in.policies = append(in.policies, n)
-			continue
-		}
-		in.items = append(in.items, n)
-	}
+	var forced *yaml.RNode
 	if o.policy != "" {
 		node, err := readPolicyFile(o.policy)
 		if err != nil {
 			in.errorf("--policy: %v", err)
 		} else {
-			in.policies = []*yaml.RNode{node}
+			forced = node
 		}
 	}
+	groups := checkGroups(set, forced)
 
 	warn, fail := policy.DefaultWarnWithin, policy.DefaultFailWithin
-	if len(in.policies) == 1 {
-		if p, err := policy.Decode(in.policies[0]); err == nil {
-			warn, fail = p.Spec.Expiry.WarnWithin.Duration, p.Spec.Expiry.FailWithin.Duration
-		}
+	if w, f, ok, agree := thresholds(groups); ok && agree {
+		warn, fail = w, f
+	} else if ok && !cmd.Flags().Changed("warn-within") && !cmd.Flags().Changed("fail-within") {
+		fmt.Fprintf(stderr, "check: note: the policies set different spec.expiry thresholds; using %s and %s (set --warn-within and --fail-within)\n",
+			report.FormatDuration(warn), report.FormatDuration(fail))
 	}
 	for _, fl := range []struct {
 		name, value string
@@ -173,16 +191,28 @@ func runCheck(cmd *cobra.Command, o *checkOptions, args []string, stdin io.Reade
 		return usage("--fail-within %s is longer than --warn-within %s", report.FormatDuration(fail), report.FormatDuration(warn))
 	}
 
-	var reissues []report.Reissue
-	for _, p := range in.policies {
-		rs, err := rotate.Reissues(in.items, p, now)
-		if err != nil {
-			in.errorf("policy %s: %v", describe(p), err)
-			continue
+	var parts []report.Report
+	for _, g := range groups {
+		var reissues []report.Reissue
+		for _, p := range g.policies {
+			rs, err := rotate.Reissues(g.items, p, now)
+			if err != nil {
+				in.errorf("policy %s: %v", describe(p), err)
+				continue
+			}
+			reissues = append(reissues, rs...)
 		}
-		reissues = append(reissues, rs...)
+		part := report.Build(report.Scan(g.items), dedupeReissues(reissues), now, warn, fail).InPackage(g.path)
+		if len(g.policies) > 0 {
+			pkg := report.Package{Path: g.path}
+			for _, p := range g.policies {
+				pkg.Policies = append(pkg.Policies, kube.RefOf(p))
+			}
+			part.Packages = []report.Package{pkg}
+		}
+		parts = append(parts, part)
 	}
-	rep := report.Build(report.Scan(in.items), dedupeReissues(reissues), now, warn, fail)
+	rep := report.Merge(now, warn, fail, parts...)
 
 	var out []byte
 	switch o.output {
@@ -196,7 +226,7 @@ func runCheck(cmd *cobra.Command, o *checkOptions, args []string, stdin io.Reade
 	case "svg":
 		out = report.RenderSVG(rep)
 	default:
-		out = report.RenderTable(rep, report.TableOptions{Color: colourTerminal(stdout)})
+		out = report.RenderTable(rep, report.TableOptions{Color: colourTerminal(stdout), Wide: o.output == "wide", NoHeaders: o.noHeaders})
 	}
 	if _, err := stdout.Write(out); err != nil {
 		fmt.Fprintf(stderr, "check: writing output: %v\n", err)
@@ -219,20 +249,92 @@ func runCheck(cmd *cobra.Command, o *checkOptions, args []string, stdin io.Reade
 	return checkOK
 }
 
-// checkInput is what check read: resources, policies, and problems.
+// checkInput gathers the input errors check reports.
 type checkInput struct {
-	items    []*yaml.RNode
-	policies []*yaml.RNode
-	errs     []string
+	errs []string
 }
 
 func (in *checkInput) errorf(format string, a ...any) {
 	in.errs = append(in.errs, fmt.Sprintf(format, a...))
 }
 
-func isPolicy(n *yaml.RNode) bool {
-	r := kube.RefOf(n)
-	return r.Kind == policy.Kind && r.APIVersion == policy.APIVersion
+// checkGroup is one package as check sees it: its resources (without the
+// policies) and its policies.
+type checkGroup struct {
+	path     string
+	items    []*yaml.RNode
+	policies []*yaml.RNode
+}
+
+// checkGroups splits what check read into packages (package packages):
+// each directory holding a RotationPolicy, by the resources' files; the
+// resources from stdin, with the policies on stdin (functionConfigs of a
+// ResourceList included); and the resources under no policy. forced (the
+// --policy file) makes all of it one package.
+func checkGroups(set *manifests.Set, forced *yaml.RNode) []checkGroup {
+	all := append(append([]*yaml.RNode(nil), set.Items...), set.FunctionConfigs...)
+	if forced != nil {
+		g := checkGroup{policies: []*yaml.RNode{forced}}
+		for _, n := range all {
+			if !packages.IsPolicy(n) {
+				g.items = append(g.items, n)
+			}
+		}
+		return []checkGroup{g}
+	}
+	pkgs, rest := packages.Split(all)
+	var groups []checkGroup
+	for _, p := range pkgs {
+		g := checkGroup{path: p.Dir, policies: p.Policies}
+		for _, n := range p.Items {
+			if !packages.IsPolicy(n) {
+				g.items = append(g.items, n)
+			}
+		}
+		groups = append(groups, g)
+	}
+	stdinGroup := checkGroup{path: "-"}
+	var none checkGroup
+	for _, n := range rest {
+		file := packages.FileOf(n)
+		switch {
+		case file == "" && packages.IsPolicy(n):
+			stdinGroup.policies = append(stdinGroup.policies, n)
+		case file == "":
+			stdinGroup.items = append(stdinGroup.items, n)
+		default:
+			none.items = append(none.items, n)
+		}
+	}
+	if len(stdinGroup.policies) > 0 {
+		groups = append(groups, stdinGroup)
+	} else {
+		none.items = append(none.items, stdinGroup.items...)
+	}
+	if len(none.items) > 0 || len(groups) == 0 {
+		groups = append(groups, none)
+	}
+	return groups
+}
+
+// thresholds returns the spec.expiry of the policies that decode, ok when
+// there is one, agree when they all say the same.
+func thresholds(groups []checkGroup) (warn, fail time.Duration, ok, agree bool) {
+	agree = true
+	for _, g := range groups {
+		for _, n := range g.policies {
+			p, err := policy.Decode(n)
+			if err != nil {
+				continue
+			}
+			w, f := p.Spec.Expiry.WarnWithin.Duration, p.Spec.Expiry.FailWithin.Duration
+			if ok && (w != warn || f != fail) {
+				agree = false
+			}
+			warn, fail, ok = w, f, true
+		}
+	}
+	return warn, fail, ok, agree
 }
 
 // describe names a policy for messages: its name and file, what of them
@@ -252,7 +354,7 @@ func dedupeReissues(rs []report.Reissue) []report.Reissue {
 	seen := map[string]bool{}
 	var out []report.Reissue
 	for _, r := range rs {
-		k := r.Bundle + "\x00" + r.Resource.String() + "\x00" + r.Key + "\x00" + r.SHA256 + "\x00" + r.IssuerSHA256
+		k := r.Package + "\x00" + r.Bundle + "\x00" + r.Resource.String() + "\x00" + r.Key + "\x00" + r.SHA256 + "\x00" + r.IssuerSHA256
 		if !seen[k] {
 			seen[k] = true
 			out = append(out, r)

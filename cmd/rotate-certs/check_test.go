@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -422,24 +423,51 @@ func TestCheckSVG(t *testing.T) {
 
 	dec := xml.NewDecoder(strings.NewReader(out))
 	counts := map[string]int{}
-	var root string
+	texts := map[string][]string{} // text of each classed <text>
+	var failZoneWidth string
+	var root, inText string
 	for {
 		tok, err := dec.Token()
 		if err == io.EOF {
 			break
 		}
 		require.NoError(t, err, "the SVG is not well-formed XML")
-		if se, ok := tok.(xml.StartElement); ok {
+		switch se := tok.(type) {
+		case xml.StartElement:
 			if root == "" {
 				root = se.Name.Space + " " + se.Name.Local
 			}
+			class, width := "", ""
 			for _, a := range se.Attr {
-				if a.Name.Local == "class" {
+				switch a.Name.Local {
+				case "class":
+					class = a.Value
 					counts[se.Name.Local+"."+a.Value]++
+				case "width":
+					width = a.Value
 				}
 			}
+			if class == "zone-fail" {
+				failZoneWidth = width
+			}
+			if se.Name.Local == "text" {
+				inText = class
+			}
+		case xml.CharData:
+			if inText != "" {
+				texts[inText] = append(texts[inText], string(se))
+			}
+		case xml.EndElement:
+			inText = ""
 		}
 	}
+	// A fail zone of 7 days on a window of years is drawn wide enough to
+	// see, and says when it ends; each re-issue marker carries its date.
+	w, err := strconv.ParseFloat(failZoneWidth, 64)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, w, 6.0, "the fail zone is visible")
+	require.Equal(t, []string{"fail zone to 2026-11-29 (7d)"}, texts["zone-fail-label"])
+	require.Equal(t, []string{"re-issue by 2027-01-30", "re-issue by 2027-01-30"}, texts["reissue-date"])
 	require.Equal(t, "http://www.w3.org/2000/svg svg", root)
 	require.Equal(t, s.Summary.Certificates, counts["rect.bar"], "one bar per certificate")
 	require.Equal(t, 10, counts["rect.bar"])

@@ -62,7 +62,6 @@ func TestVersionStamping(t *testing.T) {
 	}{
 		{stamped, []string{"--version"}, "rotate-certs v1.2.3-test (commit 0123456789abcdef)\n"},
 		{stamped, []string{"version"}, "rotate-certs v1.2.3-test (commit 0123456789abcdef)\n"},
-		{stamped, []string{"-v"}, "rotate-certs v1.2.3-test (commit 0123456789abcdef)\n"},
 		// TestMain's plain `go build`: no stamp, and -buildvcs may be off.
 		{binary, []string{"version"}, "rotate-certs dev (commit "},
 	} {
@@ -83,10 +82,19 @@ func TestVersionStamping(t *testing.T) {
 			require.Empty(t, stderr.String())
 		})
 	}
+	// -v is no shorthand of --version: kubectl users mean verbosity by it.
+	t.Run("-v", func(t *testing.T) {
+		out, err := exec.Command(binary, "-v").CombinedOutput()
+		var exitErr *exec.ExitError
+		require.ErrorAs(t, err, &exitErr)
+		require.Equal(t, 2, exitErr.ExitCode(), "a usage error")
+		require.Equal(t, "rotate-certs: unknown shorthand flag: 'v' in -v (see 'rotate-certs --help')\n", string(out))
+	})
 }
 
 // TestErrorsAreOneLinePerProblem runs failing commands and checks what a
-// user sees on stderr: exit code 1, one line per problem, each naming the
+// user sees on stderr: exit code 1 (2 for a mistake on the command line,
+// the same on every command), one line per problem, each naming the
 // resource (kind namespace/name) and the field, or for command-line
 // mistakes the command and where its help is. Nothing reaches stdout.
 func TestErrorsAreOneLinePerProblem(t *testing.T) {
@@ -137,11 +145,12 @@ func TestErrorsAreOneLinePerProblem(t *testing.T) {
 			lines: [][]string{{"error: Secret envoy-gateway-system/envoy-gateway data.ca.crt", "invalid base64", "(gateway-ca.yaml)"}},
 		},
 		{
-			name: "render: no --policy",
+			name: "render: a directory with no policy and no --policy",
 			setup: func(t *testing.T, dir string) ([]string, string) {
+				require.NoError(t, os.Remove(filepath.Join(dir, "rotation-policy.yaml")))
 				return []string{"render", "."}, ""
 			},
-			lines: [][]string{{"rotate-certs render: --policy FILE is required", "rotate-certs render --help"}},
+			lines: [][]string{{"render: no RotationPolicy (apiVersion rotate-certs.dev/v1alpha1) under .", "--policy FILE", "rotate-certs init . -o rotation-policy.yaml"}},
 		},
 		{
 			name: "render: two directories",
@@ -149,6 +158,7 @@ func TestErrorsAreOneLinePerProblem(t *testing.T) {
 				return []string{"render", "a", "b", "--policy", "rotation-policy.yaml"}, ""
 			},
 			lines: [][]string{{"rotate-certs render: accepts 1 arg(s), received 2", "rotate-certs render --help"}},
+			code:  2,
 		},
 		{
 			name: "render: unknown flag",
@@ -156,6 +166,7 @@ func TestErrorsAreOneLinePerProblem(t *testing.T) {
 				return []string{"render", ".", "--polcy", "rotation-policy.yaml"}, ""
 			},
 			lines: [][]string{{"rotate-certs render: unknown flag: --polcy", "rotate-certs render --help"}},
+			code:  2,
 		},
 		{
 			name: "check: unknown flag",
@@ -163,8 +174,25 @@ func TestErrorsAreOneLinePerProblem(t *testing.T) {
 				return []string{"check", ".", "--fail-withn", "7d"}, ""
 			},
 			lines: [][]string{{"rotate-certs check: unknown flag: --fail-withn", "rotate-certs check --help"}},
-			code:  2, // check's usage status
+			code:  2,
 		},
+		{
+			name: "init: unknown flag",
+			setup: func(t *testing.T, dir string) ([]string, string) {
+				return []string{"init", ".", "--nme", "x"}, ""
+			},
+			lines: [][]string{{"rotate-certs init: unknown flag: --nme", "rotate-certs init --help"}},
+			code:  2,
+		},
+		{
+			name: "snapshot: unknown flag",
+			setup: func(t *testing.T, dir string) ([]string, string) {
+				return []string{"snapshot", "--out", "x"}, ""
+			},
+			lines: [][]string{{"rotate-certs snapshot: unknown flag: --out", "rotate-certs snapshot --help"}},
+			code:  2,
+		},
+
 		{
 			name: "init: a path that does not exist",
 			setup: func(t *testing.T, dir string) ([]string, string) {

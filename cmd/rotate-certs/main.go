@@ -19,6 +19,9 @@ func main() {
 			os.Exit(int(code))
 		}
 		fmt.Fprintln(os.Stderr, kube.ScrubError(err))
-		os.Exit(1)
+		if isUsageError(err) {
+			os.Exit(exitUsage)
+		}
+		os.Exit(exitFailed)
 	}
 }

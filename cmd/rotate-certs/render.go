@@ -8,13 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/atomicwrite"
 	"github.com/rotate-certs/rotate-certs/fn/krmio"
 	"github.com/rotate-certs/rotate-certs/fn/manifests"
+	"github.com/rotate-certs/rotate-certs/fn/repo"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
@@ -23,100 +23,136 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-func newRenderCommand(stderr io.Writer) *cobra.Command {
+func newRenderCommand(stdout, stderr io.Writer) *cobra.Command {
 	var policyFile string
+	var dryRun bool
 	cmd := &cobra.Command{
-		Use:   "render DIR --policy FILE",
+		Use:   "render DIR [--policy FILE]",
 		Short: "Render a directory of manifests in place (kpt fn render without kpt)",
 		Long: `render reads every YAML file under DIR (except hidden files and directories
-and what a .krmignore file lists), runs the function with the policy from
---policy, and writes back only the files whose resources changed: file layout,
+and what a .krmignore file lists, in DIR or any directory below it), runs the
+function, and writes back only the files whose resources changed: file layout,
 comments and field order are kept, and a file the function did not change is
 not touched; in a file it rewrites, the documents whose resources did not
-change keep their text. New targets get files of their own, beside the policy
-when it lies inside DIR - where kpt fn render puts them. --policy FILE holds
-exactly one RotationPolicy.
+change keep their text. New targets get files of their own, beside the policy.
 
-On any error nothing is written and the exit code is 1. Files are replaced
-whole (written beside, flushed, renamed), never cut short, and only when every
-one of them can be: a read-only file, a symbolic link that leads out of DIR or a
-failed write changes nothing. DIR/.rotate-certs.lock refuses a second render of
-the same DIR while one runs; a killed render leaves no lock (the kernel drops
-it), and the next render removes what it left.`,
-		Example: `  # render a directory with the policy kept next to the manifests
-  rotate-certs render ./clusters/prod --policy ./clusters/prod/rotation-policy.yaml
+Without --policy, every RotationPolicy under DIR is a package: it applies to
+the directory of its file and everything below it, and a deeper policy's
+directory is a package of its own, left out of the outer one - a repository
+of many clusters (clusters/prod, clusters/staging, each with its policy and
+objects of the same names) renders in one call. Files under no policy are left
+as they are. A directory holds at most one policy. With --policy FILE (exactly
+one RotationPolicy), DIR is one package rendered with it.
 
-  # review what changed like any other change, then commit it
-  git diff ./clusters/prod
+On success it prints one line per file written ("wrote PATH") or created
+("created PATH"); --dry-run writes nothing and prints the unified diff it
+would apply instead (git apply takes it). A template that is not YAML (a Helm
+chart's, {{ ... }}) is skipped with a note.
+
+On any error nothing is written, in any package, and the exit code is 1 (2 for
+a mistake on the command line). Files are replaced whole (written beside,
+flushed, renamed), never cut short, and only when every one of them can be: a
+read-only file, a symbolic link that leads out of DIR or a failed write changes
+nothing. DIR/.rotate-certs.lock refuses a second render of the same DIR while
+one runs; a killed render leaves no lock (the kernel drops it), and the next
+render removes what it left.`,
+		Example: `  # every package of a repository of many clusters, each with its own policy
+  rotate-certs render .
+
+  # what it would change, as a diff, without writing anything
+  rotate-certs render ./clusters --dry-run
+
+  # one directory with a policy kept elsewhere
+  rotate-certs render ./clusters/prod --policy ./policies/prod.yaml
 
   # in CI, render and commit only when something changed: examples/ci
   ./render-and-commit.sh ./clusters/prod ./clusters/prod/rotation-policy.yaml`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if policyFile == "" {
-				return usageError(cmd, errors.New("--policy FILE is required"))
-			}
-			return render(args[0], policyFile, stderr)
+			return render(args[0], policyFile, dryRun, stdout, stderr)
 		},
 	}
-	cmd.Flags().StringVar(&policyFile, "policy", "", "RotationPolicy file (required)")
+	cmd.Flags().StringVar(&policyFile, "policy", "", "RotationPolicy file: render DIR as one package with it (default: every policy under DIR, each for its own package)")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "write nothing; print the unified diff of what would change")
 	return cmd
 }
 
-func render(dir, policyFile string, stderr io.Writer) (err error) {
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return fmt.Errorf("render: %s is not a directory", dir)
-	}
-	// One render of a tree at a time: two would read the same files and
-	// write them back over each other.
-	unlock, err := atomicwrite.Lock(dir)
-	if err != nil {
-		return fmt.Errorf("render: %w", err)
-	}
-	defer func() {
-		if uerr := unlock(); uerr != nil && err == nil {
-			err = fmt.Errorf("render: releasing the lock: %w", uerr)
-		}
-	}()
-	if err := atomicwrite.RemoveStale(dir); err != nil {
-		return fmt.Errorf("render: removing what a killed render left: %w", err)
-	}
-	fnConfig, err := readPolicyFile(policyFile)
-	if err != nil {
-		return fmt.Errorf("render: %w", err)
-	}
-	// Inside DIR the policy is one of the package's files, as under kpt: it
-	// gets its package path so that new resources are placed beside it.
-	if rel, ok := packagePath(dir, policyFile); ok {
-		if err := fnConfig.PipeE(yaml.SetAnnotation(kioutil.PathAnnotation, rel)); err != nil {
+// render runs `rotate-certs render`: package repo reads DIR, splits it
+// into packages and writes (or diffs) what renderPackage returns for each.
+func render(dir, policyFile string, dryRun bool, stdout, stderr io.Writer) error {
+	o := repo.Options{DryRun: dryRun, Stdout: stdout, Stderr: stderr}
+	if policyFile != "" {
+		fnConfig, err := readPolicyFile(policyFile)
+		if err != nil {
 			return fmt.Errorf("render: %w", err)
 		}
+		// Inside DIR the policy is one of the package's files, as under
+		// kpt: it gets its package path so that new resources are placed
+		// beside it.
+		if rel, ok := packagePath(dir, policyFile); ok {
+			if err := fnConfig.PipeE(yaml.SetAnnotation(kioutil.PathAnnotation, rel)); err != nil {
+				return fmt.Errorf("render: %w", err)
+			}
+		}
+		o.Policy = fnConfig
 	}
-	reader := kio.LocalPackageReader{PackagePath: dir, PreserveSeqIndent: true, FileSkipFunc: hidden}
-	items, err := reader.Read()
-	if err != nil {
-		return fmt.Errorf("render: reading %s: %w", dir, err)
+	err := repo.Render(dir, o, func(items []*yaml.RNode, fnConfig *yaml.RNode) ([]atomicwrite.File, error) {
+		files, err := renderPackage(dir, items, fnConfig, stderr)
+		var code exitCode
+		switch {
+		case errors.As(err, &code):
+			return nil, repo.ErrReported
+		case err != nil:
+			return nil, errors.New(strings.TrimPrefix(err.Error(), "render: "))
+		}
+		return files, nil
+	})
+	if err == nil {
+		return nil
 	}
+	var msgs []string
+	for _, e := range unjoin(err) {
+		if !errors.Is(e, repo.ErrReported) {
+			msgs = append(msgs, "render: "+e.Error())
+		}
+	}
+	if len(msgs) == 0 {
+		return exitCode(1)
+	}
+	return errors.New(strings.Join(msgs, "\n"))
+}
+
+// unjoin returns the errors joined in err (errors.Join), or err alone.
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+// renderPackage runs the function on one package's items with fnConfig
+// and returns the files to write: only those whose resources changed.
+func renderPackage(dir string, items []*yaml.RNode, fnConfig *yaml.RNode, stderr io.Writer) ([]atomicwrite.File, error) {
 	if err := duplicateKeys(dir, items); err != nil {
-		return fmt.Errorf("render: %w", err)
+		return nil, fmt.Errorf("render: %w", err)
 	}
 	before, err := filesOf(items)
 	if err != nil {
-		return fmt.Errorf("render: %w", err)
+		return nil, fmt.Errorf("render: %w", err)
 	}
 	read := readEach(items)
 	rl := &framework.ResourceList{Items: items, FunctionConfig: fnConfig}
 	p := rotate.Processor{Now: time.Now, Stderr: stderr}
 	if err := p.Process(rl); err != nil {
 		fmt.Fprintln(stderr, err)
-		return exitCode(1)
+		return nil, exitCode(1)
 	}
 	if err := kioutil.DefaultPathAndIndexAnnotation("", rl.Items); err != nil {
-		return fmt.Errorf("render: %w", err)
+		return nil, fmt.Errorf("render: %w", err)
 	}
 	after, err := filesOf(rl.Items)
 	if err != nil {
-		return fmt.Errorf("render: %w", err)
+		return nil, fmt.Errorf("render: %w", err)
 	}
 	// Only the files whose resources changed are written (a file the
 	// function did not change keeps its bytes), and all of them or none:
@@ -131,20 +167,16 @@ func render(dir, policyFile string, stderr io.Writer) (err error) {
 		}
 		b, err := keepUnchangedDocuments(dir, p, rl.Items, read)
 		if err != nil {
-			return fmt.Errorf("render: %w", err)
+			return nil, fmt.Errorf("render: %w", err)
 		}
 		if b == nil {
 			if b, err = encodeFile(p, rl.Items); err != nil {
-				return fmt.Errorf("render: %w", err)
+				return nil, fmt.Errorf("render: %w", err)
 			}
 		}
 		files = append(files, atomicwrite.File{Path: p, Data: b})
 	}
-	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
-	if err := atomicwrite.Write(dir, files); err != nil {
-		return fmt.Errorf("render: %w", err)
-	}
-	return nil
+	return files, nil
 }
 
 // packagePath returns file's path relative to dir, slash-separated, when
@@ -163,17 +195,6 @@ func packagePath(dir, file string) (string, bool) {
 		return "", false
 	}
 	return filepath.ToSlash(rel), true
-}
-
-// hidden reports whether a package-relative path is a hidden file or lies in
-// a hidden directory (.git, .github, ...): render never reads or writes those.
-func hidden(relPath string) bool {
-	for _, part := range strings.Split(filepath.ToSlash(relPath), "/") {
-		if strings.HasPrefix(part, ".") && part != "." && part != ".." {
-			return true
-		}
-	}
-	return false
 }
 
 // duplicateKeys fails on the first file in which a mapping defines a key

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/fninput"
 	"github.com/rotate-certs/rotate-certs/fn/krmio"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
@@ -50,12 +52,16 @@ kpt (fn eval / fn render) call it.`,
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newRenderCommand(stderr), newVersionCommand(stdout))
+	root.AddCommand(newRenderCommand(stdout, stderr), newVersionCommand(stdout))
 	root.AddCommand(newCheckCommand(stdin, stdout, stderr))
 	root.AddCommand(newInitCommand(stdin, stdout, stderr))
 	root.AddCommand(newSnapshotCommand(stdin, stdout, stderr))
+	root.AddCommand(newHelmPostRendererCommand(stdin, stdout, stderr))
 	root.Version = versionString()
 	root.SetVersionTemplate("{{.Version}}\n")
+	// --version without cobra's -v shorthand: kubectl users read -v as
+	// verbosity.
+	root.Flags().Bool("version", false, "print the version and commit")
 	withUsageErrors(root)
 	return root
 }
@@ -68,6 +74,12 @@ func runFunction(stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("reading the ResourceList: %w", err)
 	}
+	// Not a ResourceList at all: say what came and which command fits,
+	// and write nothing on stdout.
+	if hint := fninput.Explain(input); hint != "" {
+		fmt.Fprintln(stderr, "rotate-certs: "+hint)
+		return exitCode(exitUsage)
+	}
 	defer krmio.TuneMemory(len(input))()
 	p := rotate.Processor{Now: time.Now, Stderr: stderr}
 	handled, err := krmio.Run(input, stdout, rotate.Needs, p.RunAt)
@@ -79,8 +91,19 @@ func runFunction(stdin io.Reader, stdout, stderr io.Writer) error {
 		err = p.ExecuteKyaml(input, stdout)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, kube.ScrubError(err))
-		return exitCode(1)
+		msg := kube.ScrubError(err)
+		if strings.Contains(msg.Error(), "no functionConfig") {
+			// How it was called, not what it was given: say how to call it.
+			fmt.Fprintln(stderr, "rotate-certs: "+fninput.NoFunctionConfig())
+			return exitCode(exitUsage)
+		}
+		fmt.Fprintln(stderr, msg)
+		if strings.Contains(msg.Error(), "functionConfig is v1 ConfigMap") {
+			// kpt fn eval without --fn-config sends an empty ConfigMap.
+			fmt.Fprintln(stderr, "rotate-certs: "+fninput.ConfigMapFunctionConfig())
+			return exitCode(exitUsage)
+		}
+		return exitCode(exitFailed)
 	}
 	return nil
 }

@@ -529,3 +529,48 @@ func TestScanSkipsExpiredCAs(t *testing.T) {
 		t.Errorf("%d bundles before the CA expired, want 2", len(plan.Bundles))
 	}
 }
+
+// TestScanProposesOnlyCASources: a leaf Secret carries, in ca.crt, the CA
+// that issued its leaf. When that CA is an older root - one an existing
+// trust bundle already carries, or an older CA of the same name than
+// another source holds - the Secret is not proposed as a source (a
+// bundle of it would pin the old root), and a note says why. A leaf
+// Secret whose CA is found nowhere better is still a source.
+func TestScanProposesOnlyCASources(t *testing.T) {
+	oldCA := testpki.NewCA("gateway-ca", day0.AddDate(-1, 0, 0), testpki.Days(3650))
+	newCA := testpki.NewCA("gateway-ca", day0, testpki.Days(3650))
+	legacy := testpki.NewCA("legacy-ca", day0.AddDate(-1, 0, 0), testpki.Days(3650))
+	otherCA := testpki.NewCA("billing-ca", day0, testpki.Days(3650))
+	leafSecret := func(name, ns string, ca testpki.Cert) string {
+		leaf := testpki.NewLeaf(name, ca, day0, testpki.Days(90))
+		return "apiVersion: v1\nkind: Secret\nmetadata:\n  name: " + name + "\n  namespace: " + ns + "\ntype: kubernetes.io/tls\ndata:\n  ca.crt: " +
+			b64(ca.PEM()) + "\n  tls.crt: " + b64(leaf.PEM()) + "\n  tls.key: " + b64(leaf.KeyPEM()) + "\n"
+	}
+	text := strings.Join([]string{
+		leafSecret("envoy-gateway", "gw", newCA),
+		leafSecret("ratelimit-client", "gw", oldCA),
+		leafSecret("legacy-client", "gw", legacy),
+		secret("envoy-gateway-trust", "gw", legacy),
+		leafSecret("billing", "billing", otherCA),
+	}, "---\n")
+	plan, err := Scan(parseAll(t, text), day0.AddDate(0, 1, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var proposed []string
+	for _, b := range plan.Bundles {
+		proposed = append(proposed, b.Sources[0].Ref.String())
+	}
+	want := []string{"Secret gw/envoy-gateway", "Secret billing/billing"}
+	if !slices.Equal(proposed, want) {
+		t.Fatalf("proposed %q, want %q (notes %q)", proposed, want, plan.Notes)
+	}
+	for _, note := range []string{
+		`Secret gw/ratelimit-client holds a leaf and, in ca.crt, the CA that issued it ("CN=gateway-ca,O=rotate-certs test", issued 2025-01-01): an older root than the one in Secret gw/envoy-gateway ca.crt (issued 2026-01-01) - not proposed as a source; re-issue the leaf from the current CA`,
+		`Secret gw/legacy-client holds a leaf and, in ca.crt, the CA that issued it ("CN=legacy-ca,O=rotate-certs test", issued 2025-01-01): an older root that an existing trust bundle already carries as a previous CA - not proposed as a source; re-issue the leaf from the current CA`,
+	} {
+		if !slices.Contains(plan.Notes, note) {
+			t.Errorf("notes %q\nlack %q", plan.Notes, note)
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 // stdin that is not YAML, are errors.
 func Read(paths []string, stdin io.Reader) (items []*yaml.RNode, warnings []string, err error) {
 	set := manifests.Read(paths, stdin)
+	warnings = append(warnings, set.Notes...)
 	var errs []error
 	for _, p := range set.Problems {
 		if p.NotYAML && p.Path != "-" {

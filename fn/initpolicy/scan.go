@@ -38,6 +38,11 @@ type Candidate struct {
 	// issuer is true when the object is the CA's own key pair (its tls.crt
 	// is one of the CAs), the best place to read a CA from.
 	issuer bool
+	// leafCopy is true when the object also holds a leaf (a tls.crt that
+	// is not a CA): its CA value is the copy of the CA that issued the
+	// leaf, as it was when the leaf was issued - a CA source only when no
+	// better one holds a newer CA of that line.
+	leafCopy bool
 }
 
 // Consumer is a workload whose pod template reads a source object.
@@ -99,6 +104,10 @@ type Plan struct {
 	// certificates expire after a year; a clusterAPI section can roll
 	// them).
 	ControlPlanes []kube.Ref
+	// Function, when set, is the value of the policy's
+	// config.kubernetes.io/function annotation: how kustomize starts the
+	// function ("exec:\n  path: ...\n").
+	Function string
 }
 
 // preferredKeys are tried first, in order, when an object holds CAs under
@@ -130,6 +139,24 @@ func Scan(items []*yaml.RNode, now time.Time) (*Plan, error) {
 	known := knownPolicies(items)
 	taken := map[kube.Key]bool{}
 	var cands []Candidate
+	// The CAs the existing targets hold, with the sources of the bundles
+	// that write them: a leaf Secret's copy of one of them is an older
+	// root another source's bundle carries, not a new source.
+	targetCAs := carriedCAs{}
+	ownersOf := func(target kube.Key) []kube.Key {
+		var owners []kube.Key
+		for src, t := range known.sources {
+			if t.Key == target {
+				owners = append(owners, src)
+			}
+		}
+		return owners
+	}
+	addTargetCAs := func(it *yaml.RNode) {
+		if c, found, err := candidateOf(it, now); err == nil && found == candidateFound {
+			targetCAs.add(c.CAs, ownersOf(kube.KeyOf(it)))
+		}
+	}
 	for _, it := range snapshotsLast(items) {
 		k := kube.KeyOf(it)
 		taken[k] = true
@@ -148,10 +175,12 @@ func Scan(items []*yaml.RNode, now time.Time) (*Plan, error) {
 		}
 		if by, ok := known.targets[k]; ok {
 			plan.Notes = append(plan.Notes, fmt.Sprintf("%s is the target of %s: not a source", ref, by))
+			addTargetCAs(it)
 			continue
 		}
 		if _, ok := it.GetAnnotations(BundleHashAnnotation)[BundleHashAnnotation]; ok {
 			plan.Notes = append(plan.Notes, fmt.Sprintf("%s is already a rotate-certs target (%s): not a source", ref, BundleHashAnnotation))
+			addTargetCAs(it)
 			continue
 		}
 		c, found, err := candidateOf(it, now)
@@ -180,6 +209,9 @@ func Scan(items []*yaml.RNode, now time.Time) (*Plan, error) {
 		if existing[keyOf(c.Ref)] {
 			plan.Notes = append(plan.Notes, fmt.Sprintf("%s looks like the existing trust bundle of %s %s/%s: proposed as its target, not as a source",
 				c.Ref, c.Ref.Kind, c.Ref.Namespace, strings.TrimSuffix(c.Ref.Name, "-trust")))
+			source := keyOf(c.Ref)
+			source.Name = strings.TrimSuffix(source.Name, "-trust")
+			targetCAs.add(c.CAs, []kube.Key{source})
 			continue
 		}
 		kept = append(kept, c)
@@ -187,7 +219,12 @@ func Scan(items []*yaml.RNode, now time.Time) (*Plan, error) {
 	consumers := findConsumers(items)
 	names := map[string]bool{}
 	byTarget := map[kube.Key]int{} // bundles of known targets, to gather their sources
-	for _, src := range group(kept) {
+	sources := group(kept)
+	for _, src := range sources {
+		if note := olderRoot(src, sources, targetCAs); note != "" {
+			plan.Notes = append(plan.Notes, note)
+			continue
+		}
 		b := Bundle{
 			TargetKind:      src.Ref.Kind,
 			TargetNamespace: src.Ref.Namespace,
@@ -315,7 +352,7 @@ func candidateOf(it *yaml.RNode, now time.Time) (Candidate, candidateResult, err
 	}
 	sort.SliceStable(values, func(i, j int) bool { return rank(values[i].Key) < rank(values[j].Key) })
 	var best Candidate
-	found, sawExpired := false, false
+	found, sawExpired, holdsLeaf := false, false, false
 	var tlsCAs []*x509.Certificate
 	for _, v := range values {
 		if !pki.LooksLikePEM(v.Bytes) {
@@ -326,6 +363,7 @@ func candidateOf(it *yaml.RNode, now time.Time) (Candidate, candidateResult, err
 			continue // not init's business: the render reports broken sources
 		}
 		if len(dec.Certificates) > 0 && !pki.IsCA(dec.Certificates[0]) {
+			holdsLeaf = true
 			continue // a leaf with its chain: the intermediates are not trust anchors
 		}
 		var cas []*x509.Certificate
@@ -354,6 +392,7 @@ func candidateOf(it *yaml.RNode, now time.Time) (Candidate, candidateResult, err
 			}
 		}
 	}
+	best.leafCopy = holdsLeaf && !best.issuer
 	switch {
 	case found:
 		return best, candidateFound, nil
@@ -383,7 +422,7 @@ func group(cands []Candidate) []Source {
 			continue
 		}
 		s := &out[i]
-		if c.issuer && !s.issuer {
+		if c.issuer && !s.issuer || !c.leafCopy && s.leafCopy {
 			s.Also = append(s.Also, s.Candidate)
 			s.Candidate = c
 			continue
@@ -391,6 +430,98 @@ func group(cands []Candidate) []Source {
 		s.Also = append(s.Also, c)
 	}
 	return out
+}
+
+// olderRoot says why src is not proposed when it is only leaf Secrets'
+// copies of their issuer (ca.crt beside a leaf tls.crt) holding an older
+// root: one that an existing trust bundle already carries (it becomes a
+// previous CA there), or one whose every CA has a newer CA of the same
+// subject in another source (a rotated CA keeps its name). Such a copy is
+// what the leaf was issued from, not what must be trusted next: proposing
+// it would make a bundle that pins the old root. It returns "" when src
+// is a source.
+func olderRoot(src Source, all []Source, targetCAs carriedCAs) string {
+	if !src.leafCopy {
+		return ""
+	}
+	for _, a := range src.Also {
+		if !a.leafCopy {
+			return ""
+		}
+	}
+	what := fmt.Sprintf("%s holds a leaf and, in %s, the CA that issued it (%s)", src.Ref, src.Key, describeCAs(src.CAs))
+	if targetCAs.carry(src) {
+		return what + ": an older root that an existing trust bundle already carries as a previous CA - not proposed as a source; re-issue the leaf from the current CA"
+	}
+	var newer []string
+	for _, ca := range src.CAs {
+		by := newerOfSameName(ca, src, all)
+		if by == "" {
+			return ""
+		}
+		newer = append(newer, by)
+	}
+	return what + ": an older root than " + strings.Join(newer, ", ") + " - not proposed as a source; re-issue the leaf from the current CA"
+}
+
+// carriedCAs maps the fingerprint of each CA an existing target holds to
+// the sources of the bundle that writes the target (none known: the
+// target's bundle is not in the input).
+type carriedCAs map[string][]kube.Key
+
+func (c carriedCAs) add(cas []*x509.Certificate, owners []kube.Key) {
+	for _, ca := range cas {
+		fp := pki.FingerprintOf(ca).String()
+		c[fp] = append(c[fp], owners...)
+		if c[fp] == nil {
+			c[fp] = []kube.Key{}
+		}
+	}
+}
+
+// carry reports whether every CA of src is held by an existing target
+// whose bundle reads another source than src and its copies.
+func (c carriedCAs) carry(src Source) bool {
+	self := map[kube.Key]bool{keyOf(src.Ref): true}
+	for _, a := range src.Also {
+		self[keyOf(a.Ref)] = true
+	}
+	for _, ca := range src.CAs {
+		owners, ok := c[pki.FingerprintOf(ca).String()]
+		if !ok {
+			return false
+		}
+		for _, o := range owners {
+			if self[o] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// newerOfSameName names the source outside src holding a CA of ca's
+// subject with a later NotBefore, or "".
+func newerOfSameName(ca *x509.Certificate, src Source, all []Source) string {
+	for _, other := range all {
+		if other.Ref == src.Ref && other.Key == src.Key {
+			continue
+		}
+		for _, c := range other.CAs {
+			if pki.Subject(c) == pki.Subject(ca) && c.NotBefore.After(ca.NotBefore) {
+				return fmt.Sprintf("the one in %s %s (issued %s)", other.Ref, other.Key, c.NotBefore.UTC().Format("2006-01-02"))
+			}
+		}
+	}
+	return ""
+}
+
+func describeCAs(cas []*x509.Certificate) string {
+	var out []string
+	for _, c := range cas {
+		out = append(out, fmt.Sprintf("%q, issued %s", pki.Subject(c), c.NotBefore.UTC().Format("2006-01-02")))
+	}
+	return strings.Join(out, "; ")
 }
 
 // consumersOf returns the workloads reading src or one of its copies.

@@ -26,10 +26,19 @@ func (p *Plan) YAML(name string) ([]byte, error) {
 	line := func(format string, args ...any) { fmt.Fprintf(&w, format+"\n", args...) }
 	comment := func(indent, text string) { line("%s# %s", indent, oneLine(text)) }
 
-	line("# Starter RotationPolicy written by `rotate-certs init`. Review it, then")
-	line("# - kustomize: list this file under `transformers:` and add the annotation")
-	line("#   config.kubernetes.io/function (exec: {path: ...} or container: {image: ...});")
-	line("# - kpt: add it to the Kptfile pipeline (mutators: [{image: ..., configPath: ...}]).")
+	if p.Function == "" {
+		line("# Starter RotationPolicy written by `rotate-certs init`. Review it, then")
+		line("# - kustomize: list this file under `transformers:` and add the annotation")
+		line("#   config.kubernetes.io/function (exec: {path: ...} or container: {image: ...}),")
+		line("#   or run init again with --exec PATH --kustomization FILE;")
+		line("# - kpt: add it to the Kptfile pipeline (mutators: [{image: ..., configPath: ...}]),")
+		line("#   or run init again with --exec PATH --kptfile FILE;")
+		line("# - or render without either: rotate-certs render DIR.")
+	} else {
+		line("# Starter RotationPolicy written by `rotate-certs init`. Review it, then render:")
+		line("# kustomize build --enable-alpha-plugins --enable-exec DIR, kpt fn render --allow-exec,")
+		line("# or rotate-certs render DIR.")
+	}
 	for _, n := range p.Notes {
 		comment("", "note: "+n)
 	}
@@ -38,6 +47,12 @@ func (p *Plan) YAML(name string) ([]byte, error) {
 	line("metadata:")
 	line("  name: %s", scalar(name))
 	line("  annotations:")
+	if p.Function != "" {
+		line("    config.kubernetes.io/function: |")
+		for _, l := range strings.Split(strings.TrimSuffix(p.Function, "\n"), "\n") {
+			line("      %s", l)
+		}
+	}
 	line("    config.kubernetes.io/local-config: \"true\"")
 	line("spec:")
 	if len(p.Bundles) == 0 {

@@ -1,22 +1,22 @@
 // Package manifests reads Kubernetes resources from the paths a user names
-// on the command line - files, directories walked recursively, "-" for
-// stdin - the way `check` and `init` need them: multi-document YAML, kubectl
-// Lists, typed lists (SecretList, ...) and ResourceLists all give their
-// resources, and each resource remembers its file. A file in which a mapping
-// defines a key twice is reported, not guessed at.
+// on the command line - files, directories walked by package walk's rules,
+// "-" for stdin - the way `check` and `init` need them: multi-document
+// YAML, kubectl Lists, typed lists (SecretList, ...) and ResourceLists all
+// give their resources, and each resource remembers its file. A file in
+// which a mapping defines a key twice is reported, not guessed at; a
+// template that is not YAML (a Helm chart's) is skipped with a note.
 package manifests
 
 import (
 	"bytes"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/walk"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -33,6 +33,9 @@ type Set struct {
 	// Problems are the paths that could not be read or parsed; reading
 	// goes on past them. The caller decides whether they are fatal.
 	Problems []Problem
+	// Notes are files skipped on purpose (templates that are not YAML),
+	// one line each, to show the user.
+	Notes []string
 }
 
 // Problem is a path that could not be read, or a file that is not YAML.
@@ -51,9 +54,9 @@ func (p Problem) String() string { return p.Message }
 
 // Read loads every resource from paths ("." when there are none).
 // Directories are walked for *.yaml, *.yml and *.json files in lexical
-// order, skipping hidden directories such as .git and kpt's .expected;
-// stdin ("-") may be named once. A file reached twice (named, and inside a
-// directory named too) is read once.
+// order by package walk's rules (hidden files and directories, .krmignore,
+// regular files only); stdin ("-") may be named once. A file reached twice
+// (named, and inside a directory named too) is read once.
 func Read(paths []string, stdin io.Reader) *Set {
 	if len(paths) == 0 {
 		paths = []string{"."}
@@ -78,11 +81,11 @@ func Read(paths []string, stdin io.Reader) *Set {
 			s.parse("-", b)
 			continue
 		}
-		files, err := files(p)
-		if err != nil {
+		found := walk.Path(p, walk.ManifestsAndJSON)
+		for _, err := range found.Problems {
 			s.problemf("%v", err)
 		}
-		for _, f := range files {
+		for _, f := range found.Files {
 			id := f
 			if abs, err := filepath.Abs(f); err == nil {
 				id = abs
@@ -104,39 +107,6 @@ func Read(paths []string, stdin io.Reader) *Set {
 
 func (s *Set) problemf(format string, a ...any) {
 	s.Problems = append(s.Problems, Problem{Message: fmt.Sprintf(format, a...)})
-}
-
-// files returns p when it is a file, else the manifest files under it.
-func files(p string) ([]string, error) {
-	info, err := os.Stat(p)
-	if err != nil {
-		return nil, err
-	}
-	if !info.IsDir() {
-		return []string{p}, nil
-	}
-	var out []string
-	err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if path != p && strings.HasPrefix(d.Name(), ".") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		switch strings.ToLower(filepath.Ext(path)) {
-		case ".yaml", ".yml", ".json":
-			out = append(out, path)
-		}
-		return nil
-	})
-	sort.Strings(out)
-	if err != nil {
-		return out, fmt.Errorf("%s: %w", p, err)
-	}
-	return out, nil
 }
 
 // Parse reads data as the contents of the file at path, which the
@@ -161,6 +131,10 @@ func (s *Set) parse(path string, b []byte) {
 	r := &kio.ByteReader{Reader: bytes.NewReader(b), OmitReaderAnnotations: true, DisableUnwrapping: true}
 	nodes, err := r.Read()
 	if err != nil {
+		if path != "-" && IsTemplate(b) {
+			s.Notes = append(s.Notes, TemplateNote(path))
+			return
+		}
 		s.Problems = append(s.Problems, Problem{Path: path, Message: fmt.Sprintf("%s: not valid YAML: %s", name, firstLine(err.Error())), NotYAML: true})
 		return
 	}
@@ -168,7 +142,16 @@ func (s *Set) parse(path string, b []byte) {
 		s.Problems = append(s.Problems, Problem{Path: path, Message: duplicateKeysMessage(name, DuplicateKeys(b)), NotYAML: true})
 		return
 	}
-	for i, n := range s.unwrapLists(nodes) {
+	fcs := len(s.FunctionConfigs)
+	unwrapped := s.unwrapLists(nodes)
+	// A functionConfig read from a file is that file's policy: it names
+	// the file like the resources do (a package is found by its file).
+	for _, fc := range s.FunctionConfigs[fcs:] {
+		if path != "-" && kube.CheckShape(fc, "") == nil && fc.GetAnnotations(kioutil.PathAnnotation)[kioutil.PathAnnotation] == "" {
+			_ = fc.PipeE(yaml.SetAnnotation(kioutil.PathAnnotation, path))
+		}
+	}
+	for i, n := range unwrapped {
 		if n.YNode().Kind != yaml.MappingNode || n.GetKind() == "" {
 			continue
 		}

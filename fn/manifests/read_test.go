@@ -46,9 +46,9 @@ func TestRead(t *testing.T) {
 	require.Equal(t, []string{"a@a.yaml", "b@a.yaml", "c@b/c.yml", "d@b/d.json", "e@e/list.yaml", "f@e/list.yaml", "g@rl.yaml", "stdin@(none)"}, got)
 	require.Len(t, set.FunctionConfigs, 1)
 	require.Equal(t, "RotationPolicy", set.FunctionConfigs[0].GetKind())
-	require.Len(t, set.Problems, 1)
-	require.True(t, set.Problems[0].NotYAML)
-	require.Contains(t, set.Problems[0].Message, filepath.Join("chart", "templates", "x.yaml")+": not valid YAML")
+	require.Empty(t, set.Problems)
+	require.Len(t, set.Notes, 1, "a template that is not YAML is skipped with a note")
+	require.Contains(t, set.Notes[0], filepath.Join("chart", "templates", "x.yaml")+": a template ({{ ... }}), not YAML: skipped; list it in .krmignore")
 }
 
 func TestReadProblems(t *testing.T) {

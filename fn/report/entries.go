@@ -56,6 +56,9 @@ const (
 // an Entry is plain data.
 type Entry struct {
 	Type EntryType
+	// Package is the package the resource belongs to (the directory of
+	// its RotationPolicy), "" when no policy applies to it.
+	Package string
 	// Resource is the object that holds the certificate or the date.
 	Resource kube.Ref
 	// Key is the field path, with ":" and the path inside the value for a
@@ -108,6 +111,8 @@ const (
 // CAs: it must be re-issued from a current CA before its issuer leaves the
 // bundle.
 type Reissue struct {
+	// Package is the package of the policy that reports it.
+	Package string
 	// Resource and Key locate the leaf.
 	Resource kube.Ref
 	Key      string
@@ -129,6 +134,7 @@ type Reissue struct {
 
 // ProblemEntry is certificate data that could not be read.
 type ProblemEntry struct {
+	Package  string
 	Resource kube.Ref
 	Key      string
 	Message  string
@@ -144,6 +150,61 @@ type Report struct {
 	// Reissues are sorted by IssuerLeavesAt, then resource and key.
 	Reissues []Reissue
 	Problems []ProblemEntry
+	// Packages are the packages the report covers, in order, each with
+	// its policies; empty when no policy was read.
+	Packages []Package
+}
+
+// Package is a package as the report lists it: its directory and the
+// policies that apply there.
+type Package struct {
+	Path     string
+	Policies []kube.Ref
+}
+
+// InPackage labels every row of r with the package path p and returns r.
+func (r Report) InPackage(p string) Report {
+	for i := range r.Entries {
+		r.Entries[i].Package = p
+	}
+	for i := range r.Reissues {
+		r.Reissues[i].Package = p
+	}
+	for i := range r.Problems {
+		r.Problems[i].Package = p
+	}
+	return r
+}
+
+// Merge joins reports made at the same time with the same thresholds (one
+// per package) into one, sorted as Build sorts.
+func Merge(now time.Time, warnWithin, failWithin time.Duration, parts ...Report) Report {
+	r := Report{Now: now.UTC(), WarnWithin: warnWithin, FailWithin: failWithin}
+	for _, p := range parts {
+		r.Entries = append(r.Entries, p.Entries...)
+		r.Reissues = append(r.Reissues, p.Reissues...)
+		r.Problems = append(r.Problems, p.Problems...)
+		r.Packages = append(r.Packages, p.Packages...)
+	}
+	sortEntries(r.Entries)
+	SortReissues(r.Reissues)
+	return r
+}
+
+// MultiPackage reports whether the rows come from more than one package
+// (or from none and some): then each row must say which.
+func (r Report) MultiPackage() bool {
+	seen := map[string]bool{}
+	for _, e := range r.Entries {
+		seen[e.Package] = true
+	}
+	for _, x := range r.Reissues {
+		seen[x.Package] = true
+	}
+	for _, p := range r.Problems {
+		seen[p.Package] = true
+	}
+	return len(seen) > 1
 }
 
 // Build turns an inventory (and the re-issue list, if a policy was known)
@@ -179,10 +240,25 @@ func Build(inv *Inventory, reissues []Reissue, now time.Time, warnWithin, failWi
 			Status:      StatusAt(at, now, warnWithin, failWithin),
 		})
 	}
-	sort.SliceStable(r.Entries, func(i, j int) bool {
-		a, b := r.Entries[i], r.Entries[j]
+	sortEntries(r.Entries)
+	for _, p := range inv.Problems {
+		r.Problems = append(r.Problems, ProblemEntry{Resource: p.Ref, Key: p.Field, Message: p.Message})
+	}
+	r.Reissues = append(r.Reissues, reissues...)
+	SortReissues(r.Reissues)
+	return r
+}
+
+// sortEntries orders entries by expiry, then package, resource, key and
+// fingerprint.
+func sortEntries(es []Entry) {
+	sort.SliceStable(es, func(i, j int) bool {
+		a, b := es[i], es[j]
 		if !a.NotAfter.Equal(b.NotAfter) {
 			return a.NotAfter.Before(b.NotAfter)
+		}
+		if a.Package != b.Package {
+			return a.Package < b.Package
 		}
 		if x, y := refKey(a.Resource), refKey(b.Resource); x != y {
 			return x < y
@@ -192,21 +268,18 @@ func Build(inv *Inventory, reissues []Reissue, now time.Time, warnWithin, failWi
 		}
 		return a.SHA256 < b.SHA256
 	})
-	for _, p := range inv.Problems {
-		r.Problems = append(r.Problems, ProblemEntry{Resource: p.Ref, Key: p.Field, Message: p.Message})
-	}
-	r.Reissues = append(r.Reissues, reissues...)
-	SortReissues(r.Reissues)
-	return r
 }
 
-// SortReissues orders re-issues by when the issuer leaves, then by where
-// the leaf is, then by bundle.
+// SortReissues orders re-issues by when the issuer leaves, then by
+// package, where the leaf is, then by bundle.
 func SortReissues(rs []Reissue) {
 	sort.SliceStable(rs, func(i, j int) bool {
 		a, b := rs[i], rs[j]
 		if !a.IssuerLeavesAt.Equal(b.IssuerLeavesAt) {
 			return a.IssuerLeavesAt.Before(b.IssuerLeavesAt)
+		}
+		if a.Package != b.Package {
+			return a.Package < b.Package
 		}
 		if x, y := refKey(a.Resource), refKey(b.Resource); x != y {
 			return x < y

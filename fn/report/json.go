@@ -8,7 +8,8 @@ import (
 )
 
 // JSONSchemaVersion names the shape of RenderJSON's output. Fields may be
-// added within a version; none is renamed, retyped or removed.
+// added within a version; none is renamed, retyped or removed. (Added in
+// v1: "packages", and "package" on every entry, re-issue and problem.)
 const JSONSchemaVersion = "rotate-certs.dev/check/v1"
 
 // jsonReport is the documented JSON schema (README, "check -o json").
@@ -22,6 +23,13 @@ type jsonReport struct {
 	Entries           []jsonEntry   `json:"entries"`
 	Reissues          []jsonReissue `json:"reissues"`
 	Problems          []jsonProblem `json:"problems"`
+	Packages          []jsonPackage `json:"packages"`
+}
+
+// jsonPackage is a directory whose RotationPolicy applies to it and below.
+type jsonPackage struct {
+	Path     string         `json:"path"`
+	Policies []jsonResource `json:"policies"`
 }
 
 type jsonSummary struct {
@@ -45,6 +53,7 @@ type jsonResource struct {
 
 type jsonEntry struct {
 	Type        EntryType    `json:"type"`
+	Package     string       `json:"package"`
 	Resource    jsonResource `json:"resource"`
 	Key         string       `json:"key"`
 	Subject     string       `json:"subject"`
@@ -59,6 +68,7 @@ type jsonEntry struct {
 }
 
 type jsonReissue struct {
+	Package        string       `json:"package"`
 	Resource       jsonResource `json:"resource"`
 	Key            string       `json:"key"`
 	Subject        string       `json:"subject"`
@@ -73,6 +83,7 @@ type jsonReissue struct {
 }
 
 type jsonProblem struct {
+	Package  string       `json:"package"`
 	Resource jsonResource `json:"resource"`
 	Key      string       `json:"key,omitempty"`
 	Message  string       `json:"message"`
@@ -93,9 +104,17 @@ func RenderJSON(r Report) ([]byte, error) {
 		Entries:  []jsonEntry{},
 		Reissues: []jsonReissue{},
 		Problems: []jsonProblem{},
+		Packages: []jsonPackage{},
+	}
+	for _, p := range r.Packages {
+		jp := jsonPackage{Path: p.Path, Policies: []jsonResource{}}
+		for _, pol := range p.Policies {
+			jp.Policies = append(jp.Policies, resource(pol))
+		}
+		out.Packages = append(out.Packages, jp)
 	}
 	for _, e := range r.Entries {
-		je := jsonEntry{Type: e.Type, Resource: resource(e.Resource), Key: e.Key, Subject: e.Subject, SHA256: e.SHA256,
+		je := jsonEntry{Type: e.Type, Package: e.Package, Resource: resource(e.Resource), Key: e.Key, Subject: e.Subject, SHA256: e.SHA256,
 			IsCA: e.IsCA, NotAfter: stamp(e.NotAfter), Approximate: e.Approximate, DaysLeft: e.DaysLeft, Status: e.Status}
 		if e.Type == TypeCertificate {
 			je.Issuer = e.Issuer
@@ -104,12 +123,12 @@ func RenderJSON(r Report) ([]byte, error) {
 		out.Entries = append(out.Entries, je)
 	}
 	for _, x := range r.Reissues {
-		out.Reissues = append(out.Reissues, jsonReissue{Resource: resource(x.Resource), Key: x.Key, Subject: x.Subject, SHA256: x.SHA256,
+		out.Reissues = append(out.Reissues, jsonReissue{Package: x.Package, Resource: resource(x.Resource), Key: x.Key, Subject: x.Subject, SHA256: x.SHA256,
 			NotAfter: stamp(x.NotAfter), Bundle: x.Bundle, Issuer: x.Issuer, IssuerSHA256: x.IssuerSHA256,
 			IssuerLeavesAt: stamp(x.IssuerLeavesAt), DaysLeft: x.DaysLeft, State: x.State})
 	}
 	for _, p := range r.Problems {
-		out.Problems = append(out.Problems, jsonProblem{Resource: resource(p.Resource), Key: p.Key, Message: p.Message})
+		out.Problems = append(out.Problems, jsonProblem{Package: p.Package, Resource: resource(p.Resource), Key: p.Key, Message: p.Message})
 	}
 	b, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {

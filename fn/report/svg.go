@@ -25,6 +25,8 @@ const (
 	// run past an edge end in an arrow.
 	svgMaxPast   = 2 * 365 * day
 	svgMaxFuture = 3 * 365 * day
+	// svgMinZone is the narrowest the fail zone is drawn.
+	svgMinZone = 6.0
 )
 
 var statusFill = map[Status]string{
@@ -43,6 +45,7 @@ var statusFill = map[Status]string{
 // output is deterministic: the same report gives the same bytes.
 func RenderSVG(r Report) []byte {
 	rows := svgRows(r.Entries)
+	multi := r.MultiPackage()
 	t0, t1 := svgWindow(r, rows)
 	plotW := svgWidth - svgLabelWidth - svgRightPad - 20
 	x := func(t time.Time) float64 {
@@ -74,8 +77,13 @@ func RenderSVG(r Report) []byte {
 	failEnd, warnEnd := now.Add(r.FailWithin), now.Add(r.WarnWithin)
 	w(`<rect class="zone-warn" x="%s" y="%s" width="%s" height="%s" fill="#fff1c2"/>`+"\n",
 		num(x(failEnd)), num(svgTop-8), num(x(warnEnd)-x(failEnd)), num(bottom-svgTop+8))
-	w(`<rect class="zone-fail" x="%s" y="%s" width="%s" height="%s" fill="#f9d0ce"/>`+"\n",
-		num(x(now)), num(svgTop-8), num(x(failEnd)-x(now)), num(bottom-svgTop+8))
+	// The fail zone is a few days on a window of years: drawn at least
+	// svgMinZone wide, outlined, and labelled with the date it ends, so
+	// that it is seen.
+	w(`<rect class="zone-fail" x="%s" y="%s" width="%s" height="%s" fill="#f9d0ce" stroke="#d43f3a" stroke-width="0.8"/>`+"\n",
+		num(x(now)), num(svgTop-8), num(max(x(failEnd)-x(now), svgMinZone)), num(bottom-svgTop+8))
+	w(`<text class="zone-fail-label" x="%s" y="%s" fill="#b0302b" font-size="9">fail zone to %s (%s)</text>`+"\n",
+		num(x(now)+2), num(bottom+11), failEnd.Format(time.DateOnly), FormatDuration(r.FailWithin))
 
 	// Axis: month ticks, thinned for long windows, labelled by month or year.
 	step := 1
@@ -111,7 +119,11 @@ func RenderSVG(r Report) []byte {
 			subject = "CA " + subject
 		}
 		w(`<text x="12" y="%s" font-weight="bold">%s</text>`+"\n", num(y+13), esc(truncate(subject, 48)))
-		w(`<text x="12" y="%s" fill="#666666" font-size="9.5">%s</text>`+"\n", num(y+25), esc(truncate(e.Resource.String()+" "+e.Key, 62)))
+		where := e.Resource.String() + " " + e.Key
+		if multi {
+			where = packageCell(e.Package) + ": " + where
+		}
+		w(`<text x="12" y="%s" fill="#666666" font-size="9.5">%s</text>`+"\n", num(y+25), esc(truncate(where, 62)))
 	}
 
 	// Overlaps of consecutive CAs held in the same value: the rotation
@@ -132,7 +144,7 @@ func RenderSVG(r Report) []byte {
 	}
 	markerAt := map[int]float64{}
 	for _, re := range r.Reissues {
-		if i, ok := index[refKey(re.Resource)+"\x00"+re.Key+"\x00"+re.SHA256]; ok {
+		if i, ok := index[reissueRowID(re)]; ok {
 			markerAt[i] = max(markerAt[i], x(re.IssuerLeavesAt))
 		}
 	}
@@ -174,7 +186,7 @@ func RenderSVG(r Report) []byte {
 
 	// Re-issue markers: where a leaf's issuer leaves its bundle.
 	for _, re := range r.Reissues {
-		i, ok := index[refKey(re.Resource)+"\x00"+re.Key+"\x00"+re.SHA256]
+		i, ok := index[reissueRowID(re)]
 		if !ok {
 			continue
 		}
@@ -183,6 +195,9 @@ func RenderSVG(r Report) []byte {
 		w(`<path class="reissue" d="M %s %s l 5 -9 l -10 0 z" fill="#7b2cbf"><title>%s</title></path>`+"\n", num(cx), num(mid-4),
 			esc(fmt.Sprintf("re-issue: issuer %s leaves bundle %q on %s (%s)", re.Issuer, re.Bundle, re.IssuerLeavesAt.Format("2006-01-02"), re.State)))
 		w(`<line class="reissue-line" x1="%s" y1="%s" x2="%s" y2="%s" stroke="#7b2cbf" stroke-width="1.5"/>`+"\n", num(cx), num(mid-4), num(cx), num(mid+7))
+		// The date in the picture, not only in the tooltip: a printed or
+		// pasted timeline has no tooltips.
+		w(`<text class="reissue-date" x="%s" y="%s" fill="#7b2cbf" font-size="9">re-issue by %s</text>`+"\n", num(cx+7), num(mid-6), re.IssuerLeavesAt.Format(time.DateOnly))
 	}
 
 	// Today.
@@ -217,7 +232,12 @@ func RenderSVG(r Report) []byte {
 type svgRow struct{ entry Entry }
 
 func (r svgRow) id() string {
-	return refKey(r.entry.Resource) + "\x00" + r.entry.Key + "\x00" + r.entry.SHA256
+	return r.entry.Package + "\x00" + refKey(r.entry.Resource) + "\x00" + r.entry.Key + "\x00" + r.entry.SHA256
+}
+
+// reissueRowID is the id of the row of the leaf a re-issue is about.
+func reissueRowID(re Reissue) string {
+	return re.Package + "\x00" + refKey(re.Resource) + "\x00" + re.Key + "\x00" + re.SHA256
 }
 
 // svgRows groups entries by the value that holds them (so that a bundle's
@@ -232,7 +252,7 @@ func svgRows(entries []Entry) []svgRow {
 	byKey := map[string]*group{}
 	var groups []*group
 	for _, e := range entries {
-		k := refKey(e.Resource) + "\x00" + e.Key
+		k := e.Package + "\x00" + refKey(e.Resource) + "\x00" + e.Key
 		g, ok := byKey[k]
 		if !ok {
 			g = &group{key: k, soonest: e.NotAfter}
@@ -282,7 +302,7 @@ func svgOverlaps(rows []svgRow) []svgOverlap {
 		}
 		for j := i + 1; j < len(rows); j++ {
 			b := rows[j].entry
-			if refKey(b.Resource) != refKey(a.Resource) || b.Key != a.Key {
+			if b.Package != a.Package || refKey(b.Resource) != refKey(a.Resource) || b.Key != a.Key {
 				break
 			}
 			if b.Type != TypeCertificate || !b.IsCA {

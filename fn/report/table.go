@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 	"time"
 )
 
@@ -13,7 +12,20 @@ type TableOptions struct {
 	// Color adds ANSI colours to the status column (only on a terminal;
 	// the caller decides).
 	Color bool
+	// Wide shows every column (issuer, fingerprint, time of expiry, the
+	// package) at full length; otherwise the table fits Width.
+	Wide bool
+	// NoHeaders prints only the rows: no column names, no section title,
+	// no summary. The certificate rows come first, then, after an empty
+	// line, the re-issue rows.
+	NoHeaders bool
+	// Width is what the default table fits (0: DefaultWidth).
+	Width int
 }
+
+// DefaultWidth is the width the default table fits: a terminal of 120
+// columns, and what a CI log shows without wrapping.
+const DefaultWidth = 120
 
 // ANSI colours of the status column.
 const (
@@ -33,40 +45,57 @@ func TableStatus(s Status) string {
 	return string(s)
 }
 
+// column is one column of a table: its header, how a long value is cut
+// when the table must fit (0: never; 'm' in the middle, keeping both
+// ends of a path or name; 'e' at the end; 'r' a resource, "Kind
+// namespace/name", whose namespace is cut first), and its narrowest
+// width.
+type column struct {
+	header string
+	cut    byte
+	min    int
+}
+
+// table is rows of cells, the last column coloured separately.
+type table struct {
+	cols []column
+	rows [][]string
+	// status holds the last column's colour code per row ("" none).
+	status []string
+}
+
 // RenderTable renders the report as a table a person reads at a glance:
 // one row per certificate or reported expiry, soonest expiry first, then
-// the leaves to re-issue, the unreadable values and a summary line.
+// the leaves to re-issue, the unreadable values and a summary line. The
+// default table fits opts.Width columns: it shows the resource, key,
+// subject, expiry date, days left and status (and the package when the
+// rows come from more than one), and for a leaf to re-issue its resource,
+// key, bundle, issuer and the date the issuer leaves, cutting long values
+// with "…"; Wide shows every column whole.
 func RenderTable(r Report, opts TableOptions) []byte {
+	width := opts.Width
+	if width == 0 {
+		width = DefaultWidth
+	}
+	pkg := opts.Wide || r.MultiPackage()
 	var buf bytes.Buffer
-	if len(r.Entries) == 0 {
+	if len(r.Entries) == 0 && !opts.NoHeaders {
 		buf.WriteString("no certificates found\n")
-	} else {
-		tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "RESOURCE\tKEY\tSUBJECT\tISSUER\tSHA256\tNOT AFTER (UTC)\tDAYS\tSTATUS")
-		for _, e := range r.Entries {
-			notAfter := e.NotAfter.Format(tableTime)
-			issuer := e.Issuer
-			if e.Type == TypeExpiry {
-				issuer = "(reported)"
-			}
-			if e.Approximate {
-				notAfter = "~" + e.NotAfter.Format("2006-01-02")
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n",
-				cell(e.Resource.String()), cell(e.Key), cell(e.Subject), cell(issuer), e.Short(), notAfter, e.DaysLeft, colour(e.Status, opts.Color))
-		}
-		_ = tw.Flush()
+	}
+	if len(r.Entries) > 0 {
+		entriesTable(r, pkg, opts).write(&buf, width, opts)
 	}
 	if len(r.Reissues) > 0 {
-		buf.WriteString("\nLeaves to re-issue (signed only by a previous CA of a trust bundle):\n")
-		tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "RESOURCE\tKEY\tSUBJECT\tSHA256\tBUNDLE\tISSUER\tISSUER LEAVES (UTC)\tDAYS\tSTATE")
-		for _, x := range r.Reissues {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n",
-				cell(x.Resource.String()), cell(x.Key), cell(x.Subject), short(x.SHA256), cell(x.Bundle), cell(x.Issuer),
-				x.IssuerLeavesAt.Format(tableTime), x.DaysLeft, x.State)
+		switch {
+		case opts.NoHeaders && len(r.Entries) > 0:
+			buf.WriteString("\n")
+		case !opts.NoHeaders:
+			buf.WriteString("\nLeaves to re-issue (signed only by a previous CA of a trust bundle):\n")
 		}
-		_ = tw.Flush()
+		reissueTable(r, pkg, opts).write(&buf, width, opts)
+	}
+	if opts.NoHeaders {
+		return buf.Bytes()
 	}
 	if len(r.Problems) > 0 {
 		buf.WriteString("\nUnreadable certificate data:\n")
@@ -75,28 +104,211 @@ func RenderTable(r Report, opts TableOptions) []byte {
 			if p.Key != "" {
 				where += " " + p.Key
 			}
+			if p.Package != "" && pkg {
+				where = p.Package + ": " + where
+			}
 			fmt.Fprintf(&buf, "  %s: %s\n", where, p.Message)
 		}
 	}
 	c := r.Counts()
 	fmt.Fprintf(&buf, "\n%d certificate(s), %d reported expir%s: %d ok, %d warn, %d FAIL, %d expired; %d unreadable; %d leaf(s) to re-issue\n",
 		c.Certificates, c.Expiries, plural(c.Expiries, "y", "ies"), c.OK, c.Warn, c.Fail, c.Expired, c.Problems, c.Reissues)
+	if n := len(r.Packages); n > 1 {
+		fmt.Fprintf(&buf, "%d package(s) with a policy\n", n)
+	}
 	fmt.Fprintf(&buf, "now %s, warn within %s, fail within %s\n", r.Now.Format(time.RFC3339), FormatDuration(r.WarnWithin), FormatDuration(r.FailWithin))
 	return buf.Bytes()
 }
 
-const tableTime = "2006-01-02 15:04"
-
-func colour(s Status, on bool) string {
-	text := TableStatus(s)
-	if !on {
-		return text
+// packageCell shows a row's package: "(none)" when no policy applies.
+func packageCell(p string) string {
+	if p == "" {
+		return "(none)"
 	}
-	c := map[Status]string{StatusOK: ansiGreen, StatusWarn: ansiYellow, StatusFail: ansiRed, StatusExpired: ansiGrey}[s]
-	return c + text + ansiReset
+	return p
 }
 
-// cell keeps a value on one line and out of the tab grid.
+func entriesTable(r Report, pkg bool, opts TableOptions) *table {
+	t := &table{}
+	if pkg {
+		t.cols = append(t.cols, column{"PACKAGE", 'm', 20})
+	}
+	if opts.Wide {
+		t.cols = append(t.cols, column{"RESOURCE", 0, 0}, column{"KEY", 0, 0}, column{"SUBJECT", 0, 0}, column{"ISSUER", 0, 0},
+			column{"SHA256", 0, 0}, column{"NOT AFTER (UTC)", 0, 0}, column{"DAYS", 0, 0}, column{"STATUS", 0, 0})
+	} else {
+		t.cols = append(t.cols, column{"RESOURCE", 'r', 30}, column{"KEY", 'm', 16}, column{"SUBJECT", 'e', 16},
+			column{"EXPIRES", 0, 0}, column{"DAYS", 0, 0}, column{"STATUS", 0, 0})
+	}
+	for _, e := range r.Entries {
+		var row []string
+		if pkg {
+			row = append(row, packageCell(e.Package))
+		}
+		days := fmt.Sprintf("%d", e.DaysLeft)
+		if opts.Wide {
+			notAfter := e.NotAfter.Format(tableTime)
+			if e.Approximate {
+				notAfter = "~" + e.NotAfter.Format(time.DateOnly)
+			}
+			issuer := e.Issuer
+			if e.Type == TypeExpiry {
+				issuer = "(reported)"
+			}
+			row = append(row, cell(e.Resource.String()), cell(e.Key), cell(e.Subject), cell(issuer), e.Short(), notAfter, days, TableStatus(e.Status))
+		} else {
+			date := e.NotAfter.Format(time.DateOnly)
+			if e.Approximate {
+				date = "~" + date
+			}
+			row = append(row, cell(e.Resource.String()), cell(e.Key), cell(e.Subject), date, days, TableStatus(e.Status))
+		}
+		t.rows = append(t.rows, row)
+		t.status = append(t.status, statusColour[e.Status])
+	}
+	return t
+}
+
+func reissueTable(r Report, pkg bool, opts TableOptions) *table {
+	t := &table{}
+	if pkg {
+		t.cols = append(t.cols, column{"PACKAGE", 'm', 20})
+	}
+	if opts.Wide {
+		t.cols = append(t.cols, column{"RESOURCE", 0, 0}, column{"KEY", 0, 0}, column{"SUBJECT", 0, 0}, column{"SHA256", 0, 0},
+			column{"BUNDLE", 0, 0}, column{"ISSUER", 0, 0}, column{"ISSUER LEAVES (UTC)", 0, 0}, column{"DAYS", 0, 0}, column{"STATE", 0, 0})
+	} else {
+		// The leaf is its resource and key here; -o wide adds its subject.
+		t.cols = append(t.cols, column{"RESOURCE", 'r', 24}, column{"KEY", 'm', 12},
+			column{"BUNDLE", 'm', 8}, column{"ISSUER", 'e', 12}, column{"ISSUER LEAVES", 0, 0}, column{"DAYS", 0, 0}, column{"STATE", 0, 0})
+	}
+	for _, x := range r.Reissues {
+		var row []string
+		if pkg {
+			row = append(row, packageCell(x.Package))
+		}
+		days := fmt.Sprintf("%d", x.DaysLeft)
+		if opts.Wide {
+			row = append(row, cell(x.Resource.String()), cell(x.Key), cell(x.Subject), short(x.SHA256), cell(x.Bundle), cell(x.Issuer),
+				x.IssuerLeavesAt.Format(tableTime), days, string(x.State))
+		} else {
+			row = append(row, cell(x.Resource.String()), cell(x.Key), cell(x.Bundle), cell(x.Issuer),
+				x.IssuerLeavesAt.Format(time.DateOnly), days, string(x.State))
+		}
+		t.rows = append(t.rows, row)
+		t.status = append(t.status, "")
+	}
+	return t
+}
+
+var statusColour = map[Status]string{StatusOK: ansiGreen, StatusWarn: ansiYellow, StatusFail: ansiRed, StatusExpired: ansiGrey}
+
+// gap is the space between columns.
+const gap = 2
+
+// write prints the table: padded columns, the cuttable ones narrowed
+// (widest first) until the table fits width, unless opts.Wide.
+func (t *table) write(buf *bytes.Buffer, width int, opts TableOptions) {
+	widths := make([]int, len(t.cols))
+	for i, c := range t.cols {
+		if !opts.NoHeaders {
+			widths[i] = runes(c.header)
+		}
+		for _, row := range t.rows {
+			widths[i] = max(widths[i], runes(row[i]))
+		}
+	}
+	if !opts.Wide {
+		fit(t.cols, widths, width)
+	}
+	line := func(cells []string, colour string) {
+		var b strings.Builder
+		for i, c := range cells {
+			c = cut(c, widths[i], t.cols[i].cut)
+			last := i == len(cells)-1
+			if last && colour != "" && opts.Color {
+				c = colour + c + ansiReset
+			}
+			b.WriteString(c)
+			if !last {
+				b.WriteString(strings.Repeat(" ", widths[i]-runes(c)+gap))
+			}
+		}
+		buf.WriteString(b.String() + "\n")
+	}
+	if !opts.NoHeaders {
+		headers := make([]string, len(t.cols))
+		for i, c := range t.cols {
+			headers[i] = c.header
+		}
+		line(headers, "")
+	}
+	for i, row := range t.rows {
+		line(row, t.status[i])
+	}
+}
+
+// fit narrows the cuttable columns, the widest first, one character at a
+// time, until the table fits width or each is at its narrowest. The
+// package column, which tells rows of two clusters apart, gives way last.
+func fit(cols []column, widths []int, width int) {
+	total := func() int {
+		n := gap * (len(widths) - 1)
+		for _, w := range widths {
+			n += w
+		}
+		return n
+	}
+	for total() > width {
+		widest := -1
+		for _, last := range []bool{false, true} {
+			for i, c := range cols {
+				if c.cut != 0 && (c.header == "PACKAGE") == last && widths[i] > c.min && (widest < 0 || widths[i] > widths[widest]) {
+					widest = i
+				}
+			}
+			if widest >= 0 {
+				break
+			}
+		}
+		if widest < 0 {
+			return
+		}
+		widths[widest]--
+	}
+}
+
+// cut shortens s to n runes with "…" in the middle ('m'), at the end
+// ('e'), or in a resource's namespace first ('r'); 0 never cuts.
+func cut(s string, n int, how byte) string {
+	r := []rune(s)
+	if how == 0 || len(r) <= n || n < 2 {
+		return s
+	}
+	switch how {
+	case 'e':
+		return string(r[:n-1]) + "…"
+	case 'r':
+		// "Kind namespace/name": the kind and the name say what it is;
+		// the namespace gives way first, down to a few letters.
+		kind, rest, ok1 := strings.Cut(s, " ")
+		ns, name, ok2 := strings.Cut(rest, "/")
+		if ok1 && ok2 {
+			if room := n - runes(kind) - runes(name) - 2; room >= 5 {
+				return kind + " " + cut(ns, room, 'm') + "/" + name
+			}
+		}
+	}
+	head := (n - 1) / 2
+	tail := n - 1 - head
+	return string(r[:head]) + "…" + string(r[len(r)-tail:])
+}
+
+func runes(s string) int { return len([]rune(s)) }
+
+const tableTime = "2006-01-02 15:04"
+
+// cell keeps a value on one line and out of the column grid.
 func cell(s string) string {
 	if s == "" {
 		return "-"
@@ -118,11 +330,30 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// FormatDuration writes a threshold in days when it is whole days ("30d"),
-// else in Go notation.
+// FormatDuration writes a duration for people: whole days as days ("30d",
+// "0d"), a part of a day after them ("1d12h"), shorter spans in Go
+// notation without zero units ("90m", "1h30m").
 func FormatDuration(d time.Duration) string {
-	if d > 0 && d%(24*time.Hour) == 0 {
-		return fmt.Sprintf("%dd", d/(24*time.Hour))
+	const dayLen = 24 * time.Hour
+	sign := ""
+	if d < 0 {
+		sign, d = "-", -d
 	}
-	return d.String()
+	days, rest := d/dayLen, d%dayLen
+	var b strings.Builder
+	b.WriteString(sign)
+	if days > 0 || rest == 0 {
+		fmt.Fprintf(&b, "%dd", days)
+	}
+	if rest > 0 {
+		s := rest.String() // e.g. 12h0m0s, 1h30m0s, 45m0s, 1.5s
+		if strings.HasSuffix(s, "m0s") {
+			s = strings.TrimSuffix(s, "0s")
+		}
+		if strings.HasSuffix(s, "h0m") {
+			s = strings.TrimSuffix(s, "0m")
+		}
+		b.WriteString(s)
+	}
+	return b.String()
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/manifests"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/report"
+	"github.com/rotate-certs/rotate-certs/fn/suggest"
 	"github.com/rotate-certs/rotate-certs/fn/trustbundle"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -22,7 +23,8 @@ import (
 //     Bundles, Cluster API, EKS Anywhere and machine templates; not an
 //     unrelated custom resource;
 //   - of core Secrets and ConfigMaps, only those the steps read: the trust
-//     bundles' sources and targets, by name; those holding a value the
+//     bundles' sources and targets, by name, and those a missing source's
+//     error could name as the nearest (suggest.Near); those holding a value the
 //     certificate report scans (PEM, a kubeconfig's certificates) or one
 //     that does not decode (a problem the report names); and any whose
 //     metadata or duplicate keys the processor must refuse;
@@ -37,7 +39,8 @@ func Needs(fnConfig *yaml.RNode) krmio.Reads {
 		return reads // the run fails on the policy; every item is read
 	}
 	names := map[string]bool{}
-	selects := false // a bundle picks namespaces by their labels
+	var sources []string // the sources' names, for suggest.Near
+	selects := false     // a bundle picks namespaces by their labels
 	for _, b := range pol.Spec.TrustBundles {
 		names[b.Target.Name] = true
 		selects = selects || b.Target.NamespaceSelector != nil
@@ -45,15 +48,16 @@ func Needs(fnConfig *yaml.RNode) krmio.Reads {
 			for _, ref := range []*policy.ObjectKeyRef{s.Secret, s.ConfigMap} {
 				if ref != nil {
 					names[ref.Name] = true
+					sources = append(sources, ref.Name)
 				}
 			}
 		}
 	}
-	reads.Item = func(item *yaml.RNode) bool { return readsItem(item, names, selects) }
+	reads.Item = func(item *yaml.RNode) bool { return readsItem(item, names, sources, selects) }
 	return reads
 }
 
-func readsItem(item *yaml.RNode, names map[string]bool, selects bool) bool {
+func readsItem(item *yaml.RNode, names map[string]bool, sources []string, selects bool) bool {
 	kind := item.GetKind()
 	if kube.GroupOf(item.GetApiVersion()) != "" || kind != "Secret" && kind != "ConfigMap" && kind != "Namespace" {
 		return true
@@ -66,6 +70,11 @@ func readsItem(item *yaml.RNode, names map[string]bool, selects bool) bool {
 	}
 	if len(manifests.DuplicateKeysOf(item)) > 0 {
 		return true // the processor refuses it
+	}
+	for _, src := range sources {
+		if suggest.Near(src, item.GetName()) {
+			return true // a missing source's error names it as the nearest
+		}
 	}
 	values, err := kube.Values(item)
 	if err != nil {

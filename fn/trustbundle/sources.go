@@ -13,7 +13,9 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
+	"github.com/rotate-certs/rotate-certs/fn/suggest"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // readSources returns the current certificates of b in source order.
@@ -65,7 +67,7 @@ func (r *renderer) readObjectSource(s policy.Source, field string) []*x509.Certi
 				fmt.Sprintf("bundle %q: optional source %s %s; skipped", r.bundle.Name, key, what)))
 			return nil
 		}
-		r.errorf(r.env.PolicyRef, field, "bundle %q: source %s %s (mark it optional: true if it may be absent)%s", r.bundle.Name, key, what, snapshotHint(key))
+		r.errorf(r.env.PolicyRef, field, "bundle %q: source %s %s (mark it optional: true if it may be absent)%s%s", r.bundle.Name, key, what, r.nearest(key), snapshotHint(key))
 		return nil
 	}
 	obj := kube.RefOf(node)
@@ -94,6 +96,9 @@ func (r *renderer) readObjectSource(s policy.Source, field string) []*x509.Certi
 				fmt.Sprintf("bundle %q: optional source %s %s; skipped", r.bundle.Name, obj, what)))
 			return nil
 		}
+		if !found {
+			what += "; it has " + suggest.KeyList(suggest.Keys(node))
+		}
 		r.errorf(obj, dataField(s.Kind(), ref.Key, v), "bundle %q: source %s %s", r.bundle.Name, obj, what)
 		return nil
 	}
@@ -114,6 +119,26 @@ func (r *renderer) readObjectSource(s policy.Source, field string) []*x509.Certi
 	r.warnLeaves(obj, v.Field, fmt.Sprintf("source %s %s", obj, v.Field), d.Certificates)
 	r.from(obj, v.Field, d.Certificates)
 	return d.Certificates
+}
+
+// nearest names the object of the source's kind nearest to key - the same
+// name in another namespace, or a name a few edits away - and the keys it
+// has: "; the nearest is Secret ns/name (keys ca.crt, tls.crt)", or "".
+func (r *renderer) nearest(key kube.Key) string {
+	var have []kube.Key
+	nodes := map[kube.Key]*yaml.RNode{}
+	for _, n := range append(r.env.Index.Kind(key.Kind), r.env.Snapshots.Kind(key.Kind)...) {
+		k := kube.KeyOf(n)
+		if _, dup := nodes[k]; !dup {
+			nodes[k] = n
+			have = append(have, k)
+		}
+	}
+	k, ok := suggest.Nearest(key, have)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("; the nearest is %s (%s)", k, suggest.KeyList(suggest.Keys(nodes[k])))
 }
 
 // snapshotHint tells how to bring an object that lives only in the

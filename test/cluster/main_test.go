@@ -78,6 +78,22 @@ func kustomizeBinary(t *testing.T) string {
 	return ""
 }
 
+// helmBinary finds the pinned Helm that `make tools` installs, else one on
+// PATH.
+func helmBinary(t *testing.T) string {
+	t.Helper()
+	if p, err := filepath.Abs(filepath.Join(repoRoot, "bin", "helm")); err == nil {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	if p, err := exec.LookPath("helm"); err == nil {
+		return p
+	}
+	t.Skip("skipping: helm not found; run `make tools` (installs the pinned Helm 3 into bin/)")
+	return ""
+}
+
 // stage copies examples/<top> to <tmp>/examples/<top> beside
 // <tmp>/bin/rotate-certs, so the examples' relative exec path
 // (../../bin/rotate-certs) is the binary under test, and returns the tmp

@@ -41,6 +41,10 @@ type scenario struct {
 	// annotated are workloads whose controller does not run here (an Argo
 	// Rollout): the render must give their pod template a trust-hash.
 	annotated []string
+	// chart, when set, is a Helm chart (relative to the package): the
+	// scenario runs `helm template` with rotate-certs as the post-renderer
+	// instead of render and kustomize.
+	chart string
 }
 
 var exampleScenarios = []scenario{
@@ -65,6 +69,8 @@ var exampleScenarios = []scenario{
 	{name: "trust-manager", top: "trust-manager", dir: "trust-manager", policy: "rotation-policy.yaml", kustomizeRuns: true,
 		crds: func(t *testing.T) []string { return []string{trustManagerBundleCRD(t)} }},
 	{name: "in-cluster-ca", top: "in-cluster-ca", dir: "in-cluster-ca", policy: "rotation-policy.yaml", kustomizeRuns: true},
+	{name: "helm", top: "helm", dir: "helm", policy: "rotation-policy.yaml", chart: "chart",
+		rolled: []string{"Deployment envoy-gateway-system/envoy-ratelimit"}},
 }
 
 // Every example directory has a scenario: a new example cannot be left out.
@@ -97,6 +103,14 @@ func TestExampleRollouts(t *testing.T) {
 			if storage == nil {
 				storage = []string{""}
 			}
+			if sc.chart != "" {
+				t.Run("helm", func(t *testing.T) {
+					helm := helmBinary(t)
+					root := stage(t, sc.top)
+					runRollout(t, sc, "", filepath.Join(root, "examples", sc.dir), helmPipeline(helm, filepath.Join(root, "bin"), sc.chart))
+				})
+				return
+			}
 			for _, version := range storage {
 				name := func(p string) string {
 					if version == "" {
@@ -124,6 +138,29 @@ func TestExampleRollouts(t *testing.T) {
 type pipeline struct {
 	manager string
 	run     func(t *testing.T, cp *controlplane.ControlPlane, dir, policy string) string
+	// before returns what the package applies before the rotation; nil
+	// means its resources as they are in git (clusterResources).
+	before func(t *testing.T, dir string) string
+}
+
+// helmPipeline renders a chart with `helm template`, rotate-certs as the
+// post-renderer with the package's policy, and applies the manifests, as
+// `helm upgrade --post-renderer` would. Before the rotation the release is
+// the chart's own manifests, without the post-renderer.
+func helmPipeline(helm, binDir, chart string) pipeline {
+	template := func(t *testing.T, dir string, args ...string) string {
+		t.Helper()
+		return mustCommand(t, dir, nil, "", helm, append([]string{"template", "gateway", chart, "--namespace", "envoy-gateway-system"}, args...)...)
+	}
+	return pipeline{manager: fieldManager,
+		before: func(t *testing.T, dir string) string { return template(t, dir) },
+		run: func(t *testing.T, cp *controlplane.ControlPlane, dir, policy string) string {
+			t.Helper()
+			stream := template(t, dir, "--post-renderer", filepath.Join(binDir, "rotate-certs"),
+				"--post-renderer-args", "helm-post-renderer", "--post-renderer-args", "--policy="+filepath.Join(dir, policy))
+			apply(t, cp, stream, fieldManager)
+			return stream
+		}}
 }
 
 // renderPipeline renders in place with `rotate-certs render`, as kpt or a
@@ -200,7 +237,12 @@ func runRollout(t *testing.T, sc scenario, storage, dir string, p pipeline) {
 
 	// Before the rotation: what git holds, applied by the same field
 	// manager as every later apply. Each workload has one ReplicaSet.
-	before := clusterResources(t, dir)
+	var before string
+	if p.before != nil {
+		before = p.before(t, dir)
+	} else {
+		before = clusterResources(t, dir)
+	}
 	apply(t, cp, before, p.manager)
 	s0 := snapshot(t, cp, before)
 	for w, revs := range s0.revisions {

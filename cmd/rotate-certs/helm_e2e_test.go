@@ -1,0 +1,104 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/stretchr/testify/require"
+)
+
+// helmBinary finds the pinned Helm that `make tools` installs.
+func helmBinary(t *testing.T) string {
+	t.Helper()
+	if p, err := filepath.Abs("../../bin/helm"); err == nil {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	if p, err := exec.LookPath("helm"); err == nil {
+		return p
+	}
+	t.Skip("helm not found: run `make tools` (installs the pinned Helm 3 into bin/)")
+	return ""
+}
+
+// helmTemplate runs `helm template` on examples/helm/chart with rotate-certs
+// as the post-renderer and the given policy.
+func helmTemplate(t *testing.T, policy string) (string, string, error) {
+	t.Helper()
+	chart, err := filepath.Abs(filepath.Join(examplesDir, "helm", "chart"))
+	require.NoError(t, err)
+	return run(t, t.TempDir(), helmBinary(t), "template", "gateway", chart, "--namespace", "envoy-gateway-system",
+		"--post-renderer", binary, "--post-renderer-args", "helm-post-renderer", "--post-renderer-args", "--policy="+policy)
+}
+
+// TestHelmPostRenderer: the real `helm template --post-renderer` pipes the
+// example chart through rotate-certs: the trust bundle holds the new CA and
+// the old one, the rate-limit server is rolled, the policy is not among
+// the documents, Helm's "# Source:" comments stay, and the output is the
+// same every time.
+func TestHelmPostRenderer(t *testing.T) {
+	policy, err := filepath.Abs(filepath.Join(examplesDir, "helm", "rotation-policy.yaml"))
+	require.NoError(t, err)
+	out, stderr, err := helmTemplate(t, policy)
+	require.NoError(t, err, stderr)
+	items := parseStream(t, out)
+	require.Equal(t, []string{"example-ca-new", "example-ca-old"},
+		bundleSubjects(t, items, kube.Key{Kind: "Secret", Namespace: "envoy-gateway-system", Name: "envoy-gateway-trust"}, "ca.crt"))
+	require.Regexp(t, `rotate-certs.dev/trust-hash: '?sha256:[0-9a-f]{64}`, out)
+	require.NotContains(t, out, "RotationPolicy")
+	require.Contains(t, out, "# Source: gateway-client/templates/trust.yaml")
+	require.NotContains(t, out, "PRIVATE KEY")
+	kinds := []string{}
+	for _, it := range items {
+		kinds = append(kinds, it.GetKind()+"/"+it.GetName())
+	}
+	require.Equal(t, []string{"Secret/envoy-gateway", "Secret/envoy-gateway-trust", "Deployment/envoy-ratelimit"}, kinds, "Helm's order")
+
+	again, _, err := helmTemplate(t, policy)
+	require.NoError(t, err)
+	require.Equal(t, out, again)
+}
+
+// TestHelmPostRendererFailsTheInstall: an error in the render makes the
+// post-renderer exit 1 with nothing on stdout, and helm fails with the
+// message.
+func TestHelmPostRendererFailsTheInstall(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(examplesDir, "helm", "rotation-policy.yaml"))
+	require.NoError(t, err)
+	policy := filepath.Join(t.TempDir(), "policy.yaml")
+	require.NoError(t, os.WriteFile(policy, []byte(strings.Replace(string(data), "{name: envoy-gateway,", "{name: envoy-gatway,", 1)), 0o644))
+	out, stderr, err := helmTemplate(t, policy)
+	require.Error(t, err)
+	require.Empty(t, out)
+	require.Contains(t, stderr, "source Secret envoy-gateway-system/envoy-gatway is not in the input")
+}
+
+// TestHelmPostRendererStdin drives the subcommand the way Helm does,
+// without Helm: manifests on stdin, manifests on stdout. A local-config
+// object the chart renders is input only, and a created target comes after
+// the chart's documents.
+func TestHelmPostRendererStdin(t *testing.T) {
+	dir := stageExample(t, "envoy-gateway")
+	manifests := readFile(t, filepath.Join(dir, "gateway-ca.yaml")) + "---\n" + readFile(t, filepath.Join(dir, "ratelimit.yaml")) +
+		"---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notes\n  annotations:\n    config.kubernetes.io/local-config: \"true\"\n"
+	out, stderr, code := runIn(t, dir, manifests, "helm-post-renderer", "--policy", "rotation-policy.yaml")
+	require.Equal(t, 0, code, stderr)
+	items := parseStream(t, out)
+	var names []string
+	for _, it := range items {
+		names = append(names, it.GetKind()+"/"+it.GetName())
+	}
+	require.Equal(t, []string{"Secret/envoy-gateway", "Deployment/envoy-ratelimit", "Secret/envoy-gateway-trust"}, names)
+	require.NotContains(t, out, "internal.config.kubernetes.io", "no orchestrator annotations leak to Helm")
+	require.NotContains(t, out, "config.kubernetes.io/index")
+	require.Contains(t, stderr, "was not in the input and was created", "the warning reaches the user on stderr")
+
+	_, stderr, code = runIn(t, dir, manifests, "helm-post-renderer")
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, "rotate-certs helm-post-renderer: --policy FILE is required")
+}

@@ -1,0 +1,66 @@
+package manifests
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/rotate-certs/rotate-certs/fn/walk"
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// Tree is what ReadTree found under a directory.
+type Tree struct {
+	// Items are the resources, in file order, then document order.
+	Items []*yaml.RNode
+	// Notes are the files skipped on purpose (templates), one line each.
+	Notes []string
+}
+
+// ReadTree reads every *.yaml and *.yml file under dir by package walk's
+// rules, the way `render` needs them: each resource carries its file's
+// path relative to dir (slash-separated, in the internal and the legacy
+// annotation), its index in the file and the file's sequence indentation,
+// as kyaml's package reader sets them, so that kyaml's writer puts each
+// resource back where it was. Lists are not unwrapped: render writes
+// files back as they are. A file that is not regular, or that does not
+// parse (unless it is a template, which is skipped with a note), is an
+// error naming it.
+func ReadTree(dir string) (*Tree, error) {
+	found := walk.Dir(dir, walk.Manifests)
+	if len(found.Problems) > 0 {
+		return nil, errors.Join(found.Problems...)
+	}
+	t := &Tree{}
+	for _, f := range found.Files {
+		rel, err := filepath.Rel(dir, f)
+		if err != nil {
+			return nil, err
+		}
+		rel = filepath.ToSlash(rel)
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		r := &kio.ByteReader{
+			Reader:            bytes.NewReader(data),
+			DisableUnwrapping: true,
+			PreserveSeqIndent: true,
+			SetAnnotations:    map[string]string{kioutil.PathAnnotation: rel, kioutil.LegacyPathAnnotation: rel},
+		}
+		nodes, err := r.Read()
+		if err != nil {
+			if IsTemplate(data) {
+				t.Notes = append(t.Notes, TemplateNote(f))
+				continue
+			}
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		t.Items = append(t.Items, nodes...)
+	}
+	return t, nil
+}

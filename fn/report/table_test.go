@@ -1,0 +1,83 @@
+package report
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/stretchr/testify/require"
+)
+
+func TestFormatDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		0:                        "0d",
+		7 * 24 * time.Hour:       "7d",
+		720 * time.Hour:          "30d",
+		36 * time.Hour:           "1d12h",
+		90 * time.Minute:         "1h30m",
+		12 * time.Hour:           "12h",
+		-48 * time.Hour:          "-2d",
+		24*time.Hour + time.Hour: "1d1h",
+	} {
+		require.Equal(t, want, FormatDuration(d), "%v", d)
+	}
+}
+
+func TestCut(t *testing.T) {
+	require.Equal(t, "short", cut("short", 10, 'm'))
+	require.Equal(t, "abc…xyz", cut("abcdefghijklmnopqrstuvwxyz", 7, 'm'))
+	require.Equal(t, "abcdef…", cut("abcdefghijklmnopqrstuvwxyz", 7, 'e'))
+	require.Equal(t, "Secret env…tem/ratelimit-client", cut("Secret envoy-gateway-system/ratelimit-client", 31, 'r'),
+		"a resource's namespace gives way first; kind and name stay whole")
+	require.Equal(t, "never cut", cut("never cut", 3, 0))
+}
+
+// wideReport has rows in two packages with long names.
+func wideReport() Report {
+	now := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
+	var entries []Entry
+	for _, pkg := range []string{"clusters/prod-eu-west-1", "clusters/staging"} {
+		entries = append(entries, Entry{
+			Type: TypeCertificate, Package: pkg,
+			Resource: kube.Ref{APIVersion: "v1", Kind: "Secret", Namespace: "envoy-gateway-system", Name: "envoy-gateway-trust-for-every-namespace"},
+			Key:      "stringData.value:users[prod-admin].user.client-certificate-data",
+			Subject:  "CN=a rather long subject name,O=an organisation with a long name,C=DE", Issuer: "CN=issuer", SHA256: strings.Repeat("ab", 32),
+			NotAfter: now.Add(100 * 24 * time.Hour), DaysLeft: 100, Status: StatusOK,
+		})
+	}
+	reissue := Reissue{Package: "clusters/prod-eu-west-1", Resource: entries[0].Resource, Key: "data.tls.crt", Subject: "CN=leaf", SHA256: strings.Repeat("cd", 32),
+		Bundle: "gateway", Issuer: "CN=example-ca-old,O=rotate-certs test", IssuerSHA256: strings.Repeat("ef", 32),
+		IssuerLeavesAt: now.Add(30 * 24 * time.Hour), DaysLeft: 30, State: ReissuePending}
+	return Report{Now: now, WarnWithin: 30 * 24 * time.Hour, FailWithin: 0, Entries: entries, Reissues: []Reissue{reissue}}
+}
+
+// TestRenderTableFits: the default table fits 120 columns and keeps the
+// package whole; wide keeps every value whole; --no-headers prints only
+// rows.
+func TestRenderTableFits(t *testing.T) {
+	r := wideReport()
+	out := string(RenderTable(r, TableOptions{}))
+	for _, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		require.LessOrEqual(t, len([]rune(line)), DefaultWidth, "%q", line)
+	}
+	require.Contains(t, out, "clusters/prod-eu-west-1 ", "the package is never cut while other columns can give way")
+	require.Contains(t, out, "…")
+	require.Contains(t, out, "fail within 0d", "durations in days, 0d not 0s")
+
+	wide := string(RenderTable(r, TableOptions{Wide: true}))
+	require.Contains(t, wide, "Secret envoy-gateway-system/envoy-gateway-trust-for-every-namespace")
+	require.Contains(t, wide, "stringData.value:users[prod-admin].user.client-certificate-data")
+	require.Contains(t, wide, "SHA256")
+	require.NotContains(t, wide, "…")
+
+	rows := string(RenderTable(r, TableOptions{NoHeaders: true}))
+	require.NotContains(t, rows, "PACKAGE")
+	require.NotContains(t, rows, "certificate(s)")
+	require.Equal(t, 4, len(strings.Split(strings.TrimRight(rows, "\n"), "\n")), "two rows, an empty line, one re-issue row:\n%s", rows)
+
+	// One package only: no package column.
+	r.Entries = r.Entries[:1]
+	r.Reissues = nil
+	require.NotContains(t, string(RenderTable(r, TableOptions{})), "PACKAGE")
+}

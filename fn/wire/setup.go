@@ -1,0 +1,158 @@
+package wire
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/rotate-certs/rotate-certs/fn/atomicwrite"
+)
+
+// Setup says where a new policy goes and what runs it.
+type Setup struct {
+	// Policy is the file the policy is written to ("" or "-": stdout).
+	Policy string
+	// Runner starts the function (empty: no function annotation).
+	Runner Runner
+	// Kustomization and Kptfile, when set, are the files to wire the
+	// policy into.
+	Kustomization, Kptfile string
+}
+
+// File is a file to write and its new content.
+type File struct {
+	Path string
+	Data []byte
+	// Changed is false when the file already said this (it is not
+	// written again).
+	Changed bool
+}
+
+// Check says what is wrong with s, before anything is read.
+func (s Setup) Check() error {
+	if err := s.Runner.Validate(); err != nil {
+		return err
+	}
+	toFile := s.Policy != "" && s.Policy != "-"
+	if (s.Kustomization != "" || s.Kptfile != "") && !toFile {
+		return errors.New("--kustomization and --kptfile need --output FILE: they name the policy by its path")
+	}
+	if s.Kptfile != "" && s.Runner.Empty() {
+		return errors.New("--kptfile needs --exec PATH or --image REF: the pipeline entry says how to run the function")
+	}
+	return nil
+}
+
+// ExecFor returns the exec path written in the policy's function
+// annotation: relative to the kustomization's directory (where kustomize
+// resolves it), else to the policy's.
+func (s Setup) ExecFor() (string, error) {
+	if s.Runner.Exec == "" {
+		return "", nil
+	}
+	switch {
+	case s.Kustomization != "":
+		return Rebase(s.Runner.Exec, filepath.Dir(s.Kustomization))
+	case s.Policy != "" && s.Policy != "-":
+		return Rebase(s.Runner.Exec, filepath.Dir(s.Policy))
+	}
+	return s.Runner.Exec, nil
+}
+
+// Wiring returns the kustomization and Kptfile edits that make the policy
+// at s.Policy run: the transformers entry, the pipeline mutator.
+func (s Setup) Wiring() ([]File, error) {
+	var out []File
+	if s.Kustomization != "" {
+		data, err := os.ReadFile(s.Kustomization)
+		if err != nil {
+			return nil, fmt.Errorf("--kustomization: %w", err)
+		}
+		rel, err := Rel(s.Policy, filepath.Dir(s.Kustomization))
+		if err != nil {
+			return nil, err
+		}
+		b, changed, err := AddTransformer(data, rel)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", s.Kustomization, err)
+		}
+		out = append(out, File{Path: s.Kustomization, Data: b, Changed: changed})
+	}
+	if s.Kptfile != "" {
+		data, err := os.ReadFile(s.Kptfile)
+		if err != nil {
+			return nil, fmt.Errorf("--kptfile: %w", err)
+		}
+		dir := filepath.Dir(s.Kptfile)
+		rel, err := Rel(s.Policy, dir)
+		if err != nil {
+			return nil, err
+		}
+		r := s.Runner
+		if r.Exec != "" {
+			if r.Exec, err = Rebase(r.Exec, dir); err != nil {
+				return nil, err
+			}
+		}
+		b, changed, err := AddMutator(data, r, rel)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", s.Kptfile, err)
+		}
+		out = append(out, File{Path: s.Kptfile, Data: b, Changed: changed})
+	}
+	return out, nil
+}
+
+// Write writes the files that changed, all or none (package atomicwrite,
+// under the deepest directory that holds them all).
+func Write(files []File) error {
+	var root string
+	var abs []string
+	for _, f := range files {
+		if !f.Changed {
+			continue
+		}
+		a, err := filepath.Abs(f.Path)
+		if err != nil {
+			return err
+		}
+		abs = append(abs, a)
+		dir := filepath.Dir(a)
+		if root == "" {
+			root = dir
+		}
+		for !within(root, dir) {
+			root = filepath.Dir(root)
+		}
+	}
+	if len(abs) == 0 {
+		return nil
+	}
+	for { // a new file's directory may not exist yet
+		if _, err := os.Stat(root); err == nil || filepath.Dir(root) == root {
+			break
+		}
+		root = filepath.Dir(root)
+	}
+	var out []atomicwrite.File
+	i := 0
+	for _, f := range files {
+		if !f.Changed {
+			continue
+		}
+		rel, err := filepath.Rel(root, abs[i])
+		i++
+		if err != nil {
+			return err
+		}
+		out = append(out, atomicwrite.File{Path: filepath.ToSlash(rel), Data: f.Data})
+	}
+	return atomicwrite.Write(root, out)
+}
+
+func within(root, dir string) bool {
+	rel, err := filepath.Rel(root, dir)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}

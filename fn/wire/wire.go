@@ -1,0 +1,208 @@
+// Package wire connects a RotationPolicy to the tools that run it, so that
+// a policy `rotate-certs init` writes renders with no hand edits: the
+// policy's config.kubernetes.io/function annotation (how kustomize starts
+// the function: an executable or a container image), the kustomization's
+// transformers entry, and the Kptfile's pipeline mutator. It edits the
+// kustomization and the Kptfile in place: comments, key order and the
+// other entries stay.
+package wire
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// Runner is how the function is started: Exec, a path to the executable,
+// or Image, a container image; exactly one is set.
+type Runner struct {
+	Exec  string
+	Image string
+}
+
+// Validate says what is wrong with r, if anything.
+func (r Runner) Validate() error {
+	switch {
+	case r.Exec != "" && r.Image != "":
+		return errors.New("--exec and --image exclude each other: the function runs either as an executable or in a container")
+	case strings.ContainsAny(r.Exec+r.Image, "\n\r"):
+		return errors.New("--exec and --image take one line")
+	}
+	return nil
+}
+
+// Empty reports whether no runner is set.
+func (r Runner) Empty() bool { return r.Exec == "" && r.Image == "" }
+
+// FunctionAnnotation returns the value of the config.kubernetes.io/function
+// annotation for r, as kustomize reads it ("exec:\n  path: ...\n" or
+// "container:\n  image: ...\n").
+func (r Runner) FunctionAnnotation() string {
+	if r.Image != "" {
+		return "container:\n  image: " + scalar(r.Image) + "\n"
+	}
+	return "exec:\n  path: " + scalar(r.Exec) + "\n"
+}
+
+// Rebase returns the executable path (relative to the working directory,
+// or absolute) as seen from dir, slash-separated, starting with ./ or ../
+// (a bare name would be looked up on PATH): kustomize resolves an exec
+// path from the kustomization's directory, and kpt from where it runs
+// (the package directory, by this project's convention). An absolute
+// path stays absolute.
+func Rebase(path, dir string) (string, error) {
+	if filepath.IsAbs(path) {
+		return path, nil
+	}
+	rel, err := Rel(path, dir)
+	if err != nil {
+		return "", err
+	}
+	if !strings.HasPrefix(rel, "../") {
+		rel = "./" + rel
+	}
+	return rel, nil
+}
+
+// Rel returns path as seen from dir, slash-separated: how a kustomization
+// lists a file and a Kptfile names a configPath.
+func Rel(path, dir string) (string, error) {
+	absPath, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	absDir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(absDir, absPath)
+	if err != nil {
+		return "", err
+	}
+	return filepath.ToSlash(rel), nil
+}
+
+// AddTransformer lists policy (a path relative to the kustomization's
+// directory) under the kustomization's transformers:, unless it is listed
+// already. changed is false when nothing had to change.
+func AddTransformer(kustomization []byte, policy string) (out []byte, changed bool, err error) {
+	node, err := parseOne(kustomization)
+	if err != nil {
+		return nil, false, err
+	}
+	seq, err := node.Pipe(yaml.LookupCreate(yaml.SequenceNode, "transformers"))
+	if err != nil {
+		return nil, false, fmt.Errorf("transformers: %w", err)
+	}
+	if seq.YNode().Kind != yaml.SequenceNode {
+		return nil, false, errors.New("transformers: not a list")
+	}
+	for _, e := range seq.Content() {
+		if e.Kind == yaml.ScalarNode && cleanRel(e.Value) == cleanRel(policy) {
+			return kustomization, false, nil
+		}
+	}
+	if err := seq.PipeE(yaml.Append(yaml.NewStringRNode(policy).YNode())); err != nil {
+		return nil, false, err
+	}
+	out, err = write(node)
+	return out, err == nil, err
+}
+
+// AddMutator adds to the Kptfile's pipeline.mutators the entry that runs
+// r with the policy as its configPath (relative to the Kptfile's
+// directory); an entry with that configPath already there gets r's exec
+// or image instead. changed is false when nothing had to change.
+func AddMutator(kptfile []byte, r Runner, policy string) (out []byte, changed bool, err error) {
+	node, err := parseOne(kptfile)
+	if err != nil {
+		return nil, false, err
+	}
+	if node.GetKind() != "Kptfile" {
+		return nil, false, fmt.Errorf("not a Kptfile (kind %q)", node.GetKind())
+	}
+	seq, err := node.Pipe(yaml.LookupCreate(yaml.SequenceNode, "pipeline", "mutators"))
+	if err != nil {
+		return nil, false, fmt.Errorf("pipeline.mutators: %w", err)
+	}
+	if seq.YNode().Kind != yaml.SequenceNode {
+		return nil, false, errors.New("pipeline.mutators: not a list")
+	}
+	field, value, other := "exec", r.Exec, "image"
+	if r.Image != "" {
+		field, value, other = "image", r.Image, "exec"
+	}
+	elems, err := seq.Elements()
+	if err != nil {
+		return nil, false, err
+	}
+	for _, e := range elems {
+		cp := e.Field("configPath")
+		if cp == nil || cleanRel(yaml.GetValue(cp.Value)) != cleanRel(policy) {
+			continue
+		}
+		cur := e.Field(field)
+		if cur != nil && yaml.GetValue(cur.Value) == value && e.Field(other) == nil {
+			return kptfile, false, nil
+		}
+		if err := e.PipeE(yaml.Clear(other)); err != nil {
+			return nil, false, err
+		}
+		if err := e.PipeE(yaml.SetField(field, yaml.NewStringRNode(value))); err != nil {
+			return nil, false, err
+		}
+		out, err = write(node)
+		return out, err == nil, err
+	}
+	entry := yaml.NewMapRNode(nil)
+	if err := entry.PipeE(yaml.SetField(field, yaml.NewStringRNode(value))); err != nil {
+		return nil, false, err
+	}
+	if err := entry.PipeE(yaml.SetField("configPath", yaml.NewStringRNode(policy))); err != nil {
+		return nil, false, err
+	}
+	if err := seq.PipeE(yaml.Append(entry.YNode())); err != nil {
+		return nil, false, err
+	}
+	out, err = write(node)
+	return out, err == nil, err
+}
+
+// parseOne reads a file of exactly one YAML document, keeping how its
+// lists are indented.
+func parseOne(data []byte) (*yaml.RNode, error) {
+	r := &kio.ByteReader{Reader: bytes.NewReader(data), PreserveSeqIndent: true, DisableUnwrapping: true}
+	nodes, err := r.Read()
+	if err != nil {
+		return nil, err
+	}
+	if len(nodes) != 1 {
+		return nil, fmt.Errorf("holds %d YAML documents, want one", len(nodes))
+	}
+	return nodes[0], nil
+}
+
+// write encodes node as its file, without the reader's annotations.
+func write(node *yaml.RNode) ([]byte, error) {
+	var b bytes.Buffer
+	if err := (kio.ByteWriter{Writer: &b}).Write([]*yaml.RNode{node}); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+func cleanRel(p string) string { return filepath.ToSlash(filepath.Clean(p)) }
+
+// scalar quotes s when YAML would read it as something else.
+func scalar(s string) string {
+	b, err := yaml.Marshal(s)
+	if err != nil {
+		return fmt.Sprintf("%q", s)
+	}
+	return strings.TrimSuffix(string(b), "\n")
+}
