@@ -171,6 +171,10 @@ func readItem(raw []byte, intern func([]byte) string) itemText {
 				t.object = len(bytes.TrimSpace(raw[off:])) == 0
 				return t
 			case len(rest) > 0 && rest[0] == '#':
+				if !hasContent(raw[off:]) {
+					t.object = false // "- # comment" and nothing more: a null item
+					return t
+				}
 				continue // "- # comment": the keys follow at column 2
 			}
 			indent = 2
@@ -421,4 +425,21 @@ func singleLine(v []byte) bool {
 // annotation.
 func hasSyncedText(text []byte) bool {
 	return bytes.Contains(text, []byte("config.kubernetes.io/")) || bytes.Contains(text, []byte("config.k8s.io/"))
+}
+
+// hasContent reports whether text has a line that is neither blank nor a
+// comment.
+func hasContent(text []byte) bool {
+	for len(text) > 0 {
+		line := text
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = nil
+		}
+		if t := bytes.TrimLeft(line, " "); len(t) > 0 && t[0] != '#' {
+			return true
+		}
+	}
+	return false
 }
