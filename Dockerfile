@@ -6,7 +6,7 @@
 # {image: ...}) and `kpt fn render` / `kpt fn eval --image` run.
 #
 #   docker build --build-arg VERSION=$(git describe --tags --always) \
-#     --build-arg COMMIT=$(git rev-parse HEAD) -t ghcr.io/rotate-certs/rotate-certs .
+#     --build-arg COMMIT=$(git rev-parse HEAD) -t rotate-certs:dev .
 #
 # `make image` runs exactly that. No test here needs a Docker engine: the
 # build command below is run natively by cmd/rotate-certs/dockerfile_test.go.

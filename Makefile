@@ -105,7 +105,7 @@ clean:
 	rm -rf $(BIN)
 
 ## image: build the container image (needs a Docker engine; no test needs one - see Dockerfile)
-IMAGE ?= ghcr.io/rotate-certs/rotate-certs:$(VERSION)
+IMAGE ?= rotate-certs:$(VERSION)
 image:
 	docker build --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) -t $(IMAGE) .
 
