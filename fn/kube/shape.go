@@ -112,6 +112,7 @@ func NodeKindName(k yaml.Kind) string {
 
 // Position is the index in the input list of the function's item i, given
 // the positions its caller passed (nil when the function sees every item).
+// i must be an item of the input, not one the run added.
 func Position(positions []int, i int) int {
 	if positions == nil {
 		return i

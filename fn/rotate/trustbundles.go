@@ -51,6 +51,7 @@ func (r *run) trustBundles() {
 		Snapshots: trustbundle.NewSnapshots(r.items), Certs: r.certs}
 	r.results = append(r.results, trustbundle.CheckInjectAnnotations(r.policy, r.index)...)
 	var all []trustbundle.Rendered
+	input := r.items[:len(r.items):len(r.items)] // the targets created below are not in the input
 	for i := range r.policy.Spec.TrustBundles {
 		b := &r.policy.Spec.TrustBundles[i]
 		out := trustbundle.Render(b, fmt.Sprintf("spec.trustBundles[%d]", i), env)
@@ -65,7 +66,7 @@ func (r *run) trustBundles() {
 	}
 	// The annotations of a target object cover every bundle that writes
 	// it; Finish completes the targets the bundles share with r.bundles.
-	r.results = append(r.results, trustbundle.Finish(all, r.items, r.positions, r.index)...)
+	r.results = append(r.results, trustbundle.Finish(all, input, r.positions, r.index)...)
 }
 
 // expiryReport reports every certificate seen in the input, with a warning

@@ -30,6 +30,7 @@ import (
 // the same whichever bundle rendered last, so a render that changes no key
 // leaves the object byte-identical.
 //
+// items are the input's items, without the targets the render created;
 // positions[i] is the input-list index of items[i] (nil: the same), for
 // messages that name an item by position.
 func Finish(rendered []Rendered, items []*yaml.RNode, positions []int, index *kube.Index) framework.Results {
