@@ -46,6 +46,11 @@ func FuzzFastPathMatchesKyaml(f *testing.F) {
 	// splitter's open-scalar rule).
 	f.Add(multiLineList("- apiVersion: example.com/v1\n  kind: Foo\n  metadata:\n    name: a\n  note: !!str \"x\n- y\"\n  flow: {a: [1,\n    2]}\n  json: |\n    {\"a\": [\n    ]}\n"))
 	f.Add(multiLineList("- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: b\n  data:\n    k: 'it''s'\n    j: \"a \\\" b\"\n# between\n- apiVersion: example.com/v1\n  kind: Foo\n  metadata: {name: c}\n"))
+	// Items that are not mappings, each written on the entry's line.
+	for _, item := range []string{"- -\n", "- - a\n", "- \"x\"\n", "- 'x'\n", "- [a, b]\n", "- plain\n", "- |\n  text\n",
+		"- >\n  text\n", "- &a\n  k: v\n", "- !!map\n  k: v\n", "- *a\n", "- ~\n", "- null\n", "- 0\n", "- ? k\n  : v\n"} {
+		f.Add([]byte("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nfunctionConfig:\n  apiVersion: rotate-certs.dev/v1alpha1\n  kind: RotationPolicy\n  metadata:\n    name: p\nitems:\n" + item))
+	}
 	f.Fuzz(func(t *testing.T, input []byte) {
 		want, wantErr := viaKyaml(t, input)
 		got, handled, gotErr := viaFastPath(t, input)

@@ -170,6 +170,9 @@ func readItem(raw []byte, intern func([]byte) string) itemText {
 				// for the parser to judge.
 				t.object = len(bytes.TrimSpace(raw[off:])) == 0
 				return t
+			case rest[0] == '-' && (len(rest) == 1 || rest[1] == ' '):
+				t.object = false // "- - ...": the item is a sequence
+				return t
 			case len(rest) > 0 && rest[0] == '#':
 				if !hasContent(raw[off:]) {
 					t.object = false // "- # comment" and nothing more: a null item
