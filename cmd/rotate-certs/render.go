@@ -160,17 +160,20 @@ func renderPackage(dir string, items []*yaml.RNode, fnConfig *yaml.RNode, stderr
 	// out and checked - a path outside DIR, a link that leads out of it,
 	// a read-only file or a failed write stop the render with nothing
 	// changed.
-	var files []atomicwrite.File
-	for p, sums := range after {
-		if sums == before[p] {
-			continue
+	byFile := map[string][]*yaml.RNode{} // each changed file's items
+	for _, item := range rl.Items {
+		if p := filePath(item); after[p] != before[p] {
+			byFile[p] = append(byFile[p], item)
 		}
-		b, err := keepUnchangedDocuments(dir, p, rl.Items, read)
+	}
+	var files []atomicwrite.File
+	for p, inFile := range byFile {
+		b, err := keepUnchangedDocuments(dir, p, inFile, read)
 		if err != nil {
 			return nil, fmt.Errorf("render: %w", err)
 		}
 		if b == nil {
-			if b, err = encodeFile(p, rl.Items); err != nil {
+			if b, err = encodeFile(p, inFile); err != nil {
 				return nil, fmt.Errorf("render: %w", err)
 			}
 		}
@@ -294,13 +297,11 @@ func encodeItem(item *yaml.RNode) (string, error) {
 }
 
 // encodeFile returns the text of package file path as kyaml's writer
-// writes it: every item placed in it, in index order.
-func encodeFile(path string, items []*yaml.RNode) ([]byte, error) {
-	var nodes []*yaml.RNode
-	for _, item := range items {
-		if filePath(item) == path {
-			nodes = append(nodes, item.Copy())
-		}
+// writes it: inFile, the items placed in it, in index order.
+func encodeFile(path string, inFile []*yaml.RNode) ([]byte, error) {
+	nodes := make([]*yaml.RNode, 0, len(inFile))
+	for _, item := range inFile {
+		nodes = append(nodes, item.Copy())
 	}
 	if err := kioutil.SortNodes(nodes); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -320,16 +321,11 @@ func encodeFile(path string, items []*yaml.RNode) ([]byte, error) {
 // is not always stable (manifests.SpliceDocuments). read holds the
 // fingerprint of each item as read. It returns nil, and the caller encodes the whole
 // file, when the file is new or its documents cannot be matched with the
-// items read from it.
-func keepUnchangedDocuments(dir, path string, items []*yaml.RNode, read map[*yaml.Node]readItem) ([]byte, error) {
+// items read from it. inFile are the items placed in the file; it is
+// sorted in place.
+func keepUnchangedDocuments(dir, path string, inFile []*yaml.RNode, read map[*yaml.Node]readItem) ([]byte, error) {
 	if ext := strings.ToLower(filepath.Ext(path)); ext != ".yaml" && ext != ".yml" {
 		return nil, nil
-	}
-	var inFile []*yaml.RNode
-	for _, item := range items {
-		if filePath(item) == path {
-			inFile = append(inFile, item)
-		}
 	}
 	if err := kioutil.SortNodes(inFile); err != nil {
 		return nil, err
