@@ -109,7 +109,7 @@ IMAGE ?= ghcr.io/rotate-certs/rotate-certs:$(VERSION)
 image:
 	docker build --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) -t $(IMAGE) .
 
-# --- rotation safety: simulator, fuzzing, the nginx peer (issue 6) ---
+# --- rotation safety: simulator, fuzzing, the nginx peer ---
 .PHONY: sim fuzz nginx
 FUZZTIME ?= 2m
 

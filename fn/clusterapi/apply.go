@@ -1,4 +1,5 @@
-// Package clusterapi implements spec.clusterAPI (SPEC section 6): it sets
+// Package clusterapi implements spec.clusterAPI (docs/design/contract.md,
+// Cluster API rules): it sets
 // the certificate expiry fields of Cluster API's KubeadmControlPlane and
 // KubeadmControlPlaneTemplate, optionally the fields of the EKS Anywhere
 // certificate auto-renewal design, and rolls the etcd machines of

@@ -75,8 +75,8 @@ type applier struct {
 	results   framework.Results
 }
 
-// Apply rolls every workload whose trust changed, as SPEC.md section 5
-// says: it finds the consumers of each bundle's targets (one pass over the
+// Apply rolls every workload whose trust changed, as the restart rules of
+// docs/design/contract.md say: it finds the consumers of each bundle's targets (one pass over the
 // input, indexed by the objects they read), decides per workload and
 // bundle whether the read forces a roll, and writes the trust-hash of the
 // rolling bundles into the pod template when it differs. It returns an

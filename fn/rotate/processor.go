@@ -1,6 +1,6 @@
 // Package rotate is the rotate-certs KRM function: a framework
 // ResourceListProcessor that decodes the RotationPolicy and runs each
-// concern of SPEC.md over the input, in order. Every concern lives in its own
+// concern of the policy over the input, in order. Every concern lives in its own
 // package; this one only sequences them and enforces the all-or-nothing
 // output rule.
 package rotate

@@ -59,7 +59,7 @@ func (s *simulation) run() (Stats, error) {
 		}
 		if len(s.versions) != before {
 			// The bundle changed: re-rendering the output must change
-			// nothing (SPEC section 8, idempotent).
+			// nothing (docs/design/contract.md, Invariants: idempotent).
 			if err := idempotent(out); err != nil {
 				return s.stats, fmt.Errorf("day %d: %w", d, err)
 			}

@@ -15,7 +15,7 @@
 //
 // # What counts as a failure
 //
-// SPEC.md section 8 promises that every valid leaf verifies against every
+// docs/design/contract.md (Invariants: safe) promises that every valid leaf verifies against every
 // trust bundle that previously trusted its issuer, until the issuer expires
 // or the user's own policy retires it. A handshake check is therefore a
 // Failure when the consumer's bundle was rendered on or after the day the
