@@ -8,6 +8,7 @@ import (
 
 	"github.com/rotate-certs/rotate-certs/fn/helmpost"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/manifests"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
@@ -41,7 +42,7 @@ or each install creates it anew, with no previous CA to carry.`,
 			if policyFile == "" {
 				return usageError(cmd, errors.New("--policy FILE is required"))
 			}
-			policy, err := readPolicyFile(policyFile)
+			policy, err := manifests.ReadPolicyFile(policyFile)
 			if err != nil {
 				return fmt.Errorf("helm-post-renderer: %w", err)
 			}

@@ -82,7 +82,7 @@ render removes what it left.`,
 func render(dir, policyFile string, dryRun bool, stdout, stderr io.Writer) error {
 	o := repo.Options{DryRun: dryRun, Stdout: stdout, Stderr: stderr}
 	if policyFile != "" {
-		fnConfig, err := readPolicyFile(policyFile)
+		fnConfig, err := manifests.ReadPolicyFile(policyFile)
 		if err != nil {
 			return fmt.Errorf("render: %w", err)
 		}
@@ -240,32 +240,6 @@ func filesOf(items []*yaml.RNode) (map[string]string, error) {
 		files[path] = fmt.Sprint(s)
 	}
 	return files, nil
-}
-
-// readPolicyFile reads the RotationPolicy of --policy FILE: exactly one
-// YAML document (a second one was ignored), in which no mapping defines a
-// key twice.
-func readPolicyFile(path string) (*yaml.RNode, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("reading policy: %w", err)
-	}
-	if err := manifests.DuplicateKeysError(path, data); err != nil {
-		return nil, fmt.Errorf("policy %w", err)
-	}
-	r := &kio.ByteReader{Reader: bytes.NewReader(data), OmitReaderAnnotations: true, DisableUnwrapping: true}
-	nodes, err := r.Read()
-	if err != nil {
-		return nil, fmt.Errorf("reading policy %s: %w", path, err)
-	}
-	switch len(nodes) {
-	case 1:
-		return nodes[0], nil
-	case 0:
-		return nil, fmt.Errorf("policy %s holds no YAML document; --policy FILE must hold one RotationPolicy", path)
-	default:
-		return nil, fmt.Errorf("policy %s holds %d YAML documents; --policy FILE must hold one RotationPolicy, alone", path, len(nodes))
-	}
 }
 
 // readItem is an item as read: its file and the fingerprint of its nodes
