@@ -16,7 +16,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 export GOTOOLCHAIN := local
 export PATH := $(BIN):$(PATH)
 
-.PHONY: all build test demo tools test-tools report-tools control-plane container-tools lint clean bench image
+.PHONY: all build test golden demo tools test-tools report-tools control-plane container-tools lint clean bench image
 
 all: build
 
@@ -77,6 +77,12 @@ TEST_MODULES := . test/crdschema
 test: build tools lint
 	@$(GO) build -o $(BIN)/testsummary ./internal/testsummary
 	@set -o pipefail; for m in $(TEST_MODULES); do (cd $$m && $(GO) test -json -count=1 -timeout 45m ./...); done 2>&1 | $(BIN)/testsummary
+
+## golden: rewrite the golden outputs from the current code - testdata/golden/*/expected.yaml,
+## testdata/check/*/expected.*, examples/report-manifests.yaml and examples/report-timeline.svg;
+## review the change with git diff before committing it
+golden:
+	UPDATE_GOLDEN=1 $(GO) test -count=1 -run '^(TestGolden|TestCheckGolden|TestCheckInputShapes|TestExampleTimeline)$$' ./fn/rotate ./cmd/rotate-certs
 
 ## demo: rotate a CA on the envoy-gateway example and show what changed
 demo: build $(KUSTOMIZE)
