@@ -62,6 +62,25 @@ type run struct {
 	certs *pki.Cache
 }
 
+// newRun is the one way a run starts: the policy, who it is in messages,
+// the time it renders at, the items (positions as in RunAt) and the
+// certificate cache (nil: a new one).
+func newRun(pol *policy.RotationPolicy, policyRef kube.Ref, now time.Time, items []*yaml.RNode, positions []int, certs *pki.Cache) *run {
+	if certs == nil {
+		certs = pki.NewCache()
+	}
+	return &run{
+		policy:    pol,
+		policyRef: policyRef,
+		now:       now,
+		items:     items,
+		positions: positions,
+		index:     kube.NewIndex(items),
+		bundles:   map[string]renderedBundle{},
+		certs:     certs,
+	}
+}
+
 // step is one concern of the function. Steps add results and may add items;
 // they run in order and all run even after an error, so that one render
 // reports every problem.
@@ -115,15 +134,7 @@ func (p Processor) RunAt(fnConfig *yaml.RNode, items []*yaml.RNode, positions []
 	if wall == nil {
 		wall = time.Now
 	}
-	r.policy = pol
-	r.now = pol.Clock(wall)
-	r.items = items
-	r.index = kube.NewIndex(items)
-	r.bundles = map[string]renderedBundle{}
-	r.certs = p.certs
-	if r.certs == nil {
-		r.certs = pki.NewCache()
-	}
+	r = newRun(pol, r.policyRef, pol.Clock(wall), items, positions, p.certs)
 	if p.newVerifier != nil {
 		r.verify = p.newVerifier()
 	}
