@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/fninput"
 	"github.com/rotate-certs/rotate-certs/fn/helmpost"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/manifests"
@@ -46,7 +47,7 @@ or each install creates it anew, with no previous CA to carry.`,
 			if err != nil {
 				return fmt.Errorf("helm-post-renderer: %w", err)
 			}
-			input, err := io.ReadAll(rotate.LimitReader(stdin, rotate.MaxInputBytes))
+			input, err := io.ReadAll(fninput.LimitReader(stdin, fninput.MaxInputBytes))
 			if err != nil {
 				return fmt.Errorf("helm-post-renderer: reading stdin: %w", err)
 			}
