@@ -158,11 +158,11 @@ func (a *applier) errorf(ref kube.Ref, field, format string, args ...any) {
 }
 
 // fieldErr reports err as an error result at its own field when it is a
-// fieldError, else at field.
+// *kube.FieldError, else at field.
 func (a *applier) fieldErr(ref kube.Ref, field string, err error) {
-	var fe *fieldError
+	var fe *kube.FieldError
 	if errors.As(err, &fe) {
-		a.errorf(ref, fe.field, "%s", fe.msg)
+		a.errorf(ref, fe.Field, "%s", fe.Err.Error())
 		return
 	}
 	a.errorf(ref, field, "%v", err)

@@ -27,7 +27,7 @@ func (a *applier) planEtcdadm(node *yaml.RNode, ref kube.Ref) {
 		return
 	}
 	days := a.cfg.CertificatesExpiryDays
-	field := fieldPath(etcdadmDesignExpiry)
+	field := kube.JoinPath(etcdadmDesignExpiry)
 	// etcdadm issues etcd certificates for a year; the window must be
 	// shorter, as for kubeadm's default.
 	if err := CheckEtcdadmExpiryDays(days); err != nil {
@@ -49,7 +49,7 @@ func (a *applier) planEtcdadm(node *yaml.RNode, ref kube.Ref) {
 		a.infof(ref, field, "set certificatesExpiryDays to %d: %s", days, designFieldNote)
 	}
 	if len(evidence) > 0 {
-		a.infof(ref, fieldPath(infrastructureTemplate), "no evidence-driven roll: with eksAnywhereDesignFields the etcdadm-controller is expected to roll its machines from the design field")
+		a.infof(ref, kube.JoinPath(infrastructureTemplate), "no evidence-driven roll: with eksAnywhereDesignFields the etcdadm-controller is expected to roll its machines from the design field")
 	}
 }
 
@@ -64,7 +64,7 @@ func (a *applier) planEtcdadm(node *yaml.RNode, ref kube.Ref) {
 // touched.
 func (a *applier) planRoll(node *yaml.RNode, ref kube.Ref, evidence []Evidence) {
 	days := a.cfg.CertificatesExpiryDays
-	refField := fieldPath(infrastructureTemplate)
+	refField := kube.JoinPath(infrastructureTemplate)
 	if len(evidence) == 0 {
 		a.infof(ref, "", "no certificate expiry evidence for its machines in the input, so no etcd roll: include its Machines (annotation %s or status.certificatesExpiryDate) or the EKS Anywhere Cluster with status.clusterCertificateInfo", ExpiryAnnotation)
 		return

@@ -102,6 +102,4 @@ func splitAPIVersion(apiVersion string) (group, version string) {
 	return "", apiVersion
 }
 
-func fieldPath(path []string) string { return strings.Join(path, ".") }
-
 func annotationField(key string) string { return "metadata.annotations[" + key + "]" }

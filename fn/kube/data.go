@@ -3,7 +3,6 @@ package kube
 import (
 	"bytes"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -26,7 +25,7 @@ type Value struct {
 // YAML aliases and merge keys are resolved as kubectl resolves them, so
 // `ca.crt: *pem` reads the anchored PEM. A value that is not valid base64,
 // a value that is a list or an object, or a data field that is not a map
-// is a *ValueError naming the field.
+// is a *FieldError naming the field.
 func Values(node *yaml.RNode) ([]Value, error) {
 	var out []Value
 	seen := map[string]int{}
@@ -87,14 +86,14 @@ func (e entry) decode() (Value, error) {
 	case v.Kind == yaml.ScalarNode:
 		s = v.Value
 	default:
-		return Value{}, &ValueError{Field: field, Err: fmt.Errorf("is a YAML %s, not a string", NodeKindName(v.Kind))}
+		return Value{}, &FieldError{Field: field, Err: fmt.Errorf("is a YAML %s, not a string", NodeKindName(v.Kind))}
 	}
 	if !e.base64 {
 		return Value{Key: e.key, Field: field, Bytes: []byte(s)}, nil
 	}
 	b, err := decodeBase64(s)
 	if err != nil {
-		return Value{}, &ValueError{Field: field, Err: fmt.Errorf("invalid base64: %w", err)}
+		return Value{}, &FieldError{Field: field, Err: fmt.Errorf("invalid base64: %w", err)}
 	}
 	return Value{Key: e.key, Field: field, Bytes: b}, nil
 }
@@ -122,11 +121,11 @@ func eachEntry(node *yaml.RNode, fn func(entry) error) error {
 			continue
 		}
 		if y.Kind != yaml.MappingNode {
-			return &ValueError{Field: f.name, Err: fmt.Errorf("is a YAML %s, not a map of keys to values", NodeKindName(y.Kind))}
+			return &FieldError{Field: f.name, Err: fmt.Errorf("is a YAML %s, not a map of keys to values", NodeKindName(y.Kind))}
 		}
 		pairs, err := mappingPairs(y)
 		if err != nil {
-			return &ValueError{Field: f.name, Err: err}
+			return &FieldError{Field: f.name, Err: err}
 		}
 		for _, p := range pairs {
 			if err := fn(entry{field: f.name, base64: f.base64, key: p[0].Value, value: p[1]}); err != nil {
@@ -207,29 +206,6 @@ func mappingPairs(m *yaml.Node) ([][2]*yaml.Node, error) {
 		return nil, err
 	}
 	return out, nil
-}
-
-// ValueError is a data value that cannot be read, with its field path.
-type ValueError struct {
-	// Field is the field path, such as "data.ca.crt".
-	Field string
-	// Err says what is wrong.
-	Err error
-}
-
-// Error returns "field: problem".
-func (e *ValueError) Error() string { return e.Field + ": " + e.Err.Error() }
-
-// Unwrap returns the cause.
-func (e *ValueError) Unwrap() error { return e.Err }
-
-// FieldOf returns the field path of a *ValueError, or "".
-func FieldOf(err error) string {
-	var ve *ValueError
-	if errors.As(err, &ve) {
-		return ve.Field
-	}
-	return ""
 }
 
 // decodeBase64 accepts standard base64 with or without line breaks, as

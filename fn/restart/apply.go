@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -117,8 +118,9 @@ func (a *applier) scan() {
 		if err != nil {
 			a.failed[key] = true
 			field, msg := "", err.Error()
-			if fe, ok := err.(*FieldError); ok {
-				field, msg = fe.Field, fe.Message
+			var fe *kube.FieldError
+			if errors.As(err, &fe) {
+				field, msg = fe.Field, fe.Err.Error()
 			}
 			a.results = append(a.results, kube.RefOf(item).Result(framework.Error, field, msg))
 			continue

@@ -163,9 +163,9 @@ func checkItems(items []*yaml.RNode, positions []int) framework.Results {
 			continue
 		}
 		i := kube.Position(positions, j)
-		var ve *kube.ValueError
+		var ve *kube.FieldError
 		if !errors.As(err, &ve) {
-			ve = &kube.ValueError{Err: err}
+			ve = &kube.FieldError{Err: err}
 		}
 		res := &framework.Result{Severity: framework.Error, Field: &framework.Field{Path: fmt.Sprintf("items[%d]", i)}}
 		if ve.Field == "" {
