@@ -29,12 +29,7 @@ type checkOptions struct {
 	noHeaders  bool
 }
 
-func newCheckCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
-	o := &checkOptions{}
-	cmd := &cobra.Command{
-		Use:   "check [PATH...]",
-		Short: "Report every certificate's expiry; fail CI when one is inside --fail-within",
-		Long: `check finds every certificate in the manifests under PATH (files, directories
+const checkLong = `check finds every certificate in the manifests under PATH (files, directories
 walked recursively for *.yaml, *.yml and *.json, or - for stdin; multi-document
 YAML, Lists, typed lists such as SecretList, and ResourceLists; a file reached
 twice is read once) and reports its expiry: PEM in any Secret or ConfigMap value
@@ -89,7 +84,14 @@ Exit status:
   1  a certificate or reported expiry is inside --fail-within, or expired
   2  usage or input error: a bad flag, an unreadable path, YAML that does not
      parse or defines a key twice, an invalid policy, or certificate data that
-     does not parse (reported in the output and counted); 2 wins over 1`,
+     does not parse (reported in the output and counted); 2 wins over 1`
+
+func newCheckCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	o := &checkOptions{}
+	cmd := &cobra.Command{
+		Use:   "check [PATH...]",
+		Short: "Report every certificate's expiry; fail CI when one is inside --fail-within",
+		Long:  checkLong,
 		Example: `  rotate-certs check ./clusters/prod
   kustomize build ./overlays/prod | rotate-certs check - --fail-within 14d
   kubectl get secrets -A -o yaml | rotate-certs check - -o json
