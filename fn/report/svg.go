@@ -2,9 +2,10 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/xml"
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -265,20 +266,13 @@ func svgRows(entries []Entry) []svgRow {
 		}
 		g.entries = append(g.entries, e)
 	}
-	sort.SliceStable(groups, func(i, j int) bool {
-		if !groups[i].soonest.Equal(groups[j].soonest) {
-			return groups[i].soonest.Before(groups[j].soonest)
-		}
-		return groups[i].key < groups[j].key
+	slices.SortStableFunc(groups, func(a, b *group) int {
+		return cmp.Or(a.soonest.Compare(b.soonest), cmp.Compare(a.key, b.key))
 	})
 	var rows []svgRow
 	for _, g := range groups {
-		sort.SliceStable(g.entries, func(i, j int) bool {
-			a, b := g.entries[i], g.entries[j]
-			if !a.NotBefore.Equal(b.NotBefore) {
-				return a.NotBefore.Before(b.NotBefore)
-			}
-			return a.SHA256 < b.SHA256
+		slices.SortStableFunc(g.entries, func(a, b Entry) int {
+			return cmp.Or(a.NotBefore.Compare(b.NotBefore), cmp.Compare(a.SHA256, b.SHA256))
 		})
 		for _, e := range g.entries {
 			rows = append(rows, svgRow{entry: e})
