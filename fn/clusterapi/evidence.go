@@ -3,6 +3,7 @@ package clusterapi
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -59,7 +60,7 @@ func classify(node *yaml.RNode) machine {
 	switch {
 	case m.etcdCluster != nil:
 		m.role = roleEtcd
-	case cpLabel || contains(ownerKinds, "KubeadmControlPlane"):
+	case cpLabel || slices.Contains(ownerKinds, "KubeadmControlPlane"):
 		m.role = roleControlPlane
 	}
 	return m
@@ -272,13 +273,4 @@ func nsName(namespace, name string) string {
 		return name
 	}
 	return namespace + "/" + name
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -289,4 +289,3 @@ func elements(node *yaml.RNode, field string, path ...string) ([]*yaml.RNode, er
 	}
 	return n.Elements()
 }
-

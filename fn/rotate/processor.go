@@ -125,7 +125,11 @@ func (p Processor) RunAt(fnConfig *yaml.RNode, items []*yaml.RNode, positions []
 	}
 	pol, err := policy.Decode(fnConfig)
 	if err != nil {
-		for _, fe := range err.(policy.FieldErrors) {
+		var fes policy.FieldErrors
+		if !errors.As(err, &fes) {
+			fes = policy.FieldErrors{{Message: err.Error()}}
+		}
+		for _, fe := range fes {
 			r.results = append(r.results, r.policyRef.Result(framework.Error, fe.Field, fe.Message))
 		}
 		return p.finish(nil, r.results)
