@@ -1,7 +1,6 @@
 package kube
 
 import (
-	"bytes"
 	"encoding/base64"
 	"fmt"
 	"strings"
@@ -220,60 +219,6 @@ func decodeBase64(s string) ([]byte, error) {
 	return base64.StdEncoding.DecodeString(s)
 }
 
-// SetValue stores b under key. On a Secret it writes stringData when the key
-// is already there (a user who keeps readable PEM keeps it), else data as
-// base64. On a ConfigMap it writes data as a literal block, and removes a
-// binaryData copy of the key: a PEM bundle is text, and the API server
-// rejects a ConfigMap that holds one key in both. Nothing is written when
-// the stored value is already b (in data, for a ConfigMap), so an unchanged
-// render leaves the node byte-identical. A replaced value keeps its
-// position, quoting style and comments. It returns the field path written
-// and whether anything changed.
-func SetValue(node *yaml.RNode, key string, b []byte) (field string, changed bool, err error) {
-	cur, found, err := Lookup(node, key)
-	if err != nil {
-		return "", false, err
-	}
-	configMap := node.GetKind() != "Secret"
-	inBinary := configMap && found && strings.HasPrefix(cur.Field, "binaryData.")
-	if found && bytes.Equal(cur.Bytes, b) && !inBinary {
-		return cur.Field, false, nil
-	}
-	var value *yaml.RNode
-	switch {
-	case !configMap && found && strings.HasPrefix(cur.Field, "stringData."):
-		field = "stringData"
-		value = literal(string(b))
-	case !configMap:
-		field = "data"
-		value = yaml.NewStringRNode(base64.StdEncoding.EncodeToString(b))
-	default:
-		field = "data"
-		value = literal(string(b))
-	}
-	m, err := mapField(node, field)
-	if err == nil {
-		err = setField(m, key, value)
-	}
-	if err != nil {
-		return "", false, fmt.Errorf("%s: set %s.%s: %w", RefOf(node), field, key, err)
-	}
-	if configMap {
-		if err := removeKey(node, "binaryData", key); err != nil {
-			return "", false, err
-		}
-	}
-	return field + "." + key, true, nil
-}
-
-func literal(s string) *yaml.RNode {
-	n := yaml.NewStringRNode(s)
-	if strings.Contains(s, "\n") {
-		n.YNode().Style = yaml.LiteralStyle
-	}
-	return n
-}
-
 // SetField sets key in mapping m to value, keeping the comments of the
 // value it replaces (see setField): the setter for fields of other kinds
 // than Secrets and ConfigMaps.
@@ -306,9 +251,9 @@ func setField(m *yaml.RNode, key string, value *yaml.RNode) error {
 	return nil
 }
 
-// removeKey deletes key from the mapping at field of node, and the mapping
+// RemoveKey deletes key from the mapping at field of node, and the mapping
 // itself when that leaves it empty. An absent field or key is not an error.
-func removeKey(node *yaml.RNode, field, key string) error {
+func RemoveKey(node *yaml.RNode, field, key string) error {
 	m := node.Field(field)
 	if m == nil || m.Value == nil || m.Value.YNode().Kind != yaml.MappingNode || m.Value.Field(key) == nil {
 		return nil
@@ -357,6 +302,9 @@ func SetAnnotation(node *yaml.RNode, key, value string) (bool, error) {
 // mapping (`name: {}`): the field keeps its position and its line comment,
 // which moves to the key (`name: # comment`), where a block mapping can
 // carry it.
+// MapField is mapField for the writers of other packages.
+func MapField(parent *yaml.RNode, name string) (*yaml.RNode, error) { return mapField(parent, name) }
+
 func mapField(parent *yaml.RNode, name string) (*yaml.RNode, error) {
 	f := parent.Field(name)
 	if f == nil || f.Value == nil {

@@ -213,7 +213,7 @@ func TestRetiredRecordSurvivesLaterRenders(t *testing.T) {
 	rotated := rerender(t, first, "Bundle", rotation, func(items *yaml.RNode) {
 		src, err := items.Pipe(yaml.Lookup("0"))
 		require.NoError(t, err)
-		_, _, err = kube.SetValue(src, "ca.crt", testpki.Fixture("ca-2027").PEM())
+		_, _, err = trustbundle.SetValue(src, "ca.crt", testpki.Fixture("ca-2027").PEM())
 		require.NoError(t, err)
 	})
 	gw := trustIn(t, rotated, "gw")
