@@ -146,8 +146,8 @@ func Merge(current, previous []*x509.Certificate, leaves *LeafIndex, opts Option
 // no current certificate is left.
 func MergeTarget(current []*x509.Certificate, target Memory, leaves *LeafIndex, opts Options, now time.Time) (Outcome, error) {
 	var out Outcome
-	cur, err := out.mergeCurrent(current, now)
-	if err != nil {
+	cur := pki.NewSet()
+	if err := out.mergeCurrent(cur, current, now); err != nil {
 		return Outcome{}, err
 	}
 	prev := out.mergePrevious(target, cur, now)
@@ -157,10 +157,9 @@ func MergeTarget(current []*x509.Certificate, target Memory, leaves *LeafIndex, 
 
 // mergeCurrent applies rule 1: current = source certificates in order,
 // first occurrence kept, expired ones dropped, not-yet-valid ones kept. It
-// returns every certificate seen among the sources, expired ones included,
-// and fails when no current certificate is left.
-func (out *Outcome) mergeCurrent(current []*x509.Certificate, now time.Time) (*pki.Set, error) {
-	cur := pki.NewSet()
+// adds every certificate seen among the sources to cur, expired ones
+// included, and fails when no current certificate is left.
+func (out *Outcome) mergeCurrent(cur *pki.Set, current []*x509.Certificate, now time.Time) error {
 	for _, c := range current {
 		switch {
 		case cur.Has(c):
@@ -175,11 +174,11 @@ func (out *Outcome) mergeCurrent(current []*x509.Certificate, now time.Time) (*p
 	}
 	if len(out.Current) == 0 {
 		if len(current) == 0 {
-			return nil, fmt.Errorf("the sources hold no certificate")
+			return fmt.Errorf("the sources hold no certificate")
 		}
-		return nil, fmt.Errorf("every current certificate has expired (%d seen); renew the CA before rendering", cur.Len())
+		return fmt.Errorf("every current certificate has expired (%d seen); renew the CA before rendering", cur.Len())
 	}
-	return cur, nil
+	return nil
 }
 
 // mergePrevious applies rule 2: previous = what the target holds that is
