@@ -16,6 +16,7 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/manifests"
 	"github.com/rotate-certs/rotate-certs/fn/repo"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
+	"github.com/rotate-certs/rotate-certs/fn/wire"
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio"
@@ -182,19 +183,11 @@ func renderPackage(dir string, items []*yaml.RNode, fnConfig *yaml.RNode, stderr
 // packagePath returns file's path relative to dir, slash-separated, when
 // file lies inside dir.
 func packagePath(dir, file string) (string, bool) {
-	absDir, err := filepath.Abs(dir)
-	if err != nil {
+	rel, err := wire.Rel(file, dir)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
 		return "", false
 	}
-	absFile, err := filepath.Abs(file)
-	if err != nil {
-		return "", false
-	}
-	rel, err := filepath.Rel(absDir, absFile)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", false
-	}
-	return filepath.ToSlash(rel), true
+	return rel, true
 }
 
 // duplicateKeys fails on the first file in which a mapping defines a key
