@@ -3,8 +3,9 @@ package policy
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
@@ -69,15 +70,10 @@ func checkStruct(path string, v any, t reflect.Type, errs *FieldErrors) {
 		return
 	}
 	fields := jsonFields(t)
-	keys := make([]string, 0, len(obj))
-	for k := range obj {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		ft, ok := fields[k]
 		if !ok {
-			errs.add(join(path, kube.Safe(k)), "unknown field (known: %s)", strings.Join(sortedKeys(fields), ", "))
+			errs.add(join(path, kube.Safe(k)), "unknown field (known: %s)", strings.Join(slices.Sorted(maps.Keys(fields)), ", "))
 			continue
 		}
 		checkShape(join(path, k), obj[k], ft, errs)
@@ -133,15 +129,6 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 		out[name] = f.Type
 	}
 	return out
-}
-
-func sortedKeys(m map[string]reflect.Type) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func join(path, key string) string {
