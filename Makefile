@@ -1,4 +1,4 @@
-# rotate-certs - see README.md. `make demo` and `make test` are all a fresh
+# rotate-certs - see README.md and docs/development.md. `make demo` and `make test` are all a fresh
 # machine with Go needs.
 SHELL := /bin/bash
 GO ?= go
@@ -16,7 +16,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 export GOTOOLCHAIN := local
 export PATH := $(BIN):$(PATH)
 
-.PHONY: all build test demo tools test-tools report-tools control-plane container-tools lint clean bench image
+.PHONY: all build test golden demo tools test-tools report-tools control-plane container-tools lint clean bench image
 
 all: build
 
@@ -78,6 +78,12 @@ test: build tools lint
 	@$(GO) build -o $(BIN)/testsummary ./internal/testsummary
 	@set -o pipefail; for m in $(TEST_MODULES); do (cd $$m && $(GO) test -json -count=1 -timeout 45m ./...); done 2>&1 | $(BIN)/testsummary
 
+## golden: rewrite the golden outputs from the current code - testdata/golden/*/expected.yaml,
+## testdata/check/*/expected.*, examples/report-manifests.yaml and examples/report-timeline.svg;
+## review the change with git diff before committing it
+golden:
+	UPDATE_GOLDEN=1 $(GO) test -count=1 -run '^(TestGolden|TestCheckGolden|TestCheckInputShapes|TestExampleTimeline)$$' ./fn/rotate ./cmd/rotate-certs
+
 ## demo: rotate a CA on the envoy-gateway example and show what changed
 demo: build $(KUSTOMIZE)
 	@./examples/demo.sh
@@ -109,7 +115,7 @@ IMAGE ?= rotate-certs:$(VERSION)
 image:
 	docker build --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) -t $(IMAGE) .
 
-# --- rotation safety: simulator, fuzzing, the nginx peer (issue 6) ---
+# --- rotation safety: simulator, fuzzing, the nginx peer ---
 .PHONY: sim fuzz nginx
 FUZZTIME ?= 2m
 

@@ -13,14 +13,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rotate-certs/rotate-certs/internal/golden"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
 	"github.com/stretchr/testify/require"
 )
 
 // checkDir holds the golden cases of `check`: input.yaml is a template
 // (testpki.TemplateFuncs), expected.txt/.json/.svg the outputs at
-// checkNow. UPDATE_GOLDEN=1 rewrites them; review the diff.
-const checkDir = "../../testdata/check"
+// checkNow. `make golden` (UPDATE_GOLDEN=1) rewrites them; review the diff.
+var checkDir = golden.Path("testdata", "check")
 
 const checkNow = "2026-11-22T00:00:00Z"
 
@@ -54,14 +55,9 @@ func expand(t *testing.T, path string) string {
 	return string(b)
 }
 
-func golden(t *testing.T, path, actual string) {
+func checkGolden(t *testing.T, path, actual string) {
 	t.Helper()
-	if os.Getenv("UPDATE_GOLDEN") == "1" {
-		require.NoError(t, os.WriteFile(path, []byte(actual), 0o644))
-	}
-	expected, err := os.ReadFile(path)
-	require.NoError(t, err, "missing %s: run with UPDATE_GOLDEN=1 and review it", path)
-	require.Equal(t, string(expected), actual, "output differs from %s", path)
+	golden.Check(t, path, []byte(actual))
 }
 
 // keyMaterial fails the test when s holds any private key of the
@@ -88,7 +84,7 @@ func TestCheckGolden(t *testing.T) {
 	} {
 		t.Run(tc.format, func(t *testing.T) {
 			out, stderr, code := runCLI(t, in, "check", "-", "--now", checkNow, "-o", tc.format)
-			golden(t, filepath.Join(checkDir, "rotation", tc.file), out)
+			checkGolden(t, filepath.Join(checkDir, "rotation", tc.file), out)
 			require.Equal(t, 1, code, "an expired root and a machine inside fail-within must exit 1; stderr: %s", stderr)
 			requireNoKeyMaterial(t, out+stderr)
 		})
@@ -107,7 +103,7 @@ func TestCheckInputShapes(t *testing.T) {
 	} {
 		t.Run(tc.format, func(t *testing.T) {
 			out, stderr, code := runCLI(t, in, "check", "-", "--now", checkNow, "-o", tc.format)
-			golden(t, filepath.Join(checkDir, "input-shapes", tc.file), out)
+			checkGolden(t, filepath.Join(checkDir, "input-shapes", tc.file), out)
 			require.Equal(t, 2, code, "unreadable certificate data is an input error; stderr: %s", stderr)
 			require.Contains(t, stderr, "check: 1 value(s) hold certificate data that does not parse")
 		})
@@ -167,17 +163,17 @@ func TestCheckReadsEachFileOnce(t *testing.T) {
 	require.Equal(t, 2, parseJSON(t, out).Summary.Certificates)
 }
 
-// TestExampleTimeline keeps the README's example current: the committed
+// TestExampleTimeline keeps the example of docs/reference/check.md current: the committed
 // manifests are the expanded golden input, the SVG its timeline. They are
 // files in examples/, not a directory: every directory there is a
 // renderable kpt/kustomize example package that the end-to-end tests run
 // on the wall clock, and this snapshot is pinned to checkNow.
 func TestExampleTimeline(t *testing.T) {
 	in := expand(t, filepath.Join(checkDir, "rotation", "input.yaml"))
-	golden(t, "../../examples/report-manifests.yaml", in)
-	out, _, code := runCLI(t, "", "check", "../../examples/report-manifests.yaml", "--now", checkNow, "-o", "svg")
+	checkGolden(t, golden.Path("examples", "report-manifests.yaml"), in)
+	out, _, code := runCLI(t, "", "check", golden.Path("examples", "report-manifests.yaml"), "--now", checkNow, "-o", "svg")
 	require.Equal(t, 1, code)
-	golden(t, "../../examples/report-timeline.svg", out)
+	checkGolden(t, golden.Path("examples", "report-timeline.svg"), out)
 }
 
 // secret returns a Secret manifest whose data.ca.crt holds the fixtures.

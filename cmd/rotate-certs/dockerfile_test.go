@@ -129,8 +129,16 @@ func TestDockerfileShape(t *testing.T) {
 	if local := strings.TrimPrefix(runtime.Version(), "go"); local != args["GO_VERSION"] {
 		t.Logf("the tests run with Go %s, the image builds with %s: bump GO_VERSION when the toolchain here changes", local, args["GO_VERSION"])
 	}
+	checkBuilderEnv(t, st[0])
+	checkFinalStage(t, st[1])
+}
+
+// checkBuilderEnv checks that the builder stage builds statically with the
+// image's own toolchain.
+func checkBuilderEnv(t *testing.T, builder []instruction) {
+	t.Helper()
 	env := map[string]string{}
-	for _, in := range st[0] {
+	for _, in := range builder {
 		if in.cmd == "ENV" {
 			for k, v := range assignments(in.args) {
 				env[k] = v
@@ -140,10 +148,12 @@ func TestDockerfileShape(t *testing.T) {
 	if env["CGO_ENABLED"] != "0" || env["GOTOOLCHAIN"] != "local" {
 		t.Errorf("builder ENV %v: want CGO_ENABLED=0 and GOTOOLCHAIN=local", env)
 	}
+}
 
-	// The final image runs as a non-root user, and its entrypoint is the
-	// binary alone: function mode.
-	final := st[1]
+// checkFinalStage checks that the final image runs as a non-root user, and
+// that its entrypoint is the binary alone: function mode.
+func checkFinalStage(t *testing.T, final []instruction) {
+	t.Helper()
 	if f := final[0].args; !strings.Contains(f, "distroless/static") && f != "scratch" {
 		t.Errorf("final FROM %q is not distroless static or scratch", f)
 	}

@@ -156,8 +156,8 @@ func TestKustomizeBuildExamples(t *testing.T) {
 	}
 }
 
-// TestKustomizeWithoutEnableExecIsANoOp documents the trap KRM-NOTES warns
-// about: without --enable-exec kustomize silently skips the function.
+// TestKustomizeWithoutEnableExecIsANoOp documents a trap: without
+// --enable-exec kustomize silently skips the function.
 func TestKustomizeWithoutEnableExecIsANoOp(t *testing.T) {
 	kustomize := kustomizeBinary(t)
 	dir := stageExample(t, "envoy-gateway")

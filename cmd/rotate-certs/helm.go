@@ -6,8 +6,10 @@ import (
 	"io"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/fninput"
 	"github.com/rotate-certs/rotate-certs/fn/helmpost"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/manifests"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
@@ -41,11 +43,11 @@ or each install creates it anew, with no previous CA to carry.`,
 			if policyFile == "" {
 				return usageError(cmd, errors.New("--policy FILE is required"))
 			}
-			policy, err := readPolicyFile(policyFile)
+			policy, err := manifests.ReadPolicyFile(policyFile)
 			if err != nil {
 				return fmt.Errorf("helm-post-renderer: %w", err)
 			}
-			input, err := io.ReadAll(rotate.LimitReader(stdin, rotate.MaxInputBytes))
+			input, err := io.ReadAll(fninput.LimitReader(stdin, fninput.MaxInputBytes))
 			if err != nil {
 				return fmt.Errorf("helm-post-renderer: reading stdin: %w", err)
 			}

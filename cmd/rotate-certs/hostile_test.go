@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rotate-certs/rotate-certs/internal/golden"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -113,7 +114,7 @@ func TestCheckReportsABrokenBlockBetweenGoodOnes(t *testing.T) {
 // position a value of the wrong shape or key material.
 func mutations(t *testing.T, with []*yaml.Node) []mutation {
 	t.Helper()
-	paths, err := filepath.Glob("../../testdata/golden/*/input.yaml")
+	paths, err := filepath.Glob(golden.Path("testdata", "golden", "*", "input.yaml"))
 	require.NoError(t, err)
 	require.NotEmpty(t, paths)
 	seen := map[string]bool{}

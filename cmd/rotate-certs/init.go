@@ -11,13 +11,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newInitCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
-	var name, nowFlag string
-	var setup wire.Setup
-	cmd := &cobra.Command{
-		Use:   "init [PATH...]",
-		Short: "Write a starter RotationPolicy from the manifests found, wired to kustomize or kpt",
-		Long: `init scans manifests (files, directories by the rules render and check follow, "-"
+const initLong = `init scans manifests (files, directories by the rules render and check follow, "-"
 for stdin; default ".") and writes a starter RotationPolicy to stdout, or to
 --output FILE. Every Secret or ConfigMap that is a CA source becomes the source of
 a trust bundle, a target name is proposed next to it, and the workloads that read
@@ -37,7 +31,15 @@ pipeline mutator (both need --output; their comments and other entries are
 kept). Paths are given from the working directory and written as the tools read
 them: an exec path relative to the kustomization's directory (kustomize) and to
 the Kptfile's (run kpt from the package directory). The policy and the edited
-files are written all or nothing.`,
+files are written all or nothing.`
+
+func newInitCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	var name, nowFlag string
+	var setup wire.Setup
+	cmd := &cobra.Command{
+		Use:   "init [PATH...]",
+		Short: "Write a starter RotationPolicy from the manifests found, wired to kustomize or kpt",
+		Long:  initLong,
 		Example: `  rotate-certs init ./clusters/prod > ./clusters/prod/rotation-policy.yaml
   kustomize build ./overlays/prod | rotate-certs init - > rotation-policy.yaml
 
@@ -51,65 +53,7 @@ files are written all or nothing.`,
     --exec bin/rotate-certs --kptfile clusters/prod/Kptfile
   (cd clusters/prod && kpt fn render --allow-exec)`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			now := time.Now().UTC()
-			if nowFlag != "" {
-				t, err := parseNow(nowFlag)
-				if err != nil {
-					return usageError(cmd, fmt.Errorf("--now: %w", err))
-				}
-				now = t
-			}
-			if err := setup.Check(); err != nil {
-				return usageError(cmd, err)
-			}
-			items, warnings, err := initpolicy.Read(args, stdin)
-			if err != nil {
-				return fmt.Errorf("init: %w", err)
-			}
-			for _, w := range warnings {
-				fmt.Fprintln(stderr, "rotate-certs init: "+kube.ScrubMessage(w))
-			}
-			plan, err := initpolicy.Scan(items, now)
-			if err != nil {
-				return fmt.Errorf("init: %w", err)
-			}
-			for _, n := range plan.Notes {
-				fmt.Fprintln(stderr, "rotate-certs init: "+kube.ScrubMessage(n))
-			}
-			if len(plan.Bundles) == 0 {
-				fmt.Fprintln(stderr, "rotate-certs init: no Secret or ConfigMap holding a CA certificate found")
-			}
-			if !setup.Runner.Empty() {
-				r := setup.Runner
-				if r.Exec, err = setup.ExecFor(); err != nil {
-					return fmt.Errorf("init: %w", err)
-				}
-				plan.Function = r.FunctionAnnotation()
-			}
-			out, err := plan.YAML(name)
-			if err != nil {
-				return fmt.Errorf("init: %w", err)
-			}
-			if setup.Policy == "" || setup.Policy == "-" {
-				_, err = stdout.Write(out)
-				return err
-			}
-			files, err := setup.Wiring()
-			if err != nil {
-				return fmt.Errorf("init: %w", err)
-			}
-			files = append([]wire.File{{Path: setup.Policy, Data: out, Changed: true}}, files...)
-			if err := wire.Write(files); err != nil {
-				return fmt.Errorf("init: %w", err)
-			}
-			for _, f := range files {
-				verb := "wrote"
-				if !f.Changed {
-					verb = "unchanged"
-				}
-				fmt.Fprintf(stdout, "%s %s\n", verb, f.Path)
-			}
-			return nil
+			return runInit(cmd, name, nowFlag, setup, args, stdin, stdout, stderr)
 		},
 	}
 	f := cmd.Flags()
@@ -121,4 +65,68 @@ files are written all or nothing.`,
 	f.StringVar(&setup.Kustomization, "kustomization", "", "kustomization file to list the policy in, under transformers: (needs --output)")
 	f.StringVar(&setup.Kptfile, "kptfile", "", "Kptfile to add the pipeline mutator to (needs --output and --exec or --image)")
 	return cmd
+}
+
+// runInit is init once its flags are parsed: it scans the input, writes
+// the policy and, when asked, wires it into the kustomization or Kptfile.
+func runInit(cmd *cobra.Command, name, nowFlag string, setup wire.Setup, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	now := time.Now().UTC()
+	if nowFlag != "" {
+		t, err := parseNow(nowFlag)
+		if err != nil {
+			return usageError(cmd, fmt.Errorf("--now: %w", err))
+		}
+		now = t
+	}
+	if err := setup.Check(); err != nil {
+		return usageError(cmd, err)
+	}
+	items, warnings, err := initpolicy.Read(args, stdin)
+	if err != nil {
+		return fmt.Errorf("init: %w", err)
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(stderr, "rotate-certs init: "+kube.ScrubMessage(w))
+	}
+	plan, err := initpolicy.Scan(items, now)
+	if err != nil {
+		return fmt.Errorf("init: %w", err)
+	}
+	for _, n := range plan.Notes {
+		fmt.Fprintln(stderr, "rotate-certs init: "+kube.ScrubMessage(n))
+	}
+	if len(plan.Bundles) == 0 {
+		fmt.Fprintln(stderr, "rotate-certs init: no Secret or ConfigMap holding a CA certificate found")
+	}
+	if !setup.Runner.Empty() {
+		r := setup.Runner
+		if r.Exec, err = setup.ExecFor(); err != nil {
+			return fmt.Errorf("init: %w", err)
+		}
+		plan.Function = r.FunctionAnnotation()
+	}
+	out, err := plan.YAML(name)
+	if err != nil {
+		return fmt.Errorf("init: %w", err)
+	}
+	if setup.Policy == "" || setup.Policy == "-" {
+		_, err = stdout.Write(out)
+		return err
+	}
+	files, err := setup.Wiring()
+	if err != nil {
+		return fmt.Errorf("init: %w", err)
+	}
+	files = append([]wire.File{{Path: setup.Policy, Data: out, Changed: true}}, files...)
+	if err := wire.Write(files); err != nil {
+		return fmt.Errorf("init: %w", err)
+	}
+	for _, f := range files {
+		verb := "wrote"
+		if !f.Changed {
+			verb = "unchanged"
+		}
+		fmt.Fprintf(stdout, "%s %s\n", verb, f.Path)
+	}
+	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/manifests"
 	"github.com/rotate-certs/rotate-certs/fn/repo"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
+	"github.com/rotate-certs/rotate-certs/fn/wire"
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio"
@@ -82,7 +83,7 @@ render removes what it left.`,
 func render(dir, policyFile string, dryRun bool, stdout, stderr io.Writer) error {
 	o := repo.Options{DryRun: dryRun, Stdout: stdout, Stderr: stderr}
 	if policyFile != "" {
-		fnConfig, err := readPolicyFile(policyFile)
+		fnConfig, err := manifests.ReadPolicyFile(policyFile)
 		if err != nil {
 			return fmt.Errorf("render: %w", err)
 		}
@@ -185,19 +186,11 @@ func renderPackage(dir string, items []*yaml.RNode, fnConfig *yaml.RNode, stderr
 // packagePath returns file's path relative to dir, slash-separated, when
 // file lies inside dir.
 func packagePath(dir, file string) (string, bool) {
-	absDir, err := filepath.Abs(dir)
-	if err != nil {
+	rel, err := wire.Rel(file, dir)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
 		return "", false
 	}
-	absFile, err := filepath.Abs(file)
-	if err != nil {
-		return "", false
-	}
-	rel, err := filepath.Rel(absDir, absFile)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", false
-	}
-	return filepath.ToSlash(rel), true
+	return rel, true
 }
 
 // duplicateKeys fails on the first file in which a mapping defines a key
@@ -243,32 +236,6 @@ func filesOf(items []*yaml.RNode) (map[string]string, error) {
 		files[path] = fmt.Sprint(s)
 	}
 	return files, nil
-}
-
-// readPolicyFile reads the RotationPolicy of --policy FILE: exactly one
-// YAML document (a second one was ignored), in which no mapping defines a
-// key twice.
-func readPolicyFile(path string) (*yaml.RNode, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("reading policy: %w", err)
-	}
-	if err := manifests.DuplicateKeysError(path, data); err != nil {
-		return nil, fmt.Errorf("policy %w", err)
-	}
-	r := &kio.ByteReader{Reader: bytes.NewReader(data), OmitReaderAnnotations: true, DisableUnwrapping: true}
-	nodes, err := r.Read()
-	if err != nil {
-		return nil, fmt.Errorf("reading policy %s: %w", path, err)
-	}
-	switch len(nodes) {
-	case 1:
-		return nodes[0], nil
-	case 0:
-		return nil, fmt.Errorf("policy %s holds no YAML document; --policy FILE must hold one RotationPolicy", path)
-	default:
-		return nil, fmt.Errorf("policy %s holds %d YAML documents; --policy FILE must hold one RotationPolicy, alone", path, len(nodes))
-	}
 }
 
 // readItem is an item as read: its file and the fingerprint of its nodes

@@ -70,7 +70,7 @@ kpt (fn eval / fn render) call it.`,
 // in kyaml's canonical layout (what kustomize and kpt send) take the fast
 // path of package krmio; anything else goes through kyaml's own reader.
 func runFunction(stdin io.Reader, stdout, stderr io.Writer) error {
-	input, err := io.ReadAll(rotate.LimitReader(stdin, rotate.MaxInputBytes))
+	input, err := io.ReadAll(fninput.LimitReader(stdin, fninput.MaxInputBytes))
 	if err != nil {
 		return fmt.Errorf("reading the ResourceList: %w", err)
 	}
@@ -83,8 +83,8 @@ func runFunction(stdin io.Reader, stdout, stderr io.Writer) error {
 	defer krmio.TuneMemory(len(input))()
 	p := rotate.Processor{Now: time.Now, Stderr: stderr}
 	handled, err := krmio.Run(input, stdout, rotate.Needs, p.RunAt)
-	if !handled && len(input) > rotate.MaxKyamlInputBytes {
-		fmt.Fprintln(stderr, rotate.ErrNotCanonicalTooLarge{Size: len(input), Reason: err})
+	if !handled && len(input) > fninput.MaxKyamlInputBytes {
+		fmt.Fprintln(stderr, fninput.ErrNotCanonicalTooLarge{Size: len(input), Reason: err})
 		return exitCode(1)
 	}
 	if !handled {

@@ -19,6 +19,7 @@ package alerts
 import (
 	"crypto/x509"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -176,17 +177,14 @@ func rules(c Certificate, fp string, warnWithin, failWithin time.Duration) []Rul
 	}
 }
 
+// uniqueSorted returns the distinct strings of in, sorted (nil for none).
 func uniqueSorted(in []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, s := range in {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
+	if len(in) == 0 {
+		return nil
 	}
-	sort.Strings(out)
-	return out
+	out := slices.Clone(in)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // templateLiteral returns s as Prometheus alert template text that expands to

@@ -3,7 +3,8 @@
 // before (previous), and the leaves found in the input. It is pure: no YAML,
 // no clock, no I/O - the caller passes certificates and the time.
 //
-// The rules are the trust bundle rules of the README; each is one block of
+// The rules are the trust bundle rules (docs/design/contract.md, Trust
+// bundles; docs/reference/bundle-rules.md); each is one block of
 // MergeTarget, in order.
 // The output order is canonical (see Outcome.Certificates), so that the same
 // set of certificates always renders to the same bytes.
@@ -146,10 +147,20 @@ func Merge(current, previous []*x509.Certificate, leaves *LeafIndex, opts Option
 // no current certificate is left.
 func MergeTarget(current []*x509.Certificate, target Memory, leaves *LeafIndex, opts Options, now time.Time) (Outcome, error) {
 	var out Outcome
-
-	// Rule 1: current = source certificates in order, first occurrence
-	// kept, expired ones dropped, not-yet-valid ones kept.
 	cur := pki.NewSet()
+	if err := out.mergeCurrent(cur, current, now); err != nil {
+		return Outcome{}, err
+	}
+	prev := out.mergePrevious(target, cur, now)
+	out.keepPrevious(prev, leaves, opts, now)
+	return out, nil
+}
+
+// mergeCurrent applies rule 1: current = source certificates in order,
+// first occurrence kept, expired ones dropped, not-yet-valid ones kept. It
+// adds every certificate seen among the sources to cur, expired ones
+// included, and fails when no current certificate is left.
+func (out *Outcome) mergeCurrent(cur *pki.Set, current []*x509.Certificate, now time.Time) error {
 	for _, c := range current {
 		switch {
 		case cur.Has(c):
@@ -164,14 +175,17 @@ func MergeTarget(current []*x509.Certificate, target Memory, leaves *LeafIndex, 
 	}
 	if len(out.Current) == 0 {
 		if len(current) == 0 {
-			return Outcome{}, fmt.Errorf("the sources hold no certificate")
+			return fmt.Errorf("the sources hold no certificate")
 		}
-		return Outcome{}, fmt.Errorf("every current certificate has expired (%d seen); renew the CA before rendering", cur.Len())
+		return fmt.Errorf("every current certificate has expired (%d seen); renew the CA before rendering", cur.Len())
 	}
+	return nil
+}
 
-	// Rule 2: previous = what the target holds that is not current, each
-	// with its retirement (rule 4's record, or the fallback for a target
-	// without one).
+// mergePrevious applies rule 2: previous = what the target holds that is
+// not current, each with its retirement (rule 4's record, or the fallback
+// for a target without one).
+func (out *Outcome) mergePrevious(target Memory, cur *pki.Set, now time.Time) []*x509.Certificate {
 	var prev []*x509.Certificate
 	seenPrev := pki.NewSet()
 	fallback := out.LatestNotBefore()
@@ -187,12 +201,15 @@ func MergeTarget(current []*x509.Certificate, target Memory, leaves *LeafIndex, 
 		out.Retired[pki.FingerprintOf(c)] = target.retiredAt(c, fallback, now)
 		prev = append(prev, c)
 	}
+	return prev
+}
 
-	// Rules 3 and 4: drop the previous CAs whose retain.for has run out
-	// since their retirement, keep the maxPrevious most recently retired
-	// of the rest, and keep any other that a valid leaf still depends on.
-	// Copy mode writes none of them, but remembers the ones Bundle mode
-	// would keep, so that switching back restores them.
+// keepPrevious applies rules 3 and 4: drop the previous CAs whose
+// retain.for has run out since their retirement, keep the maxPrevious most
+// recently retired of the rest, and keep any other that a valid leaf still
+// depends on. Copy mode writes none of them, but remembers the ones Bundle
+// mode would keep, so that switching back restores them.
+func (out *Outcome) keepPrevious(prev []*x509.Certificate, leaves *LeafIndex, opts Options, now time.Time) {
 	rankRetired(prev, out.Retired)
 	verify := opts.Verify
 	if verify == nil {
@@ -234,7 +251,6 @@ func MergeTarget(current []*x509.Certificate, target Memory, leaves *LeafIndex, 
 		}
 		out.Decisions = append(out.Decisions, Decision{Cert: c, Reason: reason})
 	}
-	return out, nil
 }
 
 // Verifies reports whether ca directly signed cert (signature and the CA's

@@ -1,4 +1,5 @@
-// Package clusterapi implements spec.clusterAPI (SPEC section 6): it sets
+// Package clusterapi implements spec.clusterAPI (docs/design/contract.md,
+// Cluster API rules): it sets
 // the certificate expiry fields of Cluster API's KubeadmControlPlane and
 // KubeadmControlPlaneTemplate, optionally the fields of the EKS Anywhere
 // certificate auto-renewal design, and rolls the etcd machines of
@@ -157,11 +158,11 @@ func (a *applier) errorf(ref kube.Ref, field, format string, args ...any) {
 }
 
 // fieldErr reports err as an error result at its own field when it is a
-// fieldError, else at field.
+// *kube.FieldError, else at field.
 func (a *applier) fieldErr(ref kube.Ref, field string, err error) {
-	var fe *fieldError
+	var fe *kube.FieldError
 	if errors.As(err, &fe) {
-		a.errorf(ref, fe.field, "%s", fe.msg)
+		a.errorf(ref, fe.Field, "%s", fe.Err.Error())
 		return
 	}
 	a.errorf(ref, field, "%v", err)

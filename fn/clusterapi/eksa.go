@@ -9,7 +9,7 @@ import (
 // spec.certificatesConfiguration.rolloutBeforeExpiry.enabled: true, on an EKS
 // Anywhere Cluster (only with eksAnywhereDesignFields).
 func (a *applier) planEKSA(node *yaml.RNode, ref kube.Ref) {
-	field := fieldPath(eksaDesignEnabled)
+	field := kube.JoinPath(eksaDesignEnabled)
 	n, err := lookup(node, eksaDesignEnabled)
 	if err != nil {
 		a.fieldErr(ref, field, err)

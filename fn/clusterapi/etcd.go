@@ -27,7 +27,7 @@ func (a *applier) planEtcdadm(node *yaml.RNode, ref kube.Ref) {
 		return
 	}
 	days := a.cfg.CertificatesExpiryDays
-	field := fieldPath(etcdadmDesignExpiry)
+	field := kube.JoinPath(etcdadmDesignExpiry)
 	// etcdadm issues etcd certificates for a year; the window must be
 	// shorter, as for kubeadm's default.
 	if err := CheckEtcdadmExpiryDays(days); err != nil {
@@ -49,7 +49,7 @@ func (a *applier) planEtcdadm(node *yaml.RNode, ref kube.Ref) {
 		a.infof(ref, field, "set certificatesExpiryDays to %d: %s", days, designFieldNote)
 	}
 	if len(evidence) > 0 {
-		a.infof(ref, fieldPath(infrastructureTemplate), "no evidence-driven roll: with eksAnywhereDesignFields the etcdadm-controller is expected to roll its machines from the design field")
+		a.infof(ref, kube.JoinPath(infrastructureTemplate), "no evidence-driven roll: with eksAnywhereDesignFields the etcdadm-controller is expected to roll its machines from the design field")
 	}
 }
 
@@ -64,35 +64,13 @@ func (a *applier) planEtcdadm(node *yaml.RNode, ref kube.Ref) {
 // touched.
 func (a *applier) planRoll(node *yaml.RNode, ref kube.Ref, evidence []Evidence) {
 	days := a.cfg.CertificatesExpiryDays
-	refField := fieldPath(infrastructureTemplate)
+	refField := kube.JoinPath(infrastructureTemplate)
 	if len(evidence) == 0 {
 		a.infof(ref, "", "no certificate expiry evidence for its machines in the input, so no etcd roll: include its Machines (annotation %s or status.certificatesExpiryDate) or the EKS Anywhere Cluster with status.clusterCertificateInfo", ExpiryAnnotation)
 		return
 	}
-	kind, err := readString(node, append(infrastructureTemplate, "kind"))
-	if err != nil {
-		a.fieldErr(ref, refField+".kind", err)
-		return
-	}
-	name, err := readString(node, append(infrastructureTemplate, "name"))
-	if err != nil {
-		a.fieldErr(ref, refField+".name", err)
-		return
-	}
-	namespace, err := readString(node, append(infrastructureTemplate, "namespace"))
-	if err != nil {
-		a.fieldErr(ref, refField+".namespace", err)
-		return
-	}
-	if namespace == "" {
-		namespace = ref.Namespace
-	}
-	switch {
-	case kind == "":
-		a.errorf(ref, refField+".kind", "required: the etcd roll copies the infrastructure template")
-		return
-	case name == "":
-		a.errorf(ref, refField+".name", "required: the etcd roll copies the infrastructure template")
+	kind, namespace, name, ok := a.templateRef(node, ref)
+	if !ok {
 		return
 	}
 	src := a.find(kind, namespace, name)
@@ -131,23 +109,9 @@ func (a *applier) planRoll(node *yaml.RNode, ref kube.Ref, evidence []Evidence) 
 		a.warnf(ref, refField, "etcd machines are due (%s) but %s %s is not in the input, so it cannot be copied to roll them: add it to the package, or renew with `eksctl anywhere renew certificates --component etcd`", dueList, kind, nsName(namespace, name))
 		return
 	}
-	copyKey := kube.Key{Kind: kind, Namespace: namespace, Name: roll.Name}
-	emitted := "reusing the existing " + copyKey.String()
-	if _, planned := a.pending[copyKey]; a.find(kind, namespace, roll.Name) == nil && !planned {
-		a.pending[copyKey] = copyOf{from: name, machines: FormatMachines(roll.Machines)}
-		copied, err := copyTemplate(src, roll.Name, name, roll.Machines)
-		if err != nil {
-			a.errorf(kube.RefOf(src), "metadata", "copying the infrastructure template: %v", err)
-			return
-		}
-		emitted = "emitted " + copyKey.String()
-		if p, _ := kube.FileOf(copied); p != "" {
-			emitted += " in " + p
-		}
-		a.edits = append(a.edits, func() error {
-			a.added = append(a.added, copied)
-			return nil
-		})
+	emitted, ok := a.emitCopy(src, kind, namespace, name, roll)
+	if !ok {
+		return
 	}
 	a.edits = append(a.edits, func() error {
 		_, err := setScalar(node, append(infrastructureTemplate, "name"), roll.Name, yaml.NodeTagString)
@@ -165,6 +129,61 @@ func (a *applier) planRoll(node *yaml.RNode, ref kube.Ref, evidence []Evidence) 
 	}
 	a.warnf(ref, refField+".name", "rolling every etcd machine (%s): infrastructure template %s -> %s (%s, a copy of %s); due: %s%s. Control-plane machines are not rolled for etcd certificates",
 		strings.Join(roll.Machines, ", "), name, roll.Name, emitted, nsName(namespace, name), dueList, why)
+}
+
+// templateRef reads spec.infrastructureTemplate of an EtcdadmCluster: the
+// kind, namespace (the cluster's when unset) and name of the template the
+// roll copies. A field that cannot be read or is missing is an error
+// result, and ok is false.
+func (a *applier) templateRef(node *yaml.RNode, ref kube.Ref) (kind, namespace, name string, ok bool) {
+	refField := kube.JoinPath(infrastructureTemplate)
+	fields := map[string]*string{"kind": &kind, "name": &name, "namespace": &namespace}
+	for _, f := range []string{"kind", "name", "namespace"} {
+		v, err := readString(node, append(infrastructureTemplate, f))
+		if err != nil {
+			a.fieldErr(ref, refField+"."+f, err)
+			return "", "", "", false
+		}
+		*fields[f] = v
+	}
+	if namespace == "" {
+		namespace = ref.Namespace
+	}
+	switch {
+	case kind == "":
+		a.errorf(ref, refField+".kind", "required: the etcd roll copies the infrastructure template")
+		return "", "", "", false
+	case name == "":
+		a.errorf(ref, refField+".name", "required: the etcd roll copies the infrastructure template")
+		return "", "", "", false
+	}
+	return kind, namespace, name, true
+}
+
+// emitCopy plans the copy of the template src (kind namespace/name) under
+// roll.Name, unless the input or an earlier bundle already has it, and
+// says which: "emitted ..." or "reusing the existing ...". A copy that
+// cannot be made is an error result, and ok is false.
+func (a *applier) emitCopy(src *yaml.RNode, kind, namespace, name string, roll Roll) (emitted string, ok bool) {
+	copyKey := kube.Key{Kind: kind, Namespace: namespace, Name: roll.Name}
+	emitted = "reusing the existing " + copyKey.String()
+	if _, planned := a.pending[copyKey]; a.find(kind, namespace, roll.Name) == nil && !planned {
+		a.pending[copyKey] = copyOf{from: name, machines: FormatMachines(roll.Machines)}
+		copied, err := copyTemplate(src, roll.Name, name, roll.Machines)
+		if err != nil {
+			a.errorf(kube.RefOf(src), "metadata", "copying the infrastructure template: %v", err)
+			return "", false
+		}
+		emitted = "emitted " + copyKey.String()
+		if p, _ := kube.FileOf(copied); p != "" {
+			emitted += " in " + p
+		}
+		a.edits = append(a.edits, func() error {
+			a.added = append(a.added, copied)
+			return nil
+		})
+	}
+	return emitted, true
 }
 
 // copyOf is what a template copy is: the template it was copied from and

@@ -1,7 +1,9 @@
 package clusterapi
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -58,7 +60,7 @@ func classify(node *yaml.RNode) machine {
 	switch {
 	case m.etcdCluster != nil:
 		m.role = roleEtcd
-	case cpLabel || contains(ownerKinds, "KubeadmControlPlane"):
+	case cpLabel || slices.Contains(ownerKinds, "KubeadmControlPlane"):
 		m.role = roleControlPlane
 	}
 	return m
@@ -77,7 +79,7 @@ func machineEvidence(node *yaml.RNode, m machine) (*Evidence, string, error) {
 		}
 		return &Evidence{Machine: m.ref.Name, Source: m.ref.String() + " " + field, Value: v, Expiry: t}, field, nil
 	}
-	field := fieldPath(machineExpiryStatus)
+	field := kube.JoinPath(machineExpiryStatus)
 	v, err := readString(node, machineExpiryStatus)
 	if err != nil {
 		return nil, field, err
@@ -108,29 +110,29 @@ func eksaCertificateInfos(node *yaml.RNode) ([]certificateInfo, error) {
 	if err != nil || list == nil {
 		return nil, err
 	}
-	base := fieldPath(eksaCertificateInfo)
+	base := kube.JoinPath(eksaCertificateInfo)
 	if list.YNode().Kind != yaml.SequenceNode {
-		return nil, &fieldError{field: base, msg: "must be a list"}
+		return nil, kube.FieldErrorf(base, "must be a list")
 	}
 	elems, _ := list.Elements()
 	out := make([]certificateInfo, 0, len(elems))
 	for i, e := range elems {
 		field := fmt.Sprintf("%s[%d]", base, i)
 		if e.YNode().Kind != yaml.MappingNode {
-			return nil, &fieldError{field: field, msg: "must be an object"}
+			return nil, kube.FieldErrorf(field, "must be an object")
 		}
 		name, err := readString(e, []string{"machine"})
 		if err != nil || name == "" {
-			return nil, &fieldError{field: field + ".machine", msg: "required: the name of a machine"}
+			return nil, kube.FieldErrorf(field+".machine", "required: the name of a machine")
 		}
 		raw, err := lookup(e, []string{"expiresInDays"})
 		if err != nil || raw == nil || raw.YNode().Kind != yaml.ScalarNode || raw.YNode().ShortTag() != yaml.NodeTagInt {
-			return nil, &fieldError{field: field + ".expiresInDays", msg: "required: a whole number of days"}
+			return nil, kube.FieldErrorf(field+".expiresInDays", "required: a whole number of days")
 		}
 		// Bounded: days multiplied into a duration must not wrap around.
 		days, err := report.ParseDays(raw.YNode().Value)
 		if err != nil {
-			return nil, &fieldError{field: field + ".expiresInDays", msg: err.Error()}
+			return nil, &kube.FieldError{Field: field + ".expiresInDays", Err: errors.New(err.Error())}
 		}
 		out = append(out, certificateInfo{field: field, machine: name, expiresInDays: days})
 	}
@@ -184,7 +186,7 @@ func (a *applier) gatherEvidence() {
 		}
 		infos, err := eksaCertificateInfos(node)
 		if err != nil {
-			a.fieldErr(ref, fieldPath(eksaCertificateInfo), err)
+			a.fieldErr(ref, kube.JoinPath(eksaCertificateInfo), err)
 			continue
 		}
 		for _, info := range infos {
@@ -271,13 +273,4 @@ func nsName(namespace, name string) string {
 		return name
 	}
 	return namespace + "/" + name
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

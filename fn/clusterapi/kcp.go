@@ -11,10 +11,10 @@ import (
 // would against the object's own certificateValidityPeriodDays.
 func (a *applier) planKCP(node *yaml.RNode, ref kube.Ref, paths kcpPaths) {
 	days := a.cfg.CertificatesExpiryDays
-	field := fieldPath(paths.expiry)
+	field := kube.JoinPath(paths.expiry)
 	validity, validitySet, err := readInt(node, paths.validity)
 	if err != nil {
-		a.fieldErr(ref, fieldPath(paths.validity), err)
+		a.fieldErr(ref, kube.JoinPath(paths.validity), err)
 		return
 	}
 	if err := CheckExpiryDays(days, validity, validitySet); err != nil {

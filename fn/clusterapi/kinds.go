@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/rotate-certs/rotate-certs/fn/policy"
+	"github.com/rotate-certs/rotate-certs/fn/report"
 )
 
 // API groups of the kinds this package reads and writes.
@@ -21,8 +22,8 @@ const (
 const (
 	// ExpiryAnnotation on a Machine (or its bootstrap config) states when
 	// its certificates expire; on the Machine it takes precedence over
-	// status.certificatesExpiryDate.
-	ExpiryAnnotation = "machine.cluster.x-k8s.io/certificates-expiry"
+	// status.certificatesExpiryDate. The one name of it is report's.
+	ExpiryAnnotation = report.MachineExpiryAnnotation
 	// etcdClusterLabel marks the Machines of an EtcdadmCluster (value: its
 	// name).
 	etcdClusterLabel = "cluster.x-k8s.io/etcd-cluster"
@@ -101,7 +102,5 @@ func splitAPIVersion(apiVersion string) (group, version string) {
 	}
 	return "", apiVersion
 }
-
-func fieldPath(path []string) string { return strings.Join(path, ".") }
 
 func annotationField(key string) string { return "metadata.annotations[" + key + "]" }

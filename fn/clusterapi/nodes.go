@@ -4,18 +4,13 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// fieldError is a problem at a field of an object.
-type fieldError struct {
-	field, msg string
-}
-
-func (e *fieldError) Error() string { return e.field + ": " + e.msg }
-
+// errAt is a *kube.FieldError at path.
 func errAt(path []string, format string, args ...any) error {
-	return &fieldError{field: fieldPath(path), msg: fmt.Sprintf(format, args...)}
+	return kube.FieldErrorf(kube.JoinPath(path), format, args...)
 }
 
 // lookup returns the node at path in obj, or nil when a field on the way
@@ -83,7 +78,7 @@ func ensureMap(obj *yaml.RNode, path []string) (*yaml.RNode, error) {
 		case m == nil || m.Value == nil:
 			child := yaml.NewMapRNode(nil)
 			if err := cur.PipeE(yaml.SetField(f, child)); err != nil {
-				return nil, fmt.Errorf("%s: %w", fieldPath(path[:i+1]), err)
+				return nil, fmt.Errorf("%s: %w", kube.JoinPath(path[:i+1]), err)
 			}
 			cur = child
 		case isNull(m.Value.YNode()):
@@ -121,7 +116,7 @@ func setScalar(obj *yaml.RNode, path []string, value, tag string) (bool, error) 
 	n := yaml.NewScalarRNode(value)
 	n.YNode().Tag = tag
 	if err := parent.PipeE(yaml.SetField(name, n)); err != nil {
-		return false, fmt.Errorf("%s: %w", fieldPath(path), err)
+		return false, fmt.Errorf("%s: %w", kube.JoinPath(path), err)
 	}
 	return true, nil
 }

@@ -14,9 +14,10 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/initpolicy"
 	"github.com/rotate-certs/rotate-certs/fn/packages"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
+	"github.com/rotate-certs/rotate-certs/internal/golden"
 )
 
-const examplesDir = "../../examples"
+var examplesDir = golden.Path("examples")
 
 // TestInitOnEveryExampleRenders writes a starter policy for each example
 // and runs the function with it on the example's resources: the render must

@@ -359,7 +359,10 @@ spec:
 	}
 }
 
-func TestYAMLIsAValidPolicy(t *testing.T) {
+// writtenPolicy scans the repository's manifests, writes the policy and
+// decodes it.
+func writtenPolicy(t *testing.T) (*Plan, string, *yaml.RNode, *policy.RotationPolicy) {
+	t.Helper()
 	plan, err := Scan(parseAll(t, repoManifests()), day0)
 	if err != nil {
 		t.Fatal(err)
@@ -377,6 +380,11 @@ func TestYAMLIsAValidPolicy(t *testing.T) {
 	if err != nil {
 		t.Fatalf("decode: %v\n%s", err, text)
 	}
+	return plan, text, node, p
+}
+
+func TestYAMLIsAValidPolicy(t *testing.T) {
+	plan, text, node, p := writtenPolicy(t)
 	if p.Name() != DefaultName || len(p.Spec.TrustBundles) != 3 {
 		t.Fatalf("policy %s with %d bundles:\n%s", p.Name(), len(p.Spec.TrustBundles), text)
 	}

@@ -135,31 +135,62 @@ func snapshotsLast(items []*yaml.RNode) []*yaml.RNode {
 // Scan plans trust bundles for items as of now. A CA that has expired by now
 // is not proposed: a bundle whose every CA has expired fails to render.
 func Scan(items []*yaml.RNode, now time.Time) (*Plan, error) {
-	plan := &Plan{}
-	known := knownPolicies(items)
-	taken := map[kube.Key]bool{}
+	sc := &scan{
+		plan:      &Plan{},
+		now:       now,
+		policies:  knownPolicies(items),
+		taken:     map[kube.Key]bool{},
+		targetCAs: carriedCAs{},
+	}
+	cands, err := sc.candidates(items)
+	if err != nil {
+		return nil, err
+	}
+	kept, existing := sc.adoptHandKeptBundles(cands)
+	sc.planBundles(kept, existing, findConsumers(items))
+	return sc.plan, nil
+}
+
+// scan is the state of one Scan.
+type scan struct {
+	plan     *Plan
+	now      time.Time
+	policies known
+	// taken holds every object of the input, and each target planned.
+	taken map[kube.Key]bool
+	// targetCAs are the CAs the existing targets hold, with the sources of
+	// the bundles that write them: a leaf Secret's copy of one of them is
+	// an older root another source's bundle carries, not a new source.
+	targetCAs carriedCAs
+}
+
+// ownersOf returns the sources of the known bundles that write target.
+func (sc *scan) ownersOf(target kube.Key) []kube.Key {
+	var owners []kube.Key
+	for src, t := range sc.policies.sources {
+		if t.Key == target {
+			owners = append(owners, src)
+		}
+	}
+	return owners
+}
+
+// addTargetCAs records the CAs an existing target holds.
+func (sc *scan) addTargetCAs(it *yaml.RNode) {
+	if c, found, err := candidateOf(it, sc.now); err == nil && found == candidateFound {
+		sc.targetCAs.add(c.CAs, sc.ownersOf(kube.KeyOf(it)))
+	}
+}
+
+// candidates reads every Secret and ConfigMap that could be a source,
+// noting the Cluster API control planes and why an object is not a
+// source (SOPS-encrypted, a target already, only expired CAs).
+func (sc *scan) candidates(items []*yaml.RNode) ([]Candidate, error) {
 	var cands []Candidate
-	// The CAs the existing targets hold, with the sources of the bundles
-	// that write them: a leaf Secret's copy of one of them is an older
-	// root another source's bundle carries, not a new source.
-	targetCAs := carriedCAs{}
-	ownersOf := func(target kube.Key) []kube.Key {
-		var owners []kube.Key
-		for src, t := range known.sources {
-			if t.Key == target {
-				owners = append(owners, src)
-			}
-		}
-		return owners
-	}
-	addTargetCAs := func(it *yaml.RNode) {
-		if c, found, err := candidateOf(it, now); err == nil && found == candidateFound {
-			targetCAs.add(c.CAs, ownersOf(kube.KeyOf(it)))
-		}
-	}
+	plan := sc.plan
 	for _, it := range snapshotsLast(items) {
 		k := kube.KeyOf(it)
-		taken[k] = true
+		sc.taken[k] = true
 		switch it.GetKind() {
 		case "KubeadmControlPlane", "KubeadmControlPlaneTemplate", "EtcdadmCluster":
 			plan.ControlPlanes = append(plan.ControlPlanes, kube.RefOf(it))
@@ -173,17 +204,17 @@ func Scan(items []*yaml.RNode, now time.Time) (*Plan, error) {
 			plan.Notes = append(plan.Notes, fmt.Sprintf("%s is SOPS-encrypted: decrypt it to let init see its CAs", ref))
 			continue
 		}
-		if by, ok := known.targets[k]; ok {
+		if by, ok := sc.policies.targets[k]; ok {
 			plan.Notes = append(plan.Notes, fmt.Sprintf("%s is the target of %s: not a source", ref, by))
-			addTargetCAs(it)
+			sc.addTargetCAs(it)
 			continue
 		}
 		if _, ok := it.GetAnnotations(BundleHashAnnotation)[BundleHashAnnotation]; ok {
 			plan.Notes = append(plan.Notes, fmt.Sprintf("%s is already a rotate-certs target (%s): not a source", ref, BundleHashAnnotation))
-			addTargetCAs(it)
+			sc.addTargetCAs(it)
 			continue
 		}
-		c, found, err := candidateOf(it, now)
+		c, found, err := candidateOf(it, sc.now)
 		if err != nil {
 			return nil, err
 		}
@@ -194,34 +225,46 @@ func Scan(items []*yaml.RNode, now time.Time) (*Plan, error) {
 			plan.Notes = append(plan.Notes, fmt.Sprintf("%s holds only CA certificates that have expired: not proposed as a source", ref))
 		}
 	}
-	// An object named like the target init would propose for a source
-	// ("<source>-trust") is that source's trust bundle, kept by hand until
-	// now: it becomes the target (its CAs are carried over as previous
-	// ones) rather than a source of its own.
-	existing := map[kube.Key]bool{}
+	return cands, nil
+}
+
+// adoptHandKeptBundles finds the objects named like the target init would
+// propose for a source ("<source>-trust"): that source's trust bundle,
+// kept by hand until now. It becomes the target (its CAs are carried over
+// as previous ones) rather than a source of its own. It returns the other
+// candidates, and the targets so adopted.
+func (sc *scan) adoptHandKeptBundles(cands []Candidate) (kept []Candidate, existing map[kube.Key]bool) {
+	existing = map[kube.Key]bool{}
 	for _, c := range cands {
-		if tk := naturalTarget(c.Ref); taken[tk] && tk != keyOf(c.Ref) {
+		if tk := naturalTarget(c.Ref); sc.taken[tk] && tk != keyOf(c.Ref) {
 			existing[tk] = true
 		}
 	}
-	kept := cands[:0]
+	kept = cands[:0]
 	for _, c := range cands {
 		if existing[keyOf(c.Ref)] {
-			plan.Notes = append(plan.Notes, fmt.Sprintf("%s looks like the existing trust bundle of %s %s/%s: proposed as its target, not as a source",
+			sc.plan.Notes = append(sc.plan.Notes, fmt.Sprintf("%s looks like the existing trust bundle of %s %s/%s: proposed as its target, not as a source",
 				c.Ref, c.Ref.Kind, c.Ref.Namespace, strings.TrimSuffix(c.Ref.Name, "-trust")))
 			source := keyOf(c.Ref)
 			source.Name = strings.TrimSuffix(source.Name, "-trust")
-			targetCAs.add(c.CAs, []kube.Key{source})
+			sc.targetCAs.add(c.CAs, []kube.Key{source})
 			continue
 		}
 		kept = append(kept, c)
 	}
-	consumers := findConsumers(items)
+	return kept, existing
+}
+
+// planBundles proposes a bundle per source: the target a policy in the
+// input already gives it, a hand-kept bundle adopted, or a new name; with
+// the workloads that read the source today.
+func (sc *scan) planBundles(kept []Candidate, existing map[kube.Key]bool, consumers map[kube.Key][]Consumer) {
+	plan, taken := sc.plan, sc.taken
 	names := map[string]bool{}
 	byTarget := map[kube.Key]int{} // bundles of known targets, to gather their sources
 	sources := group(kept)
 	for _, src := range sources {
-		if note := olderRoot(src, sources, targetCAs); note != "" {
+		if note := olderRoot(src, sources, sc.targetCAs); note != "" {
 			plan.Notes = append(plan.Notes, note)
 			continue
 		}
@@ -235,7 +278,7 @@ func Scan(items []*yaml.RNode, now time.Time) (*Plan, error) {
 		if src.Key != "tls.crt" {
 			b.TargetKey = src.Key
 		}
-		if tk, ok := known.sources[keyOf(src.Ref)]; ok {
+		if tk, ok := sc.policies.sources[keyOf(src.Ref)]; ok {
 			// A policy in the input already renders this source: keep its
 			// target, and gather the sources it shares.
 			if i, seen := byTarget[tk.Key]; seen {
@@ -260,7 +303,6 @@ func Scan(items []*yaml.RNode, now time.Time) (*Plan, error) {
 		b.Consumers = consumersOf(src, consumers)
 		plan.Bundles = append(plan.Bundles, b)
 	}
-	return plan, nil
 }
 
 // known is what the RotationPolicies already in the input say.

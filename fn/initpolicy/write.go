@@ -22,10 +22,34 @@ func (p *Plan) YAML(name string) ([]byte, error) {
 	if name == "" {
 		name = DefaultName
 	}
-	var w bytes.Buffer
-	line := func(format string, args ...any) { fmt.Fprintf(&w, format+"\n", args...) }
-	comment := func(indent, text string) { line("%s# %s", indent, oneLine(text)) }
+	var w policyWriter
+	w.header(p, name)
+	for _, b := range p.Bundles {
+		w.bundle(b)
+	}
+	w.controlPlanes(p.ControlPlanes)
+	out := w.Bytes()
+	node, err := yaml.Parse(string(out))
+	if err != nil {
+		return nil, fmt.Errorf("generated policy does not parse: %w", err)
+	}
+	if _, err := policy.Decode(node); err != nil {
+		return nil, fmt.Errorf("generated policy is invalid: %w", err)
+	}
+	return out, nil
+}
 
+// policyWriter writes a starter policy line by line.
+type policyWriter struct{ bytes.Buffer }
+
+func (w *policyWriter) line(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
+
+func (w *policyWriter) comment(indent, text string) { w.line("%s# %s", indent, oneLine(text)) }
+
+// header writes the opening comments, the notes, the policy's metadata and
+// the start of spec.trustBundles.
+func (w *policyWriter) header(p *Plan, name string) {
+	line, comment := w.line, w.comment
 	if p.Function == "" {
 		line("# Starter RotationPolicy written by `rotate-certs init`. Review it, then")
 		line("# - kustomize: list this file under `transformers:` and add the annotation")
@@ -61,68 +85,69 @@ func (p *Plan) YAML(name string) ([]byte, error) {
 	} else {
 		line("  trustBundles:")
 	}
-	for _, b := range p.Bundles {
-		for _, src := range b.Sources {
-			comment("  ", fmt.Sprintf("CA found in %s key %s%s:", src.Ref, src.Key, fileOf(src.Ref)))
-			for _, c := range src.CAs {
-				comment("  ", "  "+pki.Describe(c))
-			}
-			for _, a := range src.Also {
-				comment("  ", fmt.Sprintf("The same CA is also in %s key %s%s.", a.Ref, a.Key, fileOf(a.Ref)))
-			}
+}
+
+// bundle writes one trust bundle, with what init found about it as
+// comments: its CAs, where else they are, and who reads them today.
+func (w *policyWriter) bundle(b Bundle) {
+	line, comment := w.line, w.comment
+	for _, src := range b.Sources {
+		comment("  ", fmt.Sprintf("CA found in %s key %s%s:", src.Ref, src.Key, fileOf(src.Ref)))
+		for _, c := range src.CAs {
+			comment("  ", "  "+pki.Describe(c))
 		}
-		if len(b.Consumers) == 0 {
-			comment("  ", "No workload in the input reads it.")
-		} else {
-			comment("  ", "Workloads reading it today; point them at the target below so that")
-			comment("  ", "they keep trusting the previous CA while the new one rolls out:")
-			for _, c := range b.Consumers {
-				comment("  ", "  "+c.String())
-			}
-		}
-		if b.TargetExists {
-			comment("  ", fmt.Sprintf("The target %s %s/%s exists: the CAs it holds now are carried over as previous CAs.", b.TargetKind, b.TargetNamespace, b.TargetName))
-		}
-		line("  - name: %s", scalar(b.Name))
-		line("    sources:")
-		for _, src := range b.Sources {
-			field := map[string]string{"Secret": "secret", "ConfigMap": "configMap"}[src.Ref.Kind]
-			line("    - %s:", field)
-			line("        name: %s", scalar(src.Ref.Name))
-			if src.Ref.Namespace != "" {
-				line("        namespace: %s", scalar(src.Ref.Namespace))
-			}
-			line("        key: %s", scalar(src.Key))
-		}
-		line("    target:")
-		line("      kind: %s", b.TargetKind)
-		line("      name: %s", scalar(b.TargetName))
-		if b.TargetNamespace != "" {
-			line("      namespaces: [%s]", scalar(b.TargetNamespace))
-		}
-		if b.TargetKey != "" {
-			line("      key: %s", scalar(b.TargetKey))
+		for _, a := range src.Also {
+			comment("  ", fmt.Sprintf("The same CA is also in %s key %s%s.", a.Ref, a.Key, fileOf(a.Ref)))
 		}
 	}
-	if len(p.ControlPlanes) > 0 {
-		refs := make([]string, len(p.ControlPlanes))
-		for i, r := range p.ControlPlanes {
-			refs[i] = r.String()
+	if len(b.Consumers) == 0 {
+		comment("  ", "No workload in the input reads it.")
+	} else {
+		comment("  ", "Workloads reading it today; point them at the target below so that")
+		comment("  ", "they keep trusting the previous CA while the new one rolls out:")
+		for _, c := range b.Consumers {
+			comment("  ", "  "+c.String())
 		}
-		comment("  ", "Cluster API control planes found: "+strings.Join(refs, ", ")+".")
-		comment("  ", "Their certificates expire after a year; uncomment to roll machines before:")
-		comment("  ", "clusterAPI:")
-		comment("  ", "  certificatesExpiryDays: 30")
 	}
-	out := w.Bytes()
-	node, err := yaml.Parse(string(out))
-	if err != nil {
-		return nil, fmt.Errorf("generated policy does not parse: %w", err)
+	if b.TargetExists {
+		comment("  ", fmt.Sprintf("The target %s %s/%s exists: the CAs it holds now are carried over as previous CAs.", b.TargetKind, b.TargetNamespace, b.TargetName))
 	}
-	if _, err := policy.Decode(node); err != nil {
-		return nil, fmt.Errorf("generated policy is invalid: %w", err)
+	line("  - name: %s", scalar(b.Name))
+	line("    sources:")
+	for _, src := range b.Sources {
+		field := map[string]string{"Secret": "secret", "ConfigMap": "configMap"}[src.Ref.Kind]
+		line("    - %s:", field)
+		line("        name: %s", scalar(src.Ref.Name))
+		if src.Ref.Namespace != "" {
+			line("        namespace: %s", scalar(src.Ref.Namespace))
+		}
+		line("        key: %s", scalar(src.Key))
 	}
-	return out, nil
+	line("    target:")
+	line("      kind: %s", b.TargetKind)
+	line("      name: %s", scalar(b.TargetName))
+	if b.TargetNamespace != "" {
+		line("      namespaces: [%s]", scalar(b.TargetNamespace))
+	}
+	if b.TargetKey != "" {
+		line("      key: %s", scalar(b.TargetKey))
+	}
+}
+
+// controlPlanes writes, when there are Cluster API control planes, a
+// commented-out clusterAPI section that would roll them.
+func (w *policyWriter) controlPlanes(cps []kube.Ref) {
+	if len(cps) == 0 {
+		return
+	}
+	refs := make([]string, len(cps))
+	for i, r := range cps {
+		refs[i] = r.String()
+	}
+	w.comment("  ", "Cluster API control planes found: "+strings.Join(refs, ", ")+".")
+	w.comment("  ", "Their certificates expire after a year; uncomment to roll machines before:")
+	w.comment("  ", "clusterAPI:")
+	w.comment("  ", "  certificatesExpiryDays: 30")
 }
 
 // scalar returns s as a YAML scalar, quoted when it would otherwise read

@@ -69,7 +69,7 @@ func FuzzFastPathMatchesKyaml(f *testing.F) {
 			// kyaml's reader refuses YAML the fast path never parsed: an
 			// item no step reads (no kind, or one no step reads) passes
 			// through as written, defects included (found by this fuzzer;
-			// README, Performance). An item it parses goes to kyaml when
+			// docs/design/fast-path.md). An item it parses goes to kyaml when
 			// it does not parse.
 			return
 		}

@@ -1,9 +1,7 @@
 package kube
 
 import (
-	"bytes"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -26,7 +24,7 @@ type Value struct {
 // YAML aliases and merge keys are resolved as kubectl resolves them, so
 // `ca.crt: *pem` reads the anchored PEM. A value that is not valid base64,
 // a value that is a list or an object, or a data field that is not a map
-// is a *ValueError naming the field.
+// is a *FieldError naming the field.
 func Values(node *yaml.RNode) ([]Value, error) {
 	var out []Value
 	seen := map[string]int{}
@@ -87,14 +85,14 @@ func (e entry) decode() (Value, error) {
 	case v.Kind == yaml.ScalarNode:
 		s = v.Value
 	default:
-		return Value{}, &ValueError{Field: field, Err: fmt.Errorf("is a YAML %s, not a string", NodeKindName(v.Kind))}
+		return Value{}, &FieldError{Field: field, Err: fmt.Errorf("is a YAML %s, not a string", NodeKindName(v.Kind))}
 	}
 	if !e.base64 {
 		return Value{Key: e.key, Field: field, Bytes: []byte(s)}, nil
 	}
 	b, err := decodeBase64(s)
 	if err != nil {
-		return Value{}, &ValueError{Field: field, Err: fmt.Errorf("invalid base64: %w", err)}
+		return Value{}, &FieldError{Field: field, Err: fmt.Errorf("invalid base64: %w", err)}
 	}
 	return Value{Key: e.key, Field: field, Bytes: b}, nil
 }
@@ -122,11 +120,11 @@ func eachEntry(node *yaml.RNode, fn func(entry) error) error {
 			continue
 		}
 		if y.Kind != yaml.MappingNode {
-			return &ValueError{Field: f.name, Err: fmt.Errorf("is a YAML %s, not a map of keys to values", NodeKindName(y.Kind))}
+			return &FieldError{Field: f.name, Err: fmt.Errorf("is a YAML %s, not a map of keys to values", NodeKindName(y.Kind))}
 		}
 		pairs, err := mappingPairs(y)
 		if err != nil {
-			return &ValueError{Field: f.name, Err: err}
+			return &FieldError{Field: f.name, Err: err}
 		}
 		for _, p := range pairs {
 			if err := fn(entry{field: f.name, base64: f.base64, key: p[0].Value, value: p[1]}); err != nil {
@@ -209,29 +207,6 @@ func mappingPairs(m *yaml.Node) ([][2]*yaml.Node, error) {
 	return out, nil
 }
 
-// ValueError is a data value that cannot be read, with its field path.
-type ValueError struct {
-	// Field is the field path, such as "data.ca.crt".
-	Field string
-	// Err says what is wrong.
-	Err error
-}
-
-// Error returns "field: problem".
-func (e *ValueError) Error() string { return e.Field + ": " + e.Err.Error() }
-
-// Unwrap returns the cause.
-func (e *ValueError) Unwrap() error { return e.Err }
-
-// FieldOf returns the field path of a *ValueError, or "".
-func FieldOf(err error) string {
-	var ve *ValueError
-	if errors.As(err, &ve) {
-		return ve.Field
-	}
-	return ""
-}
-
 // decodeBase64 accepts standard base64 with or without line breaks, as
 // kubectl and editors write it.
 func decodeBase64(s string) ([]byte, error) {
@@ -242,60 +217,6 @@ func decodeBase64(s string) ([]byte, error) {
 		return r
 	}, s)
 	return base64.StdEncoding.DecodeString(s)
-}
-
-// SetValue stores b under key. On a Secret it writes stringData when the key
-// is already there (a user who keeps readable PEM keeps it), else data as
-// base64. On a ConfigMap it writes data as a literal block, and removes a
-// binaryData copy of the key: a PEM bundle is text, and the API server
-// rejects a ConfigMap that holds one key in both. Nothing is written when
-// the stored value is already b (in data, for a ConfigMap), so an unchanged
-// render leaves the node byte-identical. A replaced value keeps its
-// position, quoting style and comments. It returns the field path written
-// and whether anything changed.
-func SetValue(node *yaml.RNode, key string, b []byte) (field string, changed bool, err error) {
-	cur, found, err := Lookup(node, key)
-	if err != nil {
-		return "", false, err
-	}
-	configMap := node.GetKind() != "Secret"
-	inBinary := configMap && found && strings.HasPrefix(cur.Field, "binaryData.")
-	if found && bytes.Equal(cur.Bytes, b) && !inBinary {
-		return cur.Field, false, nil
-	}
-	var value *yaml.RNode
-	switch {
-	case !configMap && found && strings.HasPrefix(cur.Field, "stringData."):
-		field = "stringData"
-		value = literal(string(b))
-	case !configMap:
-		field = "data"
-		value = yaml.NewStringRNode(base64.StdEncoding.EncodeToString(b))
-	default:
-		field = "data"
-		value = literal(string(b))
-	}
-	m, err := mapField(node, field)
-	if err == nil {
-		err = setField(m, key, value)
-	}
-	if err != nil {
-		return "", false, fmt.Errorf("%s: set %s.%s: %w", RefOf(node), field, key, err)
-	}
-	if configMap {
-		if err := removeKey(node, "binaryData", key); err != nil {
-			return "", false, err
-		}
-	}
-	return field + "." + key, true, nil
-}
-
-func literal(s string) *yaml.RNode {
-	n := yaml.NewStringRNode(s)
-	if strings.Contains(s, "\n") {
-		n.YNode().Style = yaml.LiteralStyle
-	}
-	return n
 }
 
 // SetField sets key in mapping m to value, keeping the comments of the
@@ -330,9 +251,9 @@ func setField(m *yaml.RNode, key string, value *yaml.RNode) error {
 	return nil
 }
 
-// removeKey deletes key from the mapping at field of node, and the mapping
+// RemoveKey deletes key from the mapping at field of node, and the mapping
 // itself when that leaves it empty. An absent field or key is not an error.
-func removeKey(node *yaml.RNode, field, key string) error {
+func RemoveKey(node *yaml.RNode, field, key string) error {
 	m := node.Field(field)
 	if m == nil || m.Value == nil || m.Value.YNode().Kind != yaml.MappingNode || m.Value.Field(key) == nil {
 		return nil
@@ -381,6 +302,9 @@ func SetAnnotation(node *yaml.RNode, key, value string) (bool, error) {
 // mapping (`name: {}`): the field keeps its position and its line comment,
 // which moves to the key (`name: # comment`), where a block mapping can
 // carry it.
+// MapField is mapField for the writers of other packages.
+func MapField(parent *yaml.RNode, name string) (*yaml.RNode, error) { return mapField(parent, name) }
+
 func mapField(parent *yaml.RNode, name string) (*yaml.RNode, error) {
 	f := parent.Field(name)
 	if f == nil || f.Value == nil {

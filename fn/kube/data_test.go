@@ -61,52 +61,6 @@ binaryData: {b: Yg==}
 	}
 }
 
-func TestSetValueKeepsEverythingElse(t *testing.T) {
-	in := `# head comment
-apiVersion: v1
-kind: Secret
-metadata:
-  name: s # the name
-data:
-  other: "b3RoZXI=" # kept
-  ca.crt: b2xk
-`
-	node := parse(t, in)
-	field, changed, err := SetValue(node, "ca.crt", []byte("new"))
-	require.NoError(t, err)
-	require.True(t, changed)
-	require.Equal(t, "data.ca.crt", field)
-	out := node.MustString()
-	require.Contains(t, out, "# head comment")
-	require.Contains(t, out, "name: s # the name")
-	require.Contains(t, out, `other: "b3RoZXI=" # kept`)
-	require.Contains(t, out, "ca.crt: bmV3")
-
-	// The same value again changes nothing, byte for byte.
-	_, changed, err = SetValue(node, "ca.crt", []byte("new"))
-	require.NoError(t, err)
-	require.False(t, changed)
-	require.Equal(t, out, node.MustString())
-}
-
-func TestSetValueStringDataAndConfigMap(t *testing.T) {
-	sec := parse(t, "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData:\n  ca.crt: old\n")
-	field, _, err := SetValue(sec, "ca.crt", []byte("line1\nline2\n"))
-	require.NoError(t, err)
-	require.Equal(t, "stringData.ca.crt", field)
-	require.Contains(t, sec.MustString(), "ca.crt: |\n    line1\n    line2\n")
-
-	cm := parse(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
-	field, changed, err := SetValue(cm, "ca-bundle.crt", []byte("pem\n"))
-	require.NoError(t, err)
-	require.True(t, changed)
-	require.Equal(t, "data.ca-bundle.crt", field)
-	v, found, err := Lookup(cm, "ca-bundle.crt")
-	require.NoError(t, err)
-	require.True(t, found)
-	require.Equal(t, "pem\n", string(v.Bytes))
-}
-
 func TestSetAnnotationOnlyWhenDifferent(t *testing.T) {
 	node := parse(t, "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n  annotations:\n    a: \"1\"\n")
 	before := node.MustString()

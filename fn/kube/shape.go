@@ -6,7 +6,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// CheckShape returns a *ValueError naming the field when node is not a
+// CheckShape returns a *FieldError naming the field when node is not a
 // mapping, or when its metadata, metadata.labels or metadata.annotations is
 // present but not a mapping. kyaml's accessors (GetName, GetLabels,
 // GetAnnotations, ...) read such nodes as mappings and panic on a list;
@@ -29,17 +29,17 @@ func CheckShape(node *yaml.RNode, prefix string) error {
 	case shapeOK:
 		return nil
 	case shapeItem:
-		return &ValueError{Field: field(""), Err: fmt.Errorf("is a YAML %s, not an object", NodeKindName(node.YNode().Kind))}
+		return &FieldError{Field: field(""), Err: fmt.Errorf("is a YAML %s, not an object", NodeKindName(node.YNode().Kind))}
 	}
 	meta := mapValue(node.YNode(), yaml.MetadataField)
 	if bad == shapeMetadata {
-		return &ValueError{Field: field("metadata"), Err: fmt.Errorf("is a YAML %s, not an object", NodeKindName(meta.Kind))}
+		return &FieldError{Field: field("metadata"), Err: fmt.Errorf("is a YAML %s, not an object", NodeKindName(meta.Kind))}
 	}
 	name := yaml.LabelsField
 	if bad == shapeAnnotations {
 		name = yaml.AnnotationsField
 	}
-	return &ValueError{Field: field("metadata." + name), Err: fmt.Errorf("is a YAML %s, not a map of strings", NodeKindName(mapValue(meta, name).Kind))}
+	return &FieldError{Field: field("metadata." + name), Err: fmt.Errorf("is a YAML %s, not a map of strings", NodeKindName(mapValue(meta, name).Kind))}
 }
 
 // What badShape finds wrong.

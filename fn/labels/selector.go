@@ -5,6 +5,7 @@ package labels
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -68,11 +69,11 @@ func (s Selector) Matches(labels map[string]string) bool {
 		got, ok := labels[r.Key]
 		switch r.Operator {
 		case "In":
-			if !ok || !contains(r.Values, got) {
+			if !ok || !slices.Contains(r.Values, got) {
 				return false
 			}
 		case "NotIn":
-			if ok && contains(r.Values, got) {
+			if ok && slices.Contains(r.Values, got) {
 				return false
 			}
 		case "Exists":
@@ -88,15 +89,6 @@ func (s Selector) Matches(labels map[string]string) bool {
 		}
 	}
 	return true
-}
-
-func contains(values []string, v string) bool {
-	for _, x := range values {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // String writes the selector in the syntax of kubectl's --selector:

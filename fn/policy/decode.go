@@ -29,7 +29,7 @@ func Decode(node *yaml.RNode) (*RotationPolicy, error) {
 	// The same holds for metadata and its labels and annotations, which
 	// every result about the policy reads.
 	if err := kube.CheckShape(node, ""); err != nil {
-		var ve *kube.ValueError
+		var ve *kube.FieldError
 		if errors.As(err, &ve) {
 			return nil, FieldErrors{{Field: ve.Field, Message: ve.Err.Error()}}
 		}

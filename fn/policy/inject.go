@@ -2,6 +2,8 @@ package policy
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -131,7 +133,7 @@ func sharedWebhooks(a, b map[string]bool) string {
 		if a == nil {
 			some = b
 		}
-		return "(webhooks " + strings.Join(sortedSet(some), ", ") + ")"
+		return "(webhooks " + strings.Join(slices.Sorted(maps.Keys(some)), ", ") + ")"
 	}
 	var both []string
 	for w := range a {
@@ -144,15 +146,6 @@ func sharedWebhooks(a, b map[string]bool) string {
 	}
 	sort.Strings(both)
 	return "(webhooks " + strings.Join(both, ", ") + ")"
-}
-
-func sortedSet(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func injectKindNames() []string {

@@ -2,8 +2,9 @@ package policy
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
@@ -81,7 +82,7 @@ func (m *TargetMetadata) validate(path string) FieldErrors {
 		return nil
 	}
 	var errs FieldErrors
-	for _, k := range sortedMapKeys(m.Labels) {
+	for _, k := range slices.Sorted(maps.Keys(m.Labels)) {
 		f := fmt.Sprintf("%s.labels[%s]", path, kube.Safe(k))
 		if why := checkQualifiedName(k); why != "" {
 			errs.add(f, "%s is not a valid label key: %s", kube.Quote(k), why)
@@ -91,7 +92,7 @@ func (m *TargetMetadata) validate(path string) FieldErrors {
 		}
 	}
 	size := 0
-	for _, k := range sortedMapKeys(m.Annotations) {
+	for _, k := range slices.Sorted(maps.Keys(m.Annotations)) {
 		f := fmt.Sprintf("%s.annotations[%s]", path, kube.Safe(k))
 		size += len(k) + len(m.Annotations[k])
 		if why := checkQualifiedName(k); why != "" {
@@ -108,13 +109,4 @@ func (m *TargetMetadata) validate(path string) FieldErrors {
 		errs.add(path+".annotations", "%d bytes of annotations, more than the %d bytes (256 KiB) the API server accepts on an object", size, maxAnnotationsBytes)
 	}
 	return errs
-}
-
-func sortedMapKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -20,7 +20,7 @@ const (
 var WorkloadKinds = []string{KindDeployment, KindStatefulSet, KindDaemonSet, KindRollout}
 
 // Restart controls which workloads roll when a bundle's trust changes
-// (SPEC.md section 5).
+// (docs/design/contract.md, Restart rules).
 type Restart struct {
 	// Auto rolls every input workload whose pod template consumes the
 	// bundle's target (default true).

@@ -3,8 +3,9 @@ package policy
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
@@ -25,49 +26,14 @@ func checkShape(path string, v any, t reflect.Type, errs *FieldErrors) {
 		return
 	}
 	if reflect.PointerTo(t).Implements(jsonUnmarshaler) {
-		if _, ok := v.(string); !ok {
-			errs.add(path, "must be a string, got %s", jsonKind(v))
-			return
-		}
-		raw, _ := json.Marshal(v)
-		if err := reflect.New(t).Interface().(json.Unmarshaler).UnmarshalJSON(raw); err != nil {
-			errs.add(path, "%v", err)
-		}
+		checkUnmarshaler(path, v, t, errs)
 		return
 	}
 	switch t.Kind() {
 	case reflect.Struct:
-		obj, ok := v.(map[string]any)
-		if !ok {
-			errs.add(path, "must be an object, got %s", jsonKind(v))
-			return
-		}
-		fields := jsonFields(t)
-		keys := make([]string, 0, len(obj))
-		for k := range obj {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			ft, ok := fields[k]
-			if !ok {
-				errs.add(join(path, kube.Safe(k)), "unknown field (known: %s)", strings.Join(sortedKeys(fields), ", "))
-				continue
-			}
-			checkShape(join(path, k), obj[k], ft, errs)
-		}
+		checkStruct(path, v, t, errs)
 	case reflect.Map:
-		obj, ok := v.(map[string]any)
-		if !ok {
-			errs.add(path, "must be an object, got %s", jsonKind(v))
-			return
-		}
-		if t.Elem().Kind() == reflect.Interface {
-			return
-		}
-		for k, e := range obj {
-			checkShape(join(path, kube.Safe(k)), e, t.Elem(), errs)
-		}
+		checkMap(path, v, t, errs)
 	case reflect.Slice:
 		arr, ok := v.([]any)
 		if !ok {
@@ -77,6 +43,62 @@ func checkShape(path string, v any, t reflect.Type, errs *FieldErrors) {
 		for i, e := range arr {
 			checkShape(fmt.Sprintf("%s[%d]", path, i), e, t.Elem(), errs)
 		}
+	default:
+		checkScalar(path, v, t, errs)
+	}
+}
+
+// checkUnmarshaler checks a value of a type that unmarshals itself: a
+// string, which the type must accept.
+func checkUnmarshaler(path string, v any, t reflect.Type, errs *FieldErrors) {
+	if _, ok := v.(string); !ok {
+		errs.add(path, "must be a string, got %s", jsonKind(v))
+		return
+	}
+	raw, _ := json.Marshal(v)
+	if err := reflect.New(t).Interface().(json.Unmarshaler).UnmarshalJSON(raw); err != nil {
+		errs.add(path, "%v", err)
+	}
+}
+
+// checkStruct checks an object against struct type t: every key a known
+// field (in key order), each value of its field's type.
+func checkStruct(path string, v any, t reflect.Type, errs *FieldErrors) {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		errs.add(path, "must be an object, got %s", jsonKind(v))
+		return
+	}
+	fields := jsonFields(t)
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		ft, ok := fields[k]
+		if !ok {
+			errs.add(join(path, kube.Safe(k)), "unknown field (known: %s)", strings.Join(slices.Sorted(maps.Keys(fields)), ", "))
+			continue
+		}
+		checkShape(join(path, k), obj[k], ft, errs)
+	}
+}
+
+// checkMap checks an object against map type t: each value of its element
+// type (any value for a map of interfaces).
+func checkMap(path string, v any, t reflect.Type, errs *FieldErrors) {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		errs.add(path, "must be an object, got %s", jsonKind(v))
+		return
+	}
+	if t.Elem().Kind() == reflect.Interface {
+		return
+	}
+	for k, e := range obj {
+		checkShape(join(path, kube.Safe(k)), e, t.Elem(), errs)
+	}
+}
+
+// checkScalar checks a string, a boolean or a whole number.
+func checkScalar(path string, v any, t reflect.Type, errs *FieldErrors) {
+	switch t.Kind() {
 	case reflect.String:
 		if _, ok := v.(string); !ok {
 			errs.add(path, "must be a string, got %s", jsonKind(v))
@@ -107,15 +129,6 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 		out[name] = f.Type
 	}
 	return out
-}
-
-func sortedKeys(m map[string]reflect.Type) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func join(path, key string) string {

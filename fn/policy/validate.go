@@ -67,50 +67,44 @@ func (p *RotationPolicy) Validate() FieldErrors {
 	return errs
 }
 
-func (b *TrustBundle) validate(path string) FieldErrors {
+// validate checks one source at path sp of a bundle whose target is t:
+// exactly one of secret, configMap and inline, a valid reference, and not
+// the bundle's own target.
+func (s Source) validate(sp string, t Target) FieldErrors {
 	var errs FieldErrors
-	switch {
-	case b.Name == "":
-		errs.add(path+".name", "required")
-	case !kube.ValidObjectName(b.Name) || len(b.Name) > 63:
-		errs.add(path+".name", "%s must be a lowercase DNS name (a-z, 0-9, '-', '.'; at most 63 characters)", kube.Quote(b.Name))
+	set := 0
+	for _, ok := range []bool{s.Secret != nil, s.ConfigMap != nil, s.Inline != ""} {
+		if ok {
+			set++
+		}
 	}
-	if b.Mode != ModeBundle && b.Mode != ModeCopy {
-		errs.add(path+".mode", "%s is not one of %s, %s", kube.Quote(b.Mode), ModeBundle, ModeCopy)
+	if set != 1 {
+		errs.add(sp, "set exactly one of secret, configMap, inline")
+		return errs
 	}
+	ref := s.Ref()
+	if ref == nil {
+		return errs
+	}
+	rp := sp + "." + map[string]string{"Secret": "secret", "ConfigMap": "configMap"}[s.Kind()]
+	ok := errs.checkObjectName(rp+".name", s.Kind(), ref.Name)
+	ok = errs.checkNamespace(rp+".namespace", ref.Namespace) && ok
+	ok = errs.checkDataKey(rp+".key", ref.Key) && ok
+	if ok && s.Kind() == t.Kind && ref.Name == t.Name && ref.Key == t.Key {
+		for _, ns := range t.Namespaces {
+			if ns == ref.Namespace {
+				errs.add(sp, "is the bundle's own target (%s %s/%s key %s): a bundle cannot read what it writes", kube.Safe(t.Kind), ns, t.Name, t.Key)
+			}
+		}
+	}
+	return errs
+}
+
+// validateTarget checks the bundle's target: none (the bundle only
+// injects), a cluster-scoped kind, or a namespaced one.
+func (b *TrustBundle) validateTarget(path string) FieldErrors {
+	var errs FieldErrors
 	t := b.Target
-	if len(b.Sources) == 0 && t.Kind != TargetBundle {
-		errs.add(path+".sources", "at least one source is required")
-	}
-	for i, s := range b.Sources {
-		sp := fmt.Sprintf("%s.sources[%d]", path, i)
-		set := 0
-		for _, ok := range []bool{s.Secret != nil, s.ConfigMap != nil, s.Inline != ""} {
-			if ok {
-				set++
-			}
-		}
-		if set != 1 {
-			errs.add(sp, "set exactly one of secret, configMap, inline")
-			continue
-		}
-		ref := s.Ref()
-		if ref == nil {
-			continue
-		}
-		rp := sp + "." + map[string]string{"Secret": "secret", "ConfigMap": "configMap"}[s.Kind()]
-		ok := errs.checkObjectName(rp+".name", s.Kind(), ref.Name)
-		ok = errs.checkNamespace(rp+".namespace", ref.Namespace) && ok
-		ok = errs.checkDataKey(rp+".key", ref.Key) && ok
-		if ok && s.Kind() == t.Kind && ref.Name == t.Name && ref.Key == t.Key {
-			for _, ns := range t.Namespaces {
-				if ns == ref.Namespace {
-					errs.add(sp, "is the bundle's own target (%s %s/%s key %s): a bundle cannot read what it writes", kube.Safe(t.Kind), ns, t.Name, t.Key)
-				}
-			}
-		}
-	}
-	errs = append(errs, b.validateInject(path)...)
 	switch {
 	case t.IsZero():
 		// No target object: the bundle only injects (listed here, or
@@ -128,6 +122,29 @@ func (b *TrustBundle) validate(path string) FieldErrors {
 	default:
 		errs = append(errs, b.validateNamespacedTarget(path)...)
 	}
+	return errs
+}
+
+func (b *TrustBundle) validate(path string) FieldErrors {
+	var errs FieldErrors
+	switch {
+	case b.Name == "":
+		errs.add(path+".name", "required")
+	case !kube.ValidObjectName(b.Name) || len(b.Name) > 63:
+		errs.add(path+".name", "%s must be a lowercase DNS name (a-z, 0-9, '-', '.'; at most 63 characters)", kube.Quote(b.Name))
+	}
+	if b.Mode != ModeBundle && b.Mode != ModeCopy {
+		errs.add(path+".mode", "%s is not one of %s, %s", kube.Quote(b.Mode), ModeBundle, ModeCopy)
+	}
+	t := b.Target
+	if len(b.Sources) == 0 && t.Kind != TargetBundle {
+		errs.add(path+".sources", "at least one source is required")
+	}
+	for i, s := range b.Sources {
+		errs = append(errs, s.validate(fmt.Sprintf("%s.sources[%d]", path, i), t)...)
+	}
+	errs = append(errs, b.validateInject(path)...)
+	errs = append(errs, b.validateTarget(path)...)
 	if n := *b.Retain.MaxPrevious; n < 0 || n > MaxPreviousLimit {
 		errs.add(path+".retain.maxPrevious", "%d is out of range 0..%d", n, MaxPreviousLimit)
 	}

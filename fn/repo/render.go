@@ -81,6 +81,20 @@ func Render(dir string, o Options, render RenderFunc) (err error) {
 	if err != nil {
 		return err
 	}
+	files, err := renderJobs(jobs, render, o.Stderr)
+	if err != nil {
+		return err
+	}
+	if o.DryRun {
+		return diff(dir, files, o.Stdout)
+	}
+	return write(dir, files, len(jobs), o)
+}
+
+// renderJobs renders every package and returns the files they write,
+// sorted by path; any package failing, or two writing one file, fails
+// them all.
+func renderJobs(jobs []job, render RenderFunc, stderr io.Writer) ([]atomicwrite.File, error) {
 	var files []atomicwrite.File
 	var failed []error
 	for _, j := range jobs {
@@ -96,19 +110,22 @@ func Render(dir string, o Options, render RenderFunc) (err error) {
 	}
 	if len(failed) > 0 {
 		if len(jobs) > 1 {
-			fmt.Fprintf(o.Stderr, "rotate-certs render: %d of %d packages failed; nothing was written\n", len(failed), len(jobs))
+			fmt.Fprintf(stderr, "rotate-certs render: %d of %d packages failed; nothing was written\n", len(failed), len(jobs))
 		}
-		return errors.Join(failed...)
+		return nil, errors.Join(failed...)
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	for i := 1; i < len(files); i++ {
 		if files[i].Path == files[i-1].Path {
-			return fmt.Errorf("%s: two packages write this file; nothing was written", files[i].Path)
+			return nil, fmt.Errorf("%s: two packages write this file; nothing was written", files[i].Path)
 		}
 	}
-	if o.DryRun {
-		return diff(dir, files, o.Stdout)
-	}
+	return files, nil
+}
+
+// write writes files under dir all or nothing, and says what it wrote or
+// created.
+func write(dir string, files []atomicwrite.File, packages int, o Options) error {
 	created := map[string]bool{}
 	for _, f := range files {
 		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(f.Path))); errors.Is(err, fs.ErrNotExist) {
@@ -125,7 +142,7 @@ func Render(dir string, o Options, render RenderFunc) (err error) {
 		}
 		fmt.Fprintf(o.Stdout, "%s %s\n", verb, filepath.Join(dir, filepath.FromSlash(f.Path)))
 	}
-	fmt.Fprintln(o.Stderr, "rotate-certs render: "+summary(len(jobs), len(files), len(created)))
+	fmt.Fprintln(o.Stderr, "rotate-certs render: "+summary(packages, len(files), len(created)))
 	return nil
 }
 

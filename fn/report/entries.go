@@ -1,8 +1,9 @@
 package report
 
 import (
+	"cmp"
 	"crypto/x509"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
@@ -252,42 +253,28 @@ func Build(inv *Inventory, reissues []Reissue, now time.Time, warnWithin, failWi
 // sortEntries orders entries by expiry, then package, resource, key and
 // fingerprint.
 func sortEntries(es []Entry) {
-	sort.SliceStable(es, func(i, j int) bool {
-		a, b := es[i], es[j]
-		if !a.NotAfter.Equal(b.NotAfter) {
-			return a.NotAfter.Before(b.NotAfter)
-		}
-		if a.Package != b.Package {
-			return a.Package < b.Package
-		}
-		if x, y := refKey(a.Resource), refKey(b.Resource); x != y {
-			return x < y
-		}
-		if a.Key != b.Key {
-			return a.Key < b.Key
-		}
-		return a.SHA256 < b.SHA256
+	slices.SortStableFunc(es, func(a, b Entry) int {
+		return cmp.Or(
+			a.NotAfter.Compare(b.NotAfter),
+			cmp.Compare(a.Package, b.Package),
+			cmp.Compare(refKey(a.Resource), refKey(b.Resource)),
+			cmp.Compare(a.Key, b.Key),
+			cmp.Compare(a.SHA256, b.SHA256),
+		)
 	})
 }
 
 // SortReissues orders re-issues by when the issuer leaves, then by
 // package, where the leaf is, then by bundle.
 func SortReissues(rs []Reissue) {
-	sort.SliceStable(rs, func(i, j int) bool {
-		a, b := rs[i], rs[j]
-		if !a.IssuerLeavesAt.Equal(b.IssuerLeavesAt) {
-			return a.IssuerLeavesAt.Before(b.IssuerLeavesAt)
-		}
-		if a.Package != b.Package {
-			return a.Package < b.Package
-		}
-		if x, y := refKey(a.Resource), refKey(b.Resource); x != y {
-			return x < y
-		}
-		if a.Key != b.Key {
-			return a.Key < b.Key
-		}
-		return a.Bundle < b.Bundle
+	slices.SortStableFunc(rs, func(a, b Reissue) int {
+		return cmp.Or(
+			a.IssuerLeavesAt.Compare(b.IssuerLeavesAt),
+			cmp.Compare(a.Package, b.Package),
+			cmp.Compare(refKey(a.Resource), refKey(b.Resource)),
+			cmp.Compare(a.Key, b.Key),
+			cmp.Compare(a.Bundle, b.Bundle),
+		)
 	})
 }
 

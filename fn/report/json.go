@@ -12,7 +12,7 @@ import (
 // v1: "packages", and "package" on every entry, re-issue and problem.)
 const JSONSchemaVersion = "rotate-certs.dev/check/v1"
 
-// jsonReport is the documented JSON schema (README, "check -o json").
+// jsonReport is the documented JSON schema (docs/reference/check.md).
 type jsonReport struct {
 	SchemaVersion     string        `json:"schemaVersion"`
 	Now               string        `json:"now"`

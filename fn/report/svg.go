@@ -2,9 +2,10 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/xml"
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -43,116 +44,111 @@ var statusFill = map[Status]string{
 // overlap, and a marker on each leaf to re-issue at the date its issuer
 // leaves the bundle. Rows are grouped by the value that holds them. The
 // output is deterministic: the same report gives the same bytes.
+//
+// layoutTimeline (svglayout.go) decides where everything goes; the draw
+// functions below only write it.
 func RenderSVG(r Report) []byte {
-	rows := svgRows(r.Entries)
-	multi := r.MultiPackage()
-	t0, t1 := svgWindow(r, rows)
-	plotW := svgWidth - svgLabelWidth - svgRightPad - 20
-	x := func(t time.Time) float64 {
-		if t.Before(t0) {
-			t = t0
-		}
-		if t.After(t1) {
-			t = t1
-		}
-		return svgLabelWidth + 10 + float64(t.Sub(t0))/float64(t1.Sub(t0))*plotW
-	}
-	height := svgTop + float64(max(len(rows), 1))*svgRowHeight + svgLegend
-	bottom := svgTop + float64(max(len(rows), 1))*svgRowHeight
+	l := layoutTimeline(r)
+	var c svgCanvas
+	c.header(r, l)
+	c.zones(r, l)
+	c.axis(l)
+	c.rowLabels(l, r.MultiPackage())
+	c.overlaps(l)
+	c.bars(l)
+	c.reissues(r, l)
+	c.today(r, l)
+	c.legend(r, l)
+	c.w("</svg>\n")
+	return c.b.Bytes()
+}
 
-	var b bytes.Buffer
-	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	w(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
-	w(`<svg xmlns="http://www.w3.org/2000/svg" width="%s" height="%s" viewBox="0 0 %s %s" font-family="DejaVu Sans, Verdana, sans-serif" font-size="11">`+"\n",
-		num(svgWidth), num(height), num(svgWidth), num(height))
-	w(`<title>rotate-certs certificate timeline at %s</title>`+"\n", esc(r.Now.Format(time.RFC3339)))
-	w(`<rect class="background" x="0" y="0" width="%s" height="%s" fill="#ffffff"/>`+"\n", num(svgWidth), num(height))
-	c := r.Counts()
-	w(`<text x="12" y="20" font-size="14" font-weight="bold">Certificate timeline</text>` + "\n")
-	w(`<text x="12" y="36" fill="#555555">now %s · warn within %s · fail within %s · %d certificate(s): %d ok, %d warn, %d FAIL, %d expired</text>`+"\n",
-		esc(r.Now.Format("2006-01-02 15:04 UTC")), FormatDuration(r.WarnWithin), FormatDuration(r.FailWithin), c.Certificates, c.OK, c.Warn, c.Fail, c.Expired)
+// svgCanvas is the SVG document being written.
+type svgCanvas struct{ b bytes.Buffer }
 
-	// Zones after today: fail first (nearest), then warn.
-	now := r.Now
+func (c *svgCanvas) w(format string, args ...any) { fmt.Fprintf(&c.b, format, args...) }
+
+// header writes the document element, the title and the summary line.
+func (c *svgCanvas) header(r Report, l timeline) {
+	c.w(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
+	c.w(`<svg xmlns="http://www.w3.org/2000/svg" width="%s" height="%s" viewBox="0 0 %s %s" font-family="DejaVu Sans, Verdana, sans-serif" font-size="11">`+"\n",
+		num(svgWidth), num(l.height), num(svgWidth), num(l.height))
+	c.w(`<title>rotate-certs certificate timeline at %s</title>`+"\n", esc(r.Now.Format(time.RFC3339)))
+	c.w(`<rect class="background" x="0" y="0" width="%s" height="%s" fill="#ffffff"/>`+"\n", num(svgWidth), num(l.height))
+	n := r.Counts()
+	c.w(`<text x="12" y="20" font-size="14" font-weight="bold">Certificate timeline</text>` + "\n")
+	c.w(`<text x="12" y="36" fill="#555555">now %s · warn within %s · fail within %s · %d certificate(s): %d ok, %d warn, %d FAIL, %d expired</text>`+"\n",
+		esc(r.Now.Format("2006-01-02 15:04 UTC")), FormatDuration(r.WarnWithin), FormatDuration(r.FailWithin), n.Certificates, n.OK, n.Warn, n.Fail, n.Expired)
+}
+
+// zones writes the zones after today: fail first (nearest), then warn.
+func (c *svgCanvas) zones(r Report, l timeline) {
+	x, now, bottom := l.x, r.Now, l.bottom
 	failEnd, warnEnd := now.Add(r.FailWithin), now.Add(r.WarnWithin)
-	w(`<rect class="zone-warn" x="%s" y="%s" width="%s" height="%s" fill="#fff1c2"/>`+"\n",
+	c.w(`<rect class="zone-warn" x="%s" y="%s" width="%s" height="%s" fill="#fff1c2"/>`+"\n",
 		num(x(failEnd)), num(svgTop-8), num(x(warnEnd)-x(failEnd)), num(bottom-svgTop+8))
 	// The fail zone is a few days on a window of years: drawn at least
 	// svgMinZone wide, outlined, and labelled with the date it ends, so
 	// that it is seen.
-	w(`<rect class="zone-fail" x="%s" y="%s" width="%s" height="%s" fill="#f9d0ce" stroke="#d43f3a" stroke-width="0.8"/>`+"\n",
+	c.w(`<rect class="zone-fail" x="%s" y="%s" width="%s" height="%s" fill="#f9d0ce" stroke="#d43f3a" stroke-width="0.8"/>`+"\n",
 		num(x(now)), num(svgTop-8), num(max(x(failEnd)-x(now), svgMinZone)), num(bottom-svgTop+8))
-	w(`<text class="zone-fail-label" x="%s" y="%s" fill="#b0302b" font-size="9">fail zone to %s (%s)</text>`+"\n",
+	c.w(`<text class="zone-fail-label" x="%s" y="%s" fill="#b0302b" font-size="9">fail zone to %s (%s)</text>`+"\n",
 		num(x(now)+2), num(bottom+11), failEnd.Format(time.DateOnly), FormatDuration(r.FailWithin))
+}
 
-	// Axis: month ticks, thinned for long windows, labelled by month or year.
-	step := 1
-	switch span := t1.Sub(t0); {
-	case span > 5*365*day:
-		step = 12
-	case span > 1100*day:
-		step = 6
-	case span > 400*day:
-		step = 3
-	}
-	for m := time.Date(t0.Year(), t0.Month(), 1, 0, 0, 0, 0, time.UTC); !m.After(t1); m = m.AddDate(0, 1, 0) {
-		if m.Before(t0) || (int(m.Month())-1)%step != 0 {
-			continue
-		}
+// axis writes the month ticks of l.ticks, labelled by month or year.
+func (c *svgCanvas) axis(l timeline) {
+	for _, m := range l.ticks() {
 		label := m.Format("2006-01")
 		if m.Month() == time.January {
 			label = m.Format("2006")
 		}
-		w(`<line class="tick" x1="%s" y1="%s" x2="%s" y2="%s" stroke="#e2e2e2"/>`+"\n", num(x(m)), num(svgTop-4), num(x(m)), num(bottom))
-		w(`<text x="%s" y="%s" text-anchor="middle" fill="#777777" font-size="10">%s</text>`+"\n", num(x(m)), num(svgTop-12), label)
+		c.w(`<line class="tick" x1="%s" y1="%s" x2="%s" y2="%s" stroke="#e2e2e2"/>`+"\n", num(l.x(m)), num(svgTop-4), num(l.x(m)), num(l.bottom))
+		c.w(`<text x="%s" y="%s" text-anchor="middle" fill="#777777" font-size="10">%s</text>`+"\n", num(l.x(m)), num(svgTop-12), label)
 	}
+}
 
-	// Rows: stripes and labels.
-	for i, row := range rows {
+// rowLabels writes the stripes and the labels of the rows: the subject,
+// and where it is held (with its package when there are several).
+func (c *svgCanvas) rowLabels(l timeline, multi bool) {
+	for i, row := range l.rows {
 		y := svgTop + float64(i)*svgRowHeight
 		if i%2 == 1 {
-			w(`<rect class="stripe" x="0" y="%s" width="%s" height="%s" fill="#000000" fill-opacity="0.035"/>`+"\n", num(y), num(svgWidth), num(svgRowHeight))
+			c.w(`<rect class="stripe" x="0" y="%s" width="%s" height="%s" fill="#000000" fill-opacity="0.035"/>`+"\n", num(y), num(svgWidth), num(svgRowHeight))
 		}
 		e := row.entry
 		subject := e.Subject
 		if e.IsCA {
 			subject = "CA " + subject
 		}
-		w(`<text x="12" y="%s" font-weight="bold">%s</text>`+"\n", num(y+13), esc(truncate(subject, 48)))
+		c.w(`<text x="12" y="%s" font-weight="bold">%s</text>`+"\n", num(y+13), esc(truncate(subject, 48)))
 		where := e.Resource.String() + " " + e.Key
 		if multi {
 			where = packageCell(e.Package) + ": " + where
 		}
-		w(`<text x="12" y="%s" fill="#666666" font-size="9.5">%s</text>`+"\n", num(y+25), esc(truncate(where, 62)))
+		c.w(`<text x="12" y="%s" fill="#666666" font-size="9.5">%s</text>`+"\n", num(y+25), esc(truncate(where, 62)))
 	}
+}
 
-	// Overlaps of consecutive CAs held in the same value: the rotation
-	// window during which both must be trusted.
-	for _, o := range svgOverlaps(rows) {
+// overlaps writes the overlaps of consecutive CAs held in the same value:
+// the rotation window during which both must be trusted.
+func (c *svgCanvas) overlaps(l timeline) {
+	for _, o := range svgOverlaps(l.rows) {
 		y0 := svgTop + float64(o.first)*svgRowHeight + 3
 		y1 := svgTop + float64(o.last+1)*svgRowHeight - 3
-		x0, x1 := x(o.from), x(o.to)
-		w(`<rect class="overlap" x="%s" y="%s" width="%s" height="%s" fill="#2f6fd6" fill-opacity="0.13" stroke="#2f6fd6" stroke-dasharray="3 2"><title>%s</title></rect>`+"\n",
+		x0, x1 := l.x(o.from), l.x(o.to)
+		c.w(`<rect class="overlap" x="%s" y="%s" width="%s" height="%s" fill="#2f6fd6" fill-opacity="0.13" stroke="#2f6fd6" stroke-dasharray="3 2"><title>%s</title></rect>`+"\n",
 			num(x0), num(y0), num(max(x1-x0, 1)), num(y1-y0),
 			esc(fmt.Sprintf("old and new CA overlap %s to %s (%d days)", o.from.Format("2006-01-02"), o.to.Format("2006-01-02"), int(o.to.Sub(o.from)/day))))
 	}
+}
 
-	// Where each leaf's issuer leaves its bundle (latest marker per row).
-	index := map[string]int{}
-	for i, row := range rows {
-		index[row.id()] = i
-	}
-	markerAt := map[int]float64{}
-	for _, re := range r.Reissues {
-		if i, ok := index[reissueRowID(re)]; ok {
-			markerAt[i] = max(markerAt[i], x(re.IssuerLeavesAt))
-		}
-	}
-
-	// Bars and diamonds.
-	for i, row := range rows {
+// bars writes a bar per certificate and a diamond per reported expiry,
+// each with its expiry date and days left.
+func (c *svgCanvas) bars(l timeline) {
+	for i, row := range l.rows {
 		e := row.entry
-		mid := svgTop + float64(i)*svgRowHeight + svgRowHeight/2
+		mid := l.mid(i)
 		fill := statusFill[e.Status]
 		date := e.NotAfter.Format("2006-01-02")
 		if e.Approximate {
@@ -160,56 +156,64 @@ func RenderSVG(r Report) []byte {
 		}
 		label := fmt.Sprintf("%s  %dd", date, e.DaysLeft)
 		if e.Type == TypeExpiry {
-			cx := x(e.NotAfter)
-			w(`<path class="expiry" d="M %s %s l 7 7 l -7 7 l -7 -7 z" fill="%s" stroke="#333333" stroke-width="0.6"><title>%s</title></path>`+"\n",
+			cx := l.x(e.NotAfter)
+			c.w(`<path class="expiry" d="M %s %s l 7 7 l -7 7 l -7 -7 z" fill="%s" stroke="#333333" stroke-width="0.6"><title>%s</title></path>`+"\n",
 				num(cx), num(mid-7), fill, esc(fmt.Sprintf("%s %s: %s expire %s (%s)", e.Resource, e.Key, e.Subject, date, TableStatus(e.Status))))
-			w(`<text x="%s" y="%s" fill="#333333" font-size="10">%s</text>`+"\n", num(cx+10), num(mid+4), esc(label))
+			c.w(`<text x="%s" y="%s" fill="#333333" font-size="10">%s</text>`+"\n", num(cx+10), num(mid+4), esc(label))
 			continue
 		}
 		h := svgLeafHeight
 		if e.IsCA {
 			h = svgCAHeight
 		}
-		x0, x1 := x(e.NotBefore), x(e.NotAfter)
-		w(`<rect class="bar" data-sha256="%s" x="%s" y="%s" width="%s" height="%s" rx="2" fill="%s" stroke="#222222" stroke-opacity="0.35"><title>%s</title></rect>`+"\n",
+		x0, x1 := l.x(e.NotBefore), l.x(e.NotAfter)
+		c.w(`<rect class="bar" data-sha256="%s" x="%s" y="%s" width="%s" height="%s" rx="2" fill="%s" stroke="#222222" stroke-opacity="0.35"><title>%s</title></rect>`+"\n",
 			e.SHA256, num(x0), num(mid-h/2), num(max(x1-x0, 1.5)), num(h), fill,
 			esc(fmt.Sprintf("%s %s\n%s\nissuer %s\nsha256 %s\n%s to %s, %d days left: %s",
 				e.Resource, e.Key, e.Subject, e.Issuer, e.SHA256, e.NotBefore.Format(time.RFC3339), e.NotAfter.Format(time.RFC3339), e.DaysLeft, TableStatus(e.Status))))
-		if e.NotBefore.Before(t0) {
-			w(`<path class="clipped" d="M %s %s l -6 %s l 6 %s z" fill="%s"/>`+"\n", num(x0), num(mid-h/2), num(h/2), num(h/2), fill)
+		if e.NotBefore.Before(l.t0) {
+			c.w(`<path class="clipped" d="M %s %s l -6 %s l 6 %s z" fill="%s"/>`+"\n", num(x0), num(mid-h/2), num(h/2), num(h/2), fill)
 		}
-		if e.NotAfter.After(t1) {
-			w(`<path class="clipped" d="M %s %s l 6 %s l -6 %s z" fill="%s"/>`+"\n", num(x1), num(mid-h/2), num(h/2), num(h/2), fill)
+		if e.NotAfter.After(l.t1) {
+			c.w(`<path class="clipped" d="M %s %s l 6 %s l -6 %s z" fill="%s"/>`+"\n", num(x1), num(mid-h/2), num(h/2), num(h/2), fill)
 		}
-		w(`<text x="%s" y="%s" fill="#333333" font-size="10">%s</text>`+"\n", num(max(x1, markerAt[i])+8), num(mid+4), esc(label))
+		c.w(`<text x="%s" y="%s" fill="#333333" font-size="10">%s</text>`+"\n", num(max(x1, l.markerAt[i])+8), num(mid+4), esc(label))
 	}
+}
 
-	// Re-issue markers: where a leaf's issuer leaves its bundle.
+// reissues writes the re-issue markers: where a leaf's issuer leaves its
+// bundle.
+func (c *svgCanvas) reissues(r Report, l timeline) {
 	for _, re := range r.Reissues {
-		i, ok := index[reissueRowID(re)]
+		i, ok := l.index[reissueRowID(re)]
 		if !ok {
 			continue
 		}
-		mid := svgTop + float64(i)*svgRowHeight + svgRowHeight/2
-		cx := x(re.IssuerLeavesAt)
-		w(`<path class="reissue" d="M %s %s l 5 -9 l -10 0 z" fill="#7b2cbf"><title>%s</title></path>`+"\n", num(cx), num(mid-4),
+		mid := l.mid(i)
+		cx := l.x(re.IssuerLeavesAt)
+		c.w(`<path class="reissue" d="M %s %s l 5 -9 l -10 0 z" fill="#7b2cbf"><title>%s</title></path>`+"\n", num(cx), num(mid-4),
 			esc(fmt.Sprintf("re-issue: issuer %s leaves bundle %q on %s (%s)", re.Issuer, re.Bundle, re.IssuerLeavesAt.Format("2006-01-02"), re.State)))
-		w(`<line class="reissue-line" x1="%s" y1="%s" x2="%s" y2="%s" stroke="#7b2cbf" stroke-width="1.5"/>`+"\n", num(cx), num(mid-4), num(cx), num(mid+7))
+		c.w(`<line class="reissue-line" x1="%s" y1="%s" x2="%s" y2="%s" stroke="#7b2cbf" stroke-width="1.5"/>`+"\n", num(cx), num(mid-4), num(cx), num(mid+7))
 		// The date in the picture, not only in the tooltip: a printed or
 		// pasted timeline has no tooltips.
-		w(`<text class="reissue-date" x="%s" y="%s" fill="#7b2cbf" font-size="9">re-issue by %s</text>`+"\n", num(cx+7), num(mid-6), re.IssuerLeavesAt.Format(time.DateOnly))
+		c.w(`<text class="reissue-date" x="%s" y="%s" fill="#7b2cbf" font-size="9">re-issue by %s</text>`+"\n", num(cx+7), num(mid-6), re.IssuerLeavesAt.Format(time.DateOnly))
 	}
+}
 
-	// Today.
-	w(`<line class="today" x1="%s" y1="%s" x2="%s" y2="%s" stroke="#c0392b" stroke-width="1.5" stroke-dasharray="5 3"/>`+"\n", num(x(now)), num(svgTop-24), num(x(now)), num(bottom))
-	w(`<text x="%s" y="%s" text-anchor="middle" fill="#c0392b" font-weight="bold" font-size="10">today %s</text>`+"\n", num(x(now)), num(svgTop-27), now.Format("2006-01-02"))
+// today writes today's line.
+func (c *svgCanvas) today(r Report, l timeline) {
+	x, now := l.x(r.Now), r.Now
+	c.w(`<line class="today" x1="%s" y1="%s" x2="%s" y2="%s" stroke="#c0392b" stroke-width="1.5" stroke-dasharray="5 3"/>`+"\n", num(x), num(svgTop-24), num(x), num(l.bottom))
+	c.w(`<text x="%s" y="%s" text-anchor="middle" fill="#c0392b" font-weight="bold" font-size="10">today %s</text>`+"\n", num(x), num(svgTop-27), now.Format("2006-01-02"))
+}
 
-	// Legend.
-	ly := bottom + 22
+// legend writes the legend below the rows, in two lines.
+func (c *svgCanvas) legend(r Report, l timeline) {
+	ly := l.bottom + 22
 	lx := 12.0
 	item := func(swatch, text string, width float64) {
-		w("%s\n", swatch)
-		w(`<text x="%s" y="%s" fill="#333333">%s</text>`+"\n", num(lx+22), num(ly+4), esc(text))
+		c.w("%s\n", swatch)
+		c.w(`<text x="%s" y="%s" fill="#333333">%s</text>`+"\n", num(lx+22), num(ly+4), esc(text))
 		lx += width
 	}
 	for _, s := range []Status{StatusOK, StatusWarn, StatusFail, StatusExpired} {
@@ -225,8 +229,6 @@ func RenderSVG(r Report) []byte {
 	item(fmt.Sprintf(`<rect x="%s" y="%s" width="16" height="8" rx="2" fill="#777777"/>`, num(lx), num(ly-4)), "leaf certificate", 130)
 	item(fmt.Sprintf(`<path d="M %s %s l 7 7 l -7 7 l -7 -7 z" fill="#777777"/>`, num(lx+8), num(ly-7)), "reported expiry (no certificate)", 230)
 	item(fmt.Sprintf(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#c0392b" stroke-width="1.5" stroke-dasharray="5 3"/>`, num(lx+8), num(ly-7), num(lx+8), num(ly+7)), "today", 0)
-	w("</svg>\n")
-	return b.Bytes()
 }
 
 type svgRow struct{ entry Entry }
@@ -264,20 +266,13 @@ func svgRows(entries []Entry) []svgRow {
 		}
 		g.entries = append(g.entries, e)
 	}
-	sort.SliceStable(groups, func(i, j int) bool {
-		if !groups[i].soonest.Equal(groups[j].soonest) {
-			return groups[i].soonest.Before(groups[j].soonest)
-		}
-		return groups[i].key < groups[j].key
+	slices.SortStableFunc(groups, func(a, b *group) int {
+		return cmp.Or(a.soonest.Compare(b.soonest), cmp.Compare(a.key, b.key))
 	})
 	var rows []svgRow
 	for _, g := range groups {
-		sort.SliceStable(g.entries, func(i, j int) bool {
-			a, b := g.entries[i], g.entries[j]
-			if !a.NotBefore.Equal(b.NotBefore) {
-				return a.NotBefore.Before(b.NotBefore)
-			}
-			return a.SHA256 < b.SHA256
+		slices.SortStableFunc(g.entries, func(a, b Entry) int {
+			return cmp.Or(a.NotBefore.Compare(b.NotBefore), cmp.Compare(a.SHA256, b.SHA256))
 		})
 		for _, e := range g.entries {
 			rows = append(rows, svgRow{entry: e})

@@ -128,24 +128,41 @@ func packageCell(p string) string {
 	return p
 }
 
-func entriesTable(r Report, pkg bool, opts TableOptions) *table {
+// newTable starts a table of the wide or the narrow columns, after a
+// PACKAGE column when pkg.
+func newTable(pkg bool, opts TableOptions, wide, narrow []column) *table {
 	t := &table{}
 	if pkg {
 		t.cols = append(t.cols, column{"PACKAGE", 'm', 20})
 	}
 	if opts.Wide {
-		t.cols = append(t.cols, column{"RESOURCE", 0, 0}, column{"KEY", 0, 0}, column{"SUBJECT", 0, 0}, column{"ISSUER", 0, 0},
-			column{"SHA256", 0, 0}, column{"NOT AFTER (UTC)", 0, 0}, column{"DAYS", 0, 0}, column{"STATUS", 0, 0})
+		t.cols = append(t.cols, wide...)
 	} else {
-		t.cols = append(t.cols, column{"RESOURCE", 'r', 30}, column{"KEY", 'm', 16}, column{"SUBJECT", 'e', 16},
-			column{"EXPIRES", 0, 0}, column{"DAYS", 0, 0}, column{"STATUS", 0, 0})
+		t.cols = append(t.cols, narrow...)
 	}
+	return t
+}
+
+// addRow adds a row of cells with its status colour, after its package
+// when pkg.
+func (t *table) addRow(pkg bool, pkgName string, cells []string, colour string) {
+	var row []string
+	if pkg {
+		row = append(row, packageCell(pkgName))
+	}
+	t.rows = append(t.rows, append(row, cells...))
+	t.status = append(t.status, colour)
+}
+
+func entriesTable(r Report, pkg bool, opts TableOptions) *table {
+	t := newTable(pkg, opts,
+		[]column{{"RESOURCE", 0, 0}, {"KEY", 0, 0}, {"SUBJECT", 0, 0}, {"ISSUER", 0, 0},
+			{"SHA256", 0, 0}, {"NOT AFTER (UTC)", 0, 0}, {"DAYS", 0, 0}, {"STATUS", 0, 0}},
+		[]column{{"RESOURCE", 'r', 30}, {"KEY", 'm', 16}, {"SUBJECT", 'e', 16},
+			{"EXPIRES", 0, 0}, {"DAYS", 0, 0}, {"STATUS", 0, 0}})
 	for _, e := range r.Entries {
-		var row []string
-		if pkg {
-			row = append(row, packageCell(e.Package))
-		}
 		days := fmt.Sprintf("%d", e.DaysLeft)
+		var cells []string
 		if opts.Wide {
 			notAfter := e.NotAfter.Format(tableTime)
 			if e.Approximate {
@@ -155,48 +172,38 @@ func entriesTable(r Report, pkg bool, opts TableOptions) *table {
 			if e.Type == TypeExpiry {
 				issuer = "(reported)"
 			}
-			row = append(row, cell(e.Resource.String()), cell(e.Key), cell(e.Subject), cell(issuer), e.Short(), notAfter, days, TableStatus(e.Status))
+			cells = []string{cell(e.Resource.String()), cell(e.Key), cell(e.Subject), cell(issuer), e.Short(), notAfter, days, TableStatus(e.Status)}
 		} else {
 			date := e.NotAfter.Format(time.DateOnly)
 			if e.Approximate {
 				date = "~" + date
 			}
-			row = append(row, cell(e.Resource.String()), cell(e.Key), cell(e.Subject), date, days, TableStatus(e.Status))
+			cells = []string{cell(e.Resource.String()), cell(e.Key), cell(e.Subject), date, days, TableStatus(e.Status)}
 		}
-		t.rows = append(t.rows, row)
-		t.status = append(t.status, statusColour[e.Status])
+		t.addRow(pkg, e.Package, cells, statusColour[e.Status])
 	}
 	return t
 }
 
 func reissueTable(r Report, pkg bool, opts TableOptions) *table {
-	t := &table{}
-	if pkg {
-		t.cols = append(t.cols, column{"PACKAGE", 'm', 20})
-	}
-	if opts.Wide {
-		t.cols = append(t.cols, column{"RESOURCE", 0, 0}, column{"KEY", 0, 0}, column{"SUBJECT", 0, 0}, column{"SHA256", 0, 0},
-			column{"BUNDLE", 0, 0}, column{"ISSUER", 0, 0}, column{"ISSUER LEAVES (UTC)", 0, 0}, column{"DAYS", 0, 0}, column{"STATE", 0, 0})
-	} else {
-		// The leaf is its resource and key here; -o wide adds its subject.
-		t.cols = append(t.cols, column{"RESOURCE", 'r', 24}, column{"KEY", 'm', 12},
-			column{"BUNDLE", 'm', 8}, column{"ISSUER", 'e', 12}, column{"ISSUER LEAVES", 0, 0}, column{"DAYS", 0, 0}, column{"STATE", 0, 0})
-	}
+	// The leaf is its resource and key in the narrow table; -o wide adds
+	// its subject.
+	t := newTable(pkg, opts,
+		[]column{{"RESOURCE", 0, 0}, {"KEY", 0, 0}, {"SUBJECT", 0, 0}, {"SHA256", 0, 0},
+			{"BUNDLE", 0, 0}, {"ISSUER", 0, 0}, {"ISSUER LEAVES (UTC)", 0, 0}, {"DAYS", 0, 0}, {"STATE", 0, 0}},
+		[]column{{"RESOURCE", 'r', 24}, {"KEY", 'm', 12},
+			{"BUNDLE", 'm', 8}, {"ISSUER", 'e', 12}, {"ISSUER LEAVES", 0, 0}, {"DAYS", 0, 0}, {"STATE", 0, 0}})
 	for _, x := range r.Reissues {
-		var row []string
-		if pkg {
-			row = append(row, packageCell(x.Package))
-		}
 		days := fmt.Sprintf("%d", x.DaysLeft)
+		var cells []string
 		if opts.Wide {
-			row = append(row, cell(x.Resource.String()), cell(x.Key), cell(x.Subject), short(x.SHA256), cell(x.Bundle), cell(x.Issuer),
-				x.IssuerLeavesAt.Format(tableTime), days, string(x.State))
+			cells = []string{cell(x.Resource.String()), cell(x.Key), cell(x.Subject), short(x.SHA256), cell(x.Bundle), cell(x.Issuer),
+				x.IssuerLeavesAt.Format(tableTime), days, string(x.State)}
 		} else {
-			row = append(row, cell(x.Resource.String()), cell(x.Key), cell(x.Bundle), cell(x.Issuer),
-				x.IssuerLeavesAt.Format(time.DateOnly), days, string(x.State))
+			cells = []string{cell(x.Resource.String()), cell(x.Key), cell(x.Bundle), cell(x.Issuer),
+				x.IssuerLeavesAt.Format(time.DateOnly), days, string(x.State)}
 		}
-		t.rows = append(t.rows, row)
-		t.status = append(t.status, "")
+		t.addRow(pkg, x.Package, cells, "")
 	}
 	return t
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -75,8 +76,8 @@ type applier struct {
 	results   framework.Results
 }
 
-// Apply rolls every workload whose trust changed, as SPEC.md section 5
-// says: it finds the consumers of each bundle's targets (one pass over the
+// Apply rolls every workload whose trust changed, as the restart rules of
+// docs/design/contract.md say: it finds the consumers of each bundle's targets (one pass over the
 // input, indexed by the objects they read), decides per workload and
 // bundle whether the read forces a roll, and writes the trust-hash of the
 // rolling bundles into the pod template when it differs. It returns an
@@ -117,8 +118,9 @@ func (a *applier) scan() {
 		if err != nil {
 			a.failed[key] = true
 			field, msg := "", err.Error()
-			if fe, ok := err.(*FieldError); ok {
-				field, msg = fe.Field, fe.Message
+			var fe *kube.FieldError
+			if errors.As(err, &fe) {
+				field, msg = fe.Field, fe.Err.Error()
 			}
 			a.results = append(a.results, kube.RefOf(item).Result(framework.Error, field, msg))
 			continue

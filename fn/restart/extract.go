@@ -60,17 +60,6 @@ type Workload struct {
 	Shape Shape
 }
 
-// FieldError is a problem with a workload at a field path.
-type FieldError struct {
-	// Field is the dotted field path in the workload.
-	Field string
-	// Message says what is wrong.
-	Message string
-}
-
-// Error returns "field: message".
-func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
-
 // IsWorkload reports whether node is one of the kinds Read handles, at an
 // API version rotate-certs knows.
 func IsWorkload(node *yaml.RNode) bool {
@@ -89,16 +78,16 @@ func IsWorkload(node *yaml.RNode) bool {
 
 // Read reads a workload (IsWorkload must be true). An unknown reload
 // annotation value, a missing pod template or a malformed one is a
-// *FieldError.
+// *kube.FieldError.
 func Read(node *yaml.RNode) (*Workload, error) {
 	kind := workloadKinds[node.GetKind()]
-	w := &Workload{Node: node, Ref: kube.RefOf(node), Rollable: kind.rollable, TemplateField: joinPath(kind.template)}
+	w := &Workload{Node: node, Ref: kube.RefOf(node), Rollable: kind.rollable, TemplateField: kube.JoinPath(kind.template)}
 
 	annos := node.GetAnnotations(ReloadAnnotation)
 	value, set := annos[ReloadAnnotation]
 	reload, err := ParseReload(value, set)
 	if err != nil {
-		return nil, &FieldError{Field: "metadata.annotations." + ReloadAnnotation, Message: err.Error()}
+		return nil, &kube.FieldError{Field: "metadata.annotations." + ReloadAnnotation, Err: errors.New(err.Error())}
 	}
 	w.Reload = reload
 
@@ -108,15 +97,11 @@ func Read(node *yaml.RNode) (*Workload, error) {
 			w.WorkloadRef, w.Template = true, nil
 			return w, nil
 		}
-		return nil, &FieldError{Field: w.TemplateField, Message: "has no pod template (" + w.TemplateField + ".spec): rotate-certs cannot tell what it reads or roll it"}
+		return nil, kube.FieldErrorf(w.TemplateField, "has no pod template (%s.spec): rotate-certs cannot tell what it reads or roll it", w.TemplateField)
 	}
 	// kyaml's label and annotation accessors panic on a list where a map
 	// belongs (found by FuzzProcess).
 	if err := kube.CheckShape(w.Template, w.TemplateField); err != nil {
-		var ve *kube.ValueError
-		if errors.As(err, &ve) {
-			return nil, &FieldError{Field: ve.Field, Message: ve.Err.Error()}
-		}
 		return nil, err
 	}
 	if w.Model, err = readTemplate(w.Template, w.TemplateField); err != nil {
@@ -293,25 +278,14 @@ func str(node *yaml.RNode, path ...string) string {
 }
 
 // elements returns the items of the list at path (none when absent); a
-// value that is not a list is a *FieldError at field.
+// value that is not a list is a *kube.FieldError at field.
 func elements(node *yaml.RNode, field string, path ...string) ([]*yaml.RNode, error) {
 	n := lookup(node, path...)
 	if n == nil {
 		return nil, nil
 	}
 	if n.YNode().Kind != yaml.SequenceNode {
-		return nil, &FieldError{Field: field, Message: "must be a list"}
+		return nil, kube.FieldErrorf(field, "must be a list")
 	}
 	return n.Elements()
-}
-
-func joinPath(path []string) string {
-	out := ""
-	for i, p := range path {
-		if i > 0 {
-			out += "."
-		}
-		out += p
-	}
-	return out
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -157,10 +158,10 @@ func TestReadErrors(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Read(mustParse(t, tc.doc))
-			var fe *FieldError
+			var fe *kube.FieldError
 			require.ErrorAs(t, err, &fe)
 			assert.Equal(t, tc.field, fe.Field)
-			assert.Contains(t, fe.Message, tc.msg)
+			assert.Contains(t, fe.Err.Error(), tc.msg)
 		})
 	}
 }

@@ -1,6 +1,6 @@
 // Package restart decides which workloads must roll when a trust bundle
 // changes, and rolls them by writing a content hash into their pod
-// template (SPEC.md section 5).
+// template (docs/design/contract.md, Restart rules).
 //
 // The decision is plain Go over a small model of a pod template (Template):
 // which Secrets and ConfigMaps it reads, and how. Only extract.go and

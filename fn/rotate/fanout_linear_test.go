@@ -33,9 +33,9 @@ func checksOf(t *testing.T, n int, alerts bool) int {
 // TestFanOutTimesLeavesIsLinear counts the signature checks of a whole
 // render, not its time: a bundle fanned out to four times the namespaces
 // over four times the leaves must cost about four times the checks, not
-// sixteen (each target used to look at every leaf), with and without
-// spec.alerts (which used to verify every leaf against every CA of every
-// target).
+// sixteen (which a target looking at every leaf would cost), with and
+// without spec.alerts (whose checks must not verify every leaf against
+// every CA of every target).
 func TestFanOutTimesLeavesIsLinear(t *testing.T) {
 	const n = 20
 	for _, alerts := range []bool{false, true} {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
+	"github.com/rotate-certs/rotate-certs/internal/golden"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
@@ -18,9 +19,10 @@ import (
 
 // goldenDir holds one directory per case: input.yaml is a ResourceList
 // written as a Go template (see testpki.TemplateFuncs), expected.yaml the
-// whole output ResourceList, results included. Set UPDATE_GOLDEN=1 to
-// rewrite expected.yaml from the actual output, then review the diff.
-const goldenDir = "../../testdata/golden"
+// whole output ResourceList, results included. `make golden`
+// (UPDATE_GOLDEN=1) rewrites expected.yaml from the actual output; review
+// the diff.
+var goldenDir = golden.Path("testdata", "golden")
 
 // execute runs the function on a ResourceList as kustomize and kpt do.
 func execute(t *testing.T, input []byte) (output []byte, err error) {
@@ -56,13 +58,7 @@ func TestGolden(t *testing.T) {
 	for _, dir := range goldenCases(t) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			out, err := execute(t, goldenInput(t, dir))
-			expectedPath := filepath.Join(dir, "expected.yaml")
-			if os.Getenv("UPDATE_GOLDEN") == "1" {
-				require.NoError(t, os.WriteFile(expectedPath, out, 0o644))
-			}
-			expected, readErr := os.ReadFile(expectedPath)
-			require.NoError(t, readErr, "missing expected.yaml: run with UPDATE_GOLDEN=1 and review it")
-			require.Equal(t, string(expected), string(out))
+			golden.Check(t, filepath.Join(dir, "expected.yaml"), out)
 
 			// Exit status and output follow the results: any error result
 			// means a non-nil error and no output resources.

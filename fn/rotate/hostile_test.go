@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/rotate-certs/rotate-certs/fn/fninput"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
@@ -28,8 +29,8 @@ import (
 //     and expands no alias when a document is read into nodes; decoding the
 //     policy (the one place that expands aliases) stops at go-yaml's
 //     excessive-aliasing check;
-//   - function mode reads at most rotate.MaxInputBytes (256 MiB) from stdin,
-//     and hands at most rotate.MaxKyamlInputBytes (32 MiB) to kyaml's reader
+//   - function mode reads at most fninput.MaxInputBytes (256 MiB) from stdin,
+//     and hands at most fninput.MaxKyamlInputBytes (32 MiB) to kyaml's reader
 //     (cmd/rotate-certs TestKyamlPathIsCapped);
 //   - a bundle source, an existing target and a rendered bundle are capped
 //     at trustbundle.MaxValueBytes (1 MiB, what one Secret or ConfigMap can
@@ -287,14 +288,14 @@ func TestLimitReader(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
-			rw := &kio.ByteReadWriter{Reader: rotate.LimitReader(bytes.NewReader(in), tt.limit), Writer: &out, KeepReaderAnnotations: true}
+			rw := &kio.ByteReadWriter{Reader: fninput.LimitReader(bytes.NewReader(in), tt.limit), Writer: &out, KeepReaderAnnotations: true}
 			err := framework.Execute(rotate.Processor{}, rw)
 			if tt.ok {
 				require.NoError(t, err)
 				return
 			}
 			require.Error(t, err)
-			var tooLarge rotate.ErrInputTooLarge
+			var tooLarge fninput.ErrInputTooLarge
 			require.True(t, errors.As(err, &tooLarge), "got %v", err)
 			require.Equal(t, tt.limit, tooLarge.Limit)
 			require.Empty(t, out.String(), "nothing is rendered from a truncated input")

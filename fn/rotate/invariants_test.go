@@ -17,7 +17,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// The invariants of SPEC section 8, checked over the whole golden corpus.
+// The invariants of docs/design/contract.md (Invariants), checked over the
+// whole golden corpus.
 
 // itemID identifies an item by API group and key: an example.com/v1
 // Secret and the core v1 Secret of the same name are two items.

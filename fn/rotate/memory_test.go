@@ -13,6 +13,7 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/rotate-certs/rotate-certs/fn/trustbundle"
+	"github.com/rotate-certs/rotate-certs/internal/golden"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -212,7 +213,7 @@ func TestRetiredRecordSurvivesLaterRenders(t *testing.T) {
 	rotated := rerender(t, first, "Bundle", rotation, func(items *yaml.RNode) {
 		src, err := items.Pipe(yaml.Lookup("0"))
 		require.NoError(t, err)
-		_, _, err = kube.SetValue(src, "ca.crt", testpki.Fixture("ca-2027").PEM())
+		_, _, err = trustbundle.SetValue(src, "ca.crt", testpki.Fixture("ca-2027").PEM())
 		require.NoError(t, err)
 	})
 	gw := trustIn(t, rotated, "gw")
@@ -312,7 +313,7 @@ items:
 // The Kyma gateway example promises a one-line rollback in both
 // directions: render it in Bundle mode, flip to Copy, flip back.
 func TestKymaExampleRollsBackBothWays(t *testing.T) {
-	dir := "../../examples/kyma-gateway"
+	dir := golden.Path("examples", "kyma-gateway")
 	var items []string
 	for _, f := range []string{"gateway-ca.yaml", "gateway-cacert.yaml", "client-certs.yaml"} {
 		b, err := os.ReadFile(filepath.Join(dir, f))

@@ -1,6 +1,6 @@
 // Package rotate is the rotate-certs KRM function: a framework
 // ResourceListProcessor that decodes the RotationPolicy and runs each
-// concern of SPEC.md over the input, in order. Every concern lives in its own
+// concern of the policy over the input, in order. Every concern lives in its own
 // package; this one only sequences them and enforces the all-or-nothing
 // output rule.
 package rotate
@@ -62,6 +62,25 @@ type run struct {
 	certs *pki.Cache
 }
 
+// newRun is the one way a run starts: the policy, who it is in messages,
+// the time it renders at, the items (positions as in RunAt) and the
+// certificate cache (nil: a new one).
+func newRun(pol *policy.RotationPolicy, policyRef kube.Ref, now time.Time, items []*yaml.RNode, positions []int, certs *pki.Cache) *run {
+	if certs == nil {
+		certs = pki.NewCache()
+	}
+	return &run{
+		policy:    pol,
+		policyRef: policyRef,
+		now:       now,
+		items:     items,
+		positions: positions,
+		index:     kube.NewIndex(items),
+		bundles:   map[string]renderedBundle{},
+		certs:     certs,
+	}
+}
+
 // step is one concern of the function. Steps add results and may add items;
 // they run in order and all run even after an error, so that one render
 // reports every problem.
@@ -106,7 +125,11 @@ func (p Processor) RunAt(fnConfig *yaml.RNode, items []*yaml.RNode, positions []
 	}
 	pol, err := policy.Decode(fnConfig)
 	if err != nil {
-		for _, fe := range err.(policy.FieldErrors) {
+		var fes policy.FieldErrors
+		if !errors.As(err, &fes) {
+			fes = policy.FieldErrors{{Message: err.Error()}}
+		}
+		for _, fe := range fes {
 			r.results = append(r.results, r.policyRef.Result(framework.Error, fe.Field, fe.Message))
 		}
 		return p.finish(nil, r.results)
@@ -115,15 +138,7 @@ func (p Processor) RunAt(fnConfig *yaml.RNode, items []*yaml.RNode, positions []
 	if wall == nil {
 		wall = time.Now
 	}
-	r.policy = pol
-	r.now = pol.Clock(wall)
-	r.items = items
-	r.index = kube.NewIndex(items)
-	r.bundles = map[string]renderedBundle{}
-	r.certs = p.certs
-	if r.certs == nil {
-		r.certs = pki.NewCache()
-	}
+	r = newRun(pol, r.policyRef, pol.Clock(wall), items, positions, p.certs)
 	if p.newVerifier != nil {
 		r.verify = p.newVerifier()
 	}
@@ -152,9 +167,9 @@ func checkItems(items []*yaml.RNode, positions []int) framework.Results {
 			continue
 		}
 		i := kube.Position(positions, j)
-		var ve *kube.ValueError
+		var ve *kube.FieldError
 		if !errors.As(err, &ve) {
-			ve = &kube.ValueError{Err: err}
+			ve = &kube.FieldError{Err: err}
 		}
 		res := &framework.Result{Severity: framework.Error, Field: &framework.Field{Path: fmt.Sprintf("items[%d]", i)}}
 		if ve.Field == "" {

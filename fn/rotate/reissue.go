@@ -144,15 +144,7 @@ func Reissues(items []*yaml.RNode, fnConfig *yaml.RNode, now time.Time) ([]repor
 	for i, item := range items {
 		copies[i] = item.Copy()
 	}
-	r := &run{
-		policy:    pol,
-		policyRef: kube.RefOf(fnConfig),
-		now:       now.UTC(),
-		items:     copies,
-		index:     kube.NewIndex(copies),
-		bundles:   map[string]renderedBundle{},
-		certs:     pki.NewCache(),
-	}
+	r := newRun(pol, kube.RefOf(fnConfig), now.UTC(), copies, nil, nil)
 	r.trustBundles()
 	if errs := filter(r.results, framework.Error); len(errs) > 0 {
 		return nil, ErrorResults(errs)

@@ -6,7 +6,8 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/restart"
 )
 
-// restarts rolls the workloads whose trust changed (SPEC section 5). It
+// restarts rolls the workloads whose trust changed (docs/design/contract.md,
+// Restart rules). It
 // runs after trustBundles and reads what each bundle rendered.
 func (r *run) restarts() {
 	var bundles []restart.Bundle

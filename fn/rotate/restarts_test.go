@@ -7,6 +7,7 @@ import (
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/restart"
+	"github.com/rotate-certs/rotate-certs/fn/trustbundle"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -313,7 +314,7 @@ func TestRotationRollsExactlyTheConsumersOfTheChangedBundle(t *testing.T) {
 	in1 := r0.input(t, func(items []*yaml.RNode) {
 		for _, n := range items {
 			if kube.KeyOf(n) == gwKey("Secret", "envoy-gateway") {
-				_, changed, err := kube.SetValue(n, "ca.crt", testpki.Fixture("ca-2026").PEM())
+				_, changed, err := trustbundle.SetValue(n, "ca.crt", testpki.Fixture("ca-2026").PEM())
 				require.NoError(t, err)
 				require.True(t, changed)
 			}

@@ -4,7 +4,6 @@ import (
 	"crypto/x509"
 	"fmt"
 
-	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/truststore"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -53,7 +52,7 @@ func (r *renderer) writeFormats(node *yaml.RNode, certs []*x509.Certificate) (bo
 		if err != nil {
 			return false, fmt.Errorf("additionalFormats.%s: %w", f.name, err)
 		}
-		_, c, err := kube.SetBinaryValue(node, f.key, data)
+		_, c, err := SetBinaryValue(node, f.key, data)
 		if err != nil {
 			return false, fmt.Errorf("additionalFormats.%s: %w", f.name, err)
 		}

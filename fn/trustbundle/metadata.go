@@ -2,7 +2,8 @@ package trustbundle
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -19,14 +20,14 @@ func setMetadata(node *yaml.RNode, targets []*Target) (bool, error) {
 		if t.metadata == nil {
 			continue
 		}
-		for _, k := range sortedKeys(t.metadata.Labels) {
+		for _, k := range slices.Sorted(maps.Keys(t.metadata.Labels)) {
 			c, err := setLabel(node, k, t.metadata.Labels[k])
 			if err != nil {
 				return changed, fmt.Errorf("%s: set label %s: %w", kube.RefOf(node), k, err)
 			}
 			changed = changed || c
 		}
-		for _, k := range sortedKeys(t.metadata.Annotations) {
+		for _, k := range slices.Sorted(maps.Keys(t.metadata.Annotations)) {
 			c, err := kube.SetAnnotation(node, k, t.metadata.Annotations[k])
 			if err != nil {
 				return changed, err
@@ -51,7 +52,7 @@ func conflictingMetadata(targets []*Target) string {
 			what   string
 			values map[string]string
 		}{{"label", t.metadata.Labels}, {"annotation", t.metadata.Annotations}} {
-			for _, k := range sortedKeys(m.values) {
+			for _, k := range slices.Sorted(maps.Keys(m.values)) {
 				id := m.what + " " + k
 				v := m.values[k]
 				if other, ok := seen[id]; ok && other.value != v {
@@ -63,15 +64,6 @@ func conflictingMetadata(targets []*Target) string {
 		}
 	}
 	return ""
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // setLabel sets label key to value and reports whether it changed. A label

@@ -243,7 +243,7 @@ func (r *renderer) renderTarget(ns string, current []*x509.Certificate) (Target,
 		r.created(node, key)
 	}
 	ref := kube.RefOf(node)
-	field, valueChanged, err := kube.SetValue(node, t.Key, pem)
+	field, valueChanged, err := SetValue(node, t.Key, pem)
 	if err != nil {
 		r.errorf(ref, "", "bundle %q: %v", r.bundle.Name, err)
 		return Target{}, false

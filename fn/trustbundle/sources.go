@@ -1,8 +1,9 @@
 // Package trustbundle maps a policy's trust bundles onto the input: it reads
 // the sources and the existing targets from RNodes, hands plain
-// certificates to package bundle, and writes the result back in place. It
-// is the YAML side of SPEC.md section 4; the rules themselves live in
-// package bundle.
+// certificates to package bundle, and writes the result back in place by
+// the write-back rule of writeback.go (data, stringData or binaryData). It
+// is the YAML side of the trust bundle rules of docs/design/contract.md;
+// the rules themselves live in package bundle.
 package trustbundle
 
 import (
@@ -48,8 +49,8 @@ func (r *renderer) readSources() []*x509.Certificate {
 // absent or empty is an error, or an info when it is optional (a next CA
 // that is not issued yet). A source that is there but cannot be read
 // (invalid base64, no PEM, no certificate, a malformed object) is an
-// error, or a warning when it is optional: it is skipped as SPEC section
-// 4.1 says, but such data is almost always a mistake - the wrong key, a
+// error, or a warning when it is optional: it is skipped as
+// docs/design/contract.md, Trust bundle rules, rule 1 says, but such data is almost always a mistake - the wrong key, a
 // truncated paste - that would otherwise go unnoticed until the CA it
 // should carry is needed.
 func (r *renderer) readObjectSource(s policy.Source, field string) []*x509.Certificate {

@@ -119,47 +119,81 @@ func Start(t testing.TB, opts Options) *ControlPlane {
 }
 
 func (cp *ControlPlane) start(opts Options) error {
-	ca, err := newCA("rotate-certs test control plane CA")
+	files, err := cp.writePKI()
 	if err != nil {
 		return err
 	}
-	cp.CAPEM = ca.certPEM()
-	caFile := filepath.Join(cp.Dir, "ca.crt")
-	if err := os.WriteFile(caFile, cp.CAPEM, 0o644); err != nil {
+	ports, err := freePorts(4)
+	if err != nil {
 		return err
+	}
+	etcdClient, etcdPeer, apiPort, kcmPort := ports[0], ports[1], ports[2], ports[3]
+	etcdURL, err := cp.startEtcd(opts, etcdClient, etcdPeer)
+	if err != nil {
+		return err
+	}
+	if err := cp.startAPIServer(opts, files, etcdURL, apiPort); err != nil {
+		return err
+	}
+	if !opts.ControllerManager {
+		return nil
+	}
+	return cp.startControllerManager(opts, files, kcmPort)
+}
+
+// pkiFiles are the certificates and keys the components read.
+type pkiFiles struct {
+	ca                     keyPair
+	caFile                 string
+	servingCrt, servingKey string
+	adminCrt, adminKey     string
+	saKey, saPub           string
+}
+
+// writePKI makes the control plane's CA, the API server's serving
+// certificate, the admin client certificate (which cp.client presents)
+// and the service-account token signer, under cp.Dir.
+func (cp *ControlPlane) writePKI() (pkiFiles, error) {
+	var f pkiFiles
+	ca, err := newCA("rotate-certs test control plane CA")
+	if err != nil {
+		return f, err
+	}
+	f.ca = ca
+	cp.CAPEM = ca.certPEM()
+	f.caFile = filepath.Join(cp.Dir, "ca.crt")
+	if err := os.WriteFile(f.caFile, cp.CAPEM, 0o644); err != nil {
+		return f, err
 	}
 	serving, err := ca.newServing("kube-apiserver")
 	if err != nil {
-		return err
+		return f, err
 	}
-	servingCrt, servingKey, err := serving.write(filepath.Join(cp.Dir, "serving"))
-	if err != nil {
-		return err
+	if f.servingCrt, f.servingKey, err = serving.write(filepath.Join(cp.Dir, "serving")); err != nil {
+		return f, err
 	}
 	admin, err := ca.newClient("rotate-certs-test-admin", "system:masters")
 	if err != nil {
-		return err
+		return f, err
 	}
-	adminCrt, adminKey, err := admin.write(filepath.Join(cp.Dir, "admin"))
-	if err != nil {
-		return err
+	if f.adminCrt, f.adminKey, err = admin.write(filepath.Join(cp.Dir, "admin")); err != nil {
+		return f, err
 	}
 	// The service-account token signer.
 	sa, err := newCA("service-accounts")
 	if err != nil {
-		return err
+		return f, err
 	}
-	_, saKey, err := sa.write(filepath.Join(cp.Dir, "service-accounts"))
+	if _, f.saKey, err = sa.write(filepath.Join(cp.Dir, "service-accounts")); err != nil {
+		return f, err
+	}
+	f.saPub = filepath.Join(cp.Dir, "service-accounts.pub")
+	if err := sa.writePublic(f.saPub); err != nil {
+		return f, err
+	}
+	pair, err := tls.LoadX509KeyPair(f.adminCrt, f.adminKey)
 	if err != nil {
-		return err
-	}
-	saPub := filepath.Join(cp.Dir, "service-accounts.pub")
-	if err := sa.writePublic(saPub); err != nil {
-		return err
-	}
-	pair, err := tls.LoadX509KeyPair(adminCrt, adminKey)
-	if err != nil {
-		return err
+		return f, err
 	}
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(cp.CAPEM)
@@ -167,15 +201,14 @@ func (cp *ControlPlane) start(opts Options) error {
 		Timeout:   30 * time.Second,
 		Transport: &http.Transport{Proxy: nil, TLSClientConfig: &tls.Config{RootCAs: pool, Certificates: []tls.Certificate{pair}}},
 	}
+	return f, nil
+}
 
-	ports, err := freePorts(4)
-	if err != nil {
-		return err
-	}
-	etcdClient, etcdPeer, apiPort, kcmPort := ports[0], ports[1], ports[2], ports[3]
-
-	etcdURL := "http://127.0.0.1:" + strconv.Itoa(etcdClient)
-	peerURL := "http://127.0.0.1:" + strconv.Itoa(etcdPeer)
+// startEtcd starts etcd on the two ports and waits until it is healthy;
+// it returns its client URL.
+func (cp *ControlPlane) startEtcd(opts Options, clientPort, peerPort int) (string, error) {
+	etcdURL := "http://127.0.0.1:" + strconv.Itoa(clientPort)
+	peerURL := "http://127.0.0.1:" + strconv.Itoa(peerPort)
 	if err := cp.run("etcd", cp.Binaries.Etcd,
 		"--name=test", "--data-dir="+filepath.Join(cp.Dir, "etcd"),
 		"--listen-client-urls="+etcdURL, "--advertise-client-urls="+etcdURL,
@@ -183,22 +216,24 @@ func (cp *ControlPlane) start(opts Options) error {
 		"--initial-cluster=test="+peerURL,
 		"--unsafe-no-fsync", "--log-level=warn",
 	); err != nil {
-		return err
+		return "", err
 	}
-	if err := cp.waitHealthy(opts.Ready, "etcd", etcdURL+"/health", http.DefaultClient); err != nil {
-		return err
-	}
+	return etcdURL, cp.waitHealthy(opts.Ready, "etcd", etcdURL+"/health", http.DefaultClient)
+}
 
-	cp.Server = "https://127.0.0.1:" + strconv.Itoa(apiPort)
+// startAPIServer starts kube-apiserver on port, waits until it is ready,
+// and writes the admin kubeconfig.
+func (cp *ControlPlane) startAPIServer(opts Options, f pkiFiles, etcdURL string, port int) error {
+	cp.Server = "https://127.0.0.1:" + strconv.Itoa(port)
 	apiArgs := append([]string{
 		"--etcd-servers=" + etcdURL,
 		"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
-		"--secure-port=" + strconv.Itoa(apiPort),
-		"--tls-cert-file=" + servingCrt, "--tls-private-key-file=" + servingKey,
-		"--client-ca-file=" + caFile,
+		"--secure-port=" + strconv.Itoa(port),
+		"--tls-cert-file=" + f.servingCrt, "--tls-private-key-file=" + f.servingKey,
+		"--client-ca-file=" + f.caFile,
 		"--authorization-mode=Node,RBAC",
 		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
-		"--service-account-key-file=" + saPub, "--service-account-signing-key-file=" + saKey,
+		"--service-account-key-file=" + f.saPub, "--service-account-signing-key-file=" + f.saKey,
 		"--service-cluster-ip-range=10.0.0.0/24",
 		"--profiling=false", "--v=1",
 	}, APIServerFlags...)
@@ -208,15 +243,14 @@ func (cp *ControlPlane) start(opts Options) error {
 	if err := cp.waitHealthy(opts.Ready, "kube-apiserver", cp.Server+"/readyz", cp.client); err != nil {
 		return err
 	}
-
 	cp.Kubeconfig = filepath.Join(cp.Dir, "admin.kubeconfig")
-	if err := os.WriteFile(cp.Kubeconfig, kubeconfig(cp.Server, caFile, adminCrt, adminKey), 0o600); err != nil {
-		return err
-	}
-	if !opts.ControllerManager {
-		return nil
-	}
-	kcmServing, err := ca.newServing("kube-controller-manager")
+	return os.WriteFile(cp.Kubeconfig, kubeconfig(cp.Server, f.caFile, f.adminCrt, f.adminKey), 0o600)
+}
+
+// startControllerManager starts kube-controller-manager on port with
+// Controllers and waits until it is healthy.
+func (cp *ControlPlane) startControllerManager(opts Options, f pkiFiles, port int) error {
+	kcmServing, err := f.ca.newServing("kube-controller-manager")
 	if err != nil {
 		return err
 	}
@@ -227,16 +261,16 @@ func (cp *ControlPlane) start(opts Options) error {
 	if err := cp.run("kube-controller-manager", cp.Binaries.ControllerManager,
 		"--kubeconfig="+cp.Kubeconfig,
 		"--authentication-kubeconfig="+cp.Kubeconfig, "--authorization-kubeconfig="+cp.Kubeconfig,
-		"--bind-address=127.0.0.1", "--secure-port="+strconv.Itoa(kcmPort),
+		"--bind-address=127.0.0.1", "--secure-port="+strconv.Itoa(port),
 		"--tls-cert-file="+kcmCrt, "--tls-private-key-file="+kcmKey,
 		"--controllers="+strings.Join(Controllers, ","),
-		"--service-account-private-key-file="+saKey, "--root-ca-file="+caFile,
+		"--service-account-private-key-file="+f.saKey, "--root-ca-file="+f.caFile,
 		"--flex-volume-plugin-dir="+filepath.Join(cp.Dir, "flexvolume"),
 		"--leader-elect=false", "--profiling=false", "--v=1",
 	); err != nil {
 		return err
 	}
-	return cp.waitHealthy(opts.Ready, "kube-controller-manager", "https://127.0.0.1:"+strconv.Itoa(kcmPort)+"/healthz", cp.client)
+	return cp.waitHealthy(opts.Ready, "kube-controller-manager", "https://127.0.0.1:"+strconv.Itoa(port)+"/healthz", cp.client)
 }
 
 // kubeconfig is an admin kubeconfig for the server.

@@ -11,6 +11,7 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/restart"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
+	"github.com/rotate-certs/rotate-certs/fn/trustbundle"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -59,7 +60,7 @@ func (s *simulation) run() (Stats, error) {
 		}
 		if len(s.versions) != before {
 			// The bundle changed: re-rendering the output must change
-			// nothing (SPEC section 8, idempotent).
+			// nothing (docs/design/contract.md, Invariants: idempotent).
 			if err := idempotent(out); err != nil {
 				return s.stats, fmt.Errorf("day %d: %w", d, err)
 			}
@@ -152,7 +153,7 @@ func (s *simulation) issue(items []*yaml.RNode, d int) error {
 		if node == nil {
 			return fmt.Errorf("secret %s/%s is missing from the output", namespace, name)
 		}
-		_, _, err := kube.SetValue(node, key, value)
+		_, _, err := trustbundle.SetValue(node, key, value)
 		return err
 	}
 	for name, pem := range s.sources(d) {

@@ -15,7 +15,7 @@
 //
 // # What counts as a failure
 //
-// SPEC.md section 8 promises that every valid leaf verifies against every
+// docs/design/contract.md (Invariants: safe) promises that every valid leaf verifies against every
 // trust bundle that previously trusted its issuer, until the issuer expires
 // or the user's own policy retires it. A handshake check is therefore a
 // Failure when the consumer's bundle was rendered on or after the day the
@@ -241,21 +241,21 @@ func (s *simulation) schedule() {
 
 // inGit returns the leaf of p committed on day d (what the function sees).
 func (p *peer) inGit(d int) leafVersion {
-	cur := p.versions[0]
-	for _, v := range p.versions {
-		if v.issued <= d {
-			cur = v
-		}
-	}
-	return cur
+	return p.latest(d, func(v leafVersion) int { return v.issued })
 }
 
 // presented returns the leaf p presents on day d: the newest one it has
 // picked up.
 func (p *peer) presented(d int) leafVersion {
+	return p.latest(d, func(v leafVersion) int { return v.presented })
+}
+
+// latest returns the last of p's versions whose day (by the given clock)
+// is d or before, else the first.
+func (p *peer) latest(d int, day func(leafVersion) int) leafVersion {
 	cur := p.versions[0]
 	for _, v := range p.versions {
-		if v.presented <= d {
+		if day(v) <= d {
 			cur = v
 		}
 	}

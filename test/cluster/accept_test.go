@@ -278,7 +278,8 @@ func TestAPIServerAcceptsBinaryDataMove(t *testing.T) {
 	}
 }
 
-// TestImmutableTargetRefusalAndRecovery tests what the README says of an
+// TestImmutableTargetRefusalAndRecovery tests what the docs say of an
+// (docs/reference/bundle-rules.md, Decisions in detail)
 // immutable: true target: the render warns on the field immutable; kubectl
 // apply is refused with "field is immutable"; deleting and re-creating the
 // object (kubectl replace --force) applies the bundle; dropping the field

@@ -1,0 +1,244 @@
+// Package check is `rotate-certs check` without its command line: it reads
+// the manifests a user names, splits them into packages by their
+// RotationPolicies, resolves the expiry thresholds, builds the expiry and
+// re-issue report, writes it in the chosen format, and decides the exit
+// status. The command only parses flags and calls Run.
+package check
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/manifests"
+	"github.com/rotate-certs/rotate-certs/fn/policy"
+	"github.com/rotate-certs/rotate-certs/fn/report"
+	"github.com/rotate-certs/rotate-certs/fn/rotate"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// Exit statuses of check: 0 nothing is inside the fail window or expired;
+// 1 something is; 2 a usage or input error - also input check could not
+// read, since a gate must not pass on what it did not see. 2 wins over 1.
+const (
+	OK      = 0
+	Failing = 1
+	Usage   = 2
+)
+
+// Formats are the output formats Run writes (-o).
+var Formats = []string{"table", "wide", "json", "svg"}
+
+// Options is one check: what to read, when, and how to write the report.
+type Options struct {
+	// Paths are files, directories or "-" for Stdin; none means ".".
+	Paths []string
+	Stdin io.Reader
+	// Now is the time the report is evaluated at.
+	Now time.Time
+	// PolicyFile, when set, is the one RotationPolicy all the input is
+	// checked with, as one package.
+	PolicyFile string
+	// WarnWithin and FailWithin are the thresholds as the user wrote them
+	// (720h, 30d); nil leaves them to the policies or the defaults.
+	WarnWithin, FailWithin *string
+	// Format is one of Formats; Color and NoHeaders apply to table and wide.
+	Format    string
+	Color     bool
+	NoHeaders bool
+}
+
+// Run checks what o names, writes the report to stdout and notes and
+// errors to stderr (each line prefixed "check: "), and returns the exit
+// status.
+func Run(o Options, stdout, stderr io.Writer) int {
+	paths := o.Paths
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	in := &inputErrors{}
+	set := manifests.Read(paths, o.Stdin)
+	for _, p := range set.Problems {
+		in.errorf("%s", p.Message)
+	}
+	for _, n := range set.Notes {
+		fmt.Fprintf(stderr, "check: note: %s\n", n)
+	}
+	var forced *yaml.RNode
+	if o.PolicyFile != "" {
+		node, err := manifests.ReadPolicyFile(o.PolicyFile)
+		if err != nil {
+			in.errorf("--policy: %v", err)
+		} else {
+			forced = node
+		}
+	}
+	groups := splitPackages(set, forced)
+
+	warn, fail, err := resolveThresholds(groups, o.WarnWithin, o.FailWithin, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "check: %v\n", err)
+		return Usage
+	}
+	rep := build(groups, o.Now, warn, fail, in)
+	out, err := render(rep, o)
+	if err != nil {
+		fmt.Fprintf(stderr, "check: %v\n", err)
+		return Usage
+	}
+	if _, err := stdout.Write(out); err != nil {
+		fmt.Fprintf(stderr, "check: writing output: %v\n", err)
+		return Usage
+	}
+	for _, e := range in.errs {
+		fmt.Fprintf(stderr, "check: %s\n", kube.ScrubMessage(e))
+	}
+	return exitStatus(rep, in, fail, stderr)
+}
+
+// inputErrors gathers the input errors check reports after its output.
+type inputErrors struct {
+	errs []string
+}
+
+func (in *inputErrors) errorf(format string, a ...any) {
+	in.errs = append(in.errs, fmt.Sprintf(format, a...))
+}
+
+// resolveThresholds returns the warn and fail windows: the policies'
+// spec.expiry when they agree (a note on stderr when they do not and no
+// flag decides), the defaults otherwise, each overridden by its flag.
+func resolveThresholds(groups []group, warnFlag, failFlag *string, stderr io.Writer) (warn, fail time.Duration, err error) {
+	warn, fail = policy.DefaultWarnWithin, policy.DefaultFailWithin
+	if w, f, ok, agree := thresholds(groups); ok && agree {
+		warn, fail = w, f
+	} else if ok && warnFlag == nil && failFlag == nil {
+		fmt.Fprintf(stderr, "check: note: the policies set different spec.expiry thresholds; using %s and %s (set --warn-within and --fail-within)\n",
+			report.FormatDuration(warn), report.FormatDuration(fail))
+	}
+	for _, fl := range []struct {
+		name  string
+		value *string
+		into  *time.Duration
+	}{{"warn-within", warnFlag, &warn}, {"fail-within", failFlag, &fail}} {
+		if fl.value == nil {
+			continue
+		}
+		d, err := policy.ParseDuration(*fl.value)
+		if err != nil {
+			return 0, 0, fmt.Errorf("--%s %s: %v", fl.name, kube.Quote(*fl.value), err)
+		}
+		if d < 0 {
+			return 0, 0, fmt.Errorf("--%s %s: want a non-negative duration such as 720h or 30d", fl.name, kube.Quote(*fl.value))
+		}
+		*fl.into = d
+	}
+	if fail > warn {
+		return 0, 0, fmt.Errorf("--fail-within %s is longer than --warn-within %s", report.FormatDuration(fail), report.FormatDuration(warn))
+	}
+	return warn, fail, nil
+}
+
+// thresholds returns the spec.expiry of the policies that decode, ok when
+// there is one, agree when they all say the same.
+func thresholds(groups []group) (warn, fail time.Duration, ok, agree bool) {
+	agree = true
+	for _, g := range groups {
+		for _, n := range g.policies {
+			p, err := policy.Decode(n)
+			if err != nil {
+				continue
+			}
+			w, f := p.Spec.Expiry.WarnWithin.Duration, p.Spec.Expiry.FailWithin.Duration
+			if ok && (w != warn || f != fail) {
+				agree = false
+			}
+			warn, fail, ok = w, f, true
+		}
+	}
+	return warn, fail, ok, agree
+}
+
+// build makes the report of every package: its certificates, and the
+// leaves its policies say to re-issue. A policy that cannot be applied is
+// an input error.
+func build(groups []group, now time.Time, warn, fail time.Duration, in *inputErrors) report.Report {
+	var parts []report.Report
+	for _, g := range groups {
+		var reissues []report.Reissue
+		for _, p := range g.policies {
+			rs, err := rotate.Reissues(g.items, p, now)
+			if err != nil {
+				in.errorf("policy %s: %v", describe(p), err)
+				continue
+			}
+			reissues = append(reissues, rs...)
+		}
+		part := report.Build(report.Scan(g.items), dedupeReissues(reissues), now, warn, fail).InPackage(g.path)
+		if len(g.policies) > 0 {
+			pkg := report.Package{Path: g.path}
+			for _, p := range g.policies {
+				pkg.Policies = append(pkg.Policies, kube.RefOf(p))
+			}
+			part.Packages = []report.Package{pkg}
+		}
+		parts = append(parts, part)
+	}
+	return report.Merge(now, warn, fail, parts...)
+}
+
+// render writes rep in o.Format.
+func render(rep report.Report, o Options) ([]byte, error) {
+	switch o.Format {
+	case "json":
+		return report.RenderJSON(rep)
+	case "svg":
+		return report.RenderSVG(rep), nil
+	default:
+		return report.RenderTable(rep, report.TableOptions{Color: o.Color, Wide: o.Format == "wide", NoHeaders: o.NoHeaders}), nil
+	}
+}
+
+// exitStatus is check's exit policy: input it could not read is a usage
+// error (2), before anything inside the fail window or expired (1).
+func exitStatus(rep report.Report, in *inputErrors, fail time.Duration, stderr io.Writer) int {
+	switch {
+	case len(in.errs) > 0 || len(rep.Problems) > 0:
+		if len(rep.Problems) > 0 {
+			fmt.Fprintf(stderr, "check: %d value(s) hold certificate data that does not parse\n", len(rep.Problems))
+		}
+		return Usage
+	case rep.Failing():
+		c := rep.Counts()
+		fmt.Fprintf(stderr, "check: %d expired, %d inside --fail-within %s\n", c.Expired, c.Fail, report.FormatDuration(fail))
+		return Failing
+	}
+	return OK
+}
+
+// describe names a policy for messages: its name and file, what of them
+// can be read.
+func describe(n *yaml.RNode) string {
+	r := kube.RefOf(n)
+	s := kube.Safe(r.Name)
+	if r.Path != "" {
+		s += " (" + kube.Safe(r.Path) + ")"
+	}
+	return s
+}
+
+// dedupeReissues drops repeats when several policies report the same leaf
+// for the same bundle.
+func dedupeReissues(rs []report.Reissue) []report.Reissue {
+	seen := map[string]bool{}
+	var out []report.Reissue
+	for _, r := range rs {
+		k := r.Package + "\x00" + r.Bundle + "\x00" + r.Resource.String() + "\x00" + r.Key + "\x00" + r.SHA256 + "\x00" + r.IssuerSHA256
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, r)
+		}
+	}
+	return out
+}
