@@ -161,16 +161,20 @@ func renderPackage(dir string, items []*yaml.RNode, fnConfig *yaml.RNode, stderr
 	// a read-only file or a failed write stop the render with nothing
 	// changed.
 	var files []atomicwrite.File
+	byFile := map[string][]*yaml.RNode{} // grouped once: per changed file, all items was quadratic
+	for _, item := range rl.Items {
+		byFile[filePath(item)] = append(byFile[filePath(item)], item)
+	}
 	for p, sums := range after {
 		if sums == before[p] {
 			continue
 		}
-		b, err := keepUnchangedDocuments(dir, p, rl.Items, read)
+		b, err := keepUnchangedDocuments(dir, p, byFile[p], read)
 		if err != nil {
 			return nil, fmt.Errorf("render: %w", err)
 		}
 		if b == nil {
-			if b, err = encodeFile(p, rl.Items); err != nil {
+			if b, err = encodeFile(p, byFile[p]); err != nil {
 				return nil, fmt.Errorf("render: %w", err)
 			}
 		}
