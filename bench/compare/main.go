@@ -173,32 +173,48 @@ func (c *config) shapes(sizes []int, rerender string) {
 	fmt.Println()
 	fmt.Printf("%-10s %-9s %7s %8s | %-17s | %-17s | %-11s | %-13s | %s\n", "shape", "input", "items", "size", "no-op kyaml", "rotate-certs", "ratio", "floor", "same")
 	fmt.Printf("%-10s %-9s %7s %8s | %7s %9s | %7s %9s | %5s %5s | %6s %6s |\n", "", "", "", "", "CPU", "RSS", "CPU", "RSS", "CPU", "RSS", "CPU", "ratio")
+	var cpu, rss []float64 // ratios to the no-op at the largest size
+	same := true
 	for _, n := range sizes {
 		for _, shape := range synth.Shapes {
 			input := filepath.Join(c.dir, fmt.Sprintf("%s-%d.yaml", shape, n))
 			write(input, synth.ResourceList(synth.Options{Resources: n, Bundles: 100, Seed: 1, Shape: shape}))
-			c.shapeRow(shape, "first", n, input)
+			r := c.shapeRow(shape, "first", n, input)
+			if n == sizes[len(sizes)-1] {
+				cpu, rss = append(cpu, r.cpu), append(rss, r.rss)
+			}
+			same = same && r.same
 			if rerender == "all" || slices.Contains(strings.Split(rerender, ","), string(shape)) {
 				steady := filepath.Join(c.dir, fmt.Sprintf("%s-%d-rendered.yaml", shape, n))
 				c.run(input, steady, false, c.rc)
-				c.shapeRow(shape, "re-render", n, steady)
+				same = c.shapeRow(shape, "re-render", n, steady).same && same
 				os.Remove(steady)
 			}
 			os.Remove(input)
 		}
 	}
+	fmt.Printf("at %d resources, first render, every shape: CPU %.2f-%.2fx the no-op's (goal <= 0.25), peak RSS %.2f-%.2fx (goal <= 0.2); output the same as kyaml's path on every row: %v\n",
+		sizes[len(sizes)-1], slices.Min(cpu), slices.Max(cpu), slices.Min(rss), slices.Max(rss), same)
 }
 
-func (c *config) shapeRow(shape synth.Shape, label string, n int, input string) {
+// ratios is one row of the shapes table: rotate-certs over the no-op.
+type ratios struct {
+	cpu, rss float64
+	same     bool
+}
+
+func (c *config) shapeRow(shape synth.Shape, label string, n int, input string) ratios {
 	s := measure(c.runs,
 		func() sample { return c.run(input, "", false, c.noop) },
 		func() sample { return c.run(input, "", false, c.rc) },
 		func() sample { return c.run(input, "", false, c.scan) })
 	noop, rc, scan := s[0], s[1], s[2]
 	same := c.sameAsKyaml(input)
+	r := ratios{cpu: rc.cpu.Seconds() / noop.cpu.Seconds(), rss: float64(rc.rss) / float64(noop.rss), same: same == "yes"}
 	fmt.Printf("%-10s %-9s %7d %7.1fM | %6.2fs %8.0fM | %6.2fs %8.0fM | %5.2f %5.2f | %5.3fs %5.0fx | %s\n",
 		shape, label, n, float64(size(input))/1e6, noop.cpu.Seconds(), noop.mb(), rc.cpu.Seconds(), rc.mb(),
-		rc.cpu.Seconds()/noop.cpu.Seconds(), float64(rc.rss)/float64(noop.rss), scan.cpu.Seconds(), rc.cpu.Seconds()/scan.cpu.Seconds(), same)
+		r.cpu, r.rss, scan.cpu.Seconds(), rc.cpu.Seconds()/scan.cpu.Seconds(), same)
+	return r
 }
 
 // sameAsKyaml runs rotate-certs and the kyaml path once each on input and
@@ -233,6 +249,7 @@ func (c *config) scaling(sizes []int) {
 	fmt.Printf("%-10s %7s %8s | %8s %9s %7s | %9s\n", "shape", "items", "size", "CPU", "RSS", "RSS/in", "CPU/item")
 	for _, shape := range []synth.Shape{synth.Plain, synth.KptRender} {
 		var per []float64
+		var rendered []int // sizes that rendered, not refused
 		for _, n := range sizes {
 			input := filepath.Join(c.dir, fmt.Sprintf("scale-%s-%d.yaml", shape, n))
 			write(input, synth.ResourceList(synth.Options{Resources: n, Bundles: 100, Seed: 1, Shape: shape}))
@@ -245,6 +262,7 @@ func (c *config) scaling(sizes []int) {
 			us := s.cpu.Seconds() * 1e6 / float64(n)
 			if s.code == 0 {
 				per = append(per, us)
+				rendered = append(rendered, n)
 			}
 			fmt.Printf("%-10s %7d %7.1fM | %7.2fs %8.0fM %6.1fx | %7.1fus%s\n", shape, n, float64(in)/1e6, s.cpu.Seconds(), s.mb(), float64(s.rss)/float64(in), us, status)
 			os.Remove(input)
@@ -252,7 +270,7 @@ func (c *config) scaling(sizes []int) {
 		if len(per) > 1 {
 			lo, hi := slices.Min(per), slices.Max(per)
 			fmt.Printf("%-10s CPU per item from %d to %d resources: %.1f-%.1fus, the highest %.0f%% above the lowest\n",
-				shape, sizes[0], sizes[len(sizes)-1], lo, hi, 100*(hi/lo-1))
+				shape, rendered[0], rendered[len(rendered)-1], lo, hi, 100*(hi/lo-1))
 		}
 	}
 }

@@ -125,7 +125,7 @@ func Run(input []byte, w io.Writer, needs Needs, fn Func) (handled bool, fnErr e
 			return true, &TooMuchYAMLError{Size: len(input), Item: i, Nodes: kept + est, Budget: budget}
 		}
 		mark := ip.block.mark()
-		p, err := ip.parseItem(raw, t, own)
+		p, err := ip.readTree(raw, t, own)
 		if err != nil {
 			return false, fmt.Errorf("%w: item %d %v", ErrNotCanonical, i, err)
 		}
@@ -136,6 +136,7 @@ func Run(input []byte, w io.Writer, needs Needs, fn Func) (handled bool, fnErr e
 			cuts[i] = cut{uint32(t.cutStart), uint32(t.cutEnd)}
 			continue
 		}
+		ip.fingerprint(p) // once, of the tree as the function receives it
 		kept += p.nodes
 		if i%1024 == 0 {
 			gc.parsing(keptEstimate(len(input), len(lt.items), kept))
@@ -290,12 +291,13 @@ func equalStrings(a, b []string) bool {
 	return true
 }
 
-// parseItem parses an item's chunk. When the fast path keeps the item's
-// books (own), the migration id annotation its text holds is taken out of
-// the tree and its line out of the output, and its synced annotations are
-// recorded.
-func (ip *itemParser) parseItem(raw []byte, t itemText, own bool) (*parsedItem, error) {
-	p, err := ip.parseChunk(raw)
+// readTree parses an item's chunk without taking its fingerprint (Run
+// takes it only of the items it keeps). When the fast path keeps the
+// item's books (own), the migration id annotation its text holds is taken
+// out of the tree and its line out of the output, and its synced
+// annotations are recorded.
+func (ip *itemParser) readTree(raw []byte, t itemText, own bool) (*parsedItem, error) {
+	p, err := ip.parseTree(raw)
 	if err != nil {
 		return nil, fmt.Errorf("does not parse alone: %v", err)
 	}
@@ -306,11 +308,16 @@ func (ip *itemParser) parseItem(raw []byte, t itemText, own bool) (*parsedItem, 
 		if !deleteAnnotation(p.node, migrationID) {
 			return nil, errors.New("holds the migration id annotation in a form its text does not show")
 		}
-		p.sum, p.keys = ip.sum(p.root), countParsedKeys(p.root)
 		p.cutLine = 1 + bytes.Count(raw[:t.cutStart], []byte("\n"))
 	}
 	p.synced = syncedValues(p.node)
 	return p, nil
+}
+
+// fingerprint records the fingerprint, the keys and the nodes of p's tree
+// as it is now: what write compares the function's output with.
+func (ip *itemParser) fingerprint(p *parsedItem) {
+	p.sum, p.keys, p.nodes = ip.sum(p.root), countParsedKeys(p.root), ip.nodes
 }
 
 // itemParser parses the items of one run: with the block parser, and with
@@ -322,7 +329,9 @@ type itemParser struct {
 
 func newItemParser() *itemParser { return &itemParser{block: newBlockParser()} }
 
-func (ip *itemParser) parseChunk(raw []byte) (*parsedItem, error) {
+// parseTree parses an item's chunk: with the block parser, or with
+// yaml.v3 when the block parser declines it.
+func (ip *itemParser) parseTree(raw []byte) (*parsedItem, error) {
 	root := ip.block.parse(raw)
 	if root == nil {
 		var doc yaml.Node
@@ -341,8 +350,7 @@ func (ip *itemParser) parseChunk(raw []byte) (*parsedItem, error) {
 	if root.Kind != yaml.MappingNode {
 		return nil, ErrNotCanonical
 	}
-	sum := ip.sum(root)
-	return &parsedItem{root: root, node: yaml.NewRNode(root), sum: sum, keys: countParsedKeys(root), nodes: ip.nodes}, nil
+	return &parsedItem{root: root, node: yaml.NewRNode(root)}, nil
 }
 
 func parseFunctionConfig(text []byte) (*yaml.RNode, error) {

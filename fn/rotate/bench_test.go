@@ -43,7 +43,7 @@ func BenchmarkProcess(b *testing.B) {
 // resources, and at 100,000 when ROTATE_CERTS_BENCH_LARGE is set: the CPU
 // profile of docs/design/performance.md comes from
 //
-//	ROTATE_CERTS_BENCH_LARGE=1 go test -run '^$' -bench 'FunctionMode/kustomize/resources=100000' -benchtime 1x -cpuprofile cpu.prof ./fn/rotate
+//	ROTATE_CERTS_BENCH_LARGE=1 go test -run '^$' -bench 'FunctionMode/kpt-render/resources=100000' -benchtime 3x -cpuprofile cpu.prof ./fn/rotate
 func BenchmarkFunctionMode(b *testing.B) {
 	sizes := []int{1000, 10000}
 	if os.Getenv("ROTATE_CERTS_BENCH_LARGE") != "" {
@@ -106,6 +106,7 @@ func TestNeedsKind(t *testing.T) {
 		{"policy/v1", "PodDisruptionBudget", true},
 		{"monitoring.coreos.com/v1", "PrometheusRule", true},
 		{"rotate-certs.dev/v1alpha1", "RotationPolicy", true},
+		{"cluster.x-k8s.io/v1beta1", "", false},
 	} {
 		if got := rotate.NeedsKind(tc.apiVersion, tc.kind); got != tc.want {
 			t.Errorf("NeedsKind(%s, %s) = %v, want %v", tc.apiVersion, tc.kind, got, tc.want)

@@ -99,6 +99,9 @@ func readsItem(item *yaml.RNode, names map[string]bool, sources []string, select
 // group. Anything else (a Service, an unrelated
 // custom resource) is passed through without being parsed.
 func NeedsKind(apiVersion, kind string) bool {
+	if kind == "" {
+		return false // no step reads an object without a kind
+	}
 	group, _, found := strings.Cut(apiVersion, "/")
 	if !found {
 		group = "" // the core group ("v1"), or no apiVersion at all
