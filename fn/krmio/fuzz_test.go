@@ -77,8 +77,41 @@ func FuzzFastPathMatchesKyaml(f *testing.F) {
 		if len(want) == 0 {
 			return // kyaml could not read the input at all
 		}
-		require.Equal(t, normalized(t, want), normalized(t, got))
+		w, g := normalized(t, want), normalized(t, got)
+		if keepsDroppedComments(w, g) {
+			// kyaml's writer drops some comments of an item it does not
+			// change (one after a null value at the end of a mapping, found
+			// by this fuzzer); the fast path copies such an item as written.
+			return
+		}
+		require.Equal(t, w, g)
 	})
+}
+
+// keepsDroppedComments reports whether fast is kyaml's output with comment
+// lines added and nothing else: item by item, kyaml's lines are a
+// subsequence of the fast path's, and every other line is a comment.
+func keepsDroppedComments(kyaml, fast []string) bool {
+	if len(kyaml) != len(fast) {
+		return false
+	}
+	for i := range kyaml {
+		want, got := strings.Split(kyaml[i], "\n"), strings.Split(fast[i], "\n")
+		j := 0
+		for _, line := range got {
+			if j < len(want) && line == want[j] {
+				j++
+				continue
+			}
+			if !strings.HasPrefix(strings.TrimSpace(line), "#") {
+				return false
+			}
+		}
+		if j != len(want) {
+			return false
+		}
+	}
+	return true
 }
 
 // hasMisshapenItem reports whether input parses and holds an item whose
