@@ -137,11 +137,8 @@ func renderPackage(dir string, items []*yaml.RNode, fnConfig *yaml.RNode, stderr
 	if err := duplicateKeys(dir, items); err != nil {
 		return nil, fmt.Errorf("render: %w", err)
 	}
-	before, err := filesOf(items)
-	if err != nil {
-		return nil, fmt.Errorf("render: %w", err)
-	}
-	read := readEach(items)
+	read := fingerprints(items)
+	before := filesOf(items, read)
 	rl := &framework.ResourceList{Items: items, FunctionConfig: fnConfig}
 	p := rotate.Processor{Now: time.Now, Stderr: stderr}
 	if err := p.Process(rl); err != nil {
@@ -151,10 +148,8 @@ func renderPackage(dir string, items []*yaml.RNode, fnConfig *yaml.RNode, stderr
 	if err := kioutil.DefaultPathAndIndexAnnotation("", rl.Items); err != nil {
 		return nil, fmt.Errorf("render: %w", err)
 	}
-	after, err := filesOf(rl.Items)
-	if err != nil {
-		return nil, fmt.Errorf("render: %w", err)
-	}
+	now := fingerprints(rl.Items)
+	after := filesOf(rl.Items, now)
 	// Only the files whose resources changed are written (a file the
 	// function did not change keeps its bytes), and all of them or none:
 	// each is replaced whole (atomicwrite), after every one was written
@@ -169,7 +164,7 @@ func renderPackage(dir string, items []*yaml.RNode, fnConfig *yaml.RNode, stderr
 	}
 	var files []atomicwrite.File
 	for p, inFile := range byFile {
-		b, err := keepUnchangedDocuments(dir, p, inFile, read)
+		b, err := keepUnchangedDocuments(dir, p, inFile, read, now)
 		if err != nil {
 			return nil, fmt.Errorf("render: %w", err)
 		}
@@ -219,34 +214,35 @@ func filePath(item *yaml.RNode) string {
 	return item.GetAnnotations(kioutil.PathAnnotation)[kioutil.PathAnnotation]
 }
 
-// filesOf fingerprints items file by file, so that render can tell which
-// files the function changed: a file changed when one of its resources did
-// (anything its encoding shows: values, styles, comments, order), or when
-// a resource was added to it. Fingerprints, not encodings: encoding every
-// file twice cost render more than reading and rendering the package.
-func filesOf(items []*yaml.RNode) (map[string]string, error) {
-	sums := map[string][]uint64{}
+// filesOf sums items up file by file from their fingerprints (sums), so
+// that render can tell which files the function changed: a file changed
+// when one of its resources did (anything its encoding shows: values,
+// styles, comments, order), or when a resource was added to it.
+// Fingerprints, not encodings: encoding every file twice cost render more
+// than reading and rendering the package.
+func filesOf(items []*yaml.RNode, sums map[*yaml.Node]readItem) map[string]string {
+	byFile := map[string][]uint64{}
 	for _, item := range items {
-		p := filePath(item)
-		sums[p] = append(sums[p], krmio.Fingerprint(item.YNode()))
+		r := sums[item.YNode()]
+		byFile[r.path] = append(byFile[r.path], r.sum)
 	}
-	files := make(map[string]string, len(sums))
-	for path, s := range sums {
+	files := make(map[string]string, len(byFile))
+	for path, s := range byFile {
 		slices.Sort(s) // the writer orders a file's resources by their index
 		files[path] = fmt.Sprint(s)
 	}
-	return files, nil
+	return files
 }
 
-// readItem is an item as read: its file and the fingerprint of its nodes
-// before the function ran.
+// readItem is an item's file and the fingerprint of its nodes, at one
+// point of a render (as read, or after the function ran).
 type readItem struct {
 	path string
 	sum  uint64
 }
 
-// readEach returns each item's file and fingerprint, by node.
-func readEach(items []*yaml.RNode) map[*yaml.Node]readItem {
+// fingerprints returns each item's file and fingerprint, by node.
+func fingerprints(items []*yaml.RNode) map[*yaml.Node]readItem {
 	out := make(map[*yaml.Node]readItem, len(items))
 	for _, item := range items {
 		out[item.YNode()] = readItem{path: filePath(item), sum: krmio.Fingerprint(item.YNode())}
@@ -285,12 +281,12 @@ func encodeFile(path string, inFile []*yaml.RNode) ([]byte, error) {
 // (slash-separated, relative to dir), whose resources changed, with the
 // original text of every document whose resource did not change: the
 // function manages only its own resources, and re-encoding another one
-// is not always stable (manifests.SpliceDocuments). read holds the
-// fingerprint of each item as read. It returns nil, and the caller encodes the whole
-// file, when the file is new or its documents cannot be matched with the
-// items read from it. inFile are the items placed in the file; it is
-// sorted in place.
-func keepUnchangedDocuments(dir, path string, inFile []*yaml.RNode, read map[*yaml.Node]readItem) ([]byte, error) {
+// is not always stable (manifests.SpliceDocuments). read and now hold
+// each item's fingerprint as read and after the function ran. inFile are
+// the items placed in the file; it is sorted in place. It returns nil, and
+// the caller encodes the whole file, when the file is new or its documents
+// cannot be matched with the items read from it.
+func keepUnchangedDocuments(dir, path string, inFile []*yaml.RNode, read, now map[*yaml.Node]readItem) ([]byte, error) {
 	if ext := strings.ToLower(filepath.Ext(path)); ext != ".yaml" && ext != ".yml" {
 		return nil, nil
 	}
@@ -328,7 +324,10 @@ func keepUnchangedDocuments(dir, path string, inFile []*yaml.RNode, read map[*ya
 		appended = append(appended, encode(item))
 	}
 	out, n, ok := manifests.SpliceDocuments(original, func(k int) (string, bool) {
-		if k >= old || krmio.Fingerprint(inFile[k].YNode()) == read[inFile[k].YNode()].sum {
+		if k >= old {
+			return "", false
+		}
+		if node := inFile[k].YNode(); now[node].sum == read[node].sum {
 			return "", false
 		}
 		return encode(inFile[k]), true
