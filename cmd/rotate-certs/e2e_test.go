@@ -41,15 +41,22 @@ const examplesDir = "../../examples"
 // kustomizeBinary finds the pinned kustomize that `make tools` installs.
 func kustomizeBinary(t *testing.T) string {
 	t.Helper()
-	if p, err := filepath.Abs("../../bin/kustomize"); err == nil {
+	return pinnedTool(t, "kustomize", "the pinned kustomize")
+}
+
+// pinnedTool returns the repository's bin/<name>, else name on PATH; the
+// test skips, saying what `make tools` installs, when neither exists.
+func pinnedTool(t *testing.T, name, what string) string {
+	t.Helper()
+	if p, err := filepath.Abs("../../bin/" + name); err == nil {
 		if _, err := os.Stat(p); err == nil {
 			return p
 		}
 	}
-	if p, err := exec.LookPath("kustomize"); err == nil {
+	if p, err := exec.LookPath(name); err == nil {
 		return p
 	}
-	t.Skip("kustomize not found: run `make tools` (installs the pinned kustomize into bin/)")
+	t.Skipf("%s not found: run `make tools` (installs %s into bin/)", name, what)
 	return ""
 }
 

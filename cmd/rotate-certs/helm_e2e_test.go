@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,16 +13,7 @@ import (
 // helmBinary finds the pinned Helm that `make tools` installs.
 func helmBinary(t *testing.T) string {
 	t.Helper()
-	if p, err := filepath.Abs("../../bin/helm"); err == nil {
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	if p, err := exec.LookPath("helm"); err == nil {
-		return p
-	}
-	t.Skip("helm not found: run `make tools` (installs the pinned Helm 3 into bin/)")
-	return ""
+	return pinnedTool(t, "helm", "the pinned Helm 3")
 }
 
 // helmTemplate runs `helm template` on examples/helm/chart with rotate-certs

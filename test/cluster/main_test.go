@@ -66,31 +66,28 @@ func ctx(t *testing.T) context.Context {
 // kustomizeBinary finds the pinned kustomize that `make tools` installs.
 func kustomizeBinary(t *testing.T) string {
 	t.Helper()
-	if p, err := filepath.Abs(filepath.Join(repoRoot, "bin", "kustomize")); err == nil {
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	if p, err := exec.LookPath("kustomize"); err == nil {
-		return p
-	}
-	t.Skip("skipping: kustomize not found; run `make tools` (installs the pinned kustomize into bin/)")
-	return ""
+	return pinnedTool(t, "kustomize", "the pinned kustomize")
 }
 
-// helmBinary finds the pinned Helm that `make tools` installs, else one on
-// PATH.
+// helmBinary finds the pinned Helm that `make tools` installs.
 func helmBinary(t *testing.T) string {
 	t.Helper()
-	if p, err := filepath.Abs(filepath.Join(repoRoot, "bin", "helm")); err == nil {
+	return pinnedTool(t, "helm", "the pinned Helm 3")
+}
+
+// pinnedTool returns bin/<name> of the repository, else name on PATH; the
+// test skips, saying what `make tools` installs, when neither exists.
+func pinnedTool(t *testing.T, name, what string) string {
+	t.Helper()
+	if p, err := filepath.Abs(filepath.Join(repoRoot, "bin", name)); err == nil {
 		if _, err := os.Stat(p); err == nil {
 			return p
 		}
 	}
-	if p, err := exec.LookPath("helm"); err == nil {
+	if p, err := exec.LookPath(name); err == nil {
 		return p
 	}
-	t.Skip("skipping: helm not found; run `make tools` (installs the pinned Helm 3 into bin/)")
+	t.Skipf("skipping: %s not found; run `make tools` (installs %s into bin/)", name, what)
 	return ""
 }
 
