@@ -1,7 +1,6 @@
 package docs
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"os/exec"
@@ -41,59 +40,32 @@ var outputDirective = regexp.MustCompile(`^\s*<!--\s*doc-test:\s*output\s*-->\s*
 
 // outputBlocks reads the output blocks of one Markdown file.
 func outputBlocks(root, rel string) ([]outputBlock, error) {
-	f, err := os.Open(filepath.Join(root, rel))
+	blocks, err := fencedBlocks(root, rel)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	var (
-		out     []outputBlock
-		cur     *outputBlock
-		closing string
-		marked  bool
-		n       int
-	)
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		n++
-		line := sc.Text()
-		if closing == "" {
-			if m := openFence.FindStringSubmatch(line); m != nil {
-				closing = m[1]
-				if marked {
-					cur = &outputBlock{file: rel, line: n}
-				}
+	var out []outputBlock
+	for _, fb := range blocks {
+		if !outputDirective.MatchString(fb.before) {
+			continue
+		}
+		cur := outputBlock{file: rel, line: fb.line}
+		for _, line := range fb.body {
+			if cmd, ok := strings.CutPrefix(line, "$ "); ok {
+				cur.steps = append(cur.steps, outputStep{cmd: cmd})
+				continue
 			}
-			marked = outputDirective.MatchString(line)
-			continue
-		}
-		if strings.HasPrefix(strings.TrimSpace(line), closing) && strings.Trim(strings.TrimSpace(line), closing[:1]) == "" {
-			if cur != nil {
-				if len(cur.steps) == 0 {
-					return nil, fmt.Errorf("%s:%d: an output block with no \"$ \" command line", rel, cur.line)
-				}
-				out = append(out, *cur)
+			if len(cur.steps) == 0 {
+				return nil, fmt.Errorf("%s:%d: an output block must start with a \"$ \" command line", rel, cur.line)
 			}
-			cur, closing, marked = nil, "", false
-			continue
-		}
-		if cur == nil {
-			continue
-		}
-		if cmd, ok := strings.CutPrefix(line, "$ "); ok {
-			cur.steps = append(cur.steps, outputStep{cmd: cmd})
-			continue
+			cur.steps[len(cur.steps)-1].want += line + "\n"
 		}
 		if len(cur.steps) == 0 {
-			return nil, fmt.Errorf("%s:%d: an output block must start with a \"$ \" command line", rel, cur.line)
+			return nil, fmt.Errorf("%s:%d: an output block with no \"$ \" command line", rel, cur.line)
 		}
-		cur.steps[len(cur.steps)-1].want += line + "\n"
+		out = append(out, cur)
 	}
-	if closing != "" {
-		return nil, fmt.Errorf("%s: a code block opened and never closed", rel)
-	}
-	return out, sc.Err()
+	return out, nil
 }
 
 // TestDocOutputsMatch runs the command of every output block of the

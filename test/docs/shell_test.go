@@ -39,57 +39,83 @@ var (
 	directive = regexp.MustCompile(`^\s*<!--\s*doc-test:\s*(needs|skip)\s*(.*?)\s*-->\s*$`)
 )
 
-// shellBlocks reads the shell blocks of one Markdown file.
-func shellBlocks(root, rel string) ([]shellBlock, error) {
+// fencedBlock is a fenced code block of a Markdown file: the line of its
+// opening fence, its info string, the line before the fence (where a
+// doc-test directive stands) and its lines.
+type fencedBlock struct {
+	line   int
+	info   string
+	before string
+	body   []string
+}
+
+// fencedBlocks reads every fenced code block of one Markdown file.
+func fencedBlocks(root, rel string) ([]fencedBlock, error) {
 	f, err := os.Open(filepath.Join(root, rel))
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	var (
-		out     []shellBlock
-		cur     *shellBlock
+		out     []fencedBlock
+		cur     *fencedBlock
 		closing string
 		prev    string
 		n       int
 	)
 	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		n++
 		line := sc.Text()
-		if cur == nil && closing == "" {
+		if closing == "" {
 			if m := openFence.FindStringSubmatch(line); m != nil {
 				closing = m[1]
-				switch m[2] {
-				case "sh", "bash", "shell":
-					cur = &shellBlock{file: rel, line: n}
-					if d := directive.FindStringSubmatch(prev); d != nil {
-						if d[1] == "skip" {
-							cur.skip = d[2]
-						} else {
-							cur.needs = strings.Split(strings.ReplaceAll(d[2], " ", ""), ",")
-						}
-					}
-				}
+				cur = &fencedBlock{line: n, info: m[2], before: prev}
 			}
 			prev = line
 			continue
 		}
 		if strings.HasPrefix(strings.TrimSpace(line), closing) && strings.Trim(strings.TrimSpace(line), closing[:1]) == "" {
-			if cur != nil {
-				out = append(out, *cur)
-			}
+			out = append(out, *cur)
 			cur, closing, prev = nil, "", line
 			continue
 		}
-		if cur != nil {
-			cur.code += line + "\n"
-		}
+		cur.body = append(cur.body, line)
 	}
 	if closing != "" {
 		return nil, fmt.Errorf("%s: a code block opened and never closed", rel)
 	}
 	return out, sc.Err()
+}
+
+// shellBlocks reads the shell blocks of one Markdown file.
+func shellBlocks(root, rel string) ([]shellBlock, error) {
+	blocks, err := fencedBlocks(root, rel)
+	if err != nil {
+		return nil, err
+	}
+	var out []shellBlock
+	for _, fb := range blocks {
+		switch fb.info {
+		case "sh", "bash", "shell":
+		default:
+			continue
+		}
+		b := shellBlock{file: rel, line: fb.line}
+		for _, l := range fb.body {
+			b.code += l + "\n"
+		}
+		if d := directive.FindStringSubmatch(fb.before); d != nil {
+			if d[1] == "skip" {
+				b.skip = d[2]
+			} else {
+				b.needs = strings.Split(strings.ReplaceAll(d[2], " ", ""), ",")
+			}
+		}
+		out = append(out, b)
+	}
+	return out, nil
 }
 
 // testedDocs are the documents whose shell blocks run: the README, the
