@@ -18,6 +18,24 @@ func decode(t *testing.T, spec string) (*RotationPolicy, error) {
 	return Decode(node)
 }
 
+// decodeErrorsAt decodes spec, requires that it fails with FieldErrors,
+// and returns the messages of those at field, one per line, and the error.
+func decodeErrorsAt(t *testing.T, spec, field string) (string, error) {
+	t.Helper()
+	_, err := decode(t, spec)
+	require.Error(t, err)
+	fes, ok := err.(FieldErrors)
+	require.True(t, ok, "want FieldErrors, got %T", err)
+	var at []string
+	for _, fe := range fes {
+		if fe.Field == field {
+			at = append(at, fe.Message)
+		}
+	}
+	require.NotEmpty(t, at, "want an error at %s, got:\n%v", field, err)
+	return strings.Join(at, "\n"), err
+}
+
 func TestDecodeDefaults(t *testing.T) {
 	p, err := decode(t, `spec:
   trustBundles:
