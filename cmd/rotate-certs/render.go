@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -97,8 +99,8 @@ func render(dir, policyFile string, dryRun bool, stdout, stderr io.Writer) error
 		}
 		o.Policy = fnConfig
 	}
-	err := repo.Render(dir, o, func(items []*yaml.RNode, fnConfig *yaml.RNode) ([]atomicwrite.File, error) {
-		files, err := renderPackage(dir, items, fnConfig, stderr)
+	err := repo.Render(dir, o, func(items []*yaml.RNode, fnConfig *yaml.RNode, original map[string][]byte) ([]atomicwrite.File, error) {
+		files, err := renderPackage(dir, items, fnConfig, original, stderr)
 		var code exitCode
 		switch {
 		case errors.As(err, &code):
@@ -133,7 +135,8 @@ func unjoin(err error) []error {
 
 // renderPackage runs the function on one package's items with fnConfig
 // and returns the files to write: only those whose resources changed.
-func renderPackage(dir string, items []*yaml.RNode, fnConfig *yaml.RNode, stderr io.Writer) ([]atomicwrite.File, error) {
+// original is the text of each file read, by package path.
+func renderPackage(dir string, items []*yaml.RNode, fnConfig *yaml.RNode, original map[string][]byte, stderr io.Writer) ([]atomicwrite.File, error) {
 	if err := duplicateKeys(dir, items); err != nil {
 		return nil, fmt.Errorf("render: %w", err)
 	}
@@ -164,7 +167,7 @@ func renderPackage(dir string, items []*yaml.RNode, fnConfig *yaml.RNode, stderr
 	}
 	var files []atomicwrite.File
 	for p, inFile := range byFile {
-		b, err := keepUnchangedDocuments(dir, p, inFile, read, now)
+		b, err := keepUnchangedDocuments(p, original[p], inFile, read, now)
 		if err != nil {
 			return nil, fmt.Errorf("render: %w", err)
 		}
@@ -278,23 +281,23 @@ func encodeFile(path string, inFile []*yaml.RNode) ([]byte, error) {
 }
 
 // keepUnchangedDocuments returns the new text of the package file path
-// (slash-separated, relative to dir), whose resources changed, with the
-// original text of every document whose resource did not change: the
+// (slash-separated), whose resources changed, from original, the text it
+// was read from (nil for a new file), keeping the text of every document
+// whose resource did not change: the
 // function manages only its own resources, and re-encoding another one
 // is not always stable (manifests.SpliceDocuments). read and now hold
 // each item's fingerprint as read and after the function ran. inFile are
 // the items placed in the file; it is sorted in place. It returns nil, and
 // the caller encodes the whole file, when the file is new or its documents
 // cannot be matched with the items read from it.
-func keepUnchangedDocuments(dir, path string, inFile []*yaml.RNode, read, now map[*yaml.Node]readItem) ([]byte, error) {
+func keepUnchangedDocuments(path string, original []byte, inFile []*yaml.RNode, read, now map[*yaml.Node]readItem) ([]byte, error) {
 	if ext := strings.ToLower(filepath.Ext(path)); ext != ".yaml" && ext != ".yml" {
 		return nil, nil
 	}
-	if err := kioutil.SortNodes(inFile); err != nil {
+	if err := sortByIndex(inFile); err != nil {
 		return nil, err
 	}
-	original, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(path)))
-	if err != nil {
+	if original == nil {
 		return nil, nil // a new file
 	}
 	fromFile := func(item *yaml.RNode) bool {
@@ -339,4 +342,41 @@ func keepUnchangedDocuments(dir, path string, inFile []*yaml.RNode, read, now ma
 		return nil, nil
 	}
 	return out, nil
+}
+
+// sortByIndex orders one file's items as kioutil.SortNodes does - by the
+// index annotation, those without one first, ties kept in order - reading
+// each item's annotation once instead of at every comparison.
+func sortByIndex(inFile []*yaml.RNode) error {
+	type keyed struct {
+		item  *yaml.RNode
+		has   bool
+		index int
+	}
+	keys := make([]keyed, len(inFile))
+	for i, item := range inFile {
+		keys[i] = keyed{item: item}
+		v := item.GetAnnotations(kioutil.IndexAnnotation)[kioutil.IndexAnnotation]
+		if v == "" {
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("unable to parse %s %s: %w", kioutil.IndexAnnotation, v, err)
+		}
+		keys[i].has, keys[i].index = true, n
+	}
+	slices.SortStableFunc(keys, func(a, b keyed) int {
+		switch {
+		case !a.has && b.has:
+			return -1
+		case a.has && !b.has:
+			return 1
+		}
+		return cmp.Compare(a.index, b.index)
+	})
+	for i, k := range keys {
+		inFile[i] = k.item
+	}
+	return nil
 }

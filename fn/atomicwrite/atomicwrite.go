@@ -4,7 +4,8 @@
 // never cut short. It is how `rotate-certs render` writes a package back.
 //
 // Each file is written to a temporary file beside it, flushed to disk
-// (fsync), given the mode (and, for root, the owner) of the file it
+// (fsync, or on Linux one syncfs per file system for all of them), given
+// the mode (and, for root, the owner) of the file it
 // replaces, and renamed over it; the directories are flushed after the
 // renames. Before the first rename every file has been written and every
 // target checked: a read-only file, a path that leaves the directory, a
@@ -105,6 +106,9 @@ func write(dir string, files []File, h hooks) (err error) {
 			return err
 		}
 	}
+	if err := syncTemps(targets); err != nil {
+		return err
+	}
 	dirs := map[string]bool{}
 	for _, t := range targets {
 		if err := os.Rename(t.temp, t.real); err != nil {
@@ -203,7 +207,7 @@ func writeTemp(t *target, h hooks) error {
 		}
 	}
 	err = write(f, t.Data)
-	if err == nil {
+	if err == nil && syncEach {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {

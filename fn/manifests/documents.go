@@ -18,10 +18,13 @@ import (
 // that starts with "---"), and the k-th document that holds a resource is
 // the file's k-th resource. replace(k) returns the new text of resource k
 // (ending in a newline) when it changed; appended are new resources'
-// texts, added at the end. ok is false when the file's text cannot be cut
+// texts, added at the end. original must be text the caller's reader
+// parsed: most documents are told apart by their text, not parsed again
+// (holdsResourceByText). ok is false when the file's text cannot be cut
 // that way (CRLF line ends, which kyaml's reader rewrites, or a document
-// that does not parse); resources is the number of documents that hold
-// one, which the caller must check against what it read from the file.
+// the text does not decide that does not parse); resources is the number
+// of documents that hold one, which the caller must check against what it
+// read from the file.
 func SpliceDocuments(original []byte, replace func(k int) (string, bool), appended []string) (out []byte, resources int, ok bool) {
 	s := string(original)
 	if strings.Contains(s, "\r") {
@@ -69,8 +72,12 @@ func SpliceDocuments(original []byte, replace func(k int) (string, bool), append
 
 // holdsResource reports whether a document holds a resource, as kyaml's
 // reader decides it (a document of comments, or null, holds none), and
-// whether it parsed.
+// whether it parsed. The text decides the common cases without parsing
+// (holdsResourceByText); the rest is parsed.
 func holdsResource(doc string) (holds, parsed bool) {
+	if holds, decided := holdsResourceByText(doc); decided {
+		return holds, true
+	}
 	var node yaml.Node
 	if err := yaml.NewDecoder(strings.NewReader(doc)).Decode(&node); err != nil {
 		return false, errors.Is(err, io.EOF)
@@ -79,4 +86,45 @@ func holdsResource(doc string) (holds, parsed bool) {
 		return false, true
 	}
 	return !yaml.IsMissingOrNull(yaml.NewRNode(&node)), true
+}
+
+// holdsResourceByText decides from the text alone, when it can, whether a
+// document holds a resource: one of blank and comment lines (and a "---"
+// line that starts it) holds none; one whose first other line is a plain
+// mapping key at column 0 ("apiVersion: v1") holds a block mapping, a
+// resource - a document the caller's reader already parsed. Anything else
+// (a directive, "...", a flow collection, a scalar, a key in quotes)
+// is left to the parser: decided is false.
+func holdsResourceByText(doc string) (holds, decided bool) {
+	for len(doc) > 0 {
+		line, rest, _ := strings.Cut(doc, "\n")
+		doc = rest
+		trimmed := strings.TrimLeft(line, " ")
+		switch {
+		case trimmed == "" || trimmed[0] == '#':
+			continue
+		case line == "---" || strings.HasPrefix(line, "--- #"):
+			continue
+		}
+		return plainKeyLine(line), plainKeyLine(line)
+	}
+	return false, true
+}
+
+// plainKeyLine reports whether line starts, at column 0, with a plain
+// mapping key of letters, digits and "_-./" followed by ":" and a space
+// or the end of the line.
+func plainKeyLine(line string) bool {
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '_':
+		case i > 0 && (c >= '0' && c <= '9' || c == '-' || c == '.' || c == '/'):
+		case i > 0 && c == ':':
+			return i+1 == len(line) || line[i+1] == ' '
+		default:
+			return false
+		}
+	}
+	return false
 }

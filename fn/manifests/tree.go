@@ -17,6 +17,10 @@ import (
 type Tree struct {
 	// Items are the resources, in file order, then document order.
 	Items []*yaml.RNode
+	// Files is the text of every file read, by its path relative to the
+	// directory (slash-separated): what the items were parsed from, which
+	// a writer that keeps unchanged documents as written starts from.
+	Files map[string][]byte
 	// Notes are the files skipped on purpose (templates), one line each.
 	Notes []string
 }
@@ -35,7 +39,7 @@ func ReadTree(dir string) (*Tree, error) {
 	if len(found.Problems) > 0 {
 		return nil, errors.Join(found.Problems...)
 	}
-	t := &Tree{}
+	t := &Tree{Files: make(map[string][]byte, len(found.Files))}
 	for _, f := range found.Files {
 		rel, err := filepath.Rel(dir, f)
 		if err != nil {
@@ -61,6 +65,7 @@ func ReadTree(dir string) (*Tree, error) {
 			return nil, fmt.Errorf("%s: %w", f, err)
 		}
 		t.Items = append(t.Items, nodes...)
+		t.Files[rel] = data
 	}
 	return t, nil
 }

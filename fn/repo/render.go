@@ -25,10 +25,11 @@ import (
 )
 
 // RenderFunc renders one package: items are its resources (paths relative
-// to the directory rendered), fnConfig its policy. It returns the files to
-// write (paths relative to the directory), or an error; ErrReported when
-// it has already told the user why.
-type RenderFunc func(items []*yaml.RNode, fnConfig *yaml.RNode) ([]atomicwrite.File, error)
+// to the directory rendered), fnConfig its policy, and original the text
+// of every file read (manifests.Tree.Files), by the same paths. It returns
+// the files to write (paths relative to the directory), or an error;
+// ErrReported when it has already told the user why.
+type RenderFunc func(items []*yaml.RNode, fnConfig *yaml.RNode, original map[string][]byte) ([]atomicwrite.File, error)
 
 // ErrReported is an error whose explanation was already printed.
 var ErrReported = errors.New("render failed (reported above)")
@@ -81,7 +82,7 @@ func Render(dir string, o Options, render RenderFunc) (err error) {
 	if err != nil {
 		return err
 	}
-	files, err := renderJobs(jobs, render, o.Stderr)
+	files, err := renderJobs(jobs, tree.Files, render, o.Stderr)
 	if err != nil {
 		return err
 	}
@@ -94,11 +95,11 @@ func Render(dir string, o Options, render RenderFunc) (err error) {
 // renderJobs renders every package and returns the files they write,
 // sorted by path; any package failing, or two writing one file, fails
 // them all.
-func renderJobs(jobs []job, render RenderFunc, stderr io.Writer) ([]atomicwrite.File, error) {
+func renderJobs(jobs []job, original map[string][]byte, render RenderFunc, stderr io.Writer) ([]atomicwrite.File, error) {
 	var files []atomicwrite.File
 	var failed []error
 	for _, j := range jobs {
-		fs, err := render(j.items, j.policy)
+		fs, err := render(j.items, j.policy, original)
 		if err != nil {
 			if !errors.Is(err, ErrReported) && len(jobs) > 1 {
 				err = fmt.Errorf("package %s: %w", j.dir, err)

@@ -29,7 +29,7 @@ import (
 //     and expands no alias when a document is read into nodes; decoding the
 //     policy (the one place that expands aliases) stops at go-yaml's
 //     excessive-aliasing check;
-//   - function mode reads at most fninput.MaxInputBytes (256 MiB) from stdin,
+//   - function mode reads at most fninput.MaxInputBytes (384 MiB) from stdin,
 //     and hands at most fninput.MaxKyamlInputBytes (32 MiB) to kyaml's reader
 //     (cmd/rotate-certs TestKyamlPathIsCapped);
 //   - a bundle source, an existing target and a rendered bundle are capped
