@@ -148,7 +148,7 @@ func renderPackage(dir string, items []*yaml.RNode, fnConfig *yaml.RNode, origin
 		fmt.Fprintln(stderr, err)
 		return nil, exitCode(1)
 	}
-	if err := kioutil.DefaultPathAndIndexAnnotation("", rl.Items); err != nil {
+	if err := defaultPathAndIndex(rl.Items); err != nil {
 		return nil, fmt.Errorf("render: %w", err)
 	}
 	now := fingerprints(rl.Items)
@@ -379,4 +379,57 @@ func sortByIndex(inFile []*yaml.RNode) error {
 		inFile[i] = k.item
 	}
 	return nil
+}
+
+// defaultPathAndIndex gives every item a path and an index annotation, in
+// both forms, exactly as kioutil.DefaultPathAndIndexAnnotation does, but
+// hands it only the items it would change - those missing the path or
+// the index, or one form of a pair - and, for each file, the item with
+// the highest index among the rest, which is all it reads of them (a new
+// item in a file is numbered after it). Reading every item's metadata the
+// way it does cost render more than the function's own steps.
+func defaultPathAndIndex(items []*yaml.RNode) error {
+	keys := []string{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation, kioutil.IndexAnnotation,
+		kioutil.LegacyIndexAnnotation, kioutil.IdAnnotation, kioutil.LegacyIdAnnotation}
+	var todo []*yaml.RNode
+	last := map[string]*yaml.RNode{} // by path, the settled item with the highest index
+	lastIndex := map[string]int{}
+	for _, item := range items {
+		a := item.GetAnnotations(keys...)
+		if !settled(a) {
+			todo = append(todo, item)
+			continue
+		}
+		p := a[kioutil.PathAnnotation]
+		index, _ := strconv.Atoi(a[kioutil.IndexAnnotation])
+		if _, seen := last[p]; !seen || index > lastIndex[p] {
+			last[p], lastIndex[p] = item, index
+		}
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	// The settled items handed over keep their annotations; their order
+	// does not matter (only the highest index of each file is read).
+	handed := make([]*yaml.RNode, 0, len(last)+len(todo))
+	for _, item := range last {
+		handed = append(handed, item)
+	}
+	return kioutil.DefaultPathAndIndexAnnotation("", append(handed, todo...))
+}
+
+// settled reports whether kioutil.DefaultPathAndIndexAnnotation leaves an
+// item with annotations a as it is: it has a path and an index, and of
+// each pair of forms (path, index, id) both or neither are set.
+func settled(a map[string]string) bool {
+	_, path := a[kioutil.PathAnnotation]
+	_, index := a[kioutil.IndexAnnotation]
+	pairs := [][2]string{{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation},
+		{kioutil.IndexAnnotation, kioutil.LegacyIndexAnnotation}, {kioutil.IdAnnotation, kioutil.LegacyIdAnnotation}}
+	for _, p := range pairs {
+		if (a[p[0]] == "") != (a[p[1]] == "") {
+			return false
+		}
+	}
+	return path && index
 }
