@@ -210,6 +210,9 @@ func mappingPairs(m *yaml.Node) ([][2]*yaml.Node, error) {
 // decodeBase64 accepts standard base64 with or without line breaks, as
 // kubectl and editors write it.
 func decodeBase64(s string) ([]byte, error) {
+	if !strings.ContainsAny(s, "\n\r \t") {
+		return base64.StdEncoding.DecodeString(s)
+	}
 	s = strings.Map(func(r rune) rune {
 		if r == '\n' || r == '\r' || r == ' ' || r == '\t' {
 			return -1

@@ -1,6 +1,8 @@
 package kube
 
 import (
+	"encoding/base64"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -90,4 +92,38 @@ func TestIndexRefsAndLocalConfig(t *testing.T) {
 	require.Equal(t, 2, res.File.Index)
 	require.Equal(t, "data.x", res.Field.Path)
 	require.True(t, IsSOPSEncrypted(parse(t, "kind: Secret\nsops: {version: 3}\n")))
+}
+
+func TestStartsWithPEM(t *testing.T) {
+	pem := "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
+	b64 := base64.StdEncoding.EncodeToString([]byte(pem))
+	for _, tc := range []struct {
+		name, doc string
+		want      bool
+	}{
+		{"secret data, base64 PEM", "kind: Secret\ndata:\n  a: aGVsbG8=\n  ca.crt: " + b64 + "\n", true},
+		{"secret stringData PEM", "kind: Secret\nstringData:\n  ca.crt: |\n    -----BEGIN CERTIFICATE-----\n    x\n", true},
+		{"configmap data PEM", "kind: ConfigMap\ndata:\n  ca.crt: |\n    -----BEGIN CERTIFICATE-----\n    x\n", true},
+		{"configmap binaryData PEM", "kind: ConfigMap\nbinaryData:\n  ca.der: " + b64 + "\n", true},
+		{"secret data not PEM", "kind: Secret\ndata:\n  a: aGVsbG8gd29ybGQgaGVsbG8gd29ybGQ=\n", false},
+		{"PEM after text: read in full", "kind: ConfigMap\ndata:\n  a: |\n    note\n    -----BEGIN CERTIFICATE-----\n", false},
+		{"wrapped base64: read in full", "kind: Secret\ndata:\n  a: |\n    LS0t\n    LS1CRUdJTiBD\n", false},
+		{"configmap data is base64 text, not decoded", "kind: ConfigMap\ndata:\n  a: " + b64 + "\n", false},
+		{"short value", "kind: Secret\ndata:\n  a: LS0t\n", false},
+		{"not a string", "kind: Secret\ndata:\n  a: [x]\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.want, StartsWithPEM(yaml.MustParse(tc.doc)))
+			if !tc.want {
+				return
+			}
+			values, err := Values(yaml.MustParse(tc.doc))
+			require.NoError(t, err)
+			found := false
+			for _, v := range values {
+				found = found || strings.HasPrefix(string(v.Bytes), "-----BEGIN ")
+			}
+			require.True(t, found, "a value Values reads starts with the header")
+		})
+	}
 }

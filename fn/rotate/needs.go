@@ -65,16 +65,23 @@ func readsItem(item *yaml.RNode, names map[string]bool, sources []string, select
 	if kind == "Namespace" {
 		return selects || kube.CheckShape(item, "") != nil
 	}
-	if kube.CheckShape(item, "") != nil || names[item.GetName()] {
+	if kube.CheckShape(item, "") != nil {
+		return true
+	}
+	name := item.GetName()
+	if names[name] {
 		return true
 	}
 	if len(manifests.DuplicateKeysOf(item)) > 0 {
 		return true // the processor refuses it
 	}
 	for _, src := range sources {
-		if suggest.Near(src, item.GetName()) {
+		if suggest.Near(src, name) {
 			return true // a missing source's error names it as the nearest
 		}
+	}
+	if kube.StartsWithPEM(item) {
+		return true // the common case, told without decoding every value
 	}
 	values, err := kube.Values(item)
 	if err != nil {
