@@ -37,7 +37,8 @@ and what a .krmignore file lists, in DIR or any directory below it), runs the
 function, and writes back only the files whose resources changed: file layout,
 comments and field order are kept, and a file the function did not change is
 not touched; in a file it rewrites, the documents whose resources did not
-change keep their text. New targets get files of their own, beside the policy.
+change keep their text, and so do the fields the function did not touch in
+those that changed. New targets get files of their own, beside the policy.
 
 Without --policy, every RotationPolicy under DIR is a package: it applies to
 the directory of its file and everything below it, and a deeper policy's
@@ -140,7 +141,7 @@ func renderPackage(dir string, items []*yaml.RNode, fnConfig *yaml.RNode, origin
 	if err := duplicateKeys(dir, items); err != nil {
 		return nil, fmt.Errorf("render: %w", err)
 	}
-	read := fingerprints(items)
+	read := fingerprints(items, true)
 	before := filesOf(items, read)
 	rl := &framework.ResourceList{Items: items, FunctionConfig: fnConfig}
 	p := rotate.Processor{Now: time.Now, Stderr: stderr}
@@ -151,7 +152,7 @@ func renderPackage(dir string, items []*yaml.RNode, fnConfig *yaml.RNode, origin
 	if err := defaultPathAndIndex(rl.Items); err != nil {
 		return nil, fmt.Errorf("render: %w", err)
 	}
-	now := fingerprints(rl.Items)
+	now := fingerprints(rl.Items, false)
 	after := filesOf(rl.Items, now)
 	// Only the files whose resources changed are written (a file the
 	// function did not change keeps its bytes), and all of them or none:
@@ -238,19 +239,53 @@ func filesOf(items []*yaml.RNode, sums map[*yaml.Node]readItem) map[string]strin
 }
 
 // readItem is an item's file and the fingerprint of its nodes, at one
-// point of a render (as read, or after the function ran).
+// point of a render (as read, or after the function ran), and as read the
+// count of its parsed keys (krmio.CountParsedKeys), which the splice of a
+// changed resource checks.
 type readItem struct {
 	path string
 	sum  uint64
+	keys int
 }
 
-// fingerprints returns each item's file and fingerprint, by node.
-func fingerprints(items []*yaml.RNode) map[*yaml.Node]readItem {
+// fingerprints returns each item's file and fingerprint, by node, and
+// with keys its count of parsed keys.
+func fingerprints(items []*yaml.RNode, keys bool) map[*yaml.Node]readItem {
 	out := make(map[*yaml.Node]readItem, len(items))
 	for _, item := range items {
-		out[item.YNode()] = readItem{path: filePath(item), sum: krmio.Fingerprint(item.YNode())}
+		r := readItem{path: filePath(item), sum: krmio.Fingerprint(item.YNode())}
+		if keys {
+			r.keys = krmio.CountParsedKeys(item.YNode())
+		}
+		out[item.YNode()] = r
 	}
 	return out
+}
+
+// spliceItem is encodeItem for a resource the function changed, read from
+// the document doc: the pairs it did not change keep their text as
+// written, and only those it replaced or added are encoded
+// (krmio.SpliceDocument). ok is false where the splice does not follow
+// the change, or the file's sequences are indented (the splice encodes
+// them compact, as kyaml does by default); encode the item then.
+func spliceItem(item *yaml.RNode, doc string, parsedKeys int) (string, bool) {
+	if item.GetAnnotations(kioutil.SeqIndentAnnotation)[kioutil.SeqIndentAnnotation] == string(yaml.WideSequenceStyle) {
+		return "", false
+	}
+	// What kyaml's writer takes off before it writes (encodeItem), on a
+	// copy: the items are read again if the file is encoded whole.
+	c := item.Copy()
+	for _, a := range []string{kioutil.IndexAnnotation, kioutil.LegacyIndexAnnotation, kioutil.SeqIndentAnnotation,
+		kioutil.PathAnnotation, kioutil.LegacyPathAnnotation} {
+		if _, err := c.Pipe(yaml.ClearAnnotation(a)); err != nil {
+			return "", false
+		}
+	}
+	if err := yaml.ClearEmptyAnnotations(c); err != nil {
+		return "", false
+	}
+	text, ok := krmio.SpliceDocument([]byte(doc), c.YNode(), parsedKeys)
+	return string(text), ok
 }
 
 func encodeItem(item *yaml.RNode) (string, error) {
@@ -326,12 +361,16 @@ func keepUnchangedDocuments(path string, original []byte, inFile []*yaml.RNode, 
 	for _, item := range inFile[old:] {
 		appended = append(appended, encode(item))
 	}
-	out, n, ok := manifests.SpliceDocuments(original, func(k int) (string, bool) {
+	out, n, ok := manifests.SpliceDocuments(original, func(k int, doc string) (string, bool) {
 		if k >= old {
 			return "", false
 		}
-		if node := inFile[k].YNode(); now[node].sum == read[node].sum {
+		node := inFile[k].YNode()
+		if now[node].sum == read[node].sum {
 			return "", false
+		}
+		if text, ok := spliceItem(inFile[k], doc, read[node].keys); ok {
+			return text, true
 		}
 		return encode(inFile[k]), true
 	}, appended)

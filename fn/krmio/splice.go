@@ -345,3 +345,21 @@ func sameTree(a, b *yaml.Node) bool {
 	}
 	return true
 }
+
+// SpliceDocument is the writer's splice for a YAML document that holds one
+// resource - a file of `rotate-certs render` - rather than an item of a
+// ResourceList: raw is the document's text as it was read (its lines
+// numbered as the parser numbered them), root the resource's mapping now,
+// and parsedKeys CountParsedKeys(root) as it was read. Pairs the function
+// did not touch keep their text, comments and layout; the ones it replaced
+// or added are encoded (block style, sequences compact). ok is false when
+// the change has a shape the splice does not follow; encode the resource
+// whole then.
+func SpliceDocument(raw []byte, root *yaml.Node, parsedKeys int) (text []byte, ok bool) {
+	return splice(raw, root, parsedKeys, 0, nil)
+}
+
+// CountParsedKeys counts the mapping keys and sequence entries under n
+// that were parsed, not added since: what SpliceDocument compares with the
+// count after a change, to see a removed key.
+func CountParsedKeys(n *yaml.Node) int { return countParsedKeys(n) }

@@ -16,8 +16,9 @@ import (
 // through kyaml's writer), and neither are the comments and layout around
 // them. The documents are cut as kyaml's reader cuts them (at every line
 // that starts with "---"), and the k-th document that holds a resource is
-// the file's k-th resource. replace(k) returns the new text of resource k
-// (ending in a newline) when it changed; appended are new resources'
+// the file's k-th resource. replace(k, doc) returns the new text of
+// resource k (ending in a newline) when it changed, doc being its text as
+// read; appended are new resources'
 // texts, added at the end. original must be text the caller's reader
 // parsed: most documents are told apart by their text, not parsed again
 // (holdsResourceByText). ok is false when the file's text cannot be cut
@@ -25,7 +26,7 @@ import (
 // the text does not decide that does not parse); resources is the number
 // of documents that hold one, which the caller must check against what it
 // read from the file.
-func SpliceDocuments(original []byte, replace func(k int) (string, bool), appended []string) (out []byte, resources int, ok bool) {
+func SpliceDocuments(original []byte, replace func(k int, doc string) (string, bool), appended []string) (out []byte, resources int, ok bool) {
 	s := string(original)
 	if strings.Contains(s, "\r") {
 		return nil, 0, false
@@ -38,7 +39,7 @@ func SpliceDocuments(original []byte, replace func(k int) (string, bool), append
 			return false
 		}
 		if holds {
-			if text, changed := replace(resources); changed {
+			if text, changed := replace(resources, doc); changed {
 				doc = text
 			}
 			resources++

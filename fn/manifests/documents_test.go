@@ -13,7 +13,7 @@ import (
 
 func TestSpliceDocuments(t *testing.T) {
 	original := "# file header\n---\na: 1   # kept as written\n---  # separator comment\n# only a comment\n---\nb: 2\n"
-	replace := func(k int) (string, bool) {
+	replace := func(k int, _ string) (string, bool) {
 		if k == 1 {
 			return "b: 3\n", true
 		}
@@ -24,7 +24,7 @@ func TestSpliceDocuments(t *testing.T) {
 	require.Equal(t, 2, n, "two documents hold a resource")
 	require.Equal(t, "# file header\n---\na: 1   # kept as written\n---  # separator comment\n# only a comment\n---\nb: 3\n---\nc: 4\n", string(out))
 
-	out, n, ok = SpliceDocuments([]byte("a: 1"), func(int) (string, bool) { return "", false }, []string{"b: 2\n"})
+	out, n, ok = SpliceDocuments([]byte("a: 1"), func(int, string) (string, bool) { return "", false }, []string{"b: 2\n"})
 	require.True(t, ok)
 	require.Equal(t, 1, n)
 	require.Equal(t, "a: 1\n---\nb: 2\n", string(out), "a last line without a newline gets one before the next document")
