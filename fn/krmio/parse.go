@@ -60,11 +60,13 @@ func (p *blockParser) parse(raw []byte) *yaml.Node {
 	return doc
 }
 
-func (p *blockParser) parseDoc(raw []byte) *yaml.Node {
+// scanLines splits raw into lines for a parse, or returns false when raw
+// has something the parser leaves to yaml.v3 on any line.
+func (p *blockParser) scanLines(raw []byte) bool {
 	p.raw, p.fail, p.depth = raw, false, 0
 	p.lines = p.lines[:0]
 	if len(raw) == 0 || raw[len(raw)-1] != '\n' {
-		return nil // a last line break matters to block scalars; chunks have one
+		return false // a last line break matters to block scalars; chunks have one
 	}
 	for off := 0; off < len(raw); {
 		end := bytes.IndexByte(raw[off:], '\n')
@@ -79,16 +81,20 @@ func (p *blockParser) parseDoc(raw []byte) *yaml.Node {
 		}
 		for i := off + indent; i < end; i++ {
 			if c := raw[i]; c >= 0x7f || c < 0x20 {
-				return nil // columns count characters; controls are kyaml's to judge
+				return false // columns count characters; controls are kyaml's to judge
 			}
 		}
 		if end > off+indent && raw[end-1] == ' ' {
-			return nil // trailing spaces: where a comment or scalar ends is for yaml.v3 to say
+			return false // trailing spaces: where a comment or scalar ends is for yaml.v3 to say
 		}
 		p.lines = append(p.lines, line{start: off, end: end, indent: indent})
 		off = end + 1
 	}
-	if len(p.lines) == 0 {
+	return len(p.lines) > 0
+}
+
+func (p *blockParser) parseDoc(raw []byte) *yaml.Node {
+	if !p.scanLines(raw) {
 		return nil
 	}
 	first := p.lines[0]

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/rotate-certs/rotate-certs/fn/krmio"
 	"github.com/rotate-certs/rotate-certs/fn/walk"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
@@ -40,6 +41,7 @@ func ReadTree(dir string) (*Tree, error) {
 		return nil, errors.Join(found.Problems...)
 	}
 	t := &Tree{Files: make(map[string][]byte, len(found.Files))}
+	dp := krmio.NewDocumentParser()
 	for _, f := range found.Files {
 		rel, err := filepath.Rel(dir, f)
 		if err != nil {
@@ -49,6 +51,11 @@ func ReadTree(dir string) (*Tree, error) {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			return nil, err
+		}
+		if nodes, ok := readFile(data, rel, dp); ok {
+			t.Items = append(t.Items, nodes...)
+			t.Files[rel] = data
+			continue
 		}
 		r := &kio.ByteReader{
 			Reader:            bytes.NewReader(data),
