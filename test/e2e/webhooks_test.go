@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"bytes"
@@ -242,13 +242,6 @@ func writeRotatedSecret(t *testing.T, dir string) {
 		"  tls.crt: " + b64(leaf.PEM()) + "\n" +
 		"  tls.key: " + b64(leaf.KeyPEM()) + "\n"
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "envoy-gateway-ca.yaml"), []byte(secret), 0o644))
-}
-
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	require.NoError(t, err)
-	return string(b)
 }
 
 // caBundleLine returns the caBundle line of a file.

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"fmt"
@@ -10,13 +10,14 @@ import (
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/walk"
+	"github.com/rotate-certs/rotate-certs/internal/e2eharness"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // End-to-end tests of target.additionalFormats and `rotate-certs init`,
-// with the binary built by TestMain (e2e_test.go).
+// with the binary built by TestMain (main_test.go).
 
 // addFormats adds binary truststores to the envoy-gateway example's policy.
 func addFormats(t *testing.T, dir string) {
@@ -98,12 +99,11 @@ func checkStores(t *testing.T, items []*yaml.RNode, target kube.Key, certs int) 
 		if store.password != "" {
 			args = append(args, "-storepass", store.password)
 		}
-		cmd := exec.Command(keytool, args...)
-		cmd.Stdin = strings.NewReader("\n")
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "%s", out)
-		require.Contains(t, string(out), fmt.Sprintf("Your keystore contains %d entries", certs))
-		require.Equal(t, certs, strings.Count(string(out), "trustedCertEntry"), "%s", out)
+		r := e2eharness.Cmd{Stdin: "\n"}.Run(t, keytool, args...)
+		out := r.Stdout + r.Stderr
+		require.NoError(t, r.Err, "%s", out)
+		require.Contains(t, out, fmt.Sprintf("Your keystore contains %d entries", certs))
+		require.Equal(t, certs, strings.Count(out, "trustedCertEntry"), "%s", out)
 	}
 }
 
@@ -156,11 +156,9 @@ func TestInitEndToEnd(t *testing.T) {
 				require.NoError(t, err)
 				all.WriteString("---\n" + string(b))
 			}
-			cmd := exec.Command(binary, "init", "-")
-			cmd.Stdin = strings.NewReader(all.String())
-			fromStdin, err := cmd.Output()
-			require.NoError(t, err)
-			require.Equal(t, stripComments(policy), stripComments(string(fromStdin)))
+			fromStdin, stderr, code := runIn(t, "", all.String(), "init", "-")
+			require.Equal(t, 0, code, stderr)
+			require.Equal(t, stripComments(policy), stripComments(fromStdin))
 
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "init-policy.yaml"), []byte(policy), 0o644))
 			_, stderr, err = run(t, dir, binary, "render", ".", "--policy", "init-policy.yaml")

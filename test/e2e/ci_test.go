@@ -1,14 +1,14 @@
-package main
+package e2e
 
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/internal/e2eharness"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -18,7 +18,7 @@ import (
 // bash`), in a temporary git repository laid out like the example, with
 // the rotate-certs binary under test on the PATH.
 
-const ciDir = examplesDir + "/ci"
+var ciDir = filepath.Join(examplesDir, "ci")
 
 // workflow is the part of the GitHub Actions workflow the tests rely on.
 type workflow struct {
@@ -114,12 +114,7 @@ func newCIRepo(t *testing.T) ciRepo {
 
 func (r ciRepo) git(t *testing.T, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = r.dir
-	cmd.Env = r.env
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "git %v: %s", args, out)
-	return string(out)
+	return git(t, r.dir, r.env, args...)
 }
 
 func (r ciRepo) commit(t *testing.T, msg string) {
@@ -139,15 +134,8 @@ func (r ciRepo) runStep(t *testing.T, script string) (stderr string, code int) {
 	require.NoError(t, os.WriteFile(r.output, nil, 0o644))
 	f := filepath.Join(t.TempDir(), "step.sh")
 	require.NoError(t, os.WriteFile(f, []byte(script), 0o644))
-	cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", f)
-	cmd.Dir = r.dir
-	cmd.Env = r.env
-	out, err := cmd.CombinedOutput()
-	if exitErr, ok := err.(*exec.ExitError); ok {
-		return string(out), exitErr.ExitCode()
-	}
-	require.NoError(t, err)
-	return string(out), 0
+	res := e2eharness.Cmd{Dir: r.dir, Env: r.env}.Run(t, "bash", "--noprofile", "--norc", "-eo", "pipefail", f)
+	return res.Stdout + res.Stderr, res.Code
 }
 
 func (r ciRepo) stepOutput(t *testing.T) string {

@@ -1,17 +1,17 @@
-package main
+package e2e
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/internal/e2eharness"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 )
@@ -40,23 +40,6 @@ func writeFile(t *testing.T, root, rel, text string) {
 	p := filepath.Join(root, filepath.FromSlash(rel))
 	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 	require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
-}
-
-func runIn(t *testing.T, dir, stdin string, args ...string) (string, string, int) {
-	t.Helper()
-	cmd := exec.Command(binary, args...)
-	cmd.Dir = dir
-	cmd.Stdin = strings.NewReader(stdin)
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	err := cmd.Run()
-	code := 0
-	if exitErr, ok := err.(*exec.ExitError); ok {
-		code = exitErr.ExitCode()
-	} else {
-		require.NoError(t, err)
-	}
-	return o.String(), e.String(), code
 }
 
 // TestRenderEveryPackage: `render .` without --policy renders each
@@ -155,7 +138,7 @@ func TestRenderDryRun(t *testing.T) {
 // policy covers with package "".
 func TestCheckEveryPackage(t *testing.T) {
 	root := monorepo(t)
-	writeFile(t, root, "infra/ca.yaml", secret(t, "infra-ca", "ca-2026"))
+	writeFile(t, root, "infra/ca.yaml", caSecret("infra-ca", "default", "ca-2026"))
 	stdout, stderr, code := runIn(t, root, "", "check", ".", "--now", checkNow, "-o", "json")
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, stderr, "check: note: charts/gateway/templates/secret.yaml: a template")
@@ -283,14 +266,11 @@ func TestFIFOIsAnErrorNeverAHang(t *testing.T) {
 		{[]string{"check", "clusters/prod/pipe.yaml"}, 2},
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		cmd := exec.CommandContext(ctx, binary, tc.args...)
-		cmd.Dir = root
-		out, err := cmd.CombinedOutput()
+		r := e2eharness.Cmd{Dir: root, Ctx: ctx}.Run(t, binary, tc.args...)
 		require.NotErrorIs(t, ctx.Err(), context.DeadlineExceeded, "%v hung on the FIFO", tc.args)
 		cancel()
-		var exitErr *exec.ExitError
-		require.ErrorAs(t, err, &exitErr, "%v: %s", tc.args, out)
-		require.Equal(t, tc.code, exitErr.ExitCode(), "%v: %s", tc.args, out)
-		require.Contains(t, string(out), "pipe.yaml: a named pipe (FIFO), not a regular file: not read", "%v", tc.args)
+		out := r.Stdout + r.Stderr
+		require.Equal(t, tc.code, r.Code, "%v: %s", tc.args, out)
+		require.Contains(t, out, "pipe.yaml: a named pipe (FIFO), not a regular file: not read", "%v", tc.args)
 	}
 }

@@ -1,10 +1,8 @@
-package main
+package e2e
 
 import (
 	"bytes"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -173,18 +171,12 @@ items:
   kind: ConfigMap
   metadata: {name: keep, namespace: default}
 `
-			cmd := exec.Command(binary)
-			cmd.Stdin = strings.NewReader(input)
-			var out, errOut bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &errOut
-			err := cmd.Run()
-			var exitErr *exec.ExitError
-			require.True(t, errors.As(err, &exitErr), "want exit 1, got %v", err)
-			require.Equal(t, 1, exitErr.ExitCode())
-			require.NotContains(t, out.String(), "name: keep", "no output resources on error")
-			require.Contains(t, out.String(), "severity: error")
+			out, errOut, code := runIn(t, "", input)
+			require.Equal(t, 1, code, "want exit 1; stderr: %s", errOut)
+			require.NotContains(t, out, "name: keep", "no output resources on error")
+			require.Contains(t, out, "severity: error")
 			for _, w := range tt.want {
-				require.Contains(t, errOut.String(), w)
+				require.Contains(t, errOut, w)
 			}
 		})
 	}
@@ -225,10 +217,7 @@ func TestEtcdRollRenderAcrossARoll(t *testing.T) {
 	}
 	commit := func(msg string) {
 		t.Helper()
-		_, stderr, err := run(t, dir, "git", "add", "-A")
-		require.NoError(t, err, stderr)
-		_, stderr, err = run(t, dir, "git", "-c", "user.email=e2e@rotate-certs.dev", "-c", "user.name=e2e", "commit", "-qm", msg, "--allow-empty")
-		require.NoError(t, err, stderr)
+		gitCommitAll(t, dir, msg)
 	}
 	edit := func(file string, pairs ...string) {
 		t.Helper()

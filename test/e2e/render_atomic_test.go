@@ -1,13 +1,13 @@
-package main
+package e2e
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
 
 	"github.com/rotate-certs/rotate-certs/fn/atomicwrite"
+	"github.com/rotate-certs/rotate-certs/internal/e2eharness"
 	"github.com/stretchr/testify/require"
 )
 
@@ -16,7 +16,7 @@ import (
 
 func renderExample(t *testing.T, dir string) (stderr string, code int) {
 	t.Helper()
-	_, stderr, code = runBinary(t, dir, "", "render", ".", "--policy", "rotation-policy.yaml")
+	_, stderr, code = runIn(t, dir, "", "render", ".", "--policy", "rotation-policy.yaml")
 	return stderr, code
 }
 
@@ -90,10 +90,7 @@ func TestRenderRefusesAConcurrentRender(t *testing.T) {
 // file old or new - a rename is atomic - and at most hidden temporary files
 // and its lock file, which the next render removes.
 func TestRenderStoppedByAFileSizeLimitChangesNothing(t *testing.T) {
-	prlimit, err := exec.LookPath("prlimit")
-	if err != nil {
-		t.Skip("prlimit (util-linux) is not installed, so no file-size limit can be set for one process: " + err.Error())
-	}
+	prlimit := e2eharness.Tool(t, "prlimit")
 	want := rendered(t)
 	// ratelimit.yaml, written first, fits under the limit; trust.yaml
 	// does not.
@@ -102,12 +99,11 @@ func TestRenderStoppedByAFileSizeLimitChangesNothing(t *testing.T) {
 	require.Greater(t, len(want["trust.yaml"]), limit)
 	dir := stageExample(t, "envoy-gateway")
 	before := snapshotDir(t, dir)
-	cmd := exec.Command(prlimit, "--fsize="+strconv.Itoa(limit), "--", binary, "render", ".", "--policy", "rotation-policy.yaml")
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	require.Error(t, err, "the render must fail: %s", out)
-	require.Contains(t, string(out), "render: trust.yaml: writing: ")
-	require.Contains(t, string(out), "file too large; nothing was written")
+	r := e2eharness.Cmd{Dir: dir}.Run(t, prlimit, "--fsize="+strconv.Itoa(limit), "--", binary, "render", ".", "--policy", "rotation-policy.yaml")
+	out := r.Stdout + r.Stderr
+	require.Error(t, r.Err, "the render must fail: %s", out)
+	require.Contains(t, out, "render: trust.yaml: writing: ")
+	require.Contains(t, out, "file too large; nothing was written")
 	require.Equal(t, before, snapshotDir(t, dir), "nothing changed, nothing left")
 
 	// What a killed render leaves: a cut temporary file, its lock file.

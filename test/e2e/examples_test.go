@@ -1,10 +1,7 @@
-package main
+package e2e
 
 import (
-	"bytes"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,102 +15,6 @@ import (
 
 // End-to-end tests: the real rotate-certs binary driven by the real
 // kustomize and kpt binaries over the examples.
-
-var binary string // the rotate-certs binary built for this test run
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "rotate-certs-e2e")
-	if err != nil {
-		panic(err)
-	}
-	binary = filepath.Join(dir, "rotate-certs")
-	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building rotate-certs: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-const examplesDir = "../../examples"
-
-// kustomizeBinary finds the pinned kustomize that `make tools` installs.
-func kustomizeBinary(t *testing.T) string {
-	t.Helper()
-	return pinnedTool(t, "kustomize", "the pinned kustomize")
-}
-
-// pinnedTool returns the repository's bin/<name>, else name on PATH; the
-// test skips, saying what `make tools` installs, when neither exists.
-func pinnedTool(t *testing.T, name, what string) string {
-	t.Helper()
-	if p, err := filepath.Abs("../../bin/" + name); err == nil {
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	if p, err := exec.LookPath(name); err == nil {
-		return p
-	}
-	t.Skipf("%s not found: run `make tools` (installs %s into bin/)", name, what)
-	return ""
-}
-
-func kptBinary(t *testing.T) string {
-	t.Helper()
-	p, err := exec.LookPath("kpt")
-	if err != nil {
-		t.Skip("kpt is not installed on this machine; the kpt end-to-end tests need /usr/bin/kpt (present on CI)")
-	}
-	return p
-}
-
-// stageExample copies examples/<name> to <tmp>/examples/<name> next to
-// <tmp>/bin/rotate-certs, so the examples' relative exec path
-// (../../bin/rotate-certs) resolves to the binary under test. It returns
-// the example's copy.
-func stageExample(t *testing.T, name string) string {
-	t.Helper()
-	root := t.TempDir()
-	require.NoError(t, os.MkdirAll(filepath.Join(root, "bin"), 0o755))
-	data, err := os.ReadFile(binary)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(root, "bin", "rotate-certs"), data, 0o755))
-	dst := filepath.Join(root, "examples", name)
-	require.NoError(t, os.CopyFS(dst, os.DirFS(filepath.Join(examplesDir, name))))
-	return dst
-}
-
-func run(t *testing.T, dir string, name string, args ...string) (stdout, stderr string, err error) {
-	t.Helper()
-	cmd := exec.Command(name, args...)
-	cmd.Dir = dir
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	err = cmd.Run()
-	return o.String(), e.String(), err
-}
-
-func gitInit(t *testing.T, dir string) {
-	t.Helper()
-	for _, args := range [][]string{
-		{"init", "-q", "."},
-		{"-c", "user.email=e2e@rotate-certs.dev", "-c", "user.name=e2e", "add", "-A"},
-		{"-c", "user.email=e2e@rotate-certs.dev", "-c", "user.name=e2e", "commit", "-qm", "before"},
-	} {
-		_, stderr, err := run(t, dir, "git", args...)
-		require.NoError(t, err, stderr)
-	}
-}
-
-// parseStream reads a multi-document YAML stream.
-func parseStream(t *testing.T, s string) []*yaml.RNode {
-	t.Helper()
-	items, err := (&kio.ByteReader{Reader: strings.NewReader(s), OmitReaderAnnotations: true}).Read()
-	require.NoError(t, err)
-	return items
-}
 
 // bundleSubjects returns the common names in key of the object named key.
 func bundleSubjects(t *testing.T, items []*yaml.RNode, k kube.Key, dataKey string) []string {
@@ -305,18 +206,12 @@ items:
   metadata: {name: keep, namespace: ns}
   data: {a: b}
 `
-	cmd := exec.Command(binary)
-	cmd.Stdin = strings.NewReader(input)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	var exitErr *exec.ExitError
-	require.ErrorAs(t, err, &exitErr)
-	require.Equal(t, 1, exitErr.ExitCode())
-	require.NotContains(t, out.String(), "name: keep", "no output resources on error")
-	require.Contains(t, out.String(), "severity: error")
-	require.Contains(t, errOut.String(), "spec.trustBundles[0].sources[0]")
-	require.Contains(t, errOut.String(), "Secret ns/missing is not in the input")
+	out, errOut, code := runIn(t, "", input)
+	require.Equal(t, 1, code)
+	require.NotContains(t, out, "name: keep", "no output resources on error")
+	require.Contains(t, out, "severity: error")
+	require.Contains(t, errOut, "spec.trustBundles[0].sources[0]")
+	require.Contains(t, errOut, "Secret ns/missing is not in the input")
 }
 
 func TestKustomizeShowsWarningsOnStderr(t *testing.T) {

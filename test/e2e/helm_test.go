@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"os"
@@ -9,12 +9,6 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/stretchr/testify/require"
 )
-
-// helmBinary finds the pinned Helm that `make tools` installs.
-func helmBinary(t *testing.T) string {
-	t.Helper()
-	return pinnedTool(t, "helm", "the pinned Helm 3")
-}
 
 // helmTemplate runs `helm template` on examples/helm/chart with rotate-certs
 // as the post-renderer and the given policy.

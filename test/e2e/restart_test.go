@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"os"
@@ -98,13 +98,7 @@ func TestKptRenderExampleRestarts(t *testing.T) {
 
 	// Commit and render twice more: no byte changes, so no sync and no
 	// restart.
-	for _, args := range [][]string{
-		{"-c", "user.email=e2e@rotate-certs.dev", "-c", "user.name=e2e", "add", "-A"},
-		{"-c", "user.email=e2e@rotate-certs.dev", "-c", "user.name=e2e", "commit", "-qm", "rendered"},
-	} {
-		_, stderr, err := run(t, dir, "git", args...)
-		require.NoError(t, err, stderr)
-	}
+	gitCommitAll(t, dir, "rendered")
 	snapshot := snapshotDir(t, dir)
 	for i := 0; i < 2; i++ {
 		_, stderr, err = run(t, dir, kpt, "fn", "render", "--allow-exec")

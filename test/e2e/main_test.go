@@ -1,0 +1,94 @@
+package e2e
+
+import (
+	"encoding/base64"
+	"os"
+	"testing"
+
+	"github.com/rotate-certs/rotate-certs/internal/e2eharness"
+	"github.com/rotate-certs/rotate-certs/internal/golden"
+	"github.com/rotate-certs/rotate-certs/internal/testpki"
+	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+var binary string // the rotate-certs binary built for this test run
+
+func TestMain(m *testing.M) { os.Exit(e2eharness.Main(m, &binary)) }
+
+// examplesDir is the repository's examples/.
+var examplesDir = golden.Path("examples")
+
+// checkNow is the clock of the tests that pin one: the examples' CAs are
+// made for it.
+const checkNow = "2026-11-22T00:00:00Z"
+
+// The external programs the tests drive; each skips the test without it.
+func kustomizeBinary(t *testing.T) string { return e2eharness.Tool(t, "kustomize") }
+func kptBinary(t *testing.T) string       { return e2eharness.Tool(t, "kpt") }
+func helmBinary(t *testing.T) string      { return e2eharness.Tool(t, "helm") }
+
+// stageExample copies examples/<name> beside the binary under test
+// (e2eharness.StageExample) and returns the copy.
+func stageExample(t *testing.T, name string) string {
+	t.Helper()
+	return e2eharness.StageExample(t, binary, name)
+}
+
+// run runs name with args in dir; err is nil or the failed exit.
+func run(t *testing.T, dir string, name string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	r := e2eharness.Cmd{Dir: dir}.Run(t, name, args...)
+	return r.Stdout, r.Stderr, r.Err
+}
+
+// runIn runs the binary under test with args in dir, stdin on its
+// standard input, and returns its output and exit status.
+func runIn(t *testing.T, dir, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	r := e2eharness.Cmd{Dir: dir, Stdin: stdin}.Run(t, binary, args...)
+	return r.Stdout, r.Stderr, r.Code
+}
+
+// git runs git in dir with env (nil: the test's own) and returns its
+// output; the test fails when git does.
+func git(t *testing.T, dir string, env []string, args ...string) string {
+	t.Helper()
+	r := e2eharness.Cmd{Dir: dir, Env: env}.Run(t, "git", args...)
+	require.NoError(t, r.Err, "git %v: %s%s", args, r.Stdout, r.Stderr)
+	return r.Stdout + r.Stderr
+}
+
+// gitCommitAll commits every file under dir.
+func gitCommitAll(t *testing.T, dir, msg string) {
+	t.Helper()
+	git(t, dir, nil, "add", "-A")
+	git(t, dir, nil, "-c", "user.email=e2e@rotate-certs.dev", "-c", "user.name=e2e", "commit", "-qm", msg, "--allow-empty")
+}
+
+// gitInit makes dir a git repository whose first commit holds every file.
+func gitInit(t *testing.T, dir string) {
+	t.Helper()
+	git(t, dir, nil, "init", "-q", ".")
+	gitCommitAll(t, dir, "before")
+}
+
+// parseStream reads a multi-document YAML stream.
+func parseStream(t *testing.T, s string) []*yaml.RNode {
+	t.Helper()
+	return e2eharness.ParseStream(t, s)
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return string(b)
+}
+
+// caSecret is a Secret manifest whose data.ca.crt holds the certificate of
+// a testpki fixture.
+func caSecret(name, namespace, fixture string) string {
+	return "apiVersion: v1\nkind: Secret\nmetadata:\n  name: " + name + "\n  namespace: " + namespace + "\ndata:\n  ca.crt: " +
+		base64.StdEncoding.EncodeToString(testpki.Fixture(fixture).PEM()) + "\n"
+}
