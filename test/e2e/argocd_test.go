@@ -197,7 +197,7 @@ type sidecar struct {
 
 func newSidecar(t *testing.T, app argoApp, withFunction bool) sidecar {
 	t.Helper()
-	kustomize := kustomizeBinary(t)
+	kustomize := e2eharness.Tool(t, "kustomize")
 	root := t.TempDir()
 	bin := filepath.Join(root, "usr", "local", "bin")
 	require.NoError(t, os.MkdirAll(bin, 0o755))
@@ -316,12 +316,7 @@ func TestArgoCDPluginFailsLoudly(t *testing.T) {
 
 	t.Run("broken source", func(t *testing.T) {
 		s := newSidecar(t, app, true)
-		caFile := filepath.Join(s.appDir, "gateway-ca.yaml")
-		data, err := os.ReadFile(caFile)
-		require.NoError(t, err)
-		broken := strings.Replace(string(data), "  ca.crt: ", "  ca.crt: '!!notbase64'\n  old.crt: ", 1)
-		require.NotEqual(t, string(data), broken)
-		require.NoError(t, os.WriteFile(caFile, []byte(broken), 0o644))
+		breakSourceCA(t, s.appDir)
 
 		_, stderr, err := s.run(t, cfg.Spec.Init)
 		require.NoError(t, err, stderr)
@@ -350,7 +345,7 @@ func TestArgoCDPluginFailsLoudly(t *testing.T) {
 // the patch with kustomize into a repo-server Deployment shaped like the
 // stock one. No image is built: that needs a Docker engine.
 func TestArgoCDSidecar(t *testing.T) {
-	kustomize := kustomizeBinary(t)
+	kustomize := e2eharness.Tool(t, "kustomize")
 	dir := t.TempDir()
 	patch, err := os.ReadFile(filepath.Join(argocdDir, "argocd-repo-server-patch.yaml"))
 	require.NoError(t, err)

@@ -206,10 +206,7 @@ func TestCIRenderAndCommitFailures(t *testing.T) {
 
 	t.Run("failing render", func(t *testing.T) {
 		r := newCIRepo(t)
-		ca := filepath.Join(r.dir, "clusters", "prod", "gateway-ca.yaml")
-		data, err := os.ReadFile(ca)
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(ca, []byte(strings.Replace(string(data), "  ca.crt: ", "  ca.crt: '!!notbase64'\n  old.crt: ", 1)), 0o644))
+		breakSourceCA(t, filepath.Join(r.dir, "clusters", "prod"))
 		r.commit(t, "a broken source")
 		before := r.commits(t)
 
@@ -246,7 +243,7 @@ func TestCIRenderAndCommitFailures(t *testing.T) {
 // none) and plain `kustomize build`, no functions - Flux runs none. The
 // output holds the rendered bundle and not the policy.
 func TestFluxAppliesTheCommit(t *testing.T) {
-	kustomize := kustomizeBinary(t)
+	kustomize := e2eharness.Tool(t, "kustomize")
 	var ks struct {
 		APIVersion string `json:"apiVersion"`
 		Kind       string `json:"kind"`

@@ -98,10 +98,7 @@ func TestErrorsAreOneLinePerProblem(t *testing.T) {
 		{
 			name: "render: a broken source value",
 			setup: func(t *testing.T, dir string) ([]string, string) {
-				ca := filepath.Join(dir, "gateway-ca.yaml")
-				data, err := os.ReadFile(ca)
-				require.NoError(t, err)
-				require.NoError(t, os.WriteFile(ca, []byte(strings.Replace(string(data), "  ca.crt: ", "  ca.crt: '!!notbase64'\n  old.crt: ", 1)), 0o644))
+				breakSourceCA(t, dir)
 				return []string{"render", ".", "--policy", "rotation-policy.yaml"}, ""
 			},
 			lines: [][]string{{"error: Secret envoy-gateway-system/envoy-gateway data.ca.crt", "invalid base64", "(gateway-ca.yaml)"}},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
+	"github.com/rotate-certs/rotate-certs/internal/e2eharness"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -50,16 +51,12 @@ var exampleBundles = []struct {
 }
 
 func TestKustomizeBuildExamples(t *testing.T) {
-	kustomize := kustomizeBinary(t)
+	kustomize := e2eharness.Tool(t, "kustomize")
 	for _, ex := range exampleBundles {
 		t.Run(ex.example, func(t *testing.T) {
 			dir := stageExample(t, ex.example)
-			out, stderr, err := run(t, dir, kustomize, "build", "--enable-alpha-plugins", "--enable-exec", ".")
-			require.NoError(t, err, stderr)
+			out, _ := kustomizeBuild(t, kustomize, dir)
 			require.Equal(t, ex.want, bundleSubjects(t, parseStream(t, out), ex.target, ex.key))
-			again, _, err := run(t, dir, kustomize, "build", "--enable-alpha-plugins", "--enable-exec", ".")
-			require.NoError(t, err)
-			require.Equal(t, out, again, "two builds must be byte-identical")
 		})
 	}
 }
@@ -67,7 +64,7 @@ func TestKustomizeBuildExamples(t *testing.T) {
 // TestKustomizeWithoutEnableExecIsANoOp documents a trap: without
 // --enable-exec kustomize silently skips the function.
 func TestKustomizeWithoutEnableExecIsANoOp(t *testing.T) {
-	kustomize := kustomizeBinary(t)
+	kustomize := e2eharness.Tool(t, "kustomize")
 	dir := stageExample(t, "envoy-gateway")
 	out, stderr, err := run(t, dir, kustomize, "build", "--enable-alpha-plugins", ".")
 	require.NoError(t, err, stderr)
@@ -76,16 +73,14 @@ func TestKustomizeWithoutEnableExecIsANoOp(t *testing.T) {
 }
 
 func TestKptRenderExamples(t *testing.T) {
-	kpt := kptBinary(t)
+	kpt := e2eharness.Tool(t, "kpt")
 	for _, ex := range exampleBundles {
 		t.Run(ex.example, func(t *testing.T) {
 			dir := stageExample(t, ex.example)
-			gitInit(t, dir)
 			kptfile, err := os.ReadFile(filepath.Join(dir, "Kptfile"))
 			require.NoError(t, err)
 
-			_, stderr, err := run(t, dir, kpt, "fn", "render", "--allow-exec", "--truncate-output=false")
-			require.NoError(t, err, stderr)
+			kptRender(t, kpt, dir)
 			items := readPackage(t, dir)
 			require.Equal(t, ex.want, bundleSubjects(t, items, ex.target, ex.key))
 
@@ -132,7 +127,7 @@ func requireRenderStable(t *testing.T, kpt, dir, example string) {
 }
 
 func TestKptFnEvalExec(t *testing.T) {
-	kpt := kptBinary(t)
+	kpt := e2eharness.Tool(t, "kpt")
 	dir := stageExample(t, "envoy-gateway")
 	_, stderr, err := run(t, dir, kpt, "fn", "eval", ".", "--exec", "../../bin/rotate-certs", "--fn-config", "rotation-policy.yaml")
 	require.NoError(t, err, stderr)
@@ -175,16 +170,8 @@ func TestRenderFailureWritesNothing(t *testing.T) {
 	dir := stageExample(t, "envoy-gateway")
 	// Break the source: the render must fail, name the field, and leave
 	// every file as it was.
-	caFile := filepath.Join(dir, "gateway-ca.yaml")
-	data, err := os.ReadFile(caFile)
-	require.NoError(t, err)
-	broken := strings.Replace(string(data), "  ca.crt: ", "  ca.crt: '!!notbase64'\n  old.crt: ", 1)
-	require.NoError(t, os.WriteFile(caFile, []byte(broken), 0o644))
-	before := snapshotDir(t, dir)
-	_, stderr, err := run(t, dir, binary, "render", ".", "--policy", "rotation-policy.yaml")
-	require.Error(t, err)
-	require.Contains(t, stderr, "Secret envoy-gateway-system/envoy-gateway data.ca.crt")
-	require.Equal(t, before, snapshotDir(t, dir))
+	breakSourceCA(t, dir)
+	requireRenderFails(t, dir, "Secret envoy-gateway-system/envoy-gateway data.ca.crt")
 }
 
 func TestFunctionModeErrorExitAndNoOutput(t *testing.T) {
@@ -215,7 +202,7 @@ items:
 }
 
 func TestKustomizeShowsWarningsOnStderr(t *testing.T) {
-	kustomize := kustomizeBinary(t)
+	kustomize := e2eharness.Tool(t, "kustomize")
 	dir := stageExample(t, "envoy-gateway")
 	// Without the committed trust Secret there is no previous state: the
 	// render warns, and kustomize users must see it.
@@ -262,7 +249,7 @@ func snapshotDir(t *testing.T, dir string) map[string]string {
 // hidden directories such as .github, and places a new resource where kpt fn
 // render places it.
 func TestRenderWritesOnlyChangedFiles(t *testing.T) {
-	kpt := kptBinary(t)
+	kpt := e2eharness.Tool(t, "kpt")
 	const withAlerts = "spec:\n  alerts: {namespace: monitoring}\n"
 	stage := func(t *testing.T) string {
 		dir := stageExample(t, "envoy-gateway")

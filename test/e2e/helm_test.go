@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/internal/e2eharness"
 	"github.com/stretchr/testify/require"
 )
 
@@ -16,7 +17,7 @@ func helmTemplate(t *testing.T, policy string) (string, string, error) {
 	t.Helper()
 	chart, err := filepath.Abs(filepath.Join(examplesDir, "helm", "chart"))
 	require.NoError(t, err)
-	return run(t, t.TempDir(), helmBinary(t), "template", "gateway", chart, "--namespace", "envoy-gateway-system",
+	return run(t, t.TempDir(), e2eharness.Tool(t, "helm"), "template", "gateway", chart, "--namespace", "envoy-gateway-system",
 		"--post-renderer", binary, "--post-renderer-args", "helm-post-renderer", "--post-renderer-args", "--policy="+policy)
 }
 

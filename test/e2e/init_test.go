@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/internal/e2eharness"
 	"github.com/stretchr/testify/require"
 )
 
@@ -37,7 +38,7 @@ func bareExample(t *testing.T) (root, pkg string) {
 // bundle with no hand edits - the real kustomize runs the real binary the
 // annotation names. Running init again leaves the kustomization alone.
 func TestInitThenKustomizeBuild(t *testing.T) {
-	kustomize := kustomizeBinary(t)
+	kustomize := e2eharness.Tool(t, "kustomize")
 	root, pkg := bareExample(t)
 	stdout, stderr, code := runIn(t, root, "", "init", pkg, "--now", checkNow,
 		"-o", pkg+"/rotation-policy.yaml", "--exec", "bin/rotate-certs", "--kustomization", pkg+"/kustomization.yaml")
@@ -72,7 +73,7 @@ func TestInitThenKustomizeBuild(t *testing.T) {
 // render --allow-exec` (from the package directory) renders the package
 // in place with no hand edits.
 func TestInitThenKptFnRender(t *testing.T) {
-	kpt := kptBinary(t)
+	kpt := e2eharness.Tool(t, "kpt")
 	root, pkg := bareExample(t)
 	_, stderr, code := runIn(t, root, "", "init", pkg, "--now", checkNow,
 		"-o", pkg+"/rotation-policy.yaml", "--exec", "bin/rotate-certs", "--kptfile", pkg+"/Kptfile")

@@ -3,6 +3,8 @@ package e2e
 import (
 	"encoding/base64"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rotate-certs/rotate-certs/internal/e2eharness"
@@ -22,11 +24,6 @@ var examplesDir = golden.Path("examples")
 // checkNow is the clock of the tests that pin one: the examples' CAs are
 // made for it.
 const checkNow = "2026-11-22T00:00:00Z"
-
-// The external programs the tests drive; each skips the test without it.
-func kustomizeBinary(t *testing.T) string { return e2eharness.Tool(t, "kustomize") }
-func kptBinary(t *testing.T) string       { return e2eharness.Tool(t, "kpt") }
-func helmBinary(t *testing.T) string      { return e2eharness.Tool(t, "helm") }
 
 // stageExample copies examples/<name> beside the binary under test
 // (e2eharness.StageExample) and returns the copy.
@@ -91,4 +88,44 @@ func readFile(t *testing.T, path string) string {
 func caSecret(name, namespace, fixture string) string {
 	return "apiVersion: v1\nkind: Secret\nmetadata:\n  name: " + name + "\n  namespace: " + namespace + "\ndata:\n  ca.crt: " +
 		base64.StdEncoding.EncodeToString(testpki.Fixture(fixture).PEM()) + "\n"
+}
+
+// kustomizeBuild builds dir with `kustomize build --enable-alpha-plugins
+// --enable-exec` twice: both builds succeed and print the same bytes. It
+// returns the output and stderr of the first.
+func kustomizeBuild(t *testing.T, kustomize, dir string) (out, stderr string) {
+	t.Helper()
+	out, stderr, err := run(t, dir, kustomize, "build", "--enable-alpha-plugins", "--enable-exec", ".")
+	require.NoError(t, err, stderr)
+	again, _, err := run(t, dir, kustomize, "build", "--enable-alpha-plugins", "--enable-exec", ".")
+	require.NoError(t, err)
+	require.Equal(t, out, again, "two builds must be byte-identical")
+	return out, stderr
+}
+
+// kptRender makes dir a git repository (gitInit), so that the test can ask
+// git what changed, and renders it in place with `kpt fn render
+// --allow-exec`, which must succeed.
+func kptRender(t *testing.T, kpt, dir string) {
+	t.Helper()
+	gitInit(t, dir)
+	_, stderr, err := run(t, dir, kpt, "fn", "render", "--allow-exec", "--truncate-output=false")
+	require.NoError(t, err, stderr)
+}
+
+// editFile replaces the first old in the file at path with new; the file
+// must hold old.
+func editFile(t *testing.T, path, old, new string) {
+	t.Helper()
+	text := readFile(t, path)
+	require.Contains(t, text, old, path)
+	require.NoError(t, os.WriteFile(path, []byte(strings.Replace(text, old, new, 1)), 0o644))
+}
+
+// breakSourceCA makes ca.crt of the CA Secret in dir/gateway-ca.yaml (the
+// envoy-gateway example's) invalid base64, its value moved to old.crt: a
+// source every render refuses.
+func breakSourceCA(t *testing.T, dir string) {
+	t.Helper()
+	editFile(t, filepath.Join(dir, "gateway-ca.yaml"), "  ca.crt: ", "  ca.crt: '!!notbase64'\n  old.crt: ")
 }

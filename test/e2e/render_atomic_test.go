@@ -20,6 +20,17 @@ func renderExample(t *testing.T, dir string) (stderr string, code int) {
 	return stderr, code
 }
 
+// requireRenderFails renders dir: the render must exit 1 with want on
+// stderr and leave every file as it was.
+func requireRenderFails(t *testing.T, dir, want string) {
+	t.Helper()
+	before := snapshotDir(t, dir)
+	stderr, code := renderExample(t, dir)
+	require.Equal(t, 1, code, stderr)
+	require.Contains(t, stderr, want)
+	require.Equal(t, before, snapshotDir(t, dir), "a failed render writes nothing")
+}
+
 // rendered returns the files the example renders to, from a clean copy.
 func rendered(t *testing.T) map[string]string {
 	t.Helper()
@@ -35,11 +46,8 @@ func rendered(t *testing.T) map[string]string {
 func TestRenderReadOnlyFileChangesNothing(t *testing.T) {
 	dir := stageExample(t, "envoy-gateway")
 	require.NoError(t, os.Chmod(filepath.Join(dir, "trust.yaml"), 0o444))
-	before := snapshotDir(t, dir)
-	stderr, code := renderExample(t, dir)
-	require.Equal(t, 1, code)
-	require.Contains(t, stderr, "render: trust.yaml: the file is read-only (mode -r--r--r--): nothing was written")
-	require.Equal(t, before, snapshotDir(t, dir), "ratelimit.yaml, sorted first, is not written either")
+	// ratelimit.yaml, sorted first, is not written either.
+	requireRenderFails(t, dir, "render: trust.yaml: the file is read-only (mode -r--r--r--): nothing was written")
 }
 
 // render keeps the mode of the files it replaces.
