@@ -63,6 +63,15 @@ func Build(dir, ldflags string) (string, error) {
 // saying how to get it.
 func Tool(t testing.TB, name string) string {
 	t.Helper()
+	p, ok := findTool(name)
+	if !ok {
+		t.Skipf("skipping: %s is not installed: %s", name, howToGet(name))
+	}
+	return p
+}
+
+// findTool looks for name where Tool does.
+func findTool(name string) (string, bool) {
 	candidates := []string{golden.Path("bin", name)}
 	if p, err := exec.LookPath(name); err == nil {
 		candidates = append(candidates, p)
@@ -70,11 +79,10 @@ func Tool(t testing.TB, name string) string {
 	candidates = append(candidates, filepath.Join("/usr/sbin", name))
 	for _, p := range candidates {
 		if info, err := os.Stat(p); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 {
-			return p
+			return p, true
 		}
 	}
-	t.Skipf("skipping: %s is not installed: %s", name, howToGet(name))
-	return ""
+	return "", false
 }
 
 // howToGet says where a program the tests drive comes from.
