@@ -165,10 +165,7 @@ items:
   kind: ConfigMap
   metadata: {name: keep, namespace: default}
 `
-			out, errOut, code := runIn(t, "", input)
-			require.Equal(t, 1, code, "want exit 1; stderr: %s", errOut)
-			require.NotContains(t, out, "name: keep", "no output resources on error")
-			require.Contains(t, out, "severity: error")
+			errOut := requireFunctionFails(t, input)
 			for _, w := range tt.want {
 				require.Contains(t, errOut, w)
 			}

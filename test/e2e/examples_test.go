@@ -174,6 +174,18 @@ func TestRenderFailureWritesNothing(t *testing.T) {
 	requireRenderFails(t, dir, "Secret envoy-gateway-system/envoy-gateway data.ca.crt")
 }
 
+// requireFunctionFails runs function mode on the ResourceList input, whose
+// items include a ConfigMap named keep: it must exit 1 with an error result
+// and no item on stdout. It returns stderr.
+func requireFunctionFails(t *testing.T, input string) (stderr string) {
+	t.Helper()
+	out, stderr, code := runIn(t, "", input)
+	require.Equal(t, 1, code, "want exit 1; stderr: %s", stderr)
+	require.NotContains(t, out, "name: keep", "no output resources on error")
+	require.Contains(t, out, "severity: error")
+	return stderr
+}
+
 func TestFunctionModeErrorExitAndNoOutput(t *testing.T) {
 	input := `apiVersion: config.kubernetes.io/v1
 kind: ResourceList
@@ -193,10 +205,7 @@ items:
   metadata: {name: keep, namespace: ns}
   data: {a: b}
 `
-	out, errOut, code := runIn(t, "", input)
-	require.Equal(t, 1, code)
-	require.NotContains(t, out, "name: keep", "no output resources on error")
-	require.Contains(t, out, "severity: error")
+	errOut := requireFunctionFails(t, input)
 	require.Contains(t, errOut, "spec.trustBundles[0].sources[0]")
 	require.Contains(t, errOut, "Secret ns/missing is not in the input")
 }
