@@ -2,8 +2,8 @@
 // test/cluster) share: the rotate-certs binary built once per test binary,
 // the one finder of the external programs the tests drive (skipping with
 // how to get a missing one), copies of the examples staged beside the
-// binary, running a command for its output and exit status, and the
-// Dockerfile read as instructions.
+// binary, running a command for its output and exit status, a directory's
+// files as a snapshot, and the Dockerfile read as instructions.
 package e2eharness
 
 import (
@@ -173,4 +173,34 @@ func ParseStream(t testing.TB, s string) []*yaml.RNode {
 		t.Fatal(err)
 	}
 	return items
+}
+
+// Files returns the content of every regular file under dir by its path
+// relative to dir, .git excluded: a snapshot to compare before and after a
+// command.
+func Files(t testing.TB, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		out[rel] = string(b)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

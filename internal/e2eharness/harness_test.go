@@ -77,3 +77,25 @@ func TestReadDockerfile(t *testing.T) {
 		t.Errorf("ENV %v", env)
 	}
 }
+
+// TestFiles: regular files by relative path; .git and links are left out.
+func TestFiles(t *testing.T) {
+	dir := t.TempDir()
+	for rel, text := range map[string]string{"a.yaml": "a", "sub/b.yaml": "b", ".git/HEAD": "ref"} {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("a.yaml", filepath.Join(dir, "link.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	got := Files(t, dir)
+	want := map[string]string{"a.yaml": "a", filepath.Join("sub", "b.yaml"): "b"}
+	if len(got) != len(want) || got["a.yaml"] != "a" || got[filepath.Join("sub", "b.yaml")] != "b" {
+		t.Fatalf("Files = %v, want %v", got, want)
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -195,7 +194,7 @@ func TestContainerModeKpt(t *testing.T) {
 			if out := r.Stdout + r.Stderr; r.Err != nil || !strings.Contains(out, `[PASS] "`+c.image+`"`) {
 				t.Fatalf("kpt fn eval --image: %v\n%s", r.Err, out)
 			}
-			want, got := readTree(t, execDir), readTree(t, imageDir)
+			want, got := e2eharness.Files(t, execDir), e2eharness.Files(t, imageDir)
 			if len(want) == 0 {
 				t.Fatal("no files")
 			}
@@ -211,26 +210,4 @@ func TestContainerModeKpt(t *testing.T) {
 			}
 		})
 	}
-}
-
-// readTree returns every file under dir by relative path.
-func readTree(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		out[rel] = string(b)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }

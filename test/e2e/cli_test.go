@@ -189,7 +189,7 @@ items: []
 		t.Run(tc.name, func(t *testing.T) {
 			dir := stageExample(t, "envoy-gateway")
 			args, stdin := tc.setup(t, dir)
-			before := snapshotDir(t, dir)
+			before := e2eharness.Files(t, dir)
 			stdout, stderr, code := runIn(t, dir, stdin, args...)
 			want := tc.code
 			if want == 0 {
@@ -201,7 +201,7 @@ items: []
 			} else {
 				require.NotContains(t, stdout, "\nitems:\n- ", "no output resources on error")
 			}
-			require.Equal(t, before, snapshotDir(t, dir), "a failed command writes nothing")
+			require.Equal(t, before, e2eharness.Files(t, dir), "a failed command writes nothing")
 
 			// Problem lines: "error: ..." lines of the function's report,
 			// or the single line of a command-line error. Indented lines

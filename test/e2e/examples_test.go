@@ -113,16 +113,16 @@ func TestKptRenderExamples(t *testing.T) {
 // the files kpt wrote.
 func requireRenderStable(t *testing.T, kpt, dir, example string) {
 	t.Helper()
-	snapshot := snapshotDir(t, dir)
+	snapshot := e2eharness.Files(t, dir)
 	_, stderr, err := run(t, dir, kpt, "fn", "render", "--allow-exec")
 	require.NoError(t, err, stderr)
-	require.Equal(t, snapshot, snapshotDir(t, dir), "the second kpt render must change nothing")
+	require.Equal(t, snapshot, e2eharness.Files(t, dir), "the second kpt render must change nothing")
 
 	plain := stageExample(t, example)
 	for i := 0; i < 2; i++ {
 		_, stderr, err = run(t, plain, binary, "render", ".", "--policy", "rotation-policy.yaml")
 		require.NoError(t, err, stderr)
-		require.Equal(t, snapshot, snapshotDir(t, plain), "rotate-certs render (run %d) must write what kpt fn render writes", i+1)
+		require.Equal(t, snapshot, e2eharness.Files(t, plain), "rotate-certs render (run %d) must write what kpt fn render writes", i+1)
 	}
 }
 
@@ -160,10 +160,10 @@ func TestKymaRollbackIsOneLine(t *testing.T) {
 
 func TestMultiSignerReRenderHasNoDiff(t *testing.T) {
 	dir := stageExample(t, "multi-signer")
-	before := snapshotDir(t, dir)
+	before := e2eharness.Files(t, dir)
 	_, stderr, err := run(t, dir, binary, "render", ".", "--policy", "rotation-policy.yaml")
 	require.NoError(t, err, stderr)
-	require.Equal(t, before, snapshotDir(t, dir), "an unchanged trust set must render to the same bytes")
+	require.Equal(t, before, e2eharness.Files(t, dir), "an unchanged trust set must render to the same bytes")
 }
 
 func TestRenderFailureWritesNothing(t *testing.T) {
@@ -229,30 +229,6 @@ func readPackage(t *testing.T, dir string) []*yaml.RNode {
 	return items
 }
 
-// snapshotDir returns every regular file's content under dir, .git excluded.
-func snapshotDir(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	require.NoError(t, filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && d.Name() == ".git" {
-			return filepath.SkipDir
-		}
-		if d.Type().IsRegular() {
-			b, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			rel, _ := filepath.Rel(dir, path)
-			out[rel] = string(b)
-		}
-		return nil
-	}))
-	return out
-}
-
 // TestRenderWritesOnlyChangedFiles: render leaves alone every file whose
 // resources the function did not change (blank lines and all), never reads
 // hidden directories such as .github, and places a new resource where kpt fn
@@ -278,7 +254,7 @@ func TestRenderWritesOnlyChangedFiles(t *testing.T) {
 	viaRender := stage(t)
 	_, stderr, err = run(t, viaRender, binary, "render", ".", "--policy", "rotation-policy.yaml")
 	require.NoError(t, err, stderr)
-	require.Equal(t, snapshotDir(t, viaKpt), snapshotDir(t, viaRender))
+	require.Equal(t, e2eharness.Files(t, viaKpt), e2eharness.Files(t, viaRender))
 	_, err = os.Stat(filepath.Join(viaRender, "prometheusrule_monitoring_rotate-certs-expiry.yaml"))
 	require.NoError(t, err, "the new PrometheusRule belongs beside the policy")
 
@@ -302,7 +278,7 @@ func TestRenderWritesOnlyChangedFiles(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, content, string(data), "%s was rewritten", name)
 	}
-	require.Equal(t, snapshotDir(t, viaRender), withoutFiles(snapshotDir(t, dir), untouched))
+	require.Equal(t, e2eharness.Files(t, viaRender), withoutFiles(e2eharness.Files(t, dir), untouched))
 }
 
 func withoutFiles(snapshot map[string]string, files map[string]string) map[string]string {

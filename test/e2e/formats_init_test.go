@@ -60,10 +60,10 @@ func TestFormatsEndToEnd(t *testing.T) {
 		items := readPackage(t, dir)
 		require.Equal(t, want, bundleSubjects(t, items, target, "ca.crt"))
 		checkStores(t, items, target, len(want))
-		first := snapshotDir(t, dir)
+		first := e2eharness.Files(t, dir)
 		_, stderr, err = run(t, dir, binary, "render", ".", "--policy", "rotation-policy.yaml")
 		require.NoError(t, err, stderr)
-		require.Equal(t, first, snapshotDir(t, dir), "a re-render must leave every byte as it was")
+		require.Equal(t, first, e2eharness.Files(t, dir), "a re-render must leave every byte as it was")
 	})
 }
 
@@ -159,10 +159,10 @@ func TestInitEndToEnd(t *testing.T) {
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "init-policy.yaml"), []byte(policy), 0o644))
 			_, stderr, err = run(t, dir, binary, "render", ".", "--policy", "init-policy.yaml")
 			require.NoError(t, err, "render with the init policy:\n%s\n%s", stderr, policy)
-			first := snapshotDir(t, dir)
+			first := e2eharness.Files(t, dir)
 			_, stderr, err = run(t, dir, binary, "render", ".", "--policy", "init-policy.yaml")
 			require.NoError(t, err, stderr)
-			require.Equal(t, first, snapshotDir(t, dir), "the second render must change nothing")
+			require.Equal(t, first, e2eharness.Files(t, dir), "the second render must change nothing")
 		})
 	}
 	require.NotZero(t, ran, "no example found under %s", examplesDir)

@@ -100,7 +100,7 @@ func TestInitThenKptFnRender(t *testing.T) {
 // errors (exit 2) and write nothing.
 func TestInitWiringMistakes(t *testing.T) {
 	root, pkg := bareExample(t)
-	before := snapshotDir(t, root)
+	before := e2eharness.Files(t, root)
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -113,7 +113,7 @@ func TestInitWiringMistakes(t *testing.T) {
 		require.Equal(t, 2, code, "%v: %s", tc.args, stderr)
 		require.Contains(t, stderr, tc.want)
 	}
-	require.Equal(t, before, snapshotDir(t, root))
+	require.Equal(t, before, e2eharness.Files(t, root))
 }
 
 // TestInitProposesOnlyCASources: the rate-limit client's Secret carries,

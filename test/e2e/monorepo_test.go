@@ -49,7 +49,7 @@ func writeFile(t *testing.T, root, rel, text string) {
 // render changes nothing.
 func TestRenderEveryPackage(t *testing.T) {
 	root := monorepo(t)
-	before := snapshotDir(t, root)
+	before := e2eharness.Files(t, root)
 	stdout, stderr, code := runIn(t, root, "", "render", ".")
 	require.Equal(t, 0, code, stderr)
 	require.Equal(t, "wrote clusters/prod/ratelimit.yaml\nwrote clusters/prod/trust.yaml\n"+
@@ -58,7 +58,7 @@ func TestRenderEveryPackage(t *testing.T) {
 	require.Contains(t, stderr, "rotate-certs render: note: 1 file(s) under . are in no package (no RotationPolicy in their directory or above): left as they are")
 	require.Contains(t, stderr, "rotate-certs render: rendered 2 packages: 4 files written, 0 of them created")
 
-	after := snapshotDir(t, root)
+	after := e2eharness.Files(t, root)
 	for path, text := range before {
 		switch path {
 		case "clusters/prod/ratelimit.yaml", "clusters/prod/trust.yaml", "clusters/staging/ratelimit.yaml", "clusters/staging/trust.yaml":
@@ -74,7 +74,7 @@ func TestRenderEveryPackage(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	require.Empty(t, stdout, "nothing to write the second time")
 	require.Contains(t, stderr, "rendered 2 packages: nothing changed")
-	require.Equal(t, after, snapshotDir(t, root))
+	require.Equal(t, after, e2eharness.Files(t, root))
 }
 
 // TestRenderEveryPackageAllOrNothing: when one package fails, no file of
@@ -85,14 +85,14 @@ func TestRenderEveryPackageAllOrNothing(t *testing.T) {
 	data, err := os.ReadFile(policy)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(policy, bytes.Replace(data, []byte("{name: envoy-gateway, namespace"), []byte("{name: envoy-gatway, namespace"), 1), 0o644))
-	before := snapshotDir(t, root)
+	before := e2eharness.Files(t, root)
 	stdout, stderr, code := runIn(t, root, "", "render", ".")
 	require.Equal(t, 1, code, stderr)
 	require.Empty(t, stdout)
 	require.Contains(t, stderr, "Secret envoy-gateway-system/envoy-gatway is not in the input")
 	require.Contains(t, stderr, "clusters/staging/rotation-policy.yaml")
 	require.Contains(t, stderr, "rotate-certs render: 1 of 2 packages failed; nothing was written")
-	require.Equal(t, before, snapshotDir(t, root), "prod rendered fine, and is not written either")
+	require.Equal(t, before, e2eharness.Files(t, root), "prod rendered fine, and is not written either")
 }
 
 // TestRenderDryRun: --dry-run writes nothing (no lock file either) and
@@ -101,10 +101,10 @@ func TestRenderEveryPackageAllOrNothing(t *testing.T) {
 func TestRenderDryRun(t *testing.T) {
 	root := monorepo(t)
 	gitInit(t, root)
-	before := snapshotDir(t, root)
+	before := e2eharness.Files(t, root)
 	diff, stderr, code := runIn(t, root, "", "render", ".", "--dry-run")
 	require.Equal(t, 0, code, stderr)
-	require.Equal(t, before, snapshotDir(t, root), "a dry run writes nothing")
+	require.Equal(t, before, e2eharness.Files(t, root), "a dry run writes nothing")
 	require.Contains(t, diff, "--- a/clusters/prod/trust.yaml\n+++ b/clusters/prod/trust.yaml\n@@ ")
 	require.Contains(t, diff, "+    rotate-certs.dev/bundle-hash: ")
 
@@ -117,7 +117,7 @@ func TestRenderDryRun(t *testing.T) {
 	require.NoError(t, os.WriteFile(patch, []byte(diff), 0o644))
 	_, stderr, err := run(t, root, "git", "apply", "--whitespace=nowarn", patch)
 	require.NoError(t, err, stderr)
-	applied, want := snapshotDir(t, root), snapshotDir(t, rendered)
+	applied, want := e2eharness.Files(t, root), e2eharness.Files(t, rendered)
 	require.Equal(t, len(want), len(applied))
 	for path, text := range want {
 		require.Equal(t, text, applied[path], "%s: the diff applied is the render", path)

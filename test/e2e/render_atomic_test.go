@@ -24,11 +24,11 @@ func renderExample(t *testing.T, dir string) (stderr string, code int) {
 // stderr and leave every file as it was.
 func requireRenderFails(t *testing.T, dir, want string) {
 	t.Helper()
-	before := snapshotDir(t, dir)
+	before := e2eharness.Files(t, dir)
 	stderr, code := renderExample(t, dir)
 	require.Equal(t, 1, code, stderr)
 	require.Contains(t, stderr, want)
-	require.Equal(t, before, snapshotDir(t, dir), "a failed render writes nothing")
+	require.Equal(t, before, e2eharness.Files(t, dir), "a failed render writes nothing")
 }
 
 // rendered returns the files the example renders to, from a clean copy.
@@ -37,7 +37,7 @@ func rendered(t *testing.T) map[string]string {
 	dir := stageExample(t, "envoy-gateway")
 	stderr, code := renderExample(t, dir)
 	require.Equal(t, 0, code, stderr)
-	return snapshotDir(t, dir)
+	return e2eharness.Files(t, dir)
 }
 
 // A read-only file among the files to write stops the render before any
@@ -62,7 +62,7 @@ func TestRenderKeepsFileModes(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, mode, info.Mode().Perm(), file)
 	}
-	require.Equal(t, rendered(t)["trust.yaml"], snapshotDir(t, dir)["trust.yaml"])
+	require.Equal(t, rendered(t)["trust.yaml"], e2eharness.Files(t, dir)["trust.yaml"])
 }
 
 // A second render of a tree while one runs is refused with the lock's
@@ -70,14 +70,14 @@ func TestRenderKeepsFileModes(t *testing.T) {
 // next render runs.
 func TestRenderRefusesAConcurrentRender(t *testing.T) {
 	dir := stageExample(t, "envoy-gateway")
-	before := snapshotDir(t, dir)
+	before := e2eharness.Files(t, dir)
 	unlock, err := atomicwrite.Lock(dir) // what a running render holds
 	require.NoError(t, err)
 	stderr, code := renderExample(t, dir)
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr, "render: "+filepath.Join(".", atomicwrite.LockName)+" is locked: another rotate-certs is writing .; wait for it to finish")
 	delete(before, atomicwrite.LockName)
-	got := snapshotDir(t, dir)
+	got := e2eharness.Files(t, dir)
 	delete(got, atomicwrite.LockName)
 	require.Equal(t, before, got)
 	require.NoError(t, unlock())
@@ -106,20 +106,20 @@ func TestRenderStoppedByAFileSizeLimitChangesNothing(t *testing.T) {
 	require.Less(t, len(want["ratelimit.yaml"]), limit)
 	require.Greater(t, len(want["trust.yaml"]), limit)
 	dir := stageExample(t, "envoy-gateway")
-	before := snapshotDir(t, dir)
+	before := e2eharness.Files(t, dir)
 	r := e2eharness.Cmd{Dir: dir}.Run(t, prlimit, "--fsize="+strconv.Itoa(limit), "--", binary, "render", ".", "--policy", "rotation-policy.yaml")
 	out := r.Stdout + r.Stderr
 	require.Error(t, r.Err, "the render must fail: %s", out)
 	require.Contains(t, out, "render: trust.yaml: writing: ")
 	require.Contains(t, out, "file too large; nothing was written")
-	require.Equal(t, before, snapshotDir(t, dir), "nothing changed, nothing left")
+	require.Equal(t, before, e2eharness.Files(t, dir), "nothing changed, nothing left")
 
 	// What a killed render leaves: a cut temporary file, its lock file.
 	require.NoError(t, os.WriteFile(filepath.Join(dir, ".trust.yaml.1x2y3z.rotate-certs-tmp"), []byte(want["trust.yaml"][:100]), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, atomicwrite.LockName), []byte("rotate-certs pid 1\n"), 0o644))
 	stderr, code := renderExample(t, dir)
 	require.Equal(t, 0, code, stderr)
-	require.Equal(t, want, snapshotDir(t, dir), "the next render removes what was left and renders as usual")
+	require.Equal(t, want, e2eharness.Files(t, dir), "the next render removes what was left and renders as usual")
 }
 
 // A symbolic link in DIR that resolves outside it is never written
@@ -132,13 +132,13 @@ func TestRenderRefusesToWriteThroughLinksOutside(t *testing.T) {
 		outside := filepath.Join(t.TempDir(), "trust.yaml")
 		require.NoError(t, os.Rename(filepath.Join(dir, "trust.yaml"), outside))
 		require.NoError(t, os.Symlink(outside, filepath.Join(dir, "trust.yaml")))
-		before := snapshotDir(t, dir)
+		before := e2eharness.Files(t, dir)
 		outsideBefore, err := os.ReadFile(outside)
 		require.NoError(t, err)
 		stderr, code := renderExample(t, dir)
 		require.Equal(t, 1, code)
 		require.Contains(t, stderr, "render: trust.yaml: trust.yaml is a symbolic link (or lies under one) that resolves to "+outside+", outside .: refusing to write through it")
-		require.Equal(t, before, snapshotDir(t, dir))
+		require.Equal(t, before, e2eharness.Files(t, dir))
 		outsideAfter, err := os.ReadFile(outside)
 		require.NoError(t, err)
 		require.Equal(t, string(outsideBefore), string(outsideAfter))

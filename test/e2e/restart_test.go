@@ -93,10 +93,10 @@ func TestKptRenderExampleRestarts(t *testing.T) {
 	// Commit and render twice more: no byte changes, so no sync and no
 	// restart.
 	gitCommitAll(t, dir, "rendered")
-	snapshot := snapshotDir(t, dir)
+	snapshot := e2eharness.Files(t, dir)
 	for i := 0; i < 2; i++ {
 		_, stderr, err := run(t, dir, kpt, "fn", "render", "--allow-exec")
 		require.NoError(t, err, stderr)
-		require.Equal(t, snapshot, snapshotDir(t, dir), "re-render %d must change nothing", i+1)
+		require.Equal(t, snapshot, e2eharness.Files(t, dir), "re-render %d must change nothing", i+1)
 	}
 }
