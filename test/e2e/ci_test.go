@@ -89,26 +89,13 @@ type ciRepo struct {
 func newCIRepo(t *testing.T) ciRepo {
 	t.Helper()
 	root := t.TempDir()
-	bin := filepath.Join(root, "bin")
-	require.NoError(t, os.MkdirAll(bin, 0o755))
-	require.NoError(t, os.Symlink(binary, filepath.Join(bin, "rotate-certs")))
-	home := filepath.Join(root, "home")
-	require.NoError(t, os.MkdirAll(home, 0o755))
 	dir := filepath.Join(root, "repo")
 	require.NoError(t, os.CopyFS(dir, os.DirFS(ciDir)))
 	r := ciRepo{dir: dir, output: filepath.Join(root, "github-output")}
 	// What a GitHub-hosted runner provides, minus the network: git, bash,
 	// coreutils and rotate-certs (the workflow's go install) on the PATH.
-	r.env = []string{
-		"PATH=" + bin + ":/usr/local/bin:/usr/bin:/bin",
-		"HOME=" + home,
-		"GIT_CONFIG_NOSYSTEM=1",
-		"GITHUB_OUTPUT=" + r.output,
-		"GITHUB_REF_NAME=main",
-	}
-	r.git(t, "init", "-q", "-b", "main", ".")
-	r.git(t, "add", "-A")
-	r.commit(t, "the example")
+	_, r.env = scriptEnv(t, root, "GITHUB_OUTPUT="+r.output, "GITHUB_REF_NAME=main")
+	gitInit(t, dir, r.env)
 	return r
 }
 

@@ -190,7 +190,7 @@ func TestEtcdRollRenderAcrossARoll(t *testing.T) {
 	dir := stageExample(t, "eks-anywhere-etcd")
 	require.NoError(t, os.Remove(filepath.Join(dir, "kustomization.yaml")))
 	require.NoError(t, os.Remove(filepath.Join(dir, "Kptfile")))
-	gitInit(t, dir)
+	gitInit(t, dir, nil)
 	ec := kube.Key{Kind: "EtcdadmCluster", Namespace: "eksa-system", Name: "prod-etcd"}
 	templateOf := func() string { return field(t, readPackage(t, dir), ec, "spec", "infrastructureTemplate", "name") }
 	render := func() string {
@@ -201,7 +201,7 @@ func TestEtcdRollRenderAcrossARoll(t *testing.T) {
 	}
 	commit := func(msg string) {
 		t.Helper()
-		gitCommitAll(t, dir, msg)
+		gitCommitAll(t, dir, nil, msg)
 	}
 	edit := func(file string, pairs ...string) {
 		t.Helper()

@@ -118,9 +118,8 @@ func userSources(t *testing.T, bundle string) string {
 func inClusterRepo(t *testing.T) (dir string, env []string) {
 	t.Helper()
 	root := t.TempDir()
-	bin := filepath.Join(root, "bin")
-	require.NoError(t, os.MkdirAll(bin, 0o755))
-	require.NoError(t, os.Symlink(binary, filepath.Join(bin, "rotate-certs")))
+	bin, env := scriptEnv(t, root,
+		"GIT_AUTHOR_NAME=ci", "GIT_AUTHOR_EMAIL=ci@example.com", "GIT_COMMITTER_NAME=ci", "GIT_COMMITTER_EMAIL=ci@example.com")
 	fixture, err := filepath.Abs(filepath.Join(examplesDir, "in-cluster-ca", "testdata", "kubectl-get-envoy-gateway.txt"))
 	require.NoError(t, err)
 	kubectl := "#!/bin/sh\n" +
@@ -130,13 +129,7 @@ func inClusterRepo(t *testing.T) (dir string, env []string) {
 	dir = filepath.Join(root, "repo")
 	require.NoError(t, os.CopyFS(dir, os.DirFS(filepath.Join(examplesDir, "in-cluster-ca"))))
 	require.NoError(t, os.Chmod(filepath.Join(dir, "refresh.sh"), 0o755))
-	home := filepath.Join(root, "home")
-	require.NoError(t, os.MkdirAll(home, 0o755))
-	env = []string{"PATH=" + bin + ":/usr/local/bin:/usr/bin:/bin", "HOME=" + home, "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=ci", "GIT_AUTHOR_EMAIL=ci@example.com", "GIT_COMMITTER_NAME=ci", "GIT_COMMITTER_EMAIL=ci@example.com"}
-	for _, args := range [][]string{{"init", "-q", "-b", "main", "."}, {"add", "-A"}, {"commit", "-qm", "the example"}} {
-		git(t, dir, env, args...)
-	}
+	gitInit(t, dir, env)
 	return dir, env
 }
 

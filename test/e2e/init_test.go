@@ -84,7 +84,7 @@ func TestInitThenKptFnRender(t *testing.T) {
 	require.Contains(t, string(kptfile), "description: Envoy Gateway CA rotation with an overlap trust bundle", "the rest of the Kptfile stays")
 
 	dir := filepath.Join(root, pkg)
-	gitInit(t, dir)
+	gitInit(t, dir, nil)
 	_, stderr, err = run(t, dir, kpt, "fn", "render", "--allow-exec")
 	require.NoError(t, err, stderr)
 	diff, _, err := run(t, dir, "git", "diff", "--stat")

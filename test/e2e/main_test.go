@@ -57,17 +57,33 @@ func git(t *testing.T, dir string, env []string, args ...string) string {
 }
 
 // gitCommitAll commits every file under dir.
-func gitCommitAll(t *testing.T, dir, msg string) {
+func gitCommitAll(t *testing.T, dir string, env []string, msg string) {
 	t.Helper()
-	git(t, dir, nil, "add", "-A")
-	git(t, dir, nil, "-c", "user.email=e2e@rotate-certs.dev", "-c", "user.name=e2e", "commit", "-qm", msg, "--allow-empty")
+	git(t, dir, env, "add", "-A")
+	git(t, dir, env, "-c", "user.email=e2e@rotate-certs.dev", "-c", "user.name=e2e", "commit", "-qm", msg, "--allow-empty")
 }
 
-// gitInit makes dir a git repository whose first commit holds every file.
-func gitInit(t *testing.T, dir string) {
+// gitInit makes dir a git repository, branch main, whose first commit
+// holds every file.
+func gitInit(t *testing.T, dir string, env []string) {
 	t.Helper()
-	git(t, dir, nil, "init", "-q", ".")
-	gitCommitAll(t, dir, "before")
+	git(t, dir, env, "init", "-q", "-b", "main", ".")
+	gitCommitAll(t, dir, env, "before")
+}
+
+// scriptEnv makes root/bin, holding the binary under test as rotate-certs,
+// and root/home. It returns bin and the environment a CI runner gives a
+// script: PATH with bin first, that HOME, no system git configuration, and
+// extra.
+func scriptEnv(t *testing.T, root string, extra ...string) (bin string, env []string) {
+	t.Helper()
+	bin, home := filepath.Join(root, "bin"), filepath.Join(root, "home")
+	for _, d := range []string{bin, home} {
+		require.NoError(t, os.MkdirAll(d, 0o755))
+	}
+	require.NoError(t, os.Symlink(binary, filepath.Join(bin, "rotate-certs")))
+	env = append([]string{"PATH=" + bin + ":/usr/local/bin:/usr/bin:/bin", "HOME=" + home, "GIT_CONFIG_NOSYSTEM=1"}, extra...)
+	return bin, env
 }
 
 // parseStream reads a multi-document YAML stream.
@@ -108,7 +124,7 @@ func kustomizeBuild(t *testing.T, kustomize, dir string) (out, stderr string) {
 // --allow-exec`, which must succeed.
 func kptRender(t *testing.T, kpt, dir string) {
 	t.Helper()
-	gitInit(t, dir)
+	gitInit(t, dir, nil)
 	_, stderr, err := run(t, dir, kpt, "fn", "render", "--allow-exec", "--truncate-output=false")
 	require.NoError(t, err, stderr)
 }

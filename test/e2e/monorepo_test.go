@@ -100,7 +100,7 @@ func TestRenderEveryPackageAllOrNothing(t *testing.T) {
 // what the render writes.
 func TestRenderDryRun(t *testing.T) {
 	root := monorepo(t)
-	gitInit(t, root)
+	gitInit(t, root, nil)
 	before := e2eharness.Files(t, root)
 	diff, stderr, code := runIn(t, root, "", "render", ".", "--dry-run")
 	require.Equal(t, 0, code, stderr)

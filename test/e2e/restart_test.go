@@ -92,7 +92,7 @@ func TestKptRenderExampleRestarts(t *testing.T) {
 
 	// Commit and render twice more: no byte changes, so no sync and no
 	// restart.
-	gitCommitAll(t, dir, "rendered")
+	gitCommitAll(t, dir, nil, "rendered")
 	snapshot := e2eharness.Files(t, dir)
 	for i := 0; i < 2; i++ {
 		_, stderr, err := run(t, dir, kpt, "fn", "render", "--allow-exec")
