@@ -21,8 +21,7 @@ func TestMain(m *testing.M) { os.Exit(e2eharness.Main(m, &binary)) }
 // examplesDir is the repository's examples/.
 var examplesDir = golden.Path("examples")
 
-// checkNow is the clock of the tests that pin one: the examples' CAs are
-// made for it.
+// checkNow is the clock the tests that pin one pass as --now.
 const checkNow = "2026-11-22T00:00:00Z"
 
 // stageExample copies examples/<name> beside the binary under test
