@@ -582,3 +582,52 @@ func TestScanProposesOnlyCASources(t *testing.T) {
 		}
 	}
 }
+
+// TestScanReadsWorkloadsAsTheRestartRulesDo: init lists the readers of a
+// CA from the same reading of pod templates as the restart rules, so the
+// two agree on who reads a bundle. It lists ReplicaSets and Pods as well;
+// a kind at an API version rotate-certs does not know is not read; a
+// workload whose pod template is malformed is not listed, and a note names
+// the resource and field (the error a render reports for it).
+func TestScanReadsWorkloadsAsTheRestartRulesDo(t *testing.T) {
+	workload := func(apiVersion, kind, name, body string) string {
+		return "apiVersion: " + apiVersion + "\nkind: " + kind + "\nmetadata: {name: " + name + ", namespace: eg}\n" + body + "\n"
+	}
+	const reads = "{volumes: [{name: ca, projected: {sources: [{secret: {name: envoy-gateway}}]}}], containers: [{name: c, env: [{name: CA, valueFrom: {secretKeyRef: {name: envoy-gateway, key: ca.crt}}}]}]}"
+	text := strings.Join([]string{
+		secret("envoy-gateway", "eg", gwCA),
+		workload("apps/v1", "ReplicaSet", "rs", "spec: {template: {spec: "+reads+"}}"),
+		workload("v1", "Pod", "pod", "spec: "+reads),
+		workload("extensions/v1beta1", "Deployment", "old-api", "spec: {template: {spec: "+reads+"}}"),
+		workload("apps/v1", "Deployment", "bad-volumes", "spec: {template: {spec: {volumes: {name: ca}, containers: [{name: c, envFrom: [{secretRef: {name: envoy-gateway}}]}]}}}"),
+		workload("apps/v1", "StatefulSet", "no-template", "spec: {replicas: 1}"),
+		workload("batch/v1", "CronJob", "bad-env", "spec: {jobTemplate: {spec: {template: {spec: {containers: [{name: c, env: CA, envFrom: [{secretRef: {name: envoy-gateway}}]}]}}}}}"),
+	}, "---\n")
+	plan, err := Scan(parseAll(t, text), day0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Bundles) != 1 {
+		t.Fatalf("%d bundles, want 1", len(plan.Bundles))
+	}
+	var cons []string
+	for _, c := range plan.Bundles[0].Consumers {
+		cons = append(cons, c.String())
+	}
+	want := []string{"ReplicaSet eg/rs (projected volume ca, env CA)", "Pod eg/pod (projected volume ca, env CA)"}
+	if !slices.Equal(cons, want) {
+		t.Errorf("consumers %q, want %q", cons, want)
+	}
+	for _, note := range []string{
+		"Deployment eg/bad-volumes is not listed as a reader of any CA: spec.template.spec.volumes: must be a list",
+		"StatefulSet eg/no-template is not listed as a reader of any CA: spec.template: has no pod template (spec.template.spec): rotate-certs cannot tell what it reads or roll it",
+		"CronJob eg/bad-env is not listed as a reader of any CA: spec.jobTemplate.spec.template.spec.containers[0].env: must be a list",
+	} {
+		if !slices.Contains(plan.Notes, note) {
+			t.Errorf("notes %q\nlack %q", plan.Notes, note)
+		}
+	}
+	if out, err := plan.YAML(""); err != nil || !strings.Contains(string(out), "# note: Deployment eg/bad-volumes is not listed") {
+		t.Errorf("the written policy lacks the note (err %v):\n%s", err, out)
+	}
+}

@@ -147,7 +147,9 @@ func Scan(items []*yaml.RNode, now time.Time) (*Plan, error) {
 		return nil, err
 	}
 	kept, existing := sc.adoptHandKeptBundles(cands)
-	sc.planBundles(kept, existing, findConsumers(items))
+	consumers, notes := findConsumers(items)
+	sc.plan.Notes = append(sc.plan.Notes, notes...)
+	sc.planBundles(kept, existing, consumers)
 	return sc.plan, nil
 }
 
