@@ -297,7 +297,7 @@ func TestEtcdRollProblems(t *testing.T) {
 		{"malformed status", docs(cpMachine[:strings.Index(cpMachine, "status:")] + "status:\n  certificatesExpiryDate: yesterday\n"), framework.Error,
 			`Machine eksa-system/prod-xk2lp status.certificatesExpiryDate: "yesterday" is not an RFC 3339 date`},
 		{"malformed EKS-A status", docs("apiVersion: anywhere.eks.amazonaws.com/v1alpha1\nkind: Cluster\nmetadata: {name: prod}\nstatus:\n  clusterCertificateInfo:\n  - machine: m\n    expiresInDays: soon\n"), framework.Error,
-			"Cluster /prod status.clusterCertificateInfo[0].expiresInDays: required: a whole number of days"},
+			`Cluster /prod status.clusterCertificateInfo[0].expiresInDays: "soon" is not a whole number of days`},
 		{"unknown EtcdadmCluster version", docs(strings.Replace(etcdadmCluster, "v1beta1\nkind: EtcdadmCluster", "v1beta2\nkind: EtcdadmCluster", 1)), framework.Error,
 			"EtcdadmCluster eksa-system/prod-etcd apiVersion: unsupported apiVersion etcdcluster.cluster.x-k8s.io/v1beta2"},
 		{"template missing", docs(etcdadmCluster, due), framework.Warning,

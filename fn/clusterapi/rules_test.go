@@ -79,17 +79,6 @@ func TestDaysLeft(t *testing.T) {
 	}
 }
 
-func TestParseExpiry(t *testing.T) {
-	if got, err := ParseExpiry("2026-12-10T00:00:00+01:00"); err != nil || !got.Equal(time.Date(2026, 12, 9, 23, 0, 0, 0, time.UTC)) {
-		t.Errorf("ParseExpiry = %v, %v", got, err)
-	}
-	for _, bad := range []string{"", "2026-12-10", "next tuesday", "2026-13-01T00:00:00Z"} {
-		if _, err := ParseExpiry(bad); err == nil || !strings.Contains(err.Error(), "RFC 3339") {
-			t.Errorf("ParseExpiry(%q) = %v, want an RFC 3339 error", bad, err)
-		}
-	}
-}
-
 func ev(machine, value string, expiry time.Time) Evidence {
 	return Evidence{Machine: machine, Source: "Machine ns/" + machine + " status.certificatesExpiryDate", Value: value, Expiry: expiry}
 }
