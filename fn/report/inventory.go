@@ -8,8 +8,8 @@
 // inside kubeconfig values; local-config snapshots included), the trust
 // fields outside them (caBundles, ClusterTrustBundles, trust-manager
 // inLine sources), Cluster API Machines' certificate expiry and EKS
-// Anywhere Clusters' status.clusterCertificateInfo, in one pass over the
-// input.
+// Anywhere Clusters' status.clusterCertificateInfo (as package
+// machineexpiry reads them), in one pass over the input.
 package report
 
 import (
