@@ -2,18 +2,11 @@ package main
 
 import (
 	"bytes"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
-
-// Tests of the command line itself, on the binary built by TestMain: help
-// with examples on every command, version stamping, and errors that are one
-// line per problem naming the resource and the field.
 
 // TestEveryCommandHelpHasExamples runs `--help` and `-h` of the root and of
 // every subcommand wired in newRootCommand (cobra's own help and completion
@@ -30,242 +23,15 @@ func TestEveryCommandHelpHasExamples(t *testing.T) {
 		for _, flag := range []string{"--help", "-h"} {
 			name := strings.Join(append([]string{"rotate-certs"}, path...), " ") + " " + flag
 			t.Run(name, func(t *testing.T) {
-				out, err := exec.Command(binary, append(append([]string(nil), path...), flag)...).CombinedOutput()
-				require.NoError(t, err, "%s", out)
-				_, examples, found := strings.Cut(string(out), "\nExamples:\n")
+				stdout, stderr, code := runCLI(t, "", append(append([]string(nil), path...), flag)...)
+				out := stdout + stderr
+				require.Equal(t, 0, code, "%s", out)
+				_, examples, found := strings.Cut(out, "\nExamples:\n")
 				require.True(t, found, "no Examples: section:\n%s", out)
 				examples, _, _ = strings.Cut(examples, "\n\n"+"Flags:")
 				require.Contains(t, examples, "rotate-certs", "the examples must show the command:\n%s", out)
-				require.Contains(t, string(out), "Usage:")
+				require.Contains(t, out, "Usage:")
 			})
 		}
-	}
-}
-
-// TestVersionStamping builds the binary with -ldflags -X as `make build`
-// and the Dockerfile do, and checks that `--version` and `version` print
-// the version and commit passed in, and that an unstamped build says so.
-func TestVersionStamping(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary; skipped with -short")
-	}
-	stamped := filepath.Join(t.TempDir(), "rotate-certs")
-	build := exec.Command("go", "build", "-trimpath", "-ldflags",
-		"-X main.version=v1.2.3-test -X main.commit=0123456789abcdef", "-o", stamped, ".")
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "%s", out)
-
-	for _, tc := range []struct {
-		bin  string
-		args []string
-		want string
-	}{
-		{stamped, []string{"--version"}, "rotate-certs v1.2.3-test (commit 0123456789abcdef)\n"},
-		{stamped, []string{"version"}, "rotate-certs v1.2.3-test (commit 0123456789abcdef)\n"},
-		// TestMain's plain `go build`: no stamp, and -buildvcs may be off.
-		{binary, []string{"version"}, "rotate-certs dev (commit "},
-	} {
-		name := strings.Join(tc.args, " ")
-		if tc.bin == binary {
-			name += " unstamped"
-		}
-		t.Run(name, func(t *testing.T) {
-			cmd := exec.Command(tc.bin, tc.args...)
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			require.NoError(t, cmd.Run(), stderr.String())
-			if strings.HasSuffix(tc.want, "\n") {
-				require.Equal(t, tc.want, stdout.String())
-			} else {
-				require.True(t, strings.HasPrefix(stdout.String(), tc.want), stdout.String())
-			}
-			require.Empty(t, stderr.String())
-		})
-	}
-	// -v is no shorthand of --version: kubectl users mean verbosity by it.
-	t.Run("-v", func(t *testing.T) {
-		out, err := exec.Command(binary, "-v").CombinedOutput()
-		var exitErr *exec.ExitError
-		require.ErrorAs(t, err, &exitErr)
-		require.Equal(t, 2, exitErr.ExitCode(), "a usage error")
-		require.Equal(t, "rotate-certs: unknown shorthand flag: 'v' in -v (see 'rotate-certs --help')\n", string(out))
-	})
-}
-
-// TestErrorsAreOneLinePerProblem runs failing commands and checks what a
-// user sees on stderr: exit code 1 (2 for a mistake on the command line,
-// the same on every command), one line per problem, each naming the
-// resource (kind namespace/name) and the field, or for command-line
-// mistakes the command and where its help is. Nothing reaches stdout.
-func TestErrorsAreOneLinePerProblem(t *testing.T) {
-	policyWith := func(t *testing.T, dir, old, replacement string) string {
-		t.Helper()
-		data, err := os.ReadFile(filepath.Join(dir, "rotation-policy.yaml"))
-		require.NoError(t, err)
-		require.Contains(t, string(data), old)
-		path := filepath.Join(t.TempDir(), "policy.yaml")
-		require.NoError(t, os.WriteFile(path, []byte(strings.Replace(string(data), old, replacement, 1)), 0o644))
-		return path
-	}
-	for _, tc := range []struct {
-		name  string
-		setup func(t *testing.T, dir string) (args []string, stdin string)
-		// every problem line must contain every string of its entry
-		lines [][]string
-		code  int // the exit status; 0 means 1
-	}{
-		{
-			name: "render: two policy mistakes",
-			setup: func(t *testing.T, dir string) ([]string, string) {
-				p := policyWith(t, dir, "      maxPrevious: 1\n", "      maxPrevius: 1\n      protectIssuers: maybe\n")
-				return []string{"render", ".", "--policy", p}, ""
-			},
-			lines: [][]string{
-				{"error: RotationPolicy gateway-trust", "spec.trustBundles[0].retain.maxPrevius", "unknown field"},
-				{"error: RotationPolicy gateway-trust", "spec.trustBundles[0].retain.protectIssuers", "true or false"},
-			},
-		},
-		{
-			name: "render: a source that is not in the input",
-			setup: func(t *testing.T, dir string) ([]string, string) {
-				p := policyWith(t, dir, "{name: envoy-gateway, namespace", "{name: gone, namespace")
-				return []string{"render", ".", "--policy", p}, ""
-			},
-			lines: [][]string{{"error: RotationPolicy gateway-trust", "spec.trustBundles[0].sources[0]", "Secret envoy-gateway-system/gone is not in the input"}},
-		},
-		{
-			name: "render: a broken source value",
-			setup: func(t *testing.T, dir string) ([]string, string) {
-				ca := filepath.Join(dir, "gateway-ca.yaml")
-				data, err := os.ReadFile(ca)
-				require.NoError(t, err)
-				require.NoError(t, os.WriteFile(ca, []byte(strings.Replace(string(data), "  ca.crt: ", "  ca.crt: '!!notbase64'\n  old.crt: ", 1)), 0o644))
-				return []string{"render", ".", "--policy", "rotation-policy.yaml"}, ""
-			},
-			lines: [][]string{{"error: Secret envoy-gateway-system/envoy-gateway data.ca.crt", "invalid base64", "(gateway-ca.yaml)"}},
-		},
-		{
-			name: "render: a directory with no policy and no --policy",
-			setup: func(t *testing.T, dir string) ([]string, string) {
-				require.NoError(t, os.Remove(filepath.Join(dir, "rotation-policy.yaml")))
-				return []string{"render", "."}, ""
-			},
-			lines: [][]string{{"render: no RotationPolicy (apiVersion rotate-certs.dev/v1alpha1) under .", "--policy FILE", "rotate-certs init . -o rotation-policy.yaml"}},
-		},
-		{
-			name: "render: two directories",
-			setup: func(t *testing.T, dir string) ([]string, string) {
-				return []string{"render", "a", "b", "--policy", "rotation-policy.yaml"}, ""
-			},
-			lines: [][]string{{"rotate-certs render: accepts 1 arg(s), received 2", "rotate-certs render --help"}},
-			code:  2,
-		},
-		{
-			name: "render: unknown flag",
-			setup: func(t *testing.T, dir string) ([]string, string) {
-				return []string{"render", ".", "--polcy", "rotation-policy.yaml"}, ""
-			},
-			lines: [][]string{{"rotate-certs render: unknown flag: --polcy", "rotate-certs render --help"}},
-			code:  2,
-		},
-		{
-			name: "check: unknown flag",
-			setup: func(t *testing.T, dir string) ([]string, string) {
-				return []string{"check", ".", "--fail-withn", "7d"}, ""
-			},
-			lines: [][]string{{"rotate-certs check: unknown flag: --fail-withn", "rotate-certs check --help"}},
-			code:  2,
-		},
-		{
-			name: "init: unknown flag",
-			setup: func(t *testing.T, dir string) ([]string, string) {
-				return []string{"init", ".", "--nme", "x"}, ""
-			},
-			lines: [][]string{{"rotate-certs init: unknown flag: --nme", "rotate-certs init --help"}},
-			code:  2,
-		},
-		{
-			name: "snapshot: unknown flag",
-			setup: func(t *testing.T, dir string) ([]string, string) {
-				return []string{"snapshot", "--out", "x"}, ""
-			},
-			lines: [][]string{{"rotate-certs snapshot: unknown flag: --out", "rotate-certs snapshot --help"}},
-			code:  2,
-		},
-
-		{
-			name: "init: a path that does not exist",
-			setup: func(t *testing.T, dir string) ([]string, string) {
-				return []string{"init", "does-not-exist"}, ""
-			},
-			lines: [][]string{{"init:", "does-not-exist", "no such file or directory"}},
-		},
-		{
-			name: "init: stdin that is not YAML",
-			setup: func(t *testing.T, dir string) ([]string, string) {
-				return []string{"init", "-"}, "kind: [\n"
-			},
-			lines: [][]string{{"init: stdin", "yaml: line 1"}},
-		},
-		{
-			name: "function mode: a policy mistake",
-			setup: func(t *testing.T, dir string) ([]string, string) {
-				return nil, `apiVersion: config.kubernetes.io/v1
-kind: ResourceList
-functionConfig:
-  apiVersion: rotate-certs.dev/v1alpha1
-  kind: RotationPolicy
-  metadata: {name: p}
-  spec:
-    trustBundles:
-    - name: gw
-      sources: [{secret: {name: ca, namespace: ns}}]
-      target: {name: trust, kind: Sekret}
-items: []
-`
-			},
-			lines: [][]string{{"error: RotationPolicy p", "spec.trustBundles[0].target.kind"}},
-		},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := stageExample(t, "envoy-gateway")
-			args, stdin := tc.setup(t, dir)
-			before := snapshotDir(t, dir)
-			cmd := exec.Command(binary, args...)
-			cmd.Dir = dir
-			cmd.Stdin = strings.NewReader(stdin)
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			err := cmd.Run()
-			var exitErr *exec.ExitError
-			require.ErrorAs(t, err, &exitErr, "the command must fail")
-			want := tc.code
-			if want == 0 {
-				want = 1
-			}
-			require.Equal(t, want, exitErr.ExitCode())
-			if args != nil {
-				require.Empty(t, stdout.String(), "errors go to stderr")
-			} else {
-				require.NotContains(t, stdout.String(), "\nitems:\n- ", "no output resources on error")
-			}
-			require.Equal(t, before, snapshotDir(t, dir), "a failed command writes nothing")
-
-			// Problem lines: "error: ..." lines of the function's report,
-			// or the single line of a command-line error. Indented lines
-			// are the warnings summary that precedes errors.
-			var problems []string
-			for _, line := range strings.Split(strings.TrimRight(stderr.String(), "\n"), "\n") {
-				if strings.HasPrefix(line, "error: ") || !strings.HasPrefix(line, "  ") && !strings.HasPrefix(line, "rotate-certs: ") {
-					problems = append(problems, line)
-				}
-			}
-			require.Len(t, problems, len(tc.lines), "stderr:\n%s", stderr.String())
-			for i, want := range tc.lines {
-				for _, s := range want {
-					require.Contains(t, problems[i], s, "stderr:\n%s", stderr.String())
-				}
-			}
-		})
 	}
 }

@@ -157,8 +157,20 @@ func TestPromtoolAlertsFireOnTime(t *testing.T) {
 		}
 		fmt.Fprintf(&b, "\n    - exp_labels: %s\n      exp_annotations: %s\n", labels(a.severity), annotations(a.state))
 	}
-	// Exact seconds: each expression is empty one second before its
-	// threshold and holds the seconds left from the threshold on.
+	writeExpressionTests(&b, notAfter, warnAt, critAt)
+	testFile := filepath.Join(t.TempDir(), "test.yaml")
+	require.NoError(t, os.WriteFile(testFile, []byte(b.String()), 0o644))
+	start := time.Now()
+	out, err := exec.Command(bin, "test", "rules", testFile).CombinedOutput()
+	require.NoError(t, err, "promtool test rules:\n%s\ntest file:\n%s", out, b.String())
+	require.Contains(t, string(out), "SUCCESS")
+	t.Logf("promtool test rules: %s", time.Since(start).Round(time.Millisecond))
+}
+
+// writeExpressionTests writes promtool checks of the alert expressions to
+// the exact second: each is empty one second before its threshold and
+// holds the seconds left from the threshold on.
+func writeExpressionTests(b *strings.Builder, notAfter, warnAt, critAt int64) {
 	warnExpr := fmt.Sprintf("(vector(%d - time()) <= 2592000) > 604800", notAfter)
 	critExpr := fmt.Sprintf("vector(%d - time()) <= 604800", notAfter)
 	b.WriteString("  promql_expr_test:\n")
@@ -176,18 +188,11 @@ func TestPromtoolAlertsFireOnTime(t *testing.T) {
 		{expr: critExpr, at: critAt, value: 604800},
 		{expr: critExpr, at: notAfter + 1, value: -1},
 	} {
-		fmt.Fprintf(&b, "  - expr: %q\n    eval_time: %ds\n    exp_samples:", e.expr, e.at)
+		fmt.Fprintf(b, "  - expr: %q\n    eval_time: %ds\n    exp_samples:", e.expr, e.at)
 		if e.empty {
 			b.WriteString(" []\n")
 			continue
 		}
-		fmt.Fprintf(&b, "\n    - labels: '{}'\n      value: %d\n", e.value)
+		fmt.Fprintf(b, "\n    - labels: '{}'\n      value: %d\n", e.value)
 	}
-	testFile := filepath.Join(t.TempDir(), "test.yaml")
-	require.NoError(t, os.WriteFile(testFile, []byte(b.String()), 0o644))
-	start := time.Now()
-	out, err := exec.Command(bin, "test", "rules", testFile).CombinedOutput()
-	require.NoError(t, err, "promtool test rules:\n%s\ntest file:\n%s", out, b.String())
-	require.Contains(t, string(out), "SUCCESS")
-	t.Logf("promtool test rules: %s", time.Since(start).Round(time.Millisecond))
 }

@@ -10,17 +10,34 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestReissues(t *testing.T) {
-	now := testpki.GoldenNow
-	oldCA, newCA := testpki.Fixture("ca-2025"), testpki.Fixture("ca-2026") // old expires 2027-06-01, new issued 2026-11-01
-	leafOld := bundle.Leaf{Cert: testpki.Fixture("leaf-old").Cert, Where: "Secret a/client data.tls.crt"}
+// reissueFixtures are the CAs and leaves of TestReissues: the old CA
+// (expires 2027-06-01) and the new one (issued 2026-11-01), a CA renewed
+// with the old one's key and subject (it verifies the old one's leaves:
+// such a leaf needs no re-issue), and an index of a leaf of each CA and an
+// expired leaf.
+type reissueFixtures struct {
+	oldCA, newCA, renewed testpki.Cert
+	leafOld               bundle.Leaf
+	leaves                *bundle.LeafIndex
+}
+
+func newReissueFixtures() reissueFixtures {
+	f := reissueFixtures{
+		oldCA:   testpki.Fixture("ca-2025"),
+		newCA:   testpki.Fixture("ca-2026"),
+		renewed: testpki.NewCA("ca-2025", testpki.Date(2026, 11, 1), testpki.Days(730)),
+		leafOld: bundle.Leaf{Cert: testpki.Fixture("leaf-old").Cert, Where: "Secret a/client data.tls.crt"},
+	}
 	leafNew := bundle.Leaf{Cert: testpki.Fixture("leaf-new").Cert, Where: "Secret a/server data.tls.crt"}
 	expired := bundle.Leaf{Cert: testpki.Fixture("leaf-expired").Cert, Where: "Secret a/gone data.tls.crt"}
-	// A CA renewed with the same key and subject verifies the old one's
-	// leaves: such a leaf needs no re-issue.
-	renewed := testpki.NewCA("ca-2025", testpki.Date(2026, 11, 1), testpki.Days(730))
-	leaves := bundle.NewLeafIndex([]bundle.Leaf{leafOld, leafNew, expired})
-	day := 24 * time.Hour
+	f.leaves = bundle.NewLeafIndex([]bundle.Leaf{f.leafOld, leafNew, expired})
+	return f
+}
+
+func TestReissues(t *testing.T) {
+	f := newReissueFixtures()
+	now, day := testpki.GoldenNow, 24*time.Hour
+	oldCA, newCA, renewed, leafOld, leaves := f.oldCA, f.newCA, f.renewed, f.leafOld, f.leaves
 
 	for _, tc := range []struct {
 		name    string

@@ -10,7 +10,7 @@ import (
 // Anywhere Cluster (only with eksAnywhereDesignFields).
 func (a *applier) planEKSA(node *yaml.RNode, ref kube.Ref) {
 	field := kube.JoinPath(eksaDesignEnabled)
-	n, err := lookup(node, eksaDesignEnabled)
+	n, err := kube.NodeAt(node, eksaDesignEnabled)
 	if err != nil {
 		a.fieldErr(ref, field, err)
 		return

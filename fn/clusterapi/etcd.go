@@ -139,7 +139,7 @@ func (a *applier) templateRef(node *yaml.RNode, ref kube.Ref) (kind, namespace, 
 	refField := kube.JoinPath(infrastructureTemplate)
 	fields := map[string]*string{"kind": &kind, "name": &name, "namespace": &namespace}
 	for _, f := range []string{"kind", "name", "namespace"} {
-		v, err := readString(node, append(infrastructureTemplate, f))
+		v, err := kube.StringAt(node, append(infrastructureTemplate, f))
 		if err != nil {
 			a.fieldErr(ref, refField+"."+f, err)
 			return "", "", "", false
@@ -228,9 +228,9 @@ func (a *applier) staleCopies() {
 		if node.GetKind() != policy.KindEtcdadmCluster || group != groupEtcdCluster {
 			continue
 		}
-		kind, _ := readString(node, append(infrastructureTemplate, "kind"))
-		name, _ := readString(node, append(infrastructureTemplate, "name"))
-		namespace, _ := readString(node, append(infrastructureTemplate, "namespace"))
+		kind, _ := kube.StringAt(node, append(infrastructureTemplate, "kind"))
+		name, _ := kube.StringAt(node, append(infrastructureTemplate, "name"))
+		namespace, _ := kube.StringAt(node, append(infrastructureTemplate, "namespace"))
 		if namespace == "" {
 			namespace = node.GetNamespace()
 		}

@@ -88,7 +88,20 @@ status:
 
 func docs(parts ...string) string { return strings.Join(parts, "---\n") }
 
+// TestEtcdRollFromMachineAnnotations: a due etcd machine rolls every etcd
+// machine through a template copy; rendering the output again changes
+// nothing while the roll is in place, and a year on the replacement
+// machines roll through the next copy.
 func TestEtcdRollFromMachineAnnotations(t *testing.T) {
+	out, copied, name := firstEtcdRoll(t)
+	checkEtcdRollInProgress(t, out, copied, name)
+	checkNextYearsEtcdRoll(t, out, copied, name)
+}
+
+// firstEtcdRoll renders three etcd machines, one of them due, and checks
+// the copy it makes; it returns the output, the copy and its name.
+func firstEtcdRoll(t *testing.T) (out, copied, name string) {
+	t.Helper()
 	in := docs(etcdadmCluster, etcdTemplate,
 		etcdMachine("prod-etcd-aaaaa", "2026-12-10T00:00:00Z"), // 18 days: due
 		etcdMachine("prod-etcd-bbbbb", "2027-03-01T00:00:00Z"),
@@ -103,11 +116,11 @@ func TestEtcdRollFromMachineAnnotations(t *testing.T) {
 		t.Fatalf("want one template copy, got %d", len(added))
 	}
 	cp := added[0]
-	name := cp.GetName()
+	name = cp.GetName()
 	if name != "prod-etcd-template-1700000000001" {
 		t.Errorf("copy name %q must be the template's name with its number incremented", name)
 	}
-	out := render(t, items)
+	out = render(t, items)
 	if !strings.Contains(out, "    name: "+name+" # written by eksctl\n") {
 		t.Errorf("spec.infrastructureTemplate.name must point at %s, comment kept:\n%s", name, out)
 	}
@@ -116,7 +129,7 @@ func TestEtcdRollFromMachineAnnotations(t *testing.T) {
 	if !strings.Contains(out, "name: prod-etcd-template-1700000000000\n  namespace: eksa-system\n  uid:") {
 		t.Errorf("the original template must stay as it was:\n%s", out)
 	}
-	copied := cp.MustString()
+	copied = cp.MustString()
 	for _, want := range []string{"cloneMode: linkedClone # fast clones", "rotate-certs.dev/copied-from: 'prod-etcd-template-1700000000000'",
 		"internal.config.kubernetes.io/path: 'clusters/prod/vspheremachinetemplate_eksa-system_" + name + ".yaml'", "internal.config.kubernetes.io/index: '0'"} {
 		if !strings.Contains(copied, want) {
@@ -142,7 +155,13 @@ func TestEtcdRollFromMachineAnnotations(t *testing.T) {
 	if !hasResult(results, framework.Warning, "EtcdadmCluster eksa-system/prod-etcd spec.infrastructureTemplate.name", "rolling every etcd machine", "due: prod-etcd-aaaaa (2026-12-10)", "emitted VSphereMachineTemplate eksa-system/"+name) {
 		t.Errorf("want a warning describing the roll: %v", results)
 	}
+	return out, copied, name
+}
 
+// checkEtcdRollInProgress: the output (with the copy) rendered again
+// changes nothing, then or two weeks later.
+func checkEtcdRollInProgress(t *testing.T, out, copied, name string) {
+	t.Helper()
 	// Idempotent: the output (with the copy) rendered again changes nothing.
 	second := parse(t, out+"---\n"+copied)
 	before := render(t, second)
@@ -162,7 +181,11 @@ func TestEtcdRollFromMachineAnnotations(t *testing.T) {
 	if added3, _ := Apply(later, cfg(30), now.AddDate(0, 0, 15)); len(added3) != 0 || render(t, later) != before {
 		t.Error("the same evidence two weeks later must not roll again")
 	}
+}
 
+// checkNextYearsEtcdRoll: a year on, the replacement machines are due.
+func checkNextYearsEtcdRoll(t *testing.T, out, copied, name string) {
+	t.Helper()
 	// A year on, the replacement machines are due: the next copy takes the
 	// next number after the copy in place, and the first copy is reported
 	// as one to delete.
@@ -297,7 +320,7 @@ func TestEtcdRollProblems(t *testing.T) {
 		{"malformed status", docs(cpMachine[:strings.Index(cpMachine, "status:")] + "status:\n  certificatesExpiryDate: yesterday\n"), framework.Error,
 			`Machine eksa-system/prod-xk2lp status.certificatesExpiryDate: "yesterday" is not an RFC 3339 date`},
 		{"malformed EKS-A status", docs("apiVersion: anywhere.eks.amazonaws.com/v1alpha1\nkind: Cluster\nmetadata: {name: prod}\nstatus:\n  clusterCertificateInfo:\n  - machine: m\n    expiresInDays: soon\n"), framework.Error,
-			"Cluster /prod status.clusterCertificateInfo[0].expiresInDays: required: a whole number of days"},
+			`Cluster /prod status.clusterCertificateInfo[0].expiresInDays: "soon" is not a whole number of days`},
 		{"unknown EtcdadmCluster version", docs(strings.Replace(etcdadmCluster, "v1beta1\nkind: EtcdadmCluster", "v1beta2\nkind: EtcdadmCluster", 1)), framework.Error,
 			"EtcdadmCluster eksa-system/prod-etcd apiVersion: unsupported apiVersion etcdcluster.cluster.x-k8s.io/v1beta2"},
 		{"template missing", docs(etcdadmCluster, due), framework.Warning,

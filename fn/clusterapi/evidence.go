@@ -1,14 +1,13 @@
 package clusterapi
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
-	"github.com/rotate-certs/rotate-certs/fn/report"
+	"github.com/rotate-certs/rotate-certs/fn/machineexpiry"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -38,14 +37,14 @@ type machine struct {
 func classify(node *yaml.RNode) machine {
 	m := machine{ref: kube.RefOf(node), role: roleOther}
 	labels := node.GetLabels()
-	owners, _ := lookup(node, []string{"metadata", "ownerReferences"})
+	owners, _ := kube.NodeAt(node, []string{"metadata", "ownerReferences"})
 	var ownerKinds []string
 	if owners != nil {
 		elems, _ := owners.Elements()
 		for _, o := range elems {
-			kind, _ := readString(o, []string{"kind"})
-			name, _ := readString(o, []string{"name"})
-			apiVersion, _ := readString(o, []string{"apiVersion"})
+			kind, _ := kube.StringAt(o, []string{"kind"})
+			name, _ := kube.StringAt(o, []string{"name"})
+			apiVersion, _ := kube.StringAt(o, []string{"apiVersion"})
 			group, _ := splitAPIVersion(apiVersion)
 			ownerKinds = append(ownerKinds, kind)
 			if kind == "EtcdadmCluster" && group == groupEtcdCluster && kube.ValidObjectName(name) && m.etcdCluster == nil {
@@ -66,77 +65,36 @@ func classify(node *yaml.RNode) machine {
 	return m
 }
 
-// machineEvidence reads what a Machine states about its certificates: the
-// machine.cluster.x-k8s.io/certificates-expiry annotation when present (it
-// wins, as in Cluster API), else status.certificatesExpiryDate. A value that
-// does not parse is an error naming its field.
+// machineEvidence reads what a Machine states about its certificates
+// (machineexpiry.Machine: the annotation when present, else
+// status.certificatesExpiryDate); nil when it states nothing. A value that
+// cannot be read is a *kube.FieldError naming its field.
 func machineEvidence(node *yaml.RNode, m machine) (*Evidence, string, error) {
-	if v, ok := node.GetAnnotations(ExpiryAnnotation)[ExpiryAnnotation]; ok {
-		field := annotationField(ExpiryAnnotation)
-		t, err := ParseExpiry(v)
-		if err != nil {
-			return nil, field, err
-		}
-		return &Evidence{Machine: m.ref.Name, Source: m.ref.String() + " " + field, Value: v, Expiry: t}, field, nil
+	st, found, err := machineexpiry.Machine(node)
+	if err != nil || !found {
+		return nil, "", err
 	}
-	field := kube.JoinPath(machineExpiryStatus)
-	v, err := readString(node, machineExpiryStatus)
-	if err != nil {
-		return nil, field, err
-	}
-	if v == "" {
-		return nil, "", nil
-	}
-	t, err := ParseExpiry(v)
-	if err != nil {
-		return nil, field, err
-	}
-	return &Evidence{Machine: m.ref.Name, Source: m.ref.String() + " " + field, Value: v, Expiry: t}, field, nil
-}
-
-// certificateInfo is one entry of an EKS Anywhere Cluster's
-// status.clusterCertificateInfo.
-type certificateInfo struct {
-	field         string
-	machine       string
-	expiresInDays int
+	return &Evidence{Machine: m.ref.Name, Source: m.ref.String() + " " + st.Field, Value: st.Value, Expiry: st.Expiry}, st.Field, nil
 }
 
 // eksaCertificateInfos reads status.clusterCertificateInfo of an EKS
-// Anywhere Cluster: {machine, expiresInDays} per control-plane and etcd
-// machine, as the cluster controller's certificate scanner writes it.
-func eksaCertificateInfos(node *yaml.RNode) ([]certificateInfo, error) {
-	list, err := lookup(node, eksaCertificateInfo)
-	if err != nil || list == nil {
-		return nil, err
+// Anywhere Cluster (machineexpiry.CertificateInfo). Evidence is all or
+// nothing: when any entry cannot be read, each such entry is an error
+// result and none of the cluster's entries is evidence.
+func (a *applier) eksaCertificateInfos(ref kube.Ref, node *yaml.RNode) ([]machineexpiry.Entry, bool) {
+	entries, err := machineexpiry.CertificateInfo(node)
+	if err != nil {
+		a.fieldErr(ref, "status.clusterCertificateInfo", err)
+		return nil, false
 	}
-	base := kube.JoinPath(eksaCertificateInfo)
-	if list.YNode().Kind != yaml.SequenceNode {
-		return nil, kube.FieldErrorf(base, "must be a list")
+	ok := true
+	for _, e := range entries {
+		if e.Err != nil {
+			a.fieldErr(ref, e.Field, e.Err)
+			ok = false
+		}
 	}
-	elems, _ := list.Elements()
-	out := make([]certificateInfo, 0, len(elems))
-	for i, e := range elems {
-		field := fmt.Sprintf("%s[%d]", base, i)
-		if e.YNode().Kind != yaml.MappingNode {
-			return nil, kube.FieldErrorf(field, "must be an object")
-		}
-		name, err := readString(e, []string{"machine"})
-		if err != nil || name == "" {
-			return nil, kube.FieldErrorf(field+".machine", "required: the name of a machine")
-		}
-		raw, err := lookup(e, []string{"expiresInDays"})
-		if err != nil || raw == nil || raw.YNode().Kind != yaml.ScalarNode || raw.YNode().ShortTag() != yaml.NodeTagInt {
-			return nil, kube.FieldErrorf(field+".expiresInDays", "required: a whole number of days")
-		}
-		// Bounded: days multiplied into a duration must not wrap around.
-		days, err := report.ParseDays(raw.YNode().Value)
-		if err != nil {
-			return nil, &kube.FieldError{Field: field + ".expiresInDays", Err: errors.New(err.Error())}
-		}
-		out = append(out, certificateInfo{field: field, machine: name, expiresInDays: days})
-	}
-	return out, nil
+	return entries, ok
 }
 
 // gatherEvidence reads every expiry statement in the input, reports each
@@ -147,8 +105,7 @@ func eksaCertificateInfos(node *yaml.RNode) ([]certificateInfo, error) {
 func (a *applier) gatherEvidence() {
 	machines := map[string][]machine{} // by name, for EKS Anywhere statements
 	for _, node := range a.all {
-		group, _ := splitAPIVersion(node.GetApiVersion())
-		if node.GetKind() != kindMachine || group != groupCluster {
+		if !machineexpiry.IsMachine(node) {
 			continue
 		}
 		m := classify(node)
@@ -167,10 +124,10 @@ func (a *applier) gatherEvidence() {
 		}
 	}
 	for _, node := range a.all {
-		group, version := splitAPIVersion(node.GetApiVersion())
-		if node.GetKind() != kindCluster || group != groupEKSAnywhere {
+		if !machineexpiry.IsEKSACluster(node) {
 			continue
 		}
+		_, version := splitAPIVersion(node.GetApiVersion())
 		ref := kube.RefOf(node)
 		if !eksaVersions[version] {
 			// An error only where the object would be written (see
@@ -184,22 +141,21 @@ func (a *applier) gatherEvidence() {
 			}
 			continue
 		}
-		infos, err := eksaCertificateInfos(node)
-		if err != nil {
-			a.fieldErr(ref, kube.JoinPath(eksaCertificateInfo), err)
+		infos, ok := a.eksaCertificateInfos(ref, node)
+		if !ok {
 			continue
 		}
 		for _, info := range infos {
-			m := a.eksaMachine(ref, info.machine, machines)
-			days := info.expiresInDays
+			m := a.eksaMachine(ref, info.Machine, machines)
+			days := info.ExpiresInDays
 			e := Evidence{
-				Machine: info.machine,
-				Source:  ref.String() + " " + info.field,
+				Machine: info.Machine,
+				Source:  ref.String() + " " + info.Field,
 				Value:   fmt.Sprintf("expiresInDays=%d", days),
 				Expiry:  ExpiryIn(days, a.now),
 				InDays:  &days,
 			}
-			a.report(ref, info.field, m, e)
+			a.report(ref, info.Field, m, e)
 			if m.etcdCluster != nil {
 				a.evidence[*m.etcdCluster] = append(a.evidence[*m.etcdCluster], e)
 			}

@@ -3,15 +3,14 @@ package clusterapi
 import (
 	"strings"
 
+	"github.com/rotate-certs/rotate-certs/fn/machineexpiry"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
-	"github.com/rotate-certs/rotate-certs/fn/report"
 )
 
 // API groups of the kinds this package reads and writes.
 const (
 	groupControlPlane = "controlplane.cluster.x-k8s.io"
 	groupEtcdCluster  = "etcdcluster.cluster.x-k8s.io"
-	groupCluster      = "cluster.x-k8s.io"
 	groupEKSAnywhere  = "anywhere.eks.amazonaws.com"
 
 	kindMachine = "Machine"
@@ -22,8 +21,8 @@ const (
 const (
 	// ExpiryAnnotation on a Machine (or its bootstrap config) states when
 	// its certificates expire; on the Machine it takes precedence over
-	// status.certificatesExpiryDate. The one name of it is report's.
-	ExpiryAnnotation = report.MachineExpiryAnnotation
+	// status.certificatesExpiryDate. The one name of it is machineexpiry's.
+	ExpiryAnnotation = machineexpiry.Annotation
 	// etcdClusterLabel marks the Machines of an EtcdadmCluster (value: its
 	// name).
 	etcdClusterLabel = "cluster.x-k8s.io/etcd-cluster"
@@ -87,12 +86,8 @@ var (
 	eksaDesignEnabled   = []string{"spec", "certificatesConfiguration", "rolloutBeforeExpiry", "enabled"}
 )
 
-// Fields read by the etcd roll.
-var (
-	infrastructureTemplate = []string{"spec", "infrastructureTemplate"}
-	machineExpiryStatus    = []string{"status", "certificatesExpiryDate"}
-	eksaCertificateInfo    = []string{"status", "clusterCertificateInfo"}
-)
+// infrastructureTemplate is the field the etcd roll reads and rewrites.
+var infrastructureTemplate = []string{"spec", "infrastructureTemplate"}
 
 // splitAPIVersion returns the group and version of an apiVersion ("" group
 // for the core group).

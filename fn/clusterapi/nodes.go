@@ -13,31 +13,9 @@ func errAt(path []string, format string, args ...any) error {
 	return kube.FieldErrorf(kube.JoinPath(path), format, args...)
 }
 
-// lookup returns the node at path in obj, or nil when a field on the way
-// is absent or null. A field on the way that is not an object is an error
-// naming it.
-func lookup(obj *yaml.RNode, path []string) (*yaml.RNode, error) {
-	cur := obj
-	for i, f := range path {
-		if cur.YNode().Kind != yaml.MappingNode {
-			return nil, errAt(path[:i], "must be an object")
-		}
-		m := cur.Field(f)
-		if m == nil || m.Value == nil || isNull(m.Value.YNode()) {
-			return nil, nil
-		}
-		cur = m.Value
-	}
-	return cur, nil
-}
-
-func isNull(n *yaml.Node) bool {
-	return n.Kind == yaml.ScalarNode && n.ShortTag() == yaml.NodeTagNull
-}
-
 // readInt returns the integer at path; present is false when it is absent.
 func readInt(obj *yaml.RNode, path []string) (value int, present bool, err error) {
-	n, err := lookup(obj, path)
+	n, err := kube.NodeAt(obj, path)
 	if err != nil || n == nil {
 		return 0, false, err
 	}
@@ -50,18 +28,6 @@ func readInt(obj *yaml.RNode, path []string) (value int, present bool, err error
 		return 0, true, errAt(path, "%q is not a whole number", y.Value)
 	}
 	return v, true, nil
-}
-
-// readString returns the string at path, "" when absent.
-func readString(obj *yaml.RNode, path []string) (string, error) {
-	n, err := lookup(obj, path)
-	if err != nil || n == nil {
-		return "", err
-	}
-	if n.YNode().Kind != yaml.ScalarNode {
-		return "", errAt(path, "must be a string")
-	}
-	return n.YNode().Value, nil
 }
 
 // ensureMap returns the object at path, creating absent or null fields on
@@ -81,7 +47,7 @@ func ensureMap(obj *yaml.RNode, path []string) (*yaml.RNode, error) {
 				return nil, fmt.Errorf("%s: %w", kube.JoinPath(path[:i+1]), err)
 			}
 			cur = child
-		case isNull(m.Value.YNode()):
+		case kube.IsNull(m.Value.YNode()):
 			y := m.Value.YNode()
 			y.Kind, y.Tag, y.Value, y.Style = yaml.MappingNode, yaml.NodeTagMap, "", 0
 			cur = m.Value

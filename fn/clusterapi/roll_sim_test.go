@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -86,7 +87,7 @@ func (s *rollSim) render(now time.Time) {
 func (s *rollSim) templateName() string {
 	for _, it := range parse(s.t, s.pkg) {
 		if it.GetKind() == "EtcdadmCluster" {
-			name, err := readString(it, append(infrastructureTemplate, "name"))
+			name, err := kube.StringAt(it, append(infrastructureTemplate, "name"))
 			if err != nil {
 				s.t.Fatal(err)
 			}

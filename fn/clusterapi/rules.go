@@ -75,16 +75,6 @@ type Evidence struct {
 	InDays *int
 }
 
-// ParseExpiry parses an expiry date as Cluster API writes and reads it
-// (RFC 3339).
-func ParseExpiry(s string) (time.Time, error) {
-	t, err := time.Parse(time.RFC3339, s)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("%s is not an RFC 3339 date such as 2027-01-31T00:00:00Z", kube.Quote(s))
-	}
-	return t.UTC(), nil
-}
-
 // ExpiryIn returns the expiry of a certificate that expires days after now,
 // the reading of a relative statement such as EKS Anywhere's expiresInDays.
 func ExpiryIn(days int, now time.Time) time.Time {

@@ -79,26 +79,24 @@ func TestDaysLeft(t *testing.T) {
 	}
 }
 
-func TestParseExpiry(t *testing.T) {
-	if got, err := ParseExpiry("2026-12-10T00:00:00+01:00"); err != nil || !got.Equal(time.Date(2026, 12, 9, 23, 0, 0, 0, time.UTC)) {
-		t.Errorf("ParseExpiry = %v, %v", got, err)
-	}
-	for _, bad := range []string{"", "2026-12-10", "next tuesday", "2026-13-01T00:00:00Z"} {
-		if _, err := ParseExpiry(bad); err == nil || !strings.Contains(err.Error(), "RFC 3339") {
-			t.Errorf("ParseExpiry(%q) = %v, want an RFC 3339 error", bad, err)
-		}
-	}
-}
-
 func ev(machine, value string, expiry time.Time) Evidence {
 	return Evidence{Machine: machine, Source: "Machine ns/" + machine + " status.certificatesExpiryDate", Value: value, Expiry: expiry}
 }
 
+func day(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
+
+// etcdEvidence is three etcd machines: etcd-a 18 days from expiry at now,
+// etcd-b 38 days, etcd-c half a year.
+func etcdEvidence() (a, b, c Evidence) {
+	return ev("etcd-a", "2026-12-10T00:00:00Z", day(2026, 12, 10)),
+		ev("etcd-b", "2026-12-30T00:00:00Z", day(2026, 12, 30)),
+		ev("etcd-c", "2027-06-01T00:00:00Z", day(2027, 6, 1))
+}
+
+// TestPlanRoll: when a roll starts, which machines it covers, and that its
+// name holds while the same machines stay.
 func TestPlanRoll(t *testing.T) {
-	day := func(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
-	a := ev("etcd-a", "2026-12-10T00:00:00Z", day(2026, 12, 10))
-	b := ev("etcd-b", "2026-12-30T00:00:00Z", day(2026, 12, 30))
-	c := ev("etcd-c", "2027-06-01T00:00:00Z", day(2027, 6, 1))
+	a, b, c := etcdEvidence()
 
 	if _, ok := PlanRoll("tmpl-1", []Evidence{c}, nil, now, 30, nil); ok {
 		t.Error("nothing inside the window must not roll")
@@ -136,11 +134,19 @@ func TestPlanRoll(t *testing.T) {
 		t.Errorf("a refreshed statement about the same machines changed the name: %q then %q", r.Name, again.Name)
 	}
 
+}
+
+// TestPlanRollAcrossARoll: while the copy in place replaces the machines
+// due, no new roll starts; once its replacements are due, the next one
+// does, under a free name.
+func TestPlanRollAcrossARoll(t *testing.T) {
+	a, _, c := etcdEvidence()
+	replaced := []string{"etcd-a", "etcd-b", "etcd-c"}
 	// Mid-roll: the copy in place replaces a, b and c; b has been replaced
 	// by n (not due), a is still due, and c has fallen into the window.
 	// The roll is in progress: no new name.
 	n := ev("etcd-n", "2027-11-23T00:00:00Z", day(2027, 11, 23))
-	mid, ok := PlanRoll("tmpl-2", []Evidence{a, n, c}, r.Machines, day(2027, 5, 10), 30, nil)
+	mid, ok := PlanRoll("tmpl-2", []Evidence{a, n, c}, replaced, day(2027, 5, 10), 30, nil)
 	if !ok || !mid.InProgress || mid.Name != "" {
 		t.Errorf("mid-roll = %+v, want a roll in progress and no new name", mid)
 	}
@@ -149,20 +155,20 @@ func TestPlanRoll(t *testing.T) {
 	}
 
 	// Finished: only replacements, none due.
-	if _, ok := PlanRoll("tmpl-2", []Evidence{n}, r.Machines, day(2027, 1, 1), 30, nil); ok {
+	if _, ok := PlanRoll("tmpl-2", []Evidence{n}, replaced, day(2027, 1, 1), 30, nil); ok {
 		t.Error("a finished roll with nothing due must not roll")
 	}
 
 	// A year later the replacements are due: they are not among the
 	// machines the copy in place replaces, so a new roll with a new name.
-	next, ok := PlanRoll("tmpl-2", []Evidence{n}, r.Machines, day(2027, 11, 1), 30, nil)
+	next, ok := PlanRoll("tmpl-2", []Evidence{n}, replaced, day(2027, 11, 1), 30, nil)
 	if !ok || next.InProgress || next.Name != "tmpl-3" {
 		t.Errorf("next roll = %+v, want tmpl-3", next)
 	}
 	// A name that is taken (a template EKS Anywhere or a user made) is
 	// skipped.
 	taken := func(name string) bool { return name == "tmpl-3" || name == "tmpl-4" }
-	if skip, _ := PlanRoll("tmpl-2", []Evidence{n}, r.Machines, day(2027, 11, 1), 30, taken); skip.Name != "tmpl-5" {
+	if skip, _ := PlanRoll("tmpl-2", []Evidence{n}, replaced, day(2027, 11, 1), 30, taken); skip.Name != "tmpl-5" {
 		t.Errorf("with tmpl-3 and tmpl-4 taken, name = %q, want tmpl-5", skip.Name)
 	}
 

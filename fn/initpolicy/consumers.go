@@ -1,94 +1,67 @@
 package initpolicy
 
 import (
+	"fmt"
+
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/restart"
 )
 
-// podSpecPaths gives, per workload kind, the path of its pod spec.
-var podSpecPaths = map[string][]string{
-	"Deployment":  {"spec", "template", "spec"},
-	"StatefulSet": {"spec", "template", "spec"},
-	"DaemonSet":   {"spec", "template", "spec"},
-	"ReplicaSet":  {"spec", "template", "spec"},
-	"Job":         {"spec", "template", "spec"},
-	"Rollout":     {"spec", "template", "spec"},
-	"CronJob":     {"spec", "jobTemplate", "spec", "template", "spec"},
-	"Pod":         {"spec"},
-}
-
 // findConsumers maps each Secret and ConfigMap (by key) to the workloads
-// whose pod spec references it in the workload's namespace: volumes
-// (secret, configMap, projected), env valueFrom and envFrom.
-func findConsumers(items []*yaml.RNode) map[kube.Key][]Consumer {
+// whose pod template reads it in the workload's namespace, as the restart
+// rules read pod templates (restart.ReadTemplate): volumes (secret,
+// configMap, projected), env valueFrom and envFrom. Besides the kinds the
+// restart rules read, it lists ReplicaSets and Pods (restart.IsReader):
+// they read the CA too, and the user should point them at the target. A
+// workload whose pod template cannot be read is not listed; the notes say
+// which and why, as a render's error result would.
+func findConsumers(items []*yaml.RNode) (map[kube.Key][]Consumer, []string) {
 	out := map[kube.Key][]Consumer{}
+	var notes []string
 	for _, it := range items {
-		path, ok := podSpecPaths[it.GetKind()]
-		if !ok || kube.IsLocalConfig(it) {
+		if kube.IsLocalConfig(it) || !restart.IsReader(it) {
 			continue
 		}
-		spec, err := it.Pipe(yaml.Lookup(path...))
-		if err != nil || spec == nil {
+		ref := kube.RefOf(it)
+		tmpl, err := restart.ReadTemplate(it)
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("%s is not listed as a reader of any CA: %v", ref, err))
 			continue
 		}
 		ns := it.GetNamespace()
 		refs := map[kube.Key][]string{}
 		var order []kube.Key
-		add := func(kind, name, how string) {
-			if name == "" {
-				return
-			}
-			k := kube.Key{Kind: kind, Namespace: ns, Name: name}
+		add := func(r restart.Ref, how string) {
+			k := kube.Key{Kind: r.Kind, Namespace: ns, Name: r.Name}
 			if _, seen := refs[k]; !seen {
 				order = append(order, k)
 			}
 			refs[k] = append(refs[k], how)
 		}
-		for _, vol := range elements(spec, "volumes") {
-			vname := str(vol, "name")
-			add("Secret", str(vol, "secret", "secretName"), "volume "+vname)
-			add("ConfigMap", str(vol, "configMap", "name"), "volume "+vname)
-			for _, src := range elements(vol, "projected", "sources") {
-				add("Secret", str(src, "secret", "name"), "projected volume "+vname)
-				add("ConfigMap", str(src, "configMap", "name"), "projected volume "+vname)
+		for _, vol := range tmpl.Volumes {
+			for _, src := range vol.Sources {
+				if src.Projected {
+					add(src, "projected volume "+vol.Name)
+				} else {
+					add(src, "volume "+vol.Name)
+				}
 			}
 		}
-		for _, field := range []string{"initContainers", "containers"} {
-			for _, c := range elements(spec, field) {
-				for _, env := range elements(c, "env") {
-					how := "env " + str(env, "name")
-					add("Secret", str(env, "valueFrom", "secretKeyRef", "name"), how)
-					add("ConfigMap", str(env, "valueFrom", "configMapKeyRef", "name"), how)
-				}
-				for _, ef := range elements(c, "envFrom") {
-					add("Secret", str(ef, "secretRef", "name"), "envFrom")
-					add("ConfigMap", str(ef, "configMapRef", "name"), "envFrom")
-				}
+		for _, c := range tmpl.Containers {
+			for _, r := range c.Env {
+				add(r, "env "+r.Var)
+			}
+			for _, r := range c.EnvFrom {
+				add(r, "envFrom")
 			}
 		}
 		for _, k := range order {
-			out[k] = append(out[k], Consumer{Ref: kube.RefOf(it), How: dedupe(refs[k])})
+			out[k] = append(out[k], Consumer{Ref: ref, How: dedupe(refs[k])})
 		}
 	}
-	return out
-}
-
-func elements(n *yaml.RNode, path ...string) []*yaml.RNode {
-	list, err := n.Pipe(yaml.Lookup(path...))
-	if err != nil || list == nil || list.YNode().Kind != yaml.SequenceNode {
-		return nil
-	}
-	els, _ := list.Elements()
-	return els
-}
-
-func str(n *yaml.RNode, path ...string) string {
-	v, err := n.Pipe(yaml.Lookup(path...))
-	if err != nil || v == nil || v.YNode().Kind != yaml.ScalarNode {
-		return ""
-	}
-	return v.YNode().Value
+	return out, notes
 }
 
 func dedupe(s []string) []string {

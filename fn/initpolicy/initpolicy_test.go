@@ -32,10 +32,16 @@ var (
 	}
 )
 
-// manifests is a small repository: an issuer Secret, a leaf Secret carrying
-// the same CA, a ConfigMap of extra roots, workloads, and things init must
-// not propose.
+// repoManifests is a small repository: an issuer Secret, a leaf Secret
+// carrying the same CA, a ConfigMap of extra roots, workloads, and things
+// init must not propose.
 func repoManifests() string {
+	return repoObjects() + "---\n" + repoOthers() + "---\n" + repoWorkloads()
+}
+
+// repoObjects are the CA Secrets and ConfigMaps of repoManifests, and the
+// target one of them already has.
+func repoObjects() string {
 	return `apiVersion: v1
 kind: Secret
 metadata:
@@ -84,8 +90,14 @@ metadata:
   namespace: gw
 data:
   unrelated: "1"
----
-apiVersion: v1
+`
+}
+
+// repoOthers are the other Secrets and ConfigMaps of repoManifests: one
+// rotate-certs already renders, a snapshot (local config) and a manifest
+// of a second CA, and a SOPS-encrypted Secret.
+func repoOthers() string {
+	return `apiVersion: v1
 kind: Secret
 metadata:
   name: gateway-trust-old
@@ -122,8 +134,12 @@ data:
   ca.crt: ENC[AES256_GCM,data:abc]
 sops:
   version: 3.8.1
----
-apiVersion: apps/v1
+`
+}
+
+// repoWorkloads are the workloads and the control plane of repoManifests.
+func repoWorkloads() string {
+	return `apiVersion: apps/v1
 kind: Deployment
 metadata:
   name: envoy
@@ -274,21 +290,18 @@ func secret(name, ns string, ca testpki.Cert) string {
 	return "apiVersion: v1\nkind: Secret\nmetadata: {name: " + name + ", namespace: " + ns + "}\ndata:\n  ca.crt: " + b64(ca.PEM()) + "\n"
 }
 
-// TestScanFindsExistingTargets covers the two ways init recognises a trust
-// bundle that already exists: a RotationPolicy in the input that renders
-// it, and an object named "<source>-trust".
-func TestScanFindsExistingTargets(t *testing.T) {
-	tests := []struct {
-		name, text      string
-		wantTarget      string // kind ns/name key
-		wantNote        string
-		wantBundleCount int
-		wantSources     int // default 1
-		wantExists      bool
-	}{
-		{
-			name: "a policy in the input keeps its target and key",
-			text: secret("client-ca", "istio-system", gwCA) + "---\n" + secret("gateway-cacert", "istio-system", rootCA) + `---
+// existingTargetCases are inputs where a trust bundle already exists.
+var existingTargetCases = []struct {
+	name, text      string
+	wantTarget      string // kind ns/name key
+	wantNote        string
+	wantBundleCount int
+	wantSources     int // default 1
+	wantExists      bool
+}{
+	{
+		name: "a policy in the input keeps its target and key",
+		text: secret("client-ca", "istio-system", gwCA) + "---\n" + secret("gateway-cacert", "istio-system", rootCA) + `---
 apiVersion: rotate-certs.dev/v1alpha1
 kind: RotationPolicy
 metadata:
@@ -301,14 +314,14 @@ spec:
     - secret: {name: client-ca, namespace: istio-system}
     target: {name: gateway-cacert, key: cacert}
 `,
-			wantTarget:      "Secret istio-system/gateway-cacert cacert",
-			wantNote:        `Secret istio-system/gateway-cacert is the target of bundle "kyma" of RotationPolicy kyma: not a source`,
-			wantExists:      true,
-			wantBundleCount: 1,
-		},
-		{
-			name: "a policy gathering two sources keeps them in one bundle",
-			text: secret("signer-a", "pt", gwCA) + "---\n" + secret("signer-b", "pt", rootCA) + `---
+		wantTarget:      "Secret istio-system/gateway-cacert cacert",
+		wantNote:        `Secret istio-system/gateway-cacert is the target of bundle "kyma" of RotationPolicy kyma: not a source`,
+		wantExists:      true,
+		wantBundleCount: 1,
+	},
+	{
+		name: "a policy gathering two sources keeps them in one bundle",
+		text: secret("signer-a", "pt", gwCA) + "---\n" + secret("signer-b", "pt", rootCA) + `---
 apiVersion: rotate-certs.dev/v1alpha1
 kind: RotationPolicy
 metadata: {name: all}
@@ -320,20 +333,25 @@ spec:
     - secret: {name: signer-b, namespace: pt}
     target: {name: all-trust}
 `,
-			wantTarget:      "Secret pt/all-trust ca.crt",
-			wantSources:     2,
-			wantBundleCount: 1,
-		},
-		{
-			name:            "an object named <source>-trust is the target, not a source",
-			text:            secret("envoy-gateway", "eg", gwCA) + "---\n" + secret("envoy-gateway-trust", "eg", rootCA),
-			wantTarget:      "Secret eg/envoy-gateway-trust ca.crt",
-			wantNote:        "Secret eg/envoy-gateway-trust looks like the existing trust bundle of Secret eg/envoy-gateway",
-			wantExists:      true,
-			wantBundleCount: 1,
-		},
-	}
-	for _, tc := range tests {
+		wantTarget:      "Secret pt/all-trust ca.crt",
+		wantSources:     2,
+		wantBundleCount: 1,
+	},
+	{
+		name:            "an object named <source>-trust is the target, not a source",
+		text:            secret("envoy-gateway", "eg", gwCA) + "---\n" + secret("envoy-gateway-trust", "eg", rootCA),
+		wantTarget:      "Secret eg/envoy-gateway-trust ca.crt",
+		wantNote:        "Secret eg/envoy-gateway-trust looks like the existing trust bundle of Secret eg/envoy-gateway",
+		wantExists:      true,
+		wantBundleCount: 1,
+	},
+}
+
+// TestScanFindsExistingTargets covers the two ways init recognises a trust
+// bundle that already exists: a RotationPolicy in the input that renders
+// it, and an object named "<source>-trust".
+func TestScanFindsExistingTargets(t *testing.T) {
+	for _, tc := range existingTargetCases {
 		t.Run(tc.name, func(t *testing.T) {
 			plan, err := Scan(parseAll(t, tc.text), day0)
 			if err != nil {
@@ -580,5 +598,54 @@ func TestScanProposesOnlyCASources(t *testing.T) {
 		if !slices.Contains(plan.Notes, note) {
 			t.Errorf("notes %q\nlack %q", plan.Notes, note)
 		}
+	}
+}
+
+// TestScanReadsWorkloadsAsTheRestartRulesDo: init lists the readers of a
+// CA from the same reading of pod templates as the restart rules, so the
+// two agree on who reads a bundle. It lists ReplicaSets and Pods as well;
+// a kind at an API version rotate-certs does not know is not read; a
+// workload whose pod template is malformed is not listed, and a note names
+// the resource and field (the error a render reports for it).
+func TestScanReadsWorkloadsAsTheRestartRulesDo(t *testing.T) {
+	workload := func(apiVersion, kind, name, body string) string {
+		return "apiVersion: " + apiVersion + "\nkind: " + kind + "\nmetadata: {name: " + name + ", namespace: eg}\n" + body + "\n"
+	}
+	const reads = "{volumes: [{name: ca, projected: {sources: [{secret: {name: envoy-gateway}}]}}], containers: [{name: c, env: [{name: CA, valueFrom: {secretKeyRef: {name: envoy-gateway, key: ca.crt}}}]}]}"
+	text := strings.Join([]string{
+		secret("envoy-gateway", "eg", gwCA),
+		workload("apps/v1", "ReplicaSet", "rs", "spec: {template: {spec: "+reads+"}}"),
+		workload("v1", "Pod", "pod", "spec: "+reads),
+		workload("extensions/v1beta1", "Deployment", "old-api", "spec: {template: {spec: "+reads+"}}"),
+		workload("apps/v1", "Deployment", "bad-volumes", "spec: {template: {spec: {volumes: {name: ca}, containers: [{name: c, envFrom: [{secretRef: {name: envoy-gateway}}]}]}}}"),
+		workload("apps/v1", "StatefulSet", "no-template", "spec: {replicas: 1}"),
+		workload("batch/v1", "CronJob", "bad-env", "spec: {jobTemplate: {spec: {template: {spec: {containers: [{name: c, env: CA, envFrom: [{secretRef: {name: envoy-gateway}}]}]}}}}}"),
+	}, "---\n")
+	plan, err := Scan(parseAll(t, text), day0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Bundles) != 1 {
+		t.Fatalf("%d bundles, want 1", len(plan.Bundles))
+	}
+	var cons []string
+	for _, c := range plan.Bundles[0].Consumers {
+		cons = append(cons, c.String())
+	}
+	want := []string{"ReplicaSet eg/rs (projected volume ca, env CA)", "Pod eg/pod (projected volume ca, env CA)"}
+	if !slices.Equal(cons, want) {
+		t.Errorf("consumers %q, want %q", cons, want)
+	}
+	for _, note := range []string{
+		"Deployment eg/bad-volumes is not listed as a reader of any CA: spec.template.spec.volumes: must be a list",
+		"StatefulSet eg/no-template is not listed as a reader of any CA: spec.template: has no pod template (spec.template.spec): rotate-certs cannot tell what it reads or roll it",
+		"CronJob eg/bad-env is not listed as a reader of any CA: spec.jobTemplate.spec.template.spec.containers[0].env: must be a list",
+	} {
+		if !slices.Contains(plan.Notes, note) {
+			t.Errorf("notes %q\nlack %q", plan.Notes, note)
+		}
+	}
+	if out, err := plan.YAML(""); err != nil || !strings.Contains(string(out), "# note: Deployment eg/bad-volumes is not listed") {
+		t.Errorf("the written policy lacks the note (err %v):\n%s", err, out)
 	}
 }

@@ -5,7 +5,9 @@
 // so that a new user gets from zero to a first render in one command.
 //
 // It only reads resources; the plan it makes is plain data and the YAML it
-// writes always decodes as a valid policy.
+// writes always decodes as a valid policy. Which workloads read a source is
+// package restart's reading of pod templates, so that init and a render
+// agree on who consumes a bundle.
 package initpolicy
 
 import (
@@ -147,7 +149,9 @@ func Scan(items []*yaml.RNode, now time.Time) (*Plan, error) {
 		return nil, err
 	}
 	kept, existing := sc.adoptHandKeptBundles(cands)
-	sc.planBundles(kept, existing, findConsumers(items))
+	consumers, notes := findConsumers(items)
+	sc.plan.Notes = append(sc.plan.Notes, notes...)
+	sc.planBundles(kept, existing, consumers)
 	return sc.plan, nil
 }
 

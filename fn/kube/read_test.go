@@ -9,17 +9,15 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// TestValuesResolveAliases reads values the way kubectl applies them: an
-// alias reads the anchored value, not the alias name (review C, P7), and
-// merge keys merge.
-func TestValuesResolveAliases(t *testing.T) {
-	tests := []struct {
-		name   string
-		in     string
-		want   map[string]string
-		fields map[string]string
-	}{
-		{"configmap value alias", `
+// aliasValueCases are Secrets and ConfigMaps whose values use YAML
+// aliases, merge keys and nulls, with the values and fields they read as.
+var aliasValueCases = []struct {
+	name   string
+	in     string
+	want   map[string]string
+	fields map[string]string
+}{
+	{"configmap value alias", `
 apiVersion: v1
 kind: ConfigMap
 metadata: {name: c}
@@ -28,7 +26,7 @@ data:
     PEM
   ca-bundle.crt: *pem
 `, map[string]string{"orig.crt": "PEM\n", "ca-bundle.crt": "PEM\n"}, map[string]string{"ca-bundle.crt": "data.ca-bundle.crt"}},
-		{"secret value alias is base64-decoded", `
+	{"secret value alias is base64-decoded", `
 apiVersion: v1
 kind: Secret
 metadata: {name: s}
@@ -36,21 +34,21 @@ data:
   a: &v aGVsbG8=
   b: *v
 `, map[string]string{"a": "hello", "b": "hello"}, nil},
-		{"alias key", `
+	{"alias key", `
 apiVersion: v1
 kind: ConfigMap
 metadata: {name: c, labels: {k: &k ca.crt}}
 data:
   *k : x
 `, map[string]string{"ca.crt": "x"}, map[string]string{"ca.crt": "data.ca.crt"}},
-		{"whole data field is an alias", `
+	{"whole data field is an alias", `
 apiVersion: v1
 kind: ConfigMap
 metadata: {name: c, annotations: {note: x}}
 spec: {template: &d {a: one, b: two}}
 data: *d
 `, map[string]string{"a": "one", "b": "two"}, nil},
-		{"merge key: own keys win over merged ones", `
+	{"merge key: own keys win over merged ones", `
 apiVersion: v1
 kind: ConfigMap
 metadata: {name: c}
@@ -59,7 +57,7 @@ data:
   <<: *base
   b: own-b
 `, map[string]string{"a": "base-a", "b": "own-b"}, nil},
-		{"merge list: the earlier map wins", `
+	{"merge list: the earlier map wins", `
 apiVersion: v1
 kind: ConfigMap
 metadata: {name: c}
@@ -69,21 +67,27 @@ spec:
 data:
   <<: [*one, *two]
 `, map[string]string{"a": "one-a", "c": "two-c"}, nil},
-		{"quoted << is an ordinary key", `
+	{"quoted << is an ordinary key", `
 apiVersion: v1
 kind: ConfigMap
 metadata: {name: c}
 data: {"<<": x}
 `, map[string]string{"<<": "x"}, nil},
-		{"null value reads as empty", `
+	{"null value reads as empty", `
 apiVersion: v1
 kind: Secret
 metadata: {name: s}
 data: {a: null, b: }
 `, map[string]string{"a": "", "b": ""}, nil},
-		{"null data is absent", "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata: null\n", map[string]string{}, nil},
-	}
-	for _, tt := range tests {
+	{"null data is absent", "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata: null\n", map[string]string{}, nil},
+}
+
+// TestValuesResolveAliases reads values the way kubectl applies them: an
+// alias reads the anchored value, not the alias name (review C, P7), and
+// merge keys merge.
+func TestValuesResolveAliases(t *testing.T) {
+
+	for _, tt := range aliasValueCases {
 		t.Run(tt.name, func(t *testing.T) {
 			node := parse(t, tt.in)
 			values, err := Values(node)

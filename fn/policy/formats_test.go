@@ -96,55 +96,56 @@ func TestAdditionalFormatsAbsent(t *testing.T) {
 	}
 }
 
-func TestAdditionalFormatsErrors(t *testing.T) {
-	tests := []struct {
-		name   string
-		policy string
-		want   []string // each a substring of one error line
-	}{
-		{
-			name:   "pkcs12 key equals the PEM key",
-			policy: formatsHead + "      additionalFormats: {pkcs12: {key: ca.crt}}\n",
-			want:   []string{`spec.trustBundles[0].target.additionalFormats.pkcs12.key: "ca.crt" is also written by spec.trustBundles[0].target.key`},
-		},
-		{
-			name:   "jks key equals the pkcs12 key",
-			policy: formatsHead + "      additionalFormats: {pkcs12: {key: store}, jks: {key: store}}\n",
-			want:   []string{`additionalFormats.jks.key: "store" is also written by spec.trustBundles[0].target.additionalFormats.pkcs12.key`},
-		},
-		{
-			name:   "jks default key equals an explicit PEM key",
-			policy: formatsHead + "      key: truststore.jks\n      additionalFormats: {jks: {}}\n",
-			want:   []string{`additionalFormats.jks.key: "truststore.jks" is also written by`},
-		},
-		{
-			name:   "invalid key",
-			policy: formatsHead + "      additionalFormats: {jks: {key: a/b}}\n",
-			want:   []string{`spec.trustBundles[0].target.additionalFormats.jks.key: "a/b" is not a valid data key`},
-		},
-		{
-			name:   "empty jks password",
-			policy: formatsHead + "      additionalFormats: {jks: {password: \"\"}}\n",
-			want:   []string{`spec.trustBundles[0].target.additionalFormats.jks.password: must not be empty`},
-		},
-		{
-			name:   "unknown format",
-			policy: formatsHead + "      additionalFormats: {pem: {key: x}}\n",
-			want:   []string{`spec.trustBundles[0].target.additionalFormats.pem: unknown field (known: jks, pkcs12)`},
-		},
-		{
-			name:   "unknown field in a format",
-			policy: formatsHead + "      additionalFormats: {jks: {alias: x}}\n",
-			want:   []string{`additionalFormats.jks.alias: unknown field (known: key, password)`},
-		},
-		{
-			name:   "password of the wrong type",
-			policy: formatsHead + "      additionalFormats: {pkcs12: {password: 123456}}\n",
-			want:   []string{`additionalFormats.pkcs12.password: must be a string, got number 123456`},
-		},
-		{
-			name: "another bundle writes the same key of the same object",
-			policy: formatsHead + `      additionalFormats: {jks: {}}
+// additionalFormatsErrorCases are policies whose additionalFormats a
+// decode refuses, with a substring of each error line.
+var additionalFormatsErrorCases = []struct {
+	name   string
+	policy string
+	want   []string // each a substring of one error line
+}{
+	{
+		name:   "pkcs12 key equals the PEM key",
+		policy: formatsHead + "      additionalFormats: {pkcs12: {key: ca.crt}}\n",
+		want:   []string{`spec.trustBundles[0].target.additionalFormats.pkcs12.key: "ca.crt" is also written by spec.trustBundles[0].target.key`},
+	},
+	{
+		name:   "jks key equals the pkcs12 key",
+		policy: formatsHead + "      additionalFormats: {pkcs12: {key: store}, jks: {key: store}}\n",
+		want:   []string{`additionalFormats.jks.key: "store" is also written by spec.trustBundles[0].target.additionalFormats.pkcs12.key`},
+	},
+	{
+		name:   "jks default key equals an explicit PEM key",
+		policy: formatsHead + "      key: truststore.jks\n      additionalFormats: {jks: {}}\n",
+		want:   []string{`additionalFormats.jks.key: "truststore.jks" is also written by`},
+	},
+	{
+		name:   "invalid key",
+		policy: formatsHead + "      additionalFormats: {jks: {key: a/b}}\n",
+		want:   []string{`spec.trustBundles[0].target.additionalFormats.jks.key: "a/b" is not a valid data key`},
+	},
+	{
+		name:   "empty jks password",
+		policy: formatsHead + "      additionalFormats: {jks: {password: \"\"}}\n",
+		want:   []string{`spec.trustBundles[0].target.additionalFormats.jks.password: must not be empty`},
+	},
+	{
+		name:   "unknown format",
+		policy: formatsHead + "      additionalFormats: {pem: {key: x}}\n",
+		want:   []string{`spec.trustBundles[0].target.additionalFormats.pem: unknown field (known: jks, pkcs12)`},
+	},
+	{
+		name:   "unknown field in a format",
+		policy: formatsHead + "      additionalFormats: {jks: {alias: x}}\n",
+		want:   []string{`additionalFormats.jks.alias: unknown field (known: key, password)`},
+	},
+	{
+		name:   "password of the wrong type",
+		policy: formatsHead + "      additionalFormats: {pkcs12: {password: 123456}}\n",
+		want:   []string{`additionalFormats.pkcs12.password: must be a string, got number 123456`},
+	},
+	{
+		name: "another bundle writes the same key of the same object",
+		policy: formatsHead + `      additionalFormats: {jks: {}}
   - name: other
     sources:
     - secret: {name: ca2, namespace: gw}
@@ -152,11 +153,11 @@ func TestAdditionalFormatsErrors(t *testing.T) {
       name: gw-trust
       key: truststore.jks
 `,
-			want: []string{`spec.trustBundles[1].target.additionalFormats: writes Secret gw/gw-trust key truststore.jks, which spec.trustBundles[0].target also writes`},
-		},
-		{
-			name: "a source reads the bundle's own truststore",
-			policy: `apiVersion: rotate-certs.dev/v1alpha1
+		want: []string{`spec.trustBundles[1].target.additionalFormats: writes Secret gw/gw-trust key truststore.jks, which spec.trustBundles[0].target also writes`},
+	},
+	{
+		name: "a source reads the bundle's own truststore",
+		policy: `apiVersion: rotate-certs.dev/v1alpha1
 kind: RotationPolicy
 spec:
   trustBundles:
@@ -167,10 +168,12 @@ spec:
       name: gw-trust
       additionalFormats: {pkcs12: {}}
 `,
-			want: []string{`spec.trustBundles[0].sources[0]: reads key truststore.p12 of Secret gw/gw-trust, which this bundle writes as a truststore`},
-		},
-	}
-	for _, tc := range tests {
+		want: []string{`spec.trustBundles[0].sources[0]: reads key truststore.p12 of Secret gw/gw-trust, which this bundle writes as a truststore`},
+	},
+}
+
+func TestAdditionalFormatsErrors(t *testing.T) {
+	for _, tc := range additionalFormatsErrorCases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := decodeYAML(t, tc.policy)
 			if err == nil {

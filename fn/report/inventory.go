@@ -8,8 +8,8 @@
 // inside kubeconfig values; local-config snapshots included), the trust
 // fields outside them (caBundles, ClusterTrustBundles, trust-manager
 // inLine sources), Cluster API Machines' certificate expiry and EKS
-// Anywhere Clusters' status.clusterCertificateInfo, in one pass over the
-// input.
+// Anywhere Clusters' status.clusterCertificateInfo (as package
+// machineexpiry reads them), in one pass over the input.
 package report
 
 import (
@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/machineexpiry"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -119,9 +120,9 @@ func ScanWith(items []*yaml.RNode, certs *pki.Cache) *Inventory {
 		case core:
 			s.values(item)
 		case s.trustFields(item, kind, group):
-		case kind == "Machine" && group == "cluster.x-k8s.io":
+		case machineexpiry.IsMachine(item):
 			s.machine(item)
-		case kind == "Cluster" && group == "anywhere.eks.amazonaws.com":
+		case machineexpiry.IsEKSACluster(item):
 			s.eksaCluster(item)
 		}
 	}

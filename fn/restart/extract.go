@@ -10,31 +10,6 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// Job kinds: their pods read a bundle at start like any other, but a Job
-// is never rolled - its next pod reads the new bundle by itself.
-const (
-	KindJob     = "Job"
-	KindCronJob = "CronJob"
-)
-
-// workloadKind is what rotate-certs knows of a kind with a pod template.
-type workloadKind struct {
-	apiVersions []string
-	// template is the path of the pod template.
-	template []string
-	// rollable is true for the kinds rotate-certs rolls.
-	rollable bool
-}
-
-var workloadKinds = map[string]workloadKind{
-	policy.KindDeployment:  {[]string{"apps/v1"}, []string{"spec", "template"}, true},
-	policy.KindStatefulSet: {[]string{"apps/v1"}, []string{"spec", "template"}, true},
-	policy.KindDaemonSet:   {[]string{"apps/v1"}, []string{"spec", "template"}, true},
-	policy.KindRollout:     {[]string{"argoproj.io/v1alpha1"}, []string{"spec", "template"}, true},
-	KindJob:                {[]string{"batch/v1"}, []string{"spec", "template"}, false},
-	KindCronJob:            {[]string{"batch/v1", "batch/v1beta1"}, []string{"spec", "jobTemplate", "spec", "template"}, false},
-}
-
 // Workload is a Deployment, StatefulSet, DaemonSet, Rollout, Job or
 // CronJob of the input, read into the model.
 type Workload struct {
@@ -60,28 +35,12 @@ type Workload struct {
 	Shape Shape
 }
 
-// IsWorkload reports whether node is one of the kinds Read handles, at an
-// API version rotate-certs knows.
-func IsWorkload(node *yaml.RNode) bool {
-	k, ok := workloadKinds[node.GetKind()]
-	if !ok {
-		return false
-	}
-	apiVersion := node.GetApiVersion()
-	for _, v := range k.apiVersions {
-		if v == apiVersion {
-			return true
-		}
-	}
-	return false
-}
-
 // Read reads a workload (IsWorkload must be true). An unknown reload
 // annotation value, a missing pod template or a malformed one is a
 // *kube.FieldError.
 func Read(node *yaml.RNode) (*Workload, error) {
-	kind := workloadKinds[node.GetKind()]
-	w := &Workload{Node: node, Ref: kube.RefOf(node), Rollable: kind.rollable, TemplateField: kube.JoinPath(kind.template)}
+	kind, _ := kindOf(node)
+	w := &Workload{Node: node, Ref: kube.RefOf(node), Rollable: kind.role == rolled, TemplateField: kube.JoinPath(kind.template)}
 
 	annos := node.GetAnnotations(ReloadAnnotation)
 	value, set := annos[ReloadAnnotation]
@@ -91,18 +50,12 @@ func Read(node *yaml.RNode) (*Workload, error) {
 	}
 	w.Reload = reload
 
-	w.Template = lookup(node, kind.template...)
-	if w.Template == nil || w.Template.YNode().Kind != yaml.MappingNode || lookup(w.Template, "spec") == nil {
-		if node.GetKind() == policy.KindRollout && lookup(node, "spec", "workloadRef") != nil {
-			w.WorkloadRef, w.Template = true, nil
-			return w, nil
-		}
-		return nil, kube.FieldErrorf(w.TemplateField, "has no pod template (%s.spec): rotate-certs cannot tell what it reads or roll it", w.TemplateField)
-	}
-	// kyaml's label and annotation accessors panic on a list where a map
-	// belongs (found by FuzzProcess).
-	if err := kube.CheckShape(w.Template, w.TemplateField); err != nil {
+	if w.Template, err = podTemplate(node, kind); err != nil {
 		return nil, err
+	}
+	if w.Template == nil {
+		w.WorkloadRef = true
+		return w, nil
 	}
 	if w.Model, err = readTemplate(w.Template, w.TemplateField); err != nil {
 		return nil, err
@@ -111,27 +64,60 @@ func Read(node *yaml.RNode) (*Workload, error) {
 	return w, nil
 }
 
-// readTemplate maps a pod template onto the model.
+// ReadTemplate reads which Secrets and ConfigMaps node's pod template
+// reads (IsReader must be true); an Argo Rollout that borrows another
+// workload's template (spec.workloadRef) reads none. It is the reading
+// Read does, so init lists as readers of a CA exactly what the restart
+// rules see: a missing or malformed pod template is the same
+// *kube.FieldError.
+func ReadTemplate(node *yaml.RNode) (Template, error) {
+	kind, _ := kindOf(node)
+	tmpl, err := podTemplate(node, kind)
+	if err != nil || tmpl == nil {
+		return Template{}, err
+	}
+	return readTemplate(tmpl, kube.JoinPath(kind.template))
+}
+
+// podTemplate returns node's pod template, checked for the shapes kyaml's
+// accessors cannot take; nil, and no error, for a Rollout that borrows the
+// template of another workload (spec.workloadRef) and has none of its own.
+func podTemplate(node *yaml.RNode, kind podKind) (*yaml.RNode, error) {
+	field := kube.JoinPath(kind.template)
+	tmpl := lookup(node, kind.template...)
+	if tmpl == nil || tmpl.YNode().Kind != yaml.MappingNode || lookup(tmpl, "spec") == nil {
+		if node.GetKind() == policy.KindRollout && lookup(node, "spec", "workloadRef") != nil {
+			return nil, nil
+		}
+		if field == "" {
+			return nil, kube.FieldErrorf("spec", "has no pod spec: rotate-certs cannot tell what it reads")
+		}
+		return nil, kube.FieldErrorf(field, "has no pod template (%s.spec): rotate-certs cannot tell what it reads or roll it", field)
+	}
+	// kyaml's label and annotation accessors panic on a list where a map
+	// belongs (found by FuzzProcess).
+	if err := kube.CheckShape(tmpl, field); err != nil {
+		return nil, err
+	}
+	return tmpl, nil
+}
+
+// readTemplate maps a pod template (at field path prefix; "" for a Pod)
+// onto the model.
 func readTemplate(tmpl *yaml.RNode, prefix string) (Template, error) {
 	var t Template
-	spec := prefix + ".spec"
+	spec := "spec"
+	if prefix != "" {
+		spec = prefix + ".spec"
+	}
 	volumes, err := elements(tmpl, spec+".volumes", "spec", "volumes")
 	if err != nil {
 		return t, err
 	}
 	for i, v := range volumes {
-		field := fmt.Sprintf("%s.volumes[%d]", spec, i)
-		vol := Volume{Name: str(v, "name")}
-		vol.Sources = appendRef(vol.Sources, "Secret", str(v, "secret", "secretName"), field+".secret")
-		vol.Sources = appendRef(vol.Sources, "ConfigMap", str(v, "configMap", "name"), field+".configMap")
-		sources, err := elements(v, field+".projected.sources", "projected", "sources")
+		vol, err := readVolume(v, fmt.Sprintf("%s.volumes[%d]", spec, i))
 		if err != nil {
 			return t, err
-		}
-		for j, s := range sources {
-			sf := fmt.Sprintf("%s.projected.sources[%d]", field, j)
-			vol.Sources = appendRef(vol.Sources, "Secret", str(s, "secret", "name"), sf+".secret")
-			vol.Sources = appendRef(vol.Sources, "ConfigMap", str(s, "configMap", "name"), sf+".configMap")
 		}
 		if len(vol.Sources) > 0 {
 			t.Volumes = append(t.Volumes, vol)
@@ -153,6 +139,24 @@ func readTemplate(tmpl *yaml.RNode, prefix string) (Template, error) {
 	return t, nil
 }
 
+// readVolume reads the objects a volume is backed by: its secret or
+// configMap, then its projected sources.
+func readVolume(v *yaml.RNode, field string) (Volume, error) {
+	vol := Volume{Name: str(v, "name")}
+	vol.Sources = appendRef(vol.Sources, Ref{Object: Object{Kind: "Secret", Name: str(v, "secret", "secretName")}, Field: field + ".secret"})
+	vol.Sources = appendRef(vol.Sources, Ref{Object: Object{Kind: "ConfigMap", Name: str(v, "configMap", "name")}, Field: field + ".configMap"})
+	sources, err := elements(v, field+".projected.sources", "projected", "sources")
+	if err != nil {
+		return vol, err
+	}
+	for j, s := range sources {
+		sf := fmt.Sprintf("%s.projected.sources[%d]", field, j)
+		vol.Sources = appendRef(vol.Sources, Ref{Object: Object{Kind: "Secret", Name: str(s, "secret", "name")}, Field: sf + ".secret", Projected: true})
+		vol.Sources = appendRef(vol.Sources, Ref{Object: Object{Kind: "ConfigMap", Name: str(s, "configMap", "name")}, Field: sf + ".configMap", Projected: true})
+	}
+	return vol, nil
+}
+
 func readContainer(c *yaml.RNode, field string) (Container, error) {
 	var ct Container
 	env, err := elements(c, field+".env", "env")
@@ -161,8 +165,9 @@ func readContainer(c *yaml.RNode, field string) (Container, error) {
 	}
 	for i, e := range env {
 		ef := fmt.Sprintf("%s.env[%d].valueFrom", field, i)
-		ct.Env = appendRef(ct.Env, "Secret", str(e, "valueFrom", "secretKeyRef", "name"), ef+".secretKeyRef")
-		ct.Env = appendRef(ct.Env, "ConfigMap", str(e, "valueFrom", "configMapKeyRef", "name"), ef+".configMapKeyRef")
+		name := str(e, "name")
+		ct.Env = appendRef(ct.Env, Ref{Object: Object{Kind: "Secret", Name: str(e, "valueFrom", "secretKeyRef", "name")}, Field: ef + ".secretKeyRef", Var: name})
+		ct.Env = appendRef(ct.Env, Ref{Object: Object{Kind: "ConfigMap", Name: str(e, "valueFrom", "configMapKeyRef", "name")}, Field: ef + ".configMapKeyRef", Var: name})
 	}
 	envFrom, err := elements(c, field+".envFrom", "envFrom")
 	if err != nil {
@@ -170,8 +175,8 @@ func readContainer(c *yaml.RNode, field string) (Container, error) {
 	}
 	for i, e := range envFrom {
 		ef := fmt.Sprintf("%s.envFrom[%d]", field, i)
-		ct.EnvFrom = appendRef(ct.EnvFrom, "Secret", str(e, "secretRef", "name"), ef+".secretRef")
-		ct.EnvFrom = appendRef(ct.EnvFrom, "ConfigMap", str(e, "configMapRef", "name"), ef+".configMapRef")
+		ct.EnvFrom = appendRef(ct.EnvFrom, Ref{Object: Object{Kind: "Secret", Name: str(e, "secretRef", "name")}, Field: ef + ".secretRef"})
+		ct.EnvFrom = appendRef(ct.EnvFrom, Ref{Object: Object{Kind: "ConfigMap", Name: str(e, "configMapRef", "name")}, Field: ef + ".configMapRef"})
 	}
 	mounts, err := elements(c, field+".volumeMounts", "volumeMounts")
 	if err != nil {
@@ -227,11 +232,12 @@ func (w *Workload) SetTrustHash(hash string) (bool, error) {
 	return changed, nil
 }
 
-func appendRef(refs []Ref, kind, name, field string) []Ref {
-	if name == "" {
+// appendRef appends r unless it names no object.
+func appendRef(refs []Ref, r Ref) []Ref {
+	if r.Name == "" {
 		return refs
 	}
-	return append(refs, Ref{Object: Object{Kind: kind, Name: name}, Field: field})
+	return append(refs, r)
 }
 
 // lookup returns the node at path, or nil when any step is absent, not a

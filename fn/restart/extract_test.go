@@ -1,6 +1,8 @@
 package restart
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -124,6 +126,83 @@ func TestReadKinds(t *testing.T) {
 			assert.Equal(t, tc.refRoll, w.WorkloadRef)
 		})
 	}
+}
+
+// TestReadTemplateKinds: the kinds init lists as readers of a CA are the
+// restart rules' kinds plus ReplicaSet and Pod, at the same API versions.
+func TestReadTemplateKinds(t *testing.T) {
+	const volume = "{volumes: [{name: ca, secret: {secretName: trust}}]}"
+	cases := []struct {
+		name, doc        string
+		reader, workload bool
+		field            string
+	}{
+		{"Deployment", "apiVersion: apps/v1\nkind: Deployment\nspec: {template: {spec: " + volume + "}}", true, true, "spec.template.spec.volumes[0].secret"},
+		{"CronJob", "apiVersion: batch/v1beta1\nkind: CronJob\nspec: {jobTemplate: {spec: {template: {spec: " + volume + "}}}}", true, true, "spec.jobTemplate.spec.template.spec.volumes[0].secret"},
+		{"ReplicaSet", "apiVersion: apps/v1\nkind: ReplicaSet\nspec: {template: {spec: " + volume + "}}", true, false, "spec.template.spec.volumes[0].secret"},
+		{"Pod", "apiVersion: v1\nkind: Pod\nspec: " + volume, true, false, "spec.volumes[0].secret"},
+		{"old Deployment API", "apiVersion: extensions/v1beta1\nkind: Deployment\nspec: {template: {spec: " + volume + "}}", false, false, ""},
+		{"old ReplicaSet API", "apiVersion: extensions/v1beta1\nkind: ReplicaSet\nspec: {template: {spec: " + volume + "}}", false, false, ""},
+		{"Service", "apiVersion: v1\nkind: Service\nspec: {}", false, false, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			n := mustParse(t, tc.doc)
+			require.Equal(t, tc.reader, IsReader(n))
+			assert.Equal(t, tc.workload, IsWorkload(n))
+			if !tc.reader {
+				return
+			}
+			tmpl, err := ReadTemplate(n)
+			require.NoError(t, err)
+			assert.Equal(t, []Use{{Object: Object{Kind: "Secret", Name: "trust"}, Via: ViaVolume, Field: tc.field}}, tmpl.Uses())
+		})
+	}
+}
+
+// TestReadTemplateNamesEachReference: what init shows of a read, the
+// variable of an env reference and whether a volume source is projected.
+func TestReadTemplateNamesEachReference(t *testing.T) {
+	tmpl, err := ReadTemplate(mustParse(t, fullDeployment))
+	require.NoError(t, err)
+	var vols []string
+	for _, v := range tmpl.Volumes {
+		for _, s := range v.Sources {
+			vols = append(vols, fmt.Sprintf("%s %s/%s projected=%v", v.Name, s.Kind, s.Name, s.Projected))
+		}
+	}
+	assert.Equal(t, []string{"ca Secret/trust projected=false", "proj Secret/trust projected=true", "proj ConfigMap/bundle projected=true", "expr ConfigMap/bundle projected=false"}, vols)
+	require.Len(t, tmpl.Containers, 2)
+	var vars []string
+	for _, r := range tmpl.Containers[1].Env {
+		vars = append(vars, r.Var+"="+r.Kind+"/"+r.Name)
+	}
+	assert.Equal(t, []string{"CA=Secret/trust", "BUNDLE=ConfigMap/bundle"}, vars)
+}
+
+// TestReadTemplateErrorsAsRead: a malformed pod template is the same
+// field error for init's reading as for the restart rules'; the reload
+// annotation is the restart rules' alone.
+func TestReadTemplateErrorsAsRead(t *testing.T) {
+	for _, doc := range []string{
+		"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec: {template: {spec: {volumes: {a: b}}}}",
+		"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec: {template: {metadata: {labels: [a]}, spec: {containers: []}}}",
+		"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec: {replicas: 1}",
+	} {
+		_, readErr := Read(mustParse(t, doc))
+		_, tmplErr := ReadTemplate(mustParse(t, doc))
+		require.Error(t, readErr)
+		assert.Equal(t, readErr, tmplErr)
+	}
+	_, err := ReadTemplate(mustParse(t, "apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: c, envFrom: x}]}"))
+	assert.Equal(t, &kube.FieldError{Field: "spec.containers[0].envFrom", Err: errors.New("must be a list")}, err)
+	_, err = ReadTemplate(mustParse(t, "apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: null"))
+	assert.EqualError(t, err, "spec: has no pod spec: rotate-certs cannot tell what it reads")
+	_, err = ReadTemplate(mustParse(t, "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x, annotations: {rotate-certs.dev/reload: warm}}\nspec: {template: {spec: {containers: []}}}"))
+	assert.NoError(t, err)
+	tmpl, err := ReadTemplate(mustParse(t, "apiVersion: argoproj.io/v1alpha1\nkind: Rollout\nspec: {workloadRef: {kind: Deployment, name: x}}"))
+	assert.NoError(t, err)
+	assert.Empty(t, tmpl.Uses())
 }
 
 func TestReadErrors(t *testing.T) {

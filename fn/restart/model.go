@@ -1,11 +1,13 @@
-// Package restart decides which workloads must roll when a trust bundle
-// changes, and rolls them by writing a content hash into their pod
-// template (docs/design/contract.md, Restart rules).
+// Package restart owns the readers of trust: which pod templates read
+// which Secrets and ConfigMaps (the one model the restart rules and init
+// share), which of those workloads must roll when a trust bundle changes,
+// and the roll itself, a content hash written into the pod template
+// (docs/design/contract.md, Restart rules).
 //
 // The decision is plain Go over a small model of a pod template (Template):
-// which Secrets and ConfigMaps it reads, and how. Only extract.go and
-// apply.go know about YAML; they map workload RNodes onto the model and
-// write the one annotation back in place.
+// which Secrets and ConfigMaps it reads, and how. kinds.go lists the kinds
+// whose pod templates are read; extract.go maps their RNodes onto the
+// model and apply.go writes the one annotation back in place.
 package restart
 
 // Via is how a pod template reads an object. It decides whether a running
@@ -81,6 +83,10 @@ type Ref struct {
 	Object
 	// Field is the field path of the reference, for results.
 	Field string
+	// Projected is true for a source of a projected volume.
+	Projected bool
+	// Var is, for an env reference, the variable it sets.
+	Var string
 }
 
 // Container is a container or init container.

@@ -12,86 +12,88 @@ var (
 	other = Object{Kind: "ConfigMap", Name: "other"}
 )
 
+// templateUseCases are pod templates and the uses each makes.
+var templateUseCases = []struct {
+	name string
+	tmpl Template
+	want []Use
+}{
+	{
+		name: "nothing read",
+		tmpl: Template{Containers: []Container{{Mounts: []Mount{{Volume: "data", Field: "m0"}}}}},
+		want: nil,
+	},
+	{
+		name: "env valueFrom",
+		tmpl: Template{Containers: []Container{{Env: []Ref{{Object: trust, Field: "env0"}}}}},
+		want: []Use{{Object: trust, Via: ViaEnv, Field: "env0"}},
+	},
+	{
+		name: "envFrom",
+		tmpl: Template{Containers: []Container{{EnvFrom: []Ref{{Object: other, Field: "envFrom0"}}}}},
+		want: []Use{{Object: other, Via: ViaEnvFrom, Field: "envFrom0"}},
+	},
+	{
+		name: "whole volume mount",
+		tmpl: Template{
+			Volumes:    []Volume{{Name: "ca", Sources: []Ref{{Object: trust, Field: "vol0"}}}},
+			Containers: []Container{{Mounts: []Mount{{Volume: "ca", Field: "m0"}}}},
+		},
+		want: []Use{{Object: trust, Via: ViaVolume, Field: "m0"}},
+	},
+	{
+		name: "subPath mount",
+		tmpl: Template{
+			Volumes:    []Volume{{Name: "ca", Sources: []Ref{{Object: trust, Field: "vol0"}}}},
+			Containers: []Container{{Mounts: []Mount{{Volume: "ca", SubPath: true, Field: "m0.subPath"}}}},
+		},
+		want: []Use{{Object: trust, Via: ViaSubPath, Field: "m0.subPath"}},
+	},
+	{
+		name: "one volume mounted whole by one container and by subPath in another",
+		tmpl: Template{
+			Volumes: []Volume{{Name: "ca", Sources: []Ref{{Object: trust, Field: "vol0"}}}},
+			Containers: []Container{
+				{Mounts: []Mount{{Volume: "ca", Field: "c0.m0"}}},
+				{Mounts: []Mount{{Volume: "ca", SubPath: true, Field: "c1.m0.subPath"}}},
+			},
+		},
+		want: []Use{
+			{Object: trust, Via: ViaVolume, Field: "c0.m0"},
+			{Object: trust, Via: ViaSubPath, Field: "c1.m0.subPath"},
+		},
+	},
+	{
+		name: "projected volume with two sources",
+		tmpl: Template{
+			Volumes: []Volume{{Name: "bundle", Sources: []Ref{
+				{Object: trust, Field: "vol0.src0"},
+				{Object: other, Field: "vol0.src1"},
+			}}},
+			Containers: []Container{{Mounts: []Mount{{Volume: "bundle", Field: "m0"}}}},
+		},
+		want: []Use{
+			{Object: trust, Via: ViaVolume, Field: "m0"},
+			{Object: other, Via: ViaVolume, Field: "m0"},
+		},
+	},
+	{
+		name: "volume no container mounts still counts as a whole-volume use",
+		tmpl: Template{Volumes: []Volume{{Name: "ca", Sources: []Ref{{Object: trust, Field: "vol0.secret"}}}}},
+		want: []Use{{Object: trust, Via: ViaVolume, Field: "vol0.secret"}},
+	},
+	{
+		name: "mount of another volume does not count",
+		tmpl: Template{
+			Volumes:    []Volume{{Name: "ca", Sources: []Ref{{Object: trust, Field: "vol0"}}}},
+			Containers: []Container{{Mounts: []Mount{{Volume: "ca", Field: "m0"}, {Volume: "tmp", SubPath: true, Field: "m1.subPath"}}}},
+		},
+		want: []Use{{Object: trust, Via: ViaVolume, Field: "m0"}},
+	},
+}
+
 func TestTemplateUses(t *testing.T) {
-	cases := []struct {
-		name string
-		tmpl Template
-		want []Use
-	}{
-		{
-			name: "nothing read",
-			tmpl: Template{Containers: []Container{{Mounts: []Mount{{Volume: "data", Field: "m0"}}}}},
-			want: nil,
-		},
-		{
-			name: "env valueFrom",
-			tmpl: Template{Containers: []Container{{Env: []Ref{{Object: trust, Field: "env0"}}}}},
-			want: []Use{{Object: trust, Via: ViaEnv, Field: "env0"}},
-		},
-		{
-			name: "envFrom",
-			tmpl: Template{Containers: []Container{{EnvFrom: []Ref{{Object: other, Field: "envFrom0"}}}}},
-			want: []Use{{Object: other, Via: ViaEnvFrom, Field: "envFrom0"}},
-		},
-		{
-			name: "whole volume mount",
-			tmpl: Template{
-				Volumes:    []Volume{{Name: "ca", Sources: []Ref{{Object: trust, Field: "vol0"}}}},
-				Containers: []Container{{Mounts: []Mount{{Volume: "ca", Field: "m0"}}}},
-			},
-			want: []Use{{Object: trust, Via: ViaVolume, Field: "m0"}},
-		},
-		{
-			name: "subPath mount",
-			tmpl: Template{
-				Volumes:    []Volume{{Name: "ca", Sources: []Ref{{Object: trust, Field: "vol0"}}}},
-				Containers: []Container{{Mounts: []Mount{{Volume: "ca", SubPath: true, Field: "m0.subPath"}}}},
-			},
-			want: []Use{{Object: trust, Via: ViaSubPath, Field: "m0.subPath"}},
-		},
-		{
-			name: "one volume mounted whole by one container and by subPath in another",
-			tmpl: Template{
-				Volumes: []Volume{{Name: "ca", Sources: []Ref{{Object: trust, Field: "vol0"}}}},
-				Containers: []Container{
-					{Mounts: []Mount{{Volume: "ca", Field: "c0.m0"}}},
-					{Mounts: []Mount{{Volume: "ca", SubPath: true, Field: "c1.m0.subPath"}}},
-				},
-			},
-			want: []Use{
-				{Object: trust, Via: ViaVolume, Field: "c0.m0"},
-				{Object: trust, Via: ViaSubPath, Field: "c1.m0.subPath"},
-			},
-		},
-		{
-			name: "projected volume with two sources",
-			tmpl: Template{
-				Volumes: []Volume{{Name: "bundle", Sources: []Ref{
-					{Object: trust, Field: "vol0.src0"},
-					{Object: other, Field: "vol0.src1"},
-				}}},
-				Containers: []Container{{Mounts: []Mount{{Volume: "bundle", Field: "m0"}}}},
-			},
-			want: []Use{
-				{Object: trust, Via: ViaVolume, Field: "m0"},
-				{Object: other, Via: ViaVolume, Field: "m0"},
-			},
-		},
-		{
-			name: "volume no container mounts still counts as a whole-volume use",
-			tmpl: Template{Volumes: []Volume{{Name: "ca", Sources: []Ref{{Object: trust, Field: "vol0.secret"}}}}},
-			want: []Use{{Object: trust, Via: ViaVolume, Field: "vol0.secret"}},
-		},
-		{
-			name: "mount of another volume does not count",
-			tmpl: Template{
-				Volumes:    []Volume{{Name: "ca", Sources: []Ref{{Object: trust, Field: "vol0"}}}},
-				Containers: []Container{{Mounts: []Mount{{Volume: "ca", Field: "m0"}, {Volume: "tmp", SubPath: true, Field: "m1.subPath"}}}},
-			},
-			want: []Use{{Object: trust, Via: ViaVolume, Field: "m0"}},
-		},
-	}
-	for _, tc := range cases {
+	for _, tc := range templateUseCases {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, tc.tmpl.Uses())
 		})

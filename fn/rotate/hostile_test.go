@@ -99,25 +99,47 @@ func targetCerts(t *testing.T, out []byte) int {
 	return 0
 }
 
+// hostileCase is one hostile input and what the function must do with it.
+type hostileCase struct {
+	name  string
+	input []byte
+	// wantErr is a substring of the error; "" means success.
+	wantErr string
+	// check inspects a successful output.
+	check func(t *testing.T, in, out []byte)
+}
+
+// runHostile runs the function on each case: a wanted error fails the
+// render with no resources out, a success passes its output to check.
+func runHostile(t *testing.T, cases []hostileCase) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			out, stderr, err := executeStderr(tt.input)
+			if tt.wantErr != "" {
+				require.Error(t, err)
+				require.Contains(t, err.Error(), tt.wantErr)
+				if len(out) > 0 {
+					require.Empty(t, parseResourceList(t, out).items, "a failed render outputs no resources")
+				}
+				return
+			}
+			require.NoError(t, err, "stderr: %s", stderr)
+			tt.check(t, tt.input, out)
+		})
+	}
+}
+
+// TestHostileInputs: alias bombs, 10 MB values and thousands of
+// certificates - in an item, the policy or a source.
 func TestHostileInputs(t *testing.T) {
 	ca := testpki.Fixture("ca-2026")
 	// A 10 MB value that looks like PEM but never closes a block.
 	pemLike := bytes.Repeat([]byte("-----BEGIN CERTIFICATE-----\n"), 10<<20/28)
-	binary := make([]byte, 4096)
-	_, _ = io.ReadFull(rand.Reader, binary)
-	binaryBlock := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: binary})
 	aliasSource := []byte(strings.Replace(string(hostile(nil, "")), "items:\n",
 		"items:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: bomb, namespace: gw}\n  data:\n"+aliasBomb("    ", 10), 1))
 	aliasSource = bytes.Replace(aliasSource, []byte("    ca.crt: \n"), []byte("    ca.crt: *l9\n"), 1)
-
-	tests := []struct {
-		name  string
-		input []byte
-		// wantErr is a substring of the error; "" means success.
-		wantErr string
-		// check inspects a successful output.
-		check func(t *testing.T, in, out []byte)
-	}{
+	runHostile(t, []hostileCase{
 		{
 			name:  "alias bomb in an item passes through unexpanded",
 			input: hostile(ca.PEM(), "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: bomb, namespace: gw}\n  data:\n"+aliasBomb("    ", 10)),
@@ -174,6 +196,17 @@ func TestHostileInputs(t *testing.T) {
 				require.Equal(t, 1000, targetCerts(t, out))
 			},
 		},
+	})
+}
+
+// TestHostileEncodings: binary data, raw non-UTF-8 bytes and deep nesting
+// in the input, and a functionConfig that is a list.
+func TestHostileEncodings(t *testing.T) {
+	ca := testpki.Fixture("ca-2026")
+	binary := make([]byte, 4096)
+	_, _ = io.ReadFull(rand.Reader, binary)
+	binaryBlock := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: binary})
+	runHostile(t, []hostileCase{
 		{
 			name:    "binary data in a PEM certificate block",
 			input:   hostile(binaryBlock, ""),
@@ -207,22 +240,7 @@ func TestHostileInputs(t *testing.T) {
 			input:   []byte("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nfunctionConfig: [{}]\nitems: []\n"),
 			wantErr: "functionConfig is a YAML list",
 		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			out, stderr, err := executeStderr(tt.input)
-			if tt.wantErr != "" {
-				require.Error(t, err)
-				require.Contains(t, err.Error(), tt.wantErr)
-				if len(out) > 0 {
-					require.Empty(t, parseResourceList(t, out).items, "a failed render outputs no resources")
-				}
-				return
-			}
-			require.NoError(t, err, "stderr: %s", stderr)
-			tt.check(t, tt.input, out)
-		})
-	}
+	})
 }
 
 var (

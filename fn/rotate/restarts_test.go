@@ -323,6 +323,36 @@ func TestRotationRollsExactlyTheConsumersOfTheChangedBundle(t *testing.T) {
 	r1 := renderRestart(t, in1)
 	require.Equal(t, string(r1.out), string(renderRestart(t, in1).out), "same input, same bytes")
 
+	checkOnlyConsumersRolled(t, r0, r1)
+	// The consumers of the changed bundle that must not roll, and the
+	// unrelated workload, never got a trust-hash.
+	for _, name := range []string{"hot", "never", "unrelated"} {
+		assert.Empty(t, trustHashOf(t, r1.items[gwKey("Deployment", name)]), name)
+	}
+	assert.Empty(t, trustHashOf(t, r1.items[gwKey("Job", "job")]))
+	// Comments and quoting of the unrelated workload survive the
+	// pipeline from the very input.
+	assert.Contains(t, r1.items[gwKey("Deployment", "unrelated")], `replicas: 1 # one is enough`)
+	assert.Contains(t, r1.items[gwKey("Deployment", "unrelated")], `image: 'example.com/unrelated:v1'`)
+	assert.Contains(t, r1.items[gwKey("Deployment", "subpath")], `team: edge # owned by the edge team`)
+
+	// Feeding the rotated output back changes nothing.
+	r2 := renderRestart(t, r1.input(t, nil))
+	assert.Equal(t, r1.items, r2.items, "re-rendering the rotated output must change nothing")
+
+	// The same trust always hashes the same: a workload that consumes
+	// only gateway has the same hash as another that consumes only it.
+	assert.Equal(t, trustHashOf(t, r1.items[gwKey("Deployment", "env")]), trustHashOf(t, r1.items[gwKey("StatefulSet", "volume")]))
+	assert.NotEqual(t, trustHashOf(t, r1.items[gwKey("Deployment", "env")]), trustHashOf(t, r1.items[gwKey("Rollout", "both")]),
+		"a workload that consumes two bundles hashes both")
+}
+
+// checkOnlyConsumersRolled: from r0 to r1 exactly the consumers of the
+// changed gateway bundle that must roll got a new trust-hash and nothing
+// else of them changed; the source and the target changed; every other
+// item is byte-identical.
+func checkOnlyConsumersRolled(t *testing.T, r0, r1 restartRender) {
+	t.Helper()
 	rolled := map[kube.Key]bool{
 		gwKey("Deployment", "env"):     true, // env
 		gwKey("Deployment", "subpath"): true, // subPath, even though hot
@@ -363,27 +393,6 @@ func TestRotationRollsExactlyTheConsumersOfTheChangedBundle(t *testing.T) {
 			assert.Equal(t, before, after, "%s: must be byte-identical", k)
 		}
 	}
-	// The consumers of the changed bundle that must not roll, and the
-	// unrelated workload, never got a trust-hash.
-	for _, name := range []string{"hot", "never", "unrelated"} {
-		assert.Empty(t, trustHashOf(t, r1.items[gwKey("Deployment", name)]), name)
-	}
-	assert.Empty(t, trustHashOf(t, r1.items[gwKey("Job", "job")]))
-	// Comments and quoting of the unrelated workload survive the
-	// pipeline from the very input.
-	assert.Contains(t, r1.items[gwKey("Deployment", "unrelated")], `replicas: 1 # one is enough`)
-	assert.Contains(t, r1.items[gwKey("Deployment", "unrelated")], `image: 'example.com/unrelated:v1'`)
-	assert.Contains(t, r1.items[gwKey("Deployment", "subpath")], `team: edge # owned by the edge team`)
-
-	// Feeding the rotated output back changes nothing.
-	r2 := renderRestart(t, r1.input(t, nil))
-	assert.Equal(t, r1.items, r2.items, "re-rendering the rotated output must change nothing")
-
-	// The same trust always hashes the same: a workload that consumes
-	// only gateway has the same hash as another that consumes only it.
-	assert.Equal(t, trustHashOf(t, r1.items[gwKey("Deployment", "env")]), trustHashOf(t, r1.items[gwKey("StatefulSet", "volume")]))
-	assert.NotEqual(t, trustHashOf(t, r1.items[gwKey("Deployment", "env")]), trustHashOf(t, r1.items[gwKey("Rollout", "both")]),
-		"a workload that consumes two bundles hashes both")
 }
 
 func TestUnchangedGoldenIsByteIdentical(t *testing.T) {

@@ -142,73 +142,80 @@ func TestSetValueWhereAndComments(t *testing.T) {
 	}
 }
 
+// binary is a JKS-like value, not valid UTF-8; binaryB64 is its base64.
+var binary = []byte{0xfe, 0xed, 0xfe, 0xed, 0x00, 0x01}
+
+const binaryB64 = "/u3+7QAB"
+
+// binaryValueCases are objects a binary value is written into (binary by
+// default), with the field it goes to and the object afterwards.
+var binaryValueCases = []struct {
+	name, in   string
+	value      []byte // default binary
+	wantField  string
+	wantChange bool
+	want       string // the whole object afterwards
+}{
+	{
+		name:       "secret: added to data",
+		in:         "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata:\n  ca.crt: eA== # keep me\n",
+		wantField:  "data.t.jks",
+		wantChange: true,
+		want:       "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata:\n  ca.crt: eA== # keep me\n  t.jks: " + binaryB64 + "\n",
+	},
+	{
+		name:       "secret: unchanged value is left alone",
+		in:         "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata:\n  t.jks: '" + binaryB64 + "' # quoted on purpose\n",
+		wantField:  "data.t.jks",
+		wantChange: false,
+		want:       "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata:\n  t.jks: '" + binaryB64 + "' # quoted on purpose\n",
+	},
+	{
+		name:       "secret: a stringData copy is moved to data",
+		in:         "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData:\n  t.jks: old\n",
+		wantField:  "data.t.jks",
+		wantChange: true,
+		want:       "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata:\n  t.jks: " + binaryB64 + "\n",
+	},
+	{
+		name:       "configmap: written to binaryData, not data",
+		in:         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  ca-bundle.crt: x\n",
+		wantField:  "binaryData.t.jks",
+		wantChange: true,
+		want:       "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  ca-bundle.crt: x\nbinaryData:\n  t.jks: " + binaryB64 + "\n",
+	},
+	{
+		name:       "configmap: a text copy in data is removed",
+		in:         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  t.jks: stale\n  other: y\n",
+		wantField:  "binaryData.t.jks",
+		wantChange: true,
+		want:       "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  other: y\nbinaryData:\n  t.jks: " + binaryB64 + "\n",
+	},
+	{
+		name:       "configmap: equal bytes in data still move to binaryData",
+		in:         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  t.jks: abc\n",
+		value:      []byte("abc"),
+		wantField:  "binaryData.t.jks",
+		wantChange: true,
+		want:       "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\nbinaryData:\n  t.jks: YWJj\n",
+	},
+	{
+		name:       "configmap: unchanged binaryData is left alone",
+		in:         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\nbinaryData:\n  t.jks: " + binaryB64 + "\n",
+		wantField:  "binaryData.t.jks",
+		wantChange: false,
+		want:       "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\nbinaryData:\n  t.jks: " + binaryB64 + "\n",
+	},
+}
+
 func TestSetBinaryValue(t *testing.T) {
-	bin := []byte{0xfe, 0xed, 0xfe, 0xed, 0x00, 0x01}
-	const b64 = "/u3+7QAB"
-	tests := []struct {
-		name, in   string
-		value      []byte // default bin
-		wantField  string
-		wantChange bool
-		want       string // the whole object afterwards
-	}{
-		{
-			name:       "secret: added to data",
-			in:         "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata:\n  ca.crt: eA== # keep me\n",
-			wantField:  "data.t.jks",
-			wantChange: true,
-			want:       "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata:\n  ca.crt: eA== # keep me\n  t.jks: " + b64 + "\n",
-		},
-		{
-			name:       "secret: unchanged value is left alone",
-			in:         "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata:\n  t.jks: '" + b64 + "' # quoted on purpose\n",
-			wantField:  "data.t.jks",
-			wantChange: false,
-			want:       "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata:\n  t.jks: '" + b64 + "' # quoted on purpose\n",
-		},
-		{
-			name:       "secret: a stringData copy is moved to data",
-			in:         "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData:\n  t.jks: old\n",
-			wantField:  "data.t.jks",
-			wantChange: true,
-			want:       "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata:\n  t.jks: " + b64 + "\n",
-		},
-		{
-			name:       "configmap: written to binaryData, not data",
-			in:         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  ca-bundle.crt: x\n",
-			wantField:  "binaryData.t.jks",
-			wantChange: true,
-			want:       "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  ca-bundle.crt: x\nbinaryData:\n  t.jks: " + b64 + "\n",
-		},
-		{
-			name:       "configmap: a text copy in data is removed",
-			in:         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  t.jks: stale\n  other: y\n",
-			wantField:  "binaryData.t.jks",
-			wantChange: true,
-			want:       "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  other: y\nbinaryData:\n  t.jks: " + b64 + "\n",
-		},
-		{
-			name:       "configmap: equal bytes in data still move to binaryData",
-			in:         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  t.jks: abc\n",
-			value:      []byte("abc"),
-			wantField:  "binaryData.t.jks",
-			wantChange: true,
-			want:       "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\nbinaryData:\n  t.jks: YWJj\n",
-		},
-		{
-			name:       "configmap: unchanged binaryData is left alone",
-			in:         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\nbinaryData:\n  t.jks: " + b64 + "\n",
-			wantField:  "binaryData.t.jks",
-			wantChange: false,
-			want:       "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\nbinaryData:\n  t.jks: " + b64 + "\n",
-		},
-	}
-	for _, tc := range tests {
+
+	for _, tc := range binaryValueCases {
 		t.Run(tc.name, func(t *testing.T) {
 			node := yaml.MustParse(tc.in)
 			value := tc.value
 			if value == nil {
-				value = bin
+				value = binary
 			}
 			field, changed, err := SetBinaryValue(node, "t.jks", value)
 			if err != nil {

@@ -1,12 +1,10 @@
 package cluster
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"maps"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -14,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/rotate-certs/rotate-certs/internal/controlplane"
+	"github.com/rotate-certs/rotate-certs/internal/e2eharness"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -32,14 +31,11 @@ func renderPackage(t *testing.T, name string) (dir, before, rendered, stderr str
 // and returns stderr (warnings); a failed render fails the test.
 func renderDir(t *testing.T, dir string) string {
 	t.Helper()
-	cmd := exec.CommandContext(ctx(t), binary, "render", ".", "--policy", "rotation-policy.yaml")
-	cmd.Dir = dir
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("rotate-certs render: %v\n%s", err, errb.String())
+	r := e2eharness.Cmd{Dir: dir, Ctx: ctx(t)}.Run(t, binary, "render", ".", "--policy", "rotation-policy.yaml")
+	if r.Err != nil {
+		t.Fatalf("rotate-certs render: %v\n%s", r.Err, r.Stderr)
 	}
-	return errb.String()
+	return r.Stderr
 }
 
 // changedObjects returns the objects of rendered that the render created

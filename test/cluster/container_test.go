@@ -4,12 +4,13 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rotate-certs/rotate-certs/internal/e2eharness"
 )
 
 // The Dockerfile's own build pulls golang and distroless images, which no
@@ -29,34 +30,17 @@ type finalStage struct {
 // readFinalStage reads the last stage of the Dockerfile.
 func readFinalStage(t *testing.T) finalStage {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(repoRoot, "Dockerfile"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var st finalStage
-	var line string
-	for _, raw := range strings.Split(string(data), "\n") {
-		raw = strings.TrimSpace(raw)
-		if line == "" && (raw == "" || strings.HasPrefix(raw, "#")) {
-			continue
-		}
-		if strings.HasSuffix(raw, "\\") {
-			line += strings.TrimSuffix(raw, "\\") + " "
-			continue
-		}
-		line += raw
-		cmd, args, _ := strings.Cut(line, " ")
-		line = ""
-		args = strings.TrimSpace(args)
-		switch strings.ToUpper(cmd) {
+	for _, in := range e2eharness.ReadDockerfile(t, filepath.Join(repoRoot, "Dockerfile")) {
+		switch in.Cmd {
 		case "FROM":
 			st = finalStage{}
 		case "USER":
-			st.user = args
+			st.user = in.Args
 		case "ENTRYPOINT":
-			st.entrypoint = args
+			st.entrypoint = in.Args
 		case "COPY":
-			if f := strings.Fields(args); len(f) == 3 && strings.HasPrefix(f[0], "--from=") {
+			if f := strings.Fields(in.Args); len(f) == 3 && strings.HasPrefix(f[0], "--from=") {
 				st.binaryPath = f[2]
 			}
 		}
@@ -77,15 +61,8 @@ type containerEnv struct {
 // when the test ends. It skips without podman and runc.
 func podmanImage(t *testing.T) containerEnv {
 	t.Helper()
-	podman, err := exec.LookPath("podman")
-	if err != nil {
-		t.Skip("skipping: podman is not installed; `make tools` installs podman and runc from Debian when run as root")
-	}
-	if _, err := exec.LookPath("runc"); err != nil {
-		if _, err := os.Stat("/usr/sbin/runc"); err != nil {
-			t.Skip("skipping: runc is not installed; `make tools` installs podman and runc from Debian when run as root")
-		}
-	}
+	podman := e2eharness.Tool(t, "podman")
+	e2eharness.Tool(t, "runc")
 	st := readFinalStage(t)
 	work := t.TempDir()
 	// As root, podman's default open-files limit cannot be set inside
@@ -169,7 +146,7 @@ var kustomizeExamples = []string{"envoy-gateway", "kyma-gateway", "multi-signer"
 // (config.kubernetes.io/function: container: {image: ...}) through podman
 // and runc, and builds each example to the same bytes as exec mode.
 func TestContainerModeKustomize(t *testing.T) {
-	kustomize := kustomizeBinary(t)
+	kustomize := e2eharness.Tool(t, "kustomize")
 	c := podmanImage(t)
 	for _, ex := range kustomizeExamples {
 		t.Run(ex, func(t *testing.T) {
@@ -205,24 +182,19 @@ func TestContainerModeKustomize(t *testing.T) {
 // version is podman's) and writes each example exactly as `kpt fn eval
 // --exec` does.
 func TestContainerModeKpt(t *testing.T) {
-	kpt, err := exec.LookPath("kpt")
-	if err != nil {
-		t.Skip("skipping: kpt is not installed on this machine; the kpt tests need /usr/bin/kpt")
-	}
+	kpt := e2eharness.Tool(t, "kpt")
 	c := podmanImage(t)
 	for _, ex := range kustomizeExamples {
 		t.Run(ex, func(t *testing.T) {
 			execRoot, imageRoot := stage(t, ex), stage(t, ex)
 			execDir, imageDir := filepath.Join(execRoot, "examples", ex), filepath.Join(imageRoot, "examples", ex)
 			mustCommand(t, execDir, nil, "", kpt, "fn", "eval", ".", "--exec", filepath.Join(execRoot, "bin", "rotate-certs"), "--fn-config", "rotation-policy.yaml")
-			cmd := exec.CommandContext(ctx(t), kpt, "fn", "eval", ".", "--image", c.image, "--image-pull-policy", "never", "--fn-config", "rotation-policy.yaml")
-			cmd.Dir = imageDir
-			cmd.Env = append(append(os.Environ(), "KPT_FN_RUNTIME=podman"), c.env...)
-			out, err := cmd.CombinedOutput()
-			if err != nil || !strings.Contains(string(out), `[PASS] "`+c.image+`"`) {
-				t.Fatalf("kpt fn eval --image: %v\n%s", err, out)
+			r := e2eharness.Cmd{Dir: imageDir, Env: append(append(os.Environ(), "KPT_FN_RUNTIME=podman"), c.env...), Ctx: ctx(t)}.Run(t,
+				kpt, "fn", "eval", ".", "--image", c.image, "--image-pull-policy", "never", "--fn-config", "rotation-policy.yaml")
+			if out := r.Stdout + r.Stderr; r.Err != nil || !strings.Contains(out, `[PASS] "`+c.image+`"`) {
+				t.Fatalf("kpt fn eval --image: %v\n%s", r.Err, out)
 			}
-			want, got := readTree(t, execDir), readTree(t, imageDir)
+			want, got := e2eharness.Files(t, execDir), e2eharness.Files(t, imageDir)
 			if len(want) == 0 {
 				t.Fatal("no files")
 			}
@@ -238,26 +210,4 @@ func TestContainerModeKpt(t *testing.T) {
 			}
 		})
 	}
-}
-
-// readTree returns every file under dir by relative path.
-func readTree(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		out[rel] = string(b)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }

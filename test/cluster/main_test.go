@@ -17,13 +17,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/internal/controlplane"
+	"github.com/rotate-certs/rotate-certs/internal/e2eharness"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/kio/filters"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -35,25 +35,7 @@ const repoRoot = "../.."
 // the Dockerfile's, so that the container tests can put it into an image.
 var binary string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "rotate-certs-cluster")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binary = filepath.Join(dir, "rotate-certs")
-	build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", binary, "./cmd/rotate-certs")
-	build.Dir = repoRoot
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building rotate-certs: %v\n%s", err, out)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(e2eharness.Main(m, &binary)) }
 
 // ctx bounds every command a test runs.
 func ctx(t *testing.T) context.Context {
@@ -63,71 +45,23 @@ func ctx(t *testing.T) context.Context {
 	return c
 }
 
-// kustomizeBinary finds the pinned kustomize that `make tools` installs.
-func kustomizeBinary(t *testing.T) string {
-	t.Helper()
-	return pinnedTool(t, "kustomize", "the pinned kustomize")
-}
-
-// helmBinary finds the pinned Helm that `make tools` installs.
-func helmBinary(t *testing.T) string {
-	t.Helper()
-	return pinnedTool(t, "helm", "the pinned Helm 3")
-}
-
-// pinnedTool returns bin/<name> of the repository, else name on PATH; the
-// test skips, saying what `make tools` installs, when neither exists.
-func pinnedTool(t *testing.T, name, what string) string {
-	t.Helper()
-	if p, err := filepath.Abs(filepath.Join(repoRoot, "bin", name)); err == nil {
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	if p, err := exec.LookPath(name); err == nil {
-		return p
-	}
-	t.Skipf("skipping: %s not found; run `make tools` (installs %s into bin/)", name, what)
-	return ""
-}
-
-// stage copies examples/<top> to <tmp>/examples/<top> beside
-// <tmp>/bin/rotate-certs, so the examples' relative exec path
-// (../../bin/rotate-certs) is the binary under test, and returns the tmp
-// root.
+// stage copies examples/<top> beside the binary under test
+// (e2eharness.StageExample) and returns the root of the copy, which holds
+// bin/ and examples/.
 func stage(t *testing.T, top string) string {
 	t.Helper()
-	root := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(root, "bin"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(binary)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "bin", "rotate-certs"), data, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.CopyFS(filepath.Join(root, "examples", top), os.DirFS(filepath.Join(repoRoot, "examples", top))); err != nil {
-		t.Fatal(err)
-	}
-	return root
+	return filepath.Dir(filepath.Dir(e2eharness.StageExample(t, binary, top)))
 }
 
 // command runs name in dir with extra environment variables; the error
 // carries stderr.
 func command(t *testing.T, dir string, env []string, stdin string, name string, args ...string) (string, error) {
 	t.Helper()
-	cmd := exec.CommandContext(ctx(t), name, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		return out.String(), fmt.Errorf("%s %s: %w\n%s", filepath.Base(name), strings.Join(args, " "), err, errb.String())
+	r := e2eharness.Cmd{Dir: dir, Env: append(os.Environ(), env...), Stdin: stdin, Ctx: ctx(t)}.Run(t, name, args...)
+	if r.Err != nil {
+		return r.Stdout, fmt.Errorf("%s %s: %w\n%s", filepath.Base(name), strings.Join(args, " "), r.Err, r.Stderr)
 	}
-	return out.String(), nil
+	return r.Stdout, nil
 }
 
 // mustCommand is command that fails the test on error.
@@ -167,11 +101,7 @@ func clusterResources(t *testing.T, dir string) string {
 // parseStream reads a YAML stream into nodes.
 func parseStream(t *testing.T, s string) []*yaml.RNode {
 	t.Helper()
-	items, err := (&kio.ByteReader{Reader: strings.NewReader(s), OmitReaderAnnotations: true}).Read()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return items
+	return e2eharness.ParseStream(t, s)
 }
 
 // setPolicyNow sets spec.now of the policy file.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/internal/controlplane"
+	"github.com/rotate-certs/rotate-certs/internal/e2eharness"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -105,7 +106,7 @@ func TestExampleRollouts(t *testing.T) {
 			}
 			if sc.chart != "" {
 				t.Run("helm", func(t *testing.T) {
-					helm := helmBinary(t)
+					helm := e2eharness.Tool(t, "helm")
 					root := stage(t, sc.top)
 					runRollout(t, sc, "", filepath.Join(root, "examples", sc.dir), helmPipeline(helm, filepath.Join(root, "bin"), sc.chart))
 				})
@@ -123,7 +124,7 @@ func TestExampleRollouts(t *testing.T) {
 					runRollout(t, sc, version, filepath.Join(root, "examples", sc.dir), renderPipeline(filepath.Join(root, "bin")))
 				})
 				t.Run(name("kustomize"), func(t *testing.T) {
-					kustomize := kustomizeBinary(t)
+					kustomize := e2eharness.Tool(t, "kustomize")
 					root := stage(t, sc.top)
 					runRollout(t, sc, version, filepath.Join(root, "examples", sc.dir), kustomizePipeline(kustomize, filepath.Join(root, "bin"), sc.kustomizeRuns))
 				})
@@ -330,7 +331,7 @@ func TestWorkloadKindsRollout(t *testing.T) {
 		runRollout(t, sc, "", expandPackage(t, "workloads", ""), renderPipeline(binDir))
 	})
 	t.Run("kustomize", func(t *testing.T) {
-		kustomize := kustomizeBinary(t)
+		kustomize := e2eharness.Tool(t, "kustomize")
 		runRollout(t, sc, "", expandPackage(t, "workloads", binary), kustomizePipeline(kustomize, binDir, true))
 	})
 }

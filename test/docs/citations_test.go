@@ -18,10 +18,17 @@ import (
 // comments state the current rule, not a history of measurements.
 var (
 	// outsideCitation matches a citation of something outside the
-	// repository: the contract under its old external name, its numbered
-	// sections, or an issue number. The words are split so that this file
-	// does not match itself.
-	outsideCitation = regexp.MustCompile(`(?i)\b` + `SPEC` + `\.md\b|\b` + `SPEC` + ` sections?\s+\d|\bspec` + ` rules?\s+\d|\bissue` + `\s*#\s*\d+|\(` + `issues?\s+#?\d+\)`)
+	// repository, in a document or in code: the contract under its old
+	// external name (in capitals: a URL ending in functions-spec.md is not
+	// it) or its numbered sections and rules, the shared
+	// directory beside the repository, or an issue number ("issue 7",
+	// "issue #7", "(issues 3)"). "re-issue 3 leaves" and "kubeadm issues
+	// 365-day certificates" are not citations. It is the one pattern of
+	// both checks (TestCodeCitesOnlyTheRepository over code,
+	// TestNoReferenceOutsideRepository over the documentation).
+	outsideCitation = regexp.MustCompile(`\bSPEC\.md\b|\bSPEC sections?\b|(?i:\bspec\s+(?:sections?|rules?)\s+\d)` +
+		`|\.\./shared\b|/work/shared\b` +
+		`|(?i:(?:^|[^-\w])issue\s*#?\s*\d+\b|\bissues\s*#\s*\d+|\(issues?\s+#?\d+\))`)
 	// datedMeasurement matches a comment that records a past measurement:
 	// a size or time it "was", or what was "measured" on a given date.
 	datedMeasurement = regexp.MustCompile(`(?i)\bwas` + ` \d+(\.\d+)?\s?(KiB|MiB|GiB|KB|MB|GB|ms|µs|ns)\b|\bmeasured` + `\b.*\b20\d\d-\d\d-\d\d\b`)
@@ -111,11 +118,23 @@ func TestOutsideCitationPatterns(t *testing.T) {
 	for line, want := range map[string]bool{
 		"// see " + "SPEC" + ".md":                     true,
 		"// as " + "SPEC" + " section 5 says":          true,
+		"see the " + "SPEC" + " section on restarts":   true,
 		"# the nginx peer (" + "issue" + " 6)":         true,
 		"// fixed in " + "issue" + " #12":              true,
+		"fixed in " + "issue" + " 14":                  true,
+		"Issue" + " #7":                                true,
+		"closes " + "issues" + " #3 and #4":            true,
+		"../" + "shared/KRM-NOTES.md":                  true,
+		"/work/" + "shared/STYLE.md":                   true,
 		"// docs/design/contract.md, Restart rules":    false,
 		"// spec.clusterAPI sets the expiry fields":    false,
 		"// the CA that issued it (issued 2025-01-01)": false,
+		"kubeadm issues 365-day certificates":          false,
+		"re-issue 3 leaves":                            false,
+		"the spec of rule 3":                           false,
+		"docs/design/contract.md":                      false,
+		"see spec" + " rule 4":                         true,
+		"api-conventions/functions-spec.md":            false,
 	} {
 		require.Equal(t, want, outsideCitation.MatchString(line), line)
 	}

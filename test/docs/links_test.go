@@ -171,11 +171,6 @@ func TestAnchorsNumberRepeatedHeadings(t *testing.T) {
 	require.False(t, a["not-a-heading"])
 }
 
-// outsideReference matches what a document must not cite: files and
-// trackers that are not part of the repository (a shared specification,
-// a directory beside the repository, an issue number).
-var outsideReference = regexp.MustCompile(`SPEC\.md|SPEC section|\.\./shared|/work/shared|(?i:(?:^|[^-\w])issue #?\d+\b)`)
-
 // TestNoReferenceOutsideRepository checks that the documentation cites
 // only what a reader of the repository can open: the rules are in
 // docs/design/contract.md, not in a file or tracker that is not here.
@@ -185,18 +180,9 @@ func TestNoReferenceOutsideRepository(t *testing.T) {
 		raw, err := os.ReadFile(filepath.Join(root, rel))
 		require.NoError(t, err)
 		for i, line := range strings.Split(string(raw), "\n") {
-			if m := outsideReference.FindString(line); m != "" {
+			if m := outsideCitation.FindString(line); m != "" {
 				t.Errorf("%s:%d: %q cites something that is not in the repository: say it in the project's own words or link a file of the repository", rel, i+1, m)
 			}
 		}
-	}
-}
-
-func TestOutsideReferencePattern(t *testing.T) {
-	for _, bad := range []string{"see SPEC" + ".md", "SPEC" + " section 2", "../shared" + "/KRM-NOTES.md", "fixed in issue" + " 14", "Issue" + " #7"} {
-		require.Regexp(t, outsideReference, bad)
-	}
-	for _, good := range []string{"kubeadm issues 365-day certificates", "re-issue 3 leaves", "docs/design/contract.md"} {
-		require.NotRegexp(t, outsideReference, good)
 	}
 }

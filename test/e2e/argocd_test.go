@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/internal/e2eharness"
+	"github.com/rotate-certs/rotate-certs/internal/golden"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -22,7 +24,7 @@ import (
 // the environment Argo CD sets and a PATH that holds only what the sidecar
 // image holds (rotate-certs and the pinned kustomize).
 
-const argocdDir = examplesDir + "/argocd"
+var argocdDir = filepath.Join(examplesDir, "argocd")
 
 // cmpCommand is Argo CD's plugin Command: argocd-cmp-server executes
 // command[0] with command[1:] followed by args - no shell in between.
@@ -195,7 +197,7 @@ type sidecar struct {
 
 func newSidecar(t *testing.T, app argoApp, withFunction bool) sidecar {
 	t.Helper()
-	kustomize := kustomizeBinary(t)
+	kustomize := e2eharness.Tool(t, "kustomize")
 	root := t.TempDir()
 	bin := filepath.Join(root, "usr", "local", "bin")
 	require.NoError(t, os.MkdirAll(bin, 0o755))
@@ -225,13 +227,8 @@ func (s sidecar) run(t *testing.T, c cmpCommand) (stdout, stderr string, err err
 		}
 		name = found
 	}
-	cmd := exec.Command(name, append(append([]string(nil), c.Command[1:]...), c.Args...)...)
-	cmd.Dir = s.appDir
-	cmd.Env = s.env
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	err = cmd.Run()
-	return o.String(), e.String(), err
+	r := e2eharness.Cmd{Dir: s.appDir, Env: s.env}.Run(t, name, append(append([]string(nil), c.Command[1:]...), c.Args...)...)
+	return r.Stdout, r.Stderr, r.Err
 }
 
 // splitManifests splits generate's stdout as Argo CD does: a YAML stream in
@@ -319,12 +316,7 @@ func TestArgoCDPluginFailsLoudly(t *testing.T) {
 
 	t.Run("broken source", func(t *testing.T) {
 		s := newSidecar(t, app, true)
-		caFile := filepath.Join(s.appDir, "gateway-ca.yaml")
-		data, err := os.ReadFile(caFile)
-		require.NoError(t, err)
-		broken := strings.Replace(string(data), "  ca.crt: ", "  ca.crt: '!!notbase64'\n  old.crt: ", 1)
-		require.NotEqual(t, string(data), broken)
-		require.NoError(t, os.WriteFile(caFile, []byte(broken), 0o644))
+		breakSourceCA(t, s.appDir)
 
 		_, stderr, err := s.run(t, cfg.Spec.Init)
 		require.NoError(t, err, stderr)
@@ -353,7 +345,7 @@ func TestArgoCDPluginFailsLoudly(t *testing.T) {
 // the patch with kustomize into a repo-server Deployment shaped like the
 // stock one. No image is built: that needs a Docker engine.
 func TestArgoCDSidecar(t *testing.T) {
-	kustomize := kustomizeBinary(t)
+	kustomize := e2eharness.Tool(t, "kustomize")
 	dir := t.TempDir()
 	patch, err := os.ReadFile(filepath.Join(argocdDir, "argocd-repo-server-patch.yaml"))
 	require.NoError(t, err)
@@ -443,40 +435,40 @@ spec:
 	// kustomize, and no shell (distroless), which plugin.yaml's commands
 	// do not need - the runs above had only rotate-certs and kustomize on
 	// the PATH.
-	global, stages := stages(parseDockerfileAt(t, filepath.Join(argocdDir, "Dockerfile")))
+	global, stages := e2eharness.Stages(e2eharness.ReadDockerfile(t, filepath.Join(argocdDir, "Dockerfile")))
 	args := map[string]string{}
 	for _, in := range global {
-		if in.cmd == "ARG" {
-			for k, v := range assignments(in.args) {
+		if in.Cmd == "ARG" {
+			for k, v := range e2eharness.Assignments(in.Args) {
 				args[k] = v
 			}
 		}
 	}
 	final := stages[len(stages)-1]
-	require.Contains(t, final[0].args, "distroless/static")
+	require.Contains(t, final[0].Args, "distroless/static")
 	var user string
 	var copiesPlugin bool
 	for _, in := range final {
-		switch in.cmd {
+		switch in.Cmd {
 		case "USER":
-			user = in.args
+			user = in.Args
 		case "COPY":
-			if strings.Fields(in.args)[0] == "plugin.yaml" && strings.HasSuffix(in.args, " /home/argocd/cmp-server/config/plugin.yaml") {
+			if strings.Fields(in.Args)[0] == "plugin.yaml" && strings.HasSuffix(in.Args, " /home/argocd/cmp-server/config/plugin.yaml") {
 				copiesPlugin = true
 			}
 		}
 	}
 	require.True(t, copiesPlugin, "the image must carry plugin.yaml at /home/argocd/cmp-server/config/plugin.yaml")
 	require.Equal(t, "999:999", user)
-	makefile, err := os.ReadFile(filepath.Join(repoRoot, "Makefile"))
+	makefile, err := os.ReadFile(golden.Path("Makefile"))
 	require.NoError(t, err)
 	pinned := regexp.MustCompile(`(?m)^KUSTOMIZE_VERSION := (\S+)`).FindSubmatch(makefile)
 	require.NotNil(t, pinned, "Makefile pins no KUSTOMIZE_VERSION")
 	var imageKustomize string
 	for _, st := range stages {
 		for _, in := range st {
-			if in.cmd == "ARG" {
-				if v, ok := assignments(in.args)["KUSTOMIZE_VERSION"]; ok {
+			if in.Cmd == "ARG" {
+				if v, ok := e2eharness.Assignments(in.Args)["KUSTOMIZE_VERSION"]; ok {
 					imageKustomize = v
 				}
 			}

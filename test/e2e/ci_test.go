@@ -1,14 +1,14 @@
-package main
+package e2e
 
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/internal/e2eharness"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -18,7 +18,7 @@ import (
 // bash`), in a temporary git repository laid out like the example, with
 // the rotate-certs binary under test on the PATH.
 
-const ciDir = examplesDir + "/ci"
+var ciDir = filepath.Join(examplesDir, "ci")
 
 // workflow is the part of the GitHub Actions workflow the tests rely on.
 type workflow struct {
@@ -89,37 +89,19 @@ type ciRepo struct {
 func newCIRepo(t *testing.T) ciRepo {
 	t.Helper()
 	root := t.TempDir()
-	bin := filepath.Join(root, "bin")
-	require.NoError(t, os.MkdirAll(bin, 0o755))
-	require.NoError(t, os.Symlink(binary, filepath.Join(bin, "rotate-certs")))
-	home := filepath.Join(root, "home")
-	require.NoError(t, os.MkdirAll(home, 0o755))
 	dir := filepath.Join(root, "repo")
 	require.NoError(t, os.CopyFS(dir, os.DirFS(ciDir)))
 	r := ciRepo{dir: dir, output: filepath.Join(root, "github-output")}
 	// What a GitHub-hosted runner provides, minus the network: git, bash,
 	// coreutils and rotate-certs (the workflow's go install) on the PATH.
-	r.env = []string{
-		"PATH=" + bin + ":/usr/local/bin:/usr/bin:/bin",
-		"HOME=" + home,
-		"GIT_CONFIG_NOSYSTEM=1",
-		"GITHUB_OUTPUT=" + r.output,
-		"GITHUB_REF_NAME=main",
-	}
-	r.git(t, "init", "-q", "-b", "main", ".")
-	r.git(t, "add", "-A")
-	r.commit(t, "the example")
+	_, r.env = scriptEnv(t, root, "GITHUB_OUTPUT="+r.output, "GITHUB_REF_NAME=main")
+	gitInit(t, dir, r.env)
 	return r
 }
 
 func (r ciRepo) git(t *testing.T, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = r.dir
-	cmd.Env = r.env
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "git %v: %s", args, out)
-	return string(out)
+	return git(t, r.dir, r.env, args...)
 }
 
 func (r ciRepo) commit(t *testing.T, msg string) {
@@ -139,15 +121,8 @@ func (r ciRepo) runStep(t *testing.T, script string) (stderr string, code int) {
 	require.NoError(t, os.WriteFile(r.output, nil, 0o644))
 	f := filepath.Join(t.TempDir(), "step.sh")
 	require.NoError(t, os.WriteFile(f, []byte(script), 0o644))
-	cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", f)
-	cmd.Dir = r.dir
-	cmd.Env = r.env
-	out, err := cmd.CombinedOutput()
-	if exitErr, ok := err.(*exec.ExitError); ok {
-		return string(out), exitErr.ExitCode()
-	}
-	require.NoError(t, err)
-	return string(out), 0
+	res := e2eharness.Cmd{Dir: r.dir, Env: r.env}.Run(t, "bash", "--noprofile", "--norc", "-eo", "pipefail", f)
+	return res.Stdout + res.Stderr, res.Code
 }
 
 func (r ciRepo) stepOutput(t *testing.T) string {
@@ -218,10 +193,7 @@ func TestCIRenderAndCommitFailures(t *testing.T) {
 
 	t.Run("failing render", func(t *testing.T) {
 		r := newCIRepo(t)
-		ca := filepath.Join(r.dir, "clusters", "prod", "gateway-ca.yaml")
-		data, err := os.ReadFile(ca)
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(ca, []byte(strings.Replace(string(data), "  ca.crt: ", "  ca.crt: '!!notbase64'\n  old.crt: ", 1)), 0o644))
+		breakSourceCA(t, filepath.Join(r.dir, "clusters", "prod"))
 		r.commit(t, "a broken source")
 		before := r.commits(t)
 
@@ -258,7 +230,7 @@ func TestCIRenderAndCommitFailures(t *testing.T) {
 // none) and plain `kustomize build`, no functions - Flux runs none. The
 // output holds the rendered bundle and not the policy.
 func TestFluxAppliesTheCommit(t *testing.T) {
-	kustomize := kustomizeBinary(t)
+	kustomize := e2eharness.Tool(t, "kustomize")
 	var ks struct {
 		APIVersion string `json:"apiVersion"`
 		Kind       string `json:"kind"`

@@ -1,16 +1,14 @@
-package main
+package e2e
 
 import (
-	"bytes"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
+	"github.com/rotate-certs/rotate-certs/internal/e2eharness"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -18,102 +16,6 @@ import (
 
 // End-to-end tests: the real rotate-certs binary driven by the real
 // kustomize and kpt binaries over the examples.
-
-var binary string // the rotate-certs binary built for this test run
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "rotate-certs-e2e")
-	if err != nil {
-		panic(err)
-	}
-	binary = filepath.Join(dir, "rotate-certs")
-	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building rotate-certs: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-const examplesDir = "../../examples"
-
-// kustomizeBinary finds the pinned kustomize that `make tools` installs.
-func kustomizeBinary(t *testing.T) string {
-	t.Helper()
-	return pinnedTool(t, "kustomize", "the pinned kustomize")
-}
-
-// pinnedTool returns the repository's bin/<name>, else name on PATH; the
-// test skips, saying what `make tools` installs, when neither exists.
-func pinnedTool(t *testing.T, name, what string) string {
-	t.Helper()
-	if p, err := filepath.Abs("../../bin/" + name); err == nil {
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	if p, err := exec.LookPath(name); err == nil {
-		return p
-	}
-	t.Skipf("%s not found: run `make tools` (installs %s into bin/)", name, what)
-	return ""
-}
-
-func kptBinary(t *testing.T) string {
-	t.Helper()
-	p, err := exec.LookPath("kpt")
-	if err != nil {
-		t.Skip("kpt is not installed on this machine; the kpt end-to-end tests need /usr/bin/kpt (present on CI)")
-	}
-	return p
-}
-
-// stageExample copies examples/<name> to <tmp>/examples/<name> next to
-// <tmp>/bin/rotate-certs, so the examples' relative exec path
-// (../../bin/rotate-certs) resolves to the binary under test. It returns
-// the example's copy.
-func stageExample(t *testing.T, name string) string {
-	t.Helper()
-	root := t.TempDir()
-	require.NoError(t, os.MkdirAll(filepath.Join(root, "bin"), 0o755))
-	data, err := os.ReadFile(binary)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(root, "bin", "rotate-certs"), data, 0o755))
-	dst := filepath.Join(root, "examples", name)
-	require.NoError(t, os.CopyFS(dst, os.DirFS(filepath.Join(examplesDir, name))))
-	return dst
-}
-
-func run(t *testing.T, dir string, name string, args ...string) (stdout, stderr string, err error) {
-	t.Helper()
-	cmd := exec.Command(name, args...)
-	cmd.Dir = dir
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	err = cmd.Run()
-	return o.String(), e.String(), err
-}
-
-func gitInit(t *testing.T, dir string) {
-	t.Helper()
-	for _, args := range [][]string{
-		{"init", "-q", "."},
-		{"-c", "user.email=e2e@rotate-certs.dev", "-c", "user.name=e2e", "add", "-A"},
-		{"-c", "user.email=e2e@rotate-certs.dev", "-c", "user.name=e2e", "commit", "-qm", "before"},
-	} {
-		_, stderr, err := run(t, dir, "git", args...)
-		require.NoError(t, err, stderr)
-	}
-}
-
-// parseStream reads a multi-document YAML stream.
-func parseStream(t *testing.T, s string) []*yaml.RNode {
-	t.Helper()
-	items, err := (&kio.ByteReader{Reader: strings.NewReader(s), OmitReaderAnnotations: true}).Read()
-	require.NoError(t, err)
-	return items
-}
 
 // bundleSubjects returns the common names in key of the object named key.
 func bundleSubjects(t *testing.T, items []*yaml.RNode, k kube.Key, dataKey string) []string {
@@ -149,16 +51,12 @@ var exampleBundles = []struct {
 }
 
 func TestKustomizeBuildExamples(t *testing.T) {
-	kustomize := kustomizeBinary(t)
+	kustomize := e2eharness.Tool(t, "kustomize")
 	for _, ex := range exampleBundles {
 		t.Run(ex.example, func(t *testing.T) {
 			dir := stageExample(t, ex.example)
-			out, stderr, err := run(t, dir, kustomize, "build", "--enable-alpha-plugins", "--enable-exec", ".")
-			require.NoError(t, err, stderr)
+			out, _ := kustomizeBuild(t, kustomize, dir)
 			require.Equal(t, ex.want, bundleSubjects(t, parseStream(t, out), ex.target, ex.key))
-			again, _, err := run(t, dir, kustomize, "build", "--enable-alpha-plugins", "--enable-exec", ".")
-			require.NoError(t, err)
-			require.Equal(t, out, again, "two builds must be byte-identical")
 		})
 	}
 }
@@ -166,7 +64,7 @@ func TestKustomizeBuildExamples(t *testing.T) {
 // TestKustomizeWithoutEnableExecIsANoOp documents a trap: without
 // --enable-exec kustomize silently skips the function.
 func TestKustomizeWithoutEnableExecIsANoOp(t *testing.T) {
-	kustomize := kustomizeBinary(t)
+	kustomize := e2eharness.Tool(t, "kustomize")
 	dir := stageExample(t, "envoy-gateway")
 	out, stderr, err := run(t, dir, kustomize, "build", "--enable-alpha-plugins", ".")
 	require.NoError(t, err, stderr)
@@ -175,16 +73,14 @@ func TestKustomizeWithoutEnableExecIsANoOp(t *testing.T) {
 }
 
 func TestKptRenderExamples(t *testing.T) {
-	kpt := kptBinary(t)
+	kpt := e2eharness.Tool(t, "kpt")
 	for _, ex := range exampleBundles {
 		t.Run(ex.example, func(t *testing.T) {
 			dir := stageExample(t, ex.example)
-			gitInit(t, dir)
 			kptfile, err := os.ReadFile(filepath.Join(dir, "Kptfile"))
 			require.NoError(t, err)
 
-			_, stderr, err := run(t, dir, kpt, "fn", "render", "--allow-exec", "--truncate-output=false")
-			require.NoError(t, err, stderr)
+			kptRender(t, kpt, dir)
 			items := readPackage(t, dir)
 			require.Equal(t, ex.want, bundleSubjects(t, items, ex.target, ex.key))
 
@@ -217,21 +113,21 @@ func TestKptRenderExamples(t *testing.T) {
 // the files kpt wrote.
 func requireRenderStable(t *testing.T, kpt, dir, example string) {
 	t.Helper()
-	snapshot := snapshotDir(t, dir)
+	snapshot := e2eharness.Files(t, dir)
 	_, stderr, err := run(t, dir, kpt, "fn", "render", "--allow-exec")
 	require.NoError(t, err, stderr)
-	require.Equal(t, snapshot, snapshotDir(t, dir), "the second kpt render must change nothing")
+	require.Equal(t, snapshot, e2eharness.Files(t, dir), "the second kpt render must change nothing")
 
 	plain := stageExample(t, example)
 	for i := 0; i < 2; i++ {
 		_, stderr, err = run(t, plain, binary, "render", ".", "--policy", "rotation-policy.yaml")
 		require.NoError(t, err, stderr)
-		require.Equal(t, snapshot, snapshotDir(t, plain), "rotate-certs render (run %d) must write what kpt fn render writes", i+1)
+		require.Equal(t, snapshot, e2eharness.Files(t, plain), "rotate-certs render (run %d) must write what kpt fn render writes", i+1)
 	}
 }
 
 func TestKptFnEvalExec(t *testing.T) {
-	kpt := kptBinary(t)
+	kpt := e2eharness.Tool(t, "kpt")
 	dir := stageExample(t, "envoy-gateway")
 	_, stderr, err := run(t, dir, kpt, "fn", "eval", ".", "--exec", "../../bin/rotate-certs", "--fn-config", "rotation-policy.yaml")
 	require.NoError(t, err, stderr)
@@ -264,26 +160,30 @@ func TestKymaRollbackIsOneLine(t *testing.T) {
 
 func TestMultiSignerReRenderHasNoDiff(t *testing.T) {
 	dir := stageExample(t, "multi-signer")
-	before := snapshotDir(t, dir)
+	before := e2eharness.Files(t, dir)
 	_, stderr, err := run(t, dir, binary, "render", ".", "--policy", "rotation-policy.yaml")
 	require.NoError(t, err, stderr)
-	require.Equal(t, before, snapshotDir(t, dir), "an unchanged trust set must render to the same bytes")
+	require.Equal(t, before, e2eharness.Files(t, dir), "an unchanged trust set must render to the same bytes")
 }
 
 func TestRenderFailureWritesNothing(t *testing.T) {
 	dir := stageExample(t, "envoy-gateway")
 	// Break the source: the render must fail, name the field, and leave
 	// every file as it was.
-	caFile := filepath.Join(dir, "gateway-ca.yaml")
-	data, err := os.ReadFile(caFile)
-	require.NoError(t, err)
-	broken := strings.Replace(string(data), "  ca.crt: ", "  ca.crt: '!!notbase64'\n  old.crt: ", 1)
-	require.NoError(t, os.WriteFile(caFile, []byte(broken), 0o644))
-	before := snapshotDir(t, dir)
-	_, stderr, err := run(t, dir, binary, "render", ".", "--policy", "rotation-policy.yaml")
-	require.Error(t, err)
-	require.Contains(t, stderr, "Secret envoy-gateway-system/envoy-gateway data.ca.crt")
-	require.Equal(t, before, snapshotDir(t, dir))
+	breakSourceCA(t, dir)
+	requireRenderFails(t, dir, "Secret envoy-gateway-system/envoy-gateway data.ca.crt")
+}
+
+// requireFunctionFails runs function mode on the ResourceList input, whose
+// items include a ConfigMap named keep: it must exit 1 with an error result
+// and no item on stdout. It returns stderr.
+func requireFunctionFails(t *testing.T, input string) (stderr string) {
+	t.Helper()
+	out, stderr, code := runIn(t, "", input)
+	require.Equal(t, 1, code, "want exit 1; stderr: %s", stderr)
+	require.NotContains(t, out, "name: keep", "no output resources on error")
+	require.Contains(t, out, "severity: error")
+	return stderr
 }
 
 func TestFunctionModeErrorExitAndNoOutput(t *testing.T) {
@@ -305,22 +205,13 @@ items:
   metadata: {name: keep, namespace: ns}
   data: {a: b}
 `
-	cmd := exec.Command(binary)
-	cmd.Stdin = strings.NewReader(input)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	var exitErr *exec.ExitError
-	require.ErrorAs(t, err, &exitErr)
-	require.Equal(t, 1, exitErr.ExitCode())
-	require.NotContains(t, out.String(), "name: keep", "no output resources on error")
-	require.Contains(t, out.String(), "severity: error")
-	require.Contains(t, errOut.String(), "spec.trustBundles[0].sources[0]")
-	require.Contains(t, errOut.String(), "Secret ns/missing is not in the input")
+	errOut := requireFunctionFails(t, input)
+	require.Contains(t, errOut, "spec.trustBundles[0].sources[0]")
+	require.Contains(t, errOut, "Secret ns/missing is not in the input")
 }
 
 func TestKustomizeShowsWarningsOnStderr(t *testing.T) {
-	kustomize := kustomizeBinary(t)
+	kustomize := e2eharness.Tool(t, "kustomize")
 	dir := stageExample(t, "envoy-gateway")
 	// Without the committed trust Secret there is no previous state: the
 	// render warns, and kustomize users must see it.
@@ -338,36 +229,12 @@ func readPackage(t *testing.T, dir string) []*yaml.RNode {
 	return items
 }
 
-// snapshotDir returns every regular file's content under dir, .git excluded.
-func snapshotDir(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	require.NoError(t, filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && d.Name() == ".git" {
-			return filepath.SkipDir
-		}
-		if d.Type().IsRegular() {
-			b, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			rel, _ := filepath.Rel(dir, path)
-			out[rel] = string(b)
-		}
-		return nil
-	}))
-	return out
-}
-
 // TestRenderWritesOnlyChangedFiles: render leaves alone every file whose
 // resources the function did not change (blank lines and all), never reads
 // hidden directories such as .github, and places a new resource where kpt fn
 // render places it.
 func TestRenderWritesOnlyChangedFiles(t *testing.T) {
-	kpt := kptBinary(t)
+	kpt := e2eharness.Tool(t, "kpt")
 	const withAlerts = "spec:\n  alerts: {namespace: monitoring}\n"
 	stage := func(t *testing.T) string {
 		dir := stageExample(t, "envoy-gateway")
@@ -387,7 +254,7 @@ func TestRenderWritesOnlyChangedFiles(t *testing.T) {
 	viaRender := stage(t)
 	_, stderr, err = run(t, viaRender, binary, "render", ".", "--policy", "rotation-policy.yaml")
 	require.NoError(t, err, stderr)
-	require.Equal(t, snapshotDir(t, viaKpt), snapshotDir(t, viaRender))
+	require.Equal(t, e2eharness.Files(t, viaKpt), e2eharness.Files(t, viaRender))
 	_, err = os.Stat(filepath.Join(viaRender, "prometheusrule_monitoring_rotate-certs-expiry.yaml"))
 	require.NoError(t, err, "the new PrometheusRule belongs beside the policy")
 
@@ -411,7 +278,7 @@ func TestRenderWritesOnlyChangedFiles(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, content, string(data), "%s was rewritten", name)
 	}
-	require.Equal(t, snapshotDir(t, viaRender), withoutFiles(snapshotDir(t, dir), untouched))
+	require.Equal(t, e2eharness.Files(t, viaRender), withoutFiles(e2eharness.Files(t, dir), untouched))
 }
 
 func withoutFiles(snapshot map[string]string, files map[string]string) map[string]string {

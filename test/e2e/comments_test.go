@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"encoding/base64"
@@ -31,11 +31,6 @@ spec:
     target: {name: trust, kind: ConfigMap}
     retain: {maxPrevious: 0}
 `
-
-func sourceSecret(fixture string) string {
-	return "apiVersion: v1\nkind: Secret\nmetadata:\n  name: ca\n  namespace: gw\ndata:\n  ca.crt: " +
-		base64.StdEncoding.EncodeToString(testpki.Fixture(fixture).PEM()) + "\n"
-}
 
 // targetWithFootComment is a ConfigMap target whose bundle key is followed
 // by a comment at its own indentation (the key's foot comment in YAML).
@@ -131,14 +126,14 @@ data:
 func TestCommentsSurviveRendersInFunctionMode(t *testing.T) {
 	for name, crlf := range map[string]bool{"fast path": false, "kyaml's reader": true} {
 		t.Run(name, func(t *testing.T) {
-			in := asList(sourceSecret("ca-2026"), targetWithFootComment(), unmanagedInList)
+			in := asList(caSecret("ca", "gw", "ca-2026"), targetWithFootComment(), unmanagedInList)
 			for round, ca := range []string{"ca-2026", "signer-b-1", "ca-2026", "signer-b-1"} {
 				in = strings.Replace(in, "  ca.crt: ", "  ca.crt: X", 1)
 				in = regexp.MustCompile(`  ca\.crt: X\S*\n`).ReplaceAllString(in, "  ca.crt: "+base64.StdEncoding.EncodeToString(testpki.Fixture(ca).PEM())+"\n")
 				if crlf {
 					in = strings.ReplaceAll(in, "\n", "\r\n")
 				}
-				out, stderr, code := runCLI(t, in)
+				out, stderr, code := runIn(t, "", in)
 				require.Equal(t, 0, code, stderr)
 				require.Contains(t, out, indent(string(testpki.Fixture(ca).PEM()), "      "), "round %d: the target changed", round)
 				checkComments(t, out, round)
@@ -156,8 +151,8 @@ func TestCommentsSurviveRendersWithRender(t *testing.T) {
 	// The target shares its file with the unmanaged resources.
 	require.NoError(t, os.WriteFile(filepath.Join(pkg, "trust.yaml"), []byte(unmanaged+"---\n"+targetWithFootComment()), 0o644))
 	for round, ca := range []string{"ca-2026", "signer-b-1", "ca-2026", "signer-b-1"} {
-		require.NoError(t, os.WriteFile(filepath.Join(pkg, "ca.yaml"), []byte(sourceSecret(ca)), 0o644))
-		_, stderr, code := runBinary(t, dir, "", "render", "pkg", "--policy", "policy.yaml")
+		require.NoError(t, os.WriteFile(filepath.Join(pkg, "ca.yaml"), []byte(caSecret("ca", "gw", ca)), 0o644))
+		_, stderr, code := runIn(t, dir, "", "render", "pkg", "--policy", "policy.yaml")
 		require.Equal(t, 0, code, stderr)
 		b, err := os.ReadFile(filepath.Join(pkg, "trust.yaml"))
 		require.NoError(t, err)

@@ -1,11 +1,10 @@
-package main
+package e2e
 
 import (
 	"bytes"
 	"debug/elf"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rotate-certs/rotate-certs/internal/e2eharness"
+	"github.com/rotate-certs/rotate-certs/internal/golden"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -21,92 +22,31 @@ import (
 // Dockerfile's own `go build` line (run natively here), a non-root final
 // image whose entrypoint is function mode.
 
-const repoRoot = "../.."
-
-// instruction is one Dockerfile instruction with continuation lines joined.
-type instruction struct {
-	cmd  string // upper case: FROM, ARG, RUN, ...
-	args string
-}
-
-func parseDockerfile(t *testing.T) []instruction {
+func parseDockerfile(t *testing.T) []e2eharness.Instruction {
 	t.Helper()
-	return parseDockerfileAt(t, filepath.Join(repoRoot, "Dockerfile"))
-}
-
-// parseDockerfileAt reads the Dockerfile at path.
-func parseDockerfileAt(t *testing.T, path string) []instruction {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []instruction
-	var cur strings.Builder
-	for _, line := range strings.Split(string(data), "\n") {
-		trimmed := strings.TrimSpace(line)
-		if cur.Len() == 0 && (trimmed == "" || strings.HasPrefix(trimmed, "#")) {
-			continue
-		}
-		if strings.HasSuffix(trimmed, "\\") {
-			cur.WriteString(strings.TrimSuffix(trimmed, "\\") + " ")
-			continue
-		}
-		cur.WriteString(trimmed)
-		cmd, args, _ := strings.Cut(cur.String(), " ")
-		out = append(out, instruction{cmd: strings.ToUpper(cmd), args: strings.TrimSpace(args)})
-		cur.Reset()
-	}
-	return out
-}
-
-// stages splits the instructions at each FROM; global ARGs come first.
-func stages(ins []instruction) (global []instruction, byStage [][]instruction) {
-	for _, in := range ins {
-		if in.cmd == "FROM" {
-			byStage = append(byStage, []instruction{in})
-			continue
-		}
-		if len(byStage) == 0 {
-			global = append(global, in)
-			continue
-		}
-		byStage[len(byStage)-1] = append(byStage[len(byStage)-1], in)
-	}
-	return global, byStage
-}
-
-// assignments reads "A=b C=d" (ARG and ENV forms with values).
-func assignments(s string) map[string]string {
-	out := map[string]string{}
-	for _, f := range strings.Fields(s) {
-		if k, v, ok := strings.Cut(f, "="); ok {
-			out[k] = strings.Trim(v, `"`)
-		}
-	}
-	return out
+	return e2eharness.ReadDockerfile(t, golden.Path("Dockerfile"))
 }
 
 func TestDockerfileShape(t *testing.T) {
-	global, st := stages(parseDockerfile(t))
+	global, st := e2eharness.Stages(parseDockerfile(t))
 	if len(st) != 2 {
 		t.Fatalf("want a two-stage build (builder, final), got %d stages", len(st))
 	}
 	args := map[string]string{}
 	for _, in := range global {
-		if in.cmd == "ARG" {
-			for k, v := range assignments(in.args) {
+		if in.Cmd == "ARG" {
+			for k, v := range e2eharness.Assignments(in.Args) {
 				args[k] = v
 			}
 		}
 	}
 
 	// The builder is the pinned Go toolchain, the one go.mod declares.
-	from := st[0][0].args
+	from := st[0][0].Args
 	if !strings.Contains(from, "golang:${GO_VERSION}") {
 		t.Errorf("builder FROM %q does not use golang:${GO_VERSION}", from)
 	}
-	gomod, err := os.ReadFile(filepath.Join(repoRoot, "go.mod"))
+	gomod, err := os.ReadFile(golden.Path("go.mod"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,9 +60,9 @@ func TestDockerfileShape(t *testing.T) {
 		t.Errorf("GO_VERSION %q is not a patch release of go.mod's go %s (want %s.N)", args["GO_VERSION"], m[1], m[1])
 	}
 	// The Argo CD sidecar builds kustomize with the same toolchain.
-	sidecarGlobal, _ := stages(parseDockerfileAt(t, filepath.Join(repoRoot, "examples", "argocd", "Dockerfile")))
+	sidecarGlobal, _ := e2eharness.Stages(e2eharness.ReadDockerfile(t, golden.Path("examples", "argocd", "Dockerfile")))
 	for _, in := range sidecarGlobal {
-		if v, ok := assignments(in.args)["GO_VERSION"]; ok && in.cmd == "ARG" && v != args["GO_VERSION"] {
+		if v, ok := e2eharness.Assignments(in.Args)["GO_VERSION"]; ok && in.Cmd == "ARG" && v != args["GO_VERSION"] {
 			t.Errorf("examples/argocd/Dockerfile GO_VERSION %q differs from the Dockerfile's %q", v, args["GO_VERSION"])
 		}
 	}
@@ -135,12 +75,12 @@ func TestDockerfileShape(t *testing.T) {
 
 // checkBuilderEnv checks that the builder stage builds statically with the
 // image's own toolchain.
-func checkBuilderEnv(t *testing.T, builder []instruction) {
+func checkBuilderEnv(t *testing.T, builder []e2eharness.Instruction) {
 	t.Helper()
 	env := map[string]string{}
 	for _, in := range builder {
-		if in.cmd == "ENV" {
-			for k, v := range assignments(in.args) {
+		if in.Cmd == "ENV" {
+			for k, v := range e2eharness.Assignments(in.Args) {
 				env[k] = v
 			}
 		}
@@ -152,20 +92,20 @@ func checkBuilderEnv(t *testing.T, builder []instruction) {
 
 // checkFinalStage checks that the final image runs as a non-root user, and
 // that its entrypoint is the binary alone: function mode.
-func checkFinalStage(t *testing.T, final []instruction) {
+func checkFinalStage(t *testing.T, final []e2eharness.Instruction) {
 	t.Helper()
-	if f := final[0].args; !strings.Contains(f, "distroless/static") && f != "scratch" {
+	if f := final[0].Args; !strings.Contains(f, "distroless/static") && f != "scratch" {
 		t.Errorf("final FROM %q is not distroless static or scratch", f)
 	}
 	var user, entrypoint string
 	for _, in := range final {
-		switch in.cmd {
+		switch in.Cmd {
 		case "USER":
-			user = in.args
+			user = in.Args
 		case "ENTRYPOINT":
-			entrypoint = in.args
+			entrypoint = in.Args
 		case "CMD":
-			t.Errorf("final stage has CMD %q: the entrypoint must run with no arguments", in.args)
+			t.Errorf("final stage has CMD %q: the entrypoint must run with no arguments", in.Args)
 		}
 	}
 	if uid, _, _ := strings.Cut(user, ":"); user == "" || uid == "0" || uid == "root" {
@@ -185,11 +125,11 @@ func TestDockerfileBuildCommand(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary; skipped with -short")
 	}
-	global, st := stages(parseDockerfile(t))
+	global, st := e2eharness.Stages(parseDockerfile(t))
 	vars := map[string]string{}
 	for _, in := range append(global, st[0]...) {
-		if in.cmd == "ARG" || in.cmd == "ENV" {
-			for k, v := range assignments(in.args) {
+		if in.Cmd == "ARG" || in.Cmd == "ENV" {
+			for k, v := range e2eharness.Assignments(in.Args) {
 				vars[k] = v
 			}
 		}
@@ -200,8 +140,8 @@ func TestDockerfileBuildCommand(t *testing.T) {
 
 	var build string
 	for _, in := range st[0] {
-		if in.cmd == "RUN" && strings.Contains(in.args, "go build") {
-			build = in.args
+		if in.Cmd == "RUN" && strings.Contains(in.Args, "go build") {
+			build = in.Args
 		}
 	}
 	if build == "" {
@@ -218,16 +158,14 @@ func TestDockerfileBuildCommand(t *testing.T) {
 	}
 	build = strings.Replace(build, "/out/rotate-certs", out, 1)
 
-	cmd := exec.Command("sh", "-c", build)
-	cmd.Dir = repoRoot
-	cmd.Env = os.Environ()
+	sh := e2eharness.Cmd{Dir: golden.Path(), Env: os.Environ()}
 	for k, v := range vars {
-		cmd.Env = append(cmd.Env, k+"="+v)
+		sh.Env = append(sh.Env, k+"="+v)
 	}
 	// The shell expands ${VAR} from the environment, as RUN does from ARG
 	// and ENV.
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%s: %v\n%s", build, err, b)
+	if r := sh.Run(t, "sh", "-c", build); r.Err != nil {
+		t.Fatalf("%s: %v\n%s%s", build, r.Err, r.Stdout, r.Stderr)
 	}
 
 	f, err := elf.Open(out)
@@ -247,17 +185,16 @@ func TestDockerfileBuildCommand(t *testing.T) {
 		t.Errorf("binary is not stripped (-s -w)")
 	}
 
-	version, err := exec.Command(out, "--version").Output()
-	if err != nil {
-		t.Fatal(err)
+	version := e2eharness.Cmd{}.Run(t, out, "--version")
+	if version.Err != nil {
+		t.Fatal(version.Err, version.Stderr)
 	}
-	if want := "rotate-certs v9.8.7-test (commit 0123abcd)\n"; string(version) != want {
-		t.Errorf("--version = %q, want %q", version, want)
+	if want := "rotate-certs v9.8.7-test (commit 0123abcd)\n"; version.Stdout != want {
+		t.Errorf("--version = %q, want %q", version.Stdout, want)
 	}
 
 	// No arguments: function mode, ResourceList in and out.
-	fn := exec.Command(out)
-	fn.Stdin = strings.NewReader(`apiVersion: config.kubernetes.io/v1
+	fn := e2eharness.Cmd{Stdin: `apiVersion: config.kubernetes.io/v1
 kind: ResourceList
 functionConfig:
   apiVersion: rotate-certs.dev/v1alpha1
@@ -269,11 +206,11 @@ items:
   kind: ConfigMap
   metadata: {name: untouched}
   data: {a: b}
-`)
-	rl, err := fn.Output()
-	if err != nil {
-		t.Fatalf("function mode: %v", err)
+`}.Run(t, out)
+	if fn.Err != nil {
+		t.Fatalf("function mode: %v", fn.Err)
 	}
+	rl := []byte(fn.Stdout)
 	node, err := yaml.Parse(string(rl))
 	if err != nil || node.GetKind() != "ResourceList" || !bytes.Contains(rl, []byte("name: untouched")) {
 		t.Errorf("function mode did not echo the ResourceList (err %v):\n%s", err, rl)
@@ -283,7 +220,7 @@ items:
 // TestMetadata checks metadata.yaml, the kpt catalog entry: the fields the
 // catalog reads, and example packages that exist.
 func TestMetadata(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(repoRoot, "metadata.yaml"))
+	data, err := os.ReadFile(golden.Path("metadata.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,17 +265,17 @@ func TestMetadata(t *testing.T) {
 			continue
 		}
 		listed[rel] = true
-		if _, err := os.Stat(filepath.Join(repoRoot, rel, "Kptfile")); err != nil {
+		if _, err := os.Stat(golden.Path(rel, "Kptfile")); err != nil {
 			t.Errorf("example %s: %v", rel, err)
 		}
 	}
 	// Every kpt example package of the repository is in the catalog entry.
-	kptfiles, err := filepath.Glob(filepath.Join(repoRoot, "examples", "*", "Kptfile"))
+	kptfiles, err := filepath.Glob(golden.Path("examples", "*", "Kptfile"))
 	if err != nil || len(kptfiles) == 0 {
 		t.Fatalf("no example packages found: %v", err)
 	}
 	for _, k := range kptfiles {
-		rel, _ := filepath.Rel(repoRoot, filepath.Dir(k))
+		rel, _ := filepath.Rel(golden.Path(), filepath.Dir(k))
 		if !listed[filepath.ToSlash(rel)] {
 			t.Errorf("example package %s is missing from examplePackageURLs", rel)
 		}
@@ -347,7 +284,7 @@ func TestMetadata(t *testing.T) {
 	if md.License != "Apache-2.0" {
 		t.Errorf("license %q: want Apache-2.0, the LICENSE file's", md.License)
 	}
-	license, err := os.ReadFile(filepath.Join(repoRoot, "LICENSE"))
+	license, err := os.ReadFile(golden.Path("LICENSE"))
 	if err != nil {
 		t.Fatal(err)
 	}

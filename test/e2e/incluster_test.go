@@ -1,16 +1,16 @@
-package main
+package e2e
 
 import (
 	"crypto/x509"
 	"encoding/base64"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
+	"github.com/rotate-certs/rotate-certs/internal/e2eharness"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -66,26 +66,20 @@ func requireBothLeavesVerify(t *testing.T, certs []*x509.Certificate) {
 
 func TestTrustManagerExample(t *testing.T) {
 	t.Run("kustomize", func(t *testing.T) {
-		kustomize := kustomizeBinary(t)
+		kustomize := e2eharness.Tool(t, "kustomize")
 		dir := stageExample(t, "trust-manager")
-		out, stderr, err := run(t, dir, kustomize, "build", "--enable-alpha-plugins", "--enable-exec", ".")
-		require.NoError(t, err, stderr)
+		out, _ := kustomizeBuild(t, kustomize, dir)
 		items := parseStream(t, out)
 		for _, it := range items {
 			require.NotEqual(t, "corp-root-ca", it.GetName(), "kustomize must not emit the local-config snapshot: it would be applied over the live Secret")
 		}
 		snapshot := parseStream(t, readFile(t, filepath.Join(dir, "corp-root-ca.yaml")))
 		requireBothLeavesVerify(t, trustManagerView(t, append(items, snapshot...)))
-		again, _, err := run(t, dir, kustomize, "build", "--enable-alpha-plugins", "--enable-exec", ".")
-		require.NoError(t, err)
-		require.Equal(t, out, again, "two builds must be byte-identical")
 	})
 	t.Run("kpt", func(t *testing.T) {
-		kpt := kptBinary(t)
+		kpt := e2eharness.Tool(t, "kpt")
 		dir := stageExample(t, "trust-manager")
-		gitInit(t, dir)
-		_, stderr, err := run(t, dir, kpt, "fn", "render", "--allow-exec", "--truncate-output=false")
-		require.NoError(t, err, stderr)
+		kptRender(t, kpt, dir)
 		changed, _, err := run(t, dir, "git", "diff", "--name-only")
 		require.NoError(t, err)
 		require.Equal(t, "bundle.yaml\n", changed, "only the Bundle changes; the snapshot is input")
@@ -124,9 +118,8 @@ func userSources(t *testing.T, bundle string) string {
 func inClusterRepo(t *testing.T) (dir string, env []string) {
 	t.Helper()
 	root := t.TempDir()
-	bin := filepath.Join(root, "bin")
-	require.NoError(t, os.MkdirAll(bin, 0o755))
-	require.NoError(t, os.Symlink(binary, filepath.Join(bin, "rotate-certs")))
+	bin, env := scriptEnv(t, root,
+		"GIT_AUTHOR_NAME=ci", "GIT_AUTHOR_EMAIL=ci@example.com", "GIT_COMMITTER_NAME=ci", "GIT_COMMITTER_EMAIL=ci@example.com")
 	fixture, err := filepath.Abs(filepath.Join(examplesDir, "in-cluster-ca", "testdata", "kubectl-get-envoy-gateway.txt"))
 	require.NoError(t, err)
 	kubectl := "#!/bin/sh\n" +
@@ -136,23 +129,8 @@ func inClusterRepo(t *testing.T) (dir string, env []string) {
 	dir = filepath.Join(root, "repo")
 	require.NoError(t, os.CopyFS(dir, os.DirFS(filepath.Join(examplesDir, "in-cluster-ca"))))
 	require.NoError(t, os.Chmod(filepath.Join(dir, "refresh.sh"), 0o755))
-	home := filepath.Join(root, "home")
-	require.NoError(t, os.MkdirAll(home, 0o755))
-	env = []string{"PATH=" + bin + ":/usr/local/bin:/usr/bin:/bin", "HOME=" + home, "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=ci", "GIT_AUTHOR_EMAIL=ci@example.com", "GIT_COMMITTER_NAME=ci", "GIT_COMMITTER_EMAIL=ci@example.com"}
-	for _, args := range [][]string{{"init", "-q", "-b", "main", "."}, {"add", "-A"}, {"commit", "-qm", "the example"}} {
-		gitIn(t, dir, env, args...)
-	}
+	gitInit(t, dir, env)
 	return dir, env
-}
-
-func gitIn(t *testing.T, dir string, env []string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir, cmd.Env = dir, env
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "git %v: %s", args, out)
-	return string(out)
 }
 
 // TestInClusterCAFlow runs examples/in-cluster-ca/refresh.sh as CI would:
@@ -166,13 +144,13 @@ func TestInClusterCAFlow(t *testing.T) {
 	require.Contains(t, fixture, "resourceVersion:", "the fixture is kubectl output")
 	dir, env := inClusterRepo(t)
 
-	cmd := exec.Command("./refresh.sh")
-	cmd.Dir, cmd.Env = dir, env
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	require.Contains(t, string(out), "dropped data.tls.key: a private key")
-	require.Contains(t, string(out), "refresh: committed")
-	log := gitIn(t, dir, env, "log", "--format=%s", "--name-only", "-1")
+	refresh := e2eharness.Cmd{Dir: dir, Env: env}
+	r := refresh.Run(t, "./refresh.sh")
+	out := r.Stdout + r.Stderr
+	require.NoError(t, r.Err, "%s", out)
+	require.Contains(t, out, "dropped data.tls.key: a private key")
+	require.Contains(t, out, "refresh: committed")
+	log := git(t, dir, env, "log", "--format=%s", "--name-only", "-1")
 	require.Contains(t, log, "snapshot_envoy-gateway-system_envoy-gateway.yaml")
 	require.Contains(t, log, "trust.yaml")
 
@@ -184,27 +162,24 @@ func TestInClusterCAFlow(t *testing.T) {
 	target := kube.Key{Kind: "Secret", Namespace: "envoy-gateway-system", Name: "envoy-gateway-trust"}
 	require.Equal(t, []string{"example-ca-new", "example-ca-old"}, bundleSubjects(t, items, target, "ca.crt"))
 
-	cmd = exec.Command("./refresh.sh")
-	cmd.Dir, cmd.Env = dir, env
-	out, err = cmd.CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	require.Contains(t, string(out), "nothing to commit")
-	require.Equal(t, "2\n", gitIn(t, dir, env, "rev-list", "--count", "HEAD"), "the second run commits nothing")
+	r = refresh.Run(t, "./refresh.sh")
+	out = r.Stdout + r.Stderr
+	require.NoError(t, r.Err, "%s", out)
+	require.Contains(t, out, "nothing to commit")
+	require.Equal(t, "2\n", git(t, dir, env, "rev-list", "--count", "HEAD"), "the second run commits nothing")
 
 	// A kubectl that fails leaves the snapshot and the repository alone.
 	require.NoError(t, os.WriteFile(filepath.Join(filepath.Dir(dir), "bin", "kubectl"), []byte("#!/bin/sh\necho 'Unable to connect to the server' >&2\nexit 1\n"), 0o755))
-	cmd = exec.Command("./refresh.sh")
-	cmd.Dir, cmd.Env = dir, env
-	out, err = cmd.CombinedOutput()
-	require.Error(t, err, "%s", out)
+	r = refresh.Run(t, "./refresh.sh")
+	require.Error(t, r.Err, "%s%s", r.Stdout, r.Stderr)
 	require.Equal(t, snapshot, readFile(t, filepath.Join(dir, "snapshot_envoy-gateway-system_envoy-gateway.yaml")))
-	require.Empty(t, gitIn(t, dir, env, "status", "--porcelain"))
+	require.Empty(t, git(t, dir, env, "status", "--porcelain"))
 }
 
 // TestInClusterCAKustomize: kustomize reads the snapshot as input and
 // leaves it out of what it emits (what Flux and Argo CD apply).
 func TestInClusterCAKustomize(t *testing.T) {
-	kustomize := kustomizeBinary(t)
+	kustomize := e2eharness.Tool(t, "kustomize")
 	dir := stageExample(t, "in-cluster-ca")
 	out, stderr, err := run(t, dir, kustomize, "build", "--enable-alpha-plugins", "--enable-exec", ".")
 	require.NoError(t, err, stderr)
@@ -219,11 +194,9 @@ func TestInClusterCAKustomize(t *testing.T) {
 }
 
 func TestInClusterCAKpt(t *testing.T) {
-	kpt := kptBinary(t)
+	kpt := e2eharness.Tool(t, "kpt")
 	dir := stageExample(t, "in-cluster-ca")
-	gitInit(t, dir)
-	_, stderr, err := run(t, dir, kpt, "fn", "render", "--allow-exec", "--truncate-output=false")
-	require.NoError(t, err, stderr)
+	kptRender(t, kpt, dir)
 	changed, _, err := run(t, dir, "git", "status", "--porcelain")
 	require.NoError(t, err)
 	require.Equal(t, " M trust.yaml\n", changed, "only the target changes (it gains rotate-certs' annotations)")

@@ -1,17 +1,17 @@
-package main
+package e2e
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/internal/e2eharness"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 )
@@ -42,23 +42,6 @@ func writeFile(t *testing.T, root, rel, text string) {
 	require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
 }
 
-func runIn(t *testing.T, dir, stdin string, args ...string) (string, string, int) {
-	t.Helper()
-	cmd := exec.Command(binary, args...)
-	cmd.Dir = dir
-	cmd.Stdin = strings.NewReader(stdin)
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	err := cmd.Run()
-	code := 0
-	if exitErr, ok := err.(*exec.ExitError); ok {
-		code = exitErr.ExitCode()
-	} else {
-		require.NoError(t, err)
-	}
-	return o.String(), e.String(), code
-}
-
 // TestRenderEveryPackage: `render .` without --policy renders each
 // cluster with its own policy - the same object names in two packages
 // are no conflict -, prints one line per file written, leaves the files
@@ -66,7 +49,7 @@ func runIn(t *testing.T, dir, stdin string, args ...string) (string, string, int
 // render changes nothing.
 func TestRenderEveryPackage(t *testing.T) {
 	root := monorepo(t)
-	before := snapshotDir(t, root)
+	before := e2eharness.Files(t, root)
 	stdout, stderr, code := runIn(t, root, "", "render", ".")
 	require.Equal(t, 0, code, stderr)
 	require.Equal(t, "wrote clusters/prod/ratelimit.yaml\nwrote clusters/prod/trust.yaml\n"+
@@ -75,7 +58,7 @@ func TestRenderEveryPackage(t *testing.T) {
 	require.Contains(t, stderr, "rotate-certs render: note: 1 file(s) under . are in no package (no RotationPolicy in their directory or above): left as they are")
 	require.Contains(t, stderr, "rotate-certs render: rendered 2 packages: 4 files written, 0 of them created")
 
-	after := snapshotDir(t, root)
+	after := e2eharness.Files(t, root)
 	for path, text := range before {
 		switch path {
 		case "clusters/prod/ratelimit.yaml", "clusters/prod/trust.yaml", "clusters/staging/ratelimit.yaml", "clusters/staging/trust.yaml":
@@ -91,7 +74,7 @@ func TestRenderEveryPackage(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	require.Empty(t, stdout, "nothing to write the second time")
 	require.Contains(t, stderr, "rendered 2 packages: nothing changed")
-	require.Equal(t, after, snapshotDir(t, root))
+	require.Equal(t, after, e2eharness.Files(t, root))
 }
 
 // TestRenderEveryPackageAllOrNothing: when one package fails, no file of
@@ -102,14 +85,14 @@ func TestRenderEveryPackageAllOrNothing(t *testing.T) {
 	data, err := os.ReadFile(policy)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(policy, bytes.Replace(data, []byte("{name: envoy-gateway, namespace"), []byte("{name: envoy-gatway, namespace"), 1), 0o644))
-	before := snapshotDir(t, root)
+	before := e2eharness.Files(t, root)
 	stdout, stderr, code := runIn(t, root, "", "render", ".")
 	require.Equal(t, 1, code, stderr)
 	require.Empty(t, stdout)
 	require.Contains(t, stderr, "Secret envoy-gateway-system/envoy-gatway is not in the input")
 	require.Contains(t, stderr, "clusters/staging/rotation-policy.yaml")
 	require.Contains(t, stderr, "rotate-certs render: 1 of 2 packages failed; nothing was written")
-	require.Equal(t, before, snapshotDir(t, root), "prod rendered fine, and is not written either")
+	require.Equal(t, before, e2eharness.Files(t, root), "prod rendered fine, and is not written either")
 }
 
 // TestRenderDryRun: --dry-run writes nothing (no lock file either) and
@@ -117,11 +100,11 @@ func TestRenderEveryPackageAllOrNothing(t *testing.T) {
 // what the render writes.
 func TestRenderDryRun(t *testing.T) {
 	root := monorepo(t)
-	gitInit(t, root)
-	before := snapshotDir(t, root)
+	gitInit(t, root, nil)
+	before := e2eharness.Files(t, root)
 	diff, stderr, code := runIn(t, root, "", "render", ".", "--dry-run")
 	require.Equal(t, 0, code, stderr)
-	require.Equal(t, before, snapshotDir(t, root), "a dry run writes nothing")
+	require.Equal(t, before, e2eharness.Files(t, root), "a dry run writes nothing")
 	require.Contains(t, diff, "--- a/clusters/prod/trust.yaml\n+++ b/clusters/prod/trust.yaml\n@@ ")
 	require.Contains(t, diff, "+    rotate-certs.dev/bundle-hash: ")
 
@@ -134,7 +117,7 @@ func TestRenderDryRun(t *testing.T) {
 	require.NoError(t, os.WriteFile(patch, []byte(diff), 0o644))
 	_, stderr, err := run(t, root, "git", "apply", "--whitespace=nowarn", patch)
 	require.NoError(t, err, stderr)
-	applied, want := snapshotDir(t, root), snapshotDir(t, rendered)
+	applied, want := e2eharness.Files(t, root), e2eharness.Files(t, rendered)
 	require.Equal(t, len(want), len(applied))
 	for path, text := range want {
 		require.Equal(t, text, applied[path], "%s: the diff applied is the render", path)
@@ -155,7 +138,7 @@ func TestRenderDryRun(t *testing.T) {
 // policy covers with package "".
 func TestCheckEveryPackage(t *testing.T) {
 	root := monorepo(t)
-	writeFile(t, root, "infra/ca.yaml", secret(t, "infra-ca", "ca-2026"))
+	writeFile(t, root, "infra/ca.yaml", caSecret("infra-ca", "default", "ca-2026"))
 	stdout, stderr, code := runIn(t, root, "", "check", ".", "--now", checkNow, "-o", "json")
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, stderr, "check: note: charts/gateway/templates/secret.yaml: a template")
@@ -283,14 +266,11 @@ func TestFIFOIsAnErrorNeverAHang(t *testing.T) {
 		{[]string{"check", "clusters/prod/pipe.yaml"}, 2},
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		cmd := exec.CommandContext(ctx, binary, tc.args...)
-		cmd.Dir = root
-		out, err := cmd.CombinedOutput()
+		r := e2eharness.Cmd{Dir: root, Ctx: ctx}.Run(t, binary, tc.args...)
 		require.NotErrorIs(t, ctx.Err(), context.DeadlineExceeded, "%v hung on the FIFO", tc.args)
 		cancel()
-		var exitErr *exec.ExitError
-		require.ErrorAs(t, err, &exitErr, "%v: %s", tc.args, out)
-		require.Equal(t, tc.code, exitErr.ExitCode(), "%v: %s", tc.args, out)
-		require.Contains(t, string(out), "pipe.yaml: a named pipe (FIFO), not a regular file: not read", "%v", tc.args)
+		out := r.Stdout + r.Stderr
+		require.Equal(t, tc.code, r.Code, "%v: %s", tc.args, out)
+		require.Contains(t, out, "pipe.yaml: a named pipe (FIFO), not a regular file: not read", "%v", tc.args)
 	}
 }

@@ -1,13 +1,13 @@
-package main
+package e2e
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
 
 	"github.com/rotate-certs/rotate-certs/fn/atomicwrite"
+	"github.com/rotate-certs/rotate-certs/internal/e2eharness"
 	"github.com/stretchr/testify/require"
 )
 
@@ -16,8 +16,19 @@ import (
 
 func renderExample(t *testing.T, dir string) (stderr string, code int) {
 	t.Helper()
-	_, stderr, code = runBinary(t, dir, "", "render", ".", "--policy", "rotation-policy.yaml")
+	_, stderr, code = runIn(t, dir, "", "render", ".", "--policy", "rotation-policy.yaml")
 	return stderr, code
+}
+
+// requireRenderFails renders dir: the render must exit 1 with want on
+// stderr and leave every file as it was.
+func requireRenderFails(t *testing.T, dir, want string) {
+	t.Helper()
+	before := e2eharness.Files(t, dir)
+	stderr, code := renderExample(t, dir)
+	require.Equal(t, 1, code, stderr)
+	require.Contains(t, stderr, want)
+	require.Equal(t, before, e2eharness.Files(t, dir), "a failed render writes nothing")
 }
 
 // rendered returns the files the example renders to, from a clean copy.
@@ -26,7 +37,7 @@ func rendered(t *testing.T) map[string]string {
 	dir := stageExample(t, "envoy-gateway")
 	stderr, code := renderExample(t, dir)
 	require.Equal(t, 0, code, stderr)
-	return snapshotDir(t, dir)
+	return e2eharness.Files(t, dir)
 }
 
 // A read-only file among the files to write stops the render before any
@@ -35,11 +46,8 @@ func rendered(t *testing.T) map[string]string {
 func TestRenderReadOnlyFileChangesNothing(t *testing.T) {
 	dir := stageExample(t, "envoy-gateway")
 	require.NoError(t, os.Chmod(filepath.Join(dir, "trust.yaml"), 0o444))
-	before := snapshotDir(t, dir)
-	stderr, code := renderExample(t, dir)
-	require.Equal(t, 1, code)
-	require.Contains(t, stderr, "render: trust.yaml: the file is read-only (mode -r--r--r--): nothing was written")
-	require.Equal(t, before, snapshotDir(t, dir), "ratelimit.yaml, sorted first, is not written either")
+	// ratelimit.yaml, sorted first, is not written either.
+	requireRenderFails(t, dir, "render: trust.yaml: the file is read-only (mode -r--r--r--): nothing was written")
 }
 
 // render keeps the mode of the files it replaces.
@@ -54,7 +62,7 @@ func TestRenderKeepsFileModes(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, mode, info.Mode().Perm(), file)
 	}
-	require.Equal(t, rendered(t)["trust.yaml"], snapshotDir(t, dir)["trust.yaml"])
+	require.Equal(t, rendered(t)["trust.yaml"], e2eharness.Files(t, dir)["trust.yaml"])
 }
 
 // A second render of a tree while one runs is refused with the lock's
@@ -62,14 +70,14 @@ func TestRenderKeepsFileModes(t *testing.T) {
 // next render runs.
 func TestRenderRefusesAConcurrentRender(t *testing.T) {
 	dir := stageExample(t, "envoy-gateway")
-	before := snapshotDir(t, dir)
+	before := e2eharness.Files(t, dir)
 	unlock, err := atomicwrite.Lock(dir) // what a running render holds
 	require.NoError(t, err)
 	stderr, code := renderExample(t, dir)
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr, "render: "+filepath.Join(".", atomicwrite.LockName)+" is locked: another rotate-certs is writing .; wait for it to finish")
 	delete(before, atomicwrite.LockName)
-	got := snapshotDir(t, dir)
+	got := e2eharness.Files(t, dir)
 	delete(got, atomicwrite.LockName)
 	require.Equal(t, before, got)
 	require.NoError(t, unlock())
@@ -90,10 +98,7 @@ func TestRenderRefusesAConcurrentRender(t *testing.T) {
 // file old or new - a rename is atomic - and at most hidden temporary files
 // and its lock file, which the next render removes.
 func TestRenderStoppedByAFileSizeLimitChangesNothing(t *testing.T) {
-	prlimit, err := exec.LookPath("prlimit")
-	if err != nil {
-		t.Skip("prlimit (util-linux) is not installed, so no file-size limit can be set for one process: " + err.Error())
-	}
+	prlimit := e2eharness.Tool(t, "prlimit")
 	want := rendered(t)
 	// ratelimit.yaml, written first, fits under the limit; trust.yaml
 	// does not.
@@ -101,21 +106,20 @@ func TestRenderStoppedByAFileSizeLimitChangesNothing(t *testing.T) {
 	require.Less(t, len(want["ratelimit.yaml"]), limit)
 	require.Greater(t, len(want["trust.yaml"]), limit)
 	dir := stageExample(t, "envoy-gateway")
-	before := snapshotDir(t, dir)
-	cmd := exec.Command(prlimit, "--fsize="+strconv.Itoa(limit), "--", binary, "render", ".", "--policy", "rotation-policy.yaml")
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	require.Error(t, err, "the render must fail: %s", out)
-	require.Contains(t, string(out), "render: trust.yaml: writing: ")
-	require.Contains(t, string(out), "file too large; nothing was written")
-	require.Equal(t, before, snapshotDir(t, dir), "nothing changed, nothing left")
+	before := e2eharness.Files(t, dir)
+	r := e2eharness.Cmd{Dir: dir}.Run(t, prlimit, "--fsize="+strconv.Itoa(limit), "--", binary, "render", ".", "--policy", "rotation-policy.yaml")
+	out := r.Stdout + r.Stderr
+	require.Error(t, r.Err, "the render must fail: %s", out)
+	require.Contains(t, out, "render: trust.yaml: writing: ")
+	require.Contains(t, out, "file too large; nothing was written")
+	require.Equal(t, before, e2eharness.Files(t, dir), "nothing changed, nothing left")
 
 	// What a killed render leaves: a cut temporary file, its lock file.
 	require.NoError(t, os.WriteFile(filepath.Join(dir, ".trust.yaml.1x2y3z.rotate-certs-tmp"), []byte(want["trust.yaml"][:100]), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, atomicwrite.LockName), []byte("rotate-certs pid 1\n"), 0o644))
 	stderr, code := renderExample(t, dir)
 	require.Equal(t, 0, code, stderr)
-	require.Equal(t, want, snapshotDir(t, dir), "the next render removes what was left and renders as usual")
+	require.Equal(t, want, e2eharness.Files(t, dir), "the next render removes what was left and renders as usual")
 }
 
 // A symbolic link in DIR that resolves outside it is never written
@@ -128,13 +132,13 @@ func TestRenderRefusesToWriteThroughLinksOutside(t *testing.T) {
 		outside := filepath.Join(t.TempDir(), "trust.yaml")
 		require.NoError(t, os.Rename(filepath.Join(dir, "trust.yaml"), outside))
 		require.NoError(t, os.Symlink(outside, filepath.Join(dir, "trust.yaml")))
-		before := snapshotDir(t, dir)
+		before := e2eharness.Files(t, dir)
 		outsideBefore, err := os.ReadFile(outside)
 		require.NoError(t, err)
 		stderr, code := renderExample(t, dir)
 		require.Equal(t, 1, code)
 		require.Contains(t, stderr, "render: trust.yaml: trust.yaml is a symbolic link (or lies under one) that resolves to "+outside+", outside .: refusing to write through it")
-		require.Equal(t, before, snapshotDir(t, dir))
+		require.Equal(t, before, e2eharness.Files(t, dir))
 		outsideAfter, err := os.ReadFile(outside)
 		require.NoError(t, err)
 		require.Equal(t, string(outsideBefore), string(outsideAfter))

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"os"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/internal/e2eharness"
 	"github.com/stretchr/testify/require"
 )
 
@@ -37,7 +38,7 @@ func bareExample(t *testing.T) (root, pkg string) {
 // bundle with no hand edits - the real kustomize runs the real binary the
 // annotation names. Running init again leaves the kustomization alone.
 func TestInitThenKustomizeBuild(t *testing.T) {
-	kustomize := kustomizeBinary(t)
+	kustomize := e2eharness.Tool(t, "kustomize")
 	root, pkg := bareExample(t)
 	stdout, stderr, code := runIn(t, root, "", "init", pkg, "--now", checkNow,
 		"-o", pkg+"/rotation-policy.yaml", "--exec", "bin/rotate-certs", "--kustomization", pkg+"/kustomization.yaml")
@@ -72,7 +73,7 @@ func TestInitThenKustomizeBuild(t *testing.T) {
 // render --allow-exec` (from the package directory) renders the package
 // in place with no hand edits.
 func TestInitThenKptFnRender(t *testing.T) {
-	kpt := kptBinary(t)
+	kpt := e2eharness.Tool(t, "kpt")
 	root, pkg := bareExample(t)
 	_, stderr, code := runIn(t, root, "", "init", pkg, "--now", checkNow,
 		"-o", pkg+"/rotation-policy.yaml", "--exec", "bin/rotate-certs", "--kptfile", pkg+"/Kptfile")
@@ -83,7 +84,7 @@ func TestInitThenKptFnRender(t *testing.T) {
 	require.Contains(t, string(kptfile), "description: Envoy Gateway CA rotation with an overlap trust bundle", "the rest of the Kptfile stays")
 
 	dir := filepath.Join(root, pkg)
-	gitInit(t, dir)
+	gitInit(t, dir, nil)
 	_, stderr, err = run(t, dir, kpt, "fn", "render", "--allow-exec")
 	require.NoError(t, err, stderr)
 	diff, _, err := run(t, dir, "git", "diff", "--stat")
@@ -99,7 +100,7 @@ func TestInitThenKptFnRender(t *testing.T) {
 // errors (exit 2) and write nothing.
 func TestInitWiringMistakes(t *testing.T) {
 	root, pkg := bareExample(t)
-	before := snapshotDir(t, root)
+	before := e2eharness.Files(t, root)
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -112,7 +113,7 @@ func TestInitWiringMistakes(t *testing.T) {
 		require.Equal(t, 2, code, "%v: %s", tc.args, stderr)
 		require.Contains(t, stderr, tc.want)
 	}
-	require.Equal(t, before, snapshotDir(t, root))
+	require.Equal(t, before, e2eharness.Files(t, root))
 }
 
 // TestInitProposesOnlyCASources: the rate-limit client's Secret carries,

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"os"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/restart"
+	"github.com/rotate-certs/rotate-certs/internal/e2eharness"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -42,28 +43,21 @@ func templateTrustHash(t *testing.T, items []*yaml.RNode, k kube.Key) string {
 }
 
 func TestKustomizeExampleRestarts(t *testing.T) {
-	kustomize := kustomizeBinary(t)
+	kustomize := e2eharness.Tool(t, "kustomize")
 	dir := stageExample(t, "envoy-gateway")
-	out, stderr, err := run(t, dir, kustomize, "build", "--enable-alpha-plugins", "--enable-exec", ".")
-	require.NoError(t, err, stderr)
+	out, _ := kustomizeBuild(t, kustomize, dir)
 	items := parseStream(t, out)
 	require.Regexp(t, `^sha256:[0-9a-f]{64}$`, templateTrustHash(t, items, ratelimitKey), "the subPath consumer must roll")
 	require.Empty(t, templateTrustHash(t, items, envoyKey), "the hot Envoy must not roll")
-
-	again, _, err := run(t, dir, kustomize, "build", "--enable-alpha-plugins", "--enable-exec", ".")
-	require.NoError(t, err)
-	require.Equal(t, out, again, "two builds must be byte-identical")
 }
 
 func TestKptRenderExampleRestarts(t *testing.T) {
-	kpt := kptBinary(t)
+	kpt := e2eharness.Tool(t, "kpt")
 	dir := stageExample(t, "envoy-gateway")
-	gitInit(t, dir)
 	envoyBefore, err := os.ReadFile(filepath.Join(dir, "envoy.yaml"))
 	require.NoError(t, err)
 
-	_, stderr, err := run(t, dir, kpt, "fn", "render", "--allow-exec", "--truncate-output=false")
-	require.NoError(t, err, stderr)
+	kptRender(t, kpt, dir)
 	items := readPackage(t, dir)
 	hash := templateTrustHash(t, items, ratelimitKey)
 	require.Regexp(t, `^sha256:[0-9a-f]{64}$`, hash)
@@ -98,17 +92,11 @@ func TestKptRenderExampleRestarts(t *testing.T) {
 
 	// Commit and render twice more: no byte changes, so no sync and no
 	// restart.
-	for _, args := range [][]string{
-		{"-c", "user.email=e2e@rotate-certs.dev", "-c", "user.name=e2e", "add", "-A"},
-		{"-c", "user.email=e2e@rotate-certs.dev", "-c", "user.name=e2e", "commit", "-qm", "rendered"},
-	} {
-		_, stderr, err := run(t, dir, "git", args...)
-		require.NoError(t, err, stderr)
-	}
-	snapshot := snapshotDir(t, dir)
+	gitCommitAll(t, dir, nil, "rendered")
+	snapshot := e2eharness.Files(t, dir)
 	for i := 0; i < 2; i++ {
-		_, stderr, err = run(t, dir, kpt, "fn", "render", "--allow-exec")
+		_, stderr, err := run(t, dir, kpt, "fn", "render", "--allow-exec")
 		require.NoError(t, err, stderr)
-		require.Equal(t, snapshot, snapshotDir(t, dir), "re-render %d must change nothing", i+1)
+		require.Equal(t, snapshot, e2eharness.Files(t, dir), "re-render %d must change nothing", i+1)
 	}
 }

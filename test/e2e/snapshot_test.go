@@ -1,10 +1,8 @@
-package main
+package e2e
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -21,13 +19,9 @@ func TestSnapshotCommand(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(list), "tls.key:", "the fixture must hold a key for this test to mean anything")
 
-	cmd := exec.Command(binary, "snapshot")
-	cmd.Stdin = strings.NewReader(string(list))
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	require.NoError(t, err, stderr.String())
-	docs := parseStream(t, string(out))
+	out, stderr, code := runIn(t, "", string(list), "snapshot")
+	require.Equal(t, 0, code, stderr)
+	docs := parseStream(t, out)
 	require.Len(t, docs, 2)
 	for _, d := range docs {
 		require.Equal(t, "true", d.GetAnnotations()["config.kubernetes.io/local-config"])
@@ -37,10 +31,10 @@ func TestSnapshotCommand(t *testing.T) {
 			require.Nil(t, v, "%s must go", server)
 		}
 	}
-	require.NotContains(t, string(out), "tls.key")
-	require.NotContains(t, string(out), "mode: strict", "a value without a certificate is not kept")
-	require.Contains(t, stderr.String(), "Secret envoy-gateway-system/envoy-gateway: dropped data.tls.key: a private key, which a snapshot never copies")
-	require.NotContains(t, stderr.String(), "LS0tLS1CRUdJTiBQUklWQVRF", "the key is never echoed")
+	require.NotContains(t, out, "tls.key")
+	require.NotContains(t, out, "mode: strict", "a value without a certificate is not kept")
+	require.Contains(t, stderr, "Secret envoy-gateway-system/envoy-gateway: dropped data.tls.key: a private key, which a snapshot never copies")
+	require.NotContains(t, stderr, "LS0tLS1CRUdJTiBQUklWQVRF", "the key is never echoed")
 
 	// -o writes the file; a failed snapshot leaves it as it was.
 	dir := t.TempDir()
@@ -55,14 +49,12 @@ func TestSnapshotCommand(t *testing.T) {
 	require.NoError(t, err, stderrText)
 	written, err := os.ReadFile(file)
 	require.NoError(t, err)
-	require.Equal(t, string(out), string(written))
+	require.Equal(t, out, string(written))
 
 	bad := filepath.Join(dir, "bad.yaml")
 	require.NoError(t, os.WriteFile(bad, []byte("apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: n}\ndata: {ca.crt: '!!!'}\n"), 0o644))
-	_, stderrText, err = run(t, dir, binary, "snapshot", "-o", file, bad)
-	var exit *exec.ExitError
-	require.ErrorAs(t, err, &exit)
-	require.Equal(t, 1, exit.ExitCode())
+	_, stderrText, code = runIn(t, dir, "", "snapshot", "-o", file, bad)
+	require.Equal(t, 1, code)
 	require.Contains(t, stderrText, "Secret n/s data.ca.crt is not base64")
 	again, err := os.ReadFile(file)
 	require.NoError(t, err)

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"os"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rotate-certs/rotate-certs/internal/e2eharness"
 	"github.com/stretchr/testify/require"
 )
 
@@ -46,7 +47,7 @@ func TestFunctionModeSaysWhatCameAndWhatFits(t *testing.T) {
 // empty ConfigMap as the functionConfig; the function says to pass
 // --fn-config, and kpt shows it.
 func TestKptFnEvalWithoutFnConfig(t *testing.T) {
-	kpt := kptBinary(t)
+	kpt := e2eharness.Tool(t, "kpt")
 	dir := stageExample(t, "envoy-gateway")
 	exe := filepath.Join(filepath.Dir(filepath.Dir(dir)), "bin", "rotate-certs")
 	out, stderr, _ := run(t, dir, kpt, "fn", "eval", ".", "--exec", exe)

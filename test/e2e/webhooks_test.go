@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"bytes"
@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/rotate-certs/rotate-certs/fn/pki"
+	"github.com/rotate-certs/rotate-certs/internal/e2eharness"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -65,22 +66,16 @@ func commonNames(certs []*x509.Certificate) []string {
 var webhookWant = []string{"example-ca-new", "example-ca-old"}
 
 func TestWebhooksExampleKustomize(t *testing.T) {
-	kustomize := kustomizeBinary(t)
+	kustomize := e2eharness.Tool(t, "kustomize")
 	dir := stageExample(t, "webhooks")
-	out, stderr, err := run(t, dir, kustomize, "build", "--enable-alpha-plugins", "--enable-exec", ".")
-	require.NoError(t, err, stderr)
+	out, _ := kustomizeBuild(t, kustomize, dir)
 	require.Equal(t, webhookWant, commonNames(caBundleOf(t, parseStream(t, out))))
-	again, _, err := run(t, dir, kustomize, "build", "--enable-alpha-plugins", "--enable-exec", ".")
-	require.NoError(t, err)
-	require.Equal(t, out, again, "two builds must be byte-identical")
 }
 
 func TestWebhooksExampleKpt(t *testing.T) {
-	kpt := kptBinary(t)
+	kpt := e2eharness.Tool(t, "kpt")
 	dir := stageExample(t, "webhooks")
-	gitInit(t, dir)
-	_, stderr, err := run(t, dir, kpt, "fn", "render", "--allow-exec", "--truncate-output=false")
-	require.NoError(t, err, stderr)
+	kptRender(t, kpt, dir)
 	require.Equal(t, webhookWant, commonNames(caBundleOf(t, readPackage(t, dir))))
 	changed, _, err := run(t, dir, "git", "diff", "--name-only")
 	require.NoError(t, err)
@@ -242,13 +237,6 @@ func writeRotatedSecret(t *testing.T, dir string) {
 		"  tls.crt: " + b64(leaf.PEM()) + "\n" +
 		"  tls.key: " + b64(leaf.KeyPEM()) + "\n"
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "envoy-gateway-ca.yaml"), []byte(secret), 0o644))
-}
-
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	require.NoError(t, err)
-	return string(b)
 }
 
 // caBundleLine returns the caBundle line of a file.

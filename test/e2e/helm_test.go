@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"os"
@@ -7,14 +7,9 @@ import (
 	"testing"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/internal/e2eharness"
 	"github.com/stretchr/testify/require"
 )
-
-// helmBinary finds the pinned Helm that `make tools` installs.
-func helmBinary(t *testing.T) string {
-	t.Helper()
-	return pinnedTool(t, "helm", "the pinned Helm 3")
-}
 
 // helmTemplate runs `helm template` on examples/helm/chart with rotate-certs
 // as the post-renderer and the given policy.
@@ -22,7 +17,7 @@ func helmTemplate(t *testing.T, policy string) (string, string, error) {
 	t.Helper()
 	chart, err := filepath.Abs(filepath.Join(examplesDir, "helm", "chart"))
 	require.NoError(t, err)
-	return run(t, t.TempDir(), helmBinary(t), "template", "gateway", chart, "--namespace", "envoy-gateway-system",
+	return run(t, t.TempDir(), e2eharness.Tool(t, "helm"), "template", "gateway", chart, "--namespace", "envoy-gateway-system",
 		"--post-renderer", binary, "--post-renderer-args", "helm-post-renderer", "--post-renderer-args", "--policy="+policy)
 }
 

@@ -1,15 +1,13 @@
-package main
+package e2e
 
 import (
-	"bytes"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/internal/e2eharness"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -68,20 +66,16 @@ var clusterAPIExamples = []struct {
 }
 
 func TestClusterAPIKustomizeBuild(t *testing.T) {
-	kustomize := kustomizeBinary(t)
+	kustomize := e2eharness.Tool(t, "kustomize")
 	for _, ex := range clusterAPIExamples {
 		t.Run(ex.name, func(t *testing.T) {
 			dir := stageExample(t, ex.name)
-			out, stderr, err := run(t, dir, kustomize, "build", "--enable-alpha-plugins", "--enable-exec", ".")
-			require.NoError(t, err, stderr)
+			out, stderr := kustomizeBuild(t, kustomize, dir)
 			items := parseStream(t, out)
 			ex.check(t, items)
 			for _, it := range items {
 				require.NotEqual(t, "Machine", it.GetKind(), "the local-config Machines dump must not reach the output")
 			}
-			again, _, err := run(t, dir, kustomize, "build", "--enable-alpha-plugins", "--enable-exec", ".")
-			require.NoError(t, err)
-			require.Equal(t, out, again, "two builds must be byte-identical")
 			if ex.name == "eks-anywhere-etcd" {
 				require.Contains(t, stderr, "rolling every etcd machine", "kustomize users must see the roll on stderr")
 				require.Contains(t, stderr, "prod-etcd-7xk2p")
@@ -91,13 +85,11 @@ func TestClusterAPIKustomizeBuild(t *testing.T) {
 }
 
 func TestClusterAPIKptRender(t *testing.T) {
-	kpt := kptBinary(t)
+	kpt := e2eharness.Tool(t, "kpt")
 	for _, ex := range clusterAPIExamples {
 		t.Run(ex.name, func(t *testing.T) {
 			dir := stageExample(t, ex.name)
-			gitInit(t, dir)
-			_, stderr, err := run(t, dir, kpt, "fn", "render", "--allow-exec", "--truncate-output=false")
-			require.NoError(t, err, stderr)
+			kptRender(t, kpt, dir)
 			ex.check(t, readPackage(t, dir))
 
 			// Only the expected files change (or appear).
@@ -173,18 +165,9 @@ items:
   kind: ConfigMap
   metadata: {name: keep, namespace: default}
 `
-			cmd := exec.Command(binary)
-			cmd.Stdin = strings.NewReader(input)
-			var out, errOut bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &errOut
-			err := cmd.Run()
-			var exitErr *exec.ExitError
-			require.True(t, errors.As(err, &exitErr), "want exit 1, got %v", err)
-			require.Equal(t, 1, exitErr.ExitCode())
-			require.NotContains(t, out.String(), "name: keep", "no output resources on error")
-			require.Contains(t, out.String(), "severity: error")
+			errOut := requireFunctionFails(t, input)
 			for _, w := range tt.want {
-				require.Contains(t, errOut.String(), w)
+				require.Contains(t, errOut, w)
 			}
 		})
 	}
@@ -194,15 +177,8 @@ items:
 // leaves every file as it was.
 func TestClusterAPIRenderFailureWritesNothing(t *testing.T) {
 	dir := stageExample(t, "cluster-api")
-	p := filepath.Join(dir, "cluster-staging.yaml")
-	data, err := os.ReadFile(p)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(p, bytes.Replace(data, []byte("certificateValidityPeriodDays: 180"), []byte("certificateValidityPeriodDays: 30"), 1), 0o644))
-	before := snapshotDir(t, dir)
-	_, stderr, err := run(t, dir, binary, "render", ".", "--policy", "rotation-policy.yaml")
-	require.Error(t, err)
-	require.Contains(t, stderr, "KubeadmControlPlane default/staging-control-plane spec.rollout.before.certificatesExpiryDays")
-	require.Equal(t, before, snapshotDir(t, dir))
+	editFile(t, filepath.Join(dir, "cluster-staging.yaml"), "certificateValidityPeriodDays: 180", "certificateValidityPeriodDays: 30")
+	requireRenderFails(t, dir, "KubeadmControlPlane default/staging-control-plane spec.rollout.before.certificatesExpiryDays")
 }
 
 // TestEtcdRollRenderAcrossARoll replays review finding P2 with `rotate-certs
@@ -214,7 +190,7 @@ func TestEtcdRollRenderAcrossARoll(t *testing.T) {
 	dir := stageExample(t, "eks-anywhere-etcd")
 	require.NoError(t, os.Remove(filepath.Join(dir, "kustomization.yaml")))
 	require.NoError(t, os.Remove(filepath.Join(dir, "Kptfile")))
-	gitInit(t, dir)
+	gitInit(t, dir, nil)
 	ec := kube.Key{Kind: "EtcdadmCluster", Namespace: "eksa-system", Name: "prod-etcd"}
 	templateOf := func() string { return field(t, readPackage(t, dir), ec, "spec", "infrastructureTemplate", "name") }
 	render := func() string {
@@ -225,28 +201,19 @@ func TestEtcdRollRenderAcrossARoll(t *testing.T) {
 	}
 	commit := func(msg string) {
 		t.Helper()
-		_, stderr, err := run(t, dir, "git", "add", "-A")
-		require.NoError(t, err, stderr)
-		_, stderr, err = run(t, dir, "git", "-c", "user.email=e2e@rotate-certs.dev", "-c", "user.name=e2e", "commit", "-qm", msg, "--allow-empty")
-		require.NoError(t, err, stderr)
+		gitCommitAll(t, dir, nil, msg)
 	}
 	edit := func(file string, pairs ...string) {
 		t.Helper()
-		p := filepath.Join(dir, file)
-		data, err := os.ReadFile(p)
-		require.NoError(t, err)
-		s := string(data)
 		for i := 0; i < len(pairs); i += 2 {
-			require.Contains(t, s, pairs[i])
-			s = strings.Replace(s, pairs[i], pairs[i+1], 1)
+			editFile(t, filepath.Join(dir, file), pairs[i], pairs[i+1])
 		}
-		require.NoError(t, os.WriteFile(p, []byte(s), 0o644))
 	}
 	unchanged := func(step string) {
 		t.Helper()
-		before := snapshotDir(t, dir)
+		before := e2eharness.Files(t, dir)
 		stderr := render()
-		require.Equal(t, before, snapshotDir(t, dir), "%s: the render must change nothing", step)
+		require.Equal(t, before, e2eharness.Files(t, dir), "%s: the render must change nothing", step)
 		require.NotContains(t, stderr, "rolling every etcd machine", step)
 	}
 

@@ -1,0 +1,39 @@
+package kube
+
+import "sigs.k8s.io/kustomize/kyaml/yaml"
+
+// NodeAt returns the node at path in obj, or nil when a field on the way
+// is absent or null. A field on the way that is not an object is a
+// *FieldError naming it.
+func NodeAt(obj *yaml.RNode, path []string) (*yaml.RNode, error) {
+	cur := obj
+	for i, f := range path {
+		if cur.YNode().Kind != yaml.MappingNode {
+			return nil, FieldErrorf(JoinPath(path[:i]), "must be an object")
+		}
+		m := cur.Field(f)
+		if m == nil || m.Value == nil || IsNull(m.Value.YNode()) {
+			return nil, nil
+		}
+		cur = m.Value
+	}
+	return cur, nil
+}
+
+// StringAt returns the scalar at path in obj as written, "" when absent
+// (see NodeAt); a value that is not a scalar is a *FieldError.
+func StringAt(obj *yaml.RNode, path []string) (string, error) {
+	n, err := NodeAt(obj, path)
+	if err != nil || n == nil {
+		return "", err
+	}
+	if n.YNode().Kind != yaml.ScalarNode {
+		return "", FieldErrorf(JoinPath(path), "must be a string")
+	}
+	return n.YNode().Value, nil
+}
+
+// IsNull reports whether n is a YAML null.
+func IsNull(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.ShortTag() == yaml.NodeTagNull
+}

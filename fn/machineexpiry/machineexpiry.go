@@ -1,0 +1,176 @@
+// Package machineexpiry reads what Cluster API and EKS Anywhere state about
+// when a machine's certificates expire: a Machine's
+// machine.cluster.x-k8s.io/certificates-expiry annotation or
+// status.certificatesExpiryDate, and an EKS Anywhere Cluster's
+// status.clusterCertificateInfo. It is the one reader of those fields: the
+// expiry report (fn/report) and the etcd roll (fn/clusterapi) both take
+// their statements from it, so they accept and refuse the same values.
+//
+// A value that cannot be read is a *kube.FieldError naming its field; what
+// it means (a warning in a report, an error that stops a roll) is the
+// caller's to decide.
+package machineexpiry
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// Annotation is Cluster API's override of a Machine's certificate expiry;
+// when present it wins over status.certificatesExpiryDate, as it does in
+// the Machine controller.
+const Annotation = "machine.cluster.x-k8s.io/certificates-expiry"
+
+// API groups of the kinds read.
+const (
+	groupCluster     = "cluster.x-k8s.io"
+	groupEKSAnywhere = "anywhere.eks.amazonaws.com"
+)
+
+// Fields read.
+var (
+	statusExpiry    = []string{"status", "certificatesExpiryDate"}
+	certificateInfo = []string{"status", "clusterCertificateInfo"}
+)
+
+// IsMachine reports whether node is a Cluster API Machine (any version).
+func IsMachine(node *yaml.RNode) bool {
+	return node.GetKind() == "Machine" && kube.GroupOf(node.GetApiVersion()) == groupCluster
+}
+
+// IsEKSACluster reports whether node is an EKS Anywhere Cluster (any
+// version).
+func IsEKSACluster(node *yaml.RNode) bool {
+	return node.GetKind() == "Cluster" && kube.GroupOf(node.GetApiVersion()) == groupEKSAnywhere
+}
+
+// Statement is what a Machine states about when its certificates expire.
+type Statement struct {
+	// Field is where it says so: the annotation
+	// (metadata.annotations[machine.cluster.x-k8s.io/certificates-expiry])
+	// or status.certificatesExpiryDate.
+	Field string
+	// Value is the date as written.
+	Value string
+	// Expiry is the date, in UTC.
+	Expiry time.Time
+}
+
+// Machine reads a Machine's statement, as the Cluster API Machine
+// controller does: the annotation when it is present (even empty), else
+// status.certificatesExpiryDate; the value is an RFC 3339 date, taken as
+// written (no surrounding spaces). found is false when the Machine states
+// nothing.
+func Machine(node *yaml.RNode) (s Statement, found bool, err error) {
+	if v, ok := node.GetAnnotations(Annotation)[Annotation]; ok {
+		s.Field, s.Value = "metadata.annotations["+Annotation+"]", v
+	} else {
+		s.Field = kube.JoinPath(statusExpiry)
+		if s.Value, err = kube.StringAt(node, statusExpiry); err != nil || s.Value == "" {
+			return Statement{}, false, err
+		}
+	}
+	if s.Expiry, err = ParseDate(s.Value); err != nil {
+		return Statement{}, false, &kube.FieldError{Field: s.Field, Err: err}
+	}
+	return s, true, nil
+}
+
+// ParseDate parses an expiry date as Cluster API writes and reads it
+// (RFC 3339), in UTC.
+func ParseDate(s string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%s is not an RFC 3339 date such as 2027-01-31T00:00:00Z", kube.Quote(s))
+	}
+	return t.UTC(), nil
+}
+
+// Entry is one entry of an EKS Anywhere Cluster's
+// status.clusterCertificateInfo: the days left until one control-plane or
+// etcd machine's certificates expire, as of the cluster controller's last
+// certificate scan.
+type Entry struct {
+	// Field is the entry's field path, "status.clusterCertificateInfo[i]".
+	Field string
+	// Machine is the machine's name.
+	Machine string
+	// ExpiresInDays is the count of days left (negative once expired).
+	ExpiresInDays int
+	// Err is why the entry cannot be read, a *kube.FieldError at the entry
+	// or one of its fields; the fields above but Field are then unset.
+	Err error
+}
+
+// CertificateInfo reads an EKS Anywhere Cluster's
+// status.clusterCertificateInfo: {machine, expiresInDays} per machine, as
+// the cluster controller writes it. An absent list is none; a list that is
+// not one is the error. Each entry is read on its own, so that one that
+// cannot be read (Entry.Err) does not hide the others: an entry must be an
+// object with a machine name and a whole number of days (ParseDays).
+func CertificateInfo(node *yaml.RNode) ([]Entry, error) {
+	list, err := kube.NodeAt(node, certificateInfo)
+	if err != nil || list == nil {
+		return nil, err
+	}
+	base := kube.JoinPath(certificateInfo)
+	if list.YNode().Kind != yaml.SequenceNode {
+		return nil, kube.FieldErrorf(base, "must be a list")
+	}
+	elems, err := list.Elements()
+	if err != nil {
+		return nil, &kube.FieldError{Field: base, Err: err}
+	}
+	out := make([]Entry, 0, len(elems))
+	for i, e := range elems {
+		out = append(out, readEntry(e, fmt.Sprintf("%s[%d]", base, i)))
+	}
+	return out, nil
+}
+
+func readEntry(e *yaml.RNode, field string) Entry {
+	fail := func(err error) Entry { return Entry{Field: field, Err: err} }
+	if e.YNode().Kind != yaml.MappingNode {
+		return fail(kube.FieldErrorf(field, "must be an object"))
+	}
+	name, err := kube.StringAt(e, []string{"machine"})
+	if err != nil || name == "" {
+		return fail(kube.FieldErrorf(field+".machine", "required: the name of a machine"))
+	}
+	raw, _ := kube.NodeAt(e, []string{"expiresInDays"})
+	if raw == nil || raw.YNode().Kind != yaml.ScalarNode {
+		return fail(kube.FieldErrorf(field+".expiresInDays", "required: a whole number of days"))
+	}
+	days, err := ParseDays(raw.YNode().Value)
+	if err != nil {
+		return fail(&kube.FieldError{Field: field + ".expiresInDays", Err: err})
+	}
+	return Entry{Field: field, Machine: name, ExpiresInDays: days}
+}
+
+// MaxDays bounds a count of days read from the input (an EKS Anywhere
+// Cluster's expiresInDays): 36500 days, 100 years either way. That is far
+// beyond any certificate's life and far inside what a time.Duration holds
+// (about 106751 days), so a date plus such a count never overflows; a
+// larger count multiplied into nanoseconds wrapped around
+// (9223372036854775807 days read as expired).
+const MaxDays = 36500
+
+// ParseDays reads a whole number of days, at most MaxDays either way.
+func ParseDays(s string) (int, error) {
+	s = strings.TrimSpace(s)
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0, fmt.Errorf("%s is not a whole number of days", kube.Quote(s))
+	}
+	if err != nil || n > MaxDays || n < -MaxDays {
+		return 0, fmt.Errorf("%s days is out of range: at most %d (100 years) either way", s, MaxDays)
+	}
+	return int(n), nil
+}

@@ -1,0 +1,206 @@
+// Package e2eharness is what the end-to-end test packages (test/e2e and
+// test/cluster) share: the rotate-certs binary built once per test binary,
+// the one finder of the external programs the tests drive (skipping with
+// how to get a missing one), copies of the examples staged beside the
+// binary, running a command for its output and exit status, a directory's
+// files as a snapshot, and the Dockerfile read as instructions.
+package e2eharness
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rotate-certs/rotate-certs/internal/golden"
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// Main is a test package's TestMain: it builds the binary (Build, stripped)
+// into a temporary directory, stores its path in *binary, runs the tests
+// and removes the build. It returns the exit status for os.Exit.
+func Main(m *testing.M, binary *string) int {
+	dir, err := os.MkdirTemp("", "rotate-certs-e2e")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	if *binary, err = Build(dir, "-s -w"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return m.Run()
+}
+
+// Build compiles ./cmd/rotate-certs into dir/rotate-certs as the Dockerfile
+// does - static (CGO_ENABLED=0), -trimpath - with ldflags, and returns its
+// path.
+func Build(dir, ldflags string) (string, error) {
+	root, err := golden.Root()
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "rotate-certs")
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", ldflags, "-o", bin, "./cmd/rotate-certs")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building rotate-certs: %v\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// Tool returns the path of an external program a test drives: the
+// repository's bin/<name> (where `make tools` puts the pinned kustomize and
+// Helm), else name on PATH or in /usr/sbin. Without it the test skips,
+// saying how to get it.
+func Tool(t testing.TB, name string) string {
+	t.Helper()
+	p, ok := findTool(name)
+	if !ok {
+		t.Skipf("skipping: %s is not installed: %s", name, howToGet(name))
+	}
+	return p
+}
+
+// findTool looks for name where Tool does.
+func findTool(name string) (string, bool) {
+	candidates := []string{golden.Path("bin", name)}
+	if p, err := exec.LookPath(name); err == nil {
+		candidates = append(candidates, p)
+	}
+	candidates = append(candidates, filepath.Join("/usr/sbin", name))
+	for _, p := range candidates {
+		if info, err := os.Stat(p); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+// howToGet says where a program the tests drive comes from.
+func howToGet(name string) string {
+	switch name {
+	case "kustomize":
+		return "run `make tools` (installs the pinned kustomize into bin/)"
+	case "helm":
+		return "run `make tools` (installs the pinned Helm 3 into bin/)"
+	case "kpt":
+		return "no make target installs kpt; the kpt tests need it on PATH (/usr/bin/kpt on CI)"
+	case "podman", "runc":
+		return "`make container-tools` (part of `make tools`) installs podman and runc from Debian when run as root"
+	case "prlimit":
+		return "it is part of util-linux; without it no file-size limit can be set for one process"
+	}
+	return "install it and run the test again"
+}
+
+// StageExample copies examples/<name> to <tmp>/examples/<name> beside a
+// copy of binary at <tmp>/bin/rotate-certs, so that the examples' relative
+// exec path (../../bin/rotate-certs) runs the binary under test. It returns
+// the example's copy.
+func StageExample(t testing.TB, binary, name string) string {
+	t.Helper()
+	root := t.TempDir()
+	data, err := os.ReadFile(binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "bin", "rotate-certs"), data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(root, "examples", name)
+	if err := os.CopyFS(dst, os.DirFS(golden.Path("examples", name))); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// Cmd is where and how a command runs.
+type Cmd struct {
+	Dir   string
+	Env   []string // the whole environment; nil is the test's own
+	Stdin string
+	// Ctx, when set, kills the command when it is done (a guard against a
+	// hang, never a speed assertion).
+	Ctx context.Context
+}
+
+// Result is what a command printed and how it ended.
+type Result struct {
+	Stdout, Stderr string
+	Code           int   // the exit status
+	Err            error // nil, or the *exec.ExitError of a failed command
+}
+
+// Run runs name with args. A command that cannot be started fails the
+// test: that is no exit status.
+func (c Cmd) Run(t testing.TB, name string, args ...string) Result {
+	t.Helper()
+	ctx := c.Ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir, cmd.Env = c.Dir, c.Env
+	cmd.Stdin = strings.NewReader(c.Stdin)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("running %s: %v", name, err)
+	}
+	return Result{Stdout: o.String(), Stderr: e.String(), Code: cmd.ProcessState.ExitCode(), Err: err}
+}
+
+// ParseStream reads a multi-document YAML stream, without the reader's
+// annotations.
+func ParseStream(t testing.TB, s string) []*yaml.RNode {
+	t.Helper()
+	items, err := (&kio.ByteReader{Reader: strings.NewReader(s), OmitReaderAnnotations: true}).Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return items
+}
+
+// Files returns the content of every regular file under dir by its path
+// relative to dir, .git excluded: a snapshot to compare before and after a
+// command.
+func Files(t testing.TB, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		out[rel] = string(b)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
