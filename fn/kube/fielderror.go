@@ -22,8 +22,14 @@ func FieldErrorf(field, format string, args ...any) *FieldError {
 	return &FieldError{Field: field, Err: fmt.Errorf(format, args...)}
 }
 
-// Error returns "field: problem".
-func (e *FieldError) Error() string { return e.Field + ": " + e.Err.Error() }
+// Error returns "field: problem", or the problem alone when no field is
+// known.
+func (e *FieldError) Error() string {
+	if e.Field == "" {
+		return e.Err.Error()
+	}
+	return e.Field + ": " + e.Err.Error()
+}
 
 // Unwrap returns the cause.
 func (e *FieldError) Unwrap() error { return e.Err }

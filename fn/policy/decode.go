@@ -3,7 +3,6 @@ package policy
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"reflect"
 	"time"
 
@@ -19,21 +18,21 @@ import (
 // FieldErrors listing every problem found.
 func Decode(node *yaml.RNode) (*RotationPolicy, error) {
 	if node == nil || node.IsNilOrEmpty() {
-		return nil, FieldErrors{{Message: fmt.Sprintf("no functionConfig: rotate-certs needs a %s (apiVersion %s)", Kind, APIVersion)}}
+		return nil, FieldErrors{kube.FieldErrorf("", "no functionConfig: rotate-certs needs a %s (apiVersion %s)", Kind, APIVersion)}
 	}
 	// kyaml's field accessors index mapping content in pairs and panic on
 	// a list or scalar: check the shape before asking for kind.
 	if k := node.YNode().Kind; k != yaml.MappingNode {
-		return nil, FieldErrors{{Message: fmt.Sprintf("functionConfig is a YAML %s; rotate-certs needs a %s object (apiVersion %s)", kube.NodeKindName(k), Kind, APIVersion)}}
+		return nil, FieldErrors{kube.FieldErrorf("", "functionConfig is a YAML %s; rotate-certs needs a %s object (apiVersion %s)", kube.NodeKindName(k), Kind, APIVersion)}
 	}
 	// The same holds for metadata and its labels and annotations, which
 	// every result about the policy reads.
 	if err := kube.CheckShape(node, ""); err != nil {
 		var ve *kube.FieldError
 		if errors.As(err, &ve) {
-			return nil, FieldErrors{{Field: ve.Field, Message: ve.Err.Error()}}
+			return nil, FieldErrors{ve}
 		}
-		return nil, FieldErrors{{Message: err.Error()}}
+		return nil, FieldErrors{{Err: err}}
 	}
 	// A key defined twice: kyaml keeps the first value and JSON the last,
 	// and the policy does not say which was meant.
@@ -45,11 +44,11 @@ func Decode(node *yaml.RNode) (*RotationPolicy, error) {
 		return nil, errs
 	}
 	if err := checkType(node.GetKind(), node.GetApiVersion()); err != nil {
-		return nil, FieldErrors{*err}
+		return nil, FieldErrors{err}
 	}
 	raw, err := node.MarshalJSON()
 	if err != nil {
-		return nil, FieldErrors{{Message: fmt.Sprintf("reading functionConfig: %v", err)}}
+		return nil, FieldErrors{kube.FieldErrorf("", "reading functionConfig: %v", err)}
 	}
 	return DecodeJSON(raw)
 }
@@ -57,19 +56,19 @@ func Decode(node *yaml.RNode) (*RotationPolicy, error) {
 // checkType returns an error naming the field that makes kind and
 // apiVersion not a RotationPolicy: the apiVersion of a RotationPolicy of
 // another version, else the kind.
-func checkType(kind, apiVersion string) *FieldError {
+func checkType(kind, apiVersion string) *kube.FieldError {
 	switch {
 	case kind == Kind && apiVersion == APIVersion:
 		return nil
 	case kind == Kind:
-		return &FieldError{Field: "apiVersion", Message: fmt.Sprintf(
-			"%s is not an apiVersion of %s this rotate-certs reads; use %s", kube.Quote(apiVersion), Kind, APIVersion)}
+		return kube.FieldErrorf("apiVersion",
+			"%s is not an apiVersion of %s this rotate-certs reads; use %s", kube.Quote(apiVersion), Kind, APIVersion)
 	case kind == "ConfigMap":
-		return &FieldError{Field: "kind", Message: fmt.Sprintf(
-			"functionConfig is %s %s; rotate-certs needs kind %s, apiVersion %s (a plain ConfigMap cannot carry the policy's structure)", kube.Safe(apiVersion), kind, Kind, APIVersion)}
+		return kube.FieldErrorf("kind",
+			"functionConfig is %s %s; rotate-certs needs kind %s, apiVersion %s (a plain ConfigMap cannot carry the policy's structure)", kube.Safe(apiVersion), kind, Kind, APIVersion)
 	default:
-		return &FieldError{Field: "kind", Message: fmt.Sprintf(
-			"functionConfig is %s %s; rotate-certs needs kind %s, apiVersion %s", kube.Safe(apiVersion), kube.Safe(kind), Kind, APIVersion)}
+		return kube.FieldErrorf("kind",
+			"functionConfig is %s %s; rotate-certs needs kind %s, apiVersion %s", kube.Safe(apiVersion), kube.Safe(kind), Kind, APIVersion)
 	}
 }
 
@@ -77,7 +76,7 @@ func checkType(kind, apiVersion string) *FieldError {
 func DecodeJSON(raw []byte) (*RotationPolicy, error) {
 	var generic any
 	if err := json.Unmarshal(raw, &generic); err != nil {
-		return nil, FieldErrors{{Message: fmt.Sprintf("reading functionConfig: %v", err)}}
+		return nil, FieldErrors{kube.FieldErrorf("", "reading functionConfig: %v", err)}
 	}
 	var errs FieldErrors
 	checkShape("", generic, reflect.TypeFor[RotationPolicy](), &errs)
@@ -88,9 +87,9 @@ func DecodeJSON(raw []byte) (*RotationPolicy, error) {
 	if err := json.Unmarshal(raw, &p); err != nil {
 		var ute *json.UnmarshalTypeError
 		if ok := asTypeError(err, &ute); ok {
-			return nil, FieldErrors{{Field: ute.Field, Message: err.Error()}}
+			return nil, FieldErrors{{Field: ute.Field, Err: err}}
 		}
-		return nil, FieldErrors{{Message: err.Error()}}
+		return nil, FieldErrors{{Err: err}}
 	}
 	p.Default()
 	if errs := p.Validate(); len(errs) > 0 {

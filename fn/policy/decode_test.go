@@ -29,7 +29,7 @@ func decodeErrorsAt(t *testing.T, spec, field string) (string, error) {
 	var at []string
 	for _, fe := range fes {
 		if fe.Field == field {
-			at = append(at, fe.Message)
+			at = append(at, fe.Err.Error())
 		}
 	}
 	require.NotEmpty(t, at, "want an error at %s, got:\n%v", field, err)
@@ -123,7 +123,7 @@ func TestDecodeErrors(t *testing.T) {
 			require.True(t, ok, "want FieldErrors, got %T", err)
 			found := false
 			for _, fe := range fes {
-				if fe.Field == tt.field && strings.Contains(fe.Message, tt.msg) {
+				if fe.Field == tt.field && strings.Contains(fe.Err.Error(), tt.msg) {
 					found = true
 				}
 			}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -18,19 +19,19 @@ func TestValidateMessagesNameTheRightThing(t *testing.T) {
 	}{
 		{"a namespace listed twice is not a clash with another bundle",
 			"spec:\n  trustBundles:\n  - name: a\n    sources: [{secret: {name: s, namespace: ns1}}]\n    target: {name: t, namespaces: [ns1, ns2, ns1]}\n",
-			FieldErrors{{Field: "spec.trustBundles[0].target.namespaces[2]", Message: `namespace "ns1" is listed twice (also spec.trustBundles[0].target.namespaces[0])`}}},
+			FieldErrors{{Field: "spec.trustBundles[0].target.namespaces[2]", Err: errors.New(`namespace "ns1" is listed twice (also spec.trustBundles[0].target.namespaces[0])`)}}},
 		{"an empty source is one error, not also a namespaces one",
 			"spec:\n  trustBundles:\n  - name: a\n    sources: [{}]\n    target: {name: t}\n",
-			FieldErrors{{Field: "spec.trustBundles[0].sources[0]", Message: "set exactly one of secret, configMap, inline"}}},
+			FieldErrors{{Field: "spec.trustBundles[0].sources[0]", Err: errors.New("set exactly one of secret, configMap, inline")}}},
 		{"no sources is one error",
 			"spec:\n  trustBundles:\n  - name: a\n    sources: []\n    target: {name: t}\n",
-			FieldErrors{{Field: "spec.trustBundles[0].sources", Message: "at least one source is required"}}},
+			FieldErrors{{Field: "spec.trustBundles[0].sources", Err: errors.New("at least one source is required")}}},
 		{"an inline first source still needs namespaces",
 			"spec:\n  trustBundles:\n  - name: a\n    sources: [{inline: x}, {secret: {name: s, namespace: n}}]\n    target: {name: t}\n",
-			FieldErrors{{Field: "spec.trustBundles[0].target.namespaces", Message: "required when the first source is inline (or set namespaceSelector)"}}},
+			FieldErrors{{Field: "spec.trustBundles[0].target.namespaces", Err: errors.New("required when the first source is inline (or set namespaceSelector)")}}},
 		{"two bundles on one object still clash",
 			"spec:\n  trustBundles:\n  - name: a\n    sources: [{secret: {name: s, namespace: n}}]\n    target: {name: t}\n  - name: b\n    sources: [{secret: {name: s2, namespace: n}}]\n    target: {name: t}\n",
-			FieldErrors{{Field: "spec.trustBundles[1].target", Message: "writes Secret n/t key ca.crt, which spec.trustBundles[0] also writes"}}},
+			FieldErrors{{Field: "spec.trustBundles[1].target", Err: errors.New("writes Secret n/t key ca.crt, which spec.trustBundles[0] also writes")}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -47,16 +48,16 @@ func TestValidateMessagesNameTheRightThing(t *testing.T) {
 func TestDecodeTypeMessages(t *testing.T) {
 	tests := []struct {
 		head string
-		want FieldError
+		want *kube.FieldError
 	}{
 		{"apiVersion: rotate-certs.dev/v1\nkind: RotationPolicy\n",
-			FieldError{Field: "apiVersion", Message: `"rotate-certs.dev/v1" is not an apiVersion of RotationPolicy this rotate-certs reads; use rotate-certs.dev/v1alpha1`}},
+			&kube.FieldError{Field: "apiVersion", Err: errors.New(`"rotate-certs.dev/v1" is not an apiVersion of RotationPolicy this rotate-certs reads; use rotate-certs.dev/v1alpha1`)}},
 		{"kind: RotationPolicy\n",
-			FieldError{Field: "apiVersion", Message: `"" is not an apiVersion of RotationPolicy this rotate-certs reads; use rotate-certs.dev/v1alpha1`}},
+			&kube.FieldError{Field: "apiVersion", Err: errors.New(`"" is not an apiVersion of RotationPolicy this rotate-certs reads; use rotate-certs.dev/v1alpha1`)}},
 		{"apiVersion: v1\nkind: ConfigMap\n",
-			FieldError{Field: "kind", Message: "functionConfig is v1 ConfigMap; rotate-certs needs kind RotationPolicy, apiVersion rotate-certs.dev/v1alpha1 (a plain ConfigMap cannot carry the policy's structure)"}},
+			&kube.FieldError{Field: "kind", Err: errors.New("functionConfig is v1 ConfigMap; rotate-certs needs kind RotationPolicy, apiVersion rotate-certs.dev/v1alpha1 (a plain ConfigMap cannot carry the policy's structure)")}},
 		{"apiVersion: rotate-certs.dev/v1alpha1\nkind: RotationPolicies\n",
-			FieldError{Field: "kind", Message: "functionConfig is rotate-certs.dev/v1alpha1 RotationPolicies; rotate-certs needs kind RotationPolicy, apiVersion rotate-certs.dev/v1alpha1"}},
+			&kube.FieldError{Field: "kind", Err: errors.New("functionConfig is rotate-certs.dev/v1alpha1 RotationPolicies; rotate-certs needs kind RotationPolicy, apiVersion rotate-certs.dev/v1alpha1")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.head, func(t *testing.T) {

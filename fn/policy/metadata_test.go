@@ -51,7 +51,7 @@ func TestTargetMetadataErrors(t *testing.T) {
 			fe := err.(FieldErrors)
 			require.Len(t, fe, 1, "%v", err)
 			require.Equal(t, tc.field, fe[0].Field)
-			require.Contains(t, fe[0].Message, tc.msg)
+			require.Contains(t, fe[0].Err.Error(), tc.msg)
 		})
 	}
 }

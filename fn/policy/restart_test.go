@@ -59,7 +59,7 @@ func TestRestartValidation(t *testing.T) {
 			require.ErrorAs(t, err, &fes)
 			require.Len(t, fes, 1, fes.Error())
 			assert.Equal(t, tc.field, fes[0].Field)
-			assert.Contains(t, fes[0].Message, tc.msg)
+			assert.Contains(t, fes[0].Err.Error(), tc.msg)
 		})
 	}
 }

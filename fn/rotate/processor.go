@@ -127,10 +127,10 @@ func (p Processor) RunAt(fnConfig *yaml.RNode, items []*yaml.RNode, positions []
 	if err != nil {
 		var fes policy.FieldErrors
 		if !errors.As(err, &fes) {
-			fes = policy.FieldErrors{{Message: err.Error()}}
+			fes = policy.FieldErrors{{Err: err}}
 		}
 		for _, fe := range fes {
-			r.results = append(r.results, r.policyRef.Result(framework.Error, fe.Field, fe.Message))
+			r.results = append(r.results, r.policyRef.Result(framework.Error, fe.Field, fe.Err.Error()))
 		}
 		return p.finish(nil, r.results)
 	}
