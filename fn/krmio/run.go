@@ -85,88 +85,33 @@ func Run(input []byte, w io.Writer, needs Needs, fn Func) (handled bool, fnErr e
 	if err != nil {
 		return false, fmt.Errorf("%w: functionConfig does not parse alone: %v", ErrNotCanonical, err)
 	}
-	reads := needs(fnConfig)
-	ip := newItemParser()
-	budget := parseBudget(len(input))
-	kept := 0 // nodes of the items parsed and kept
-	gc := startCollector()
-	defer gc.stop()
-	gc.parsing(keptEstimate(len(input), len(lt.items), 0))
-	cuts := make([]cut, len(lt.items))
-	parsed := make([]*parsedItem, len(lt.items))
-	var items, kyamlItems []*yaml.RNode
-	var positions []int
-	patterns := map[pattern]bool{}
-	types := map[string]string{}
-	intern := func(b []byte) string {
-		if s, ok := types[string(b)]; ok {
-			return s
-		}
-		s := string(b)
-		types[s] = s
-		return s
+	r := &listReader{
+		lt: lt, reads: needs(fnConfig), ip: newItemParser(), budget: parseBudget(len(input)),
+		cuts: make([]cut, len(lt.items)), parsed: make([]*parsedItem, len(lt.items)),
+		patterns: map[pattern]bool{}, types: map[string]string{}, size: len(input),
 	}
+	r.gc = startCollector()
+	defer r.gc.stop()
+	r.gc.parsing(keptEstimate(len(input), len(lt.items), 0))
 	for i := range lt.items {
-		raw := lt.raw(i)
-		t := readItem(raw, intern)
-		asText := t.object && t.synced && !mayAlias(raw)
-		if asText && !t.needed(reads.Kind) {
-			// Passed through as text: kyaml's bookkeeping only deletes the
-			// migration id line.
-			patterns[t.pattern] = true
-			cuts[i] = cut{uint32(t.cutStart), uint32(t.cutEnd)}
-			continue
+		if handled, err := r.item(i); err != nil {
+			return handled, err
 		}
-		// The fast path keeps the books of an item whose synced
-		// annotations come in pairs, and of one without any (kyaml's
-		// bookkeeping is a no-op on it); kyaml keeps the others'.
-		own := t.synced && (t.pattern == 0 || t.pattern.internal() && t.pattern.paired()) || !hasSyncedText(raw)
-		if est := estimateNodes(raw); kept+est > budget {
-			return true, &TooMuchYAMLError{Size: len(input), Item: i, Nodes: kept + est, Budget: budget}
-		}
-		mark := ip.block.mark()
-		p, err := ip.readTree(raw, t, own)
-		if err != nil {
-			return false, fmt.Errorf("%w: item %d %v", ErrNotCanonical, i, err)
-		}
-		if !reads.wants(p.node) && (asText || passable(p.node, raw)) {
-			// Parsed to learn what it is, and not read after all.
-			ip.block.rewind(mark) // its nodes are the next item's
-			patterns[t.pattern] = true
-			cuts[i] = cut{uint32(t.cutStart), uint32(t.cutEnd)}
-			continue
-		}
-		ip.fingerprint(p) // once, of the tree as the function receives it
-		kept += p.nodes
-		if i%1024 == 0 {
-			gc.parsing(keptEstimate(len(input), len(lt.items), kept))
-		}
-		if own {
-			if p.cutLine > 0 {
-				cuts[i] = cut{uint32(t.cutStart), uint32(t.cutEnd)}
-			}
-			patterns[t.pattern] = true
-		} else {
-			kyamlItems = append(kyamlItems, p.node)
-		}
-		parsed[i] = p
-		items = append(items, p.node)
-		positions = append(positions, i)
 	}
-
-	gc.parsed()
+	r.gc.parsed()
 
 	// kyaml's bookkeeping on the items the fast path left to it; every
 	// other item stands in its format inference by its pattern.
-	annos, err := kio.PreprocessResourcesForInternalAnnotationMigration(kyamlItems)
+	annos, err := kio.PreprocessResourcesForInternalAnnotationMigration(r.kyamlItems)
 	if err != nil {
 		return true, err
 	}
-	for p := range patterns {
+	for p := range r.patterns {
 		annos["rotate-certs/pattern-"+strconv.Itoa(int(p))] = p.annotations()
 	}
-	out, results, fnErr := fn(fnConfig, items, positions)
-	set, err := reconcileSet(out, kyamlItems, parsed, annos)
+	out, results, fnErr := fn(fnConfig, r.items, r.positions)
+	parsed := r.parsed
+	set, err := reconcileSet(out, r.kyamlItems, parsed, annos)
 	if err != nil {
 		return true, err
 	}
@@ -178,10 +123,95 @@ func Run(input []byte, w io.Writer, needs Needs, fn Func) (handled bool, fnErr e
 		// it never parsed.
 		lt.items, parsed, out = nil, nil, nil
 	}
-	if err := write(w, &ip.fingerprinter, lt, cuts, parsed, out, fnConfig, results); err != nil {
+	if err := write(w, &r.ip.fingerprinter, lt, r.cuts, parsed, out, fnConfig, results); err != nil {
 		return true, errors.Join(fnErr, err)
 	}
 	return true, fnErr
+}
+
+// listReader holds what Run learns of a list's items as it reads them:
+// which pass through as text (and the line each loses), which are parsed
+// and handed to the function, and which keep kyaml's own books.
+type listReader struct {
+	lt       *listText
+	reads    Reads
+	ip       *itemParser
+	gc       *collector
+	size     int // of the input, in bytes
+	budget   int // nodes the kept items may hold
+	kept     int // nodes of the items parsed and kept
+	cuts     []cut
+	parsed   []*parsedItem
+	patterns map[pattern]bool
+	types    map[string]string // apiVersions and kinds, interned
+
+	items, kyamlItems []*yaml.RNode
+	positions         []int
+}
+
+func (r *listReader) intern(b []byte) string {
+	if s, ok := r.types[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	r.types[s] = s
+	return s
+}
+
+// item reads item i: as text when no step needs it and its text is
+// plain, else parsed (and dropped again when no step reads it after all).
+// An error ends the run; handled says whether Run has taken the input.
+func (r *listReader) item(i int) (handled bool, err error) {
+	raw := r.lt.raw(i)
+	t := readItem(raw, r.intern)
+	asText := t.object && t.synced && !mayAlias(raw)
+	if asText && !t.needed(r.reads.Kind) {
+		// Passed through as text: kyaml's bookkeeping only deletes the
+		// migration id line.
+		r.passAsText(i, t)
+		return true, nil
+	}
+	// The fast path keeps the books of an item whose synced annotations
+	// come in pairs, and of one without any (kyaml's bookkeeping is a
+	// no-op on it); kyaml keeps the others'.
+	own := t.synced && (t.pattern == 0 || t.pattern.internal() && t.pattern.paired()) || !hasSyncedText(raw)
+	if est := estimateNodes(raw); r.kept+est > r.budget {
+		return true, &TooMuchYAMLError{Size: r.size, Item: i, Nodes: r.kept + est, Budget: r.budget}
+	}
+	mark := r.ip.block.mark()
+	p, err := r.ip.readTree(raw, t, own)
+	if err != nil {
+		return false, fmt.Errorf("%w: item %d %v", ErrNotCanonical, i, err)
+	}
+	if !r.reads.wants(p.node) && (asText || passable(p.node, raw)) {
+		// Parsed to learn what it is, and not read after all.
+		r.ip.block.rewind(mark) // its nodes are the next item's
+		r.passAsText(i, t)
+		return true, nil
+	}
+	r.ip.fingerprint(p) // once, of the tree as the function receives it
+	r.kept += p.nodes
+	if i%1024 == 0 {
+		r.gc.parsing(keptEstimate(r.size, len(r.lt.items), r.kept))
+	}
+	if own {
+		if p.cutLine > 0 {
+			r.cuts[i] = cut{uint32(t.cutStart), uint32(t.cutEnd)}
+		}
+		r.patterns[t.pattern] = true
+	} else {
+		r.kyamlItems = append(r.kyamlItems, p.node)
+	}
+	r.parsed[i] = p
+	r.items = append(r.items, p.node)
+	r.positions = append(r.positions, i)
+	return true, nil
+}
+
+// passAsText records item i as passed through as its text.
+func (r *listReader) passAsText(i int, t itemText) {
+	r.patterns[t.pattern] = true
+	r.cuts[i] = cut{uint32(t.cutStart), uint32(t.cutEnd)}
 }
 
 // cut is a line of an item's text, as offsets into it, that the output
