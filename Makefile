@@ -130,6 +130,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzProcess$$' -fuzztime $(FUZZTIME) ./fn/rotate
 	$(GO) test -run '^$$' -fuzz '^FuzzFastPathMatchesKyaml$$' -fuzztime $(FUZZTIME) ./fn/krmio
 	$(GO) test -run '^$$' -fuzz '^FuzzBlockParserMatchesYAML$$' -fuzztime $(FUZZTIME) ./fn/krmio
+	$(GO) test -run '^$$' -fuzz '^FuzzDocumentParserMatchesYAML$$' -fuzztime $(FUZZTIME) ./fn/krmio
 
 ## nginx: the Debian nginx for the real mTLS peer test, installed only when absent (the test skips without it)
 test-tools: nginx
