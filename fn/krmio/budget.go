@@ -166,13 +166,20 @@ func (c *collector) parsing(estimate int64) {
 	}
 }
 
-// parsed hands collection back to heap growth.
-func (c *collector) parsed() {
+// parsed hands collection back to heap growth, kept being the estimate of
+// the heap the run holds: 30% over what the last collection found live,
+// but at least growthFloor, so that a small list is not collected again
+// and again for the few megabytes the function and the writer allocate.
+func (c *collector) parsed(kept int64) {
 	if c.active {
-		debug.SetGCPercent(30)
+		debug.SetGCPercent(max(30, int(growthFloor*100/max(kept, 1))))
 		debug.SetMemoryLimit(c.ceiling)
 	}
 }
+
+// growthFloor is the least the heap grows between two collections once
+// the items are parsed.
+const growthFloor = 64 << 20
 
 // stop restores the collector as TuneMemory left it.
 func (c *collector) stop() {

@@ -98,7 +98,7 @@ func Run(input []byte, w io.Writer, needs Needs, fn Func) (handled bool, fnErr e
 			return handled, err
 		}
 	}
-	r.gc.parsed()
+	r.gc.parsed(keptEstimate(r.size, len(lt.items), r.kept))
 
 	// kyaml's bookkeeping on the items the fast path left to it; every
 	// other item stands in its format inference by its pattern.
