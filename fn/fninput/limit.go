@@ -11,7 +11,7 @@ import (
 // fast path (package krmio) keeps in memory is bounded by the input, not
 // by this cap: the items it reads may hold YAML nodes for at most 24 times
 // the input (krmio.TooMuchYAMLError past that), the garbage collector runs
-// at 30% growth under a soft limit of 40 times the input, and items it
+// at 30% growth (at least 64 MiB) under a soft limit of 40 times the input, and items it
 // does not read cost a few bytes each. The cap bounds what a runaway input
 // costs in absolute terms.
 const MaxInputBytes = 384 << 20

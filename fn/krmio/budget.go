@@ -129,8 +129,8 @@ func child(m *yaml.Node, key string) *yaml.Node {
 // would mark the same nodes again and again. While the items are parsed,
 // the collector runs only at a limit that follows an estimate of what is
 // kept (keptEstimate), with a third again for garbage; after that, at 30%
-// growth over what the last collection found live. Never above
-// TuneMemory's limit.
+// growth over what the last collection found live (at least 64 MiB).
+// Never above TuneMemory's limit.
 type collector struct {
 	active         bool
 	percent        int
