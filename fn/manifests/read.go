@@ -4,7 +4,10 @@
 // YAML, kubectl Lists, typed lists (SecretList, ...) and ResourceLists all
 // give their resources, and each resource remembers its file. A file in
 // which a mapping defines a key twice is reported, not guessed at; a
-// template that is not YAML (a Helm chart's) is skipped with a note.
+// template that is not YAML (a Helm chart's) is skipped with a note. It
+// also reads a package the way `render` needs it (ReadTree: every
+// resource annotated with its file and index, as kyaml's reader does) and
+// rebuilds a changed file from its text (SpliceDocuments).
 package manifests
 
 import (
