@@ -37,3 +37,38 @@ func StringAt(obj *yaml.RNode, path []string) (string, error) {
 func IsNull(n *yaml.Node) bool {
 	return n.Kind == yaml.ScalarNode && n.ShortTag() == yaml.NodeTagNull
 }
+
+// At returns the node at path in node, or nil when any step is absent,
+// not a mapping, or null: NodeAt for a reader that treats a misshapen
+// field as absent. It walks the yaml.Node content directly: the restart
+// rules run it for every field of every workload, and a kyaml PathGetter
+// per step costs several allocations.
+func At(node *yaml.RNode, path ...string) *yaml.RNode {
+	n := node.YNode()
+	for _, key := range path {
+		if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
+			n = n.Content[0]
+		}
+		if n.Kind != yaml.MappingNode {
+			return nil
+		}
+		var next *yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == key {
+				next = n.Content[i+1]
+				break
+			}
+		}
+		if next == nil {
+			return nil
+		}
+		n = next
+	}
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	if n.Tag == yaml.NodeTagNull {
+		return nil
+	}
+	return yaml.NewRNode(n)
+}

@@ -205,3 +205,26 @@ func TestGroupOf(t *testing.T) {
 		require.Equal(t, want, GroupOf(in), in)
 	}
 }
+
+func TestAt(t *testing.T) {
+	doc := yaml.MustParse("anchored: &a v\nspec:\n  template:\n    metadata: {name: x}\n  list: [a]\n  none: null\n  ref: *a\n")
+	for _, tc := range []struct {
+		path []string
+		want string // "" for nil
+	}{
+		{[]string{"spec", "template", "metadata", "name"}, "x"},
+		{[]string{"spec", "missing"}, ""},
+		{[]string{"spec", "list", "0"}, ""},
+		{[]string{"spec", "none"}, ""},
+		{[]string{"spec", "template", "metadata", "name", "deeper"}, ""},
+		{[]string{"spec", "ref"}, "v"},
+	} {
+		got := At(doc, tc.path...)
+		if tc.want == "" {
+			require.Nil(t, got, "%v", tc.path)
+			continue
+		}
+		require.NotNil(t, got, "%v", tc.path)
+		require.Equal(t, tc.want, got.YNode().Value)
+	}
+}

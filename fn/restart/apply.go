@@ -344,7 +344,7 @@ func pdbSelector(pdb *yaml.RNode) (labels.Selector, bool) {
 	if apiVersion != "policy/v1" && apiVersion != "policy/v1beta1" {
 		return s, false
 	}
-	node := lookup(pdb, "spec", "selector")
+	node := kube.At(pdb, "spec", "selector")
 	if node == nil {
 		return s, false
 	}

@@ -84,9 +84,9 @@ func ReadTemplate(node *yaml.RNode) (Template, error) {
 // template of another workload (spec.workloadRef) and has none of its own.
 func podTemplate(node *yaml.RNode, kind podKind) (*yaml.RNode, error) {
 	field := kube.JoinPath(kind.template)
-	tmpl := lookup(node, kind.template...)
-	if tmpl == nil || tmpl.YNode().Kind != yaml.MappingNode || lookup(tmpl, "spec") == nil {
-		if node.GetKind() == policy.KindRollout && lookup(node, "spec", "workloadRef") != nil {
+	tmpl := kube.At(node, kind.template...)
+	if tmpl == nil || tmpl.YNode().Kind != yaml.MappingNode || kube.At(tmpl, "spec") == nil {
+		if node.GetKind() == policy.KindRollout && kube.At(node, "spec", "workloadRef") != nil {
 			return nil, nil
 		}
 		if field == "" {
@@ -205,7 +205,7 @@ func readShape(node, tmpl *yaml.RNode) Shape {
 		UpdateStrategy: str(node, "spec", "updateStrategy", "type"),
 		PodLabels:      tmpl.GetLabels(),
 	}
-	if r := lookup(node, "spec", "replicas"); r != nil {
+	if r := kube.At(node, "spec", "replicas"); r != nil {
 		s.ReplicasSet = true
 		if n, err := strconv.ParseInt(r.YNode().Value, 10, 64); err == nil && r.YNode().Kind == yaml.ScalarNode {
 			s.Replicas = &n
@@ -240,43 +240,9 @@ func appendRef(refs []Ref, r Ref) []Ref {
 	return append(refs, r)
 }
 
-// lookup returns the node at path, or nil when any step is absent, not a
-// mapping, or null. It walks the yaml.Node content directly: it runs for
-// every field of every workload, and a kyaml PathGetter per step costs
-// several allocations.
-func lookup(node *yaml.RNode, path ...string) *yaml.RNode {
-	n := node.YNode()
-	for _, key := range path {
-		if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
-			n = n.Content[0]
-		}
-		if n.Kind != yaml.MappingNode {
-			return nil
-		}
-		var next *yaml.Node
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if n.Content[i].Value == key {
-				next = n.Content[i+1]
-				break
-			}
-		}
-		if next == nil {
-			return nil
-		}
-		n = next
-	}
-	if n.Kind == yaml.AliasNode && n.Alias != nil {
-		n = n.Alias
-	}
-	if n.Tag == yaml.NodeTagNull {
-		return nil
-	}
-	return yaml.NewRNode(n)
-}
-
 // str returns the scalar at path, or "".
 func str(node *yaml.RNode, path ...string) string {
-	n := lookup(node, path...)
+	n := kube.At(node, path...)
 	if n == nil || n.YNode().Kind != yaml.ScalarNode {
 		return ""
 	}
@@ -286,7 +252,7 @@ func str(node *yaml.RNode, path ...string) string {
 // elements returns the items of the list at path (none when absent); a
 // value that is not a list is a *kube.FieldError at field.
 func elements(node *yaml.RNode, field string, path ...string) ([]*yaml.RNode, error) {
-	n := lookup(node, path...)
+	n := kube.At(node, path...)
 	if n == nil {
 		return nil, nil
 	}
