@@ -54,8 +54,9 @@ func DuplicateKeysOf(node *yaml.RNode) []DuplicateKey {
 }
 
 // documentSeparator is the separator kyaml's ByteReader splits on (any line
-// that starts with "---"), so that lines here count the way they count
-// there.
+// that starts with "---"; content after it other than a comment is an
+// error there), so that documents and lines here are cut and counted the
+// way they are there.
 var documentSeparator = regexp.MustCompile(`\n---.*\n`)
 
 // DuplicateKeys parses data document by document, as kyaml's reader does,

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,11 +12,6 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
-
-// kyamlSeparator is the document separator of kyaml's ByteReader (any line
-// that starts with "---"); content after it other than a comment is an
-// error there.
-var kyamlSeparator = regexp.MustCompile(`\n---.*\n`)
 
 // readFile reads the resources of one file of a package as kyaml's
 // ByteReader does for ReadTree (lists not unwrapped, the sequence
@@ -38,7 +32,7 @@ func readFile(data []byte, rel string, dp *krmio.DocumentParser) (nodes []*yaml.
 	var docs []string
 	if len(s) > 0 {
 		prev := 0
-		for _, loc := range kyamlSeparator.FindAllStringIndex(s, -1) {
+		for _, loc := range documentSeparator.FindAllStringIndex(s, -1) {
 			if after := strings.TrimSpace(s[loc[0]+4 : loc[1]]); after != "" && after[0] != '#' {
 				return nil, false
 			}
