@@ -62,6 +62,9 @@ type target struct {
 	uid    int
 	gid    int
 	temp   string
+	// fs is the file system the temporary file lies on, where syncTemps
+	// flushes it (Linux).
+	fs uint64
 }
 
 func write(dir string, files []File, h hooks) (err error) {
@@ -207,8 +210,8 @@ func writeTemp(t *target, h hooks) error {
 		}
 	}
 	err = write(f, t.Data)
-	if err == nil && syncEach {
-		err = f.Sync()
+	if err == nil {
+		err = flushTemp(f, t)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr

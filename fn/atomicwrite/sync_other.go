@@ -2,9 +2,11 @@
 
 package atomicwrite
 
-// syncEach is true where there is no syncfs(2): each temporary file is
-// flushed (fsync) as it is written.
-const syncEach = true
+import "os"
 
-// syncTemps has nothing left to do: writeTemp flushed every file.
+// flushTemp flushes t's temporary file f (fsync) as it is written, where
+// there is no syncfs(2).
+func flushTemp(f *os.File, _ *target) error { return f.Sync() }
+
+// syncTemps has nothing left to do: flushTemp flushed every file.
 func syncTemps([]*target) error { return nil }
