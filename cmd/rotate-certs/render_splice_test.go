@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rotate-certs/rotate-certs/internal/golden"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -21,7 +22,7 @@ import (
 // nothing.
 func TestRenderKeepsTheTextOfChangedResources(t *testing.T) {
 	dir := t.TempDir()
-	require.NoError(t, os.CopyFS(dir, os.DirFS(filepath.Join("..", "..", "testdata", "render", "keeps-formatting"))))
+	require.NoError(t, os.CopyFS(dir, os.DirFS(golden.Path("testdata", "render", "keeps-formatting"))))
 	input, err := os.ReadFile(filepath.Join(dir, "workloads.yaml"))
 	require.NoError(t, err)
 	var stdout, stderr bytes.Buffer

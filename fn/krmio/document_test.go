@@ -2,11 +2,10 @@ package krmio
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/rotate-certs/rotate-certs/internal/golden"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -59,20 +58,7 @@ func documentSeeds(t testing.TB) []string {
 		"a: 1",
 		"a: >\n  folded\n",
 	}
-	err := filepath.WalkDir(filepath.Join("..", ".."), func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && (d.Name() == ".git" || d.Name() == "bin") {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(path, ".yaml") {
-			return nil
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
+	for _, b := range golden.YAMLFiles(t) {
 		parts := strings.Split(string(b), "\n---\n")
 		for i, part := range parts {
 			if i < len(parts)-1 {
@@ -80,9 +66,7 @@ func documentSeeds(t testing.TB) []string {
 			}
 			docs = append(docs, part)
 		}
-		return nil
-	})
-	require.NoError(t, err)
+	}
 	return docs
 }
 

@@ -3,12 +3,11 @@ package manifests
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/rotate-certs/rotate-certs/fn/krmio"
+	"github.com/rotate-certs/rotate-certs/internal/golden"
 	"github.com/rotate-certs/rotate-certs/internal/synth"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/kustomize/kyaml/kio"
@@ -36,21 +35,9 @@ func TestReadFileMatchesKyaml(t *testing.T) {
 		"metadata-list.yaml":     "apiVersion: v1\nkind: ConfigMap\nmetadata: [a]\n",
 		"list.yaml":              "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n",
 	}
-	err := filepath.WalkDir(filepath.Join("..", ".."), func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && (d.Name() == ".git" || d.Name() == "bin") {
-			return filepath.SkipDir
-		}
-		if !d.IsDir() && (strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml")) {
-			b, err := os.ReadFile(path)
-			files[path] = string(b)
-			return err
-		}
-		return nil
-	})
-	require.NoError(t, err)
+	for path, b := range golden.YAMLFiles(t) {
+		files[path] = string(b)
+	}
 	for _, shape := range synth.Shapes {
 		for i, f := range synth.Package(synth.Options{Resources: 40, Bundles: 3, Seed: 2, Shape: shape, PerFile: 7}) {
 			files[string(shape)+"/"+f.Path+"#"+string(rune('a'+i%26))] = string(f.Data)

@@ -1,6 +1,7 @@
 // Package golden is how tests reach the repository's shared test data and
 // golden files: Path finds testdata/ and examples/ from the tests of any
-// package (no "../../" reaching across packages), and Check compares an
+// package (no "../../" reaching across packages), YAMLFiles lists every
+// YAML file of the repository, and Check compares an
 // output with its golden file, or rewrites the file when UPDATE_GOLDEN=1
 // (make golden).
 package golden
@@ -58,6 +59,38 @@ func Path(elem ...string) string {
 		panic("golden: " + err.Error())
 	}
 	return filepath.Join(append([]string{root}, elem...)...)
+}
+
+// YAMLFiles returns every *.yaml and *.yml file of the repository (but
+// those under .git and bin), by path from the top directory: a corpus of
+// real manifests, examples and test data for tests that hold a reader to
+// another.
+func YAMLFiles(t testing.TB) map[string][]byte {
+	t.Helper()
+	root := Path()
+	files := map[string][]byte{}
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "bin") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".yaml") && !strings.HasSuffix(path, ".yml") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(root, path)
+		files[rel] = b
+		return err
+	})
+	if err != nil {
+		t.Fatalf("golden: reading the repository's YAML files: %v", err)
+	}
+	return files
 }
 
 // Updating reports whether golden files are being rewritten

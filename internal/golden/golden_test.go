@@ -3,6 +3,7 @@ package golden
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -30,6 +31,23 @@ func TestFirstDifference(t *testing.T) {
 	} {
 		if out := firstDifference(tc.want, tc.got); out != tc.out {
 			t.Errorf("firstDifference(%q, %q) = %q, want %q", tc.want, tc.got, out, tc.out)
+		}
+	}
+}
+
+func TestYAMLFiles(t *testing.T) {
+	files := YAMLFiles(t)
+	for _, want := range []string{
+		filepath.Join("examples", "ci", "clusters", "prod", "trust.yaml"),
+		filepath.Join("testdata", "render", "keeps-formatting", "workloads.yaml"),
+	} {
+		if _, ok := files[want]; !ok {
+			t.Errorf("YAMLFiles lacks %s", want)
+		}
+	}
+	for path := range files {
+		if strings.HasPrefix(path, "bin"+string(filepath.Separator)) || strings.HasPrefix(path, ".git"+string(filepath.Separator)) {
+			t.Errorf("YAMLFiles lists %s, under a directory it leaves out", path)
 		}
 	}
 }
