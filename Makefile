@@ -128,9 +128,9 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodePEM$$' -fuzztime $(FUZZTIME) ./fn/pki
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./fn/policy
 	$(GO) test -run '^$$' -fuzz '^FuzzProcess$$' -fuzztime $(FUZZTIME) ./fn/rotate
-	$(GO) test -run '^$$' -fuzz '^FuzzFastPathMatchesKyaml$$' -fuzztime $(FUZZTIME) ./fn/krmio
-	$(GO) test -run '^$$' -fuzz '^FuzzBlockParserMatchesYAML$$' -fuzztime $(FUZZTIME) ./fn/krmio
-	$(GO) test -run '^$$' -fuzz '^FuzzDocumentParserMatchesYAML$$' -fuzztime $(FUZZTIME) ./fn/krmio
+	$(GO) test -run '^$$' -fuzz '^FuzzFastPathMatchesKyaml$$' -fuzztime $(FUZZTIME) ./fn/resio
+	$(GO) test -run '^$$' -fuzz '^FuzzBlockParserMatchesYAML$$' -fuzztime $(FUZZTIME) ./fn/resio
+	$(GO) test -run '^$$' -fuzz '^FuzzDocumentParserMatchesYAML$$' -fuzztime $(FUZZTIME) ./fn/resio
 
 ## nginx: the Debian nginx for the real mTLS peer test, installed only when absent (the test skips without it)
 test-tools: nginx

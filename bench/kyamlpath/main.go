@@ -5,17 +5,20 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
-	"sigs.k8s.io/kustomize/kyaml/fn/framework"
-	"sigs.k8s.io/kustomize/kyaml/kio"
 )
 
 func main() {
-	rw := &kio.ByteReadWriter{Reader: os.Stdin, Writer: os.Stdout, KeepReaderAnnotations: true}
-	if err := framework.Execute(rotate.Processor{Now: time.Now}, rw); err != nil {
+	input, err := io.ReadAll(os.Stdin)
+	if err == nil {
+		err = resio.RunKyaml(input, os.Stdout, rotate.Processor{Now: time.Now}.Run)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

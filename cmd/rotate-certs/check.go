@@ -15,11 +15,6 @@ import (
 // Exit statuses of check: those of every command (usage.go), with 2 also
 // for input check could not read - a gate must not pass on what it did
 // not see.
-const (
-	checkOK    = check.OK
-	checkUsage = check.Usage
-)
-
 type checkOptions struct {
 	output     string
 	warnWithin string
@@ -98,9 +93,8 @@ func newCheckCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
   rotate-certs check ./clusters/prod -o svg > timeline.svg`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			code := runCheck(cmd, o, args, stdin, stdout, stderr)
-			if code != checkOK {
-				return exitCode(code)
+			if code := runCheck(cmd, o, args, stdin, stdout, stderr); code != check.OK {
+				return exit(code, nil)
 			}
 			return nil
 		},
@@ -112,10 +106,6 @@ func newCheckCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	f.StringVar(&o.failWithin, "fail-within", "", "fail (exit 1) on expiry within this duration, e.g. 168h or 7d (default 7d, or the policy's spec.expiry.failWithin)")
 	f.StringVar(&o.now, "now", "", "evaluate at this RFC 3339 time or date (2026-11-22) instead of the clock")
 	f.StringVar(&o.policy, "policy", "", "RotationPolicy file for the re-issue report (default: any RotationPolicy among the inputs)")
-	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		fmt.Fprintln(stderr, usageError(c, err))
-		return exitCode(checkUsage)
-	})
 	return cmd
 }
 
@@ -124,14 +114,14 @@ func newCheckCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 func runCheck(cmd *cobra.Command, o *checkOptions, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if !slices.Contains(check.Formats, o.output) {
 		fmt.Fprintf(stderr, "check: -o %s: want table, wide, json or svg\n", kube.Quote(o.output))
-		return checkUsage
+		return check.Usage
 	}
 	now := time.Now().UTC()
 	if o.now != "" {
 		t, err := parseNow(o.now)
 		if err != nil {
 			fmt.Fprintf(stderr, "check: --now: %v\n", err)
-			return checkUsage
+			return check.Usage
 		}
 		now = t
 	}

@@ -32,17 +32,7 @@ func runCLI(t *testing.T, stdin string, args ...string) (string, string, int) {
 	var out, errb bytes.Buffer
 	cmd := newRootCommand(strings.NewReader(stdin), &out, &errb)
 	cmd.SetArgs(args)
-	err := cmd.Execute()
-	code := 0
-	if err != nil {
-		var c exitCode
-		if asExitCode(err, &c) {
-			code = int(c)
-		} else {
-			errb.WriteString(err.Error())
-			code = 1
-		}
-	}
+	code := run(cmd, &errb)
 	return out.String(), errb.String(), code
 }
 

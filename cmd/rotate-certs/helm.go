@@ -6,13 +6,9 @@ import (
 	"io"
 	"time"
 
-	"github.com/rotate-certs/rotate-certs/fn/fninput"
-	"github.com/rotate-certs/rotate-certs/fn/helmpost"
-	"github.com/rotate-certs/rotate-certs/fn/kube"
-	"github.com/rotate-certs/rotate-certs/fn/manifests"
+	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/spf13/cobra"
-	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 )
 
 func newHelmPostRendererCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
@@ -43,33 +39,37 @@ or each install creates it anew, with no previous CA to carry.`,
 			if policyFile == "" {
 				return usageError(cmd, errors.New("--policy FILE is required"))
 			}
-			policy, err := manifests.ReadPolicyFile(policyFile)
-			if err != nil {
-				return fmt.Errorf("helm-post-renderer: %w", err)
-			}
-			input, err := io.ReadAll(fninput.LimitReader(stdin, fninput.MaxInputBytes))
-			if err != nil {
-				return fmt.Errorf("helm-post-renderer: reading stdin: %w", err)
-			}
-			p := rotate.Processor{Now: time.Now, Stderr: stderr}
-			var failed bool
-			err = helmpost.Render(input, policy, func(rl *framework.ResourceList) error {
-				if err := p.Process(rl); err != nil {
-					failed = true
-					return err
-				}
-				return nil
-			}, stdout)
-			if failed {
-				fmt.Fprintln(stderr, kube.ScrubError(err))
-				return exitCode(exitFailed)
-			}
-			if err != nil {
-				return fmt.Errorf("helm-post-renderer: %w", err)
-			}
-			return nil
+			return postRender(policyFile, stdin, stdout, stderr)
 		},
 	}
 	cmd.Flags().StringVar(&policyFile, "policy", "", "RotationPolicy file (required)")
 	return cmd
+}
+
+// postRender is the function as a Helm post-renderer: the documents Helm
+// rendered in, the policy as the functionConfig, the documents out in the
+// order they came, new resources (a created target, an alerts
+// PrometheusRule) after them - all of it, or nothing when the function
+// fails.
+func postRender(policyFile string, stdin io.Reader, stdout, stderr io.Writer) error {
+	policy, err := resio.ReadPolicyFile(policyFile)
+	if err != nil {
+		return fmt.Errorf("helm-post-renderer: %w", err)
+	}
+	input, err := io.ReadAll(resio.LimitReader(stdin, resio.MaxInputBytes))
+	if err != nil {
+		return fmt.Errorf("helm-post-renderer: reading stdin: %w", err)
+	}
+	docs, err := resio.ReadDocuments(input)
+	if err != nil {
+		return fmt.Errorf("helm-post-renderer: %w", err)
+	}
+	out, _, err := rotate.Processor{Now: time.Now, Stderr: stderr}.Run(policy, docs.Items, nil)
+	if err != nil {
+		return err
+	}
+	if err := resio.WriteDocuments(stdout, out); err != nil {
+		return fmt.Errorf("helm-post-renderer: %w", err)
+	}
+	return nil
 }

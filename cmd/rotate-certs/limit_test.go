@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rotate-certs/rotate-certs/fn/fninput"
+	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"github.com/stretchr/testify/require"
 )
 
@@ -25,13 +25,13 @@ func largeList(size int, indented bool) string {
 	return s
 }
 
-// TestKyamlPathIsCapped: a list larger than fninput.MaxKyamlInputBytes is
+// TestKyamlPathIsCapped: a list larger than resio.MaxKyamlInputBytes is
 // refused, with no output and a message saying why, when it is not in the
 // canonical layout (it would need about 70 times its size in kyaml's
 // reader); the same list in the canonical layout is read and passed
 // through.
 func TestKyamlPathIsCapped(t *testing.T) {
-	size := fninput.MaxKyamlInputBytes + 1<<20
+	size := resio.MaxKyamlInputBytes + 1<<20
 	tests := map[string]struct {
 		indented bool
 		wantCode int

@@ -4,24 +4,8 @@
 // how kustomize and kpt call it.
 package main
 
-import (
-	"fmt"
-	"os"
-
-	"github.com/rotate-certs/rotate-certs/fn/kube"
-)
+import "os"
 
 func main() {
-	cmd := newRootCommand(os.Stdin, os.Stdout, os.Stderr)
-	if err := cmd.Execute(); err != nil {
-		var code exitCode
-		if ok := asExitCode(err, &code); ok {
-			os.Exit(int(code))
-		}
-		fmt.Fprintln(os.Stderr, kube.ScrubError(err))
-		if isUsageError(err) {
-			os.Exit(exitUsage)
-		}
-		os.Exit(exitFailed)
-	}
+	os.Exit(run(newRootCommand(os.Stdin, os.Stdout, os.Stderr), os.Stderr))
 }

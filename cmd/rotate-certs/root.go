@@ -5,24 +5,15 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
-	"github.com/rotate-certs/rotate-certs/fn/fninput"
-	"github.com/rotate-certs/rotate-certs/fn/krmio"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/policy"
+	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
-
-// exitCode is an error that carries only an exit status: the message has
-// already been printed.
-type exitCode int
-
-func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
-
-func asExitCode(err error, target *exitCode) bool { return errors.As(err, target) }
 
 func newRootCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
@@ -66,46 +57,30 @@ kpt (fn eval / fn render) call it.`,
 	return root
 }
 
-// runFunction is function mode: ResourceList in, ResourceList out. Inputs
-// in kyaml's canonical layout (what kustomize and kpt send) take the fast
-// path of package krmio; anything else goes through kyaml's own reader.
+// runFunction is function mode: ResourceList in, ResourceList out
+// (resio.RunList). A call with the wrong input - not a ResourceList, no
+// RotationPolicy as its functionConfig - is a usage error that says which
+// command fits; nothing is written on stdout then.
 func runFunction(stdin io.Reader, stdout, stderr io.Writer) error {
-	input, err := io.ReadAll(fninput.LimitReader(stdin, fninput.MaxInputBytes))
+	input, err := io.ReadAll(resio.LimitReader(stdin, resio.MaxInputBytes))
 	if err != nil {
 		return fmt.Errorf("reading the ResourceList: %w", err)
 	}
-	// Not a ResourceList at all: say what came and which command fits,
-	// and write nothing on stdout.
-	if hint := fninput.Explain(input); hint != "" {
-		fmt.Fprintln(stderr, "rotate-certs: "+hint)
-		return exitCode(exitUsage)
+	if hint := resio.Explain(input); hint != "" {
+		return exit(exitUsage, errors.New("rotate-certs: "+hint))
 	}
-	defer krmio.TuneMemory(len(input))()
+	defer resio.TuneMemory(len(input))()
 	p := rotate.Processor{Now: time.Now, Stderr: stderr}
-	handled, err := krmio.Run(input, stdout, rotate.Needs, p.RunAt)
-	if !handled && len(input) > fninput.MaxKyamlInputBytes {
-		fmt.Fprintln(stderr, fninput.ErrNotCanonicalTooLarge{Size: len(input), Reason: err})
-		return exitCode(1)
+	err = resio.RunList(input, stdout, rotate.Needs, p.Run)
+	switch {
+	case errors.Is(err, policy.ErrNoFunctionConfig):
+		// How it was called, not what it was given: say how to call it.
+		return exit(exitUsage, errors.New("rotate-certs: "+resio.NoFunctionConfig()))
+	case errors.Is(err, policy.ErrConfigMapFunctionConfig):
+		// kpt fn eval without --fn-config sends an empty ConfigMap.
+		return exit(exitUsage, errors.New(kube.ScrubError(err).Error()+"\nrotate-certs: "+resio.ConfigMapFunctionConfig()))
 	}
-	if !handled {
-		err = p.ExecuteKyaml(input, stdout)
-	}
-	if err != nil {
-		msg := kube.ScrubError(err)
-		if strings.Contains(msg.Error(), "no functionConfig") {
-			// How it was called, not what it was given: say how to call it.
-			fmt.Fprintln(stderr, "rotate-certs: "+fninput.NoFunctionConfig())
-			return exitCode(exitUsage)
-		}
-		fmt.Fprintln(stderr, msg)
-		if strings.Contains(msg.Error(), "functionConfig is v1 ConfigMap") {
-			// kpt fn eval without --fn-config sends an empty ConfigMap.
-			fmt.Fprintln(stderr, "rotate-certs: "+fninput.ConfigMapFunctionConfig())
-			return exitCode(exitUsage)
-		}
-		return exitCode(exitFailed)
-	}
-	return nil
+	return err
 }
 
 // hintOnTerminal says on stderr what function mode waits for when stdin is

@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/rotate-certs/rotate-certs/fn/manifests"
+	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"github.com/rotate-certs/rotate-certs/fn/snapshot"
 	"github.com/spf13/cobra"
 )
@@ -41,12 +41,12 @@ certificate (nothing written); 2 usage.`,
 			if len(args) == 0 {
 				args = []string{"-"}
 			}
-			set := manifests.Read(args, stdin)
+			set := resio.ReadPaths(args, stdin)
 			for _, p := range set.Problems {
 				fmt.Fprintln(stderr, "rotate-certs snapshot: "+p.Message)
 			}
 			if len(set.Problems) > 0 {
-				return exitCode(1)
+				return exit(exitFailed, nil)
 			}
 			res, err := snapshot.Take(set.Items)
 			for _, n := range res.Notes {
@@ -54,7 +54,7 @@ certificate (nothing written); 2 usage.`,
 			}
 			if err != nil {
 				fmt.Fprintln(stderr, "rotate-certs snapshot: "+err.Error())
-				return exitCode(1)
+				return exit(exitFailed, nil)
 			}
 			out, err := snapshot.Encode(res.Objects)
 			if err != nil {

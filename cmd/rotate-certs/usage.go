@@ -3,44 +3,66 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 
+	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/spf13/cobra"
 )
 
-// Exit statuses, the same for every command: 0 success; 1 the command ran
-// and failed (a render error, a check that found a certificate inside
-// --fail-within, input that is not what the command reads); 2 a mistake on
-// the command line (an unknown flag or command, a wrong number of
-// arguments, a bad flag value) or, for function mode, stdin that is not a
-// ResourceList with a functionConfig - the command was called the wrong
-// way. check also exits 2 when it could not read all its input: a CI gate
-// must not pass on what it did not see.
+// Exit statuses: every command uses these (check documents its own 1 and
+// 2 with the same meaning).
 const (
 	exitOK     = 0
 	exitFailed = 1
 	exitUsage  = 2
 )
 
-// usageErr is a command-line mistake: main prints it and exits 2.
-type usageErr struct{ msg string }
+// exitError ends a command with an exit status. err, when set, is what to
+// print first; nil when the command has said why already.
+type exitError struct {
+	code int
+	err  error
+}
 
-func (e *usageErr) Error() string { return e.msg }
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// exit returns the exit error of status code, err printed first (nil:
+// nothing to print).
+func exit(code int, err error) error { return &exitError{code: code, err: err} }
+
+// run executes cmd and returns its exit status, after printing on stderr
+// the error that ended it, if any, scrubbed of key material.
+func run(cmd *cobra.Command, stderr io.Writer) int {
+	err := cmd.Execute()
+	if err == nil {
+		return exitOK
+	}
+	code := exitFailed
+	var e *exitError
+	if errors.As(err, &e) {
+		code, err = e.code, e.err
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, kube.ScrubError(err))
+	}
+	return code
+}
 
 // usageError is a command-line mistake (an unknown flag, a wrong number of
-// arguments, a missing required flag), printed as one line that names the
-// command and where its help is, with exit status 2.
+// arguments): exit status 2, with a pointer to the command's help.
 func usageError(cmd *cobra.Command, err error) error {
-	return &usageErr{fmt.Sprintf("%s: %v (see '%s --help')", cmd.CommandPath(), err, cmd.CommandPath())}
+	return exit(exitUsage, fmt.Errorf("%s: %v (see '%s --help')", cmd.CommandPath(), err, cmd.CommandPath()))
 }
 
-// isUsageError reports whether err is a command-line mistake.
-func isUsageError(err error) bool {
-	var u *usageErr
-	return errors.As(err, &u)
-}
-
-// withUsageErrors makes every command below root report flag and argument
-// errors through usageError.
+// withUsageErrors makes every flag and argument error of root and its
+// subcommands a usageError.
 func withUsageErrors(root *cobra.Command) {
 	root.SetFlagErrorFunc(usageError)
 	var walk func(*cobra.Command)

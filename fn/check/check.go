@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
-	"github.com/rotate-certs/rotate-certs/fn/manifests"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/report"
+	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -58,7 +58,7 @@ func Run(o Options, stdout, stderr io.Writer) int {
 		paths = []string{"."}
 	}
 	in := &inputErrors{}
-	set := manifests.Read(paths, o.Stdin)
+	set := resio.ReadPaths(paths, o.Stdin)
 	for _, p := range set.Problems {
 		in.errorf("%s", p.Message)
 	}
@@ -67,7 +67,7 @@ func Run(o Options, stdout, stderr io.Writer) int {
 	}
 	var forced *yaml.RNode
 	if o.PolicyFile != "" {
-		node, err := manifests.ReadPolicyFile(o.PolicyFile)
+		node, err := resio.ReadPolicyFile(o.PolicyFile)
 		if err != nil {
 			in.errorf("--policy: %v", err)
 		} else {

@@ -2,8 +2,7 @@ package check
 
 import (
 	"github.com/rotate-certs/rotate-certs/fn/kube"
-	"github.com/rotate-certs/rotate-certs/fn/manifests"
-	"github.com/rotate-certs/rotate-certs/fn/packages"
+	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -20,12 +19,12 @@ type group struct {
 // resources from stdin, with the policies on stdin (functionConfigs of a
 // ResourceList included); and the resources under no policy. forced (the
 // --policy file) makes all of it one package.
-func splitPackages(set *manifests.Set, forced *yaml.RNode) []group {
+func splitPackages(set *resio.Resources, forced *yaml.RNode) []group {
 	all := append(append([]*yaml.RNode(nil), set.Items...), set.FunctionConfigs...)
 	if forced != nil {
 		return []group{{policies: []*yaml.RNode{forced}, items: withoutPolicies(all)}}
 	}
-	pkgs, rest := packages.Split(all)
+	pkgs, rest := resio.Split(all)
 	var groups []group
 	for _, p := range pkgs {
 		groups = append(groups, group{path: kube.SafePath(p.Dir), policies: p.Policies, items: withoutPolicies(p.Items)})
@@ -33,9 +32,9 @@ func splitPackages(set *manifests.Set, forced *yaml.RNode) []group {
 	stdinGroup := group{path: "-"}
 	var none group
 	for _, n := range rest {
-		file := packages.FileOf(n)
+		file := resio.FileOf(n)
 		switch {
-		case file == "" && packages.IsPolicy(n):
+		case file == "" && resio.IsPolicy(n):
 			stdinGroup.policies = append(stdinGroup.policies, n)
 		case file == "":
 			stdinGroup.items = append(stdinGroup.items, n)
@@ -59,7 +58,7 @@ func splitPackages(set *manifests.Set, forced *yaml.RNode) []group {
 func withoutPolicies(nodes []*yaml.RNode) []*yaml.RNode {
 	var out []*yaml.RNode
 	for _, n := range nodes {
-		if !packages.IsPolicy(n) {
+		if !resio.IsPolicy(n) {
 			out = append(out, n)
 		}
 	}

@@ -8,11 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/rotate-certs/rotate-certs/fn/initpolicy"
-	"github.com/rotate-certs/rotate-certs/fn/packages"
+	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/rotate-certs/rotate-certs/internal/golden"
 )
@@ -60,7 +59,7 @@ func initAndRender(t *testing.T, dir string, withPolicy bool) {
 	if len(warnings) > 0 {
 		t.Errorf("warnings reading the example: %q", warnings)
 	}
-	if !slices.ContainsFunc(all, packages.IsPolicy) {
+	if !slices.ContainsFunc(all, resio.IsPolicy) {
 		t.Skipf("%s holds no policy that render, check and init read (a Helm chart whose .krmignore leaves it out): not a package", dir)
 	}
 	var items []*yaml.RNode
@@ -84,16 +83,15 @@ func initAndRender(t *testing.T, dir string, withPolicy bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rl := &framework.ResourceList{Items: items, FunctionConfig: policy}
 	// The examples use long-lived certificates and run on the
 	// wall clock, as a user's first render does.
-	err = rotate.Processor{Now: time.Now}.Process(rl)
+	out, _, err := rotate.Processor{Now: time.Now}.Run(policy, items, nil)
 	if err != nil {
 		t.Fatalf("render with the init policy failed: %v\npolicy:\n%s", err, text)
 	}
 	for _, b := range plan.Bundles {
 		found := false
-		for _, it := range rl.Items {
+		for _, it := range out {
 			if it.GetKind() == b.TargetKind && it.GetNamespace() == b.TargetNamespace && it.GetName() == b.TargetName {
 				hash := it.GetAnnotations("rotate-certs.dev/bundle-hash")["rotate-certs.dev/bundle-hash"]
 				found = strings.HasPrefix(hash, "sha256:")

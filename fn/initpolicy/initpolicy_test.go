@@ -2,7 +2,7 @@ package initpolicy
 
 import (
 	"encoding/base64"
-	"github.com/rotate-certs/rotate-certs/fn/manifests"
+	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"os"
 	"path/filepath"
 	"slices"
@@ -201,7 +201,7 @@ spec: {}
 
 func parseAll(t *testing.T, text string) []*yaml.RNode {
 	t.Helper()
-	set := manifests.Parse("repo/all.yaml", []byte(text))
+	set := resio.ReadFile("repo/all.yaml", []byte(text))
 	if len(set.Problems) > 0 {
 		t.Fatal(set.Problems)
 	}

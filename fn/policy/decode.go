@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
-	"github.com/rotate-certs/rotate-certs/fn/manifests"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -18,7 +17,7 @@ import (
 // FieldErrors listing every problem found.
 func Decode(node *yaml.RNode) (*RotationPolicy, error) {
 	if node == nil || node.IsNilOrEmpty() {
-		return nil, FieldErrors{kube.FieldErrorf("", "no functionConfig: rotate-certs needs a %s (apiVersion %s)", Kind, APIVersion)}
+		return nil, FieldErrors{kube.FieldErrorf("", "%w: rotate-certs needs a %s (apiVersion %s)", ErrNoFunctionConfig, Kind, APIVersion)}
 	}
 	// kyaml's field accessors index mapping content in pairs and panic on
 	// a list or scalar: check the shape before asking for kind.
@@ -36,7 +35,7 @@ func Decode(node *yaml.RNode) (*RotationPolicy, error) {
 	}
 	// A key defined twice: kyaml keeps the first value and JSON the last,
 	// and the policy does not say which was meant.
-	if dups := manifests.DuplicateKeysOf(node); len(dups) > 0 {
+	if dups := kube.DuplicateKeysOf(node); len(dups) > 0 {
 		var errs FieldErrors
 		for _, d := range dups {
 			errs.add(kube.Safe(d.Field), "mapping key %s is defined twice: which value was meant is unknown", kube.Quote(d.Key))
@@ -63,6 +62,9 @@ func checkType(kind, apiVersion string) *kube.FieldError {
 	case kind == Kind:
 		return kube.FieldErrorf("apiVersion",
 			"%s is not an apiVersion of %s this rotate-certs reads; use %s", kube.Quote(apiVersion), Kind, APIVersion)
+	case kind == "ConfigMap" && apiVersion == "v1":
+		return kube.FieldErrorf("kind",
+			"%w; rotate-certs needs kind %s, apiVersion %s (a plain ConfigMap cannot carry the policy's structure)", ErrConfigMapFunctionConfig, Kind, APIVersion)
 	case kind == "ConfigMap":
 		return kube.FieldErrorf("kind",
 			"functionConfig is %s %s; rotate-certs needs kind %s, apiVersion %s (a plain ConfigMap cannot carry the policy's structure)", kube.Safe(apiVersion), kind, Kind, APIVersion)

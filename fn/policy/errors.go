@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
@@ -19,6 +20,23 @@ func (es FieldErrors) Error() string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// Unwrap returns the problems, for errors.Is and errors.As.
+func (es FieldErrors) Unwrap() []error {
+	out := make([]error, len(es))
+	for i, e := range es {
+		out[i] = e
+	}
+	return out
+}
+
+// ErrNoFunctionConfig is the problem of a run without a functionConfig:
+// the RotationPolicy must be it.
+var ErrNoFunctionConfig = errors.New("no functionConfig")
+
+// ErrConfigMapFunctionConfig is the problem of a run whose functionConfig
+// is a v1 ConfigMap: what kpt fn eval sends without --fn-config.
+var ErrConfigMapFunctionConfig = errors.New("functionConfig is v1 ConfigMap")
 
 func (es *FieldErrors) add(field, format string, args ...any) {
 	*es = append(*es, kube.FieldErrorf(field, format, args...))

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
@@ -55,7 +56,7 @@ func TestDecodeTypeMessages(t *testing.T) {
 		{"kind: RotationPolicy\n",
 			&kube.FieldError{Field: "apiVersion", Err: errors.New(`"" is not an apiVersion of RotationPolicy this rotate-certs reads; use rotate-certs.dev/v1alpha1`)}},
 		{"apiVersion: v1\nkind: ConfigMap\n",
-			&kube.FieldError{Field: "kind", Err: errors.New("functionConfig is v1 ConfigMap; rotate-certs needs kind RotationPolicy, apiVersion rotate-certs.dev/v1alpha1 (a plain ConfigMap cannot carry the policy's structure)")}},
+			&kube.FieldError{Field: "kind", Err: fmt.Errorf("%w; rotate-certs needs kind RotationPolicy, apiVersion rotate-certs.dev/v1alpha1 (a plain ConfigMap cannot carry the policy's structure)", ErrConfigMapFunctionConfig)}},
 		{"apiVersion: rotate-certs.dev/v1alpha1\nkind: RotationPolicies\n",
 			&kube.FieldError{Field: "kind", Err: errors.New("functionConfig is rotate-certs.dev/v1alpha1 RotationPolicies; rotate-certs needs kind RotationPolicy, apiVersion rotate-certs.dev/v1alpha1")}},
 	}

@@ -1,10 +1,9 @@
-// Package repo renders a directory of manifests in place, the way
-// `rotate-certs render` does: one package with the policy given on the
-// command line, or every package the directory holds (package packages),
-// all or nothing across them - or, as a dry run, the unified diff of what
-// it would write. What one package renders to (which files change, with
-// what bytes) is the caller's RenderFunc; this package reads the tree,
-// splits it, and writes or shows the result.
+// Package repo is `rotate-certs render` on a directory: it reads the tree
+// (resio.ReadTree), splits it into packages - one with the policy given on
+// the command line, or every package the directory holds - runs the
+// function (rotate.Processor) on each, and writes back the files whose
+// resources changed, all or nothing across packages; or, as a dry run,
+// prints the unified diff of what it would write.
 package repo
 
 import (
@@ -16,50 +15,69 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"sort"
+	"strings"
+	"time"
 
-	"github.com/rotate-certs/rotate-certs/fn/atomicwrite"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
-	"github.com/rotate-certs/rotate-certs/fn/manifests"
-	"github.com/rotate-certs/rotate-certs/fn/packages"
-	"github.com/rotate-certs/rotate-certs/fn/unidiff"
+	"github.com/rotate-certs/rotate-certs/fn/resio"
+	"github.com/rotate-certs/rotate-certs/fn/rotate"
+	"github.com/rotate-certs/rotate-certs/fn/wire"
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// RenderFunc renders one package: items are its resources (paths relative
-// to the directory rendered), fnConfig its policy, and original the text
-// of every file read (manifests.Tree.Files), by the same paths. It returns
-// the files to write (paths relative to the directory), or an error;
-// ErrReported when it has already told the user why.
-type RenderFunc func(items []*yaml.RNode, fnConfig *yaml.RNode, original map[string][]byte) ([]atomicwrite.File, error)
-
-// ErrReported is an error whose explanation was already printed.
-var ErrReported = errors.New("render failed (reported above)")
-
 // Options say what to render and where to tell.
 type Options struct {
-	// Policy is the policy named on the command line: the whole directory
-	// is then one package rendered with it. Nil: every package under the
-	// directory is rendered with its own policy.
-	Policy *yaml.RNode
+	// PolicyFile is the policy named on the command line (--policy): the
+	// directory's top is then rendered with it. "": every package under
+	// the directory is rendered with its own policy.
+	PolicyFile string
 	// DryRun writes nothing (not even the lock file) and prints the
 	// unified diff of every file that would change on Stdout.
 	DryRun bool
+	// Now is the wall clock, for policies without spec.now.
+	Now func() time.Time
 	// Stdout gets one line per file written ("wrote PATH") or created
-	// ("created PATH"), or the diff of a dry run; Stderr the notes and the
-	// summary.
+	// ("created PATH"), or the diff of a dry run; Stderr the notes, the
+	// function's warnings and the summary.
 	Stdout, Stderr io.Writer
 }
 
-// Render renders dir (see the package comment). On any error nothing is
-// written anywhere.
-func Render(dir string, o Options, render RenderFunc) (err error) {
+// Render renders dir (see the package comment) and returns the exit
+// status: 0, or 1 when anything failed - then nothing is written anywhere,
+// and Stderr says what went wrong, a line each (scrubbed of key material),
+// the function's own errors as it reports them.
+func Render(dir string, o Options) int {
+	err := render(dir, o)
+	if err == nil {
+		return 0
+	}
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	for _, e := range errs {
+		if _, ok := e.(reported); !ok {
+			fmt.Fprintln(o.Stderr, kube.ScrubError(fmt.Errorf("render: %w", e)))
+		}
+	}
+	return 1
+}
+
+func render(dir string, o Options) (err error) {
+	var forced *yaml.RNode
+	if o.PolicyFile != "" {
+		if forced, err = readPolicy(dir, o.PolicyFile); err != nil {
+			return err
+		}
+	}
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return fmt.Errorf("%s is not a directory", dir)
 	}
 	if !o.DryRun {
 		// One render of a tree at a time: two would read the same files
 		// and write them back over each other.
-		unlock, err := atomicwrite.Lock(dir)
+		unlock, err := resio.Lock(dir)
 		if err != nil {
 			return err
 		}
@@ -68,23 +86,23 @@ func Render(dir string, o Options, render RenderFunc) (err error) {
 				err = fmt.Errorf("releasing the lock: %w", uerr)
 			}
 		}()
-		if err := atomicwrite.RemoveStale(dir); err != nil {
+		if err := resio.RemoveStale(dir); err != nil {
 			return fmt.Errorf("removing what a killed render left: %w", err)
 		}
 	}
 	defer paceCollector()()
-	tree, err := manifests.ReadTree(dir)
+	tree, err := resio.ReadTree(dir)
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", dir, err)
 	}
 	for _, n := range tree.Notes {
 		fmt.Fprintln(o.Stderr, "rotate-certs render: note: "+n)
 	}
-	jobs, err := plan(dir, tree.Items, o)
+	jobs, err := plan(dir, tree.Items, forced, o.Stderr)
 	if err != nil {
 		return err
 	}
-	files, err := renderJobs(jobs, tree.Files, render, o.Stderr)
+	files, err := renderJobs(dir, tree, jobs, o)
 	if err != nil {
 		return err
 	}
@@ -93,6 +111,27 @@ func Render(dir string, o Options, render RenderFunc) (err error) {
 	}
 	return write(dir, files, len(jobs), o)
 }
+
+// readPolicy reads the policy of --policy FILE. Inside dir it is one of
+// the package's files, as under kpt: it gets its package path so that new
+// resources are placed beside it.
+func readPolicy(dir, file string) (*yaml.RNode, error) {
+	policy, err := resio.ReadPolicyFile(file)
+	if err != nil {
+		return nil, err
+	}
+	rel, err := wire.Rel(file, dir)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return policy, nil
+	}
+	return policy, policy.PipeE(yaml.SetAnnotation(kioutil.PathAnnotation, rel))
+}
+
+// reported is a package the function refused, whose errors it has
+// printed (the function's results are printed where they happen).
+type reported struct{ err error }
+
+func (r reported) Error() string { return r.err.Error() }
 
 // paceCollector sets the garbage collector for one render, unless GOGC or
 // GOMEMLIMIT are set, and returns what restores it. A render keeps every
@@ -112,25 +151,25 @@ func paceCollector() (restore func()) {
 // renderJobs renders every package and returns the files they write,
 // sorted by path; any package failing, or two writing one file, fails
 // them all.
-func renderJobs(jobs []job, original map[string][]byte, render RenderFunc, stderr io.Writer) ([]atomicwrite.File, error) {
-	var files []atomicwrite.File
-	var failed []error
+func renderJobs(dir string, tree *resio.Resources, jobs []job, o Options) ([]resio.File, error) {
+	var files []resio.File
+	var errs []error
 	for _, j := range jobs {
-		fs, err := render(j.items, j.policy, original)
+		fs, err := renderPackage(dir, tree, j, o)
 		if err != nil {
-			if !errors.Is(err, ErrReported) && len(jobs) > 1 {
+			if _, ok := err.(reported); !ok && len(jobs) > 1 {
 				err = fmt.Errorf("package %s: %w", kube.SafePath(j.dir), err)
 			}
-			failed = append(failed, err)
+			errs = append(errs, err)
 			continue
 		}
 		files = append(files, fs...)
 	}
-	if len(failed) > 0 {
+	if len(errs) > 0 {
 		if len(jobs) > 1 {
-			fmt.Fprintf(stderr, "rotate-certs render: %d of %d packages failed; nothing was written\n", len(failed), len(jobs))
+			fmt.Fprintf(o.Stderr, "rotate-certs render: %d of %d packages failed; nothing was written\n", len(errs), len(jobs))
 		}
-		return nil, errors.Join(failed...)
+		return nil, errors.Join(errs...)
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	for i := 1; i < len(files); i++ {
@@ -141,16 +180,31 @@ func renderJobs(jobs []job, original map[string][]byte, render RenderFunc, stder
 	return files, nil
 }
 
+// renderPackage runs the function on one package's items and returns the
+// files to write: only those whose resources changed.
+func renderPackage(dir string, tree *resio.Resources, j job, o Options) ([]resio.File, error) {
+	if err := tree.CheckDuplicateKeys(dir, j.items); err != nil {
+		return nil, err
+	}
+	p := rotate.Processor{Now: o.Now, Stderr: o.Stderr}
+	out, _, err := p.Run(j.policy, j.items, nil)
+	if err != nil {
+		fmt.Fprintln(o.Stderr, err)
+		return nil, reported{err}
+	}
+	return tree.WriteFiles(out)
+}
+
 // write writes files under dir all or nothing, and says what it wrote or
 // created.
-func write(dir string, files []atomicwrite.File, packages int, o Options) error {
+func write(dir string, files []resio.File, packages int, o Options) error {
 	created := map[string]bool{}
 	for _, f := range files {
 		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(f.Path))); errors.Is(err, fs.ErrNotExist) {
 			created[f.Path] = true
 		}
 	}
-	if err := atomicwrite.Write(dir, files); err != nil {
+	if err := resio.ReplaceFiles(dir, files); err != nil {
 		return err
 	}
 	for _, f := range files {
@@ -173,32 +227,18 @@ type job struct {
 
 // plan splits the tree into the packages to render: every directory
 // holding a RotationPolicy is one, a deeper one left out of the outer one.
-// With a policy from the command line, that policy renders the top of the
-// tree (whatever policies the top directory holds) and a deeper policy's
-// directory is still a package of its own. The files under no policy are
-// left as they are (said on stderr); a policy that would be left so is an
-// error.
-func plan(dir string, items []*yaml.RNode, o Options) ([]job, error) {
-	pkgs, rest := packages.Split(items)
+// With a policy from the command line (forced), that policy renders the
+// top of the tree (whatever policies the top directory holds) and a deeper
+// policy's directory is still a package of its own. The files under no
+// policy are left as they are (said on stderr); a policy that would be
+// left so is an error.
+func plan(dir string, items []*yaml.RNode, forced *yaml.RNode, stderr io.Writer) ([]job, error) {
+	pkgs, rest := resio.Split(items)
 	var jobs []job
-	if o.Policy != nil {
-		var nested []*packages.Package
-		inNested := map[*yaml.RNode]bool{}
-		for _, p := range pkgs {
-			if p.Dir != "." {
-				nested = append(nested, p)
-				for _, it := range p.Items {
-					inNested[it] = true
-				}
-			}
-		}
+	if forced != nil {
 		var top []*yaml.RNode
-		for _, it := range items {
-			if !inNested[it] {
-				top = append(top, it)
-			}
-		}
-		jobs, pkgs, rest = []job{{dir: ".", items: top, policy: o.Policy}}, nested, nil
+		pkgs, top = nested(pkgs, items)
+		jobs, rest = []job{{dir: ".", items: top, policy: forced}}, nil
 	}
 	if len(jobs) == 0 && len(pkgs) == 0 {
 		return nil, fmt.Errorf("no RotationPolicy (apiVersion rotate-certs.dev/v1alpha1) under %s: name one with --policy FILE, or write one with `rotate-certs init %s -o %s`",
@@ -214,18 +254,39 @@ func plan(dir string, items []*yaml.RNode, o Options) ([]job, error) {
 		jobs = append(jobs, job{dir: p.Dir, items: p.Items, policy: pol.Copy()})
 	}
 	for _, it := range rest {
-		if packages.IsPolicy(it) {
+		if resio.IsPolicy(it) {
 			errs = append(errs, fmt.Errorf("%s: the RotationPolicy %s is in no package and would not be rendered",
-				kube.SafePath(packages.FileOf(it)), kube.Safe(kube.RefOf(it).Name)))
+				kube.SafePath(resio.FileOf(it)), kube.Safe(kube.RefOf(it).Name)))
 		}
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 	if n := len(filesOf(rest)); n > 0 {
-		fmt.Fprintf(o.Stderr, "rotate-certs render: note: %d file(s) under %s are in no package (no RotationPolicy in their directory or above): left as they are\n", n, dir)
+		fmt.Fprintf(stderr, "rotate-certs render: note: %d file(s) under %s are in no package (no RotationPolicy in their directory or above): left as they are\n", n, dir)
 	}
 	return jobs, nil
+}
+
+// nested returns the packages of pkgs below the top directory, and the
+// items of the tree that none of them holds.
+func nested(pkgs []*resio.Package, items []*yaml.RNode) (deeper []*resio.Package, top []*yaml.RNode) {
+	inNested := map[*yaml.RNode]bool{}
+	for _, p := range pkgs {
+		if p.Dir == "." {
+			continue
+		}
+		deeper = append(deeper, p)
+		for _, it := range p.Items {
+			inNested[it] = true
+		}
+	}
+	for _, it := range items {
+		if !inNested[it] {
+			top = append(top, it)
+		}
+	}
+	return deeper, top
 }
 
 func filesOf(items []*yaml.RNode) map[string]bool {
@@ -239,7 +300,7 @@ func filesOf(items []*yaml.RNode) map[string]bool {
 }
 
 // diff prints the unified diff of every file against what is on disk.
-func diff(dir string, files []atomicwrite.File, w io.Writer) error {
+func diff(dir string, files []resio.File, w io.Writer) error {
 	for _, f := range files {
 		old, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.Path)))
 		created := errors.Is(err, fs.ErrNotExist)
@@ -252,7 +313,7 @@ func diff(dir string, files []atomicwrite.File, w io.Writer) error {
 		if !filepath.IsAbs(dir) {
 			name = filepath.ToSlash(filepath.Join(dir, filepath.FromSlash(f.Path)))
 		}
-		if _, err := io.WriteString(w, unidiff.Diff(name, string(old), string(f.Data), created, false)); err != nil {
+		if _, err := io.WriteString(w, Diff(name, string(old), string(f.Data), created, false)); err != nil {
 			return err
 		}
 	}

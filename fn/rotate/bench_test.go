@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rotate-certs/rotate-certs/fn/krmio"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
+	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/rotate-certs/rotate-certs/internal/synth"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
@@ -21,7 +21,7 @@ import (
 
 // BenchmarkProcess runs the whole function through kyaml's reader and
 // writer on synthetic ResourceLists; BenchmarkFunctionMode runs it the way
-// the binary does (package krmio). `make bench` compares the binary with a
+// the binary does (package resio). `make bench` compares the binary with a
 // no-op kyaml function.
 func BenchmarkProcess(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
@@ -30,7 +30,7 @@ func BenchmarkProcess(b *testing.B) {
 			b.SetBytes(int64(len(input)))
 			for b.Loop() {
 				rw := &kio.ByteReadWriter{Reader: bytes.NewReader(input), Writer: io.Discard, KeepReaderAnnotations: true}
-				if err := framework.Execute(rotate.Processor{Now: time.Now}, rw); err != nil {
+				if err := framework.Execute(rotate.Framework(rotate.Processor{Now: time.Now}), rw); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -54,11 +54,10 @@ func BenchmarkFunctionMode(b *testing.B) {
 			input := synth.ResourceList(synth.Options{Resources: n, Bundles: 100, Seed: 1, Shape: shape})
 			b.Run(fmt.Sprintf("%s/resources=%d", shape, n), func(b *testing.B) {
 				b.SetBytes(int64(len(input)))
-				defer krmio.TuneMemory(len(input))()
+				defer resio.TuneMemory(len(input))()
 				for b.Loop() {
-					handled, err := krmio.Run(input, io.Discard, rotate.Needs, rotate.Processor{Now: time.Now}.RunAt)
-					if !handled || err != nil {
-						b.Fatal(handled, err)
+					if err := resio.RunList(input, io.Discard, rotate.Needs, rotate.Processor{Now: time.Now}.Run); err != nil {
+						b.Fatal(err)
 					}
 				}
 			})
@@ -72,7 +71,7 @@ func TestSyntheticListRenders(t *testing.T) {
 	input := synth.ResourceList(synth.Options{Resources: 3000, Bundles: 100, Seed: 1})
 	var out bytes.Buffer
 	rw := &kio.ByteReadWriter{Reader: bytes.NewReader(input), Writer: &out, KeepReaderAnnotations: true}
-	if err := framework.Execute(rotate.Processor{Now: time.Now}, rw); err != nil {
+	if err := framework.Execute(rotate.Framework(rotate.Processor{Now: time.Now}), rw); err != nil {
 		t.Fatal(err)
 	}
 	if got := bytes.Count(out.Bytes(), []byte("rotate-certs.dev/bundle-hash")); got != 100 {
@@ -128,7 +127,7 @@ func BenchmarkFanOut(b *testing.B) {
 			b.SetBytes(int64(len(input)))
 			for b.Loop() {
 				rw := &kio.ByteReadWriter{Reader: bytes.NewReader(input), Writer: io.Discard, KeepReaderAnnotations: true}
-				if err := framework.Execute(rotate.Processor{Now: time.Now}, rw); err != nil {
+				if err := framework.Execute(rotate.Framework(rotate.Processor{Now: time.Now}), rw); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -160,7 +159,7 @@ func TestEachCertificateIsParsedOnce(t *testing.T) {
 	distinct["inline"] = true
 	certs := pki.NewCache()
 	p := rotate.WithCertCache(rotate.Processor{Now: time.Now}, certs)
-	handled, err := krmio.Run(input, io.Discard, rotate.Needs, p.RunAt)
+	handled, err := resio.RunFast(input, io.Discard, rotate.Needs, p.Run)
 	require.True(t, handled)
 	require.NoError(t, err)
 	require.Equal(t, len(distinct), certs.Len(), "every certificate of the run went through the one cache")

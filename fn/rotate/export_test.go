@@ -5,6 +5,7 @@ import (
 
 	"github.com/rotate-certs/rotate-certs/fn/bundle"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 )
 
 // WithCertCache returns p whose runs parse certificates through certs.
@@ -24,4 +25,14 @@ func CountingChecks(p Processor, n *int) Processor {
 		}
 	}
 	return p
+}
+
+// Framework returns p as a kyaml framework processor, for tests that
+// drive it through framework.Execute.
+func Framework(p Processor) framework.ResourceListProcessor {
+	return framework.ResourceListProcessorFunc(func(rl *framework.ResourceList) error {
+		items, results, err := p.Run(rl.FunctionConfig, rl.Items, nil)
+		rl.Items, rl.Results = items, append(rl.Results, results...)
+		return err
+	})
 }

@@ -21,7 +21,7 @@ func checksOf(t *testing.T, n int, alerts bool) int {
 	p := rotate.CountingChecks(rotate.Processor{Now: func() time.Time { return testpki.GoldenNow }}, &checks)
 	var out bytes.Buffer
 	rw := &kio.ByteReadWriter{Reader: bytes.NewReader(fanOutInput(n, n, alerts)), Writer: &out, KeepReaderAnnotations: true}
-	require.NoError(t, framework.Execute(p, rw))
+	require.NoError(t, framework.Execute(rotate.Framework(p), rw))
 	// Every leaf is listed for re-issue, and with alerts has its rule.
 	require.Contains(t, out.String(), fmt.Sprintf("fan-out-leaf-%d", n-1))
 	if alerts {

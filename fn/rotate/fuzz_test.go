@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rotate-certs/rotate-certs/fn/krmio"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/rotate-certs/rotate-certs/internal/synth"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
@@ -18,16 +18,13 @@ import (
 )
 
 // executeStderr runs the function as function mode does
-// (cmd/rotate-certs runFunction): the krmio fast path for canonical
+// (cmd/rotate-certs runFunction): the resio fast path for canonical
 // ResourceLists, kyaml's reader and writer for anything else, with the
 // processor's stderr summary captured.
 func executeStderr(input []byte) (output, stderr []byte, err error) {
 	var out, errOut bytes.Buffer
 	p := rotate.Processor{Now: func() time.Time { return testpki.GoldenNow }, Stderr: &errOut}
-	handled, err := krmio.Run(input, &out, rotate.Needs, p.RunAt)
-	if !handled {
-		err = p.ExecuteKyaml(input, &out)
-	}
+	err = resio.RunList(input, &out, rotate.Needs, p.Run)
 	// runFunction prints the error with kyaml's echo of a refused node cut.
 	return out.Bytes(), errOut.Bytes(), kube.ScrubError(err)
 }

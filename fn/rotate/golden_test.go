@@ -30,7 +30,7 @@ func execute(t *testing.T, input []byte) (output []byte, err error) {
 	var out bytes.Buffer
 	rw := &kio.ByteReadWriter{Reader: bytes.NewReader(input), Writer: &out, KeepReaderAnnotations: true}
 	p := rotate.Processor{Now: func() time.Time { return testpki.GoldenNow }}
-	err = framework.Execute(p, rw)
+	err = framework.Execute(rotate.Framework(p), rw)
 	return out.Bytes(), err
 }
 

@@ -12,9 +12,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/rotate-certs/rotate-certs/fn/fninput"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
+	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
 	"github.com/stretchr/testify/require"
@@ -29,8 +29,8 @@ import (
 //     and expands no alias when a document is read into nodes; decoding the
 //     policy (the one place that expands aliases) stops at go-yaml's
 //     excessive-aliasing check;
-//   - function mode reads at most fninput.MaxInputBytes (384 MiB) from stdin,
-//     and hands at most fninput.MaxKyamlInputBytes (32 MiB) to kyaml's reader
+//   - function mode reads at most resio.MaxInputBytes (384 MiB) from stdin,
+//     and hands at most resio.MaxKyamlInputBytes (32 MiB) to kyaml's reader
 //     (cmd/rotate-certs TestKyamlPathIsCapped);
 //   - a bundle source, an existing target and a rendered bundle are capped
 //     at trustbundle.MaxValueBytes (1 MiB, what one Secret or ConfigMap can
@@ -306,14 +306,14 @@ func TestLimitReader(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
-			rw := &kio.ByteReadWriter{Reader: fninput.LimitReader(bytes.NewReader(in), tt.limit), Writer: &out, KeepReaderAnnotations: true}
-			err := framework.Execute(rotate.Processor{}, rw)
+			rw := &kio.ByteReadWriter{Reader: resio.LimitReader(bytes.NewReader(in), tt.limit), Writer: &out, KeepReaderAnnotations: true}
+			err := framework.Execute(rotate.Framework(rotate.Processor{}), rw)
 			if tt.ok {
 				require.NoError(t, err)
 				return
 			}
 			require.Error(t, err)
-			var tooLarge fninput.ErrInputTooLarge
+			var tooLarge resio.ErrInputTooLarge
 			require.True(t, errors.As(err, &tooLarge), "got %v", err)
 			require.Equal(t, tt.limit, tooLarge.Limit)
 			require.Empty(t, out.String(), "nothing is rendered from a truncated input")
@@ -331,7 +331,7 @@ func TestProcessorRefusesNonObjectItems(t *testing.T) {
 	require.NoError(t, err)
 	scalar := yaml.NewScalarRNode("x")
 	rl := &framework.ResourceList{FunctionConfig: fnConfig, Items: []*yaml.RNode{yaml.MustParse("{apiVersion: v1, kind: ConfigMap, metadata: {name: ok}}"), list, scalar}}
-	err = rotate.Processor{}.Process(rl)
+	err = rotate.Framework(rotate.Processor{}).Process(rl)
 	require.Error(t, err)
 	require.Contains(t, err.Error(), "items[1] is a YAML list, not an object; every item of a ResourceList must be a Kubernetes object")
 	require.Contains(t, err.Error(), "items[2] is a YAML scalar, not an object")

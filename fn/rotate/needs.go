@@ -3,18 +3,17 @@ package rotate
 import (
 	"strings"
 
-	"github.com/rotate-certs/rotate-certs/fn/krmio"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
-	"github.com/rotate-certs/rotate-certs/fn/manifests"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/report"
+	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"github.com/rotate-certs/rotate-certs/fn/suggest"
 	"github.com/rotate-certs/rotate-certs/fn/trustbundle"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // Needs says which items of a list the function reads under the policy
-// fnConfig (package krmio parses only those; the others pass through as
+// fnConfig (package resio parses only those; the others pass through as
 // text):
 //
 //   - by kind (NeedsKind): core, apps, batch and policy objects, Argo
@@ -32,8 +31,8 @@ import (
 //     label (namespaceSelector).
 //
 // A step that comes to read other Secrets or ConfigMaps must say so here.
-func Needs(fnConfig *yaml.RNode) krmio.Reads {
-	reads := krmio.Reads{Kind: NeedsKind}
+func Needs(fnConfig *yaml.RNode) resio.Reads {
+	reads := resio.Reads{Kind: NeedsKind}
 	pol, err := policy.Decode(fnConfig)
 	if err != nil {
 		return reads // the run fails on the policy; every item is read
@@ -72,7 +71,7 @@ func readsItem(item *yaml.RNode, names map[string]bool, sources []string, select
 	if names[name] {
 		return true
 	}
-	if len(manifests.DuplicateKeysOf(item)) > 0 {
+	if len(kube.DuplicateKeysOf(item)) > 0 {
 		return true // the processor refuses it
 	}
 	for _, src := range sources {

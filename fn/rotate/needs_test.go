@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rotate-certs/rotate-certs/fn/krmio"
+	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
 	"github.com/stretchr/testify/require"
@@ -32,9 +32,9 @@ func TestReadPlanKeepsWhatMessagesName(t *testing.T) {
 			input := []byte(head + items + policy)
 			p := rotate.Processor{Now: func() time.Time { return testpki.GoldenNow }}
 			var fast, slow bytes.Buffer
-			handled, fastErr := krmio.Run(input, &fast, rotate.Needs, p.RunAt)
+			handled, fastErr := resio.RunFast(input, &fast, rotate.Needs, p.Run)
 			require.True(t, handled, "the input must take the fast path: %v", fastErr)
-			slowErr := p.ExecuteKyaml(input, &slow)
+			slowErr := resio.RunKyaml(input, &slow, p.Run)
 			require.Error(t, fastErr)
 			require.Error(t, slowErr)
 			require.Equal(t, slow.String(), fast.String())

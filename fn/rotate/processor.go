@@ -10,12 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/bundle"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
-	"github.com/rotate-certs/rotate-certs/fn/manifests"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/report"
@@ -63,7 +61,7 @@ type run struct {
 }
 
 // newRun is the one way a run starts: the policy, who it is in messages,
-// the time it renders at, the items (positions as in RunAt) and the
+// the time it renders at, the items (positions as in Run) and the
 // certificate cache (nil: a new one).
 func newRun(pol *policy.RotationPolicy, policyRef kube.Ref, now time.Time, items []*yaml.RNode, positions []int, certs *pki.Cache) *run {
 	if certs == nil {
@@ -96,26 +94,16 @@ var steps = []step{
 	(*run).alerts,
 }
 
-// Process implements framework.ResourceListProcessor. On any error result it
-// empties the items (no partial output) and returns an ErrorResults.
-func (p Processor) Process(rl *framework.ResourceList) error {
-	items, results, err := p.Run(rl.FunctionConfig, rl.Items)
-	rl.Items = items
-	rl.Results = append(rl.Results, results...)
-	return err
-}
-
-// Run is Process over plain values. It returns the output items (none on
-// error), every result, and an ErrorResults when any result is an error.
-func (p Processor) Run(fnConfig *yaml.RNode, items []*yaml.RNode) ([]*yaml.RNode, framework.Results, error) {
-	return p.RunAt(fnConfig, items, nil)
-}
-
-// RunAt is Run for callers that read and write the ResourceList themselves
-// and hand the function only some of its items (package krmio):
-// positions[i] is the index of items[i] in the input list, which messages
-// naming an item by position use. Nil means items is the whole list.
-func (p Processor) RunAt(fnConfig *yaml.RNode, items []*yaml.RNode, positions []int) ([]*yaml.RNode, framework.Results, error) {
+// Run is the function, its one door: fnConfig is the RotationPolicy,
+// items the resources it reads, and positions[i] the index of items[i] in
+// the input list when the caller hands it only some of a list's items (the
+// fast path of function mode); nil means items is the whole input. Messages
+// that name an item by position use it. Run returns the output items (none
+// on error), every result, and a kube.ErrorResults when any result is an error;
+// when the policy itself does not decode, the error also wraps the
+// decoding error (errors.Is: policy.ErrNoFunctionConfig,
+// policy.ErrConfigMapFunctionConfig).
+func (p Processor) Run(fnConfig *yaml.RNode, items []*yaml.RNode, positions []int) ([]*yaml.RNode, framework.Results, error) {
 	r := &run{policyRef: kube.Ref{APIVersion: policy.APIVersion, Kind: policy.Kind}, positions: positions}
 	if fnConfig != nil && fnConfig.YNode().Kind == yaml.MappingNode {
 		r.policyRef = kube.RefOf(fnConfig)
@@ -132,7 +120,8 @@ func (p Processor) RunAt(fnConfig *yaml.RNode, items []*yaml.RNode, positions []
 		for _, fe := range fes {
 			r.results = append(r.results, r.policyRef.Result(framework.Error, fe.Field, fe.Err.Error()))
 		}
-		return p.finish(nil, r.results)
+		out, results, ferr := p.finish(nil, r.results)
+		return out, results, &policyError{ErrorResults: ferr.(kube.ErrorResults), cause: err}
 	}
 	wall := p.Now
 	if wall == nil {
@@ -147,6 +136,16 @@ func (p Processor) RunAt(fnConfig *yaml.RNode, items []*yaml.RNode, positions []
 	}
 	return p.finish(r.items, r.results)
 }
+
+// policyError is the error of a run whose policy does not decode: its
+// error results, and the decoding error beneath them.
+type policyError struct {
+	kube.ErrorResults
+	cause error
+}
+
+// Unwrap returns the decoding error.
+func (e *policyError) Unwrap() error { return e.cause }
 
 // checkItems rejects items that kyaml's accessors cannot read: an item that
 // is not an object, or whose metadata, labels or annotations are not maps
@@ -200,7 +199,7 @@ func duplicateKeys(it *yaml.RNode, i int) *framework.Result {
 	if !NeedsKind(it.GetApiVersion(), it.GetKind()) {
 		return nil
 	}
-	dups := manifests.DuplicateKeysOf(it)
+	dups := kube.DuplicateKeysOf(it)
 	if len(dups) == 0 {
 		return nil
 	}
@@ -224,7 +223,7 @@ func (p Processor) finish(items []*yaml.RNode, results framework.Results) ([]*ya
 	}
 	p.summarize(results)
 	if results.ExitCode() != 0 {
-		return nil, results, ErrorResults(filter(results, framework.Error))
+		return nil, results, kube.ErrorResults(filter(results, framework.Error))
 	}
 	return items, results, nil
 }
@@ -240,7 +239,7 @@ func (p Processor) summarize(results framework.Results) {
 	}
 	fmt.Fprintf(p.Stderr, "rotate-certs: %d warning(s):\n", len(warnings))
 	for _, w := range warnings {
-		fmt.Fprintf(p.Stderr, "  %s\n", Line(w))
+		fmt.Fprintf(p.Stderr, "  %s\n", kube.ResultLine(w))
 	}
 }
 
@@ -252,37 +251,4 @@ func filter(results framework.Results, sev framework.Severity) framework.Results
 		}
 	}
 	return out
-}
-
-// Line renders a result on one line: "Kind ns/name field: message (file)".
-func Line(r *framework.Result) string {
-	var b strings.Builder
-	if r.ResourceRef != nil {
-		ref := kube.Ref{Kind: r.ResourceRef.Kind, Namespace: r.ResourceRef.Namespace, Name: r.ResourceRef.Name}
-		b.WriteString(ref.String())
-	}
-	if r.Field != nil && r.Field.Path != "" {
-		b.WriteString(" " + r.Field.Path)
-	}
-	if b.Len() > 0 {
-		b.WriteString(": ")
-	}
-	b.WriteString(r.Message)
-	if r.File != nil && r.File.Path != "" {
-		b.WriteString(" (" + r.File.Path + ")")
-	}
-	return b.String()
-}
-
-// ErrorResults is the error Process returns when a render fails: the error
-// results, printed one per line.
-type ErrorResults framework.Results
-
-// Error lists the errors, one per line.
-func (e ErrorResults) Error() string {
-	lines := make([]string, 0, len(e))
-	for _, r := range e {
-		lines = append(lines, "error: "+Line(r))
-	}
-	return strings.Join(lines, "\n")
 }

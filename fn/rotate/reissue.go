@@ -147,7 +147,7 @@ func Reissues(items []*yaml.RNode, fnConfig *yaml.RNode, now time.Time) ([]repor
 	r := newRun(pol, kube.RefOf(fnConfig), now.UTC(), copies, nil, nil)
 	r.trustBundles()
 	if errs := filter(r.results, framework.Error); len(errs) > 0 {
-		return nil, ErrorResults(errs)
+		return nil, kube.ErrorResults(errs)
 	}
 	return r.reissues(), nil
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rotate-certs/rotate-certs/fn/manifests"
+	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"github.com/rotate-certs/rotate-certs/fn/snapshot"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
 	"github.com/stretchr/testify/require"
@@ -53,7 +53,7 @@ type: kubernetes.io/tls
 
 func take(t *testing.T, input string) (snapshot.Result, string, error) {
 	t.Helper()
-	set := manifests.Parse("-", []byte(input))
+	set := resio.ReadFile("-", []byte(input))
 	require.Empty(t, set.Problems)
 	res, err := snapshot.Take(set.Items)
 	if err != nil {

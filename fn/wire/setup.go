@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/rotate-certs/rotate-certs/fn/atomicwrite"
+	"github.com/rotate-certs/rotate-certs/fn/resio"
 )
 
 // Setup says where a new policy goes and what runs it.
@@ -105,7 +105,7 @@ func (s Setup) Wiring() ([]File, error) {
 	return out, nil
 }
 
-// Write writes the files that changed, all or none (package atomicwrite,
+// Write writes the files that changed, all or none (resio.ReplaceFiles,
 // under the deepest directory that holds them all).
 func Write(files []File) error {
 	var root string
@@ -136,7 +136,7 @@ func Write(files []File) error {
 		}
 		root = filepath.Dir(root)
 	}
-	var out []atomicwrite.File
+	var out []resio.File
 	i := 0
 	for _, f := range files {
 		if !f.Changed {
@@ -147,9 +147,9 @@ func Write(files []File) error {
 		if err != nil {
 			return err
 		}
-		out = append(out, atomicwrite.File{Path: filepath.ToSlash(rel), Data: f.Data})
+		out = append(out, resio.File{Path: filepath.ToSlash(rel), Data: f.Data})
 	}
-	return atomicwrite.Write(root, out)
+	return resio.ReplaceFiles(root, out)
 }
 
 func within(root, dir string) bool {

@@ -7,12 +7,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rotate-certs/rotate-certs/fn/krmio"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"github.com/rotate-certs/rotate-certs/fn/restart"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/rotate-certs/rotate-certs/fn/trustbundle"
-	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -175,18 +174,13 @@ func (s *simulation) issue(items []*yaml.RNode, d int) error {
 
 // render runs the function exactly as function mode does when kustomize
 // or kpt call it (cmd/rotate-certs runFunction): a serialized ResourceList
-// in, through the krmio fast path or kyaml's reader, a serialized
+// in, through the resio fast path or kyaml's reader, a serialized
 // ResourceList out. The wall clock is never read: spec.now drives every
 // render.
 func render(in []byte) ([]byte, error) {
 	var out bytes.Buffer
 	p := rotate.Processor{Now: func() time.Time { panic("sim: the function read the wall clock although spec.now is set") }}
-	handled, err := krmio.Run(in, &out, rotate.Needs, p.RunAt)
-	if !handled {
-		rw := &kio.ByteReadWriter{Reader: bytes.NewReader(in), Writer: &out, KeepReaderAnnotations: true}
-		err = framework.Execute(p, rw)
-	}
-	if err != nil {
+	if err := resio.RunList(in, &out, rotate.Needs, p.Run); err != nil {
 		return nil, err
 	}
 	return out.Bytes(), nil

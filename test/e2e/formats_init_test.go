@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
-	"github.com/rotate-certs/rotate-certs/fn/walk"
+	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"github.com/rotate-certs/rotate-certs/internal/e2eharness"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
 	"github.com/stretchr/testify/require"
@@ -121,7 +121,7 @@ func TestInitEndToEnd(t *testing.T) {
 	// (the Argo CD and CI examples keep theirs below their top level;
 	// examples/helm's is Helm's, out of every walk by its .krmignore).
 	var names []string
-	found := walk.Dir(examplesDir, walk.Manifests)
+	found := resio.Walk(examplesDir, resio.Manifests)
 	require.Empty(t, found.Problems)
 	for _, path := range found.Files {
 		if filepath.Base(path) == "rotation-policy.yaml" {

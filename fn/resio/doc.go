@@ -1,0 +1,25 @@
+// Package resio reads and writes resources - the one I/O path of every
+// rotate-certs command. It reads them from where they are:
+//
+//   - a ResourceList on stdin (ReadList, RunList: function mode), on a fast
+//     path for the layout kustomize and kpt write (split.go, item.go,
+//     parse.go) and through kyaml's reader for any other;
+//   - a package tree (ReadTree: render), walked by the one set of rules
+//     for which files are manifests (Walk) and split into packages by
+//     their policies (Split);
+//   - the files and stdin a command line names (ReadPaths: check, init,
+//     snapshot), Lists and ResourceLists unwrapped;
+//   - the documents Helm pipes to a post-renderer (ReadDocuments);
+//
+// into one type, Resources, and writes back what a function made of them
+// (WriteList, WriteFiles, WriteDocuments) the same way: what did not
+// change is copied as it was read, what changed is spliced into its text
+// (splice.go: only the pairs the function replaced or added are encoded),
+// and what is new is encoded - into a list, or into files replaced all or
+// nothing (ReplaceFiles). One fingerprint (fingerprinter) tells changed
+// from unchanged everywhere. The equivalence tests hold every reader and
+// writer to kyaml's, byte for byte where kyaml's output is the contract.
+//
+// It also owns what function mode accepts on stdin (MaxInputBytes,
+// Explain) and the text-level checks every reader shares (DuplicateKeys).
+package resio

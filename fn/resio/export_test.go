@@ -1,0 +1,25 @@
+package resio
+
+// WriteResultsForTest exposes writeResults to the external tests.
+var WriteResultsForTest = writeResults
+
+// parseItem parses an item's chunk as Run does (readTree) and takes its
+// fingerprint.
+func (ip *itemParser) parseItem(raw []byte, t itemText, own bool) (*parsedItem, error) {
+	p, err := ip.readTree(raw, t, own)
+	if err != nil {
+		return nil, err
+	}
+	ip.fingerprint(p)
+	return p, nil
+}
+
+// parseChunk parses an item's chunk and takes its fingerprint.
+func (ip *itemParser) parseChunk(raw []byte) (*parsedItem, error) {
+	p, err := ip.parseTree(raw)
+	if err != nil {
+		return nil, err
+	}
+	ip.fingerprint(p)
+	return p, nil
+}

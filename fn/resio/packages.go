@@ -1,0 +1,117 @@
+package resio
+
+// Packages: this file finds the packages of a repository of many: a
+// RotationPolicy applies to the directory of the file that holds it and
+// everything below it, like a kpt package, and a deeper policy's directory
+// is a package of its own, left out of the outer one. So a GitOps
+// repository with clusters/prod and clusters/staging, each with its own
+// policy and objects of the same names, is two packages that never see
+// each other's objects.
+//
+// It is plain data over already-read resources: the caller reads the
+// files (package walk's rules) and annotates each resource with its path.
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/policy"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// Package is one directory that holds a RotationPolicy, with every
+// resource it scopes.
+type Package struct {
+	// Dir is the package's directory as the resources' paths name it
+	// (slash-separated, "." for the top).
+	Dir string
+	// Policies are the RotationPolicy resources in files of Dir itself,
+	// in file order. render needs exactly one; check reads every one.
+	Policies []*yaml.RNode
+	// Items are the package's resources, the policies included, in input
+	// order: those in files under Dir and not under a deeper package.
+	Items []*yaml.RNode
+}
+
+// Split groups items by package. Each item's file is its path annotation
+// (a slash-separated path as the caller read it); an item without one
+// belongs to no package. Packages come in directory order; Rest are the
+// items no policy applies to (no policy in their directory or above), in
+// input order.
+func Split(items []*yaml.RNode) (pkgs []*Package, rest []*yaml.RNode) {
+	byDir := map[string]*Package{}
+	for _, it := range items {
+		if !IsPolicy(it) {
+			continue
+		}
+		file := FileOf(it)
+		if file == "" {
+			continue
+		}
+		dir := path.Dir(path.Clean(file))
+		p, ok := byDir[dir]
+		if !ok {
+			p = &Package{Dir: dir}
+			byDir[dir] = p
+			pkgs = append(pkgs, p)
+		}
+		p.Policies = append(p.Policies, it)
+	}
+	sort.SliceStable(pkgs, func(i, j int) bool { return pkgs[i].Dir < pkgs[j].Dir })
+	for _, it := range items {
+		if p := packageOf(byDir, FileOf(it)); p != nil {
+			p.Items = append(p.Items, it)
+			continue
+		}
+		rest = append(rest, it)
+	}
+	return pkgs, rest
+}
+
+// FileOf returns the file item was read from (its path annotation), or ""
+// when it has none. Any path the file system allows is a path: how it
+// looks decides only how a message shows it (kube.SafePath), never which
+// package a resource belongs to.
+func FileOf(item *yaml.RNode) string {
+	file, _ := kube.FileOf(item)
+	return file
+}
+
+// packageOf returns the package of the deepest policy directory that holds
+// file, or nil.
+func packageOf(byDir map[string]*Package, file string) *Package {
+	if file == "" {
+		return nil
+	}
+	for dir := path.Dir(path.Clean(file)); ; dir = path.Dir(dir) {
+		if p, ok := byDir[dir]; ok {
+			return p
+		}
+		if dir == "." || dir == "/" || dir == ".." || strings.HasSuffix(dir, "/..") {
+			return nil
+		}
+	}
+}
+
+// IsPolicy reports whether item is a RotationPolicy of the supported
+// apiVersion.
+func IsPolicy(item *yaml.RNode) bool {
+	r := kube.RefOf(item)
+	return r.Kind == policy.Kind && r.APIVersion == policy.APIVersion
+}
+
+// OnePolicy returns the package's policy, or an error naming the files
+// when the directory holds more than one: one package has one policy.
+func (p *Package) OnePolicy() (*yaml.RNode, error) {
+	if len(p.Policies) == 1 {
+		return p.Policies[0], nil
+	}
+	var where []string
+	for _, pol := range p.Policies {
+		where = append(where, fmt.Sprintf("%s (%s)", kube.Safe(kube.RefOf(pol).Name), kube.SafePath(FileOf(pol))))
+	}
+	return nil, fmt.Errorf("package %s holds %d RotationPolicies: %s; a package has one policy - merge their bundles into one, or move one into a directory of its own", kube.SafePath(p.Dir), len(p.Policies), strings.Join(where, ", "))
+}

@@ -1,0 +1,242 @@
+package resio
+
+// Reading paths: ReadPaths reads Kubernetes resources from the paths a user names
+// on the command line - files, directories walked by package walk's rules,
+// "-" for stdin - the way `check` and `init` need them: multi-document
+// YAML, kubectl Lists, typed lists (SecretList, ...) and ResourceLists all
+// give their resources, and each resource remembers its file. A file in
+// which a mapping defines a key twice is reported, not guessed at; a
+// template that is not YAML (a Helm chart's) is skipped with a note. It
+// also reads a package the way `render` needs it (ReadTree: every
+// resource annotated with its file and index, as kyaml's reader does) and
+// rebuilds a changed file from its text (SpliceDocuments).
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// Problem is a path that could not be read, or a file that is not YAML.
+type Problem struct {
+	// Path is the file or path named ("-" for stdin).
+	Path string
+	// Message names the path and says what is wrong, on one line.
+	Message string
+	// NotYAML is true when the file was read but does not parse (a Helm
+	// template, say), false when the path itself could not be read.
+	NotYAML bool
+}
+
+// String returns the message.
+func (p Problem) String() string { return p.Message }
+
+// ReadPaths loads every resource from paths ("." when there are none), as
+// check, init and snapshot read them. A resource read from a file carries
+// the internal.config.kubernetes.io/path annotation (unless it had one);
+// one from stdin carries none. Problems and Notes say what was not read.
+// Directories are walked for *.yaml, *.yml and *.json files in lexical
+// order by package walk's rules (hidden files and directories, .krmignore,
+// regular files only); stdin ("-") may be named once. A file reached twice
+// (named, and inside a directory named too) is read once.
+func ReadPaths(paths []string, stdin io.Reader) *Resources {
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	s := &Resources{}
+	stdinUsed := false
+	// A file named twice, or named and inside a directory named too, is
+	// read once: its certificates must not be counted twice.
+	seen := map[string]bool{}
+	for _, p := range paths {
+		if p == "-" {
+			if stdinUsed {
+				s.problemf("-: stdin can be read only once")
+				continue
+			}
+			stdinUsed = true
+			b, err := io.ReadAll(stdin)
+			if err != nil {
+				s.problemf("stdin: %v", err)
+				continue
+			}
+			s.parse("-", b)
+			continue
+		}
+		found := walkPath(p, ManifestsAndJSON)
+		for _, err := range found.Problems {
+			s.problemf("%v", err)
+		}
+		for _, f := range found.Files {
+			id := f
+			if abs, err := filepath.Abs(f); err == nil {
+				id = abs
+			}
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			b, err := os.ReadFile(f)
+			if err != nil {
+				s.problemf("%v", err)
+				continue
+			}
+			s.parse(filepath.ToSlash(f), b)
+		}
+	}
+	return s
+}
+
+func (s *Resources) problemf(format string, a ...any) {
+	s.Problems = append(s.Problems, Problem{Message: fmt.Sprintf(format, a...)})
+}
+
+// ReadFile reads data as the contents of the file at path as ReadPaths
+// reads a file; the resources are annotated with path ("-" for stdin: no
+// annotation).
+func ReadFile(path string, data []byte) *Resources {
+	s := &Resources{}
+	s.parse(path, data)
+	return s
+}
+
+// parse reads one file's documents. A file in which a mapping defines a
+// key twice is a problem, and none of its resources is read: which of the
+// two values was meant is anyone's guess.
+func (s *Resources) parse(path string, b []byte) {
+	name := path
+	if path == "-" {
+		name = "stdin"
+	}
+	// Lists are unwrapped here, not by kyaml: it does so only for a file
+	// holding nothing else, and the wrapper must be checked for duplicate
+	// keys too (two `kubectl get -o yaml` outputs appended to one file).
+	r := &kio.ByteReader{Reader: bytes.NewReader(b), OmitReaderAnnotations: true, DisableUnwrapping: true}
+	nodes, err := r.Read()
+	if err != nil {
+		if path != "-" && IsTemplate(b) {
+			s.Notes = append(s.Notes, TemplateNote(path))
+			return
+		}
+		s.Problems = append(s.Problems, Problem{Path: path, Message: fmt.Sprintf("%s: not valid YAML: %s", name, firstLine(err.Error())), NotYAML: true})
+		return
+	}
+	if kube.HasDuplicateKeys(nodes...) {
+		s.Problems = append(s.Problems, Problem{Path: path, Message: duplicateKeysMessage(name, DuplicateKeys(b)), NotYAML: true})
+		return
+	}
+	fcs := len(s.FunctionConfigs)
+	unwrapped := s.unwrapLists(nodes)
+	// A functionConfig read from a file is that file's policy: it names
+	// the file like the resources do (a package is found by its file).
+	for _, fc := range s.FunctionConfigs[fcs:] {
+		if path != "-" && kube.CheckShape(fc, "") == nil && fc.GetAnnotations(kioutil.PathAnnotation)[kioutil.PathAnnotation] == "" {
+			_ = fc.PipeE(yaml.SetAnnotation(kioutil.PathAnnotation, path))
+		}
+	}
+	for i, n := range unwrapped {
+		if n.YNode().Kind != yaml.MappingNode || n.GetKind() == "" {
+			continue
+		}
+		// kyaml's accessors read metadata, labels and annotations as maps
+		// and panic on a list: such a resource is reported, not read.
+		if err := kube.CheckShape(n, ""); err != nil {
+			s.Problems = append(s.Problems, Problem{Path: path, NotYAML: true,
+				Message: fmt.Sprintf("%s: resource %d (%s %s): %v; not a Kubernetes object, not read", name, i+1, kube.Safe(n.GetApiVersion()), kube.Safe(n.GetKind()), err)})
+			continue
+		}
+		if p := n.GetAnnotations(kioutil.PathAnnotation)[kioutil.PathAnnotation]; p == "" && path != "-" {
+			if err := n.PipeE(yaml.SetAnnotation(kioutil.PathAnnotation, path)); err != nil {
+				s.problemf("%s: %v", path, err)
+				continue
+			}
+		}
+		s.Items = append(s.Items, n)
+	}
+}
+
+// unwrapLists replaces every list by its items: kubectl's List, a typed
+// list such as SecretList or ConfigMapList (what the API server and
+// client-go write), and a ResourceList, whose functionConfig is kept.
+func (s *Resources) unwrapLists(nodes []*yaml.RNode) []*yaml.RNode {
+	var out []*yaml.RNode
+	for _, n := range nodes {
+		items, ok := listItems(n)
+		if !ok {
+			out = append(out, n)
+			continue
+		}
+		if n.GetKind() == kio.ResourceListKind {
+			if fc := n.Field("functionConfig"); fc != nil && fc.Value != nil && fc.Value.YNode().Kind == yaml.MappingNode {
+				s.FunctionConfigs = append(s.FunctionConfigs, fc.Value)
+			}
+		}
+		out = append(out, s.unwrapLists(items)...)
+	}
+	return out
+}
+
+// listItems returns the items of a List, a ResourceList or a typed list
+// (kind <Kind>List with an items sequence of mappings). The API server
+// leaves kind and apiVersion out of a typed list's items; they are taken
+// from the list (SecretList v1 -> Secret v1).
+func listItems(n *yaml.RNode) ([]*yaml.RNode, bool) {
+	if n.YNode().Kind != yaml.MappingNode {
+		return nil, false
+	}
+	kind := n.GetKind()
+	var seq *yaml.Node
+	if f := n.Field("items"); f != nil && f.Value != nil && f.Value.YNode().Kind == yaml.SequenceNode {
+		seq = f.Value.YNode()
+	}
+	switch {
+	case kind == kio.ResourceListKind:
+		if seq == nil {
+			return nil, true // a functionConfig alone
+		}
+		return rnodes(seq.Content), true
+	case seq == nil:
+		return nil, false
+	case kind == "List":
+		return rnodes(seq.Content), true
+	case len(kind) > len("List") && strings.HasSuffix(kind, "List"):
+		for _, c := range seq.Content {
+			if c.Kind != yaml.MappingNode {
+				return nil, false // not a list of objects: a resource of its own
+			}
+		}
+		itemKind, apiVersion := strings.TrimSuffix(kind, "List"), n.GetApiVersion()
+		items := rnodes(seq.Content)
+		for _, it := range items {
+			if it.GetKind() == "" {
+				_ = it.PipeE(yaml.SetField("kind", yaml.NewStringRNode(itemKind)))
+				if it.GetApiVersion() == "" && apiVersion != "" {
+					_ = it.PipeE(yaml.SetField("apiVersion", yaml.NewStringRNode(apiVersion)))
+				}
+			}
+		}
+		return items, true
+	}
+	return nil, false
+}
+
+func rnodes(nodes []*yaml.Node) []*yaml.RNode {
+	out := make([]*yaml.RNode, len(nodes))
+	for i, c := range nodes {
+		out[i] = yaml.NewRNode(c)
+	}
+	return out
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}

@@ -1,0 +1,268 @@
+package resio
+
+// The fast path of function mode reads and writes ResourceLists without re-encoding what the
+// function did not touch.
+//
+// kyaml's ByteReadWriter parses the whole list into one node tree and
+// encodes all of it again into one buffer; at 100,000 resources that is most
+// of a function's time and memory. kustomize and kpt both emit ResourceLists
+// in kyaml's canonical block layout (items at column 0, "- " per item), so
+// the list can be split into items at the text level: items the function
+// needs are parsed one by one, everything else is copied through byte for
+// byte, and only items whose node tree changed are encoded again. Output is
+// streamed. Any input that is not in the canonical layout (flow style,
+// several documents, CRLF, anchors that could span items, quoted scalars or
+// flow collections that continue over lines) is handed to the plain kyaml
+// path instead, so the fast path never has to guess.
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// ErrNotCanonical means the input is valid YAML (perhaps) but not in the
+// layout the fast path splits; callers fall back to kyaml's reader. Run
+// wraps it with the reason and the line where the layout was left.
+var ErrNotCanonical = errors.New("ResourceList is not in canonical block layout")
+
+// notCanonical wraps ErrNotCanonical with why, and where (a line number
+// from 1; 0 for the list as a whole), the input left the layout.
+func notCanonical(line int, why string) error {
+	if line == 0 {
+		return fmt.Errorf("%w: %s", ErrNotCanonical, why)
+	}
+	return fmt.Errorf("%w: line %d: %s", ErrNotCanonical, line, why)
+}
+
+// chunk is one item's text, input[start:end]: any comment lines before it,
+// then the lines of the "- " entry, each newline-terminated. Chunks are
+// offsets, not copies: a list of a million tiny items costs a few bytes
+// per item on top of its text.
+type chunk struct {
+	start, end uint32
+}
+
+// listText is a ResourceList split at the text level. Its chunks index
+// data, which ends in a newline.
+type listText struct {
+	data           []byte
+	apiVersion     string
+	kind           string
+	items          []chunk
+	functionConfig []byte // the "functionConfig:" key and its value lines
+}
+
+// raw returns item i's text.
+func (lt *listText) raw(i int) []byte { return lt.data[lt.items[i].start:lt.items[i].end] }
+
+var topLevelKeys = map[string]bool{"apiVersion": true, "kind": true, "items": true, "functionConfig": true, "results": true}
+
+// maxInput is the largest list the splitter's offsets can address.
+const maxInput = 1<<32 - 1
+
+// split cuts a canonical ResourceList into its parts.
+func split(data []byte) (*listText, error) {
+	if at, why := unreadable(data); at >= 0 {
+		return nil, notCanonical(1+bytes.Count(data[:at], []byte("\n")), why)
+	}
+	if len(data) >= maxInput {
+		return nil, notCanonical(0, "larger than 4 GiB")
+	}
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		// The last line break is part of a block scalar's value; kyaml
+		// reads the list as it is (found by FuzzFastPathMatchesKyaml).
+		return nil, notCanonical(1+bytes.Count(data, []byte("\n")), "no line break at the end")
+	}
+	out := &listText{data: data, items: make([]chunk, 0, estimateItems(data))}
+	section := ""
+	inItem := false
+	pending := -1          // offset of the first comment line waiting for the next item
+	fcStart, fcEnd := 0, 0 // the functionConfig section
+	scanner := newOpenScanner()
+	seen := map[string]bool{} // top-level keys
+	flush := func(at int) {
+		if inItem {
+			out.items[len(out.items)-1].end = uint32(at)
+			inItem = false
+		}
+	}
+	n := 0 // line number
+	for off := 0; off < len(data); {
+		n++
+		i := bytes.IndexByte(data[off:], '\n')
+		line := data[off : off+i+1]
+		at := off
+		off += i + 1
+		if scanner.leavesOpen(line[:len(line)-1]) {
+			return nil, notCanonical(n, "a quoted scalar or flow collection continues on the next line")
+		}
+		switch {
+		case isBlank(line):
+			if pending >= 0 {
+				// A comment, then a blank line: YAML may make it the foot
+				// of the item before rather than the head of the next.
+				return nil, notCanonical(n, "a blank line after a comment between items")
+			}
+			continue
+		case line[0] == '#':
+			if section == "items" && pending < 0 {
+				pending = at
+			}
+			continue
+		case bytes.HasPrefix(line, []byte("---")) || bytes.HasPrefix(line, []byte("...")):
+			if section != "" {
+				return nil, notCanonical(n, "a second YAML document")
+			}
+			continue
+		case line[0] == ' ':
+			switch section {
+			case "items":
+				if !inItem {
+					return nil, notCanonical(n, "items indented under items: (kyaml writes them at column 0)")
+				}
+				// Comments at column 0 that more of the item follows are
+				// inside it, not before the next item.
+				pending = -1
+			case "functionConfig", "results":
+			default:
+				return nil, notCanonical(n, "an indented line under "+section+":")
+			}
+			continue
+		case line[0] == '-':
+			if section == "results" {
+				continue // a previous run's results: replaced by this run's
+			}
+			if section != "items" || (len(line) > 1 && line[1] != ' ' && line[1] != '\n') {
+				return nil, notCanonical(n, "a sequence entry outside items:")
+			}
+			start := at
+			if pending >= 0 {
+				start, pending = pending, -1
+			}
+			flush(start)
+			out.items = append(out.items, chunk{start: uint32(start)})
+			inItem = true
+			continue
+		}
+		// A top-level key.
+		flush(at)
+		if section == "functionConfig" {
+			fcEnd = at
+		}
+		if pending >= 0 {
+			return nil, notCanonical(n, "comments between the last item and the next key")
+		}
+		key, value, ok := strings.Cut(strings.TrimRight(string(line), "\n"), ":")
+		if !ok || !topLevelKeys[key] || value != "" && value[0] != ' ' {
+			// "kind:ResourceList" is one plain scalar to YAML (found by
+			// FuzzFastPathMatchesKyaml).
+			return nil, notCanonical(n, "not a ResourceList key")
+		}
+		if seen[key] {
+			// kyaml reads the first of duplicate keys; the splitter would
+			// read both.
+			return nil, notCanonical(n, key+" appears twice")
+		}
+		seen[key] = true
+		value = strings.TrimSpace(value)
+		section = key
+		switch key {
+		case "apiVersion":
+			out.apiVersion = value
+		case "kind":
+			out.kind = value
+		case "items":
+			if value != "" && value != "[]" {
+				return nil, notCanonical(n, "items written in flow style")
+			}
+		case "functionConfig":
+			if value != "" {
+				return nil, notCanonical(n, "functionConfig written in flow style")
+			}
+			fcStart = at
+		case "results":
+		}
+	}
+	flush(len(data))
+	if section == "functionConfig" {
+		fcEnd = len(data)
+	}
+	if pending >= 0 {
+		return nil, notCanonical(n, "comments after the last item")
+	}
+	if out.kind != "ResourceList" {
+		return nil, notCanonical(0, "no top-level kind: ResourceList")
+	}
+	out.functionConfig = data[fcStart:fcEnd]
+	return out, nil
+}
+
+// estimateItems counts the lines that start an item, to size the chunk
+// list once: "\n- " is a new entry at column 0 (results entries count too,
+// which only over-sizes a little).
+func estimateItems(data []byte) int {
+	return bytes.Count(data, []byte("\n-"))
+}
+
+// unreadable returns the offset of the first byte the splitter cannot
+// trust, and what it is, or -1. Tabs and CR are valid YAML but not kyaml's
+// layout. YAML's reader refuses control characters and invalid UTF-8, and
+// reads NEL, LS and PS as line breaks where the splitter would not: items
+// the fast path copies unparsed are thereby text kyaml reads the same way.
+// Anything else goes to kyaml, which names the offending byte.
+func unreadable(data []byte) (int, string) {
+	for i := 0; i < len(data); {
+		b := data[i]
+		if b < utf8.RuneSelf {
+			switch {
+			case b == '\n':
+			case b == '\r':
+				return i, "a CR (CRLF line ends)"
+			case b == '\t':
+				return i, "a tab"
+			case b < 0x20 || b == 0x7f:
+				return i, fmt.Sprintf("the control character %#02x", b)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(data[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			return i, "invalid UTF-8"
+		case r == 0x85 || r == 0x2028 || r == 0x2029:
+			return i, fmt.Sprintf("%U, a line break to YAML", r)
+		case r >= 0xa0 && r <= 0xd7ff, r >= 0xe000 && r <= 0xfffd, r >= 0x10000:
+		default:
+			return i, fmt.Sprintf("%U, a character YAML does not allow", r) // C1 controls, U+FFFE, U+FFFF
+		}
+		i += size
+	}
+	return -1, ""
+}
+
+func isBlank(line []byte) bool { return len(bytes.TrimSpace(line)) == 0 }
+
+// mayAlias reports whether raw could hold a YAML anchor or alias, which
+// might tie it to another item. Such items are parsed (and an alias to
+// another item fails the parse, which sends the whole list to kyaml).
+func mayAlias(raw []byte) bool {
+	for i := 0; i < len(raw)-1; i++ {
+		if c := raw[i]; c == '&' || c == '*' {
+			if i > 0 {
+				switch raw[i-1] {
+				case ' ', '[', '{', ',', '\n':
+				default:
+					continue
+				}
+			}
+			if n := raw[i+1]; n != ' ' && n != '\n' && n != '&' && n != '*' && n != '=' {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,74 @@
+package resio
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// treeState is what writing a package tree back needs: the text of every
+// file read, by its path relative to the directory (slash-separated), and
+// each item's file and fingerprint as read.
+type treeState struct {
+	files map[string][]byte
+	read  map[*yaml.Node]readState
+	fp    fingerprinter
+}
+
+// ReadTree reads every *.yaml and *.yml file under dir by package walk's
+// rules, the way `render` needs them: each resource carries its file's
+// path relative to dir (slash-separated, in the internal and the legacy
+// annotation), its index in the file and the file's sequence indentation,
+// as kyaml's package reader sets them, so that kyaml's writer puts each
+// resource back where it was. Lists are not unwrapped: render writes
+// files back as they are. A file that is not regular, or that does not
+// parse (unless it is a template, which is skipped with a note), is an
+// error naming it.
+func ReadTree(dir string) (*Resources, error) {
+	found := Walk(dir, Manifests)
+	if len(found.Problems) > 0 {
+		return nil, errors.Join(found.Problems...)
+	}
+	t := &Resources{tree: &treeState{files: make(map[string][]byte, len(found.Files))}}
+	dp := NewDocumentParser()
+	for _, f := range found.Files {
+		rel, err := filepath.Rel(dir, f)
+		if err != nil {
+			return nil, err
+		}
+		rel = filepath.ToSlash(rel)
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		if nodes, ok := readFile(data, rel, dp); ok {
+			t.Items = append(t.Items, nodes...)
+			t.tree.files[rel] = data
+			continue
+		}
+		r := &kio.ByteReader{
+			Reader:            bytes.NewReader(data),
+			DisableUnwrapping: true,
+			PreserveSeqIndent: true,
+			SetAnnotations:    map[string]string{kioutil.PathAnnotation: rel, kioutil.LegacyPathAnnotation: rel},
+		}
+		nodes, err := r.Read()
+		if err != nil {
+			if IsTemplate(data) {
+				t.Notes = append(t.Notes, TemplateNote(f))
+				continue
+			}
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		t.Items = append(t.Items, nodes...)
+		t.tree.files[rel] = data
+	}
+	t.tree.read = t.tree.states(t.Items, true)
+	return t, nil
+}

@@ -1,0 +1,214 @@
+package resio
+
+// Walking a directory: Walk lists the manifest files under a directory by the one set of
+// rules that every rotate-certs command reading a directory follows
+// (render, check, init, and the packages render and check find):
+//
+//   - hidden files and directories (.git, .github, kpt's .expected) are
+//     skipped;
+//   - a .krmignore file applies, like a .gitignore, to the directory that
+//     holds it and everything below it (kpt reads it at a package's top;
+//     here every directory's counts, so a repository of many packages
+//     walked from its top honours each package's own file);
+//   - a file is read when its name ends in one of the extensions asked
+//     for; a symbolic link to a file is followed, a linked directory is not
+//     entered;
+//   - a manifest name that is not a regular file (a FIFO, a socket, a
+//     device) is a problem, never read: reading a FIFO waits forever.
+//
+// Paths named on the command line are not walked: a named file is read
+// whatever these rules say (only the regular-file rule holds).
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	gitignore "github.com/monochromegane/go-gitignore"
+)
+
+// IgnoreFile is the name of the file that lists what to skip.
+const IgnoreFile = ".krmignore"
+
+// Manifests are the extensions render reads and writes.
+var Manifests = []string{".yaml", ".yml"}
+
+// ManifestsAndJSON are the extensions check and init read.
+var ManifestsAndJSON = []string{".yaml", ".yml", ".json"}
+
+// Walked is what a walk found.
+type Walked struct {
+	// Files are the paths to read (root joined with the path below it), in
+	// lexical order.
+	Files []string
+	// Problems are the files that cannot be read safely (not regular) and
+	// the directories or ignore files that could not be read; the walk
+	// goes on past them. Each names the path.
+	Problems []error
+}
+
+// Walk walks root, a directory, for files ending in one of exts (compared
+// without regard to case).
+func Walk(root string, exts []string) Walked {
+	var res Walked
+	w := &walker{root: root, exts: exts, res: &res}
+	if err := w.dir(root, nil); err != nil {
+		res.Problems = append(res.Problems, err)
+	}
+	sort.Strings(res.Files)
+	return res
+}
+
+// walkPath lists what to read for a path named on the command line: the path
+// itself when it is a file (a regular one, or a link to one), else the
+// walk of the directory. A path that does not exist is a problem.
+func walkPath(p string, exts []string) Walked {
+	info, err := os.Stat(p)
+	if err != nil {
+		return Walked{Problems: []error{err}}
+	}
+	if info.IsDir() {
+		return Walk(p, exts)
+	}
+	if err := regularFile(p, info); err != nil {
+		return Walked{Problems: []error{err}}
+	}
+	return Walked{Files: []string{p}}
+}
+
+// regularFile returns an error naming p when info (what os.Stat says of it) is
+// not a regular file: reading a FIFO blocks until a writer comes, a device
+// may never end.
+func regularFile(p string, info fs.FileInfo) error {
+	if info.Mode().IsRegular() {
+		return nil
+	}
+	what := "not a regular file"
+	switch m := info.Mode(); {
+	case m&fs.ModeNamedPipe != 0:
+		what = "a named pipe (FIFO), not a regular file"
+	case m&fs.ModeSocket != 0:
+		what = "a socket, not a regular file"
+	case m&fs.ModeDevice != 0:
+		what = "a device, not a regular file"
+	}
+	return fmt.Errorf("%s: %s: not read (reading it could wait forever); remove it, or list it in %s", p, what, IgnoreFile)
+}
+
+// Hidden reports whether a slash- or OS-separated relative path is a
+// hidden file or lies in a hidden directory.
+func Hidden(rel string) bool {
+	for _, part := range strings.Split(filepath.ToSlash(rel), "/") {
+		if strings.HasPrefix(part, ".") && part != "." && part != ".." {
+			return true
+		}
+	}
+	return false
+}
+
+type walker struct {
+	root string
+	exts []string
+	res  *Walked
+}
+
+// matcher is one .krmignore, with the directory it applies to.
+type matcher struct {
+	base string
+	m    gitignore.IgnoreMatcher
+}
+
+func ignored(ms []matcher, path string, isDir bool) bool {
+	for _, m := range ms {
+		if m.m.Match(path, isDir) {
+			return true
+		}
+	}
+	return false
+}
+
+// dir reads one directory: its .krmignore first, then its entries.
+func (w *walker) dir(dir string, ms []matcher) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("%s: %w", dir, err)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	if m, err := readIgnore(abs); err != nil {
+		w.res.Problems = append(w.res.Problems, fmt.Errorf("%s: %w", filepath.Join(dir, IgnoreFile), err))
+	} else if m != nil {
+		ms = append(ms[:len(ms):len(ms)], matcher{base: abs, m: m})
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") {
+			continue
+		}
+		path := filepath.Join(dir, name)
+		absPath := filepath.Join(abs, name)
+		if e.IsDir() {
+			if ignored(ms, absPath, true) {
+				continue
+			}
+			if err := w.dir(path, ms); err != nil {
+				w.res.Problems = append(w.res.Problems, err)
+			}
+			continue
+		}
+		if !w.wanted(name) || ignored(ms, absPath, false) {
+			continue
+		}
+		info, err := os.Stat(path) // follows a link
+		if err != nil {
+			w.res.Problems = append(w.res.Problems, err)
+			continue
+		}
+		if info.IsDir() {
+			continue // a link to a directory is not entered
+		}
+		if err := regularFile(path, info); err != nil {
+			w.res.Problems = append(w.res.Problems, err)
+			continue
+		}
+		w.res.Files = append(w.res.Files, path)
+	}
+	return nil
+}
+
+func (w *walker) wanted(name string) bool {
+	ext := strings.ToLower(filepath.Ext(name))
+	for _, e := range w.exts {
+		if ext == e {
+			return true
+		}
+	}
+	return false
+}
+
+// readIgnore reads dir's .krmignore; nil when there is none.
+func readIgnore(dir string) (gitignore.IgnoreMatcher, error) {
+	path := filepath.Join(dir, IgnoreFile)
+	info, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := regularFile(path, info); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return gitignore.NewGitIgnoreFromReader(dir, f), nil
+}
