@@ -130,202 +130,266 @@ func formOf(value []byte) valueForm {
 // metadata.annotations, without parsing. intern returns a shared copy of a
 // type name, so that a million items do not hold a million copies of "v1".
 func readItem(raw []byte, intern func([]byte) string) itemText {
-	t := itemText{object: true, synced: true}
-	var (
-		first           = true
-		meta, annos     block
-		metaSeen        bool
-		annosSeen       bool
-		entryContinues  bool // the last entry read is synced: deeper lines would continue its value
-		values          [6][]byte
-		migrationSeen   bool
-		commentsInAnnos bool
-	)
-	unsynced := func() { t.synced = false }
-	for off := 0; off < len(raw); {
+	r := &itemReader{t: itemText{object: true, synced: true}, intern: intern}
+	off, entryLine, ok := r.entryStart(raw)
+	if !ok {
+		return r.t
+	}
+	for off < len(raw) {
 		lineStart := off
-		i := bytes.IndexByte(raw[off:], '\n')
-		if i < 0 {
-			i = len(raw) - off
+		line := raw[off:]
+		if i := bytes.IndexByte(line, '\n'); i >= 0 {
+			line = line[:i]
 		}
-		line := raw[off : off+i]
-		off += i + 1
-		indent := 0
-		if first {
-			if len(line) > 0 && line[0] == '#' {
-				continue // a comment before the item
-			}
-			first = false
-			if len(line) < 2 {
-				t.object = false // "-" alone, as below
-				return t
-			}
-			rest := bytes.TrimRight(line[2:], " ")
-			switch {
-			case len(rest) == 0:
-				t.object = false // the entry starts on the next line, or is null
-				return t
-			case bytes.Equal(rest, []byte("{}")):
-				// An empty mapping; anything after it but blank lines is
-				// for the parser to judge.
-				t.object = len(bytes.TrimSpace(raw[off:])) == 0
-				return t
-			case rest[0] == '-' && (len(rest) == 1 || rest[1] == ' '):
-				t.object = false // "- - ...": the item is a sequence
-				return t
-			case len(rest) > 0 && rest[0] == '#':
-				if !hasContent(raw[off:]) {
-					t.object = false // "- # comment" and nothing more: a null item
-					return t
-				}
-				continue // "- # comment": the keys follow at column 2
-			}
-			indent = 2
-		} else {
-			for indent < len(line) && line[indent] == ' ' {
-				indent++
-			}
+		off += len(line) + 1
+		indent := 2 // the entry's line: "- key: ..."
+		if !entryLine {
+			indent = leadingSpaces(line)
 		}
-		rest := line[indent:]
-		if len(rest) == 0 {
-			continue
-		}
-		if rest[0] == '#' {
-			if annos.open {
-				commentsInAnnos = true
-			}
-			continue
-		}
-		isEntry := rest[0] == '-' && (len(rest) == 1 || rest[1] == ' ')
-		switch {
-		case indent < 2:
-			t.object = false
-			return t
-		case indent == 2:
-			meta.open, annos.open, entryContinues = false, false, false
-			if isEntry {
-				continue // an entry of a compact sequence under the last key
-			}
-			key, value, ok := keyValue(rest)
-			if !ok {
-				t.object = false
-				return t
-			}
-			switch string(key) {
-			case "apiVersion":
-				if t.apiVersionAt == typeAbsent {
-					t.apiVersion, t.apiVersionAt = word(value, intern)
-				}
-			case "kind":
-				if t.kindAt == typeAbsent {
-					t.kind, t.kindAt = word(value, intern)
-				}
-			case "metadata":
-				if metaSeen {
-					unsynced() // kyaml reads the first; leave it to kyaml
-				}
-				metaSeen = true
-				meta = block{open: true, state: formOf(value), indent: -1}
-				if meta.state == formFlow && bytes.Contains(value, []byte("annotations")) {
-					unsynced()
-				}
-			}
-		case meta.open && (meta.indent < 0 || indent == meta.indent):
-			if meta.indent < 0 && meta.state != formBlock {
-				unsynced() // a value on the line and more below it
-			}
-			meta.indent = indent
-			annos.open, entryContinues = false, false
-			if isEntry {
-				unsynced() // metadata is a list: kyaml rewrites it
-				continue
-			}
-			meta.keys++
-			key, value, ok := keyValue(rest)
-			if !ok {
-				unsynced()
-				continue
-			}
-			if string(key) == "annotations" {
-				if annosSeen {
-					unsynced()
-				}
-				annosSeen = true
-				annos = block{open: true, state: formOf(value), indent: -1}
-				if annos.state == formFlow && hasSyncedText(value) {
-					unsynced()
-				}
-			}
-		case annos.open && indent > meta.indent && (annos.indent < 0 || indent == annos.indent):
-			if annos.indent < 0 && annos.state != formBlock {
-				unsynced()
-			}
-			annos.indent = indent
-			entryContinues = false
-			if isEntry {
-				unsynced()
-				continue
-			}
-			annos.keys++
-			key, value, ok := keyValue(rest)
-			if !ok {
-				if hasSyncedText(rest) {
-					unsynced()
-				}
-				continue
-			}
-			if string(key) == migrationID {
-				if migrationSeen || !singleLine(value) {
-					unsynced()
-				}
-				migrationSeen = true
-				t.cutStart, t.cutEnd = lineStart, min(off, len(raw))
-				entryContinues = true
-				continue
-			}
-			for j, fk := range fileKeys {
-				if string(key) != fk {
-					continue
-				}
-				v, ok := scalarValue(value)
-				if !ok || len(v) == 0 || t.pattern&(1<<j) != 0 {
-					unsynced()
-				}
-				t.pattern |= 1 << j
-				values[j] = v
-				entryContinues = true
-			}
-		case annos.open && indent > annos.indent:
-			if entryContinues {
-				unsynced() // a synced annotation's value goes on over lines
-			}
-		case annos.open && indent > meta.indent:
-			unsynced() // between metadata's keys and the entries' column
-		case meta.open && indent < meta.indent:
-			unsynced()
+		entryLine = false
+		if !r.line(line[indent:], indent, lineStart, min(off, len(raw))) {
+			return r.t
 		}
 	}
+	r.finish()
+	return r.t
+}
+
+// itemReader is what readItem knows of an item so far.
+type itemReader struct {
+	t                  itemText
+	intern             func([]byte) string
+	meta, annos        block
+	metaSeen           bool
+	annosSeen          bool
+	entryContinues     bool // the last entry read is synced: deeper lines would continue its value
+	values             [6][]byte
+	migrationSeen      bool
+	commentsInAnnos    bool
+	lineStart, lineEnd int // of the line being read, in raw
+}
+
+func (r *itemReader) unsynced() { r.t.synced = false }
+
+// notObject records that the item is not a plain block mapping, and
+// returns false: reading stops.
+func (r *itemReader) notObject() bool {
+	r.t.object = false
+	return false
+}
+
+// entryStart finds the item's "- " line past any comments before it, and
+// returns where reading goes on: at that line (entryLine: its keys start
+// at column 2 after the dash), or after it for "- # comment" (the keys
+// follow at column 2). ok is false when the entry line decides the item
+// already: "-" alone or with nothing after it (null, or an entry on the
+// next line), a sequence, "{}" (an object only when nothing but blank
+// lines follow it), or a comment and nothing more.
+func (r *itemReader) entryStart(raw []byte) (off int, entryLine, ok bool) {
+	for off < len(raw) {
+		line := raw[off:]
+		if i := bytes.IndexByte(line, '\n'); i >= 0 {
+			line = line[:i]
+		}
+		next := off + len(line) + 1
+		if len(line) > 0 && line[0] == '#' {
+			off = next // a comment before the item
+			continue
+		}
+		if len(line) < 2 {
+			return 0, false, r.notObject()
+		}
+		rest := bytes.TrimRight(line[2:], " ")
+		switch {
+		case len(rest) == 0:
+			return 0, false, r.notObject()
+		case bytes.Equal(rest, []byte("{}")):
+			r.t.object = len(bytes.TrimSpace(raw[min(next, len(raw)):])) == 0
+			return 0, false, false
+		case rest[0] == '-' && (len(rest) == 1 || rest[1] == ' '):
+			return 0, false, r.notObject()
+		case rest[0] == '#':
+			if !hasContent(raw[min(next, len(raw)):]) {
+				return 0, false, r.notObject()
+			}
+			return next, false, true
+		}
+		return off, true, true
+	}
+	return off, false, true
+}
+
+// line reads one line after the entry's start, rest being the line from
+// its first non-space byte at column indent; false when the item turns
+// out not to be a plain block mapping.
+func (r *itemReader) line(rest []byte, indent, start, end int) bool {
+	if len(rest) == 0 {
+		return true
+	}
+	if rest[0] == '#' {
+		r.commentsInAnnos = r.commentsInAnnos || r.annos.open
+		return true
+	}
+	r.lineStart, r.lineEnd = start, end
+	isEntry := rest[0] == '-' && (len(rest) == 1 || rest[1] == ' ')
+	meta, annos := &r.meta, &r.annos
 	switch {
-	case metaSeen && (meta.state == formOther || meta.state == formBlock && meta.keys == 0):
-		unsynced() // metadata: null, {} or a scalar, which kyaml's writer drops or rewrites
-	case annosSeen && (annos.state == formOther || annos.state == formBlock && annos.keys == 0):
-		unsynced()
-	case migrationSeen && annos.keys == 1:
-		unsynced() // cutting the only annotation would leave them empty
-	case commentsInAnnos && (migrationSeen || t.pattern != 0):
-		unsynced() // a comment could belong to a key kyaml deletes or adds
+	case indent < 2:
+		return r.notObject()
+	case indent == 2:
+		return r.topLevelKey(rest, isEntry)
+	case meta.open && (meta.indent < 0 || indent == meta.indent):
+		r.metadataKey(rest, indent, isEntry)
+	case annos.open && indent > meta.indent && (annos.indent < 0 || indent == annos.indent):
+		r.annotation(rest, indent, isEntry)
+	case annos.open && indent > annos.indent:
+		if r.entryContinues {
+			r.unsynced() // a synced annotation's value goes on over lines
+		}
+	case annos.open && indent > meta.indent:
+		r.unsynced() // between metadata's keys and the entries' column
+	case meta.open && indent < meta.indent:
+		r.unsynced()
+	}
+	return true
+}
+
+// topLevelKey reads a key at column 2: apiVersion, kind, metadata.
+func (r *itemReader) topLevelKey(rest []byte, isEntry bool) bool {
+	r.meta.open, r.annos.open, r.entryContinues = false, false, false
+	if isEntry {
+		return true // an entry of a compact sequence under the last key
+	}
+	key, value, ok := keyValue(rest)
+	if !ok {
+		return r.notObject()
+	}
+	switch string(key) {
+	case "apiVersion":
+		if r.t.apiVersionAt == typeAbsent {
+			r.t.apiVersion, r.t.apiVersionAt = word(value, r.intern)
+		}
+	case "kind":
+		if r.t.kindAt == typeAbsent {
+			r.t.kind, r.t.kindAt = word(value, r.intern)
+		}
+	case "metadata":
+		if r.metaSeen {
+			r.unsynced() // kyaml reads the first; leave it to kyaml
+		}
+		r.metaSeen = true
+		r.meta = block{open: true, state: formOf(value), indent: -1}
+		if r.meta.state == formFlow && bytes.Contains(value, []byte("annotations")) {
+			r.unsynced()
+		}
+	}
+	return true
+}
+
+// metadataKey reads a key of metadata.
+func (r *itemReader) metadataKey(rest []byte, indent int, isEntry bool) {
+	if r.meta.indent < 0 && r.meta.state != formBlock {
+		r.unsynced() // a value on the line and more below it
+	}
+	r.meta.indent = indent
+	r.annos.open, r.entryContinues = false, false
+	if isEntry {
+		r.unsynced() // metadata is a list: kyaml rewrites it
+		return
+	}
+	r.meta.keys++
+	key, value, ok := keyValue(rest)
+	if !ok {
+		r.unsynced()
+		return
+	}
+	if string(key) == "annotations" {
+		if r.annosSeen {
+			r.unsynced()
+		}
+		r.annosSeen = true
+		r.annos = block{open: true, state: formOf(value), indent: -1}
+		if r.annos.state == formFlow && hasSyncedText(value) {
+			r.unsynced()
+		}
+	}
+}
+
+// annotation reads an entry of metadata.annotations: the migration id
+// (the line the output leaves out) and the synced annotations.
+func (r *itemReader) annotation(rest []byte, indent int, isEntry bool) {
+	if r.annos.indent < 0 && r.annos.state != formBlock {
+		r.unsynced()
+	}
+	r.annos.indent = indent
+	r.entryContinues = false
+	if isEntry {
+		r.unsynced()
+		return
+	}
+	r.annos.keys++
+	key, value, ok := keyValue(rest)
+	if !ok {
+		if hasSyncedText(rest) {
+			r.unsynced()
+		}
+		return
+	}
+	if string(key) == migrationID {
+		if r.migrationSeen || !singleLine(value) {
+			r.unsynced()
+		}
+		r.migrationSeen = true
+		r.t.cutStart, r.t.cutEnd = r.lineStart, r.lineEnd
+		r.entryContinues = true
+		return
+	}
+	for j, fk := range fileKeys {
+		if string(key) != fk {
+			continue
+		}
+		v, ok := scalarValue(value)
+		if !ok || len(v) == 0 || r.t.pattern&(1<<j) != 0 {
+			r.unsynced()
+		}
+		r.t.pattern |= 1 << j
+		r.values[j] = v
+		r.entryContinues = true
+	}
+}
+
+// finish judges what the whole item showed: what kyaml's writer would drop
+// or rewrite, and synced annotations it would add or refuse.
+func (r *itemReader) finish() {
+	meta, annos, t := r.meta, r.annos, &r.t
+	switch {
+	case r.metaSeen && (meta.state == formOther || meta.state == formBlock && meta.keys == 0):
+		r.unsynced() // metadata: null, {} or a scalar, which kyaml's writer drops or rewrites
+	case r.annosSeen && (annos.state == formOther || annos.state == formBlock && annos.keys == 0):
+		r.unsynced()
+	case r.migrationSeen && annos.keys == 1:
+		r.unsynced() // cutting the only annotation would leave them empty
+	case r.commentsInAnnos && (r.migrationSeen || t.pattern != 0):
+		r.unsynced() // a comment could belong to a key kyaml deletes or adds
 	case t.pattern.internal() && t.pattern.legacy() && !t.pattern.paired():
-		unsynced() // kyaml would add the missing forms
+		r.unsynced() // kyaml would add the missing forms
 	}
 	for j := 0; j < 6; j += 2 {
-		if t.pattern&(3<<j) == 3<<j && !bytes.Equal(values[j], values[j+1]) {
-			unsynced() // kyaml refuses forms that differ; let it say so
+		if t.pattern&(3<<j) == 3<<j && !bytes.Equal(r.values[j], r.values[j+1]) {
+			r.unsynced() // kyaml refuses forms that differ; let it say so
 		}
 	}
 	if !t.synced {
 		t.cutStart, t.cutEnd = 0, 0
 	}
-	return t
+}
+
+func leadingSpaces(line []byte) int {
+	n := 0
+	for n < len(line) && line[n] == ' ' {
+		n++
+	}
+	return n
 }
 
 // keyValue splits "key: value" where key is a plain word of the

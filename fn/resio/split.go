@@ -76,19 +76,8 @@ func split(data []byte) (*listText, error) {
 		// reads the list as it is (found by FuzzFastPathMatchesKyaml).
 		return nil, notCanonical(1+bytes.Count(data, []byte("\n")), "no line break at the end")
 	}
-	out := &listText{data: data, items: make([]chunk, 0, estimateItems(data))}
-	section := ""
-	inItem := false
-	pending := -1          // offset of the first comment line waiting for the next item
-	fcStart, fcEnd := 0, 0 // the functionConfig section
-	scanner := newOpenScanner()
-	seen := map[string]bool{} // top-level keys
-	flush := func(at int) {
-		if inItem {
-			out.items[len(out.items)-1].end = uint32(at)
-			inItem = false
-		}
-	}
+	sp := &splitter{out: &listText{data: data, items: make([]chunk, 0, estimateItems(data))},
+		pending: -1, scanner: newOpenScanner(), seen: map[string]bool{}}
 	n := 0 // line number
 	for off := 0; off < len(data); {
 		n++
@@ -96,108 +85,155 @@ func split(data []byte) (*listText, error) {
 		line := data[off : off+i+1]
 		at := off
 		off += i + 1
-		if scanner.leavesOpen(line[:len(line)-1]) {
+		if sp.scanner.leavesOpen(line[:len(line)-1]) {
 			return nil, notCanonical(n, "a quoted scalar or flow collection continues on the next line")
 		}
-		switch {
-		case isBlank(line):
-			if pending >= 0 {
-				// A comment, then a blank line: YAML may make it the foot
-				// of the item before rather than the head of the next.
-				return nil, notCanonical(n, "a blank line after a comment between items")
-			}
-			continue
-		case line[0] == '#':
-			if section == "items" && pending < 0 {
-				pending = at
-			}
-			continue
-		case bytes.HasPrefix(line, []byte("---")) || bytes.HasPrefix(line, []byte("...")):
-			if section != "" {
-				return nil, notCanonical(n, "a second YAML document")
-			}
-			continue
-		case line[0] == ' ':
-			switch section {
-			case "items":
-				if !inItem {
-					return nil, notCanonical(n, "items indented under items: (kyaml writes them at column 0)")
-				}
-				// Comments at column 0 that more of the item follows are
-				// inside it, not before the next item.
-				pending = -1
-			case "functionConfig", "results":
-			default:
-				return nil, notCanonical(n, "an indented line under "+section+":")
-			}
-			continue
-		case line[0] == '-':
-			if section == "results" {
-				continue // a previous run's results: replaced by this run's
-			}
-			if section != "items" || (len(line) > 1 && line[1] != ' ' && line[1] != '\n') {
-				return nil, notCanonical(n, "a sequence entry outside items:")
-			}
-			start := at
-			if pending >= 0 {
-				start, pending = pending, -1
-			}
-			flush(start)
-			out.items = append(out.items, chunk{start: uint32(start)})
-			inItem = true
-			continue
-		}
-		// A top-level key.
-		flush(at)
-		if section == "functionConfig" {
-			fcEnd = at
-		}
-		if pending >= 0 {
-			return nil, notCanonical(n, "comments between the last item and the next key")
-		}
-		key, value, ok := strings.Cut(strings.TrimRight(string(line), "\n"), ":")
-		if !ok || !topLevelKeys[key] || value != "" && value[0] != ' ' {
-			// "kind:ResourceList" is one plain scalar to YAML (found by
-			// FuzzFastPathMatchesKyaml).
-			return nil, notCanonical(n, "not a ResourceList key")
-		}
-		if seen[key] {
-			// kyaml reads the first of duplicate keys; the splitter would
-			// read both.
-			return nil, notCanonical(n, key+" appears twice")
-		}
-		seen[key] = true
-		value = strings.TrimSpace(value)
-		section = key
-		switch key {
-		case "apiVersion":
-			out.apiVersion = value
-		case "kind":
-			out.kind = value
-		case "items":
-			if value != "" && value != "[]" {
-				return nil, notCanonical(n, "items written in flow style")
-			}
-		case "functionConfig":
-			if value != "" {
-				return nil, notCanonical(n, "functionConfig written in flow style")
-			}
-			fcStart = at
-		case "results":
+		if why := sp.line(line, at); why != "" {
+			return nil, notCanonical(n, why)
 		}
 	}
-	flush(len(data))
-	if section == "functionConfig" {
-		fcEnd = len(data)
+	return sp.finish(n)
+}
+
+// splitter is what split knows of a list so far.
+type splitter struct {
+	out     *listText
+	section string // the top-level key being read
+	inItem  bool
+	pending int // offset of the first comment line waiting for the next item; -1 for none
+	fcStart int // the functionConfig section
+	fcEnd   int
+	scanner *openScanner
+	seen    map[string]bool // top-level keys
+}
+
+// line reads one line (with its line break) at offset at, and says why
+// the list is not canonical, or "".
+func (sp *splitter) line(line []byte, at int) string {
+	switch {
+	case isBlank(line):
+		if sp.pending >= 0 {
+			// A comment, then a blank line: YAML may make it the foot
+			// of the item before rather than the head of the next.
+			return "a blank line after a comment between items"
+		}
+	case line[0] == '#':
+		if sp.section == "items" && sp.pending < 0 {
+			sp.pending = at
+		}
+	case bytes.HasPrefix(line, []byte("---")) || bytes.HasPrefix(line, []byte("...")):
+		if sp.section != "" {
+			return "a second YAML document"
+		}
+	case line[0] == ' ':
+		return sp.indented()
+	case line[0] == '-':
+		return sp.entry(line, at)
+	default:
+		return sp.topLevelKey(line, at)
 	}
-	if pending >= 0 {
+	return ""
+}
+
+// indented reads a line that starts with a space.
+func (sp *splitter) indented() string {
+	switch sp.section {
+	case "items":
+		if !sp.inItem {
+			return "items indented under items: (kyaml writes them at column 0)"
+		}
+		// Comments at column 0 that more of the item follows are
+		// inside it, not before the next item.
+		sp.pending = -1
+	case "functionConfig", "results":
+	default:
+		return "an indented line under " + sp.section + ":"
+	}
+	return ""
+}
+
+// entry reads a line that starts with "-": a new item.
+func (sp *splitter) entry(line []byte, at int) string {
+	if sp.section == "results" {
+		return "" // a previous run's results: replaced by this run's
+	}
+	if sp.section != "items" || (len(line) > 1 && line[1] != ' ' && line[1] != '\n') {
+		return "a sequence entry outside items:"
+	}
+	start := at
+	if sp.pending >= 0 {
+		start, sp.pending = sp.pending, -1
+	}
+	sp.flush(start)
+	sp.out.items = append(sp.out.items, chunk{start: uint32(start)})
+	sp.inItem = true
+	return ""
+}
+
+// flush ends the item being read at offset at.
+func (sp *splitter) flush(at int) {
+	if sp.inItem {
+		sp.out.items[len(sp.out.items)-1].end = uint32(at)
+		sp.inItem = false
+	}
+}
+
+// topLevelKey reads a key of the ResourceList.
+func (sp *splitter) topLevelKey(line []byte, at int) string {
+	sp.flush(at)
+	if sp.section == "functionConfig" {
+		sp.fcEnd = at
+	}
+	if sp.pending >= 0 {
+		return "comments between the last item and the next key"
+	}
+	key, value, ok := strings.Cut(strings.TrimRight(string(line), "\n"), ":")
+	if !ok || !topLevelKeys[key] || value != "" && value[0] != ' ' {
+		// "kind:ResourceList" is one plain scalar to YAML (found by
+		// FuzzFastPathMatchesKyaml).
+		return "not a ResourceList key"
+	}
+	if sp.seen[key] {
+		// kyaml reads the first of duplicate keys; the splitter would
+		// read both.
+		return key + " appears twice"
+	}
+	sp.seen[key] = true
+	value = strings.TrimSpace(value)
+	sp.section = key
+	switch key {
+	case "apiVersion":
+		sp.out.apiVersion = value
+	case "kind":
+		sp.out.kind = value
+	case "items":
+		if value != "" && value != "[]" {
+			return "items written in flow style"
+		}
+	case "functionConfig":
+		if value != "" {
+			return "functionConfig written in flow style"
+		}
+		sp.fcStart = at
+	}
+	return ""
+}
+
+// finish ends the list after its last line, n.
+func (sp *splitter) finish(n int) (*listText, error) {
+	data := sp.out.data
+	sp.flush(len(data))
+	if sp.section == "functionConfig" {
+		sp.fcEnd = len(data)
+	}
+	if sp.pending >= 0 {
 		return nil, notCanonical(n, "comments after the last item")
 	}
-	if out.kind != "ResourceList" {
+	if sp.out.kind != "ResourceList" {
 		return nil, notCanonical(0, "no top-level kind: ResourceList")
 	}
-	out.functionConfig = data[fcStart:fcEnd]
-	return out, nil
+	sp.out.functionConfig = data[sp.fcStart:sp.fcEnd]
+	return sp.out, nil
 }
 
 // estimateItems counts the lines that start an item, to size the chunk
