@@ -119,8 +119,17 @@ func (s *Resources) parse(path string, b []byte) {
 	// Lists are unwrapped here, not by kyaml: it does so only for a file
 	// holding nothing else, and the wrapper must be checked for duplicate
 	// keys too (two `kubectl get -o yaml` outputs appended to one file).
-	r := &kio.ByteReader{Reader: bytes.NewReader(b), OmitReaderAnnotations: true, DisableUnwrapping: true}
-	nodes, err := r.Read()
+	if s.docs == nil {
+		s.docs = NewDocumentParser()
+	}
+	nodes, ok := readFile(b, "", s.docs)
+	var err error
+	if !ok {
+		// What the fast reading leaves to kyaml's reader: the same
+		// resources, or the same error.
+		r := &kio.ByteReader{Reader: bytes.NewReader(b), OmitReaderAnnotations: true, DisableUnwrapping: true}
+		nodes, err = r.Read()
+	}
 	if err != nil {
 		if path != "-" && IsTemplate(b) {
 			s.Notes = append(s.Notes, TemplateNote(path))

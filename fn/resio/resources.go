@@ -34,9 +34,10 @@ type Resources struct {
 	// one line each, to show the user.
 	Notes []string
 
-	list  *listReader // a list on the fast path
-	kyaml *kyamlList  // a list through kyaml's reader
-	tree  *treeState  // a package tree
+	docs  *DocumentParser // the block parser for the documents read
+	list  *listReader     // a list on the fast path
+	kyaml *kyamlList      // a list through kyaml's reader
+	tree  *treeState      // a package tree
 }
 
 // FunctionConfig returns the first functionConfig read, or nil.

@@ -12,10 +12,11 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// readFile reads the resources of one file of a package as kyaml's
-// ByteReader does for ReadTree (lists not unwrapped, the sequence
-// indentation and the file's path recorded, each resource's index in the
-// file), node for node and annotation for annotation, but parses the
+// readFile reads the resources of one file as kyaml's ByteReader does -
+// for ReadTree (rel, the file's path, set: lists not unwrapped, the
+// sequence indentation and the file's path recorded, each resource's index
+// in the file), or for ReadPaths (rel "": no annotation) - node for node
+// and annotation for annotation, but parses the
 // documents DocumentParser takes with it rather than with yaml.v3:
 // reading the tree was the largest cost of `render`. ok is false when the
 // file holds something this reading leaves to kyaml's reader - CR line
@@ -69,6 +70,10 @@ func readFile(data []byte, rel string, dp *DocumentParser) (nodes []*yaml.RNode,
 		}
 		if _, err := n.GetMeta(); err != nil && err != yaml.ErrMissingMetadata {
 			return nil, false
+		}
+		if rel == "" {
+			nodes = append(nodes, n)
+			continue
 		}
 		if err := kioutil.CopyLegacyAnnotations(n); err != nil {
 			return nil, false

@@ -15,10 +15,11 @@ import (
 )
 
 // TestReadFileMatchesKyaml holds readFile to kyaml's ByteReader as
-// ReadTree configured it, on every YAML file of the repository, the files
-// of a synthetic package and hand-picked ones: where readFile reads a
-// file, it gives the same resources (annotations, comments, styles, lines
-// and columns); where kyaml fails, readFile leaves the file to it.
+// ReadTree and ReadPaths configure it, on every YAML file of the
+// repository, the files of a synthetic package and hand-picked ones: where
+// readFile reads a file, it gives the same resources (annotations,
+// comments, styles, lines and columns); where kyaml fails, readFile leaves
+// the file to it.
 func TestReadFileMatchesKyaml(t *testing.T) {
 	files := map[string]string{
 		"leading-separator.yaml": "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n",
@@ -43,23 +44,25 @@ func TestReadFileMatchesKyaml(t *testing.T) {
 		}
 	}
 	dp := NewDocumentParser()
-	read := 0
-	for name, text := range files {
-		want, wantErr := (&kio.ByteReader{
-			Reader:            bytes.NewReader([]byte(text)),
-			DisableUnwrapping: true,
-			PreserveSeqIndent: true,
-			SetAnnotations:    map[string]string{kioutil.PathAnnotation: "p.yaml", kioutil.LegacyPathAnnotation: "p.yaml"},
-		}).Read()
-		got, ok := readFile([]byte(text), "p.yaml", dp)
-		if !ok {
-			continue
+	for _, rel := range []string{"p.yaml", ""} { // ReadTree's reading, then ReadPaths'
+		read := 0
+		for name, text := range files {
+			r := &kio.ByteReader{Reader: bytes.NewReader([]byte(text)), DisableUnwrapping: true, OmitReaderAnnotations: true}
+			if rel != "" {
+				r = &kio.ByteReader{Reader: bytes.NewReader([]byte(text)), DisableUnwrapping: true, PreserveSeqIndent: true,
+					SetAnnotations: map[string]string{kioutil.PathAnnotation: rel, kioutil.LegacyPathAnnotation: rel}}
+			}
+			want, wantErr := r.Read()
+			got, ok := readFile([]byte(text), rel, dp)
+			if !ok {
+				continue
+			}
+			read++
+			require.NoError(t, wantErr, "%s: readFile read what kyaml refuses", name)
+			require.Equal(t, dumpNodes(want), dumpNodes(got), name)
 		}
-		read++
-		require.NoError(t, wantErr, "%s: readFile read what kyaml refuses", name)
-		require.Equal(t, dumpNodes(want), dumpNodes(got), name)
+		require.Greater(t, read, len(files)/2, "readFile reads most files")
 	}
-	require.Greater(t, read, len(files)/2, "readFile reads most files")
 }
 
 // dumpNodes writes every node of every resource with its position,
