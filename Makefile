@@ -102,9 +102,10 @@ bench: build $(KUSTOMIZE)
 	  -scan $(BIN)/scan -kustomize $(KUSTOMIZE) $(BENCH_FLAGS)
 	$(GO) test -run '^$$' -bench . -benchmem ./fn/bundle ./fn/restart ./fn/rotate
 
-## lint: go vet and gofmt
+## lint: go vet, gofmt, and go.mod/go.sum as go mod tidy leaves them (every module)
 lint:
 	$(GO) vet ./...
+	@for m in $(TEST_MODULES); do (cd $$m && $(GO) mod tidy -diff) || { echo "go.mod of $$m is not tidy: run go mod tidy there"; exit 1; }; done
 	@out=$$(gofmt -l cmd fn internal test bench); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 clean:
