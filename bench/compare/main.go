@@ -32,6 +32,8 @@ import (
 
 type config struct {
 	rc, noop, kyaml, scan, kpt, kustomize, measure string
+	base                                           string // -baseline: rotate-certs before a change, measured beside rc
+	vs                                             []baseRatio
 	runs                                           int
 	dir                                            string
 }
@@ -39,6 +41,7 @@ type config struct {
 func main() {
 	var c config
 	flag.StringVar(&c.rc, "rotate-certs", "bin/rotate-certs", "rotate-certs binary")
+	flag.StringVar(&c.base, "baseline", "", "another rotate-certs binary (say, before a change) measured in every row beside -rotate-certs, alternating; rows then end with its CPU and RSS and the ratios of -rotate-certs to it")
 	flag.StringVar(&c.noop, "noop", "bin/noop-kyaml", "no-op kyaml function binary")
 	flag.StringVar(&c.kyaml, "kyaml", "bin/kyaml-path", "rotate-certs' function through kyaml's reader and writer (bench/kyamlpath)")
 	flag.StringVar(&c.scan, "scan", "bin/scan", "the byte scan (bench/scan)")
@@ -63,6 +66,10 @@ func main() {
 	defer os.RemoveAll(dir)
 	c.dir = dir
 	fmt.Printf("CPU is user+sys time of the process and its children, RSS its peak resident set; medians of %d runs, programs alternating.\n", c.runs)
+	if c.base != "" {
+		fmt.Printf("Every row ends with the baseline (%s) run beside rotate-certs (%s) - | before: CPU RSS | after/before: CPU RSS - and a last line gives the range of those ratios.\n", c.base, c.rc)
+		defer c.printBaseline()
+	}
 	for _, s := range strings.Split(*sections, ",") {
 		fmt.Println()
 		switch s {
@@ -204,16 +211,17 @@ type ratios struct {
 }
 
 func (c *config) shapeRow(shape synth.Shape, label string, n int, input string) ratios {
-	s := measure(c.runs,
+	s := measure(c.runs, c.withBase([]func() sample{
 		func() sample { return c.run(input, "", false, c.noop) },
 		func() sample { return c.run(input, "", false, c.rc) },
-		func() sample { return c.run(input, "", false, c.scan) })
+		func() sample { return c.run(input, "", false, c.scan) }},
+		func(bin string) sample { return c.run(input, "", false, bin) })...)
 	noop, rc, scan := s[0], s[1], s[2]
 	same := c.sameAsKyaml(input)
 	r := ratios{cpu: rc.cpu.Seconds() / noop.cpu.Seconds(), rss: float64(rc.rss) / float64(noop.rss), same: same == "yes"}
-	fmt.Printf("%-10s %-9s %7d %7.1fM | %6.2fs %8.0fM | %6.2fs %8.0fM | %5.2f %5.2f | %5.3fs %5.0fx | %s\n",
+	fmt.Printf("%-10s %-9s %7d %7.1fM | %6.2fs %8.0fM | %6.2fs %8.0fM | %5.2f %5.2f | %5.3fs %5.0fx | %s%s\n",
 		shape, label, n, float64(size(input))/1e6, noop.cpu.Seconds(), noop.mb(), rc.cpu.Seconds(), rc.mb(),
-		r.cpu, r.rss, scan.cpu.Seconds(), rc.cpu.Seconds()/scan.cpu.Seconds(), same)
+		r.cpu, r.rss, scan.cpu.Seconds(), rc.cpu.Seconds()/scan.cpu.Seconds(), same, c.vsBase(fmt.Sprintf("shapes %s %s %d", shape, label, n), rc, s))
 	return r
 }
 
@@ -253,7 +261,9 @@ func (c *config) scaling(sizes []int) {
 		for _, n := range sizes {
 			input := filepath.Join(c.dir, fmt.Sprintf("scale-%s-%d.yaml", shape, n))
 			write(input, synth.ResourceList(synth.Options{Resources: n, Bundles: 100, Seed: 1, Shape: shape}))
-			s := measure(c.runs, func() sample { return c.run(input, "", true, c.rc) })[0]
+			all := measure(c.runs, c.withBase([]func() sample{func() sample { return c.run(input, "", true, c.rc) }},
+				func(bin string) sample { return c.run(input, "", true, bin) })...)
+			s := all[0]
 			in := size(input)
 			status := ""
 			if s.code != 0 {
@@ -264,7 +274,8 @@ func (c *config) scaling(sizes []int) {
 				per = append(per, us)
 				rendered = append(rendered, n)
 			}
-			fmt.Printf("%-10s %7d %7.1fM | %7.2fs %8.0fM %6.1fx | %7.1fus%s\n", shape, n, float64(in)/1e6, s.cpu.Seconds(), s.mb(), float64(s.rss)/float64(in), us, status)
+			fmt.Printf("%-10s %7d %7.1fM | %7.2fs %8.0fM %6.1fx | %7.1fus%s%s\n", shape, n, float64(in)/1e6, s.cpu.Seconds(), s.mb(), float64(s.rss)/float64(in), us, status,
+				c.vsBase(fmt.Sprintf("scaling %s %d", shape, n), s, all))
 			os.Remove(input)
 		}
 		if len(per) > 1 {
@@ -313,4 +324,52 @@ func lastLines(s string, n int) string {
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "bench:", err)
 	os.Exit(1)
+}
+
+// withBase returns programs, and with -baseline one more: the baseline
+// binary run as base runs a binary.
+func (c *config) withBase(programs []func() sample, base func(bin string) sample) []func() sample {
+	if c.base == "" {
+		return programs
+	}
+	return append(programs, func() sample { return base(c.base) })
+}
+
+// vsBase ends a row: the baseline's sample (the last of all, which
+// withBase added) and rc's ratios to it; "" without -baseline. It
+// remembers the ratios for printBaseline.
+func (c *config) vsBase(row string, rc sample, all []sample) string {
+	if c.base == "" {
+		return ""
+	}
+	b := all[len(all)-1]
+	cpu, rss := rc.cpu.Seconds()/b.cpu.Seconds(), float64(rc.rss)/float64(b.rss)
+	c.vs = append(c.vs, baseRatio{row, cpu, rss})
+	return fmt.Sprintf(" | before %6.2fs %6.0fM | %5.2f %5.2f", b.cpu.Seconds(), b.mb(), cpu, rss)
+}
+
+// baseRatio is one row's ratios of rotate-certs to the baseline.
+type baseRatio struct {
+	row      string
+	cpu, rss float64
+}
+
+// printBaseline says, after every section, how far rotate-certs is from
+// the baseline: the range of the ratios and the rows outside 10%.
+func (c *config) printBaseline() {
+	if len(c.vs) == 0 {
+		return
+	}
+	lo, hi, rlo, rhi := c.vs[0].cpu, c.vs[0].cpu, c.vs[0].rss, c.vs[0].rss
+	var over []string
+	for _, v := range c.vs {
+		lo, hi, rlo, rhi = min(lo, v.cpu), max(hi, v.cpu), min(rlo, v.rss), max(rhi, v.rss)
+		if v.cpu > 1.1 || v.rss > 1.1 {
+			over = append(over, fmt.Sprintf("%s (CPU %.2f, RSS %.2f)", v.row, v.cpu, v.rss))
+		}
+	}
+	fmt.Printf("\nagainst the baseline, %d rows: CPU %.2f-%.2fx, peak RSS %.2f-%.2fx; rows more than 10%% slower or larger: %d\n", len(c.vs), lo, hi, rlo, rhi, len(over))
+	for _, o := range over {
+		fmt.Println("  " + o)
+	}
 }

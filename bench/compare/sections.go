@@ -103,9 +103,11 @@ func (c *config) memory(target int) {
 }
 
 func (c *config) memoryRow(name string, n int, input string) {
-	s := measure(c.runs, func() sample { return c.run(input, "", true, c.rc) })[0]
-	in := size(input)
-	fmt.Printf("%-48s %8d %7.1fM | %7.2fs %8.0fM %6.1fx %5d\n", name, n, float64(in)/1e6, s.cpu.Seconds(), s.mb(), float64(s.rss)/float64(in), s.code)
+	all := measure(c.runs, c.withBase([]func() sample{func() sample { return c.run(input, "", true, c.rc) }},
+		func(bin string) sample { return c.run(input, "", true, bin) })...)
+	s, in := all[0], size(input)
+	fmt.Printf("%-48s %8d %7.1fM | %7.2fs %8.0fM %6.1fx %5d%s\n", name, n, float64(in)/1e6, s.cpu.Seconds(), s.mb(), float64(s.rss)/float64(in), s.code,
+		c.vsBase("memory "+name, s, all))
 }
 
 // repo renders and checks a package of files, next to kpt fn render with a
@@ -137,11 +139,11 @@ func (c *config) repo(n, kptN int) {
 				fail(fmt.Errorf("cp: %v: %s", err, out))
 			}
 		}
-		render := func() sample {
+		render := func(bin string) sample {
 			fresh()
-			return c.run("", "", false, c.rc, "render", work, "--policy", filepath.Join(work, "policy.yaml"))
+			return c.run("", "", false, bin, "render", work, "--policy", filepath.Join(work, "policy.yaml"))
 		}
-		programs := []func() sample{render}
+		programs := []func() sample{func() sample { return render(c.rc) }}
 		withKpt := m == kptN && c.kpt != ""
 		if _, err := exec.LookPath(c.kpt); err != nil {
 			withKpt = false
@@ -152,24 +154,27 @@ func (c *config) repo(n, kptN int) {
 				return c.run("", "", false, c.kpt, "fn", "render", work, "--allow-exec")
 			})
 		}
-		s := measure(c.runs, programs...)
+		s := measure(c.runs, c.withBase(programs, render)...)
 		renderAt[m] = s[0]
-		row := func(label string, x sample) {
-			fmt.Printf("%-44s %8d %6d %7.1fM | %7.2fs %8.0fM\n", label, m, files, float64(bytes)/1e6, x.cpu.Seconds(), x.mb())
+		row := func(label string, x sample, all []sample) {
+			fmt.Printf("%-44s %8d %6d %7.1fM | %7.2fs %8.0fM%s\n", label, m, files, float64(bytes)/1e6, x.cpu.Seconds(), x.mb(),
+				c.vsBase(fmt.Sprintf("repo %s %d", label, m), x, all))
 		}
-		row("rotate-certs render (first render)", s[0])
+		row("rotate-certs render (first render)", s[0], s)
 		if withKpt {
 			kptAt[m] = s[1]
-			row("kpt fn render, no-op exec function", s[1])
+			fmt.Printf("%-44s %8d %6d %7.1fM | %7.2fs %8.0fM\n", "kpt fn render, no-op exec function", m, files, float64(bytes)/1e6, s[1].cpu.Seconds(), s[1].mb())
 		}
 		fresh()
 		c.run("", "", false, c.rc, "render", work, "--policy", filepath.Join(work, "policy.yaml"))
-		again := measure(c.runs, func() sample {
-			return c.run("", "", false, c.rc, "render", work, "--policy", filepath.Join(work, "policy.yaml"))
-		})[0]
-		row("rotate-certs render (re-render, nothing to write)", again)
-		check := measure(c.runs, func() sample { return c.run("", "", true, c.rc, "check", work) })[0]
-		row("rotate-certs check", check)
+		rerender := func(bin string) sample {
+			return c.run("", "", false, bin, "render", work, "--policy", filepath.Join(work, "policy.yaml"))
+		}
+		again := measure(c.runs, c.withBase([]func() sample{func() sample { return rerender(c.rc) }}, rerender)...)
+		row("rotate-certs render (re-render, nothing to write)", again[0], again)
+		check := func(bin string) sample { return c.run("", "", true, bin, "check", work) }
+		checked := measure(c.runs, c.withBase([]func() sample{func() sample { return check(c.rc) }}, check)...)
+		row("rotate-certs check", checked[0], checked)
 		os.RemoveAll(work)
 		os.RemoveAll(pristine)
 	}
@@ -242,11 +247,21 @@ func (c *config) kustomizeOverhead(sizes []int) {
 				return c.run("", "", false, c.kustomize, "build", d)
 			}
 		}
-		s := measure(c.runs, build(plain, false), build(withNoop, true), build(withRC, true))
-		fmt.Printf("%7d | %6.2fs %8.0fM | %6.2fs %8.0fM | %6.2fs %8.0fM | %8.2fx %8.2fx\n", n,
+		dirs := []string{plain, withNoop, withRC}
+		s := measure(c.runs, c.withBase([]func() sample{build(plain, false), build(withNoop, true), build(withRC, true)}, func(bin string) sample {
+			if len(dirs) == 3 {
+				abs, err := filepath.Abs(bin)
+				if err != nil {
+					fail(err)
+				}
+				dirs = append(dirs, pkg("kz-base", abs, true))
+			}
+			return build(dirs[3], true)()
+		})...)
+		fmt.Printf("%7d | %6.2fs %8.0fM | %6.2fs %8.0fM | %6.2fs %8.0fM | %8.2fx %8.2fx%s\n", n,
 			s[0].cpu.Seconds(), s[0].mb(), s[1].cpu.Seconds(), s[1].mb(), s[2].cpu.Seconds(), s[2].mb(),
-			s[1].cpu.Seconds()/s[0].cpu.Seconds(), s[2].cpu.Seconds()/s[0].cpu.Seconds())
-		for _, d := range []string{plain, withNoop, withRC} {
+			s[1].cpu.Seconds()/s[0].cpu.Seconds(), s[2].cpu.Seconds()/s[0].cpu.Seconds(), c.vsBase(fmt.Sprintf("kustomize %d", n), s[2], s))
+		for _, d := range dirs {
 			os.RemoveAll(d)
 		}
 	}
