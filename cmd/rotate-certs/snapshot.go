@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/rotate-certs/rotate-certs/fn/resio"
@@ -64,31 +63,9 @@ certificate (nothing written); 2 usage.`,
 				_, err = stdout.Write(out)
 				return err
 			}
-			return writeFileAtomic(output, out)
+			return resio.ReplaceFiles(filepath.Dir(output), []resio.File{{Path: filepath.Base(output), Data: out}})
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "", "write to this file (replaced only when the snapshot succeeds) instead of stdout")
 	return cmd
-}
-
-// writeFileAtomic writes data to path through a temporary file in the same
-// directory and a rename: the file is either as it was or complete.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -31,7 +31,7 @@ func CheckShape(node *yaml.RNode, prefix string) error {
 	case shapeItem:
 		return &FieldError{Field: field(""), Err: fmt.Errorf("is a YAML %s, not an object", NodeKindName(node.YNode().Kind))}
 	}
-	meta := mapValue(node.YNode(), yaml.MetadataField)
+	meta := MapValue(node.YNode(), yaml.MetadataField)
 	if bad == shapeMetadata {
 		return &FieldError{Field: field("metadata"), Err: fmt.Errorf("is a YAML %s, not an object", NodeKindName(meta.Kind))}
 	}
@@ -39,7 +39,7 @@ func CheckShape(node *yaml.RNode, prefix string) error {
 	if bad == shapeAnnotations {
 		name = yaml.AnnotationsField
 	}
-	return &FieldError{Field: field("metadata." + name), Err: fmt.Errorf("is a YAML %s, not a map of strings", NodeKindName(mapValue(meta, name).Kind))}
+	return &FieldError{Field: field("metadata." + name), Err: fmt.Errorf("is a YAML %s, not a map of strings", NodeKindName(MapValue(meta, name).Kind))}
 }
 
 // What badShape finds wrong.
@@ -57,7 +57,7 @@ func badShape(n *yaml.Node) int {
 	if n == nil || n.Kind != yaml.MappingNode {
 		return shapeItem
 	}
-	meta := mapValue(n, yaml.MetadataField)
+	meta := MapValue(n, yaml.MetadataField)
 	if absent(meta) {
 		return shapeOK
 	}
@@ -65,16 +65,16 @@ func badShape(n *yaml.Node) int {
 		return shapeMetadata
 	}
 	for i, name := range []string{yaml.LabelsField, yaml.AnnotationsField} {
-		if v := mapValue(meta, name); !absent(v) && v.Kind != yaml.MappingNode && v.Kind != yaml.AliasNode {
+		if v := MapValue(meta, name); !absent(v) && v.Kind != yaml.MappingNode && v.Kind != yaml.AliasNode {
 			return shapeLabels + i
 		}
 	}
 	return shapeOK
 }
 
-// mapValue returns the value of key in mapping n (the first, as kyaml
+// MapValue returns the value of key in mapping n (the first, as kyaml
 // reads it), or nil.
-func mapValue(n *yaml.Node, key string) *yaml.Node {
+func MapValue(n *yaml.Node, key string) *yaml.Node {
 	if n == nil || n.Kind != yaml.MappingNode {
 		return nil
 	}

@@ -2,6 +2,7 @@ package resio
 
 import (
 	"fmt"
+	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"math"
 	"os"
 	"runtime/debug"
@@ -92,7 +93,7 @@ func passable(item *yaml.RNode, raw []byte) bool {
 	if hasSyncedText(raw) {
 		return false
 	}
-	meta := child(item.YNode(), "metadata")
+	meta := kube.MapValue(item.YNode(), "metadata")
 	if meta == nil {
 		return true
 	}
@@ -100,25 +101,12 @@ func passable(item *yaml.RNode, raw []byte) bool {
 		return false
 	}
 	for _, key := range []string{"annotations", "labels"} {
-		v := child(meta, key)
+		v := kube.MapValue(meta, key)
 		if v != nil && (v.Kind != yaml.MappingNode || key == "annotations" && len(v.Content) == 0) {
 			return false
 		}
 	}
 	return true
-}
-
-// child returns the value of key in mapping m, or nil.
-func child(m *yaml.Node, key string) *yaml.Node {
-	if m == nil || m.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key {
-			return m.Content[i+1]
-		}
-	}
-	return nil
 }
 
 // collector paces the garbage collector through a run, when TuneMemory

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"hash/maphash"
 	"io"
 	"strconv"
@@ -305,7 +306,7 @@ func syncedValues(n *yaml.RNode) []string {
 
 // annotationsNode returns the item's metadata.annotations mapping, or nil.
 func annotationsNode(n *yaml.RNode) *yaml.Node {
-	annos := child(child(n.YNode(), "metadata"), "annotations")
+	annos := kube.MapValue(kube.MapValue(n.YNode(), "metadata"), "annotations")
 	if annos == nil || annos.Kind != yaml.MappingNode {
 		return nil
 	}

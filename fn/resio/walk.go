@@ -99,17 +99,6 @@ func regularFile(p string, info fs.FileInfo) error {
 	return fmt.Errorf("%s: %s: not read (reading it could wait forever); remove it, or list it in %s", p, what, IgnoreFile)
 }
 
-// Hidden reports whether a slash- or OS-separated relative path is a
-// hidden file or lies in a hidden directory.
-func Hidden(rel string) bool {
-	for _, part := range strings.Split(filepath.ToSlash(rel), "/") {
-		if strings.HasPrefix(part, ".") && part != "." && part != ".." {
-			return true
-		}
-	}
-	return false
-}
-
 type walker struct {
 	root string
 	exts []string
