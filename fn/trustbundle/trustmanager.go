@@ -262,7 +262,11 @@ func (r *renderer) readBundleObject(node *yaml.RNode, key string, allKeys bool) 
 		var found bool
 		v, found, err = kube.Lookup(node, key)
 		if err == nil && !found {
-			r.errorf(ref, "data."+kube.Safe(key), "bundle %q: %s has no key %s, which trust-manager Bundle %s reads", r.bundle.Name, ref, kube.Quote(key), r.bundle.Target.Name)
+			what := "has no key"
+			if all, _ := kube.Values(node); len(all) == 0 {
+				what = "is empty: it has no key"
+			}
+			r.errorf(ref, "data."+kube.Safe(key), "bundle %q: %s %s %s, which trust-manager Bundle %s reads", r.bundle.Name, ref, what, kube.Quote(key), r.bundle.Target.Name)
 			return nil, false
 		}
 		values = []kube.Value{v}
@@ -270,6 +274,10 @@ func (r *renderer) readBundleObject(node *yaml.RNode, key string, allKeys bool) 
 	if err != nil {
 		r.errorf(ref, kube.FieldOf(err), "bundle %q: source %s: %v", r.bundle.Name, ref, err)
 		return nil, false
+	}
+	if allKeys && len(values) == 0 {
+		r.add(ref.Result(framework.Warning, "data", fmt.Sprintf("bundle %q: %s is empty; trust-manager Bundle %s reads every key of it (includeAllKeys) and finds no certificate",
+			r.bundle.Name, ref, r.bundle.Target.Name)))
 	}
 	var out []*x509.Certificate
 	for _, v := range values {
