@@ -30,15 +30,7 @@ func TestReadPlanKeepsWhatMessagesName(t *testing.T) {
 	}
 	for name, items := range tests {
 		t.Run(name, func(t *testing.T) {
-			input := []byte(head + items + policy)
-			p := rotate.Processor{Now: func() time.Time { return testpki.GoldenNow }}
-			var fast, slow bytes.Buffer
-			handled, fastErr := krmio.Run(input, &fast, rotate.Needs, p.RunAt)
-			require.True(t, handled, "the input must take the fast path: %v", fastErr)
-			slowErr := p.ExecuteKyaml(input, &slow)
-			require.Error(t, fastErr)
-			require.Error(t, slowErr)
-			require.Equal(t, slow.String(), fast.String())
+			requireBothPathsFail(t, []byte(head+items+policy))
 		})
 	}
 }
@@ -59,17 +51,25 @@ func TestReadPlanKeepsTrustManagerSources(t *testing.T) {
 			"configMap: {selector: {matchLabels: {root: \"true\"}}, key: ca.crt}", "ConfigMap trust/roots is empty: it has no key \"ca.crt\""},
 	} {
 		t.Run(name, func(t *testing.T) {
-			input := []byte("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + tc.items + fmt.Sprintf(bundle, tc.source) + policy)
-			p := rotate.Processor{Now: func() time.Time { return testpki.GoldenNow }}
-			var fast, slow bytes.Buffer
-			handled, fastErr := krmio.Run(input, &fast, rotate.Needs, p.RunAt)
-			require.True(t, handled, "the input must take the fast path: %v", fastErr)
-			slowErr := p.ExecuteKyaml(input, &slow)
-			require.Error(t, fastErr)
-			require.Error(t, slowErr)
-			require.Equal(t, slow.String(), fast.String())
-			require.Contains(t, fast.String(), tc.want)
-			require.NotContains(t, fast.String(), "not in the input")
+			out := requireBothPathsFail(t, []byte("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"+tc.items+fmt.Sprintf(bundle, tc.source)+policy))
+			require.Contains(t, out, tc.want)
+			require.NotContains(t, out, "not in the input")
 		})
 	}
+}
+
+// requireBothPathsFail runs input through the fast path (which applies the
+// read plan) and through kyaml's reader (which keeps every item): both must
+// fail and print the same bytes, which it returns.
+func requireBothPathsFail(t *testing.T, input []byte) string {
+	t.Helper()
+	p := rotate.Processor{Now: func() time.Time { return testpki.GoldenNow }}
+	var fast, slow bytes.Buffer
+	handled, fastErr := krmio.Run(input, &fast, rotate.Needs, p.RunAt)
+	require.True(t, handled, "the input must take the fast path: %v", fastErr)
+	slowErr := p.ExecuteKyaml(input, &slow)
+	require.Error(t, fastErr)
+	require.Error(t, slowErr)
+	require.Equal(t, slow.String(), fast.String())
+	return fast.String()
 }

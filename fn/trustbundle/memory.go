@@ -203,8 +203,8 @@ func (r *renderer) memoryText(s slot, name string) (string, bool) {
 		problem = "is " + tooLarge(len(y.Value))
 	}
 	if problem != "" {
-		r.add(s.ref.Result(framework.Warning, annotationField(name), fmt.Sprintf(
-			"bundle %q: target %s annotation %s %s; it is ignored and this render rewrites it", r.bundle.Name, s.key, name, problem)))
+		r.warnOnce(s.ref, annotationField(name), fmt.Sprintf(
+			"bundle %q: target %s annotation %s %s; it is ignored and this render rewrites it", r.bundle.Name, s.key, name, problem))
 		return "", false
 	}
 	return y.Value, true
@@ -312,9 +312,9 @@ func (r *renderer) readRecord(s slot, text string) (retired map[pki.Fingerprint]
 	if len(bad) == 0 {
 		return retired, true
 	}
-	r.add(s.ref.Result(framework.Warning, annotationField(RetiredAnnotation), fmt.Sprintf(
+	r.warnOnce(s.ref, annotationField(RetiredAnnotation), fmt.Sprintf(
 		"bundle %q: target %s annotation %s is malformed (%s); each line must be \"<SHA-256 hex> <RFC 3339 time>\", the time no later than now. Those lines are ignored, and a previous CA without a valid line counts as retired at the latest NotBefore among the current CAs; this render rewrites the record",
-		r.bundle.Name, s.ref, RetiredAnnotation, strings.Join(bad, "; "))))
+		r.bundle.Name, s.ref, RetiredAnnotation, strings.Join(bad, "; ")))
 	return retired, false
 }
 

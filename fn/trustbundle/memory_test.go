@@ -91,3 +91,18 @@ func requireForgedIgnored(t *testing.T, r run) {
 		require.NotContains(t, text, strings.Split(pemOf(forged), "\n")[1], "%s holds the forged CA", it.GetKind())
 	}
 }
+
+// TestMemoryWarningsOncePerObject: an object with several caBundle fields
+// is read once per field; a memory annotation that cannot be read is one
+// warning, not one per field.
+func TestMemoryWarningsOncePerObject(t *testing.T) {
+	hooks := "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata:\n  name: hooks\n  annotations:\n    rotate-certs.dev/retired: {a: b}\n" +
+		"webhooks:\n- name: a.example.com\n  clientConfig:\n    service: {name: hook, namespace: gw}\n    caBundle: " + b64(caNew) + "\n" +
+		"- name: b.example.com\n  clientConfig:\n    service: {name: hook, namespace: gw}\n    caBundle: " + b64(caNew) + "\n"
+	r := render(t, injectBundle, parseItems(t, sourceSecret(caNew), hooks))
+	require.Len(t, r.matching("annotation rotate-certs.dev/retired is a YAML object, not a string"), 1)
+	require.Len(t, r.rendered[0].Targets, 2)
+	record, err := r.items[1].Pipe(yaml.Lookup("metadata", "annotations", "rotate-certs.dev/retired"))
+	require.NoError(t, err)
+	require.Equal(t, yaml.ScalarNode, record.YNode().Kind, "rewritten as a string")
+}
