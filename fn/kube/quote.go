@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Messages name a field and the kind of value found there, never a value
@@ -35,9 +37,47 @@ func Plain(s string) bool {
 // maxPlainPath is the longest file path a message shows (PATH_MAX).
 const maxPlainPath = 4096
 
-// PlainPath is Plain for a file path, which may be longer than a name.
+// PlainPath is Plain for a file path, which may be longer than a name and
+// is the user's own: a directory name may be any printable text the file
+// system allows (non-ASCII, spaces, CamelCase with digits), so each
+// slash-separated part is judged on its own, printable non-ASCII letters
+// pass, and a control or format character, PEM armour or a run of encoded
+// bytes in one part still makes the path not plain. Only messages ask
+// this: which files a command reads never depends on it.
 func PlainPath(s string) bool {
-	return plain(s, maxPlainPath)
+	if len(s) > maxPlainPath || !utf8.ValidString(s) {
+		return false
+	}
+	for _, part := range strings.Split(s, "/") {
+		if !plain(asciiPart(part), maxPlainPath) {
+			return false
+		}
+	}
+	return true
+}
+
+// asciiPart replaces each printable non-ASCII character of part with a
+// space (which plain takes as a separator), and any other with a control
+// character (which plain refuses).
+func asciiPart(part string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r < utf8.RuneSelf:
+			return r
+		case unicode.IsPrint(r):
+			return ' '
+		}
+		return 0
+	}, part)
+}
+
+// SafePath returns path as written when it is PlainPath, else described:
+// a path in running text.
+func SafePath(path string) string {
+	if PlainPath(path) {
+		return path
+	}
+	return "<" + Describe(path) + ">"
 }
 
 func plain(s string, max int) bool {
