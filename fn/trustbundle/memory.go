@@ -75,13 +75,7 @@ func (r *renderer) readMemory(s slot, current []*x509.Certificate) (mem bundle.M
 		if remembered, ok = r.readPrevious(s.node, s.memKey, text); !ok {
 			return mem, false, false
 		}
-		if why := notCopyRender(s, recorded, mem.Recorded, mem.Retired, remembered); why != "" {
-			r.add(s.ref.Result(framework.Warning, annotationField(PreviousAnnotation), fmt.Sprintf(
-				"bundle %q: target %s annotation %s is ignored: %s, so it is not the memory of a Copy-mode render (whose %s holds exactly the CAs current at that render); an annotation never adds a CA to a bundle - if its CAs must be trusted, put them in a source",
-				r.bundle.Name, s.key, PreviousAnnotation, why, s.field)))
-		} else {
-			mem.Remembered = remembered
-		}
+		mem.Remembered = r.copyMemory(s, recorded, mem, remembered)
 	}
 	seen := false
 	if s.seen {
@@ -91,6 +85,26 @@ func (r *renderer) readMemory(s slot, current []*x509.Certificate) (mem bundle.M
 	}
 	r.recordNamesOnly(s, mem.Retired, data, current, mem.Remembered)
 	return mem, len(s.previous) > 0 || len(mem.Remembered) > 0 || seen, true
+}
+
+// copyMemory returns the CAs of the previous annotation that the slot
+// may restore (Bundle mode) or keep remembering (Copy mode): all of them
+// when its value is what a Copy-mode render writes, none - with a warning
+// saying why - when it is not. Blocks of another data key (another
+// bundle's) are not the slot's memory: with none of its own there is
+// nothing to judge.
+func (r *renderer) copyMemory(s slot, recorded bool, mem bundle.Memory, remembered []*x509.Certificate) []*x509.Certificate {
+	if len(remembered) == 0 {
+		return nil
+	}
+	why := notCopyRender(s, recorded, mem.Recorded, mem.Retired, remembered)
+	if why == "" {
+		return remembered
+	}
+	r.add(s.ref.Result(framework.Warning, annotationField(PreviousAnnotation), fmt.Sprintf(
+		"bundle %q: target %s annotation %s is ignored: %s, so it is not the memory of a Copy-mode render (whose %s holds exactly the CAs current at that render); an annotation never adds a CA to a bundle - if its CAs must be trusted, put them in a source",
+		r.bundle.Name, s.key, PreviousAnnotation, why, s.field)))
+	return nil
 }
 
 // notCopyRender says why the value of slot s, with its retirement record,
