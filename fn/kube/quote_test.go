@@ -66,3 +66,29 @@ func TestScrubError(t *testing.T) {
 	require.NoError(t, ScrubError(nil))
 	require.Equal(t, "x (the node is not shown)", ScrubMessage("x, content summary: [0:{value:\"secret\"}]"))
 }
+
+// Every message that quotes its input goes through ScrubMessage: a line
+// kyaml repeats is described unless plain, and any PEM armour or private
+// key name left is cut (found by FuzzProcess: a ResourceList whose line
+// "---PRIVATE KEY" reached the error as kyaml's separator error).
+func TestScrubMessageQuotedInput(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"failed to read ResourceList input: invalid document separator: ---PRIVATE KEY",
+			"failed to read ResourceList input: invalid document separator: <a string of 14 bytes>"},
+		{"invalid document separator: ---MC4CAQAwBQYDK2VwBCIEIMiWb3AXL2lcDSTGNMlLYO8wMFnhGYYLk8AKFlIK1Fqs",
+			"invalid document separator: <a string of 67 bytes>"},
+		{"invalid document separator: ---x", "invalid document separator: ---x"},
+		{"invalid document separator: -----BEGIN RSA PRIVATE KEY-----\nnext",
+			"invalid document separator: <a string of 31 bytes, PEM data>\nnext"},
+		{"yaml: unmarshal errors: cannot unmarshal `-----BEGIN RSA PRIVATE KEY-----` into int",
+			"yaml: unmarshal errors: cannot unmarshal `<input text not shown: it may hold key material>"},
+		{"value PRIVATE KEY here", "value <input text not shown: it may hold key material>"},
+		{"no key here", "no key here"},
+	} {
+		got := ScrubMessage(tc.in)
+		require.Equal(t, tc.want, got, tc.in)
+		for _, m := range []string{"PRIVATE KEY", "-----BEGIN", "MC4CAQAw"} {
+			require.NotContains(t, got, m)
+		}
+	}
+}
