@@ -8,6 +8,7 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"hash/maphash"
 	"io"
+	"slices"
 	"strconv"
 
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
@@ -259,7 +260,7 @@ func reconcileSet(out, kyamlItems []*yaml.RNode, parsed []*parsedItem, annos map
 		switch {
 		case toKyaml[n.YNode()] || !ok:
 			set = append(set, n)
-		case !equalStrings(p.synced, syncedValues(n)):
+		case !slices.Equal(p.synced, syncedValues(n)):
 			// Hand the change to kyaml with what it would have recorded
 			// before the function ran.
 			id := fmt.Sprintf("rotate-certs/changed-%d", len(set))
@@ -327,18 +328,6 @@ func deleteAnnotation(n *yaml.RNode, key string) bool {
 		}
 	}
 	return false
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // readTree parses an item's chunk without taking its fingerprint (Run
