@@ -139,9 +139,11 @@ func readKyaml(input []byte) (*Resources, error) {
 	for _, it := range items {
 		suspect = suspect || it.YNode().Kind != yaml.MappingNode
 	}
-	if err := itemsError(input); suspect && err != nil {
-		k.refused = &framework.Result{Severity: framework.Error, Field: &framework.Field{Path: "items"}, Message: err.Error()}
-		items = nil
+	if suspect {
+		if err := itemsError(input); err != nil {
+			k.refused = &framework.Result{Severity: framework.Error, Field: &framework.Field{Path: "items"}, Message: err.Error()}
+			items = nil
+		}
 	}
 	res := &Resources{Items: items, kyaml: k}
 	if rw.FunctionConfig != nil {
