@@ -58,9 +58,9 @@ kpt (fn eval / fn render) call it.`,
 }
 
 // runFunction is function mode: ResourceList in, ResourceList out
-// (resio.RunList). A call with the wrong input - not a ResourceList, no
-// RotationPolicy as its functionConfig - is a usage error that says which
-// command fits; nothing is written on stdout then.
+// (resio.RunList). A call with the wrong input is a usage error (exit 2)
+// that says which command fits: not a ResourceList (nothing is written on
+// stdout then), or no RotationPolicy as its functionConfig.
 func runFunction(stdin io.Reader, stdout, stderr io.Writer) error {
 	input, err := io.ReadAll(resio.LimitReader(stdin, resio.MaxInputBytes))
 	if err != nil {
