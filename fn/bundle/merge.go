@@ -34,6 +34,11 @@ type Options struct {
 	// Verify reports whether ca signed cert; nil means Verifies. Callers
 	// that merge many bundles over the same leaves pass a memoizing one.
 	Verify func(ca, cert *x509.Certificate) bool
+	// HoldUntil, when set, keeps every previous CA that has not expired,
+	// whatever maxPrevious and retain.for say: the bundle's workloads roll
+	// out in waves that are not done (until then at least), and some still
+	// run with the trust they started with.
+	HoldUntil time.Time
 }
 
 // Leaf is an end-entity certificate found in the input, with an opaque
@@ -56,6 +61,7 @@ const (
 	DroppedCopyMode       Reason = "Copy mode"
 	RememberedCopyMode    Reason = "Copy mode; remembered for a switch back to Bundle mode"
 	KeptProtected         Reason = "protected issuer"
+	KeptWaves             Reason = "restart waves pending"
 )
 
 // Decision records what happened to one certificate that did not simply
@@ -233,6 +239,11 @@ func (out *Outcome) keepPrevious(prev []*x509.Certificate, leaves *LeafIndex, op
 			if opts.Copy {
 				out.Decisions = append(out.Decisions, Decision{Cert: c, Reason: RememberedCopyMode})
 			}
+			continue
+		}
+		if !opts.HoldUntil.IsZero() && !opts.Copy {
+			*kept = append(*kept, c)
+			out.Decisions = append(out.Decisions, Decision{Cert: c, Reason: KeptWaves})
 			continue
 		}
 		if opts.ProtectIssuers {

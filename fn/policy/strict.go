@@ -13,6 +13,15 @@ import (
 
 var jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
 
+// shapeChecker is a type that accepts more than one JSON shape (a wave
+// size is a number or a percentage string) and checks a decoded value
+// itself, so that its errors carry the field path.
+type shapeChecker interface {
+	checkJSON(v any) error
+}
+
+var shapeCheckerType = reflect.TypeFor[shapeChecker]()
+
 // checkShape walks a decoded JSON value against the Go type it will be
 // unmarshalled into and reports unknown fields and wrong types with their
 // full paths (encoding/json reports neither usefully). Types that
@@ -23,6 +32,12 @@ func checkShape(path string, v any, t reflect.Type, errs *FieldErrors) {
 		t = t.Elem()
 	}
 	if v == nil {
+		return
+	}
+	if t.Implements(shapeCheckerType) {
+		if err := reflect.Zero(t).Interface().(shapeChecker).checkJSON(v); err != nil {
+			errs.add(path, "%v", err)
+		}
 		return
 	}
 	if reflect.PointerTo(t).Implements(jsonUnmarshaler) {

@@ -19,6 +19,7 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/report"
+	"github.com/rotate-certs/rotate-certs/fn/restart"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -60,6 +61,11 @@ type run struct {
 	// leaves and the report alike - so that one certificate is one
 	// *x509.Certificate, which verify remembers per pair.
 	certs *pki.Cache
+	// workloads counts the input's rollable workloads for holdFor; -1
+	// until counted.
+	workloads int
+	// waves are the roll-outs in waves the input records (restarts).
+	waves []restart.WaveStatus
 }
 
 // newRun is the one way a run starts: the policy, who it is in messages,
@@ -78,6 +84,7 @@ func newRun(pol *policy.RotationPolicy, policyRef kube.Ref, now time.Time, items
 		index:     kube.NewIndex(items),
 		bundles:   map[string]renderedBundle{},
 		certs:     certs,
+		workloads: -1,
 	}
 }
 

@@ -237,8 +237,8 @@ func (r *renderer) reportExpiredSources(current []*x509.Certificate) {
 const maxLeavesNamed = 5
 
 // reportDecisions turns the merge's decisions into results on the target
-// ref, at field.
-func (r *renderer) reportDecisions(ref kube.Ref, field string, o bundle.Outcome) {
+// ref, at field; hold is when a hold by restart waves ends, at the earliest.
+func (r *renderer) reportDecisions(ref kube.Ref, field string, o bundle.Outcome, hold time.Time) {
 	for _, d := range o.Decisions {
 		c := pki.Describe(d.Cert)
 		switch d.Reason {
@@ -256,6 +256,10 @@ func (r *renderer) reportDecisions(ref kube.Ref, field string, o bundle.Outcome)
 			r.add(ref.Result(framework.Warning, field, fmt.Sprintf(
 				"bundle %q: previous CA %s is kept beyond the retain policy because it still signs valid leaf %s; re-issue that leaf from a current CA before the old CA can go (or set retain.protectIssuers: false)",
 				r.bundle.Name, c, strings.Join(where, ", "))))
+		case bundle.KeptWaves:
+			r.add(ref.Result(framework.Info, field, fmt.Sprintf(
+				"bundle %q: previous CA %s is kept beyond the retain policy while its workloads roll out in waves (restart.waves), until %s at least: some still run with the trust they started with",
+				r.bundle.Name, c, hold.Format(time.RFC3339))))
 		case bundle.RememberedCopyMode:
 			r.add(ref.Result(framework.Info, field, fmt.Sprintf("bundle %q: previous CA %s is not in the bundle (Copy mode); annotation %s keeps it, so that switching back to Bundle mode restores it",
 				r.bundle.Name, c, PreviousAnnotation)))
