@@ -411,7 +411,7 @@ func describeTarget(e *entry) string {
 	if e.reads != "" {
 		return e.reads
 	}
-	if e.across {
+	if e.across && e.target.Key.Namespace == "" {
 		return fmt.Sprintf("every %s %s of the bundle", e.target.Key.Kind, e.target.Key.Name)
 	}
 	return e.target.Key.String()

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/report"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -104,6 +105,7 @@ func (a *applier) planWaves(b Bundle) {
 			s.Rolled, s.At = due, now
 		}
 	default:
+		a.writeSeries(b, nil) // a record that was ignored is not carried on
 		return
 	}
 	n := len(rollers)
@@ -153,7 +155,7 @@ func describeSeries(bundle string, s Series, before int, rollers []roller, inter
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "bundle %q: the trust change of %s rolls %d workload(s) in %d waves, one every %s; ", bundle, s.Started.Format(time.RFC3339), len(rollers), s.Waves, interval)
+	fmt.Fprintf(&b, "bundle %q: the trust change of %s rolls %d workload(s) in %d waves, one every %s; ", bundle, s.Started.Format(time.RFC3339), len(rollers), s.Waves, report.FormatDuration(interval))
 	switch {
 	case s.Rolled == before:
 		fmt.Fprintf(&b, "%d of %d waves have rolled, none is due at this render", s.Rolled, s.Waves)
@@ -163,7 +165,10 @@ func describeSeries(bundle string, s Series, before int, rollers []roller, inter
 		fmt.Fprintf(&b, "waves %d to %d roll at this render (%d workload(s))", before+1, s.Rolled, now)
 	}
 	if s.Rolled < s.Waves {
-		fmt.Fprintf(&b, "; wave %d is due %s, the last %s", s.Rolled+1, s.Due(s.Rolled, interval).Format(time.RFC3339), s.Due(s.Waves-1, interval).Format(time.RFC3339))
+		fmt.Fprintf(&b, "; wave %d is due %s", s.Rolled+1, s.Due(s.Rolled, interval).Format(time.RFC3339))
+		if s.Rolled+1 < s.Waves {
+			fmt.Fprintf(&b, ", the last %s", s.Due(s.Waves-1, interval).Format(time.RFC3339))
+		}
 	}
 	fmt.Fprintf(&b, "; the bundle keeps its previous CAs until %s at least (one interval after the last wave)", s.HoldsUntil(interval).Format(time.RFC3339))
 	return b.String()
