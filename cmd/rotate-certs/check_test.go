@@ -500,3 +500,21 @@ func TestCheckSVG(t *testing.T) {
 	}
 	require.Greater(t, len(colours), 20, "the PNG looks blank")
 }
+
+// TestCheckWaves: a roll-out in waves that is not done is listed, wave by
+// wave, with when each is due, what it rolls and until when the bundle
+// keeps its previous CA.
+func TestCheckWaves(t *testing.T) {
+	in := expand(t, filepath.Join(checkDir, "waves", "input.yaml"))
+	for _, tc := range []struct{ format, file, wave2 string }{
+		{"table", "expected.txt", "gateway  2/3   2026-11-23  due: render"},
+		{"json", "expected.json", `"wave": 2`},
+	} {
+		t.Run(tc.format, func(t *testing.T) {
+			out, stderr, code := runCLI(t, in, "check", "-", "--now", "2026-11-23T06:00:00Z", "-o", tc.format)
+			checkGolden(t, filepath.Join(checkDir, "waves", tc.file), out)
+			require.Equal(t, 0, code, "pending waves fail nothing; stderr: %s", stderr)
+			require.Contains(t, out, tc.wave2)
+		})
+	}
+}

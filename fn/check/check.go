@@ -167,6 +167,7 @@ func build(groups []group, now time.Time, warn, fail time.Duration, in *inputErr
 	var parts []report.Report
 	for _, g := range groups {
 		var reissues []report.Reissue
+		var waves []report.PendingWaves
 		for _, p := range g.policies {
 			rs, err := rotate.Reissues(g.items, p, now)
 			if err != nil {
@@ -174,8 +175,16 @@ func build(groups []group, now time.Time, warn, fail time.Duration, in *inputErr
 				continue
 			}
 			reissues = append(reissues, rs...)
+			ws, err := rotate.Waves(g.items, p, now)
+			if err != nil {
+				in.errorf("policy %s: %v", describe(p), err)
+				continue
+			}
+			waves = append(waves, ws...)
 		}
-		part := report.Build(report.Scan(g.items), dedupeReissues(reissues), now, warn, fail).InPackage(g.path)
+		part := report.Build(report.Scan(g.items), dedupeReissues(reissues), now, warn, fail)
+		part.Waves = waves
+		part = part.InPackage(g.path)
 		if len(g.policies) > 0 {
 			pkg := report.Package{Path: g.path}
 			for _, p := range g.policies {

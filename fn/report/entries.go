@@ -154,6 +154,9 @@ type Report struct {
 	// Packages are the packages the report covers, in order, each with
 	// its policies; empty when no policy was read.
 	Packages []Package
+	// Waves are the roll-outs of restarts in waves that are not done, by
+	// package and bundle.
+	Waves []PendingWaves
 }
 
 // Package is a package as the report lists it: its directory and the
@@ -171,6 +174,9 @@ func (r Report) InPackage(p string) Report {
 	for i := range r.Reissues {
 		r.Reissues[i].Package = p
 	}
+	for i := range r.Waves {
+		r.Waves[i].Package = p
+	}
 	for i := range r.Problems {
 		r.Problems[i].Package = p
 	}
@@ -186,9 +192,11 @@ func Merge(now time.Time, warnWithin, failWithin time.Duration, parts ...Report)
 		r.Reissues = append(r.Reissues, p.Reissues...)
 		r.Problems = append(r.Problems, p.Problems...)
 		r.Packages = append(r.Packages, p.Packages...)
+		r.Waves = append(r.Waves, p.Waves...)
 	}
 	sortEntries(r.Entries)
 	SortReissues(r.Reissues)
+	sortWaves(r.Waves)
 	return r
 }
 
@@ -204,6 +212,9 @@ func (r Report) MultiPackage() bool {
 	}
 	for _, p := range r.Problems {
 		seen[p.Package] = true
+	}
+	for _, w := range r.Waves {
+		seen[w.Package] = true
 	}
 	return len(seen) > 1
 }

@@ -9,7 +9,8 @@ import (
 
 // JSONSchemaVersion names the shape of RenderJSON's output. Fields may be
 // added within a version; none is renamed, retyped or removed. (Added in
-// v1: "packages", and "package" on every entry, re-issue and problem.)
+// v1: "packages", and "package" on every entry, re-issue and problem;
+// "waves", the roll-outs of restarts in waves still to roll.)
 const JSONSchemaVersion = "rotate-certs.dev/check/v1"
 
 // jsonReport is the documented JSON schema (docs/reference/check.md).
@@ -24,6 +25,7 @@ type jsonReport struct {
 	Reissues          []jsonReissue `json:"reissues"`
 	Problems          []jsonProblem `json:"problems"`
 	Packages          []jsonPackage `json:"packages"`
+	Waves             []jsonWaves   `json:"waves"`
 }
 
 // jsonPackage is a directory whose RotationPolicy applies to it and below.
@@ -105,6 +107,7 @@ func RenderJSON(r Report) ([]byte, error) {
 		Reissues: []jsonReissue{},
 		Problems: []jsonProblem{},
 		Packages: []jsonPackage{},
+		Waves:    wavesJSON(r.Waves),
 	}
 	for _, p := range r.Packages {
 		jp := jsonPackage{Path: p.Path, Policies: []jsonResource{}}

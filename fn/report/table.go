@@ -94,6 +94,10 @@ func RenderTable(r Report, opts TableOptions) []byte {
 		}
 		reissueTable(r, pkg, opts).write(&buf, width, opts)
 	}
+	if len(r.Waves) > 0 && !opts.NoHeaders {
+		buf.WriteString("\nRestart waves still to roll (restart.waves; each bundle keeps its previous CAs until its last wave has rolled out):\n")
+		wavesTable(r, pkg, opts).write(&buf, width, opts)
+	}
 	if opts.NoHeaders {
 		return buf.Bytes()
 	}

@@ -136,6 +136,37 @@ func (k *outcomeKeys) add(o bundle.Outcome) bool {
 // now, not about the render's pinned clock. It fails when the policy is
 // invalid or a bundle cannot be rendered.
 func Reissues(items []*yaml.RNode, fnConfig *yaml.RNode, now time.Time) ([]report.Reissue, error) {
+	r, err := dryRun(items, fnConfig, now, (*run).trustBundles)
+	if err != nil {
+		return nil, err
+	}
+	return r.reissues(), nil
+}
+
+// Waves returns the roll-outs of restarts in waves (restart.waves) that
+// the items record as not done under the policy fnConfig at now, with the
+// waves still to roll; items are not changed. Like Reissues it ignores
+// spec.now and fails when the policy is invalid or a bundle cannot be
+// rendered.
+func Waves(items []*yaml.RNode, fnConfig *yaml.RNode, now time.Time) ([]report.PendingWaves, error) {
+	r, err := dryRun(items, fnConfig, now, (*run).trustBundles, (*run).restarts)
+	if err != nil {
+		return nil, err
+	}
+	var out []report.PendingWaves
+	for _, w := range r.waves {
+		pw := report.PendingWaves{Bundle: w.Bundle, Started: w.Series.Started, Waves: w.Series.Waves, Rolled: w.Series.Rolled,
+			Interval: w.Interval, HeldUntil: w.HeldUntil}
+		for _, p := range w.Pending {
+			pw.Pending = append(pw.Pending, report.PendingWave{Number: p.Number, Due: p.Due, Workloads: p.Workloads})
+		}
+		out = append(out, pw)
+	}
+	return out, nil
+}
+
+// dryRun runs steps of the function over a copy of items at now.
+func dryRun(items []*yaml.RNode, fnConfig *yaml.RNode, now time.Time, steps ...step) (*run, error) {
 	pol, err := policy.Decode(fnConfig)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", kube.RefOf(fnConfig), err)
@@ -145,9 +176,11 @@ func Reissues(items []*yaml.RNode, fnConfig *yaml.RNode, now time.Time) ([]repor
 		copies[i] = item.Copy()
 	}
 	r := newRun(pol, kube.RefOf(fnConfig), now.UTC(), copies, nil, nil)
-	r.trustBundles()
+	for _, s := range steps {
+		s(r)
+	}
 	if errs := filter(r.results, framework.Error); len(errs) > 0 {
 		return nil, ErrorResults(errs)
 	}
-	return r.reissues(), nil
+	return r, nil
 }
