@@ -41,6 +41,9 @@ type Cadence struct {
 	signers []signer
 	// maxPrevious is the retain.maxPrevious a careful user sets.
 	maxPrevious int
+	// fleet, when set, makes the bundle's consumers a fleet of
+	// Deployments rolled in waves (fleet.go).
+	fleet *fleet
 }
 
 // Cadences returns the rotation scenarios: one signer by hand, two
@@ -119,10 +122,29 @@ func Cadences() []Cadence {
 			},
 			maxPrevious: 2,
 		},
+		fleetCadence(),
 	}
 }
 
-// CadenceByID returns cadence id (1-6).
+// fleetCadence is a bundle that 200 Deployments share, each reading it
+// through env (it must be rolled to see a new CA), rolled in waves of 10%
+// four days apart: a wave rolls out within the pick-up lag (0-3 days)
+// before the next one starts. The next CA is pre-distributed 45 days
+// before it signs: the ten waves of the roll that brings it (36 days, and
+// the lag) reach every consumer before its first leaf.
+func fleetCadence() Cadence {
+	return Cadence{
+		ID: 8, Name: "200 consumers in waves of 10%",
+		signers: []signer{{
+			name: "gateway", period: 90, lifetime: 365 * 24 * time.Hour, preDistribute: 45, reissueMax: 3,
+			peers: []string{"ratelimit", "ext-auth", "backend"},
+		}},
+		maxPrevious: 1,
+		fleet:       &fleet{consumers: 200, percent: 10, intervalDays: 4},
+	}
+}
+
+// CadenceByID returns cadence id (1-6, 8).
 func CadenceByID(id int) (Cadence, error) {
 	for _, c := range Cadences() {
 		if c.ID == id {

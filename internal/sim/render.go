@@ -30,6 +30,11 @@ func (s *simulation) run() (Stats, error) {
 	if err != nil {
 		return s.stats, fmt.Errorf("initial ResourceList: %w", err)
 	}
+	if s.cfg.Cadence.fleet != nil {
+		if items, err = s.fleetItems(items, fnConfig); err != nil {
+			return s.stats, fmt.Errorf("initial ResourceList: %w", err)
+		}
+	}
 	lastHash, hashSeen := "", false
 	for d := 0; d < s.cfg.Days; d++ {
 		if err := s.issue(items, d); err != nil {
@@ -65,7 +70,9 @@ func (s *simulation) run() (Stats, error) {
 				return s.stats, fmt.Errorf("day %d: %w", d, err)
 			}
 		}
-		if h, ok := trustHash(items); ok != hashSeen || h != lastHash {
+		if s.cfg.Cadence.fleet != nil {
+			s.fleetDay(items, d)
+		} else if h, ok := trustHash(items); ok != hashSeen || h != lastHash {
 			if ok {
 				s.stats.Rolls++
 			}

@@ -104,6 +104,11 @@ type Stats struct {
 	Rolls int
 	// Rotations counts CA generations that started signing during the run.
 	Rotations int
+	// MaxWavesRolling is, for a cadence that rolls its consumers in
+	// waves, the most renders whose rolls were in flight on one day (a
+	// roll is in flight from its render until its consumer picks up the
+	// bundle).
+	MaxWavesRolling int
 	// Examples describe the first failures.
 	Examples []string
 }
@@ -142,6 +147,12 @@ type simulation struct {
 	// firstTrusted is the first day each CA was in the rendered bundle.
 	firstTrusted map[pki.Fingerprint]int
 	stats        Stats
+	// fleet are a fleet cadence's consumers (fleet.go), rollings its
+	// renders' rolls, verified the day's handshake results per bundle
+	// version and leaf.
+	fleet    []*fleetConsumer
+	rollings []rolling
+	verified map[verifyKey]error
 }
 
 // Run simulates cfg and returns what it measured. An error means the
@@ -151,6 +162,9 @@ type simulation struct {
 func Run(cfg Config) (Stats, error) {
 	if cfg.Consumers <= 0 {
 		cfg.Consumers = 3
+	}
+	if f := cfg.Cadence.fleet; f != nil {
+		cfg.Consumers = f.consumers
 	}
 	if cfg.MaxLag < 0 {
 		cfg.MaxLag = 0
@@ -303,9 +317,13 @@ func (s *simulation) record(d int, pem []byte) error {
 		v.pool.AddCert(c)
 	}
 	for c := range v.pickedUp {
-		v.pickedUp[c] = d
-		if len(s.versions) > 0 {
-			v.pickedUp[c] += s.lag()
+		switch {
+		case len(s.versions) == 0:
+			v.pickedUp[c] = d
+		case s.cfg.Cadence.fleet != nil:
+			v.pickedUp[c] = notPickedUp // until the consumer is rolled (fleetDay)
+		default:
+			v.pickedUp[c] = d + s.lag()
 		}
 	}
 	if n := len(s.versions); n > 0 {
@@ -332,6 +350,7 @@ func (s *simulation) held(c, d int) *bundleVersion {
 // check verifies every presented leaf against every consumer's bundle.
 func (s *simulation) check(d int) {
 	now := s.now(d)
+	clear(s.verified)
 	for c := 0; c < s.cfg.Consumers; c++ {
 		b := s.held(c, d)
 		for _, p := range s.peers {
@@ -341,7 +360,7 @@ func (s *simulation) check(d int) {
 				s.stats.Unpropagated++
 				continue
 			}
-			_, err := leaf.cert.Cert.Verify(x509.VerifyOptions{
+			err := s.verify(b, leaf.cert.Cert, x509.VerifyOptions{
 				Roots: b.pool, CurrentTime: now, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
 			})
 			if err != nil {

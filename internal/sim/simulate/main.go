@@ -50,7 +50,7 @@ func main() {
 	c2, _ := sim.CadenceByID(2)
 	run(c2, &sim.Settings{Mode: policy.ModeBundle, MaxPrevious: 1}, true)
 
-	fmt.Printf("rotation simulation: %d days from %s, seed %d, 3 consumers per bundle, pick-up lag 0-3 days\n\n",
+	fmt.Printf("rotation simulation: %d days from %s, seed %d, 3 consumers per bundle (cadence 8: 200 in waves), pick-up lag 0-3 days\n\n",
 		*days, sim.Start.Format("2006-01-02"), *seed)
 	fmt.Print(sim.Table(runs))
 	for _, st := range runs[len(sim.Cadences()):] {
