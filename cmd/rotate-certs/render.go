@@ -27,7 +27,7 @@ import (
 )
 
 func newRenderCommand(stdout, stderr io.Writer) *cobra.Command {
-	var policyFile string
+	var policyFile, nowFlag string
 	var dryRun bool
 	cmd := &cobra.Command{
 		Use:   "render DIR [--policy FILE]",
@@ -72,20 +72,32 @@ render removes what it left.`,
   rotate-certs render ./clusters/prod --policy ./policies/prod.yaml
 
   # in CI, render and commit only when something changed: examples/ci
-  ./render-and-commit.sh ./clusters/prod ./clusters/prod/rotation-policy.yaml`,
+  ./render-and-commit.sh ./clusters/prod ./clusters/prod/rotation-policy.yaml
+
+  # what a render three days from now would do (restart waves that come due)
+  rotate-certs render . --dry-run --now 2026-11-25`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return render(args[0], policyFile, dryRun, stdout, stderr)
+			var at time.Time
+			if nowFlag != "" {
+				var err error
+				if at, err = parseNow(nowFlag); err != nil {
+					return usageError(cmd, fmt.Errorf("--now: %w", err))
+				}
+			}
+			return render(args[0], policyFile, dryRun, at, stdout, stderr)
 		},
 	}
 	cmd.Flags().StringVar(&policyFile, "policy", "", "RotationPolicy file: render DIR as one package with it (default: every policy under DIR, each for its own package)")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "write nothing; print the unified diff of what would change")
+	cmd.Flags().StringVar(&nowFlag, "now", "", "render at this RFC 3339 time or date (2026-11-22) instead of the clock; wins over the policies' spec.now")
 	return cmd
 }
 
 // render runs `rotate-certs render`: package repo reads DIR, splits it
 // into packages and writes (or diffs) what renderPackage returns for each.
-func render(dir, policyFile string, dryRun bool, stdout, stderr io.Writer) error {
+// at, when not zero, is the render time (--now).
+func render(dir, policyFile string, dryRun bool, at time.Time, stdout, stderr io.Writer) error {
 	o := repo.Options{DryRun: dryRun, Stdout: stdout, Stderr: stderr}
 	if policyFile != "" {
 		fnConfig, err := manifests.ReadPolicyFile(policyFile)
@@ -103,7 +115,7 @@ func render(dir, policyFile string, dryRun bool, stdout, stderr io.Writer) error
 		o.Policy = fnConfig
 	}
 	err := repo.Render(dir, o, func(items []*yaml.RNode, fnConfig *yaml.RNode, original map[string][]byte) ([]atomicwrite.File, error) {
-		files, err := renderPackage(dir, items, fnConfig, original, stderr)
+		files, err := renderPackage(dir, items, fnConfig, original, at, stderr)
 		var code exitCode
 		switch {
 		case errors.As(err, &code):
@@ -139,14 +151,14 @@ func unjoin(err error) []error {
 // renderPackage runs the function on one package's items with fnConfig
 // and returns the files to write: only those whose resources changed.
 // original is the text of each file read, by package path.
-func renderPackage(dir string, items []*yaml.RNode, fnConfig *yaml.RNode, original map[string][]byte, stderr io.Writer) ([]atomicwrite.File, error) {
+func renderPackage(dir string, items []*yaml.RNode, fnConfig *yaml.RNode, original map[string][]byte, at time.Time, stderr io.Writer) ([]atomicwrite.File, error) {
 	if err := duplicateKeys(dir, items); err != nil {
 		return nil, fmt.Errorf("render: %w", err)
 	}
 	read := fingerprints(items, true)
 	before := filesOf(items, read)
 	rl := &framework.ResourceList{Items: items, FunctionConfig: fnConfig}
-	p := rotate.Processor{Now: time.Now, Stderr: stderr}
+	p := rotate.Processor{Now: time.Now, At: at, Stderr: stderr}
 	if err := p.Process(rl); err != nil {
 		fmt.Fprintln(stderr, err)
 		return nil, exitCode(1)

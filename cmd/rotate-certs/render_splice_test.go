@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rotate-certs/rotate-certs/internal/golden"
 	"github.com/stretchr/testify/require"
@@ -26,7 +27,7 @@ func TestRenderKeepsTheTextOfChangedResources(t *testing.T) {
 	input, err := os.ReadFile(filepath.Join(dir, "workloads.yaml"))
 	require.NoError(t, err)
 	var stdout, stderr bytes.Buffer
-	require.NoError(t, render(dir, filepath.Join(dir, "rotation-policy.yaml"), false, &stdout, &stderr), stderr.String())
+	require.NoError(t, render(dir, filepath.Join(dir, "rotation-policy.yaml"), false, time.Time{}, &stdout, &stderr), stderr.String())
 	output, err := os.ReadFile(filepath.Join(dir, "workloads.yaml"))
 	require.NoError(t, err)
 
@@ -51,7 +52,7 @@ func TestRenderKeepsTheTextOfChangedResources(t *testing.T) {
 	}
 
 	stdout.Reset()
-	require.NoError(t, render(dir, filepath.Join(dir, "rotation-policy.yaml"), false, &stdout, &stderr))
+	require.NoError(t, render(dir, filepath.Join(dir, "rotation-policy.yaml"), false, time.Time{}, &stdout, &stderr))
 	require.Empty(t, stdout.String(), "a second render writes nothing")
 	again, err := os.ReadFile(filepath.Join(dir, "workloads.yaml"))
 	require.NoError(t, err)

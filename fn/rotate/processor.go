@@ -28,6 +28,9 @@ import (
 type Processor struct {
 	// Now is the wall clock, used when the policy sets no spec.now.
 	Now func() time.Time
+	// At, when not zero, is the render time: it wins over spec.now and
+	// the clock (render --now).
+	At time.Time
 	// Stderr receives a summary of warnings and errors (kustomize shows no
 	// results when the exit code is 0, but passes stderr through). Nil
 	// means no summary.
@@ -145,7 +148,11 @@ func (p Processor) RunAt(fnConfig *yaml.RNode, items []*yaml.RNode, positions []
 	if wall == nil {
 		wall = time.Now
 	}
-	r = newRun(pol, r.policyRef, pol.Clock(wall), items, positions, p.certs)
+	now := pol.Clock(wall)
+	if !p.At.IsZero() {
+		now = p.At.UTC()
+	}
+	r = newRun(pol, r.policyRef, now, items, positions, p.certs)
 	if p.newVerifier != nil {
 		r.verify = p.newVerifier()
 	}
