@@ -97,6 +97,14 @@ func meshRule(mesh string, pod Pod, ns *Namespace) Injection {
 	return istioRule(pod, ns)
 }
 
+// meshWhy returns the formatter of the rule that decided, naming the
+// preset.
+func meshWhy(mesh string) func(format string, args ...any) string {
+	return func(format string, args ...any) string {
+		return fmt.Sprintf(format, args...) + " (restart.mesh: " + mesh + ")"
+	}
+}
+
 // Linkerd's proxy injector (linkerd2 pkg/inject, Report.disableByAnnotation
 // and Injectable).
 const (
@@ -112,9 +120,7 @@ const (
 // three, on either, disables injection, and so does
 // automountServiceAccountToken: false.
 func linkerdRule(pod Pod, ns *Namespace) Injection {
-	why := func(format string, args ...any) string {
-		return fmt.Sprintf(format, args...) + " (restart.mesh: linkerd)"
-	}
+	why := meshWhy(policy.MeshLinkerd)
 	if pod.NoServiceAccountToken {
 		return Injection{}
 	}
@@ -166,9 +172,7 @@ const (
 // The pod's own sidecar.istio.io/inject - the label when present, else the
 // annotation - opts out with any value other than true, y, yes or on.
 func istioRule(pod Pod, ns *Namespace) Injection {
-	why := func(format string, args ...any) string {
-		return fmt.Sprintf(format, args...) + " (restart.mesh: istio)"
-	}
+	why := meshWhy(policy.MeshIstio)
 	where, value := "label", ""
 	if v, ok := pod.Labels[istioSidecar]; ok {
 		value = v

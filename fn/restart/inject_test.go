@@ -8,6 +8,33 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
+// ruleCase is one workload a mesh preset decides on.
+type ruleCase struct {
+	name   string
+	pod    Pod
+	ns     *Namespace
+	want   bool
+	unsure bool
+}
+
+// checkRules runs the cases under restart r; an injected workload's
+// reason must name each of why.
+func checkRules(t *testing.T, r policy.Restart, cases []ruleCase, why ...string) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Injected(r, tc.pod, tc.ns)
+			assert.Equal(t, tc.want, got.Injected, got.Why)
+			assert.Equal(t, tc.unsure, got.Unknown)
+			for _, w := range why {
+				if got.Injected {
+					assert.Contains(t, got.Why, w)
+				}
+			}
+		})
+	}
+}
+
 func ns(labels, annotations map[string]string) *Namespace {
 	return &Namespace{Labels: labels, Annotations: annotations}
 }
@@ -20,14 +47,7 @@ type m = map[string]string
 // and pods on the host network or without a service account token are
 // never injected.
 func TestLinkerdRule(t *testing.T) {
-	r := policy.Restart{Mesh: policy.MeshLinkerd}
-	for _, tc := range []struct {
-		name   string
-		pod    Pod
-		ns     *Namespace
-		want   bool
-		unsure bool
-	}{
+	checkRules(t, policy.Restart{Mesh: policy.MeshLinkerd}, []ruleCase{
 		{"namespace enabled", Pod{}, ns(nil, m{"linkerd.io/inject": "enabled"}), true, false},
 		{"namespace ingress", Pod{}, ns(nil, m{"linkerd.io/inject": "ingress"}), true, false},
 		{"namespace enabled, pod disabled (opt-out)", Pod{Annotations: m{"linkerd.io/inject": "disabled"}}, ns(nil, m{"linkerd.io/inject": "enabled"}), false, false},
@@ -42,17 +62,7 @@ func TestLinkerdRule(t *testing.T) {
 		{"namespace absent, pod enabled", Pod{Annotations: m{"linkerd.io/inject": "enabled"}}, nil, true, false},
 		{"namespace absent, pod disabled", Pod{Annotations: m{"linkerd.io/inject": "disabled"}}, nil, false, false},
 		{"namespace absent, pod silent", Pod{}, nil, false, true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got := Injected(r, tc.pod, tc.ns)
-			assert.Equal(t, tc.want, got.Injected, got.Why)
-			assert.Equal(t, tc.unsure, got.Unknown)
-			if got.Injected {
-				assert.Contains(t, got.Why, "linkerd.io/inject")
-				assert.Contains(t, got.Why, "restart.mesh: linkerd")
-			}
-		})
-	}
+	}, "linkerd.io/inject", "restart.mesh: linkerd")
 }
 
 // The Istio preset follows the sidecar injector's webhooks (namespace and
@@ -61,15 +71,8 @@ func TestLinkerdRule(t *testing.T) {
 // istio.io/rev label; the pod's sidecar.istio.io/inject label (else
 // annotation) opts in or out, the label winning over the annotation.
 func TestIstioRule(t *testing.T) {
-	r := policy.Restart{Mesh: policy.MeshIstio}
 	enabled := ns(m{"istio-injection": "enabled"}, nil)
-	for _, tc := range []struct {
-		name   string
-		pod    Pod
-		ns     *Namespace
-		want   bool
-		unsure bool
-	}{
+	checkRules(t, policy.Restart{Mesh: policy.MeshIstio}, []ruleCase{
 		{"namespace enabled", Pod{}, enabled, true, false},
 		{"namespace revision", Pod{}, ns(m{"istio.io/rev": "1-24"}, nil), true, false},
 		{"namespace disabled", Pod{}, ns(m{"istio-injection": "disabled"}, nil), false, false},
@@ -86,16 +89,7 @@ func TestIstioRule(t *testing.T) {
 		{"namespace absent, pod opt-in", Pod{Labels: m{"sidecar.istio.io/inject": "true"}}, nil, true, false},
 		{"namespace absent, pod opt-out", Pod{Labels: m{"sidecar.istio.io/inject": "false"}}, nil, false, false},
 		{"namespace absent, pod silent", Pod{}, nil, false, true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got := Injected(r, tc.pod, tc.ns)
-			assert.Equal(t, tc.want, got.Injected, got.Why)
-			assert.Equal(t, tc.unsure, got.Unknown)
-			if got.Injected {
-				assert.Contains(t, got.Why, "restart.mesh: istio")
-			}
-		})
-	}
+	}, "restart.mesh: istio")
 }
 
 // Every form of a selection, alone and together; exclude wins over both

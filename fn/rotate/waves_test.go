@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
-	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -131,16 +130,7 @@ func trusts(t *testing.T, r wavesRender) []string {
 	t.Helper()
 	node, err := yaml.Parse(r.items[kube.Key{Kind: "Secret", Namespace: "gw", Name: "gateway-trust"}])
 	require.NoError(t, err)
-	v, found, err := kube.Lookup(node, "ca.crt")
-	require.NoError(t, err)
-	require.True(t, found)
-	d, err := pki.DecodePEM(v.Bytes)
-	require.NoError(t, err)
-	var out []string
-	for _, c := range d.Certificates {
-		out = append(out, c.Subject.CommonName)
-	}
-	return out
+	return keySubjects(t, node)
 }
 
 // The waves of one trust change over renders with a moving --now: a
@@ -208,7 +198,6 @@ func TestWavesOverRenders(t *testing.T) {
 	assert.Len(t, moved(late, after), 3, "the drop is a trust change: wave 1 of its own roll-out")
 	assert.Contains(t, after.items[record], "started="+day(62).Format(time.RFC3339))
 }
-
 
 // testpkiTrustHash is the trust-hash of a workload that rolled for bundle
 // gateway holding names.
