@@ -25,9 +25,10 @@ build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/rotate-certs ./cmd/rotate-certs
 
 ## tools: install the pinned kustomize and Helm into bin/, build the pinned Kubernetes
-## control plane into a per-machine cache, and the Debian programs some tests drive
-## (rsvg-convert, promtool, nginx, podman, runc) when absent; demo needs only kustomize
-tools: $(KUSTOMIZE) $(HELM) control-plane test-tools
+## control plane into a per-machine cache, the release tools (goreleaser, ko, cosign, the
+## loopback registry) into bin/, and the Debian programs some tests drive (rsvg-convert,
+## promtool, nginx, podman, runc) when absent; demo needs only kustomize
+tools: $(KUSTOMIZE) $(HELM) control-plane test-tools release-tools
 
 ## test-tools: best effort, the optional programs some tests drive (each such test skips
 ## with a message without its program): rsvg-convert, promtool, nginx, podman and runc;
@@ -79,10 +80,11 @@ test: build tools lint
 	@set -o pipefail; for m in $(TEST_MODULES); do (cd $$m && $(GO) test -json -count=1 -timeout 45m ./...); done 2>&1 | $(BIN)/testsummary
 
 ## golden: rewrite the golden outputs from the current code - testdata/golden/*/expected.yaml,
-## testdata/check/*/expected.*, examples/report-manifests.yaml and examples/report-timeline.svg;
-## review the change with git diff before committing it
+## testdata/check/*/expected.*, examples/report-manifests.yaml, examples/report-timeline.svg and
+## the RotationPolicy's JSON Schema and KRMFunctionDefinition under schemas/; review the change
+## with git diff before committing it
 golden:
-	UPDATE_GOLDEN=1 $(GO) test -count=1 -run '^(TestGolden|TestCheckGolden|TestCheckInputShapes|TestExampleTimeline)$$' ./fn/rotate ./cmd/rotate-certs
+	UPDATE_GOLDEN=1 $(GO) test -count=1 -run '^(TestGolden|TestCheckGolden|TestCheckInputShapes|TestExampleTimeline|TestCommittedFiles)$$' ./fn/rotate ./cmd/rotate-certs ./internal/policyschema
 
 ## demo: rotate a CA on the envoy-gateway example and show what changed
 demo: build $(KUSTOMIZE)
@@ -139,3 +141,36 @@ nginx:
 	  { command -v apt-get >/dev/null && apt-get update -qq && \
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nginx; } || \
 	  echo "nginx is not installed and could not be installed: the nginx mTLS test will skip"
+
+# --- release: goreleaser, ko, cosign and a loopback OCI registry, each pinned at a release
+# that builds with Go 1.26 (GOTOOLCHAIN=local), built once into bin/ (a no-op after) ---
+.PHONY: release-tools goreleaser ko cosign registry release-snapshot
+# goreleaser's main declares a newer Go; v2.17.1 is the newest release that builds here.
+GORELEASER_VERSION := v2.17.1
+KO_VERSION := v0.19.1
+COSIGN_VERSION := v3.1.3
+# go-containerregistry's cmd/registry: the loopback registry the image tests start.
+GGCR_VERSION := v0.22.1
+GORELEASER := $(BIN)/goreleaser
+KO := $(BIN)/ko
+COSIGN := $(BIN)/cosign
+REGISTRY := $(BIN)/registry
+
+## release-tools: goreleaser, ko, cosign and the loopback registry into bin/ (part of `make tools`)
+release-tools: goreleaser ko cosign registry
+goreleaser: $(GORELEASER)
+ko: $(KO)
+cosign: $(COSIGN)
+registry: $(REGISTRY)
+
+$(GORELEASER):
+	GOBIN=$(BIN) $(GO) install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)
+
+$(KO):
+	GOBIN=$(BIN) $(GO) install github.com/google/ko@$(KO_VERSION)
+
+$(COSIGN):
+	GOBIN=$(BIN) $(GO) install github.com/sigstore/cosign/v3/cmd/cosign@$(COSIGN_VERSION)
+
+$(REGISTRY):
+	GOBIN=$(BIN) $(GO) install github.com/google/go-containerregistry/cmd/registry@$(GGCR_VERSION)
