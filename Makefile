@@ -12,6 +12,10 @@ HELM := $(BIN)/helm
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+# The one build of the binary, shared by the Dockerfile, .goreleaser.yaml and .ko.yaml
+# (test/e2e compares them): static, -trimpath, no VCS stamp (a Docker build context has
+# no .git; the commit is stamped with -X), so that every channel ships the same bytes.
+BUILDFLAGS := -trimpath -buildvcs=false
 
 export GOTOOLCHAIN := local
 export PATH := $(BIN):$(PATH)
@@ -22,7 +26,7 @@ all: build
 
 ## build: compile bin/rotate-certs
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/rotate-certs ./cmd/rotate-certs
+	CGO_ENABLED=0 $(GO) build $(BUILDFLAGS) -ldflags '$(LDFLAGS)' -o $(BIN)/rotate-certs ./cmd/rotate-certs
 
 ## tools: install the pinned kustomize and Helm into bin/, build the pinned Kubernetes
 ## control plane into a per-machine cache, the release tools (goreleaser, ko, cosign, the
@@ -144,7 +148,7 @@ nginx:
 
 # --- release: goreleaser, ko, cosign and a loopback OCI registry, each pinned at a release
 # that builds with Go 1.26 (GOTOOLCHAIN=local), built once into bin/ (a no-op after) ---
-.PHONY: release-tools goreleaser ko cosign registry release-snapshot
+.PHONY: release-tools goreleaser ko cosign registry release-snapshot image-oci
 # goreleaser's main declares a newer Go; v2.17.1 is the newest release that builds here.
 GORELEASER_VERSION := v2.17.1
 KO_VERSION := v0.19.1
@@ -174,3 +178,18 @@ $(COSIGN):
 
 $(REGISTRY):
 	GOBIN=$(BIN) $(GO) install github.com/google/go-containerregistry/cmd/registry@$(GGCR_VERSION)
+
+## release-snapshot: goreleaser release --snapshot, offline, into dist/: the archives of
+## linux/darwin amd64/arm64, checksums.txt and an SPDX SBOM per archive; the checksums are
+## signed only when COSIGN_PRIVATE_KEY (and COSIGN_PASSWORD) are set
+release-snapshot: $(GORELEASER) $(COSIGN)
+	$(GORELEASER) release --snapshot --clean $(if $(COSIGN_PRIVATE_KEY),,--skip=sign)
+
+## image-oci: the container image built by ko (.ko.yaml) into an OCI layout in dist/image/oci,
+## its SPDX SBOMs in dist/image/sbom; the base image comes from a registry (KO_DEFAULTBASEIMAGE
+## overrides .ko.yaml's). Publishing: KO_DOCKER_REPO=... ko build --bare --tags vX.Y.Z,vX.Y
+IMAGE_REPO ?= ghcr.io/rotate-certs/rotate-certs
+image-oci: $(KO)
+	rm -rf dist/image
+	VERSION=$(VERSION) COMMIT=$(COMMIT) KO_DOCKER_REPO=$(IMAGE_REPO) $(KO) build --bare --push=false \
+	  --oci-layout-path dist/image/oci --sbom-dir dist/image/sbom ./cmd/rotate-certs

@@ -40,15 +40,15 @@ func Main(m *testing.M, binary *string) int {
 }
 
 // Build compiles ./cmd/rotate-certs into dir/rotate-certs as the Dockerfile
-// does - static (CGO_ENABLED=0), -trimpath - with ldflags, and returns its
-// path.
+// does - static (CGO_ENABLED=0), -trimpath, -buildvcs=false - with ldflags,
+// and returns its path.
 func Build(dir, ldflags string) (string, error) {
 	root, err := golden.Root()
 	if err != nil {
 		return "", err
 	}
 	bin := filepath.Join(dir, "rotate-certs")
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", ldflags, "-o", bin, "./cmd/rotate-certs")
+	cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-ldflags", ldflags, "-o", bin, "./cmd/rotate-certs")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -96,6 +96,10 @@ func howToGet(name string) string {
 		return "no make target installs kpt; the kpt tests need it on PATH (/usr/bin/kpt on CI)"
 	case "podman", "runc":
 		return "`make container-tools` (part of `make tools`) installs podman and runc from Debian when run as root"
+	case "registry":
+		return "run `make registry` (part of `make tools`: go-containerregistry's registry into bin/)"
+	case "goreleaser", "ko", "cosign":
+		return "run `make " + name + "` (part of `make tools`: the pinned " + name + " into bin/)"
 	case "prlimit":
 		return "it is part of util-linux; without it no file-size limit can be set for one process"
 	}

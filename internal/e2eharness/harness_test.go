@@ -1,7 +1,12 @@
 package e2eharness
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,6 +53,7 @@ func TestFindTool(t *testing.T) {
 	}
 	for name, want := range map[string]string{
 		"kustomize": "make tools", "helm": "make tools", "podman": "make container-tools", "runc": "make container-tools",
+		"registry": "make registry", "goreleaser": "make goreleaser", "ko": "make ko", "cosign": "make cosign",
 	} {
 		if msg := howToGet(name); !strings.Contains(msg, want) {
 			t.Errorf("%s: %q does not name %s", name, msg, want)
@@ -97,5 +103,50 @@ func TestFiles(t *testing.T) {
 	want := map[string]string{"a.yaml": "a", filepath.Join("sub", "b.yaml"): "b"}
 	if len(got) != len(want) || got["a.yaml"] != "a" || got[filepath.Join("sub", "b.yaml")] != "b" {
 		t.Fatalf("Files = %v, want %v", got, want)
+	}
+}
+
+// TestStartRegistry: the registry answers the distribution API on the
+// returned address, and a blob pushed to it can be read back.
+func TestStartRegistry(t *testing.T) {
+	hostport := StartRegistry(t)
+	resp, err := http.Get("http://" + hostport + "/v2/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /v2/: %s", resp.Status)
+	}
+	blob := []byte("rotate-certs")
+	digest := fmt.Sprintf("sha256:%x", sha256.Sum256(blob))
+	start, err := http.Post("http://"+hostport+"/v2/test/blobs/uploads/", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start.Body.Close()
+	loc, err := start.Location()
+	if err != nil {
+		t.Fatalf("upload start %s: %v", start.Status, err)
+	}
+	q := loc.Query()
+	q.Set("digest", digest)
+	loc.RawQuery = q.Encode()
+	req, _ := http.NewRequest(http.MethodPut, loc.String(), bytes.NewReader(blob))
+	put, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	put.Body.Close()
+	if put.StatusCode != http.StatusCreated {
+		t.Fatalf("PUT blob: %s", put.Status)
+	}
+	get, err := http.Get("http://" + hostport + "/v2/test/blobs/" + digest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer get.Body.Close()
+	if got, _ := io.ReadAll(get.Body); !bytes.Equal(got, blob) {
+		t.Fatalf("blob read back as %q", got)
 	}
 }
