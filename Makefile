@@ -78,7 +78,7 @@ container-tools:
 ## test: every test - unit, golden, semantic, TLS, and end to end with kustomize, kpt, a real
 ## API server and podman; prints one line per package, then every failure and every skipped
 ## test with its reason
-TEST_MODULES := . test/crdschema
+TEST_MODULES := . test/crdschema test/release
 test: build tools lint
 	@$(GO) build -o $(BIN)/testsummary ./internal/testsummary
 	@set -o pipefail; for m in $(TEST_MODULES); do (cd $$m && $(GO) test -json -count=1 -timeout 45m ./...); done 2>&1 | $(BIN)/testsummary
