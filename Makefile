@@ -111,7 +111,7 @@ bench: build $(KUSTOMIZE)
 ## lint: go vet and gofmt
 lint:
 	$(GO) vet ./...
-	@out=$$(gofmt -l cmd fn internal test bench); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	@out=$$(gofmt -l cmd fn internal test bench hack); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 clean:
 	rm -rf $(BIN)
@@ -149,8 +149,10 @@ nginx:
 # --- release: goreleaser, ko, cosign and a loopback OCI registry, each pinned at a release
 # that builds with Go 1.26 (GOTOOLCHAIN=local), built once into bin/ (a no-op after) ---
 .PHONY: release-tools goreleaser ko cosign registry release-snapshot image-oci
-# goreleaser's main declares a newer Go; v2.17.1 is the newest release that builds here.
-GORELEASER_VERSION := v2.17.1
+# goreleaser's main declares a newer Go (v2.18+ declare go 1.27); v2.17.x need nfpm v2.47,
+# which needs a module the Go module proxy does not serve (go.digitalxero.dev/go-msix): v2.16.0
+# is the newest release that builds with Go 1.26.
+GORELEASER_VERSION := v2.16.0
 KO_VERSION := v0.19.1
 COSIGN_VERSION := v3.1.3
 # go-containerregistry's cmd/registry: the loopback registry the image tests start.

@@ -4,10 +4,12 @@ go 1.26.0
 
 require (
 	github.com/rotate-certs/rotate-certs v0.0.0
+	github.com/spdx/tools-golang v0.5.7
 	github.com/yannh/kubeconform v0.8.0
 )
 
 require (
+	github.com/anchore/go-struct-converter v0.1.0 // indirect
 	github.com/go-errors/errors v1.5.1 // indirect
 	github.com/go-openapi/jsonpointer v1.0.0 // indirect
 	github.com/go-openapi/jsonreference v1.0.0 // indirect

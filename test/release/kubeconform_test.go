@@ -52,7 +52,7 @@ func TestKubeconformExamples(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, r := range v.Validate(f, io(data)) {
+		for _, r := range v.Validate(f, reader(data)) {
 			sig, _ := r.Resource.Signature()
 			if sig != nil && sig.Kind == "RotationPolicy" {
 				policies++
@@ -124,7 +124,7 @@ func identityChanged(policy any) bool {
 	return obj["apiVersion"] != "rotate-certs.dev/v1alpha1" || obj["kind"] != "RotationPolicy"
 }
 
-func io(b []byte) *readCloser { return &readCloser{bytes.NewReader(b)} }
+func reader(b []byte) *readCloser { return &readCloser{bytes.NewReader(b)} }
 
 type readCloser struct{ *bytes.Reader }
 
