@@ -14,6 +14,7 @@ import (
 
 	"github.com/rotate-certs/rotate-certs/internal/e2eharness"
 	"github.com/rotate-certs/rotate-certs/internal/golden"
+	"github.com/rotate-certs/rotate-certs/internal/policyschema"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -190,23 +191,8 @@ func TestMetadata(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var md struct {
-		Image              string   `json:"image"`
-		Description        string   `json:"description"`
-		Tags               []string `json:"tags"`
-		SourceURL          string   `json:"sourceURL"`
-		ExamplePackageURLs []string `json:"examplePackageURLs"`
-		License            string   `json:"license"`
-	}
-	node, err := yaml.Parse(string(data))
+	md, err := policyschema.ReadCatalog(data)
 	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := node.MarshalJSON()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(raw, &md); err != nil {
 		t.Fatal(err)
 	}
 	if md.Image == "" || strings.Contains(path.Base(md.Image), ":") {

@@ -1,14 +1,11 @@
 package e2e
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"crypto/sha256"
 	"debug/buildinfo"
 	"encoding/hex"
 	"encoding/json"
-	"io"
 	"maps"
 	"net/http"
 	"os"
@@ -89,38 +86,12 @@ func imageBinaries(t *testing.T, l ociLayout, index string) map[string][]byte {
 			t.Errorf("the index lists %s/%s for an image configured as %s/%s", d.Platform.OS, d.Platform.Architecture, cfg.OS, cfg.Architecture)
 		}
 		for _, layer := range m.Layers {
-			if bin := fileInLayer(t, l.blob(t, layer.Digest), "ko-app/rotate-certs"); bin != nil {
+			if bin, ok := e2eharness.Untar(t, l.blob(t, layer.Digest))["ko-app/rotate-certs"]; ok {
 				out[cfg.Architecture] = bin
 			}
 		}
 	}
 	return out
-}
-
-// fileInLayer returns the file at name in a gzipped layer, or nil.
-func fileInLayer(t *testing.T, layer []byte, name string) []byte {
-	t.Helper()
-	zr, err := gzip.NewReader(bytes.NewReader(layer))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := tar.NewReader(zr)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.TrimPrefix(h.Name, "/") == name {
-			b, err := io.ReadAll(tr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return b
-		}
-	}
 }
 
 // TestReleaseImage: ko's image is what a release promises - both

@@ -1,16 +1,13 @@
 package release
 
 import (
-	"archive/tar"
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"crypto/sha256"
 	"debug/buildinfo"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -172,7 +169,7 @@ func checkChecksums(t *testing.T, dist string) map[string]string {
 // binary is the Dockerfile build's for the platform, with the snapshot
 // version; on this machine's platform it runs and prints it.
 func checkArchive(t *testing.T, s snapshot, goos, goarch string, archive []byte) {
-	files := untar(t, archive)
+	files := e2eharness.Untar(t, archive)
 	if names := slices.Sorted(maps.Keys(files)); !slices.Equal(names, []string{"LICENSE", "README.md", "rotate-certs"}) {
 		t.Errorf("archive holds %v", names)
 	}
@@ -204,30 +201,6 @@ func checkArchive(t *testing.T, s snapshot, goos, goarch string, archive []byte)
 	r := e2eharness.Cmd{}.Run(t, path, "version")
 	if want := "rotate-certs v" + s.version + " (commit " + s.commit + ")\n"; r.Stdout != want {
 		t.Errorf("version printed %q, want %q (%v)", r.Stdout, want, r.Err)
-	}
-}
-
-func untar(t *testing.T, archive []byte) map[string][]byte {
-	t.Helper()
-	zr, err := gzip.NewReader(bytes.NewReader(archive))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string][]byte{}
-	tr := tar.NewReader(zr)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := io.ReadAll(tr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[h.Name] = b
 	}
 }
 
