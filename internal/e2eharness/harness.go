@@ -100,6 +100,8 @@ func howToGet(name string) string {
 		return "run `make registry` (part of `make tools`: go-containerregistry's registry into bin/)"
 	case "goreleaser", "ko", "cosign":
 		return "run `make " + name + "` (part of `make tools`: the pinned " + name + " into bin/)"
+	case "keytool":
+		return "`make test-tools` installs Debian's headless JRE (default-jre-headless) when run as root"
 	case "prlimit":
 		return "it is part of util-linux; without it no file-size limit can be set for one process"
 	}
