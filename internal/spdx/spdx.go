@@ -73,7 +73,7 @@ type ExternalRef struct {
 type Relationship struct {
 	SPDXElementID      string `json:"spdxElementId"`
 	RelationshipType   string `json:"relationshipType"`
-	RelatedSPDXElement string `json:"relatedSpdxElementId"`
+	RelatedSPDXElement string `json:"relatedSpdxElement"`
 }
 
 // Options are what the archive does not say about itself.
@@ -82,8 +82,11 @@ type Options struct {
 	// so that the same commit gives the same document.
 	Created time.Time
 	// Module is the project's own module: a binary built from it gets
-	// License and Home; another's are not asserted.
+	// Version, License and Home; another's are not asserted.
 	Module string
+	// Version is the release's version. Go does not record the -X flags
+	// that stamp it into a binary built with -trimpath, so it is given.
+	Version string
 	// License is Module's declared license (SPDX identifier).
 	License string
 	// Home is where Module is developed; it also prefixes the document's
@@ -172,10 +175,9 @@ func goBinaries(archive []byte) ([]binary, error) {
 func (doc *Document) addBinary(b binary, opts Options) {
 	sum := sha256.Sum256(b.data)
 	id := "SPDXRef-Binary-" + spdxID(path.Base(b.path))
-	version := stampedVersion(b.info)
-	home, license := noAssertion, noAssertion
+	version, home, license := b.info.Main.Version, noAssertion, noAssertion
 	if b.info.Main.Path == opts.Module {
-		home, license = opts.Home, opts.License
+		version, home, license = opts.Version, opts.Home, opts.License
 	}
 	doc.Packages = append(doc.Packages, Package{
 		SPDXID: id, Name: b.info.Main.Path, VersionInfo: version, DownloadLocation: home,
@@ -201,21 +203,6 @@ func (doc *Document) addBinary(b binary, opts Options) {
 		}
 		doc.relate(id, "DEPENDS_ON", depID)
 	}
-}
-
-var versionFlag = regexp.MustCompile(`-X[ =]main\.version=([^ '"]+)`)
-
-// stampedVersion is the version the release stamped into the binary
-// (-X main.version=...), else the main module's version.
-func stampedVersion(info *debug.BuildInfo) string {
-	for _, s := range info.Settings {
-		if s.Key == "-ldflags" {
-			if m := versionFlag.FindStringSubmatch(s.Value); m != nil {
-				return m[1]
-			}
-		}
-	}
-	return info.Main.Version
 }
 
 func purl(module, version string) []ExternalRef {

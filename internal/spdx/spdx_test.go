@@ -40,7 +40,7 @@ func archiveOf(t *testing.T, files map[string][]byte, exec map[string]bool) []by
 	return buf.Bytes()
 }
 
-var opts = Options{Created: time.Unix(1795000000, 0), Module: "github.com/rotate-certs/rotate-certs",
+var opts = Options{Created: time.Unix(1795000000, 0), Module: "github.com/rotate-certs/rotate-certs", Version: "v1.0.0",
 	License: "Apache-2.0", Home: "https://github.com/rotate-certs/rotate-certs"}
 
 // TestForArchive: the test binary itself, in an archive, is described with
@@ -69,7 +69,7 @@ func TestForArchive(t *testing.T) {
 		ids[p.SPDXID] = p
 	}
 	binPkg, ok := ids["SPDXRef-Binary-spdx.test"]
-	if !ok || binPkg.Name != info.Main.Path || binPkg.LicenseDeclared != "Apache-2.0" {
+	if !ok || binPkg.Name != info.Main.Path || binPkg.LicenseDeclared != "Apache-2.0" || binPkg.VersionInfo != "v1.0.0" {
 		t.Fatalf("binary package %+v", binPkg)
 	}
 	dependsOn := map[string]bool{}
@@ -110,17 +110,5 @@ func TestForArchiveWithoutABinary(t *testing.T) {
 		if _, err := ForArchive("x.tar.gz", data, opts); err == nil {
 			t.Errorf("%s: no error", name)
 		}
-	}
-}
-
-func TestStampedVersion(t *testing.T) {
-	info := &debug.BuildInfo{Main: debug.Module{Version: "(devel)"},
-		Settings: []debug.BuildSetting{{Key: "-ldflags", Value: "-s -w -X main.version=v1.2.3 -X main.commit=abc"}}}
-	if v := stampedVersion(info); v != "v1.2.3" {
-		t.Errorf("stamped version %q", v)
-	}
-	info.Settings = nil
-	if v := stampedVersion(info); v != "(devel)" {
-		t.Errorf("unstamped version %q", v)
 	}
 }

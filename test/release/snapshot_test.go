@@ -51,6 +51,9 @@ func runSnapshot(t *testing.T) snapshot {
 		return strings.TrimSpace(r.Stdout)
 	}
 	git("init", "-q")
+	// goreleaser reads the remote's address, and without one makes up a
+	// commit ("none") for a snapshot.
+	git("remote", "add", "origin", "https://github.com/rotate-certs/rotate-certs.git")
 	git("add", "-A")
 	git("commit", "-q", "-m", "snapshot")
 	keys := t.TempDir()
@@ -76,7 +79,7 @@ func runSnapshot(t *testing.T) snapshot {
 		t.Fatal(err)
 	}
 	if meta.Commit != git("rev-parse", "HEAD") || !strings.Contains(meta.Version, "-SNAPSHOT-") {
-		t.Fatalf("dist/metadata.json: version %q commit %q", meta.Version, meta.Commit)
+		t.Fatalf("dist/metadata.json: version %q commit %q\n%s", meta.Version, meta.Commit, r.Stderr)
 	}
 	if err := os.WriteFile(filepath.Join(work, "cosign.pub"), mustRead(t, filepath.Join(keys, "cosign.pub")), 0o644); err != nil {
 		t.Fatal(err)
@@ -136,7 +139,7 @@ func TestReleaseSnapshot(t *testing.T) {
 			}
 			archive := mustRead(t, filepath.Join(s.dist, name))
 			checkArchive(t, s, p.goos, p.goarch, archive)
-			checkSBOM(t, filepath.Join(s.dist, name+".spdx.json"), name, archive)
+			checkSBOM(t, filepath.Join(s.dist, name+".spdx.json"), name, s.version, archive)
 			if _, ok := sums[name+".spdx.json"]; !ok {
 				t.Errorf("checksums.txt does not list %s.spdx.json", name)
 			}
@@ -182,10 +185,14 @@ func checkArchive(t *testing.T, s snapshot, goos, goarch string, archive []byte)
 	for _, kv := range info.Settings {
 		settings[kv.Key] = kv.Value
 	}
-	want := "-X main.version=v" + s.version
-	if settings["GOOS"] != goos || settings["GOARCH"] != goarch || settings["CGO_ENABLED"] != "0" || !strings.Contains(settings["-ldflags"], want) {
-		t.Errorf("go version -m: GOOS %s GOARCH %s CGO_ENABLED %s -ldflags %q; want %s/%s, 0, %q",
-			settings["GOOS"], settings["GOARCH"], settings["CGO_ENABLED"], settings["-ldflags"], goos, goarch, want)
+	if settings["GOOS"] != goos || settings["GOARCH"] != goarch || settings["CGO_ENABLED"] != "0" || settings["-trimpath"] != "true" {
+		t.Errorf("go version -m: GOOS %s GOARCH %s CGO_ENABLED %s -trimpath %s; want %s/%s, 0, true",
+			settings["GOOS"], settings["GOARCH"], settings["CGO_ENABLED"], settings["-trimpath"], goos, goarch)
+	}
+	// Go does not record -ldflags with -trimpath: the stamped version is
+	// in the binary's data.
+	if !bytes.Contains(bin, []byte("v"+s.version)) || !bytes.Contains(bin, []byte(s.commit)) {
+		t.Errorf("the binary holds no version v%s and commit %s", s.version, s.commit)
 	}
 	docker := mustRead(t, e2eharness.DockerfileBuild(t, t.TempDir(), "v"+s.version, s.commit, goos, goarch))
 	if !bytes.Equal(bin, docker) {
@@ -207,7 +214,7 @@ func checkArchive(t *testing.T, s snapshot, goos, goarch string, archive []byte)
 // checkSBOM: the SPDX project's own reader and validator accept the
 // document, which describes the archive by its checksum and lists the
 // module and its dependencies.
-func checkSBOM(t *testing.T, path, archiveName string, archive []byte) {
+func checkSBOM(t *testing.T, path, archiveName, version string, archive []byte) {
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -228,14 +235,15 @@ func checkSBOM(t *testing.T, path, archiveName string, archive []byte) {
 	names := map[string]bool{}
 	for _, p := range doc.Packages {
 		names[p.PackageName] = true
+		names[p.PackageName+"@"+p.PackageVersion] = true
 		if p.PackageSPDXIdentifier == described[0] {
 			if p.PackageName != archiveName || len(p.PackageChecksums) != 1 || p.PackageChecksums[0].Value != hex.EncodeToString(sum[:]) {
 				t.Errorf("the described package %s %v is not the archive", p.PackageName, p.PackageChecksums)
 			}
 		}
 	}
-	for _, m := range []string{"github.com/rotate-certs/rotate-certs", "sigs.k8s.io/kustomize/kyaml", "stdlib"} {
-		if !names[m] {
+	for _, m := range []string{"github.com/rotate-certs/rotate-certs@v" + version, "sigs.k8s.io/kustomize/kyaml", "stdlib"} {
+		if !names[m] && !names[m+"@"] {
 			t.Errorf("%s lists no package %s", path, m)
 		}
 	}
