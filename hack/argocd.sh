@@ -26,7 +26,7 @@ if grep -qxF "$stamp" "$dest/bin/VERSION" 2>/dev/null && [ -x "$dest/bin/argocd-
 fi
 
 start=$(date +%s)
-echo "argocd-harness $version: building into $dest/bin (about 4 CPU-minutes, once per machine)"
+echo "argocd-harness $version: building into $dest/bin (about 5 CPU-minutes, once per machine)"
 info=$("$go" mod download -json "$module@$version")
 srcdir=$(sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p' <<<"$info")
 [ -d "$srcdir" ] || { echo "argocd.sh: no source for $module@$version:" >&2; echo "$info" >&2; exit 1; }

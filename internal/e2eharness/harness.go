@@ -92,6 +92,8 @@ func howToGet(name string) string {
 		return "run `make tools` (installs the pinned kustomize into bin/)"
 	case "helm":
 		return "run `make tools` (installs the pinned Helm 3 into bin/)"
+	case "helm4":
+		return "run `make tools` (installs the pinned Helm 4 into bin/helm4)"
 	case "kpt":
 		return "no make target installs kpt; the kpt tests need it on PATH (/usr/bin/kpt on CI)"
 	case "podman", "runc":
