@@ -13,8 +13,9 @@ HELM := $(BIN)/helm
 # as bin/helm4 beside Helm 3.
 HELM4_VERSION := v4.3.1
 HELM4 := $(BIN)/helm4
-# go-containerregistry's in-memory registry: the loopback OCI registry tests push to.
-REGISTRY_VERSION := v0.22.1
+# go-containerregistry's cmd/registry: the loopback OCI registry tests push to.
+GGCR_VERSION := v0.22.1
+REGISTRY := $(BIN)/registry
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
@@ -66,9 +67,9 @@ $(HELM4):
 
 ## registry: go-containerregistry's in-memory OCI registry into bin/registry, the loopback
 ## registry the OCI artifact tests start (internal/e2eharness.StartRegistry; they skip without it)
-registry: $(BIN)/registry
-$(BIN)/registry:
-	GOBIN=$(BIN) $(GO) install github.com/google/go-containerregistry/cmd/registry@$(REGISTRY_VERSION)
+registry: $(REGISTRY)
+$(REGISTRY):
+	GOBIN=$(BIN) $(GO) install github.com/google/go-containerregistry/cmd/registry@$(GGCR_VERSION)
 
 ## argocd: Argo CD ARGOCD_VERSION's argocd-cmp-server and repo-server manifest generation, as
 ## one small harness (hack/argocd/harness.go) built inside a checkout of the release once per
