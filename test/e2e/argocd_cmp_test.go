@@ -216,6 +216,7 @@ func TestArgoCDCMPServerFailsLoudly(t *testing.T) {
 		require.Empty(t, res.Manifests)
 		require.Contains(t, stderr, "rotate-certs")
 		require.Contains(t, stderr, "Secret envoy-gateway-system/envoy-gateway data.ca.crt")
+		t.Logf("what Argo CD reports: %s", stderr)
 	})
 	t.Run("policy names no source", func(t *testing.T) {
 		repo, appDir := argoRepo(t)
