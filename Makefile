@@ -146,19 +146,22 @@ image:
 # --- rotation safety: simulator, fuzzing, the nginx peer ---
 .PHONY: sim fuzz nginx
 FUZZTIME ?= 2m
+FUZZPARALLEL ?= 2
+FUZZMINTIME ?= 2s
 
 ## sim: three simulated years of every rotation cadence through the real function (prints the table)
 sim:
 	$(GO) run ./internal/sim/simulate -days 1095
 
-## fuzz: run each fuzz target for FUZZTIME (default 2m); a finding is saved under the package's testdata/fuzz
+## fuzz: run each fuzz target for FUZZTIME (default 2m) at FUZZPARALLEL workers (default 2),
+## with FUZZMINTIME (default 2s) to minimize each new input, then print executions per
+## target; a finding is saved under the package's testdata/fuzz. For a campaign from an
+## empty fuzz cache: go clean -fuzzcache first.
+FUZZ_TARGETS := ./fn/pki:FuzzDecodePEM ./fn/policy:FuzzDecode ./fn/rotate:FuzzProcess \
+  ./fn/krmio:FuzzFastPathMatchesKyaml ./fn/krmio:FuzzBlockParserMatchesYAML \
+  ./fn/krmio:FuzzDocumentParserMatchesYAML
 fuzz:
-	$(GO) test -run '^$$' -fuzz '^FuzzDecodePEM$$' -fuzztime $(FUZZTIME) ./fn/pki
-	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./fn/policy
-	$(GO) test -run '^$$' -fuzz '^FuzzProcess$$' -fuzztime $(FUZZTIME) ./fn/rotate
-	$(GO) test -run '^$$' -fuzz '^FuzzFastPathMatchesKyaml$$' -fuzztime $(FUZZTIME) ./fn/krmio
-	$(GO) test -run '^$$' -fuzz '^FuzzBlockParserMatchesYAML$$' -fuzztime $(FUZZTIME) ./fn/krmio
-	$(GO) test -run '^$$' -fuzz '^FuzzDocumentParserMatchesYAML$$' -fuzztime $(FUZZTIME) ./fn/krmio
+	@GO=$(GO) FUZZTIME=$(FUZZTIME) FUZZPARALLEL=$(FUZZPARALLEL) FUZZMINTIME=$(FUZZMINTIME) ./hack/fuzz.sh $(FUZZ_TARGETS)
 
 ## nginx: the Debian nginx for the real mTLS peer test, installed only when absent (the test skips without it)
 test-tools: nginx
