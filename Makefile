@@ -23,7 +23,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 export GOTOOLCHAIN := local
 export PATH := $(BIN):$(PATH)
 
-.PHONY: all build test golden demo tools test-tools report-tools control-plane container-tools lint clean bench image registry argocd
+.PHONY: all build test golden demo tools test-tools report-tools control-plane container-tools java-tools lint clean bench image registry argocd
 
 all: build
 
@@ -34,13 +34,13 @@ build:
 ## tools: install the pinned kustomize, Helm 3, Helm 4 and the loopback OCI registry into
 ## bin/, build the pinned Kubernetes control plane and Argo CD's plugin harness into a
 ## per-machine cache, and the Debian programs some tests drive (rsvg-convert, promtool,
-## nginx, podman, runc) when absent; demo needs only kustomize
+## nginx, podman, runc, keytool) when absent; demo needs only kustomize
 tools: $(KUSTOMIZE) $(HELM) $(HELM4) registry control-plane argocd test-tools
 
 ## test-tools: best effort, the optional programs some tests drive (each such test skips
-## with a message without its program): rsvg-convert, promtool, nginx, podman and runc;
-## kpt is not installed
-test-tools: report-tools container-tools
+## with a message without its program): rsvg-convert, promtool, nginx, podman, runc and
+## the JDK's keytool; kpt is not installed
+test-tools: report-tools container-tools java-tools
 
 ## report-tools: rsvg-convert and promtool for the check/alerts tests, from Debian
 ## packages, only when absent; best effort (those tests skip without them)
@@ -97,6 +97,17 @@ container-tools:
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
 	     (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends podman runc) >/dev/null 2>&1; then :; \
 	  else echo "note: could not install podman and runc; the container-mode tests skip"; fi; }
+
+## java-tools: the JDK's keytool, which reads the rendered PKCS#12 and JKS truststores in
+## test/e2e, from Debian's headless JRE, only when absent and run as root; best effort (that
+## check skips without it). The JRE's postinst links /usr/bin/keytool.
+java-tools:
+	@command -v keytool >/dev/null 2>&1 || { \
+	  echo "installing Debian package default-jre-headless (keytool) for the truststore test"; \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+	     (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends default-jre-headless) >/dev/null 2>&1 && \
+	     command -v keytool >/dev/null 2>&1; then :; \
+	  else echo "note: could not install keytool (default-jre-headless); the keytool check of the truststores skips"; fi; }
 
 ## test: every test - unit, golden, semantic, TLS, and end to end with kustomize, kpt, a real
 ## API server and podman; prints one line per package, then every failure and every skipped

@@ -100,6 +100,8 @@ func howToGet(name string) string {
 		return "`make container-tools` (part of `make tools`) installs podman and runc from Debian when run as root"
 	case "registry":
 		return "run `make registry` (installs go-containerregistry's loopback registry into bin/)"
+	case "keytool":
+		return "`make test-tools` installs Debian's headless JRE (default-jre-headless) when run as root"
 	case "prlimit":
 		return "it is part of util-linux; without it no file-size limit can be set for one process"
 	}
