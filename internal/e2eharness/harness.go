@@ -92,10 +92,14 @@ func howToGet(name string) string {
 		return "run `make tools` (installs the pinned kustomize into bin/)"
 	case "helm":
 		return "run `make tools` (installs the pinned Helm 3 into bin/)"
+	case "helm4":
+		return "run `make tools` (installs the pinned Helm 4 into bin/helm4)"
 	case "kpt":
 		return "no make target installs kpt; the kpt tests need it on PATH (/usr/bin/kpt on CI)"
 	case "podman", "runc":
 		return "`make container-tools` (part of `make tools`) installs podman and runc from Debian when run as root"
+	case "registry":
+		return "run `make registry` (installs go-containerregistry's loopback registry into bin/)"
 	case "keytool":
 		return "`make test-tools` installs Debian's headless JRE (default-jre-headless) when run as root"
 	case "prlimit":
