@@ -92,12 +92,14 @@ func howToGet(name string) string {
 		return "run `make tools` (installs the pinned kustomize into bin/)"
 	case "helm":
 		return "run `make tools` (installs the pinned Helm 3 into bin/)"
+	case "helm4":
+		return "run `make tools` (installs the pinned Helm 4 into bin/helm4)"
 	case "kpt":
 		return "no make target installs kpt; the kpt tests need it on PATH (/usr/bin/kpt on CI)"
 	case "podman", "runc":
 		return "`make container-tools` (part of `make tools`) installs podman and runc from Debian when run as root"
 	case "registry":
-		return "run `make registry` (part of `make tools`: go-containerregistry's registry into bin/)"
+		return "run `make registry` (installs go-containerregistry's loopback registry into bin/)"
 	case "goreleaser", "ko", "cosign":
 		return "run `make " + name + "` (part of `make tools`: the pinned " + name + " into bin/)"
 	case "keytool":

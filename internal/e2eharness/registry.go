@@ -3,29 +3,32 @@ package e2eharness
 import (
 	"bufio"
 	"context"
-	"fmt"
-	"net"
-	"net/http"
 	"os/exec"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 )
 
-// StartRegistry starts go-containerregistry's registry (bin/registry,
-// installed by `make registry`; it keeps what is pushed in memory) on a
-// free loopback port and returns its host:port once it answers the OCI
-// distribution API; it is stopped when the test ends. Without the binary
-// the test skips, naming `make registry`. The registry speaks plain HTTP,
-// which clients built on go-containerregistry (ko, cosign, flux) use for
-// 127.0.0.1 without being told; podman needs --tls-verify=false.
+// servingOn is the line go-containerregistry's cmd/registry logs once it
+// listens.
+var servingOn = regexp.MustCompile(`serving on port (\d+)`)
+
+// StartRegistry starts the loopback OCI registry (go-containerregistry's
+// cmd/registry, installed by `make registry` into bin/) on a free port of
+// localhost, and stops it when the test ends. It returns the registry's
+// host:port; the registry speaks plain HTTP, which OCI clients use for
+// localhost without being told. The registry keeps everything in memory.
+// Without the program the test skips, naming `make registry`.
 func StartRegistry(t *testing.T) (hostport string) {
 	t.Helper()
-	bin := Tool(t, "registry")
+	bin, ok := findTool("registry")
+	if !ok {
+		t.Skipf("skipping: the loopback OCI registry is not installed: %s", howToGet("registry"))
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	// -port 0: the kernel picks the port, and the registry logs it.
 	cmd := exec.CommandContext(ctx, bin, "-port", "0")
-	out, err := cmd.StderrPipe()
+	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,55 +36,28 @@ func StartRegistry(t *testing.T) (hostport string) {
 		cancel()
 		t.Fatalf("starting %s: %v", bin, err)
 	}
+	port := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if m := servingOn.FindStringSubmatch(sc.Text()); m != nil {
+				port <- m[1]
+			}
+		}
+		close(port)
+	}()
 	t.Cleanup(func() {
 		cancel()
 		_ = cmd.Wait()
 	})
-	port, logged := make(chan string, 1), make(chan string, 1)
-	go func() {
-		var all string
-		for s := bufio.NewScanner(out); s.Scan(); {
-			all += s.Text() + "\n"
-			if m := servingOn.FindStringSubmatch(s.Text()); m != nil {
-				port <- m[1]
-			}
-		}
-		logged <- all
-	}()
 	select {
-	case p := <-port:
-		hostport = net.JoinHostPort("127.0.0.1", p)
-	case all := <-logged:
-		t.Fatalf("%s exited before serving:\n%s", bin, all)
-	case <-time.After(time.Minute):
-		t.Fatalf("%s did not say which port it serves on within a minute", bin)
-	}
-	if err := waitForRegistry(hostport); err != nil {
-		t.Fatalf("registry on %s: %v", hostport, err)
-	}
-	return hostport
-}
-
-// servingOn is the registry's log line with its port.
-var servingOn = regexp.MustCompile(`serving on port ([0-9]+)`)
-
-// waitForRegistry polls GET /v2/ until the registry answers (at most a
-// minute: a guard against a hang, not a speed assertion).
-func waitForRegistry(hostport string) error {
-	client := &http.Client{Timeout: 2 * time.Second}
-	deadline := time.Now().Add(time.Minute)
-	for {
-		resp, err := client.Get("http://" + hostport + "/v2/")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-			err = fmt.Errorf("GET /v2/: %s", resp.Status)
+	case p, ok := <-port:
+		if !ok {
+			t.Fatalf("%s exited before it listened", bin)
 		}
-		if time.Now().After(deadline) {
-			return err
-		}
-		time.Sleep(50 * time.Millisecond)
+		return "localhost:" + strings.TrimSpace(p)
+	case <-time.After(30 * time.Second): // a guard against a hang, not a speed assertion
+		t.Fatalf("%s did not report its port within 30s", bin)
 	}
+	return ""
 }
