@@ -87,6 +87,12 @@ type Outcome struct {
 	// the bundle; the target keeps them aside so that switching back to
 	// Bundle mode restores them.
 	Remembered []*x509.Certificate
+	// Restored are the previous certificates of Bundle mode that the
+	// target's data did not hold: brought back from the memory of a
+	// Copy-mode render (Memory.Remembered), in the order of Previous. Each
+	// is also in Previous. No other certificate enters a bundle that is
+	// not current or already in the target's data.
+	Restored []*x509.Certificate
 	// Retired is when each previous certificate that was not expired
 	// stopped being current (see Memory), by SHA-256: the kept ones, the
 	// remembered ones and the dropped ones alike.
@@ -157,8 +163,13 @@ func MergeTarget(current []*x509.Certificate, target Memory, leaves *LeafIndex, 
 	if err := out.mergeCurrent(cur, current, now); err != nil {
 		return Outcome{}, err
 	}
-	prev := out.mergePrevious(target, cur, now)
+	prev, remembered := out.mergePrevious(target, cur, now)
 	out.keepPrevious(prev, leaves, opts, now)
+	for _, c := range out.Previous {
+		if remembered.Has(c) {
+			out.Restored = append(out.Restored, c)
+		}
+	}
 	return out, nil
 }
 
@@ -190,15 +201,20 @@ func (out *Outcome) mergeCurrent(cur *pki.Set, current []*x509.Certificate, now 
 
 // mergePrevious applies rule 2: previous = what the target holds that is
 // not current, each with its retirement (rule 4's record, or the fallback
-// for a target without one).
-func (out *Outcome) mergePrevious(target Memory, cur *pki.Set, now time.Time) []*x509.Certificate {
-	var prev []*x509.Certificate
+// for a target without one), then the CAs of a Copy-mode render's memory
+// that the data does not hold (returned as remembered).
+func (out *Outcome) mergePrevious(target Memory, cur *pki.Set, now time.Time) (prev []*x509.Certificate, remembered *pki.Set) {
 	seenPrev := pki.NewSet()
+	remembered = pki.NewSet()
 	fallback := out.LatestNotBefore()
 	out.Retired = map[pki.Fingerprint]time.Time{}
-	for _, c := range target.Certificates {
+	data := len(target.Certificates)
+	for i, c := range append(target.Certificates[:data:data], target.Remembered...) {
 		if cur.Has(c) || !seenPrev.Add(c) {
 			continue
+		}
+		if i >= data {
+			remembered.Add(c)
 		}
 		if pki.Expired(c, now) {
 			out.Decisions = append(out.Decisions, Decision{Cert: c, Reason: DroppedExpired})
@@ -207,7 +223,7 @@ func (out *Outcome) mergePrevious(target Memory, cur *pki.Set, now time.Time) []
 		out.Retired[pki.FingerprintOf(c)] = target.retiredAt(c, fallback, now)
 		prev = append(prev, c)
 	}
-	return prev
+	return prev, remembered
 }
 
 // keepPrevious applies rules 3 and 4: drop the previous CAs whose

@@ -20,10 +20,16 @@ import (
 // CA stopped being current - the render that retired it - and only the
 // target can carry that from one render to the next.
 type Memory struct {
-	// Certificates are the certificates the target holds: those of its
-	// data key and, after a Copy-mode render, the CAs it kept aside for
-	// Bundle mode. The ones that are not current are the previous CAs.
+	// Certificates are the certificates the target's data holds (its data
+	// key, caBundle field, spec.trustBundle or inLine source). The ones
+	// that are not current are the previous CAs.
 	Certificates []*x509.Certificate
+	// Remembered are the CAs a Copy-mode render set aside for Bundle mode
+	// (the target's previous annotation), which the caller has checked
+	// against the data: the one memory that may bring a CA back into a
+	// bundle. Bundle mode restores them (Outcome.Restored); Copy mode
+	// keeps remembering them.
+	Remembered []*x509.Certificate
 	// Retired maps the SHA-256 of a previous CA to its retirement: the
 	// now of the render at which it stopped being current.
 	Retired map[pki.Fingerprint]time.Time

@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
@@ -45,34 +44,28 @@ func sortWaves(ws []PendingWaves) {
 	})
 }
 
-// maxWorkloadsNamed caps the workloads the narrow table names per wave.
-const maxWorkloadsNamed = 2
-
+// wavesTable has a row per workload still to roll, so that where a
+// workload stands can be found with grep: its wave, when the wave is due,
+// and until when its bundle keeps the previous CAs.
 func wavesTable(r Report, pkg bool, opts TableOptions) *table {
 	t := newTable(pkg, opts,
-		[]column{{"BUNDLE", 0, 0}, {"WAVE", 0, 0}, {"DUE (UTC)", 0, 0}, {"STATE", 0, 0}, {"PREVIOUS CAS HELD UNTIL (UTC)", 0, 0}, {"WORKLOADS", 0, 0}},
-		[]column{{"BUNDLE", 'm', 8}, {"WAVE", 0, 0}, {"DUE", 0, 0}, {"STATE", 0, 0}, {"CAS HELD UNTIL", 0, 0}, {"WORKLOADS", 'e', 20}})
+		[]string{"BUNDLE", "WAVE", "DUE (UTC)", "STATE", "PREVIOUS CAS HELD UNTIL (UTC)", "WORKLOAD"},
+		[]string{"BUNDLE", "WAVE", "DUE", "STATE", "CAS HELD UNTIL", "WORKLOAD"})
+	layout := time.DateOnly
+	if opts.Wide {
+		layout = tableTime
+	}
 	for _, w := range r.Waves {
 		for _, p := range w.Pending {
 			state := "pending"
 			if !p.Due.After(r.Now) {
 				state = "due: render"
 			}
-			names := make([]string, len(p.Workloads))
-			for i, ref := range p.Workloads {
-				names[i] = ref.String()
+			for _, ref := range p.Workloads {
+				cells := []string{cell(w.Bundle), fmt.Sprintf("%d/%d", p.Number, w.Waves), p.Due.Format(layout), state,
+					w.HeldUntil.Format(layout), cell(ref.String())}
+				t.addRow(pkg, w.Package, cells, "")
 			}
-			if !opts.Wide && len(names) > maxWorkloadsNamed {
-				names = append(names[:maxWorkloadsNamed], fmt.Sprintf("%d more", len(p.Workloads)-maxWorkloadsNamed))
-			}
-			workloads := fmt.Sprintf("%d: %s", len(p.Workloads), strings.Join(names, ", "))
-			layout := time.DateOnly
-			if opts.Wide {
-				layout = tableTime
-			}
-			cells := []string{cell(w.Bundle), fmt.Sprintf("%d/%d", p.Number, w.Waves), p.Due.Format(layout), state,
-				w.HeldUntil.Format(layout), cell(workloads)}
-			t.addRow(pkg, w.Package, cells, "")
 		}
 	}
 	return t

@@ -39,6 +39,18 @@ type slot struct {
 	// unknown, when set, says why the object has no previous state to
 	// carry (default: the value held no certificate).
 	unknown string
+	// seen is true for a trust-manager Bundle, whose object also keeps
+	// the seen annotation.
+	seen bool
+}
+
+// dataName names the slot's value in messages about its memory: its
+// field, or for a trust-manager Bundle rotate-certs' inLine source.
+func (s slot) dataName() string {
+	if s.seen {
+		return "the inLine source of rotate-certs (" + s.field + ")"
+	}
+	return s.field
 }
 
 // noState ends the warning about a target that had nothing to carry over.
@@ -50,9 +62,10 @@ const noState = "; there was no previous state to carry over, so peers that stil
 // a slot that had no previous state.
 func (r *renderer) merge(s slot, current []*x509.Certificate) (Target, []byte, bool) {
 	var mem bundle.Memory
+	stateful := false
 	if s.node != nil {
 		var ok bool
-		if mem, ok = r.readMemory(s.node, s.memKey, s.previous); !ok {
+		if mem, stateful, ok = r.readMemory(s, current); !ok {
 			return Target{}, nil, false
 		}
 	}
@@ -66,6 +79,7 @@ func (r *renderer) merge(s slot, current []*x509.Certificate) (Target, []byte, b
 		return Target{}, nil, false
 	}
 	r.reportDecisions(s.ref, s.field, outcome, opts.HoldUntil)
+	r.reportRestored(s, outcome.Restored)
 	pem := outcome.PEM()
 	if len(pem) > s.limit {
 		r.errorf(s.ref, s.field,
@@ -80,7 +94,7 @@ func (r *renderer) merge(s slot, current []*x509.Certificate) (Target, []byte, b
 	switch {
 	case s.node == nil:
 		// The caller creates the object and says so.
-	case len(mem.Certificates) == 0:
+	case !stateful:
 		why := s.unknown
 		if why == "" {
 			why = "held no certificate in " + s.field
