@@ -46,20 +46,21 @@ func (s Selection) NeedsNamespace() bool {
 	return s.NamespaceSelector != nil || len(s.NamespaceAnnotations) > 0
 }
 
-// String describes the selection as messages name it.
+// String describes the selection as messages name it; a part that is not
+// plain text (a value pasted from anywhere) is described, not shown.
 func (s Selection) String() string {
 	var parts []string
 	if s.NamespaceSelector != nil {
-		parts = append(parts, "namespace labels "+selectorString(*s.NamespaceSelector))
+		parts = append(parts, "namespace labels "+kube.Safe(selectorString(*s.NamespaceSelector)))
 	}
 	if len(s.NamespaceAnnotations) > 0 {
-		parts = append(parts, "namespace annotations "+pairsString(s.NamespaceAnnotations))
+		parts = append(parts, "namespace annotations "+kube.Safe(pairsString(s.NamespaceAnnotations)))
 	}
 	if s.PodSelector != nil {
-		parts = append(parts, "pod labels "+selectorString(*s.PodSelector))
+		parts = append(parts, "pod labels "+kube.Safe(selectorString(*s.PodSelector)))
 	}
 	if len(s.PodAnnotations) > 0 {
-		parts = append(parts, "pod annotations "+pairsString(s.PodAnnotations))
+		parts = append(parts, "pod annotations "+kube.Safe(pairsString(s.PodAnnotations)))
 	}
 	return strings.Join(parts, ", ")
 }

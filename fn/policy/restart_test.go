@@ -125,3 +125,11 @@ func TestWaveSizeOf(t *testing.T) {
 		assert.Equal(t, tc.waves, tc.size.MaxWaves(tc.n), "waves of %s of %d", tc.size, tc.n)
 	}
 }
+
+func TestSelectionStringShowsOnlyPlainText(t *testing.T) {
+	key := "-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIHHH9owHQO61RYTr9w4ppP6lFbCcgMh+IKe8rWYVBqPP\n-----END PRIVATE KEY-----\n"
+	s := Selection{PodAnnotations: map[string]string{"a": key}, NamespaceAnnotations: map[string]string{"team": "a"}}
+	assert.NotContains(t, s.String(), "PRIVATE")
+	assert.NotContains(t, s.String(), "MC4CAQAw")
+	assert.Contains(t, s.String(), "namespace annotations team=a, pod annotations <a string of")
+}
