@@ -90,9 +90,21 @@ func RenderTable(r Report, opts TableOptions) []byte {
 		case opts.NoHeaders && len(r.Entries) > 0:
 			buf.WriteString("\n")
 		case !opts.NoHeaders:
-			buf.WriteString("\nLeaves to re-issue (signed only by a previous CA of a trust bundle):\n")
+			buf.WriteString("\nCertificates to re-issue (they chain only to a previous CA of a trust bundle, or to one that left it):\n")
 		}
 		reissueTable(r, pkg, opts).write(&buf, width, opts)
+		if !opts.NoHeaders {
+			writeRenewals(&buf, r)
+		}
+	}
+	if len(r.Trust) > 0 {
+		switch {
+		case opts.NoHeaders:
+			buf.WriteString("\n")
+		default:
+			buf.WriteString("\nTrust (why each bundle holds each CA; the verdict of each previous CA):\n")
+		}
+		trustTable(r, pkg, opts).write(&buf, width, opts)
 	}
 	if opts.NoHeaders {
 		return buf.Bytes()
@@ -111,7 +123,7 @@ func RenderTable(r Report, opts TableOptions) []byte {
 		}
 	}
 	c := r.Counts()
-	fmt.Fprintf(&buf, "\n%d certificate(s), %d reported expir%s: %d ok, %d warn, %d FAIL, %d expired; %d unreadable; %d leaf(s) to re-issue\n",
+	fmt.Fprintf(&buf, "\n%d certificate(s), %d reported expir%s: %d ok, %d warn, %d FAIL, %d expired; %d unreadable; %d certificate(s) to re-issue\n",
 		c.Certificates, c.Expiries, plural(c.Expiries, "y", "ies"), c.OK, c.Warn, c.Fail, c.Expired, c.Problems, c.Reissues)
 	if n := len(r.Packages); n > 1 {
 		fmt.Fprintf(&buf, "%d package(s) with a policy\n", n)
@@ -190,15 +202,15 @@ func reissueTable(r Report, pkg bool, opts TableOptions) *table {
 	// its subject.
 	t := newTable(pkg, opts,
 		[]column{{"RESOURCE", 0, 0}, {"KEY", 0, 0}, {"SUBJECT", 0, 0}, {"SHA256", 0, 0},
-			{"BUNDLE", 0, 0}, {"ISSUER", 0, 0}, {"ISSUER LEAVES (UTC)", 0, 0}, {"DAYS", 0, 0}, {"STATE", 0, 0}},
+			{"BUNDLE", 0, 0}, {"NEEDS CA", 0, 0}, {"CA SHA256", 0, 0}, {"CA LEAVES (UTC)", 0, 0}, {"DAYS", 0, 0}, {"STATE", 0, 0}},
 		[]column{{"RESOURCE", 'r', 24}, {"KEY", 'm', 12},
-			{"BUNDLE", 'm', 8}, {"ISSUER", 'e', 12}, {"ISSUER LEAVES", 0, 0}, {"DAYS", 0, 0}, {"STATE", 0, 0}})
+			{"BUNDLE", 'm', 8}, {"NEEDS CA", 'e', 12}, {"CA LEAVES", 0, 0}, {"DAYS", 0, 0}, {"STATE", 0, 0}})
 	for _, x := range r.Reissues {
 		days := fmt.Sprintf("%d", x.DaysLeft)
 		var cells []string
 		if opts.Wide {
 			cells = []string{cell(x.Resource.String()), cell(x.Key), cell(x.Subject), short(x.SHA256), cell(x.Bundle), cell(x.Issuer),
-				x.IssuerLeavesAt.Format(tableTime), days, string(x.State)}
+				short(x.IssuerSHA256), x.IssuerLeavesAt.Format(tableTime), days, string(x.State)}
 		} else {
 			cells = []string{cell(x.Resource.String()), cell(x.Key), cell(x.Bundle), cell(x.Issuer),
 				x.IssuerLeavesAt.Format(time.DateOnly), days, string(x.State)}

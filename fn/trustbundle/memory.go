@@ -147,7 +147,7 @@ func (r *renderer) readRecord(node *yaml.RNode, key, text string) (retired map[p
 	}
 	ref := kube.RefOf(node)
 	r.add(ref.Result(framework.Warning, annotationField(RetiredAnnotation), fmt.Sprintf(
-		"bundle %q: target %s annotation %s is malformed (%s); each line must be \"<SHA-256 hex> <RFC 3339 time>\". Those lines are ignored, and a previous CA without a valid line counts as retired at the latest NotBefore among the current CAs; this render rewrites the record",
+		"bundle %q: target %s annotation %s is malformed (%s); each line must be \"<SHA-256 hex> <RFC 3339 time>\". Those lines are ignored, and a previous CA without a valid line counts as retired at this render; this render rewrites the record",
 		r.bundle.Name, ref, RetiredAnnotation, strings.Join(bad, "; "))))
 	return retired, false
 }

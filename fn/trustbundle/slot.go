@@ -8,6 +8,7 @@ import (
 
 	"github.com/rotate-certs/rotate-certs/fn/bundle"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -55,8 +56,9 @@ func (r *renderer) merge(s slot, current []*x509.Certificate) (Target, []byte, b
 		if mem, ok = r.readMemory(s.node, s.memKey, s.previous); !ok {
 			return Target{}, nil, false
 		}
+		mem.Restored = restored(mem.Certificates, s.previous)
 	}
-	outcome, err := bundle.MergeTarget(current, mem, r.env.Leaves, r.options(), r.env.Now)
+	outcome, err := bundle.MergeTarget(current, mem, r.env.Chains, r.options(), r.env.Now)
 	if err != nil {
 		r.errorf(r.env.PolicyRef, r.path+".sources", "bundle %q: %v", r.bundle.Name, err)
 		return Target{}, nil, false
@@ -85,6 +87,19 @@ func (r *renderer) merge(s slot, current []*x509.Certificate) (Target, []byte, b
 			fmt.Sprintf("bundle %q: target %s %s%s", r.bundle.Name, s.key, why, noState)))
 	}
 	return t, pem, true
+}
+
+// restored returns the certificates of the target's memory that its value
+// does not hold: those Copy mode set aside, which come back now.
+func restored(memory, value []*x509.Certificate) []*x509.Certificate {
+	in := pki.NewSet(value...)
+	var out []*x509.Certificate
+	for _, c := range memory {
+		if !in.Has(c) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // complete finishes a written target: whether the render changed it and

@@ -52,15 +52,60 @@ func NewCA(name string, notBefore time.Time, validity time.Duration) Cert {
 	return sign(tmpl, tmpl, key.Public(), key, key)
 }
 
+// NewSubjectCA returns a self-signed CA whose key is derived from name and
+// whose common name is cn: two generations of an anchor that keep their
+// subject (root.linkerd.cluster.local) and change their key.
+func NewSubjectCA(name, cn string, notBefore time.Time, validity time.Duration) Cert {
+	key := KeyFor(name)
+	tmpl := &x509.Certificate{
+		SerialNumber:          serialFor(name),
+		Subject:               pkix.Name{CommonName: cn},
+		NotBefore:             notBefore.UTC(),
+		NotAfter:              notBefore.Add(validity).UTC(),
+		IsCA:                  true,
+		BasicConstraintsValid: true,
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature,
+	}
+	return sign(tmpl, tmpl, key.Public(), key, key)
+}
+
+// NewIntermediate returns a CA signed by parent (an issuer or
+// intermediate: Linkerd's identity issuer, Istio's ca-cert.pem), whose key
+// is derived from name and whose common name is cn ("" means name),
+// allowed to sign leaves only (path length 0).
+func NewIntermediate(name, cn string, parent Cert, notBefore time.Time, validity time.Duration) Cert {
+	if cn == "" {
+		cn = name
+	}
+	key := KeyFor(name)
+	tmpl := &x509.Certificate{
+		SerialNumber:          serialFor(name),
+		Subject:               pkix.Name{CommonName: cn},
+		NotBefore:             notBefore.UTC(),
+		NotAfter:              notBefore.Add(validity).UTC(),
+		IsCA:                  true,
+		BasicConstraintsValid: true,
+		MaxPathLenZero:        true,
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature,
+	}
+	return sign(tmpl, parent.Cert, key.Public(), parent.Key, key)
+}
+
 // NewLeaf returns a leaf for name (also its DNS name and, for "127.0.0.1"
 // style names, nothing more) signed by ca, usable as TLS server and client
 // certificate.
 func NewLeaf(name string, ca Cert, notBefore time.Time, validity time.Duration) Cert {
+	return NewNamedLeaf(name, name, ca, notBefore, validity)
+}
+
+// NewNamedLeaf is NewLeaf with the key derived from name and the common
+// and DNS name dnsName.
+func NewNamedLeaf(name, dnsName string, ca Cert, notBefore time.Time, validity time.Duration) Cert {
 	key := KeyFor(name)
 	tmpl := &x509.Certificate{
 		SerialNumber:          serialFor(name),
-		Subject:               pkix.Name{CommonName: name},
-		DNSNames:              []string{name},
+		Subject:               pkix.Name{CommonName: dnsName},
+		DNSNames:              []string{dnsName},
 		NotBefore:             notBefore.UTC(),
 		NotAfter:              notBefore.Add(validity).UTC(),
 		BasicConstraintsValid: true,

@@ -1,0 +1,60 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"time"
+)
+
+// trustTable lists, per bundle and target, each CA the bundle holds and
+// why: the source it was read from, or the retirement and verdict of a
+// previous CA.
+func trustTable(r Report, pkg bool, opts TableOptions) *table {
+	t := newTable(pkg, opts,
+		[]column{{"BUNDLE", 0, 0}, {"TARGET", 0, 0}, {"CA", 0, 0}, {"SHA256", 0, 0}, {"NOT AFTER (UTC)", 0, 0}, {"WHY", 0, 0}, {"DETAIL", 0, 0}},
+		[]column{{"BUNDLE", 'm', 8}, {"TARGET", 'r', 20}, {"CA", 'e', 14}, {"WHY", 0, 0}, {"DETAIL", 'e', 30}})
+	for _, x := range r.Trust {
+		target := x.Target
+		if x.Targets > 1 {
+			target += fmt.Sprintf(" (+%d)", x.Targets-1)
+		}
+		var cells []string
+		if opts.Wide {
+			cells = []string{cell(x.Bundle), cell(target), cell(x.Subject), short(x.SHA256), x.NotAfter.Format(tableTime), string(x.Reason), cell(x.Detail())}
+		} else {
+			cells = []string{cell(x.Bundle), cell(target), cell(x.Subject), string(x.Reason), cell(x.Detail())}
+		}
+		t.addRow(pkg, x.Package, cells, "")
+	}
+	return t
+}
+
+// writeRenewals lists the cert-manager commands that renew the
+// certificates to re-issue whose Secrets name their Certificate, each
+// once.
+func writeRenewals(buf *bytes.Buffer, r Report) {
+	seen := map[string]bool{}
+	var lines []string
+	for _, x := range r.Reissues {
+		if x.Command == "" || seen[x.Command] {
+			continue
+		}
+		seen[x.Command] = true
+		lines = append(lines, fmt.Sprintf("  %s   # %s %s", x.Command, x.Resource, x.Key))
+	}
+	if len(lines) == 0 {
+		return
+	}
+	buf.WriteString("Renew with cert-manager:\n")
+	for _, l := range lines {
+		buf.WriteString(l + "\n")
+	}
+}
+
+// trustStamp formats an optional time for JSON: "" when zero.
+func trustStamp(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return stamp(t)
+}
