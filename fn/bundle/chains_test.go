@@ -95,7 +95,7 @@ func TestReissuedIssuerFreesTheAnchor(t *testing.T) {
 	out, err := MergeTarget(certs(anchorNew), mem, index, opts, day(106))
 	require.NoError(t, err)
 	require.Equal(t, FateUnused, out.Fates[0].State)
-	require.Equal(t, "unused (nothing in the input chains to it: safe to drop now; leaves on 2026-04-18)", out.Fates[0].Verdict.String())
+	require.Equal(t, "unused: safe to drop now (leaves on 2026-04-18)", out.Fates[0].Verdict.String())
 	require.Empty(t, out.Reissues())
 
 	out, err = MergeTarget(certs(anchorNew), mem, index, opts, day(107).Add(time.Second))

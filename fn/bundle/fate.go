@@ -95,18 +95,18 @@ type Verdict struct {
 }
 
 // String is the verdict as one phrase: "kept (retain.for until
-// 2027-02-20)", "drops on 2027-02-20", "unused (nothing in the input
-// chains to it: safe to drop now; leaves on 2026-11-24)".
+// 2027-02-20)", "drops on 2027-02-20", "unused: safe to drop now (leaves
+// on 2026-11-24)" - nothing in the input chains to an unused CA.
 func (v Verdict) String() string {
 	switch v.Word {
 	case VerdictDrops:
 		return "drops on " + dateOnly(v.Date)
 	case VerdictUnused:
-		s := "unused (nothing in the input chains to it: safe to drop now"
+		s := "unused: safe to drop now"
 		if !v.Date.IsZero() {
-			s += "; leaves on " + dateOnly(v.Date)
+			s += " (leaves on " + dateOnly(v.Date) + ")"
 		}
-		return s + ")"
+		return s
 	}
 	return v.Word + " (" + v.Why + ")"
 }

@@ -59,7 +59,7 @@ func TestReissues(t *testing.T) {
 		{"broken when protectIssuers is off", []*x509.Certificate{newCA.Cert}, bundle.Options{MaxPrevious: 0, ProtectIssuers: false},
 			entry(now, bundle.IssuerBroken), "dropped (beyond retain.maxPrevious)"},
 		{"a leaf a current CA also verifies needs nothing", []*x509.Certificate{renewed.Cert}, bundle.Options{MaxPrevious: 1, ProtectIssuers: true},
-			nil, "unused (nothing in the input chains to it: safe to drop now; leaves on 2027-06-01)"},
+			nil, "unused: safe to drop now (leaves on 2027-06-01)"},
 		// Copy mode drops the old CA from the bundle whatever the retain
 		// settings: its leaf is broken now.
 		{"Copy mode: the issuer leaves the bundle now", []*x509.Certificate{newCA.Cert}, bundle.Options{Copy: true, MaxPrevious: 1, ProtectIssuers: true},

@@ -104,7 +104,7 @@ func TestFirstRenderStartsTheOverlap(t *testing.T) {
 	first, err := MergeTarget(certs(cut), Memory{Certificates: certs(ca1)}, nil, opts, day(95))
 	require.NoError(t, err)
 	require.Equal(t, []string{"ca1"}, names(first.Previous), "the first render keeps the old CA")
-	require.Equal(t, "unused (nothing in the input chains to it: safe to drop now; leaves on 2026-04-07)", first.Fates[0].Verdict.String())
+	require.Equal(t, "unused: safe to drop now (leaves on 2026-04-07)", first.Fates[0].Verdict.String())
 	later, err := MergeTarget(certs(cut), record(first), nil, opts, day(95).Add(24*time.Hour))
 	require.NoError(t, err)
 	require.Equal(t, []string{"ca1"}, names(later.Previous), "kept for the whole retain.for")

@@ -198,17 +198,18 @@ type Trusted struct {
 }
 
 // Detail is the row's explanation in words: where a current CA was read,
-// or when a previous CA retired and its verdict.
+// or a previous CA's verdict, when it retired and how many certificates
+// chain to it.
 func (t Trusted) Detail() string {
 	if t.Reason == TrustSource {
 		return "from " + t.Source
 	}
 	s := t.VerdictText
 	if !t.RetiredAt.IsZero() {
-		s = "retired " + t.RetiredAt.UTC().Format(time.DateOnly) + "; " + s
+		s += "; retired " + t.RetiredAt.UTC().Format(time.DateOnly)
 	}
 	if t.Reason == TrustRestored {
-		s = "restored from Copy-mode memory; " + s
+		s += " (restored from Copy-mode memory)"
 	}
 	if n := len(t.ChainedBy); n > 0 && !strings.HasPrefix(t.VerdictText, "kept (protected") {
 		s += fmt.Sprintf("; %d certificate(s) chain to it", n)

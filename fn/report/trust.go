@@ -8,11 +8,21 @@ import (
 
 // trustTable lists, per bundle and target, each CA the bundle holds and
 // why: the source it was read from, or the retirement and verdict of a
-// previous CA.
+// previous CA. The default table leaves the target out (-o wide shows
+// it), unless a bundle's targets disagree: then each row's detail starts
+// with its target.
 func trustTable(r Report, pkg bool, opts TableOptions) *table {
 	t := newTable(pkg, opts,
 		[]column{{"BUNDLE", 0, 0}, {"TARGET", 0, 0}, {"CA", 0, 0}, {"SHA256", 0, 0}, {"NOT AFTER (UTC)", 0, 0}, {"WHY", 0, 0}, {"DETAIL", 0, 0}},
-		[]column{{"BUNDLE", 'm', 8}, {"TARGET", 'r', 20}, {"CA", 'e', 14}, {"WHY", 0, 0}, {"DETAIL", 'e', 30}})
+		[]column{{"BUNDLE", 'm', 8}, {"CA", 'e', 14}, {"WHY", 0, 0}, {"DETAIL", 'e', 40}})
+	targets := map[string]map[string]bool{}
+	for _, x := range r.Trust {
+		k := x.Package + "\x00" + x.Bundle
+		if targets[k] == nil {
+			targets[k] = map[string]bool{}
+		}
+		targets[k][x.Target] = true
+	}
 	for _, x := range r.Trust {
 		target := x.Target
 		if x.Targets > 1 {
@@ -22,7 +32,11 @@ func trustTable(r Report, pkg bool, opts TableOptions) *table {
 		if opts.Wide {
 			cells = []string{cell(x.Bundle), cell(target), cell(x.Subject), short(x.SHA256), x.NotAfter.Format(tableTime), string(x.Reason), cell(x.Detail())}
 		} else {
-			cells = []string{cell(x.Bundle), cell(target), cell(x.Subject), string(x.Reason), cell(x.Detail())}
+			detail := x.Detail()
+			if len(targets[x.Package+"\x00"+x.Bundle]) > 1 {
+				detail = target + ": " + detail
+			}
+			cells = []string{cell(x.Bundle), cell(x.Subject), string(x.Reason), cell(detail)}
 		}
 		t.addRow(pkg, x.Package, cells, "")
 	}

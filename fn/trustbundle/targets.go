@@ -277,6 +277,8 @@ func (r *renderer) reportDecisions(ref kube.Ref, field string, o bundle.Outcome)
 			msg = fmt.Sprintf("previous CA %s, retired %s: %s", c, f.RetiredAt.Format(time.RFC3339), f.Verdict)
 			if len(f.Dependents) > 0 {
 				msg += fmt.Sprintf("; %d certificate(s) chain to it: %s", len(f.Dependents), named(f.Dependents))
+			} else {
+				msg += "; nothing in the input chains to it"
 			}
 		}
 		r.add(ref.Result(sev, field, fmt.Sprintf("bundle %q: %s", r.bundle.Name, msg)))
