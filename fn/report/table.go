@@ -16,8 +16,8 @@ type TableOptions struct {
 	// package) at full length; otherwise the table fits Width.
 	Wide bool
 	// NoHeaders prints only the rows: no column names, no section title,
-	// no summary. The certificate rows come first, then, after an empty
-	// line, the re-issue rows.
+	// no summary, no trust table. The certificate rows come first, then,
+	// after an empty line, the re-issue rows.
 	NoHeaders bool
 	// Width is what the default table fits (0: DefaultWidth).
 	Width int
@@ -97,17 +97,13 @@ func RenderTable(r Report, opts TableOptions) []byte {
 			writeRenewals(&buf, r)
 		}
 	}
-	if len(r.Trust) > 0 {
-		switch {
-		case opts.NoHeaders:
-			buf.WriteString("\n")
-		default:
-			buf.WriteString("\nTrust (why each bundle holds each CA; the verdict of each previous CA):\n")
-		}
-		trustTable(r, pkg, opts).write(&buf, width, opts)
-	}
 	if opts.NoHeaders {
 		return buf.Bytes()
+	}
+	// The trust table explains; scripts read the rows above, or -o json.
+	if len(r.Trust) > 0 {
+		buf.WriteString("\nTrust (why each bundle holds each CA; the verdict of each previous CA):\n")
+		trustTable(r, pkg, opts).write(&buf, width, opts)
 	}
 	if len(r.Problems) > 0 {
 		buf.WriteString("\nUnreadable certificate data:\n")

@@ -45,16 +45,19 @@ func trustTable(r Report, pkg bool, opts TableOptions) *table {
 
 // writeRenewals lists the cert-manager commands that renew the
 // certificates to re-issue whose Secrets name their Certificate, each
-// once.
+// once: issuers and intermediates first, since a leaf renewed before its
+// issuer is issued by the old one again.
 func writeRenewals(buf *bytes.Buffer, r Report) {
 	seen := map[string]bool{}
 	var lines []string
-	for _, x := range r.Reissues {
-		if x.Command == "" || seen[x.Command] {
-			continue
+	for _, ca := range []bool{true, false} {
+		for _, x := range r.Reissues {
+			if x.Command == "" || x.IsCA != ca || seen[x.Command] {
+				continue
+			}
+			seen[x.Command] = true
+			lines = append(lines, fmt.Sprintf("  %s   # %s %s", x.Command, x.Resource, x.Key))
 		}
-		seen[x.Command] = true
-		lines = append(lines, fmt.Sprintf("  %s   # %s %s", x.Command, x.Resource, x.Key))
 	}
 	if len(lines) == 0 {
 		return

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rotate-certs/rotate-certs/internal/golden"
 	"sigs.k8s.io/kustomize/kyaml/kio"
@@ -106,6 +107,13 @@ func howToGet(name string) string {
 // copy of binary at <tmp>/bin/rotate-certs, so that the examples' relative
 // exec path (../../bin/rotate-certs) runs the binary under test. It returns
 // the example's copy.
+//
+// The copy's policies that read the wall clock get spec.now set to
+// StagedNow: the examples render a rotation, and a previous CA with no
+// retirement record retires at the render's now, so two renders that the
+// clock ticks between would record two times. A test that compares two
+// renders - of one copy, or of two copies - compares them at one now, as a
+// user's two renders of one commit at one moment would.
 func StageExample(t testing.TB, binary, name string) string {
 	t.Helper()
 	root := t.TempDir()
@@ -123,7 +131,37 @@ func StageExample(t testing.TB, binary, name string) string {
 	if err := os.CopyFS(dst, os.DirFS(golden.Path("examples", name))); err != nil {
 		t.Fatal(err)
 	}
+	PinClock(t, dst, StagedNow)
 	return dst
+}
+
+// StagedNow is the clock StageExample pins: the start of the test binary,
+// to the second.
+var StagedNow = time.Now().UTC().Truncate(time.Second)
+
+// PinClock sets spec.now to now in every RotationPolicy file under dir
+// that has none (a line "spec:" at the start of the file's policy gets a
+// "  now:" line after it; the rest of the file is kept as written).
+func PinClock(t testing.TB, dir string, now time.Time) {
+	t.Helper()
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".yaml") {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		text := string(data)
+		if !strings.Contains(text, "kind: RotationPolicy") || strings.Contains(text, "\n  now:") || !strings.Contains(text, "\nspec:\n") {
+			return nil
+		}
+		text = strings.Replace(text, "\nspec:\n", fmt.Sprintf("\nspec:\n  now: %q\n", now.Format(time.RFC3339)), 1)
+		return os.WriteFile(path, []byte(text), d.Type().Perm()|0o600)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // Cmd is where and how a command runs.

@@ -108,6 +108,8 @@ var fixtures = map[string]fixture{
 	"example-platform-issuing-new": {"example-platform-root-new", Date(2026, 6, 1), Days(3000), "platform-issuing-ca", true},
 	"example-billing-api-old":      {"example-platform-issuing-old", Date(2026, 2, 1), Days(2900), "billing-api.billing.svc", false},
 	"example-checkout-old":         {"example-platform-issuing-old", Date(2026, 2, 1), Days(2900), "checkout.shop.svc", false},
+	"example-billing-api-new":      {"example-platform-issuing-new", Date(2026, 6, 1), Days(2900), "billing-api.billing.svc", false},
+	"example-checkout-new":         {"example-platform-issuing-new", Date(2026, 6, 1), Days(2900), "checkout.shop.svc", false},
 }
 
 // Fixture returns the named certificate of the shared fixture set. It

@@ -72,6 +72,18 @@ var exampleScenarios = []scenario{
 	{name: "in-cluster-ca", top: "in-cluster-ca", dir: "in-cluster-ca", policy: "rotation-policy.yaml", kustomizeRuns: true},
 	{name: "helm", top: "helm", dir: "helm", policy: "rotation-policy.yaml", chart: "chart",
 		rolled: []string{"Deployment envoy-gateway-system/envoy-ratelimit"}},
+	// Chains: an anchor or root that signs an issuer or intermediate. The
+	// Linkerd control plane reads the anchors through env and rolls, and
+	// so does the meshed workload the policy names; istiod reloads cacerts
+	// by itself; cert-manager's Certificates and ClusterIssuers are applied
+	// under cert-manager's CRDs.
+	{name: "linkerd", top: "linkerd", dir: "linkerd", policy: "rotation-policy.yaml", kustomizeRuns: true,
+		rolled: []string{"Deployment linkerd/linkerd-identity", "Deployment linkerd/linkerd-destination",
+			"Deployment linkerd/linkerd-proxy-injector", "Deployment emojivoto/web"}},
+	{name: "istio", top: "istio", dir: "istio", policy: "rotation-policy.yaml", kustomizeRuns: true},
+	{name: "cert-manager", top: "cert-manager", dir: "cert-manager", policy: "rotation-policy.yaml", kustomizeRuns: true,
+		crds:   certManagerCRDs,
+		rolled: []string{"Deployment billing/billing-api", "Deployment shop/checkout"}},
 }
 
 // Every example directory has a scenario: a new example cannot be left out.
