@@ -472,9 +472,9 @@ func TestCheckSVG(t *testing.T) {
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, w, 6.0, "the fail zone is visible")
 	require.Equal(t, []string{"fail zone to 2026-11-29 (7d)"}, texts["zone-fail-label"])
-	// The target has no retirement record: ca-2025 retires at the time of the
-	// check (2026-11-22), and retain.for (90 days) runs out on 2027-02-20.
-	require.Equal(t, []string{"re-issue by 2027-02-20", "re-issue by 2027-02-20"}, texts["reissue-date"])
+	// ca-2025 was retired on 2026-11-01 (the target's record); retain.for
+	// (90 days) runs out on 2027-01-30.
+	require.Equal(t, []string{"re-issue by 2027-01-30", "re-issue by 2027-01-30"}, texts["reissue-date"])
 	require.Equal(t, "http://www.w3.org/2000/svg svg", root)
 	require.Equal(t, s.Summary.Certificates, counts["rect.bar"], "one bar per certificate")
 	require.Equal(t, 10, counts["rect.bar"])
