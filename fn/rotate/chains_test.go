@@ -85,17 +85,25 @@ func meshRender(t *testing.T, in []byte) []byte {
 // meshBundle returns the certificates of the rendered trust roots.
 func meshBundle(t *testing.T, out []byte) []*x509.Certificate {
 	t.Helper()
+	return certsIn(t, out, kube.Key{Kind: "ConfigMap", Namespace: "linkerd", Name: "linkerd-identity-trust-roots"}, "ca-bundle.crt")
+}
+
+// certsIn returns the certificates of value dataKey of object key in a
+// rendered ResourceList; the value holds nothing but certificates.
+func certsIn(t *testing.T, out []byte, key kube.Key, dataKey string) []*x509.Certificate {
+	t.Helper()
 	for _, it := range parseResourceList(t, out).items {
-		if kube.KeyOf(it) == (kube.Key{Kind: "ConfigMap", Namespace: "linkerd", Name: "linkerd-identity-trust-roots"}) {
-			v, found, err := kube.Lookup(it, "ca-bundle.crt")
+		if kube.KeyOf(it) == key {
+			v, found, err := kube.Lookup(it, dataKey)
 			require.NoError(t, err)
 			require.True(t, found)
 			d, err := pki.DecodePEM(v.Bytes)
 			require.NoError(t, err)
+			require.Empty(t, d.SkippedTypes)
 			return d.Certificates
 		}
 	}
-	t.Fatal("no trust roots in the output")
+	t.Fatalf("no %s in the output", key)
 	return nil
 }
 

@@ -135,22 +135,29 @@ func Cadences() []Cadence {
 			},
 			maxPrevious: 2,
 		},
-		{
-			// A mesh: the trust anchor (a 200-day CA, replaced every 90
-			// days) signs an issuer, and the issuer signs the workloads'
-			// short-lived certificates, which live in memory. The issuer
-			// is re-issued from the new anchor 1 to 5 days after the
-			// anchor rotates; the workloads present the new issuer's
-			// certificates a day or two later. Only the issuer in git
-			// says that the old anchor is still needed, and
-			// dropUnusedAfter ends the overlap once it is re-issued.
-			ID: 7, Name: "mesh anchor 90d, issuer 1-5d later",
-			signers: []signer{{
-				name: "mesh", period: 90, lifetime: 200 * day, issuerDelay: 5,
-				peers: []string{"web", "api", "db"},
-			}},
-			maxPrevious: 1, dropUnusedAfter: 10,
-		},
+		meshCadence(),
+	}
+}
+
+// meshCadence is cadence 7: a mesh, whose anchor signs an issuer in git
+// and whose workloads' certificates live in memory.
+func meshCadence() Cadence {
+	day := 24 * time.Hour
+	return Cadence{
+		// A mesh: the trust anchor (a 200-day CA, replaced every 90
+		// days) signs an issuer, and the issuer signs the workloads'
+		// short-lived certificates, which live in memory. The issuer
+		// is re-issued from the new anchor 1 to 5 days after the
+		// anchor rotates; the workloads present the new issuer's
+		// certificates a day or two later. Only the issuer in git
+		// says that the old anchor is still needed, and
+		// dropUnusedAfter ends the overlap once it is re-issued.
+		ID: 7, Name: "mesh anchor 90d, issuer 1-5d later",
+		signers: []signer{{
+			name: "mesh", period: 90, lifetime: 200 * day, issuerDelay: 5,
+			peers: []string{"web", "api", "db"},
+		}},
+		maxPrevious: 1, dropUnusedAfter: 10,
 	}
 }
 

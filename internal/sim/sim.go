@@ -32,6 +32,7 @@ import (
 	"crypto/x509"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/pki"
@@ -60,32 +61,25 @@ func (s Settings) String() string {
 	if s.Mode == policy.ModeCopy {
 		return "mode: Copy"
 	}
-	out := fmt.Sprintf("maxPrevious: %d", s.MaxPrevious)
-	if s.RetainForDays > 0 {
-		out += fmt.Sprintf(", for: %dd", s.RetainForDays)
-	}
-	if s.DropUnusedAfterDays > 0 {
-		out += fmt.Sprintf(", dropUnusedAfter: %dd", s.DropUnusedAfterDays)
-	}
-	if s.NoProtectIssuers {
-		out += ", protectIssuers: false"
-	}
-	return out
+	return strings.Join(s.fields(), ", ")
 }
 
 // retain is the settings' retain block, as flow YAML.
-func (s Settings) retain() string {
-	out := fmt.Sprintf("{maxPrevious: %d", s.MaxPrevious)
+func (s Settings) retain() string { return "{" + strings.Join(s.fields(), ", ") + "}" }
+
+// fields are the retain settings as YAML fields.
+func (s Settings) fields() []string {
+	out := []string{fmt.Sprintf("maxPrevious: %d", s.MaxPrevious)}
 	if s.RetainForDays > 0 {
-		out += fmt.Sprintf(", for: %dd", s.RetainForDays)
+		out = append(out, fmt.Sprintf("for: %dd", s.RetainForDays))
 	}
 	if s.DropUnusedAfterDays > 0 {
-		out += fmt.Sprintf(", dropUnusedAfter: %dd", s.DropUnusedAfterDays)
+		out = append(out, fmt.Sprintf("dropUnusedAfter: %dd", s.DropUnusedAfterDays))
 	}
 	if s.NoProtectIssuers {
-		out += ", protectIssuers: false"
+		out = append(out, "protectIssuers: false")
 	}
-	return out + "}"
+	return out
 }
 
 // Config is one simulation run.

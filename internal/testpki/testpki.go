@@ -39,16 +39,8 @@ func serialFor(name string) *big.Int {
 // NewCA returns a self-signed CA named name, valid from notBefore for
 // validity.
 func NewCA(name string, notBefore time.Time, validity time.Duration) Cert {
+	tmpl := caTemplate(name, pkix.Name{CommonName: name, Organization: []string{"rotate-certs test"}}, notBefore, validity)
 	key := KeyFor(name)
-	tmpl := &x509.Certificate{
-		SerialNumber:          serialFor(name),
-		Subject:               pkix.Name{CommonName: name, Organization: []string{"rotate-certs test"}},
-		NotBefore:             notBefore.UTC(),
-		NotAfter:              notBefore.Add(validity).UTC(),
-		IsCA:                  true,
-		BasicConstraintsValid: true,
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature,
-	}
 	return sign(tmpl, tmpl, key.Public(), key, key)
 }
 
@@ -56,16 +48,8 @@ func NewCA(name string, notBefore time.Time, validity time.Duration) Cert {
 // whose common name is cn: two generations of an anchor that keep their
 // subject (root.linkerd.cluster.local) and change their key.
 func NewSubjectCA(name, cn string, notBefore time.Time, validity time.Duration) Cert {
+	tmpl := caTemplate(name, pkix.Name{CommonName: cn}, notBefore, validity)
 	key := KeyFor(name)
-	tmpl := &x509.Certificate{
-		SerialNumber:          serialFor(name),
-		Subject:               pkix.Name{CommonName: cn},
-		NotBefore:             notBefore.UTC(),
-		NotAfter:              notBefore.Add(validity).UTC(),
-		IsCA:                  true,
-		BasicConstraintsValid: true,
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature,
-	}
 	return sign(tmpl, tmpl, key.Public(), key, key)
 }
 
@@ -77,18 +61,23 @@ func NewIntermediate(name, cn string, parent Cert, notBefore time.Time, validity
 	if cn == "" {
 		cn = name
 	}
+	tmpl := caTemplate(name, pkix.Name{CommonName: cn}, notBefore, validity)
+	tmpl.MaxPathLenZero = true
 	key := KeyFor(name)
-	tmpl := &x509.Certificate{
+	return sign(tmpl, parent.Cert, key.Public(), parent.Key, key)
+}
+
+// caTemplate is the template of a CA whose serial is derived from name.
+func caTemplate(name string, subject pkix.Name, notBefore time.Time, validity time.Duration) *x509.Certificate {
+	return &x509.Certificate{
 		SerialNumber:          serialFor(name),
-		Subject:               pkix.Name{CommonName: cn},
+		Subject:               subject,
 		NotBefore:             notBefore.UTC(),
 		NotAfter:              notBefore.Add(validity).UTC(),
 		IsCA:                  true,
 		BasicConstraintsValid: true,
-		MaxPathLenZero:        true,
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature,
 	}
-	return sign(tmpl, parent.Cert, key.Public(), parent.Key, key)
 }
 
 // NewLeaf returns a leaf for name (also its DNS name and, for "127.0.0.1"

@@ -313,19 +313,23 @@ func runRollout(t *testing.T, sc scenario, storage, dir string, p pipeline) {
 		}
 	}
 
-	// A second render: the same bytes, and nothing changes in the cluster.
+	requireStable(t, cp, p, sc, dir, rendered, s1, skip, weekLater)
+}
+
+// requireStable renders the rotated package again, at the same now and a
+// week later, and requires that nothing changes: the same bytes, no
+// object written, no workload rolled - except, for a pipeline that commits
+// nothing, the time in the retirement record of a CA that left at this
+// rotation: with no memory, each build is the render that sees it leave.
+func requireStable(t *testing.T, cp *controlplane.ControlPlane, p pipeline, sc scenario, dir, rendered string, s1 state, skip map[string]bool, weekLater time.Time) {
+	t.Helper()
 	again := p.run(t, cp, dir, sc.policy)
 	if again != rendered {
 		t.Errorf("a second render differs from the first:\n--- first\n%s\n--- second\n%s", rendered, again)
 	}
 	requireUnchanged(t, "applying a second render", s1, snapshot(t, cp, again), skip)
 
-	// A week later the set of certificates is the same: nothing changes -
-	// except, for a pipeline that commits nothing, the time in the
-	// retirement record of a CA that left at this rotation: with no
-	// memory, each build is the render that sees it leave. No workload
-	// rolls either way.
-	setPolicyNow(t, policy, weekLater)
+	setPolicyNow(t, filepath.Join(dir, sc.policy), weekLater)
 	later := p.run(t, cp, dir, sc.policy)
 	s2 := snapshot(t, cp, later)
 	if !p.commits {
