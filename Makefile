@@ -16,7 +16,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 export GOTOOLCHAIN := local
 export PATH := $(BIN):$(PATH)
 
-.PHONY: all build test golden demo tools test-tools report-tools control-plane container-tools lint clean bench image
+.PHONY: all build test golden demo tools test-tools report-tools control-plane container-tools java-tools lint clean bench image
 
 all: build
 
@@ -26,13 +26,13 @@ build:
 
 ## tools: install the pinned kustomize and Helm into bin/, build the pinned Kubernetes
 ## control plane into a per-machine cache, and the Debian programs some tests drive
-## (rsvg-convert, promtool, nginx, podman, runc) when absent; demo needs only kustomize
+## (rsvg-convert, promtool, nginx, podman, runc, keytool) when absent; demo needs only kustomize
 tools: $(KUSTOMIZE) $(HELM) control-plane test-tools
 
 ## test-tools: best effort, the optional programs some tests drive (each such test skips
-## with a message without its program): rsvg-convert, promtool, nginx, podman and runc;
-## kpt is not installed
-test-tools: report-tools container-tools
+## with a message without its program): rsvg-convert, promtool, nginx, podman, runc and
+## the JDK's keytool; kpt is not installed
+test-tools: report-tools container-tools java-tools
 
 ## report-tools: rsvg-convert and promtool for the check/alerts tests, from Debian
 ## packages, only when absent; best effort (those tests skip without them)
@@ -69,6 +69,17 @@ container-tools:
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
 	     (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends podman runc) >/dev/null 2>&1; then :; \
 	  else echo "note: could not install podman and runc; the container-mode tests skip"; fi; }
+
+## java-tools: the JDK's keytool, which reads the rendered PKCS#12 and JKS truststores in
+## test/e2e, from Debian's headless JRE, only when absent and run as root; best effort (that
+## check skips without it). The JRE's postinst links /usr/bin/keytool.
+java-tools:
+	@command -v keytool >/dev/null 2>&1 || { \
+	  echo "installing Debian package default-jre-headless (keytool) for the truststore test"; \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+	     (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends default-jre-headless) >/dev/null 2>&1 && \
+	     command -v keytool >/dev/null 2>&1; then :; \
+	  else echo "note: could not install keytool (default-jre-headless); the keytool check of the truststores skips"; fi; }
 
 ## test: every test - unit, golden, semantic, TLS, and end to end with kustomize, kpt, a real
 ## API server and podman; prints one line per package, then every failure and every skipped
@@ -118,19 +129,22 @@ image:
 # --- rotation safety: simulator, fuzzing, the nginx peer ---
 .PHONY: sim fuzz nginx
 FUZZTIME ?= 2m
+FUZZPARALLEL ?= 2
+FUZZMINTIME ?= 2s
 
 ## sim: three simulated years of every rotation cadence through the real function (prints the table)
 sim:
 	$(GO) run ./internal/sim/simulate -days 1095
 
-## fuzz: run each fuzz target for FUZZTIME (default 2m); a finding is saved under the package's testdata/fuzz
+## fuzz: run each fuzz target for FUZZTIME (default 2m) at FUZZPARALLEL workers (default 2),
+## with FUZZMINTIME (default 2s) to minimize each new input, then print executions per
+## target; a finding is saved under the package's testdata/fuzz. For a campaign from an
+## empty fuzz cache: go clean -fuzzcache first.
+FUZZ_TARGETS := ./fn/pki:FuzzDecodePEM ./fn/policy:FuzzDecode ./fn/rotate:FuzzProcess \
+  ./fn/krmio:FuzzFastPathMatchesKyaml ./fn/krmio:FuzzBlockParserMatchesYAML \
+  ./fn/krmio:FuzzDocumentParserMatchesYAML
 fuzz:
-	$(GO) test -run '^$$' -fuzz '^FuzzDecodePEM$$' -fuzztime $(FUZZTIME) ./fn/pki
-	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./fn/policy
-	$(GO) test -run '^$$' -fuzz '^FuzzProcess$$' -fuzztime $(FUZZTIME) ./fn/rotate
-	$(GO) test -run '^$$' -fuzz '^FuzzFastPathMatchesKyaml$$' -fuzztime $(FUZZTIME) ./fn/krmio
-	$(GO) test -run '^$$' -fuzz '^FuzzBlockParserMatchesYAML$$' -fuzztime $(FUZZTIME) ./fn/krmio
-	$(GO) test -run '^$$' -fuzz '^FuzzDocumentParserMatchesYAML$$' -fuzztime $(FUZZTIME) ./fn/krmio
+	@GO=$(GO) FUZZTIME=$(FUZZTIME) FUZZPARALLEL=$(FUZZPARALLEL) FUZZMINTIME=$(FUZZMINTIME) ./hack/fuzz.sh $(FUZZ_TARGETS)
 
 ## nginx: the Debian nginx for the real mTLS peer test, installed only when absent (the test skips without it)
 test-tools: nginx

@@ -46,7 +46,9 @@ directory is a package of its own, left out of the outer one - a repository
 of many clusters (clusters/prod, clusters/staging, each with its policy and
 objects of the same names) renders in one call. Files under no policy are left
 as they are. A directory holds at most one policy. With --policy FILE (exactly
-one RotationPolicy), DIR is one package rendered with it.
+one RotationPolicy), DIR is rendered with it, except a deeper directory that
+holds a policy of its own: that is still a package, rendered with its policy.
+Any directory name is a package name: non-ASCII, spaces, CamelCase.
 
 On success it prints one line per file written ("wrote PATH") or created
 ("created PATH"); --dry-run writes nothing and prints the unified diff it

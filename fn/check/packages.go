@@ -1,6 +1,7 @@
 package check
 
 import (
+	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/manifests"
 	"github.com/rotate-certs/rotate-certs/fn/packages"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -27,7 +28,7 @@ func splitPackages(set *manifests.Set, forced *yaml.RNode) []group {
 	pkgs, rest := packages.Split(all)
 	var groups []group
 	for _, p := range pkgs {
-		groups = append(groups, group{path: p.Dir, policies: p.Policies, items: withoutPolicies(p.Items)})
+		groups = append(groups, group{path: kube.SafePath(p.Dir), policies: p.Policies, items: withoutPolicies(p.Items)})
 	}
 	stdinGroup := group{path: "-"}
 	var none group

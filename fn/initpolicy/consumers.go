@@ -43,15 +43,15 @@ func findConsumers(items []*yaml.RNode) (map[kube.Key][]Consumer, []string) {
 		for _, vol := range tmpl.Volumes {
 			for _, src := range vol.Sources {
 				if src.Projected {
-					add(src, "projected volume "+vol.Name)
+					add(src, "projected volume "+kube.Safe(vol.Name))
 				} else {
-					add(src, "volume "+vol.Name)
+					add(src, "volume "+kube.Safe(vol.Name))
 				}
 			}
 		}
 		for _, c := range tmpl.Containers {
 			for _, r := range c.Env {
-				add(r, "env "+r.Var)
+				add(r, "env "+kube.Safe(r.Var))
 			}
 			for _, r := range c.EnvFrom {
 				add(r, "envFrom")

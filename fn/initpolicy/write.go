@@ -164,7 +164,7 @@ func fileOf(r kube.Ref) string {
 	if r.Path == "" || r.Path == "-" {
 		return ""
 	}
-	return " (" + r.Path + ")"
+	return " (" + kube.SafePath(r.Path) + ")"
 }
 
 // oneLine keeps a comment on one line whatever a subject holds.

@@ -2,6 +2,7 @@ package krmio_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,6 +50,18 @@ func FuzzFastPathMatchesKyaml(f *testing.F) {
 	// splitter's open-scalar rule).
 	f.Add(multiLineList("- apiVersion: example.com/v1\n  kind: Foo\n  metadata:\n    name: a\n  note: !!str \"x\n- y\"\n  flow: {a: [1,\n    2]}\n  json: |\n    {\"a\": [\n    ]}\n"))
 	f.Add(multiLineList("- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: b\n  data:\n    k: 'it''s'\n    j: \"a \\\" b\"\n# between\n- apiVersion: example.com/v1\n  kind: Foo\n  metadata: {name: c}\n"))
+	// Damaged items (metadata, labels or annotations not mappings, a key
+	// defined twice), which kyaml's reader changes: the fast path refuses
+	// one the function reads and copies one it does not as written.
+	for _, item := range []string{
+		"- apiVersion: example.com/v1\n  kind: Widget\n  metadata: [a, b]\n  spec: {x: 1} # kept\n",
+		"- apiVersion: example.com/v1\n  kind: Widget\n  metadata:\n    name: w\n    labels: [a]\n",
+		"- apiVersion: example.com/v1\n  kind: Widget\n  metadata:\n    name: w\n  metadata:\n    name: v\n",
+		"- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: b\n    annotations: 0\n",
+		"- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c\n  metadata:\n    name: d\n",
+	} {
+		f.Add(multiLineList("- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: first\n" + item))
+	}
 	// Items that are not mappings, each written on the entry's line.
 	for _, item := range []string{"- -\n", "- - a\n", "- \"x\"\n", "- 'x'\n", "- [a, b]\n", "- plain\n", "- |\n  text\n",
 		"- >\n  text\n", "- &a\n  k: v\n", "- !!map\n  k: v\n", "- *a\n", "- ~\n", "- null\n", "- 0\n", "- ? k\n  : v\n"} {
@@ -65,10 +78,11 @@ func FuzzFastPathMatchesKyaml(f *testing.F) {
 			// value that is not a mapping, dropping what it held, and its
 			// annotation bookkeeping removes a metadata key left empty,
 			// which can be one of two metadata keys of an item (both found
-			// by this fuzzer). The fast path refuses such an item when it
-			// parses it (TestPositionsCountUnparsedItems, the duplicate-key
-			// rule) and copies it as written when it does not: it never
-			// drops it.
+			// by this fuzzer): no comparison with kyaml. The fast path
+			// refuses such an item when it parses it
+			// (TestPositionsCountUnparsedItems, the duplicate-key rule)
+			// and copies it as written when it does not: it never drops it.
+			requireRefusedOrCopied(t, input, got, gotErr)
 			return
 		}
 		if wantErr != nil && gotErr == nil && strings.Contains(wantErr.Error(), "failed to read ResourceList input") {
@@ -92,6 +106,71 @@ func FuzzFastPathMatchesKyaml(f *testing.F) {
 		}
 		require.Equal(t, w, g)
 	})
+}
+
+// requireRefusedOrCopied fails unless the fast path, given input with
+// items kyaml's reader would change (damaged: metadata, labels or
+// annotations not mappings, or a key defined twice), either failed naming
+// one of them by its place in the list, or wrote every one of them as
+// written.
+func requireRefusedOrCopied(t *testing.T, input, got []byte, err error) {
+	t.Helper()
+	items, texts := rawItems(input), itemTexts(input)
+	require.Len(t, texts, len(items), "the input's items")
+	var damaged []int
+	for i, it := range items {
+		if it.Kind == yaml.MappingNode && (kube.CheckShape(yaml.NewRNode(it), "") != nil || len(manifests.DuplicateKeysOf(yaml.NewRNode(it))) > 0) {
+			damaged = append(damaged, i)
+		}
+	}
+	require.NotEmpty(t, damaged, "no damaged item in an input said to hold one")
+	if err != nil {
+		for _, i := range damaged {
+			if strings.Contains(err.Error(), fmt.Sprintf("items[%d]", i)) {
+				return
+			}
+		}
+		t.Fatalf("the fast path failed without naming a damaged item (items %v): %v", damaged, err)
+	}
+	for _, i := range damaged {
+		require.Contains(t, string(got), texts[i], "items[%d] is damaged and the fast path did not refuse it: it must be copied as written", i)
+	}
+}
+
+// itemTexts returns the text of each item of a ResourceList, from its
+// entry's line to the line before the next entry (or the key after items),
+// comment and blank lines at its end left off; nil when input is not a
+// ResourceList.
+func itemTexts(input []byte) []string {
+	doc, err := yaml.Parse(string(input))
+	if err != nil || doc.YNode().Kind != yaml.MappingNode {
+		return nil
+	}
+	lines := strings.SplitAfter(string(input), "\n")
+	top := doc.YNode().Content
+	var items []*yaml.Node
+	end := len(lines) + 1 // the line after the items, from 1
+	for i := 0; i+1 < len(top); i += 2 {
+		switch {
+		case top[i].Value == "items" && top[i+1].Kind == yaml.SequenceNode:
+			items = top[i+1].Content
+		case items != nil && top[i].Line > items[len(items)-1].Line && top[i].Line < end:
+			end = top[i].Line
+		}
+	}
+	var out []string
+	for i, it := range items {
+		next := end
+		if i+1 < len(items) {
+			next = items[i+1].Line
+		}
+		body := lines[it.Line-1 : next-1]
+		for len(body) > 1 && (strings.TrimSpace(body[len(body)-1]) == "" || strings.HasPrefix(strings.TrimSpace(body[len(body)-1]), "#")) {
+			body = body[:len(body)-1]
+		}
+		out = append(out, strings.Join(body, ""))
+	}
+	return out
 }
 
 // keepsDroppedComments reports whether fast is kyaml's output with comment

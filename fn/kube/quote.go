@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Messages name a field and the kind of value found there, never a value
@@ -35,9 +37,47 @@ func Plain(s string) bool {
 // maxPlainPath is the longest file path a message shows (PATH_MAX).
 const maxPlainPath = 4096
 
-// PlainPath is Plain for a file path, which may be longer than a name.
+// PlainPath is Plain for a file path, which may be longer than a name and
+// is the user's own: a directory name may be any printable text the file
+// system allows (non-ASCII, spaces, CamelCase with digits), so each
+// slash-separated part is judged on its own, printable non-ASCII letters
+// pass, and a control or format character, PEM armour or a run of encoded
+// bytes in one part still makes the path not plain. Only messages ask
+// this: which files a command reads never depends on it.
 func PlainPath(s string) bool {
-	return plain(s, maxPlainPath)
+	if len(s) > maxPlainPath || !utf8.ValidString(s) {
+		return false
+	}
+	for _, part := range strings.Split(s, "/") {
+		if !plain(asciiPart(part), maxPlainPath) {
+			return false
+		}
+	}
+	return true
+}
+
+// asciiPart replaces each printable non-ASCII character of part with a
+// space (which plain takes as a separator), and any other with a control
+// character (which plain refuses).
+func asciiPart(part string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r < utf8.RuneSelf:
+			return r
+		case unicode.IsPrint(r):
+			return ' '
+		}
+		return 0
+	}, part)
+}
+
+// SafePath returns path as written when it is PlainPath, else described:
+// a path in running text.
+func SafePath(path string) string {
+	if PlainPath(path) {
+		return path
+	}
+	return "<" + Describe(path) + ">"
 }
 
 func plain(s string, max int) bool {
@@ -117,9 +157,19 @@ func Safe(s string) string {
 // values).
 var kyamlEchoes = []string{": node contents:", ", content summary:"}
 
-// ScrubError returns err with what kyaml appends of a node it refused cut
-// off (": node contents:\n<the node as YAML>"): the node may hold anything,
-// a private key included. The scrubbed error wraps err.
+// lineEchoes are the markers after which an error repeats one line of its
+// input as written (kyaml's reader: "invalid document separator: ---...",
+// where the line may be a private key's armour pasted at column 0).
+var lineEchoes = []string{"invalid document separator: "}
+
+// keyMarkers are what no message may carry however it came to quote its
+// input: PEM armour and the name of a private key block.
+var keyMarkers = []string{"-----BEGIN", "-----END", "PRIVATE KEY"}
+
+// ScrubError returns err with what a message quotes of its input taken
+// out (ScrubMessage): kyaml's errors append a node they refused, or repeat
+// a line, and either may hold anything, a private key included. The
+// scrubbed error wraps err.
 func ScrubError(err error) error {
 	if err == nil {
 		return nil
@@ -131,8 +181,19 @@ func ScrubError(err error) error {
 	return err
 }
 
-// ScrubMessage is ScrubError for a message.
+// ScrubMessage is the one scrubber of messages that may quote input text,
+// whoever wrote them (kyaml, yaml.v3, this module): a node kyaml appends
+// is cut off, a line it repeats is described (Safe) rather than shown, and
+// whatever still carries PEM armour or the words PRIVATE KEY is cut from
+// that word on.
 func ScrubMessage(msg string) string {
+	msg = cutNodeEcho(msg)
+	msg = describeLineEchoes(msg)
+	return cutKeyMarkers(msg)
+}
+
+// cutNodeEcho cuts what kyaml appends of a refused node.
+func cutNodeEcho(msg string) string {
 	cut := len(msg)
 	for _, m := range kyamlEchoes {
 		if i := strings.Index(msg, m); i >= 0 && i < cut {
@@ -143,6 +204,51 @@ func ScrubMessage(msg string) string {
 		return msg
 	}
 	return msg[:cut] + " (the node is not shown)"
+}
+
+// describeLineEchoes replaces each quoted line after a lineEchoes marker
+// with its description, unless it is plain and names no key.
+func describeLineEchoes(msg string) string {
+	for _, m := range lineEchoes {
+		i := strings.Index(msg, m)
+		if i < 0 {
+			continue
+		}
+		start := i + len(m)
+		end := strings.IndexByte(msg[start:], '\n')
+		if end < 0 {
+			end = len(msg) - start
+		}
+		line := msg[start : start+end]
+		shown := "<" + Describe(line) + ">"
+		if Plain(line) && markerAt(line) < 0 {
+			shown = line
+		}
+		msg = msg[:start] + shown + msg[start+end:]
+	}
+	return msg
+}
+
+// cutKeyMarkers cuts msg at the word that holds the first key marker, the
+// last safety net for a quote no rule above knows.
+func cutKeyMarkers(msg string) string {
+	cut := markerAt(msg)
+	if cut < 0 {
+		return msg
+	}
+	cut = strings.LastIndexAny(msg[:cut], " \t\n:`\"'") + 1
+	return msg[:cut] + "<input text not shown: it may hold key material>"
+}
+
+// markerAt returns the index of the first key marker in s, or -1.
+func markerAt(s string) int {
+	at := -1
+	for _, m := range keyMarkers {
+		if i := strings.Index(s, m); i >= 0 && (at < 0 || i < at) {
+			at = i
+		}
+	}
+	return at
 }
 
 type scrubbed struct {

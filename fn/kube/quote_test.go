@@ -34,6 +34,19 @@ func TestPlainTellsNamesFromContent(t *testing.T) {
 	require.Equal(t, "a string of 119 bytes over 3 lines, PEM data", Describe(key))
 	require.Equal(t, "<a string of 3 bytes over 2 lines>", Safe("a\nb"))
 	require.True(t, PlainPath(strings.Repeat("dir/", 100)+"file.yaml"), "a path may be longer than a name")
+	// A directory name is whatever the file system allows: each part of a
+	// path is judged on its own, printable non-ASCII text passes.
+	for _, p := range []string{"Clusters/Prod2/EuWest1/Team7/Apps/Gateway/trust.yaml", "clusters/prød/trust.yaml",
+		"clusters/my staging/trust.yaml", "クラスター/本番/trust.yaml"} {
+		require.True(t, PlainPath(p), p)
+		require.Equal(t, p, SafePath(p))
+	}
+	for _, p := range []string{"x/MC4CAQAwBQYDK2VwBCIEIMiWb3AXL2lcDSTGNMlLYO8wMFnhGYYLk8AKFlIK1Fqs/a.yaml",
+		"x/-----BEGIN PRIVATE KEY-----/a.yaml", "x/\u202egnp.yaml", "x/\x1b[31mred/a.yaml", "x/\xff/a.yaml"} {
+		require.False(t, PlainPath(p), p)
+		require.NotContains(t, SafePath(p), "MC4C")
+		require.NotContains(t, SafePath(p), "PRIVATE")
+	}
 }
 
 // kyaml's InvalidNodeKindError appends the refused node, whole, to its
@@ -52,4 +65,30 @@ func TestScrubError(t *testing.T) {
 	require.Same(t, plain, ScrubError(plain))
 	require.NoError(t, ScrubError(nil))
 	require.Equal(t, "x (the node is not shown)", ScrubMessage("x, content summary: [0:{value:\"secret\"}]"))
+}
+
+// Every message that quotes its input goes through ScrubMessage: a line
+// kyaml repeats is described unless plain, and any PEM armour or private
+// key name left is cut (found by FuzzProcess: a ResourceList whose line
+// "---PRIVATE KEY" reached the error as kyaml's separator error).
+func TestScrubMessageQuotedInput(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"failed to read ResourceList input: invalid document separator: ---PRIVATE KEY",
+			"failed to read ResourceList input: invalid document separator: <a string of 14 bytes>"},
+		{"invalid document separator: ---MC4CAQAwBQYDK2VwBCIEIMiWb3AXL2lcDSTGNMlLYO8wMFnhGYYLk8AKFlIK1Fqs",
+			"invalid document separator: <a string of 67 bytes>"},
+		{"invalid document separator: ---x", "invalid document separator: ---x"},
+		{"invalid document separator: -----BEGIN RSA PRIVATE KEY-----\nnext",
+			"invalid document separator: <a string of 31 bytes, PEM data>\nnext"},
+		{"yaml: unmarshal errors: cannot unmarshal `-----BEGIN RSA PRIVATE KEY-----` into int",
+			"yaml: unmarshal errors: cannot unmarshal `<input text not shown: it may hold key material>"},
+		{"value PRIVATE KEY here", "value <input text not shown: it may hold key material>"},
+		{"no key here", "no key here"},
+	} {
+		got := ScrubMessage(tc.in)
+		require.Equal(t, tc.want, got, tc.in)
+		for _, m := range []string{"PRIVATE KEY", "-----BEGIN", "MC4CAQAw"} {
+			require.NotContains(t, got, m)
+		}
+	}
 }

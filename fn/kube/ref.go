@@ -95,14 +95,8 @@ func fileOf(node *yaml.RNode) (string, int) {
 	return path, i
 }
 
-// File returns Path for messages: as written when it is plain text (see
-// PlainPath), else described.
-func (r Ref) File() string {
-	if PlainPath(r.Path) {
-		return r.Path
-	}
-	return "<" + Describe(r.Path) + ">"
-}
+// File returns Path for messages (SafePath).
+func (r Ref) File() string { return SafePath(r.Path) }
 
 // String returns "Kind namespace/name" (or "Kind name" when cluster-scoped
 // or namespace-less), the form every message uses.

@@ -71,13 +71,11 @@ func Split(items []*yaml.RNode) (pkgs []*Package, rest []*yaml.RNode) {
 }
 
 // FileOf returns the file item was read from (its path annotation), or ""
-// when it has none or one that is no plain path: an annotation is input
-// like any other, and a package's path is printed.
+// when it has none. Any path the file system allows is a path: how it
+// looks decides only how a message shows it (kube.SafePath), never which
+// package a resource belongs to.
 func FileOf(item *yaml.RNode) string {
 	file, _ := kube.FileOf(item)
-	if !kube.PlainPath(file) {
-		return ""
-	}
 	return file
 }
 
@@ -112,7 +110,7 @@ func (p *Package) OnePolicy() (*yaml.RNode, error) {
 	}
 	var where []string
 	for _, pol := range p.Policies {
-		where = append(where, fmt.Sprintf("%s (%s)", kube.RefOf(pol).Name, FileOf(pol)))
+		where = append(where, fmt.Sprintf("%s (%s)", kube.Safe(kube.RefOf(pol).Name), kube.SafePath(FileOf(pol))))
 	}
-	return nil, fmt.Errorf("package %s holds %d RotationPolicies: %s; a package has one policy - merge their bundles into one, or move one into a directory of its own", p.Dir, len(p.Policies), strings.Join(where, ", "))
+	return nil, fmt.Errorf("package %s holds %d RotationPolicies: %s; a package has one policy - merge their bundles into one, or move one into a directory of its own", kube.SafePath(p.Dir), len(p.Policies), strings.Join(where, ", "))
 }

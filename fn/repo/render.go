@@ -119,7 +119,7 @@ func renderJobs(jobs []job, original map[string][]byte, render RenderFunc, stder
 		fs, err := render(j.items, j.policy, original)
 		if err != nil {
 			if !errors.Is(err, ErrReported) && len(jobs) > 1 {
-				err = fmt.Errorf("package %s: %w", j.dir, err)
+				err = fmt.Errorf("package %s: %w", kube.SafePath(j.dir), err)
 			}
 			failed = append(failed, err)
 			continue
@@ -171,20 +171,39 @@ type job struct {
 	policy *yaml.RNode
 }
 
-// plan splits the tree into the packages to render. With a policy from
-// the command line the tree is one package; otherwise every directory
-// holding a RotationPolicy is one, and the files under no policy are left
-// as they are (said on stderr).
+// plan splits the tree into the packages to render: every directory
+// holding a RotationPolicy is one, a deeper one left out of the outer one.
+// With a policy from the command line, that policy renders the top of the
+// tree (whatever policies the top directory holds) and a deeper policy's
+// directory is still a package of its own. The files under no policy are
+// left as they are (said on stderr); a policy that would be left so is an
+// error.
 func plan(dir string, items []*yaml.RNode, o Options) ([]job, error) {
-	if o.Policy != nil {
-		return []job{{dir: ".", items: items, policy: o.Policy}}, nil
-	}
 	pkgs, rest := packages.Split(items)
-	if len(pkgs) == 0 {
+	var jobs []job
+	if o.Policy != nil {
+		var nested []*packages.Package
+		inNested := map[*yaml.RNode]bool{}
+		for _, p := range pkgs {
+			if p.Dir != "." {
+				nested = append(nested, p)
+				for _, it := range p.Items {
+					inNested[it] = true
+				}
+			}
+		}
+		var top []*yaml.RNode
+		for _, it := range items {
+			if !inNested[it] {
+				top = append(top, it)
+			}
+		}
+		jobs, pkgs, rest = []job{{dir: ".", items: top, policy: o.Policy}}, nested, nil
+	}
+	if len(jobs) == 0 && len(pkgs) == 0 {
 		return nil, fmt.Errorf("no RotationPolicy (apiVersion rotate-certs.dev/v1alpha1) under %s: name one with --policy FILE, or write one with `rotate-certs init %s -o %s`",
 			dir, dir, filepath.Join(dir, "rotation-policy.yaml"))
 	}
-	var jobs []job
 	var errs []error
 	for _, p := range pkgs {
 		pol, err := p.OnePolicy()
@@ -193,6 +212,12 @@ func plan(dir string, items []*yaml.RNode, o Options) ([]job, error) {
 			continue
 		}
 		jobs = append(jobs, job{dir: p.Dir, items: p.Items, policy: pol.Copy()})
+	}
+	for _, it := range rest {
+		if packages.IsPolicy(it) {
+			errs = append(errs, fmt.Errorf("%s: the RotationPolicy %s is in no package and would not be rendered",
+				kube.SafePath(packages.FileOf(it)), kube.Safe(kube.RefOf(it).Name)))
+		}
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)

@@ -97,6 +97,8 @@ func howToGet(name string) string {
 		return "no make target installs kpt; the kpt tests need it on PATH (/usr/bin/kpt on CI)"
 	case "podman", "runc":
 		return "`make container-tools` (part of `make tools`) installs podman and runc from Debian when run as root"
+	case "keytool":
+		return "`make test-tools` installs Debian's headless JRE (default-jre-headless) when run as root"
 	case "prlimit":
 		return "it is part of util-linux; without it no file-size limit can be set for one process"
 	}

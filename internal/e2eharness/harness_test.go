@@ -47,7 +47,7 @@ func TestFindTool(t *testing.T) {
 		t.Errorf("a missing program was found at %q", p)
 	}
 	for name, want := range map[string]string{
-		"kustomize": "make tools", "helm": "make tools", "podman": "make container-tools", "runc": "make container-tools",
+		"kustomize": "make tools", "helm": "make tools", "podman": "make container-tools", "runc": "make container-tools", "keytool": "make test-tools",
 	} {
 		if msg := howToGet(name); !strings.Contains(msg, want) {
 			t.Errorf("%s: %q does not name %s", name, msg, want)

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rotate-certs/rotate-certs/internal/e2eharness"
 )
 
 // TestPlainShapeIsStable pins the hand-made shape: benchmarks compare runs
@@ -36,10 +38,9 @@ func TestShapesMatchOrchestrators(t *testing.T) {
 			if shape == Kustomize {
 				tool = "kustomize"
 			}
-			bin := lookTool(tool)
-			if bin == "" {
-				t.Skipf("%s is not installed (make tools installs kustomize into bin/)", tool)
-			}
+			// The harness's finder: the pinned bin/ before PATH, and a skip
+			// naming how to get a missing tool.
+			bin := e2eharness.Tool(t, tool)
 			tmp := t.TempDir()
 			capture := filepath.Join(tmp, "capture.sh")
 			recorded := filepath.Join(tmp, "stdin.yaml")
@@ -80,19 +81,6 @@ func TestShapesMatchOrchestrators(t *testing.T) {
 			}
 		})
 	}
-}
-
-// lookTool finds name on PATH or in the repository's bin/.
-func lookTool(name string) string {
-	if p, err := exec.LookPath(name); err == nil {
-		return p
-	}
-	if p, err := filepath.Abs(filepath.Join("..", "..", "bin", name)); err == nil {
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	return ""
 }
 
 func firstDifference(got, want []byte) string {

@@ -9,6 +9,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"io"
 	"log"
@@ -36,8 +37,10 @@ import (
 //     leaf of the old CA is called;
 //   - during it (the rendered bundle: new and old CA) webhooks serving a
 //     leaf of the old CA and of the new CA are both called;
-//   - after it (the webhook re-issued its leaf from the new CA) the
-//     rendered bundle still admits it;
+//   - after it (the webhook re-issued its leaf from the new CA, and the
+//     old CA retired: the rendered package rendered again once
+//     retain.for has passed) the bundle holds only the new CA: it admits
+//     the new leaf and no longer the old one;
 //   - with Copy mode (only the new CA) the webhook still serving its old
 //     leaf is rejected by the API server's TLS client, and so is a webhook
 //     that switched to the new CA while the bundle still held only the
@@ -52,20 +55,22 @@ func TestWebhookTrustThroughTheRotation(t *testing.T) {
 	beforeBundle := caBundleOf(t, clusterResources(t, dir))
 	renderDir(t, dir)
 	bundle := caBundleOf(t, clusterResources(t, dir))
+	requireBundleOf(t, "during", bundle, newCA, oldCA)
+
+	// After the overlap: the rendered package, rendered again two days
+	// later with retain.for: 24h, drops the old CA.
+	afterDir := t.TempDir()
+	if err := os.CopyFS(afterDir, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	editPolicy(t, afterDir, "spec:\n", "spec:\n  now: "+time.Now().UTC().Add(48*time.Hour).Format(time.RFC3339)+"\n")
+	editPolicy(t, afterDir, "    mode: Bundle", "    retain: {for: 24h}\n    mode: Bundle")
+	renderDir(t, afterDir)
+	afterBundle := caBundleOf(t, clusterResources(t, afterDir))
+	requireBundleOf(t, "after", afterBundle, newCA)
 
 	copyDir := expandPackage(t, "webhook", "")
-	policy := filepath.Join(copyDir, "rotation-policy.yaml")
-	data, err := os.ReadFile(policy)
-	if err != nil {
-		t.Fatal(err)
-	}
-	copyPolicy := strings.Replace(string(data), "mode: Bundle", "mode: Copy", 1)
-	if copyPolicy == string(data) {
-		t.Fatal("testdata/webhook/rotation-policy.yaml has no mode: Bundle to switch")
-	}
-	if err := os.WriteFile(policy, []byte(copyPolicy), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	editPolicy(t, copyDir, "mode: Bundle", "mode: Copy")
 	renderDir(t, copyDir)
 	copyBundle := caBundleOf(t, clusterResources(t, copyDir))
 
@@ -78,7 +83,8 @@ func TestWebhookTrustThroughTheRotation(t *testing.T) {
 		{"before-old-leaf", beforeBundle, oldServer, true},
 		{"during-old-leaf", bundle, oldServer, true},
 		{"during-new-leaf", bundle, newServer, true},
-		{"after-new-leaf", bundle, newServer, true},
+		{"after-new-leaf", afterBundle, newServer, true},
+		{"after-old-leaf", afterBundle, oldServer, false},
 		{"copy-mode-old-leaf", copyBundle, oldServer, false},
 		{"before-bundle-new-leaf", beforeBundle, newServer, false},
 	} {
@@ -86,6 +92,47 @@ func TestWebhookTrustThroughTheRotation(t *testing.T) {
 			registerWebhook(t, cp, step.name, step.server, step.caBundle)
 			requireAdmission(t, cp, step.name, step.server, step.admitted)
 		})
+	}
+}
+
+// editPolicy replaces the first old in dir's rotation-policy.yaml with
+// new; the policy must hold old.
+func editPolicy(t *testing.T, dir, old, new string) {
+	t.Helper()
+	path := filepath.Join(dir, "rotation-policy.yaml")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), old) {
+		t.Fatalf("%s has no %q", path, old)
+	}
+	if err := os.WriteFile(path, []byte(strings.Replace(string(data), old, new, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// requireBundleOf fails unless the PEM bundle holds exactly the
+// certificates of cas, in that order.
+func requireBundleOf(t *testing.T, step string, bundle []byte, cas ...testpki.Cert) {
+	t.Helper()
+	var got, want []string
+	for rest := bundle; ; {
+		var block *pem.Block
+		if block, rest = pem.Decode(rest); block == nil {
+			break
+		}
+		c, err := x509.ParseCertificate(block.Bytes)
+		if err != nil {
+			t.Fatalf("%s: the caBundle holds a block that is not a certificate: %v", step, err)
+		}
+		got = append(got, c.Subject.CommonName)
+	}
+	for _, ca := range cas {
+		want = append(want, ca.Cert.Subject.CommonName)
+	}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("%s: the caBundle holds %v, want %v", step, got, want)
 	}
 }
 

@@ -64,9 +64,13 @@ func trackedFiles(t *testing.T, root string) []string {
 	}
 	cmd := exec.Command(git, "ls-files", "-z")
 	cmd.Dir = root
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Skipf("git ls-files in %s: %v (not a git checkout?)", root, err)
+		// A listing that fails must fail the test, not pass it as
+		// nothing to check.
+		t.Fatalf("git ls-files in %s: %v: %s", root, err, stderr.String())
 	}
 	var files []string
 	for _, f := range strings.Split(string(out), "\x00") {

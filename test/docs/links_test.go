@@ -106,7 +106,7 @@ func TestRelativeLinksResolve(t *testing.T) {
 	root := repoRoot(t)
 	files := markdownFiles(t, root)
 	require.Contains(t, files, "README.md")
-	checked := 0
+	checked, anchored := 0, 0
 	for _, rel := range files {
 		raw, err := os.ReadFile(filepath.Join(root, rel))
 		require.NoError(t, err)
@@ -143,12 +143,16 @@ func TestRelativeLinksResolve(t *testing.T) {
 			}
 			body, err := os.ReadFile(dest)
 			require.NoError(t, err)
+			anchored++
 			if !anchors(string(body))[anchor] {
 				t.Errorf("%s: link %q: %s has no heading with anchor #%s", rel, target, inside, anchor)
 			}
 		}
 	}
-	t.Logf("%d relative links in %d files checked", checked, len(files))
+	// A link pattern that stops matching would check nothing and pass.
+	require.Positive(t, checked, "no relative link found in %d Markdown files", len(files))
+	require.Positive(t, anchored, "no relative link with an #anchor into a Markdown file found")
+	t.Logf("%d relative links in %d files checked, %d of them with an anchor", checked, len(files), anchored)
 }
 
 func TestSlugify(t *testing.T) {

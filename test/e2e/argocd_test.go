@@ -330,10 +330,17 @@ func TestArgoCDPluginFailsLoudly(t *testing.T) {
 
 	t.Run("function missing from the image", func(t *testing.T) {
 		s := newSidecar(t, app, false)
+		// Each step fails because rotate-certs is missing, and says so:
+		// any other failure (a misspelt command, a broken kustomization)
+		// would pass a bare require.Error.
+		const missing = `"rotate-certs": executable file not found`
 		_, _, err := s.run(t, cfg.Spec.Init)
-		require.Error(t, err, "init must fail before any build when the image lacks rotate-certs")
-		out, _, err := s.run(t, cfg.Spec.Generate)
-		require.Error(t, err, "generate must not render without the function")
+		require.ErrorContains(t, err, missing, "init must fail before any build when the image lacks rotate-certs")
+		out, stderr, err := s.run(t, cfg.Spec.Generate)
+		var exitErr *exec.ExitError
+		require.ErrorAs(t, err, &exitErr, "generate must not render without the function")
+		require.NotZero(t, exitErr.ExitCode())
+		require.Contains(t, stderr, missing, "generate's error must name the missing function")
 		require.Empty(t, out)
 	})
 }

@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,8 +84,11 @@ func TestKptRenderExamples(t *testing.T) {
 	for _, ex := range exampleBundles {
 		t.Run(ex.example, func(t *testing.T) {
 			dir := stageExample(t, ex.example)
+			plant := func(t *testing.T, dir string) { plantComments(t, dir, ex.target) }
+			plant(t, dir)
 			kptfile, err := os.ReadFile(filepath.Join(dir, "Kptfile"))
 			require.NoError(t, err)
+			before := e2eharness.Files(t, dir)
 
 			kptRender(t, kpt, dir)
 			items := readPackage(t, dir)
@@ -100,23 +105,19 @@ func TestKptRenderExamples(t *testing.T) {
 			after, err := os.ReadFile(filepath.Join(dir, "Kptfile"))
 			require.NoError(t, err)
 			require.Equal(t, string(kptfile), string(after))
-			diff, _, _ := run(t, dir, "git", "diff", "-U0")
-			for _, line := range strings.Split(diff, "\n") {
-				if strings.HasPrefix(line, "-#") || strings.HasPrefix(line, "-  #") {
-					t.Fatalf("a comment was removed: %s", line)
-				}
-			}
+			requireCommentsKept(t, before, e2eharness.Files(t, dir))
 
-			requireRenderStable(t, kpt, dir, ex.example)
+			requireRenderStable(t, kpt, dir, ex.example, plant)
 		})
 	}
 }
 
 // requireRenderStable takes dir, a copy of example that kpt has rendered once,
 // and checks that a second kpt render changes nothing and that
-// `rotate-certs render`, run twice on a fresh copy of example, writes exactly
-// the files kpt wrote.
-func requireRenderStable(t *testing.T, kpt, dir, example string) {
+// `rotate-certs render`, run twice on a fresh copy of example (given what
+// prepare did to dir before kpt rendered it), writes exactly the files kpt
+// wrote.
+func requireRenderStable(t *testing.T, kpt, dir, example string, prepare ...func(t *testing.T, dir string)) {
 	t.Helper()
 	snapshot := e2eharness.Files(t, dir)
 	_, stderr, err := run(t, dir, kpt, "fn", "render", "--allow-exec")
@@ -124,10 +125,18 @@ func requireRenderStable(t *testing.T, kpt, dir, example string) {
 	require.Equal(t, snapshot, e2eharness.Files(t, dir), "the second kpt render must change nothing")
 
 	plain := stageExample(t, example)
+	for _, p := range prepare {
+		p(t, plain)
+	}
+	original := e2eharness.Files(t, plain)
 	for i := 0; i < 2; i++ {
 		_, stderr, err = run(t, plain, binary, "render", ".", "--policy", "rotation-policy.yaml")
 		require.NoError(t, err, stderr)
-		require.Equal(t, snapshot, e2eharness.Files(t, plain), "rotate-certs render (run %d) must write what kpt fn render writes", i+1)
+		rendered := e2eharness.Files(t, plain)
+		// kpt puts the input's comments back on what a function returns:
+		// a comment the function itself loses shows in render's files.
+		requireCommentsKept(t, original, rendered)
+		require.Equal(t, snapshot, rendered, "rotate-certs render (run %d) must write what kpt fn render writes", i+1)
 	}
 }
 
@@ -291,4 +300,87 @@ func withoutFiles(snapshot map[string]string, files map[string]string) map[strin
 		delete(snapshot, name)
 	}
 	return snapshot
+}
+
+// plantComments adds to the file of dir holding target the comments a
+// user writes where a renderer is likeliest to lose them, beside the file's
+// own head comment: a trailing comment on its kind and name, and a head and
+// a trailing comment two levels deep (on a label of its own). (Not one
+// closing the file: kpt fn render writes such a comment twice, even when
+// the function only copies its input, and rotate-certs render once.)
+func plantComments(t *testing.T, dir string, target kube.Key) {
+	t.Helper()
+	nameLine := "\n  name: " + target.Name + "\n"
+	var path string
+	for rel, text := range e2eharness.Files(t, dir) {
+		if strings.HasSuffix(rel, ".yaml") && strings.Contains(text, nameLine) && strings.Contains(text, "\nkind: "+target.Kind+"\n") {
+			require.Empty(t, path, "%s and %s both hold %s", path, rel, target)
+			path = filepath.Join(dir, rel)
+		}
+	}
+	require.NotEmpty(t, path, "no file of %s holds %s", dir, target)
+	text := readFile(t, path)
+	label := "    # planted: a head comment two levels deep\n" +
+		"    rotate-certs.test/planted: \"yes\" # planted: a trailing comment two levels deep\n"
+	if strings.Contains(text, "\n  labels:\n") {
+		text = strings.Replace(text, "\n  labels:\n", "\n  labels:\n"+label, 1)
+	} else {
+		text = strings.Replace(text, nameLine, nameLine+"  labels:\n"+label, 1)
+	}
+	text = strings.Replace(text, nameLine, "\n  name: "+target.Name+" # planted: a trailing comment on the name\n", 1)
+	text = strings.Replace(text, "\nkind: "+target.Kind+"\n", "\nkind: "+target.Kind+" # planted: a trailing comment on the kind\n", 1)
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+	require.Equal(t, 4, strings.Count(text, "# planted: "), "%s: every comment planted", path)
+}
+
+// requireCommentsKept fails unless every comment of every YAML file (and
+// Kptfile) of before is still in that file after, as often: a comment may
+// move with a change, never vanish.
+func requireCommentsKept(t *testing.T, before, after map[string]string) {
+	t.Helper()
+	kept := 0
+	for rel, text := range before {
+		if !strings.HasSuffix(rel, ".yaml") && !strings.HasSuffix(rel, ".yml") && filepath.Base(rel) != "Kptfile" {
+			continue
+		}
+		now := yamlComments(t, rel, after[rel])
+		for c, n := range yamlComments(t, rel, text) {
+			if now[c] < n {
+				t.Errorf("%s: the comment %q (%d times before) is there %d times after the render", rel, c, n, now[c])
+			}
+			kept += n
+		}
+	}
+	require.Positive(t, kept, "no comment in the package: nothing was checked")
+}
+
+// yamlComments counts the comment lines of every document of a YAML file,
+// as the YAML parser attaches them (head, line and foot comments; a '#' in
+// a string is no comment), each without its '#' and spacing.
+func yamlComments(t *testing.T, name, text string) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		for _, c := range []string{n.HeadComment, n.LineComment, n.FootComment} {
+			for _, line := range strings.Split(c, "\n") {
+				if line = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "#")); line != "" {
+					out[line]++
+				}
+			}
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	dec := yaml.NewDecoder(strings.NewReader(text))
+	for {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		require.NoError(t, err, "%s is not YAML", name)
+		walk(&doc)
+	}
 }

@@ -3,7 +3,6 @@ package e2e
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -67,40 +66,42 @@ func TestFormatsEndToEnd(t *testing.T) {
 	})
 }
 
-// checkStores writes the target's truststores to files and has the JDK's
-// keytool list them (skipped without keytool; fn/truststore checks the
-// formats in depth).
+// checkStores checks that the target holds both truststores, then (in a
+// subtest that skips without keytool, naming `make test-tools`) writes them
+// to files and has the JDK's keytool list them: both read, with certs
+// trusted certificates each (fn/truststore checks the formats in depth).
 func checkStores(t *testing.T, items []*yaml.RNode, target kube.Key, certs int) {
 	t.Helper()
 	node := findNode(items, target)
 	require.NotNil(t, node, "%s not in the output", target)
-	keytool, err := exec.LookPath("keytool")
-	if err != nil {
-		t.Log("keytool not found: skipping the keytool check of the rendered stores")
+	type store struct {
+		key, storetype, password string
+		bytes                    []byte
 	}
-	for _, store := range []struct{ key, storetype, password string }{
-		{"truststore.p12", "PKCS12", ""},
-		{"truststore.jks", "JKS", "changeit"},
-	} {
-		v, found, err := kube.Lookup(node, store.key)
+	stores := []store{{"truststore.p12", "PKCS12", "", nil}, {"truststore.jks", "JKS", "changeit", nil}}
+	for i, s := range stores {
+		v, found, err := kube.Lookup(node, s.key)
 		require.NoError(t, err)
-		require.True(t, found, "%s has no %s", target, store.key)
-		require.Equal(t, "data."+store.key, v.Field)
-		if keytool == "" {
-			continue
-		}
-		path := filepath.Join(t.TempDir(), store.key)
-		require.NoError(t, os.WriteFile(path, v.Bytes, 0o600))
-		args := []string{"-list", "-keystore", path, "-storetype", store.storetype}
-		if store.password != "" {
-			args = append(args, "-storepass", store.password)
-		}
-		r := e2eharness.Cmd{Stdin: "\n"}.Run(t, keytool, args...)
-		out := r.Stdout + r.Stderr
-		require.NoError(t, r.Err, "%s", out)
-		require.Contains(t, out, fmt.Sprintf("Your keystore contains %d entries", certs))
-		require.Equal(t, certs, strings.Count(out, "trustedCertEntry"), "%s", out)
+		require.True(t, found, "%s has no %s", target, s.key)
+		require.Equal(t, "data."+s.key, v.Field)
+		stores[i].bytes = v.Bytes
 	}
+	t.Run("keytool", func(t *testing.T) {
+		keytool := e2eharness.Tool(t, "keytool")
+		for _, s := range stores {
+			path := filepath.Join(t.TempDir(), s.key)
+			require.NoError(t, os.WriteFile(path, s.bytes, 0o600))
+			args := []string{"-list", "-keystore", path, "-storetype", s.storetype}
+			if s.password != "" {
+				args = append(args, "-storepass", s.password)
+			}
+			r := e2eharness.Cmd{Stdin: "\n"}.Run(t, keytool, args...)
+			out := r.Stdout + r.Stderr
+			require.NoError(t, r.Err, "%s: %s", s.key, out)
+			require.Contains(t, out, fmt.Sprintf("Your keystore contains %d entries", certs), s.key)
+			require.Equal(t, certs, strings.Count(out, "trustedCertEntry"), "%s: %s", s.key, out)
+		}
+	})
 }
 
 func findNode(items []*yaml.RNode, k kube.Key) *yaml.RNode {

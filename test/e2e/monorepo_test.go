@@ -274,3 +274,83 @@ func TestFIFOIsAnErrorNeverAHang(t *testing.T) {
 		require.Contains(t, out, "pipe.yaml: a named pipe (FIFO), not a regular file: not read", "%v", tc.args)
 	}
 }
+
+// hostileDirectoryNames are directory names a user may give a cluster's
+// package: each is a package like any other, whatever it looks like (a run
+// of CamelCase and digits once read as key material and its package was
+// skipped with exit 0).
+var hostileDirectoryNames = []string{
+	"Clusters/Prod2/EuWest1/Team7/Apps/Gateway",
+	"clusters/prød-eu",
+	"clusters/my staging",
+	"クラスター/本番",
+	"clusters/ProdEuWest1Team7AppsGateway2Blue3Green4",
+}
+
+// looksEncoded is the one name above that messages describe rather than
+// show (a 39-character run that changes case and digits as encoded bytes
+// do): it is rendered and checked all the same.
+const looksEncoded = "clusters/ProdEuWest1Team7AppsGateway2Blue3Green4"
+
+// TestPackagesWithAnyDirectoryName: render, check and init treat every
+// directory name the file system allows as a package like any other:
+// render . renders each one, render of the directory alone renders it,
+// check names it as its package, init reads it.
+func TestPackagesWithAnyDirectoryName(t *testing.T) {
+	root := t.TempDir()
+	for _, name := range hostileDirectoryNames {
+		require.NoError(t, os.CopyFS(filepath.Join(root, name), os.DirFS(filepath.Join(examplesDir, "envoy-gateway"))))
+	}
+	stdout, stderr, code := runIn(t, root, "", "render", ".", "--dry-run")
+	require.Equal(t, 0, code, stderr)
+	require.NotContains(t, stderr, "in no package")
+	for _, name := range hostileDirectoryNames {
+		require.Contains(t, stdout, "+++ b/"+name+"/trust.yaml\n", name)
+	}
+
+	stdout, stderr, code = runIn(t, root, "", "check", ".", "--now", checkNow, "-o", "json")
+	require.Equal(t, 0, code, stderr)
+	var rep struct {
+		Packages []struct {
+			Path string `json:"path"`
+		} `json:"packages"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &rep))
+	var paths, want []string
+	for _, p := range rep.Packages {
+		paths = append(paths, p.Path)
+	}
+	for _, name := range hostileDirectoryNames {
+		if name == looksEncoded {
+			name = "<a string of 48 bytes>" // shown safely, checked all the same
+		}
+		want = append(want, name)
+	}
+	require.ElementsMatch(t, want, paths)
+
+	for _, name := range hostileDirectoryNames {
+		stdout, stderr, code = runIn(t, root, "", "render", name)
+		require.Equal(t, 0, code, "%s: %s", name, stderr)
+		require.Equal(t, "wrote "+name+"/ratelimit.yaml\nwrote "+name+"/trust.yaml\n", stdout, name)
+		stdout, stderr, code = runIn(t, root, "", "init", name, "--now", checkNow)
+		require.Equal(t, 0, code, "%s: %s", name, stderr)
+		require.Contains(t, stdout, "kind: RotationPolicy", name)
+	}
+}
+
+// TestRenderPolicyFlagLeavesNestedPackages: with --policy FILE, a deeper
+// directory holding its own RotationPolicy is still a package of its own,
+// rendered with its own policy and left out of the outer one (it once
+// failed on the duplicate target the two packages hold).
+func TestRenderPolicyFlagLeavesNestedPackages(t *testing.T) {
+	root := t.TempDir()
+	for _, dir := range []string{".", "nested/prod"} {
+		require.NoError(t, os.CopyFS(filepath.Join(root, dir), os.DirFS(filepath.Join(examplesDir, "envoy-gateway"))))
+	}
+	stdout, stderr, code := runIn(t, root, "", "render", ".", "--policy", "rotation-policy.yaml")
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, "wrote nested/prod/ratelimit.yaml\nwrote nested/prod/trust.yaml\nwrote ratelimit.yaml\nwrote trust.yaml\n", stdout)
+	require.Contains(t, stderr, "rendered 2 packages")
+	after := e2eharness.Files(t, root)
+	require.Equal(t, after["trust.yaml"], after["nested/prod/trust.yaml"], "each package renders like the example alone")
+}
