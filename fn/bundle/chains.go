@@ -119,6 +119,18 @@ func (x *ChainIndex) Verify(ca, cert *x509.Certificate) bool {
 	return x.verify(ca, cert)
 }
 
+// signs reports whether ca signed c. A certificate whose authority key
+// identifier names another key than ca's subject key identifier is not
+// checked at all: two generations of an anchor often share a subject (a
+// mesh's root.linkerd.cluster.local), and the identifiers tell their
+// certificates apart without a signature check each.
+func (x *ChainIndex) signs(ca, c *x509.Certificate) bool {
+	if len(ca.SubjectKeyId) > 0 && len(c.AuthorityKeyId) > 0 && string(ca.SubjectKeyId) != string(c.AuthorityKeyId) {
+		return false
+	}
+	return x.verify(ca, c)
+}
+
 // isRoot reports whether c is self-signed: a trust anchor, which nothing
 // re-issues and which chains to nothing but itself.
 func (x *ChainIndex) isRoot(c *x509.Certificate) bool {
@@ -141,7 +153,7 @@ func (x *ChainIndex) signedBy(ca *x509.Certificate) []int {
 	}
 	var pos []int
 	for _, i := range x.byIssuer[string(ca.RawSubject)] {
-		if x.verify(ca, x.held[i].Cert) {
+		if x.signs(ca, x.held[i].Cert) {
 			pos = append(pos, i)
 		}
 	}
@@ -221,7 +233,7 @@ func (x *ChainIndex) reaches(c *x509.Certificate, roots *rootSet, now time.Time,
 	}
 	ok := false
 	for _, r := range roots.bySubject[string(c.RawIssuer)] {
-		if x.verify(r, c) {
+		if x.signs(r, c) {
 			ok = true
 			break
 		}
@@ -230,7 +242,7 @@ func (x *ChainIndex) reaches(c *x509.Certificate, roots *rootSet, now time.Time,
 		path = append(path, c)
 		for _, i := range x.bySubject[string(c.RawIssuer)] {
 			p := x.held[i].Cert
-			if x.isRoot(p) || pki.Expired(p, now) || onPath(path, p) || !x.verify(p, c) {
+			if x.isRoot(p) || pki.Expired(p, now) || onPath(path, p) || !x.signs(p, c) {
 				continue
 			}
 			if x.reaches(p, roots, now, depth+1, path) {
@@ -328,7 +340,7 @@ func (x *ChainIndex) key(certs []*x509.Certificate) string {
 // the input holds none.
 func (x *ChainIndex) issuerOf(c *x509.Certificate) *x509.Certificate {
 	for _, i := range x.bySubject[string(c.RawIssuer)] {
-		if p := x.held[i].Cert; x.verify(p, c) {
+		if p := x.held[i].Cert; x.signs(p, c) {
 			return p
 		}
 	}

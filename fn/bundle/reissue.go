@@ -118,6 +118,9 @@ func (m *merger) broken(out Outcome, now time.Time) []Broken {
 		all = b.res
 		x.broken[k] = all
 	}
+	if len(all) == 0 {
+		return nil
+	}
 	// The dependents of the dropped fates are listed with their fate.
 	counted := map[int]bool{}
 	for _, f := range out.Fates {
@@ -201,7 +204,7 @@ func (b *brokenList) sameName(trusted []*x509.Certificate) {
 		for _, i := range x.byIssuer[string(t.RawSubject)] {
 			h := x.held[i]
 			c := h.Cert
-			if pki.Expired(c, b.now) || b.m.all.Has(c) || x.isRoot(c) || x.chainsToAny(c, b.roots, b.now) {
+			if pki.Expired(c, b.now) || b.m.all.Has(c) || namesTrustedKey(c, b.roots) || x.isRoot(c) || x.chainsToAny(c, b.roots, b.now) {
 				continue
 			}
 			issuer, name, left := x.issuerOf(c), pki.Subject(t), b.now
@@ -217,4 +220,20 @@ func (b *brokenList) sameName(trusted []*x509.Certificate) {
 			}
 		}
 	}
+}
+
+// namesTrustedKey reports whether c's authority key identifier is the
+// subject key identifier of a trusted CA of its issuer's name: it says a
+// trusted CA signed it, and the signature is checked where that matters
+// (its chain), not here, for every certificate a current CA issued.
+func namesTrustedKey(c *x509.Certificate, roots *rootSet) bool {
+	if len(c.AuthorityKeyId) == 0 {
+		return false
+	}
+	for _, r := range roots.bySubject[string(c.RawIssuer)] {
+		if string(r.SubjectKeyId) == string(c.AuthorityKeyId) {
+			return true
+		}
+	}
+	return false
 }

@@ -77,18 +77,28 @@ func (mem Memory) restored(c *x509.Certificate) bool {
 // the newest NotBefore, then to the lower SHA-256, so that the order (and
 // which CAs maxPrevious keeps) depends only on the set and its record.
 func rankRetired(prev []*x509.Certificate, retired map[pki.Fingerprint]time.Time) {
-	sort.SliceStable(prev, func(i, j int) bool {
-		a, b := prev[i], prev[j]
-		ra, rb := retired[pki.FingerprintOf(a)], retired[pki.FingerprintOf(b)]
+	type ranked struct {
+		c  *x509.Certificate
+		fp pki.Fingerprint
+	}
+	rs := make([]ranked, len(prev))
+	for i, c := range prev {
+		rs[i] = ranked{c, pki.FingerprintOf(c)}
+	}
+	sort.SliceStable(rs, func(i, j int) bool {
+		a, b := rs[i], rs[j]
+		ra, rb := retired[a.fp], retired[b.fp]
 		if !ra.Equal(rb) {
 			return ra.After(rb)
 		}
-		if !a.NotBefore.Equal(b.NotBefore) {
-			return a.NotBefore.After(b.NotBefore)
+		if !a.c.NotBefore.Equal(b.c.NotBefore) {
+			return a.c.NotBefore.After(b.c.NotBefore)
 		}
-		fa, fb := pki.FingerprintOf(a), pki.FingerprintOf(b)
-		return bytes.Compare(fa[:], fb[:]) < 0
+		return bytes.Compare(a.fp[:], b.fp[:]) < 0
 	})
+	for i, r := range rs {
+		prev[i] = r.c
+	}
 }
 
 // RetiredAt returns when previous CA c was retired, as the merge counted

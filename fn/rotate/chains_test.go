@@ -332,3 +332,36 @@ func TestTLSChainThroughTheMeshProcedure(t *testing.T) {
 	require.ErrorContains(t, serverHandshake(t, meshBundle(t, out), web, issuerOld.Cert, t1.Add(48*time.Hour)), "certificate signed by unknown authority",
 		"dropping the anchor while the issuer still chains to it breaks every workload certificate")
 }
+
+// TestTrustReasons: `check` says why each bundle holds each CA - the
+// source it was read from, carried from the target's data, or restored
+// from Copy-mode memory on a switch back to Bundle mode - and the
+// previous CA's verdict; targets that agree are one set of rows.
+func TestTrustReasons(t *testing.T) {
+	now := testpki.GoldenNow
+	bundled, err := execute(t, memoryInput("Bundle"))
+	require.NoError(t, err, string(bundled))
+	rows := func(e rotate.Explanation) []string {
+		var out []string
+		for _, x := range e.Trust {
+			out = append(out, fmt.Sprintf("%s %d %s %s: %s", x.Target, x.Targets, x.Subject, x.Reason, x.Detail()))
+		}
+		return out
+	}
+	require.Equal(t, []string{
+		"Secret gw/trust data.ca.crt 1 CN=ca-2026,O=rotate-certs test source: from Secret gw/ca data.ca.crt",
+		"Secret gw/trust data.ca.crt 1 CN=ca-2025,O=rotate-certs test carried: kept (maxPrevious); retired 2026-11-22; 1 certificate(s) chain to it",
+		"Secret edge/trust data.ca.crt 1 CN=ca-2026,O=rotate-certs test source: from Secret gw/ca data.ca.crt",
+	}, rows(explain(t, bundled, now)), "in the order of the render: each target's current CAs, then its previous ones")
+
+	// Copy mode sets ca-2025 aside in the annotation; the check of the
+	// Copy-mode render, in Bundle mode again, restores it.
+	copied := rerender(t, bundled, "Copy", now, nil)
+	back, err := yaml.Parse(string(copied))
+	require.NoError(t, err)
+	b, err := back.Pipe(yaml.Lookup("functionConfig", "spec", "trustBundles", "0"))
+	require.NoError(t, err)
+	require.NoError(t, b.PipeE(yaml.SetField("mode", yaml.NewStringRNode("Bundle"))))
+	require.Contains(t, rows(explain(t, []byte(back.MustString()), now)),
+		"Secret gw/trust data.ca.crt 1 CN=ca-2025,O=rotate-certs test restored: kept (maxPrevious); retired 2026-11-22 (restored from Copy-mode memory); 1 certificate(s) chain to it")
+}
