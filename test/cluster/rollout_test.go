@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -342,11 +341,8 @@ func requireStable(t *testing.T, cp *controlplane.ControlPlane, p pipeline, sc s
 	requireUnchanged(t, "applying a render a week later", s1, s2, skip)
 }
 
-// retiredTime matches one entry of a rotate-certs.dev/retired record.
-var retiredTime = regexp.MustCompile(`\b([0-9a-f]{64}) [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z`)
-
 // withoutRetiredTimes blanks the times of the retirement records in s.
-func withoutRetiredTimes(s string) string { return retiredTime.ReplaceAllString(s, "$1 <retired>") }
+func withoutRetiredTimes(s string) string { return e2eharness.WithoutRetiredTimes(s) }
 
 // withoutRetiredTimes returns s with the times of the retirement records
 // of its objects blanked.
@@ -387,11 +383,14 @@ func TestWorkloadKindsRollout(t *testing.T) {
 }
 
 // expandPackage expands the fixture templates of testdata/<name> into a
-// temporary package directory. With fn set, the package also gets a
-// kustomization that runs the policy as an exec function of that binary.
+// temporary package directory, its policy's clock pinned as a staged
+// example's is (e2eharness.StageExample). With fn set, the package also
+// gets a kustomization that runs the policy as an exec function of that
+// binary.
 func expandPackage(t *testing.T, name, fn string) string {
 	t.Helper()
 	dir := t.TempDir()
+	defer e2eharness.PinClock(t, dir, e2eharness.StagedNow)
 	files, err := filepath.Glob(filepath.Join("testdata", name, "*.yaml"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no testdata/%s/*.yaml: %v", name, err)
