@@ -74,8 +74,8 @@ about --now or the wall clock).
 Status: expired; FAIL within --fail-within; warn within --warn-within; ok.
 
 Output (-o): table (default: resource, key, subject, expiry date, days left and
-status, cut to fit 120 columns; colour only on a terminal, NO_COLOR disables
-it), wide (every column, whole: issuer, fingerprint, time of expiry, package),
+status; no value is ever cut; colour only on a terminal, NO_COLOR disables it),
+wide (more columns: issuer, fingerprint, time of expiry, package),
 json (stable schema rotate-certs.dev/check/v1, see docs/reference/check.md), svg (a timeline).
 --no-headers prints the table rows only.
 

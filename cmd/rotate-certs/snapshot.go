@@ -21,13 +21,13 @@ object or a List, from files or stdin ("-", the default) - and writes manifests 
 to commit as trust bundle sources, for the CA Secrets that live only in the cluster
 (created by a certgen job or cert-manager).
 
-Only the certificates are kept: a value that holds no PEM certificate is dropped,
-a private key (tls.key, or a key block beside a certificate) is dropped and said on
-stderr without its content, and so is an annotation that holds one
-(kubectl.kubernetes.io/last-applied-configuration, a copy of the whole object, is
-always dropped). Name, namespace, labels and annotations stay; fields the API
-server sets (uid, resourceVersion, creationTimestamp, generation, managedFields,
-ownerReferences, finalizers, status) go. Each object is marked
+It copies by allowlist: apiVersion, kind, name, namespace, labels, the annotations
+it knows to be safe (cert-manager's on the Secrets it issues), a Secret type of the
+Kubernetes API (any other is written as Opaque) and the values that hold PEM
+certificates, cut to their certificate blocks. Everything else - a private key
+(tls.key, or a key block beside a certificate), the fields the API server sets,
+kubectl.kubernetes.io/last-applied-configuration, any other annotation or field -
+is dropped and named on stderr, never with its content. Each object is marked
 config.kubernetes.io/local-config: "true": kustomize and kpt give it to rotate-certs
 as input and never apply it over the live object. The function reads such a
 Secret or ConfigMap as a source, never as a target.

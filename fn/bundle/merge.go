@@ -69,6 +69,12 @@ type Outcome struct {
 	// the bundle; the target keeps them aside so that switching back to
 	// Bundle mode restores them.
 	Remembered []*x509.Certificate
+	// Restored are the previous certificates of Bundle mode that the
+	// target's data did not hold: brought back from the memory of a
+	// Copy-mode render (Memory.Remembered), in the order of Previous. Each
+	// is also in Previous. No other certificate enters a bundle that is
+	// not current or already in the target's data.
+	Restored []*x509.Certificate
 	// Fates are the decisions about every previous CA, most recently
 	// retired first, expired ones last.
 	Fates []Fate
@@ -136,8 +142,8 @@ func MergeTarget(current []*x509.Certificate, target Memory, chains *ChainIndex,
 	if err := out.mergeCurrent(cur, current, now); err != nil {
 		return Outcome{}, err
 	}
-	prev, expired := out.mergePrevious(target, cur, now)
-	m := newMerger(chains, out.Current, target, expired, now)
+	prev, expired, remembered := out.mergePrevious(target, cur, now)
+	m := newMerger(chains, out.Current, target, remembered, now)
 	out.Fates = m.keepPrevious(prev, opts)
 	for _, c := range expired {
 		f := m.fate(c, time.Time{}, FateDropped, DroppedExpired, c.NotAfter)
@@ -145,8 +151,11 @@ func MergeTarget(current []*x509.Certificate, target Memory, chains *ChainIndex,
 		out.Fates = append(out.Fates, f)
 	}
 	for _, f := range out.Fates {
-		if f.State == FateKept || f.State == FateUnused || f.State == FateProtected {
+		if f.InBundle() {
 			out.Previous = append(out.Previous, f.Cert)
+			if f.Restored {
+				out.Restored = append(out.Restored, f.Cert)
+			}
 		}
 	}
 	if opts.Copy {
@@ -182,14 +191,19 @@ func (out *Outcome) mergeCurrent(cur *pki.Set, current []*x509.Certificate, now 
 	return nil
 }
 
-// mergePrevious applies rule 2: previous = what the target holds that is
-// not current, in its order; the expired ones are returned apart (rule 3
-// drops them whatever else holds).
-func (out *Outcome) mergePrevious(target Memory, cur *pki.Set, now time.Time) (prev, expired []*x509.Certificate) {
-	seen := pki.NewSet()
-	for _, c := range target.Certificates {
+// mergePrevious applies rule 2: previous = what the target's data holds
+// that is not current, in its order, then the CAs of a Copy-mode render's
+// memory that the data does not hold (also returned as remembered); the
+// expired ones are returned apart (rule 3 drops them whatever else holds).
+func (out *Outcome) mergePrevious(target Memory, cur *pki.Set, now time.Time) (prev, expired []*x509.Certificate, remembered *pki.Set) {
+	seen, remembered := pki.NewSet(), pki.NewSet()
+	data := len(target.Certificates)
+	for i, c := range append(target.Certificates[:data:data], target.Remembered...) {
 		if cur.Has(c) || !seen.Add(c) {
 			continue
+		}
+		if i >= data {
+			remembered.Add(c)
 		}
 		if pki.Expired(c, now) {
 			expired = append(expired, c)
@@ -197,7 +211,7 @@ func (out *Outcome) mergePrevious(target Memory, cur *pki.Set, now time.Time) (p
 		}
 		prev = append(prev, c)
 	}
-	return prev, expired
+	return prev, expired, remembered
 }
 
 // merger computes the fates of one target's previous CAs against its
@@ -210,21 +224,24 @@ type merger struct {
 	all    *pki.Set
 	allKey string
 	target Memory
-	now    time.Time
+	// remembered are the previous CAs that only Copy-mode memory held.
+	remembered *pki.Set
+	now        time.Time
 }
 
-func newMerger(chains *ChainIndex, current []*x509.Certificate, target Memory, expired []*x509.Certificate, now time.Time) *merger {
+func newMerger(chains *ChainIndex, current []*x509.Certificate, target Memory, remembered *pki.Set, now time.Time) *merger {
 	if chains == nil {
 		chains = NewChainIndex(nil, nil)
 	}
-	all := append(append([]*x509.Certificate(nil), current...), target.Certificates...)
-	return &merger{chains: chains, current: chains.rootSet(current), all: pki.NewSet(all...), allKey: chains.key(all), target: target, now: now}
+	all := append(append(append([]*x509.Certificate(nil), current...), target.Certificates...), target.Remembered...)
+	return &merger{chains: chains, current: chains.rootSet(current), all: pki.NewSet(all...), allKey: chains.key(all), target: target,
+		remembered: remembered, now: now}
 }
 
 // fate builds the fate of previous CA c: its state, what chains to it and
 // its verdict.
 func (m *merger) fate(c *x509.Certificate, retired time.Time, state FateState, reason Reason, leaves time.Time) Fate {
-	return Fate{Cert: c, RetiredAt: retired, State: state, Reason: reason, LeavesAt: leaves.UTC(), Restored: m.target.restored(c),
+	return Fate{Cert: c, RetiredAt: retired, State: state, Reason: reason, LeavesAt: leaves.UTC(), Restored: m.remembered.Has(c),
 		Dependents: m.chains.dependents(c, m.current, m.all, m.allKey, m.now)}
 }
 

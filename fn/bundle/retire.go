@@ -20,10 +20,16 @@ import (
 // CA stopped being current - the render that retired it - and only the
 // target can carry that from one render to the next.
 type Memory struct {
-	// Certificates are the certificates the target holds: those of its
-	// data key and, after a Copy-mode render, the CAs it kept aside for
-	// Bundle mode. The ones that are not current are the previous CAs.
+	// Certificates are the certificates the target's data holds (its data
+	// key, caBundle field, spec.trustBundle or inLine source). The ones
+	// that are not current are the previous CAs.
 	Certificates []*x509.Certificate
+	// Remembered are the CAs a Copy-mode render set aside for Bundle mode
+	// (the target's previous annotation), which the caller has checked
+	// against the data: the one memory that may bring a CA back into a
+	// bundle. Bundle mode restores them (Outcome.Restored); Copy mode
+	// keeps remembering them.
+	Remembered []*x509.Certificate
 	// Retired maps the SHA-256 of a previous CA to its retirement: the
 	// now of the render at which it stopped being current.
 	Retired map[pki.Fingerprint]time.Time
@@ -37,10 +43,6 @@ type Memory struct {
 	// commits it, so counting from a NotBefore would drop the old CA in
 	// the render that should start the overlap.
 	Recorded bool
-	// Restored are the certificates of Certificates that came from
-	// Copy-mode memory (the target's previous annotation), not from its
-	// data.
-	Restored []*x509.Certificate
 }
 
 // Retirement is one entry of a target's retirement record.
@@ -60,17 +62,6 @@ func (mem Memory) retiredAt(c *x509.Certificate, now time.Time) time.Time {
 		at = now
 	}
 	return at.UTC()
-}
-
-// restored reports whether c came from Copy-mode memory.
-func (mem Memory) restored(c *x509.Certificate) bool {
-	fp := pki.FingerprintOf(c)
-	for _, r := range mem.Restored {
-		if pki.FingerprintOf(r) == fp {
-			return true
-		}
-	}
-	return false
 }
 
 // rankRetired orders previous CAs most recently retired first; ties go to

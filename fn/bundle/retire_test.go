@@ -17,9 +17,7 @@ func record(o Outcome) Memory {
 	for _, e := range o.Record() {
 		m.Retired[e.SHA256] = e.At
 	}
-	if len(o.Remembered) > 0 {
-		m.Certificates = append(m.Certificates, o.Remembered...)
-	}
+	m.Remembered = o.Remembered
 	return m
 }
 
@@ -168,8 +166,29 @@ func TestCopyRemembersWhatBundleKeeps(t *testing.T) {
 	require.Equal(t, b.Record(), c.Record())
 	require.Equal(t, []string{"ca3"}, names(c.Certificates()))
 
+	require.Empty(t, b.Restored, "the data held ca1: carried, not restored")
+	require.Empty(t, c.Restored, "Copy mode restores nothing")
+
 	back, err := MergeTarget(certs(ca3), record(c), leaves, bundle, day(140))
 	require.NoError(t, err)
 	require.Equal(t, string(b.PEM()), string(back.PEM()))
 	require.Equal(t, b.Record(), back.Record())
+	require.Equal(t, []string{"ca1"}, names(back.Restored), "Bundle mode restores ca1 from the Copy memory")
+}
+
+// TestRestoredOnlyFromCopyMemory: a CA enters the bundle only from the
+// sources, the target's data or the Copy memory, and only the last is
+// Restored; a remembered CA that the data also holds, or that is current,
+// is not restored, and one that the rules drop is not either.
+func TestRestoredOnlyFromCopyMemory(t *testing.T) {
+	mem := Memory{Certificates: certs(ca3, ca2), Remembered: certs(ca2, ca1, ca3), Recorded: true}
+	out, err := MergeTarget(certs(ca3), mem, nil, Options{MaxPrevious: 2}, day(185))
+	require.NoError(t, err)
+	require.Equal(t, []string{"ca3", "ca2", "ca1"}, names(out.Certificates()))
+	require.Equal(t, []string{"ca1"}, names(out.Restored))
+
+	out, err = MergeTarget(certs(ca3), mem, nil, Options{MaxPrevious: 1}, day(185))
+	require.NoError(t, err)
+	require.Equal(t, []string{"ca3", "ca2"}, names(out.Certificates()))
+	require.Empty(t, out.Restored, "ca1 is dropped by maxPrevious: nothing is restored")
 }

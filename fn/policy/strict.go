@@ -69,7 +69,7 @@ func checkStruct(path string, v any, t reflect.Type, errs *FieldErrors) {
 		errs.add(path, "must be an object, got %s", jsonKind(v))
 		return
 	}
-	fields := jsonFields(t)
+	fields := JSONFields(t)
 	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		ft, ok := fields[k]
 		if !ok {
@@ -115,7 +115,10 @@ func checkScalar(path string, v any, t reflect.Type, errs *FieldErrors) {
 	}
 }
 
-func jsonFields(t reflect.Type) map[string]reflect.Type {
+// JSONFields returns the fields of struct type t that a policy may set, by
+// JSON name: the one list checkShape holds a policy to, and the one the
+// generated JSON Schema (internal/policyschema) is built from.
+func JSONFields(t reflect.Type) map[string]reflect.Type {
 	out := map[string]reflect.Type{}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)

@@ -12,20 +12,16 @@ type TableOptions struct {
 	// Color adds ANSI colours to the status column (only on a terminal;
 	// the caller decides).
 	Color bool
-	// Wide shows every column (issuer, fingerprint, time of expiry, the
-	// package) at full length; otherwise the table fits Width.
+	// Wide adds columns (issuer, fingerprint, time of expiry, the
+	// package). No table ever cuts a value: like kubectl's, a column is as
+	// wide as its widest value, so that every resource name, key and
+	// subject can be found with grep.
 	Wide bool
 	// NoHeaders prints only the rows: no column names, no section title,
 	// no summary, no trust table. The certificate rows come first, then,
 	// after an empty line, the re-issue rows.
 	NoHeaders bool
-	// Width is what the default table fits (0: DefaultWidth).
-	Width int
 }
-
-// DefaultWidth is the width the default table fits: a terminal of 120
-// columns, and what a CI log shows without wrapping.
-const DefaultWidth = 120
 
 // ANSI colours of the status column.
 const (
@@ -45,20 +41,10 @@ func TableStatus(s Status) string {
 	return string(s)
 }
 
-// column is one column of a table: its header, how a long value is cut
-// when the table must fit (0: never; 'm' in the middle, keeping both
-// ends of a path or name; 'e' at the end; 'r' a resource, "Kind
-// namespace/name", whose namespace is cut first), and its narrowest
-// width.
-type column struct {
-	header string
-	cut    byte
-	min    int
-}
-
-// table is rows of cells, the last column coloured separately.
+// table is rows of cells under column headers, the last column coloured
+// separately.
 type table struct {
-	cols []column
+	cols []string
 	rows [][]string
 	// status holds the last column's colour code per row ("" none).
 	status []string
@@ -66,24 +52,21 @@ type table struct {
 
 // RenderTable renders the report as a table a person reads at a glance:
 // one row per certificate or reported expiry, soonest expiry first, then
-// the leaves to re-issue, the unreadable values and a summary line. The
-// default table fits opts.Width columns: it shows the resource, key,
-// subject, expiry date, days left and status (and the package when the
-// rows come from more than one), and for a leaf to re-issue its resource,
-// key, bundle, issuer and the date the issuer leaves, cutting long values
-// with "…"; Wide shows every column whole.
+// the certificates to re-issue (and the cert-manager commands that renew
+// them), why each bundle holds each CA, the unreadable values and a
+// summary line. The
+// default table shows the resource, key, subject, expiry date, days left
+// and status (and the package when the rows come from more than one), and
+// for a leaf to re-issue its resource, key, bundle, issuer and the date
+// the issuer leaves; Wide adds columns. No value is ever cut.
 func RenderTable(r Report, opts TableOptions) []byte {
-	width := opts.Width
-	if width == 0 {
-		width = DefaultWidth
-	}
 	pkg := opts.Wide || r.MultiPackage()
 	var buf bytes.Buffer
 	if len(r.Entries) == 0 && !opts.NoHeaders {
 		buf.WriteString("no certificates found\n")
 	}
 	if len(r.Entries) > 0 {
-		entriesTable(r, pkg, opts).write(&buf, width, opts)
+		entriesTable(r, pkg, opts).write(&buf, opts)
 	}
 	if len(r.Reissues) > 0 {
 		switch {
@@ -92,7 +75,7 @@ func RenderTable(r Report, opts TableOptions) []byte {
 		case !opts.NoHeaders:
 			buf.WriteString("\nCertificates to re-issue (they chain only to a previous CA of a trust bundle, or to one that left it):\n")
 		}
-		reissueTable(r, pkg, opts).write(&buf, width, opts)
+		reissueTable(r, pkg, opts).write(&buf, opts)
 		if !opts.NoHeaders {
 			writeRenewals(&buf, r)
 		}
@@ -103,7 +86,7 @@ func RenderTable(r Report, opts TableOptions) []byte {
 	// The trust table explains; scripts read the rows above, or -o json.
 	if len(r.Trust) > 0 {
 		buf.WriteString("\nTrust (why each bundle holds each CA; the verdict of each previous CA):\n")
-		trustTable(r, pkg, opts).write(&buf, width, opts)
+		trustTable(r, pkg, opts).write(&buf, opts)
 	}
 	if len(r.Problems) > 0 {
 		buf.WriteString("\nUnreadable certificate data:\n")
@@ -138,10 +121,10 @@ func packageCell(p string) string {
 
 // newTable starts a table of the wide or the narrow columns, after a
 // PACKAGE column when pkg.
-func newTable(pkg bool, opts TableOptions, wide, narrow []column) *table {
+func newTable(pkg bool, opts TableOptions, wide, narrow []string) *table {
 	t := &table{}
 	if pkg {
-		t.cols = append(t.cols, column{"PACKAGE", 'm', 20})
+		t.cols = append(t.cols, "PACKAGE")
 	}
 	if opts.Wide {
 		t.cols = append(t.cols, wide...)
@@ -164,10 +147,8 @@ func (t *table) addRow(pkg bool, pkgName string, cells []string, colour string) 
 
 func entriesTable(r Report, pkg bool, opts TableOptions) *table {
 	t := newTable(pkg, opts,
-		[]column{{"RESOURCE", 0, 0}, {"KEY", 0, 0}, {"SUBJECT", 0, 0}, {"ISSUER", 0, 0},
-			{"SHA256", 0, 0}, {"NOT AFTER (UTC)", 0, 0}, {"DAYS", 0, 0}, {"STATUS", 0, 0}},
-		[]column{{"RESOURCE", 'r', 30}, {"KEY", 'm', 16}, {"SUBJECT", 'e', 16},
-			{"EXPIRES", 0, 0}, {"DAYS", 0, 0}, {"STATUS", 0, 0}})
+		[]string{"RESOURCE", "KEY", "SUBJECT", "ISSUER", "SHA256", "NOT AFTER (UTC)", "DAYS", "STATUS"},
+		[]string{"RESOURCE", "KEY", "SUBJECT", "EXPIRES", "DAYS", "STATUS"})
 	for _, e := range r.Entries {
 		days := fmt.Sprintf("%d", e.DaysLeft)
 		var cells []string
@@ -197,10 +178,8 @@ func reissueTable(r Report, pkg bool, opts TableOptions) *table {
 	// The leaf is its resource and key in the narrow table; -o wide adds
 	// its subject.
 	t := newTable(pkg, opts,
-		[]column{{"RESOURCE", 0, 0}, {"KEY", 0, 0}, {"SUBJECT", 0, 0}, {"SHA256", 0, 0},
-			{"BUNDLE", 0, 0}, {"NEEDS CA", 0, 0}, {"CA SHA256", 0, 0}, {"CA LEAVES (UTC)", 0, 0}, {"DAYS", 0, 0}, {"STATE", 0, 0}},
-		[]column{{"RESOURCE", 'r', 24}, {"KEY", 'm', 12},
-			{"BUNDLE", 'm', 8}, {"NEEDS CA", 'e', 12}, {"CA LEAVES", 0, 0}, {"DAYS", 0, 0}, {"STATE", 0, 0}})
+		[]string{"RESOURCE", "KEY", "SUBJECT", "SHA256", "BUNDLE", "NEEDS CA", "CA SHA256", "CA LEAVES (UTC)", "DAYS", "STATE"},
+		[]string{"RESOURCE", "KEY", "BUNDLE", "NEEDS CA", "CA LEAVES", "DAYS", "STATE"})
 	for _, x := range r.Reissues {
 		days := fmt.Sprintf("%d", x.DaysLeft)
 		var cells []string
@@ -221,102 +200,38 @@ var statusColour = map[Status]string{StatusOK: ansiGreen, StatusWarn: ansiYellow
 // gap is the space between columns.
 const gap = 2
 
-// write prints the table: padded columns, the cuttable ones narrowed
-// (widest first) until the table fits width, unless opts.Wide.
-func (t *table) write(buf *bytes.Buffer, width int, opts TableOptions) {
+// write prints the table: each column as wide as its widest cell (or
+// header), two spaces apart.
+func (t *table) write(buf *bytes.Buffer, opts TableOptions) {
 	widths := make([]int, len(t.cols))
 	for i, c := range t.cols {
 		if !opts.NoHeaders {
-			widths[i] = runes(c.header)
+			widths[i] = runes(c)
 		}
 		for _, row := range t.rows {
 			widths[i] = max(widths[i], runes(row[i]))
 		}
 	}
-	if !opts.Wide {
-		fit(t.cols, widths, width)
-	}
 	line := func(cells []string, colour string) {
 		var b strings.Builder
 		for i, c := range cells {
-			c = cut(c, widths[i], t.cols[i].cut)
 			last := i == len(cells)-1
 			if last && colour != "" && opts.Color {
 				c = colour + c + ansiReset
 			}
 			b.WriteString(c)
 			if !last {
-				b.WriteString(strings.Repeat(" ", widths[i]-runes(c)+gap))
+				b.WriteString(strings.Repeat(" ", widths[i]-runes(cells[i])+gap))
 			}
 		}
 		buf.WriteString(b.String() + "\n")
 	}
 	if !opts.NoHeaders {
-		headers := make([]string, len(t.cols))
-		for i, c := range t.cols {
-			headers[i] = c.header
-		}
-		line(headers, "")
+		line(t.cols, "")
 	}
 	for i, row := range t.rows {
 		line(row, t.status[i])
 	}
-}
-
-// fit narrows the cuttable columns, the widest first, one character at a
-// time, until the table fits width or each is at its narrowest. The
-// package column, which tells rows of two clusters apart, gives way last.
-func fit(cols []column, widths []int, width int) {
-	total := func() int {
-		n := gap * (len(widths) - 1)
-		for _, w := range widths {
-			n += w
-		}
-		return n
-	}
-	for total() > width {
-		widest := -1
-		for _, last := range []bool{false, true} {
-			for i, c := range cols {
-				if c.cut != 0 && (c.header == "PACKAGE") == last && widths[i] > c.min && (widest < 0 || widths[i] > widths[widest]) {
-					widest = i
-				}
-			}
-			if widest >= 0 {
-				break
-			}
-		}
-		if widest < 0 {
-			return
-		}
-		widths[widest]--
-	}
-}
-
-// cut shortens s to n runes with "…" in the middle ('m'), at the end
-// ('e'), or in a resource's namespace first ('r'); 0 never cuts.
-func cut(s string, n int, how byte) string {
-	r := []rune(s)
-	if how == 0 || len(r) <= n || n < 2 {
-		return s
-	}
-	switch how {
-	case 'e':
-		return string(r[:n-1]) + "…"
-	case 'r':
-		// "Kind namespace/name": the kind and the name say what it is;
-		// the namespace gives way first, down to a few letters.
-		kind, rest, ok1 := strings.Cut(s, " ")
-		ns, name, ok2 := strings.Cut(rest, "/")
-		if ok1 && ok2 {
-			if room := n - runes(kind) - runes(name) - 2; room >= 5 {
-				return kind + " " + cut(ns, room, 'm') + "/" + name
-			}
-		}
-	}
-	head := (n - 1) / 2
-	tail := n - 1 - head
-	return string(r[:head]) + "…" + string(r[len(r)-tail:])
 }
 
 func runes(s string) int { return len([]rune(s)) }

@@ -24,15 +24,6 @@ func TestFormatDuration(t *testing.T) {
 	}
 }
 
-func TestCut(t *testing.T) {
-	require.Equal(t, "short", cut("short", 10, 'm'))
-	require.Equal(t, "abc…xyz", cut("abcdefghijklmnopqrstuvwxyz", 7, 'm'))
-	require.Equal(t, "abcdef…", cut("abcdefghijklmnopqrstuvwxyz", 7, 'e'))
-	require.Equal(t, "Secret env…tem/ratelimit-client", cut("Secret envoy-gateway-system/ratelimit-client", 31, 'r'),
-		"a resource's namespace gives way first; kind and name stay whole")
-	require.Equal(t, "never cut", cut("never cut", 3, 0))
-}
-
 // wideReport has rows in two packages with long names.
 func wideReport() Report {
 	now := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
@@ -52,17 +43,25 @@ func wideReport() Report {
 	return Report{Now: now, WarnWithin: 30 * 24 * time.Hour, FailWithin: 0, Entries: entries, Reissues: []Reissue{reissue}}
 }
 
-// TestRenderTableFits: the default table fits 120 columns and keeps the
-// package whole; wide keeps every value whole; --no-headers prints only
-// rows.
-func TestRenderTableFits(t *testing.T) {
+// TestRenderTableNeverCuts: like kubectl's, the default table never cuts
+// a value - a resource name, a key, a subject are what a user greps for -
+// and its columns line up; wide adds columns and keeps the package whole;
+// --no-headers prints only rows.
+func TestRenderTableNeverCuts(t *testing.T) {
 	r := wideReport()
 	out := string(RenderTable(r, TableOptions{}))
-	for _, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
-		require.LessOrEqual(t, len([]rune(line)), DefaultWidth, "%q", line)
+	require.NotContains(t, out, "…")
+	for _, whole := range []string{
+		"Secret envoy-gateway-system/envoy-gateway-trust-for-every-namespace",
+		"stringData.value:users[prod-admin].user.client-certificate-data",
+		"CN=a rather long subject name,O=an organisation with a long name,C=DE",
+		"CN=example-ca-old,O=rotate-certs test",
+		"clusters/prod-eu-west-1 ",
+	} {
+		require.Contains(t, out, whole)
 	}
-	require.Contains(t, out, "clusters/prod-eu-west-1 ", "the package is never cut while other columns can give way")
-	require.Contains(t, out, "…")
+	lines := strings.Split(out, "\n")
+	require.Equal(t, strings.Index(lines[0], "SUBJECT"), strings.Index(lines[1], "CN=a rather"), "columns line up:\n%s", out)
 	require.Contains(t, out, "fail within 0d", "durations in days, 0d not 0s")
 
 	wide := string(RenderTable(r, TableOptions{Wide: true}))

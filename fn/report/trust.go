@@ -13,8 +13,8 @@ import (
 // with its target.
 func trustTable(r Report, pkg bool, opts TableOptions) *table {
 	t := newTable(pkg, opts,
-		[]column{{"BUNDLE", 0, 0}, {"TARGET", 0, 0}, {"CA", 0, 0}, {"SHA256", 0, 0}, {"NOT AFTER (UTC)", 0, 0}, {"WHY", 0, 0}, {"DETAIL", 0, 0}},
-		[]column{{"BUNDLE", 'm', 8}, {"CA", 'e', 14}, {"WHY", 0, 0}, {"DETAIL", 'e', 40}})
+		[]string{"BUNDLE", "TARGET", "CA", "SHA256", "NOT AFTER (UTC)", "WHY", "DETAIL"},
+		[]string{"BUNDLE", "CA", "WHY", "DETAIL"})
 	targets := map[string]map[string]bool{}
 	for _, x := range r.Trust {
 		k := x.Package + "\x00" + x.Bundle

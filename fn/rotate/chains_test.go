@@ -85,12 +85,12 @@ func meshRender(t *testing.T, in []byte) []byte {
 // meshBundle returns the certificates of the rendered trust roots.
 func meshBundle(t *testing.T, out []byte) []*x509.Certificate {
 	t.Helper()
-	return certsIn(t, out, kube.Key{Kind: "ConfigMap", Namespace: "linkerd", Name: "linkerd-identity-trust-roots"}, "ca-bundle.crt")
+	return valueCerts(t, out, kube.Key{Kind: "ConfigMap", Namespace: "linkerd", Name: "linkerd-identity-trust-roots"}, "ca-bundle.crt")
 }
 
-// certsIn returns the certificates of value dataKey of object key in a
+// valueCerts returns the certificates of value dataKey of object key in a
 // rendered ResourceList; the value holds nothing but certificates.
-func certsIn(t *testing.T, out []byte, key kube.Key, dataKey string) []*x509.Certificate {
+func valueCerts(t *testing.T, out []byte, key kube.Key, dataKey string) []*x509.Certificate {
 	t.Helper()
 	for _, it := range parseResourceList(t, out).items {
 		if kube.KeyOf(it) == key {

@@ -10,6 +10,7 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/krmio"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
+	"github.com/rotate-certs/rotate-certs/fn/trustbundle"
 	"github.com/rotate-certs/rotate-certs/internal/synth"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
 	"github.com/stretchr/testify/require"
@@ -35,8 +36,12 @@ func executeStderr(input []byte) (output, stderr []byte, err error) {
 // FuzzProcess feeds arbitrary ResourceLists to the whole function in
 // function mode, as kustomize and kpt call it. It must not panic; a failed render outputs no
 // resources; a successful one is deterministic and idempotent; no result
-// and nothing on stderr carries key material. Seeds: every golden input,
-// a small synthetic list, and testdata/fuzz/FuzzProcess.
+// and nothing on stderr carries key material; and no CA outside the
+// sources, the targets' data and the memory of Copy-mode renders ever
+// appears in the output (annotations never add trust). Seeds: every golden
+// input (the integrity-* cases forge each memory annotation), targets
+// with forged annotations, a small synthetic list, and
+// testdata/fuzz/FuzzProcess.
 func FuzzProcess(f *testing.F) {
 	inputs, err := filepath.Glob(filepath.Join(goldenDir, "*", "input.yaml"))
 	require.NoError(f, err)
@@ -49,6 +54,9 @@ func FuzzProcess(f *testing.F) {
 		f.Add(in)
 	}
 	f.Add(synth.ResourceList(synth.Options{Resources: 12, Bundles: 2, Seed: 1}))
+	for _, seed := range forgedMemorySeeds() {
+		f.Add(seed)
+	}
 	f.Fuzz(func(t *testing.T, input []byte) {
 		out, stderr, err := executeStderr(input)
 		noKeyMaterial(t, string(stderr), "stderr")
@@ -70,6 +78,7 @@ func FuzzProcess(f *testing.F) {
 		}
 		rl := parseResourceList(t, out)
 		noKeyMaterial(t, rl.results, "results")
+		requireNoForeignCA(t, input, out)
 
 		again, _, err := executeStderr(input)
 		require.NoError(t, err)
@@ -79,6 +88,19 @@ func FuzzProcess(f *testing.F) {
 		require.NoError(t, err, "re-rendering a successful output must succeed")
 		require.Equal(t, itemTexts(t, rl.items), itemTexts(t, parseResourceList(t, second).items), "re-rendering the output must change nothing")
 	})
+}
+
+// forgedMemorySeeds are inputs whose targets carry memory annotations
+// that name attacker-ca, which no source and no target data holds.
+func forgedMemorySeeds() [][]byte {
+	prev := block(string(attacker.PEM()))
+	return [][]byte{
+		withAnnotations("Bundle", nil, map[string]string{trustbundle.PreviousAnnotation: prev}),
+		withAnnotations("Copy", nil, map[string]string{trustbundle.PreviousAnnotation: prev, trustbundle.RetiredAnnotation: retiredOf("ca-2025")}),
+		withAnnotations("Bundle", []string{"ca-2026"}, map[string]string{trustbundle.PreviousAnnotation: prev, trustbundle.RetiredAnnotation: retiredOf("attacker-ca")}),
+		withAnnotations("Bundle", nil, map[string]string{trustbundle.RetiredAnnotation: retiredOf("attacker-ca", "ca-2025")}),
+		trustManagerInput(string(attacker.PEM())),
+	}
 }
 
 // noKeyMaterial fails when text (stderr, an error, results) carries a

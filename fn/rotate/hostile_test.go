@@ -84,7 +84,7 @@ func nested(depth int) string {
 // Secret.
 func targetCerts(t *testing.T, out []byte) int {
 	t.Helper()
-	return len(certsIn(t, out, kube.Key{Kind: "Secret", Namespace: "gw", Name: "trust"}, "ca.crt"))
+	return len(valueCerts(t, out, kube.Key{Kind: "Secret", Namespace: "gw", Name: "trust"}, "ca.crt"))
 }
 
 // hostileCase is one hostile input and what the function must do with it.

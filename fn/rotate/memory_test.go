@@ -291,6 +291,7 @@ items:
 `, testpki.GoldenNow.Format(time.RFC3339), b64("ca-2026"), b64("signer-a-2"), b64("ca-2026", "ca-2025"), b64("signer-a-2", "signer-a-1"))
 	out, err := execute(t, []byte(in))
 	require.NoError(t, err, string(out))
+	require.NotContains(t, string(out), "is ignored", "bundle b's key has no blocks in a's memory: nothing to judge")
 	ann := trustIn(t, out, "gw").GetAnnotations()
 	require.Equal(t, sortLines(strings.TrimSuffix(retiredLine("ca-2025", testpki.GoldenNow), "\n")+" a.crt\n"+
 		strings.TrimSuffix(retiredLine("signer-a-1", testpki.GoldenNow), "\n")+" b.crt\n"), ann[trustbundle.RetiredAnnotation])
@@ -298,6 +299,8 @@ items:
 	require.Equal(t, []string{"ca-2025"}, subjects(t, []byte(ann[trustbundle.PreviousAnnotation])))
 
 	// Switching bundle a back restores ca-2025 to a.crt only.
+	again := rerender(t, out, "Copy", testpki.GoldenNow, nil)
+	require.NotContains(t, string(again), "is ignored", "a Copy render of a reads its own blocks; b reads none")
 	back := rerender(t, out, "Bundle", testpki.GoldenNow, nil)
 	node := trustIn(t, back, "gw")
 	for key, want := range map[string][]string{"a.crt": {"ca-2026", "ca-2025"}, "b.crt": {"signer-a-2", "signer-a-1"}} {

@@ -23,7 +23,9 @@ import (
 //     Bundles, Cluster API, EKS Anywhere and machine templates; not an
 //     unrelated custom resource;
 //   - of core Secrets and ConfigMaps, only those the steps read: the trust
-//     bundles' sources and targets, by name, and those a missing source's
+//     bundles' sources and targets, by name, every one of the trust
+//     namespace of a trust-manager Bundle target (the Bundle names its
+//     sources, by name or label, in its own spec), and those a missing source's
 //     error could name as the nearest (suggest.Near); those holding a value the
 //     certificate report scans (PEM, a kubeconfig's certificates) or one
 //     that does not decode (a problem the report names); and any whose
@@ -39,10 +41,14 @@ func Needs(fnConfig *yaml.RNode) krmio.Reads {
 		return reads // the run fails on the policy; every item is read
 	}
 	names := map[string]bool{}
-	var sources []string // the sources' names, for suggest.Near
-	selects := false     // a bundle picks namespaces by their labels
+	trust := map[string]bool{} // the trust namespaces of trust-manager Bundle targets
+	var sources []string       // the sources' names, for suggest.Near
+	selects := false           // a bundle picks namespaces by their labels
 	for _, b := range pol.Spec.TrustBundles {
 		names[b.Target.Name] = true
+		if b.Target.Kind == policy.TargetBundle {
+			trust[b.Target.TrustNamespace] = true
+		}
 		selects = selects || b.Target.NamespaceSelector != nil
 		for _, s := range b.Sources {
 			for _, ref := range []*policy.ObjectKeyRef{s.Secret, s.ConfigMap} {
@@ -53,11 +59,11 @@ func Needs(fnConfig *yaml.RNode) krmio.Reads {
 			}
 		}
 	}
-	reads.Item = func(item *yaml.RNode) bool { return readsItem(item, names, sources, selects) }
+	reads.Item = func(item *yaml.RNode) bool { return readsItem(item, names, trust, sources, selects) }
 	return reads
 }
 
-func readsItem(item *yaml.RNode, names map[string]bool, sources []string, selects bool) bool {
+func readsItem(item *yaml.RNode, names, trust map[string]bool, sources []string, selects bool) bool {
 	kind := item.GetKind()
 	if kube.GroupOf(item.GetApiVersion()) != "" || kind != "Secret" && kind != "ConfigMap" && kind != "Namespace" {
 		return true
@@ -69,7 +75,7 @@ func readsItem(item *yaml.RNode, names map[string]bool, sources []string, select
 		return true
 	}
 	name := item.GetName()
-	if names[name] {
+	if names[name] || trust[item.GetNamespace()] {
 		return true
 	}
 	if len(manifests.DuplicateKeysOf(item)) > 0 {

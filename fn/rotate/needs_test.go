@@ -2,6 +2,7 @@ package rotate_test
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 	"time"
 
@@ -29,15 +30,46 @@ func TestReadPlanKeepsWhatMessagesName(t *testing.T) {
 	}
 	for name, items := range tests {
 		t.Run(name, func(t *testing.T) {
-			input := []byte(head + items + policy)
-			p := rotate.Processor{Now: func() time.Time { return testpki.GoldenNow }}
-			var fast, slow bytes.Buffer
-			handled, fastErr := krmio.Run(input, &fast, rotate.Needs, p.RunAt)
-			require.True(t, handled, "the input must take the fast path: %v", fastErr)
-			slowErr := p.ExecuteKyaml(input, &slow)
-			require.Error(t, fastErr)
-			require.Error(t, slowErr)
-			require.Equal(t, slow.String(), fast.String())
+			requireBothPathsFail(t, []byte(head+items+policy))
 		})
 	}
+}
+
+// A trust-manager Bundle names its sources in its own spec, not in the
+// policy: the read plan keeps every Secret and ConfigMap of the trust
+// namespace, so that a source that is there but empty is reported as
+// empty - not as "not in the input" - by both paths.
+func TestReadPlanKeepsTrustManagerSources(t *testing.T) {
+	const policy = "functionConfig:\n  apiVersion: rotate-certs.dev/v1alpha1\n  kind: RotationPolicy\n  metadata: {name: p}\n  spec:\n    now: \"2026-11-22T00:00:00Z\"\n    trustBundles:\n    - name: corp\n      target: {kind: Bundle, name: corp-trust, trustNamespace: trust}\n"
+	const bundle = "- apiVersion: trust.cert-manager.io/v1alpha1\n  kind: Bundle\n  metadata: {name: corp-trust}\n  spec:\n    sources:\n    - %s\n    target: {configMap: {key: ca.crt}}\n"
+	for name, tc := range map[string]struct{ items, source, want string }{
+		"a named ConfigMap without data": {"- {apiVersion: v1, kind: ConfigMap, metadata: {name: roots, namespace: trust}}\n",
+			"configMap: {name: roots, key: ca.crt}", "ConfigMap trust/roots is empty: it has no key \"ca.crt\""},
+		"a named Secret with empty data": {"- {apiVersion: v1, kind: Secret, metadata: {name: roots, namespace: trust}, data: {}}\n",
+			"secret: {name: roots, key: ca.crt}", "Secret trust/roots is empty: it has no key \"ca.crt\""},
+		"a selected ConfigMap without data": {"- {apiVersion: v1, kind: ConfigMap, metadata: {name: roots, namespace: trust, labels: {root: \"true\"}}}\n",
+			"configMap: {selector: {matchLabels: {root: \"true\"}}, key: ca.crt}", "ConfigMap trust/roots is empty: it has no key \"ca.crt\""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			out := requireBothPathsFail(t, []byte("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"+tc.items+fmt.Sprintf(bundle, tc.source)+policy))
+			require.Contains(t, out, tc.want)
+			require.NotContains(t, out, "not in the input")
+		})
+	}
+}
+
+// requireBothPathsFail runs input through the fast path (which applies the
+// read plan) and through kyaml's reader (which keeps every item): both must
+// fail and print the same bytes, which it returns.
+func requireBothPathsFail(t *testing.T, input []byte) string {
+	t.Helper()
+	p := rotate.Processor{Now: func() time.Time { return testpki.GoldenNow }}
+	var fast, slow bytes.Buffer
+	handled, fastErr := krmio.Run(input, &fast, rotate.Needs, p.RunAt)
+	require.True(t, handled, "the input must take the fast path: %v", fastErr)
+	slowErr := p.ExecuteKyaml(input, &slow)
+	require.Error(t, fastErr)
+	require.Error(t, slowErr)
+	require.Equal(t, slow.String(), fast.String())
+	return fast.String()
 }

@@ -3,11 +3,14 @@
 // CA Secrets that certgen jobs and cert-manager create in the cluster, and
 // that a repository therefore never holds.
 //
-// A snapshot keeps the certificates and nothing else: no private key (a
-// key in the input is dropped and reported, never echoed), no value that
-// holds no certificate, no field the API server sets. Each object is
-// marked config.kubernetes.io/local-config: "true", so that kustomize and
-// kpt hand it to rotate-certs as input and never apply it over the live
+// A snapshot copies by allowlist, never by denylist: apiVersion, kind,
+// name, namespace, labels, the annotations it knows to be safe, a Secret
+// type of the Kubernetes set (any other is written as Opaque) and the
+// values that hold certificates, cut to their certificate blocks.
+// Everything else is dropped and named in a note (never echoed when it
+// could be key material). Each object is marked
+// config.kubernetes.io/local-config: "true", so that kustomize and kpt
+// hand it to rotate-certs as input and never apply it over the live
 // object.
 package snapshot
 
@@ -33,6 +36,43 @@ const Header = "Snapshot of an object that lives in the cluster (rotate-certs sn
 // lastApplied is the annotation kubectl apply keeps: a copy of the whole
 // object as applied, keys included.
 const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
+
+// safeAnnotations are the annotations a snapshot keeps: what cert-manager
+// writes on the Secrets it issues - which Certificate (what the re-issue
+// list names, with the command that renews it), which issuer, which names
+// - public facts about the certificate.
+var safeAnnotations = map[string]bool{
+	"cert-manager.io/certificate-name": true,
+	"cert-manager.io/issuer-name":      true,
+	"cert-manager.io/issuer-kind":      true,
+	"cert-manager.io/issuer-group":     true,
+	"cert-manager.io/common-name":      true,
+	"cert-manager.io/alt-names":        true,
+	"cert-manager.io/ip-sans":          true,
+	"cert-manager.io/uri-sans":         true,
+	"cert-manager.io/email-sans":       true,
+}
+
+// secretTypes are the Secret types the Kubernetes API defines (core/v1
+// SecretType); a snapshot writes any other as Opaque.
+var secretTypes = map[string]bool{
+	"Opaque":                              true,
+	"kubernetes.io/service-account-token": true,
+	"kubernetes.io/dockercfg":             true,
+	"kubernetes.io/dockerconfigjson":      true,
+	"kubernetes.io/basic-auth":            true,
+	"kubernetes.io/ssh-auth":              true,
+	"kubernetes.io/tls":                   true,
+	"bootstrap.kubernetes.io/token":       true,
+}
+
+// kept are the fields a snapshot copies (the values of data, binaryData
+// and stringData only when they hold certificates); metadataKept those of
+// metadata.
+var (
+	kept         = map[string]bool{"apiVersion": true, "kind": true, "metadata": true, "type": true, "data": true, "binaryData": true, "stringData": true}
+	metadataKept = map[string]bool{"name": true, "namespace": true, "labels": true, "annotations": true}
+)
 
 // Result is a snapshot: the objects to write, and notes on what was left
 // out, for stderr. A note names objects, fields and PEM block types, never
@@ -83,9 +123,10 @@ func take(it *yaml.RNode) (*yaml.RNode, []string, error) {
 	set := func(field string, v *yaml.RNode) { _ = obj.PipeE(yaml.SetField(field, v)) }
 	set("apiVersion", yaml.NewStringRNode("v1"))
 	set("kind", yaml.NewStringRNode(kind))
+	s.dropFields(it, kind)
 	set("metadata", s.metadata(it))
-	if t, err := it.Pipe(yaml.Lookup("type")); err == nil && t != nil && kind == "Secret" {
-		set("type", yaml.NewStringRNode(t.YNode().Value))
+	if kind == "Secret" {
+		set("type", yaml.NewStringRNode(s.secretType(it)))
 	}
 	kept := 0
 	for _, f := range []struct {
@@ -118,23 +159,76 @@ func (s *snap) notef(format string, args ...any) {
 	s.notes = append(s.notes, s.ref.String()+": "+fmt.Sprintf(format, args...))
 }
 
+// dropFields notes every field of the object and of its metadata that a
+// snapshot does not copy: the fields the API server sets (uid,
+// resourceVersion, creationTimestamp, managedFields, ownerReferences -
+// which name live objects by uid -, finalizers, status) and anything else
+// the input holds (immutable, a field a tool added).
+func (s *snap) dropFields(it *yaml.RNode, kind string) {
+	var dropped []string
+	for _, f := range fieldNames(it.YNode()) {
+		if !kept[f] || (f == "type" && kind != "Secret") {
+			dropped = append(dropped, kube.Safe(f))
+		}
+	}
+	if meta := kube.At(it, yaml.MetadataField); meta != nil {
+		for _, f := range fieldNames(meta.YNode()) {
+			if !metadataKept[f] {
+				dropped = append(dropped, "metadata."+kube.Safe(f))
+			}
+		}
+	}
+	if len(dropped) > 0 {
+		sort.Strings(dropped)
+		s.notef("dropped %s: a snapshot keeps only apiVersion, kind, name, namespace, labels, the annotations it knows, a Secret's type and the certificate values", strings.Join(dropped, ", "))
+	}
+}
+
+// fieldNames returns the keys of mapping n.
+func fieldNames(n *yaml.Node) []string {
+	var out []string
+	for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
+		out = append(out, n.Content[i].Value)
+	}
+	return out
+}
+
+// secretType returns the Secret's type when it is one the Kubernetes API
+// defines, else Opaque (with a note that does not echo a value that could
+// be key material).
+func (s *snap) secretType(it *yaml.RNode) string {
+	t := kube.At(it, "type")
+	if t == nil {
+		return "Opaque"
+	}
+	if y := t.YNode(); y.Kind == yaml.ScalarNode && secretTypes[y.Value] {
+		return y.Value
+	}
+	what := "a YAML " + kube.NodeKindName(t.YNode().Kind)
+	if t.YNode().Kind == yaml.ScalarNode {
+		what = kube.Quote(t.YNode().Value)
+	}
+	s.notef("wrote type Opaque: type %s is not a Secret type of the Kubernetes API", what)
+	return "Opaque"
+}
+
 // metadata keeps name, namespace, labels (a trust-manager Bundle selects
-// its sources by label) and annotations, and adds local-config. Everything
-// else - uid, resourceVersion, creationTimestamp, generation,
-// managedFields, ownerReferences, finalizers - belongs to the live object
-// and means nothing in git. Annotations that copy the object
-// (last-applied-configuration), that hold key material, or that tools use
-// to place an item in a file are dropped.
+// its sources by label) and the annotations it knows to be safe, and adds
+// local-config. Every other annotation is dropped and named: one that
+// copies the object (last-applied-configuration) or holds key material
+// says so; those that tools use to place an item in a file are not part
+// of the object and go without a note.
 func (s *snap) metadata(it *yaml.RNode) *yaml.RNode {
 	meta := yaml.NewMapRNode(nil)
 	_ = meta.PipeE(yaml.SetField("name", yaml.NewStringRNode(s.ref.Name)))
 	if s.ref.Namespace != "" {
 		_ = meta.PipeE(yaml.SetField("namespace", yaml.NewStringRNode(s.ref.Namespace)))
 	}
-	if labels := it.GetLabels(); len(labels) > 0 {
+	if labels := s.labels(it); len(labels) > 0 {
 		_ = meta.PipeE(yaml.SetField("labels", stringMap(labels)))
 	}
 	annotations := map[string]string{}
+	var unknown []string
 	for k, v := range it.GetAnnotations() {
 		switch {
 		case k == lastApplied:
@@ -142,15 +236,35 @@ func (s *snap) metadata(it *yaml.RNode) *yaml.RNode {
 		case strings.HasPrefix(k, "internal.config.kubernetes.io/"), k == kioutil.LegacyPathAnnotation, k == kioutil.LegacyIndexAnnotation,
 			k == kioutil.LegacyIdAnnotation:
 			// Where a tool read the object from, not part of it.
-		case holdsPrivateKey([]byte(v)):
-			s.notef("dropped annotation %s: it holds a private key", k)
-		default:
+		case holdsPrivateKey([]byte(v)) || holdsPrivateKey([]byte(k)):
+			s.notef("dropped annotation %s: it holds a private key", kube.Safe(k))
+		case safeAnnotations[k]:
 			annotations[k] = v
+		default:
+			unknown = append(unknown, kube.Safe(k))
 		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		s.notef("dropped annotation(s) %s: a snapshot keeps only the annotations it knows to be safe (cert-manager's on the Secrets it issues)", strings.Join(unknown, ", "))
 	}
 	annotations[kube.LocalConfigAnnotation] = "true"
 	_ = meta.PipeE(yaml.SetField("annotations", stringMap(annotations)))
 	return meta
+}
+
+// labels returns the object's labels, without any whose name or value
+// could be key material (the API server would refuse such a label anyway).
+func (s *snap) labels(it *yaml.RNode) map[string]string {
+	out := map[string]string{}
+	for k, v := range it.GetLabels() {
+		if !kube.Plain(k) || !kube.Plain(v) || holdsPrivateKey([]byte(v)) {
+			s.notef("dropped label %s: not a label the API server accepts", kube.Safe(k))
+			continue
+		}
+		out[k] = v
+	}
+	return out
 }
 
 // values returns the certificate values of data field name (nil when none

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/pem"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -33,6 +34,8 @@ metadata:
   annotations:
     kubectl.kubernetes.io/last-applied-configuration: |
       {"apiVersion":"v1","data":{"tls.key":"` + b64(string(leaf.KeyPEM())) + `"},"kind":"Secret"}
+    cert-manager.io/certificate-name: envoy-gateway
+    cert-manager.io/issuer-kind: Issuer
     owner.example.com/team: edge
   creationTimestamp: "2026-06-01T09:14:07Z"
   labels:
@@ -78,8 +81,9 @@ metadata:
   labels:
     app.kubernetes.io/managed-by: certgen
   annotations:
+    cert-manager.io/certificate-name: envoy-gateway
+    cert-manager.io/issuer-kind: Issuer
     config.kubernetes.io/local-config: "true"
-    owner.example.com/team: edge
 type: kubernetes.io/tls
 data:
   ca.crt: ` + b64(string(ca.PEM())) + `
@@ -87,7 +91,9 @@ data:
 `
 	require.Equal(t, want, out)
 	require.Equal(t, []string{
+		"Secret envoy-gateway-system/envoy-gateway: dropped metadata.creationTimestamp, metadata.ownerReferences, metadata.resourceVersion, metadata.uid: a snapshot keeps only apiVersion, kind, name, namespace, labels, the annotations it knows, a Secret's type and the certificate values",
 		"Secret envoy-gateway-system/envoy-gateway: dropped annotation kubectl.kubernetes.io/last-applied-configuration: a copy of the object as applied, keys included",
+		"Secret envoy-gateway-system/envoy-gateway: dropped annotation(s) owner.example.com/team: a snapshot keeps only the annotations it knows to be safe (cert-manager's on the Secrets it issues)",
 		"Secret envoy-gateway-system/envoy-gateway: dropped data.tls.key: a private key, which a snapshot never copies",
 	}, res.Notes)
 
@@ -146,6 +152,55 @@ func TestSnapshotCopiesNoKey(t *testing.T) {
 	}
 	require.NotContains(t, out, "debug.example.com/key", "an annotation that holds a base64-encoded key is dropped")
 	require.Contains(t, res.Notes, "Secret envoy-gateway-system/envoy-gateway: dropped annotation debug.example.com/key: it holds a private key")
+}
+
+// TestSnapshotByAllowlist: a field the allowlist does not name is dropped
+// and named in a note, whatever it holds: a private key in a Secret's
+// type (written as Opaque, never echoed), a key in an unknown top-level
+// field or in a metadata field, immutable, status.
+func TestSnapshotByAllowlist(t *testing.T) {
+	key := string(leaf.KeyPEM())
+	input := `apiVersion: v1
+kind: Secret
+metadata:
+  name: root
+  namespace: trust
+  generateName: ` + b64(key) + `
+  labels:
+    app: root
+    blob: ` + b64(key)[:60] + `
+type: |
+  ` + strings.ReplaceAll(strings.TrimSpace(key), "\n", "\n  ") + `
+immutable: true
+spec:
+  note: ` + b64(key) + `
+status: {phase: Active}
+data:
+  ca.crt: ` + b64(string(ca.PEM())) + `
+`
+	res, out, err := take(t, input)
+	require.NoError(t, err)
+	written := out + strings.Join(res.Notes, "\n")
+	block, _ := pem.Decode(leaf.KeyPEM())
+	for _, needle := range []string{"PRIVATE KEY", base64.StdEncoding.EncodeToString(block.Bytes)[:40], b64(key)[:40]} {
+		require.NotContains(t, written, needle)
+	}
+	require.Contains(t, out, "type: Opaque\n")
+	for _, field := range []string{"immutable", "spec", "status", "generateName", "blob"} {
+		require.NotContains(t, out, field)
+	}
+	require.Contains(t, out, "app: root")
+	require.Equal(t, []string{
+		"Secret trust/root: dropped immutable, metadata.generateName, spec, status: a snapshot keeps only apiVersion, kind, name, namespace, labels, the annotations it knows, a Secret's type and the certificate values",
+		"Secret trust/root: dropped label blob: not a label the API server accepts",
+		`Secret trust/root: wrote type Opaque: type a string of ` + fmt.Sprint(len(strings.TrimSpace(key))+1) + ` bytes over 3 lines, PEM data is not a Secret type of the Kubernetes API`,
+	}, res.Notes)
+
+	// A type of another kind of tool is named, and written as Opaque.
+	res, out, err = take(t, "apiVersion: v1\nkind: Secret\nmetadata: {name: r, namespace: n}\ntype: helm.sh/release.v1\ndata: {ca.crt: "+b64(string(ca.PEM()))+"}\n")
+	require.NoError(t, err)
+	require.Contains(t, out, "type: Opaque\n")
+	require.Equal(t, []string{`Secret n/r: wrote type Opaque: type "helm.sh/release.v1" is not a Secret type of the Kubernetes API`}, res.Notes)
 }
 
 func TestSnapshotBadInput(t *testing.T) {

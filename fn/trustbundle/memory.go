@@ -19,7 +19,14 @@ import (
 
 // The target's memory: annotations that carry what one render must know
 // of the renders before it, on the target object itself (a GitOps
-// repository has no other place to keep it).
+// repository has no other place to keep it). This file is their one
+// reader and writer.
+//
+// Memory orders, times and drops what a target's data holds; it never adds
+// a CA to a bundle. A CA enters a bundle's data only when it is current in
+// a source, already in that target's data, or restored from the memory of
+// a Copy-mode render on the switch back to Bundle mode (always a warning).
+// A CA that only an annotation names is ignored, with a warning.
 const (
 	// RetiredAnnotation records when each previous CA the target carries
 	// (or, in Copy mode, remembers) was retired: one line per CA, "<SHA-256
@@ -36,34 +43,185 @@ const (
 	// places, each block carries a "Key: <data key or field path>" header. Bundle mode
 	// reads it back and removes it.
 	PreviousAnnotation = "rotate-certs.dev/previous"
+	// SeenAnnotation holds, on a trust-manager Bundle, the CAs its sources
+	// held at the last render (public PEM, canonical order). rotate-certs'
+	// own inLine source pins the same CAs, so that a CA which leaves the
+	// sources is still in the Bundle's data; the annotation says which of
+	// the pinned CAs were the sources' and never adds one.
+	SeenAnnotation = "rotate-certs.dev/seen"
 )
 
 // keyHeader is the PEM header that names the data key a remembered CA
 // belongs to on an object that several bundles write.
 const keyHeader = "Key"
 
-// readMemory returns what an existing target remembers for this bundle
-// under key (a data key, or the field path of a value of another kind):
-// the certificates the value holds (keyCerts) and those of the previous
-// annotation, and its retirement record. It fails (with an error result)
-// when the previous annotation cannot be read: a CA lost from it could be
-// one a peer still needs. A malformed record line is only a warning: the
-// CAs without a valid line count as retired by the rule for a target
-// without a record.
-func (r *renderer) readMemory(node *yaml.RNode, key string, keyCerts []*x509.Certificate) (bundle.Memory, bool) {
-	mem := bundle.Memory{Certificates: keyCerts}
-	annotations := node.GetAnnotations(RetiredAnnotation, PreviousAnnotation)
-	if text, ok := annotations[PreviousAnnotation]; ok {
-		certs, ok := r.readPrevious(node, key, text)
-		if !ok {
-			return mem, false
+// readMemory returns what an existing target remembers for the bundle in
+// slot s: the certificates its value holds, the CAs a Copy-mode render
+// set aside (only when the value is what a Copy-mode render writes), and
+// its retirement record. stateful is false when the target remembers
+// nothing at all. It fails (with an error result) when the previous
+// annotation cannot be parsed: a CA lost from it could be one a peer still
+// needs. Everything else wrong with the memory is a warning naming the
+// annotation, and the part that is wrong is ignored.
+func (r *renderer) readMemory(s slot, current []*x509.Certificate) (mem bundle.Memory, stateful, ok bool) {
+	mem = bundle.Memory{Certificates: s.previous}
+	data := pki.NewSet(s.previous...)
+	recordText, recorded := r.memoryText(s, RetiredAnnotation)
+	if recorded {
+		mem.Retired, mem.Recorded = r.readRecord(s, recordText)
+	}
+	var remembered []*x509.Certificate
+	if text, found := r.memoryText(s, PreviousAnnotation); found {
+		if remembered, ok = r.readPrevious(s.node, s.memKey, text); !ok {
+			return mem, false, false
 		}
-		mem.Certificates = append(append([]*x509.Certificate(nil), keyCerts...), certs...)
+		mem.Remembered = r.copyMemory(s, recorded, mem, remembered)
 	}
-	if text, ok := annotations[RetiredAnnotation]; ok {
-		mem.Retired, mem.Recorded = r.readRecord(node, key, text)
+	seen := false
+	if s.seen {
+		var seenCerts []*x509.Certificate
+		seenCerts, seen = r.readSeen(s)
+		r.namedOnly(s, SeenAnnotation, seenCerts, data, current)
 	}
-	return mem, true
+	r.recordNamesOnly(s, mem.Retired, data, current, mem.Remembered)
+	return mem, len(s.previous) > 0 || len(mem.Remembered) > 0 || seen, true
+}
+
+// copyMemory returns the CAs of the previous annotation that the slot
+// may restore (Bundle mode) or keep remembering (Copy mode): all of them
+// when its value is what a Copy-mode render writes, none - with a warning
+// saying why - when it is not. Blocks of another data key (another
+// bundle's) are not the slot's memory: with none of its own there is
+// nothing to judge.
+func (r *renderer) copyMemory(s slot, recorded bool, mem bundle.Memory, remembered []*x509.Certificate) []*x509.Certificate {
+	if len(remembered) == 0 {
+		return nil
+	}
+	why := notCopyRender(s, recorded, mem.Recorded, mem.Retired, remembered)
+	if why == "" {
+		return remembered
+	}
+	r.add(s.ref.Result(framework.Warning, annotationField(PreviousAnnotation), fmt.Sprintf(
+		"bundle %q: target %s annotation %s is ignored: %s, so it is not the memory of a Copy-mode render (whose %s holds exactly the CAs current at that render); an annotation never adds a CA to a bundle - if its CAs must be trusted, put them in a source",
+		r.bundle.Name, s.key, PreviousAnnotation, why, s.field)))
+	return nil
+}
+
+// notCopyRender says why the value of slot s, with its retirement record,
+// is not what a Copy-mode render writes ("" when it is): a Copy-mode
+// render always writes a well-formed record, writes into the value exactly
+// the CAs current at that render (none of which has a line in the
+// record), and keeps what it remembers out of the value.
+func notCopyRender(s slot, present, wellFormed bool, retired map[pki.Fingerprint]time.Time, remembered []*x509.Certificate) string {
+	switch {
+	case !present:
+		return "the target has no readable " + RetiredAnnotation + " record, which a Copy-mode render always writes"
+	case !wellFormed:
+		return "its " + RetiredAnnotation + " record is malformed, and a Copy-mode render writes a well-formed one"
+	}
+	if len(s.previous) == 0 {
+		return "its " + s.field + " holds no certificate"
+	}
+	for _, c := range s.previous {
+		if _, ok := retired[pki.FingerprintOf(c)]; ok {
+			return fmt.Sprintf("its %s holds CA %s, which %s lists as retired", s.field, describeCA(c), RetiredAnnotation)
+		}
+	}
+	data := pki.NewSet(s.previous...)
+	for _, c := range remembered {
+		if data.Has(c) {
+			return fmt.Sprintf("it names CA %s, which %s also holds", describeCA(c), s.field)
+		}
+	}
+	return ""
+}
+
+// namedOnly warns about each CA of annotation name that neither the
+// slot's value (data) nor a source (current) holds: the annotation alone
+// cannot make the bundle trust it.
+func (r *renderer) namedOnly(s slot, name string, certs []*x509.Certificate, data *pki.Set, current []*x509.Certificate) {
+	cur := pki.NewSet(current...)
+	for _, c := range certs {
+		if data.Has(c) || cur.Has(c) {
+			continue
+		}
+		r.add(s.ref.Result(framework.Warning, annotationField(name), fmt.Sprintf(
+			"bundle %q: target %s annotation %s names CA %s, which neither %s nor a source holds; it is ignored (an annotation never adds a CA to a bundle) and this render drops it from the annotation",
+			r.bundle.Name, s.key, name, describeCA(c), s.dataName())))
+	}
+}
+
+// recordNamesOnly warns about each line of the retirement record whose CA
+// is neither in the slot's value, nor current, nor in the memory of a
+// Copy-mode render (remembered), and removes it from retired.
+func (r *renderer) recordNamesOnly(s slot, retired map[pki.Fingerprint]time.Time, data *pki.Set, current, remembered []*x509.Certificate) {
+	known := map[pki.Fingerprint]bool{}
+	for _, list := range [][]*x509.Certificate{data.List(), current, remembered} {
+		for _, c := range list {
+			known[pki.FingerprintOf(c)] = true
+		}
+	}
+	var unknown []pki.Fingerprint
+	for fp := range retired {
+		if !known[fp] {
+			unknown = append(unknown, fp)
+		}
+	}
+	sort.Slice(unknown, func(i, j int) bool { return bytes.Compare(unknown[i][:], unknown[j][:]) < 0 })
+	for _, fp := range unknown {
+		delete(retired, fp)
+		r.add(s.ref.Result(framework.Warning, annotationField(RetiredAnnotation), fmt.Sprintf(
+			"bundle %q: target %s annotation %s names CA sha256:%s, which neither %s nor a source holds; the line is ignored (an annotation never adds a CA to a bundle) and this render drops it",
+			r.bundle.Name, s.key, RetiredAnnotation, fp, s.dataName())))
+	}
+}
+
+// describeCA names a CA in a memory warning: its subject and whole
+// SHA-256, which a reviewer compares with the certificate they expect.
+func describeCA(c *x509.Certificate) string {
+	return fmt.Sprintf("%q sha256:%s", pki.Subject(c), pki.FingerprintOf(c))
+}
+
+// reportRestored warns about the CAs a Bundle-mode render took back from
+// the memory of a Copy-mode render: the one way a CA enters a bundle from
+// an annotation, so a reviewer must see each of them.
+func (r *renderer) reportRestored(s slot, restored []*x509.Certificate) {
+	if len(restored) == 0 {
+		return
+	}
+	names := make([]string, len(restored))
+	for i, c := range restored {
+		names[i] = describeCA(c)
+	}
+	r.add(s.ref.Result(framework.Warning, s.field, fmt.Sprintf(
+		"bundle %q: target %s: restored %d previous CA(s) into %s from annotation %s, the memory of a Copy-mode render, on the switch back to Bundle mode: %s; review them - an annotation is the one place a CA comes back from",
+		r.bundle.Name, s.key, len(restored), s.field, PreviousAnnotation, strings.Join(names, ", "))))
+}
+
+// memoryText returns the text of memory annotation name on the slot's
+// object, and whether it is there and can be read. One that is not a
+// string (a YAML map, a number) or is larger than MaxValueBytes is a
+// warning naming it, and is ignored: this render rewrites it.
+func (r *renderer) memoryText(s slot, name string) (string, bool) {
+	y := annotationNode(s.node, name)
+	if y == nil {
+		return "", false
+	}
+	problem := ""
+	switch {
+	case y.Kind != yaml.ScalarNode:
+		problem = "is a YAML " + kube.NodeKindName(y.Kind) + ", not a string"
+	case y.ShortTag() != yaml.NodeTagString:
+		problem = "is a YAML " + strings.TrimPrefix(y.ShortTag(), "!!") + ", not a string"
+	case len(y.Value) > MaxValueBytes:
+		problem = "is " + tooLarge(len(y.Value))
+	}
+	if problem != "" {
+		r.warnOnce(s.ref, annotationField(name), fmt.Sprintf(
+			"bundle %q: target %s annotation %s %s; it is ignored and this render rewrites it", r.bundle.Name, s.key, name, problem))
+		return "", false
+	}
+	return y.Value, true
 }
 
 // readPrevious reads the previous annotation: the CERTIFICATE blocks that
@@ -75,9 +233,6 @@ func (r *renderer) readPrevious(node *yaml.RNode, key, text string) ([]*x509.Cer
 		r.errorf(ref, field, "bundle %q: target %s annotation %s %s; fix or delete the annotation (it holds the CAs Copy mode keeps for a switch back to Bundle mode)",
 			r.bundle.Name, ref, PreviousAnnotation, fmt.Sprintf(format, args...))
 		return nil, false
-	}
-	if len(text) > MaxValueBytes {
-		return fail("is %s", tooLarge(len(text)))
 	}
 	var certs []*x509.Certificate
 	var skipped []string
@@ -111,6 +266,27 @@ func (r *renderer) readPrevious(node *yaml.RNode, key, text string) ([]*x509.Cer
 	return certs, true
 }
 
+// readSeen reads the seen annotation of a trust-manager Bundle: what its
+// sources held at the last render. It only ever confirms what the Bundle's
+// data holds, so one that cannot be read is a warning and is ignored.
+func (r *renderer) readSeen(s slot) ([]*x509.Certificate, bool) {
+	text, found := r.memoryText(s, SeenAnnotation)
+	if !found {
+		return nil, false
+	}
+	d, err := r.decodePEM([]byte(text))
+	if err != nil || len(d.SkippedTypes) > 0 {
+		problem := "holds a block that is not a certificate"
+		if err != nil {
+			problem = "is not PEM certificate data: " + err.Error()
+		}
+		r.add(s.ref.Result(framework.Warning, annotationField(SeenAnnotation), fmt.Sprintf(
+			"bundle %q: target %s annotation %s %s; it is ignored and this render rewrites it", r.bundle.Name, s.key, SeenAnnotation, problem)))
+		return nil, false
+	}
+	return d.Certificates, true
+}
+
 // parse parses one DER certificate through the run's cache, if any.
 func (r *renderer) parse(der []byte) (*x509.Certificate, error) {
 	if r.env.Certs == nil {
@@ -119,10 +295,12 @@ func (r *renderer) parse(der []byte) (*x509.Certificate, error) {
 	return r.env.Certs.Parse(der)
 }
 
-// readRecord reads the retirement record: the lines without a key and the
-// lines of key. recorded is false when a line is malformed
-// (then, with a warning, the record is not trusted to be complete).
-func (r *renderer) readRecord(node *yaml.RNode, key, text string) (retired map[pki.Fingerprint]time.Time, recorded bool) {
+// readRecord reads the retirement record of slot s: the lines without a
+// key and the lines of its key. recorded is false when a line is
+// malformed (then, with a warning, the record is not trusted to be
+// complete); a line whose time is after now is malformed too: no CA is
+// retired in the future.
+func (r *renderer) readRecord(s slot, text string) (retired map[pki.Fingerprint]time.Time, recorded bool) {
 	retired = map[pki.Fingerprint]time.Time{}
 	var bad []string
 	for i, line := range strings.Split(text, "\n") {
@@ -130,11 +308,14 @@ func (r *renderer) readRecord(node *yaml.RNode, key, text string) (retired map[p
 			continue
 		}
 		fp, at, lineKey, err := parseRecordLine(line)
-		if err == nil && lineKey != "" && lineKey != key {
+		if err == nil && lineKey != "" && lineKey != s.memKey {
 			continue
 		}
 		if _, dup := retired[fp]; err == nil && dup {
 			err = fmt.Errorf("a second line for the same certificate")
+		}
+		if err == nil && at.After(r.env.Now) {
+			err = fmt.Errorf("%s is after this render's now (%s)", at.Format(time.RFC3339), r.env.Now.UTC().Format(time.RFC3339))
 		}
 		if err != nil {
 			bad = append(bad, fmt.Sprintf("line %d %s: %v", i+1, kube.Quote(line), err))
@@ -145,10 +326,9 @@ func (r *renderer) readRecord(node *yaml.RNode, key, text string) (retired map[p
 	if len(bad) == 0 {
 		return retired, true
 	}
-	ref := kube.RefOf(node)
-	r.add(ref.Result(framework.Warning, annotationField(RetiredAnnotation), fmt.Sprintf(
-		"bundle %q: target %s annotation %s is malformed (%s); each line must be \"<SHA-256 hex> <RFC 3339 time>\". Those lines are ignored, and a previous CA without a valid line counts as retired at this render; this render rewrites the record",
-		r.bundle.Name, ref, RetiredAnnotation, strings.Join(bad, "; "))))
+	r.warnOnce(s.ref, annotationField(RetiredAnnotation), fmt.Sprintf(
+		"bundle %q: target %s annotation %s is malformed (%s); each line must be \"<SHA-256 hex> <RFC 3339 time>\", the time no later than now. Those lines are ignored, and a previous CA without a valid line counts as retired at this render; this render rewrites the record",
+		r.bundle.Name, s.ref, RetiredAnnotation, strings.Join(bad, "; ")))
 	return retired, false
 }
 
@@ -173,6 +353,28 @@ func parseRecordLine(line string) (pki.Fingerprint, time.Time, string, error) {
 		key = fields[2]
 	}
 	return fp, at.UTC(), key, nil
+}
+
+// writeMemory writes the retirement record and the previous annotation of
+// an object written by targets, and reports whether either changed.
+func writeMemory(node *yaml.RNode, targets []*Target) (bool, error) {
+	changed, err := setText(node, RetiredAnnotation, formatRecord(targets))
+	if err != nil {
+		return false, err
+	}
+	var prevChanged bool
+	if prev := formatPrevious(targets); prev != "" {
+		prevChanged, err = setText(node, PreviousAnnotation, prev)
+	} else {
+		prevChanged, err = removeAnnotation(node, PreviousAnnotation)
+	}
+	return changed || prevChanged, err
+}
+
+// writeSeen writes the seen annotation of a trust-manager Bundle: the CAs
+// its sources hold now, in canonical order.
+func writeSeen(node *yaml.RNode, current []*x509.Certificate) (bool, error) {
+	return setText(node, SeenAnnotation, string(pki.EncodePEM(bundle.Canonical(current))))
 }
 
 // formatRecord returns the retirement record of an object written by
@@ -212,12 +414,20 @@ func formatPrevious(targets []*Target) string {
 	return b.String()
 }
 
-// setText sets annotation key to value, written as a literal block when it
-// spans lines, and reports whether it changed.
+// setText sets memory annotation key to value, written as a literal block
+// when it spans lines, and reports whether it changed. A value that is not
+// a string (which memoryText reported) is replaced.
 func setText(node *yaml.RNode, key, value string) (bool, error) {
+	replaced := false
+	if a := annotationNode(node, key); a != nil && (a.Kind != yaml.ScalarNode || a.ShortTag() != yaml.NodeTagString) {
+		if err := node.PipeE(yaml.ClearAnnotation(key)); err != nil {
+			return false, err
+		}
+		replaced = true
+	}
 	changed, err := kube.SetAnnotation(node, key, value)
 	if err != nil || !changed || !strings.Contains(value, "\n") {
-		return changed, err
+		return changed || replaced, err
 	}
 	v, err := node.Pipe(yaml.Lookup(yaml.MetadataField, yaml.AnnotationsField, key))
 	if err != nil {
@@ -231,10 +441,26 @@ func setText(node *yaml.RNode, key, value string) (bool, error) {
 
 // removeAnnotation removes annotation key and reports whether it was there.
 func removeAnnotation(node *yaml.RNode, key string) (bool, error) {
-	if _, ok := node.GetAnnotations(key)[key]; !ok {
+	if annotationNode(node, key) == nil {
 		return false, nil
 	}
 	return true, node.PipeE(yaml.ClearAnnotation(key))
+}
+
+// annotationNode returns the value of annotation key of node as written
+// (a null, a map or a number included), or nil when it is absent.
+func annotationNode(node *yaml.RNode, key string) *yaml.Node {
+	annotations := kube.At(node, yaml.MetadataField, yaml.AnnotationsField)
+	if annotations == nil || annotations.YNode().Kind != yaml.MappingNode {
+		return nil
+	}
+	content := annotations.YNode().Content
+	for i := 0; i+1 < len(content); i += 2 {
+		if content[i].Value == key {
+			return content[i+1]
+		}
+	}
+	return nil
 }
 
 // annotationField is the field path of annotation key in results.

@@ -77,13 +77,7 @@ func annotate(node *yaml.RNode, targets []*Target) error {
 		func() (bool, error) {
 			return kube.SetAnnotation(node, RotatedAtAnnotation, rotatedAt.UTC().Format(time.RFC3339))
 		},
-		func() (bool, error) { return setText(node, RetiredAnnotation, formatRecord(targets)) },
-		func() (bool, error) {
-			if prev := formatPrevious(targets); prev != "" {
-				return setText(node, PreviousAnnotation, prev)
-			}
-			return removeAnnotation(node, PreviousAnnotation)
-		},
+		func() (bool, error) { return writeMemory(node, targets) },
 		func() (bool, error) { return setMetadata(node, targets) },
 	} {
 		changed, err := set()

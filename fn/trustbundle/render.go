@@ -126,6 +126,23 @@ type renderer struct {
 	results framework.Results
 	// origins maps each current certificate to where it was read.
 	origins map[pki.Fingerprint]origin
+	// warned holds the messages already given, for warnings about an
+	// object that several slots of the bundle read (the memory of an
+	// object with several caBundle fields).
+	warned map[string]bool
+}
+
+// warnOnce adds a warning at ref and field unless the same one was given.
+func (r *renderer) warnOnce(ref kube.Ref, field, msg string) {
+	key := ref.String() + "\x00" + field + "\x00" + msg
+	if r.warned[key] {
+		return
+	}
+	if r.warned == nil {
+		r.warned = map[string]bool{}
+	}
+	r.warned[key] = true
+	r.add(ref.Result(framework.Warning, field, msg))
 }
 
 // decodePEM is pki.DecodePEM through the run's certificate cache, if any.

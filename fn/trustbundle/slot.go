@@ -8,7 +8,6 @@ import (
 
 	"github.com/rotate-certs/rotate-certs/fn/bundle"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
-	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -40,6 +39,18 @@ type slot struct {
 	// unknown, when set, says why the object has no previous state to
 	// carry (default: the value held no certificate).
 	unknown string
+	// seen is true for a trust-manager Bundle, whose object also keeps
+	// the seen annotation.
+	seen bool
+}
+
+// dataName names the slot's value in messages about its memory: its
+// field, or for a trust-manager Bundle rotate-certs' inLine source.
+func (s slot) dataName() string {
+	if s.seen {
+		return "the inLine source of rotate-certs (" + s.field + ")"
+	}
+	return s.field
 }
 
 // noState ends the warning about a target that had nothing to carry over.
@@ -51,12 +62,12 @@ const noState = "; there was no previous state to carry over, so peers that stil
 // a slot that had no previous state.
 func (r *renderer) merge(s slot, current []*x509.Certificate) (Target, []byte, bool) {
 	var mem bundle.Memory
+	stateful := false
 	if s.node != nil {
 		var ok bool
-		if mem, ok = r.readMemory(s.node, s.memKey, s.previous); !ok {
+		if mem, stateful, ok = r.readMemory(s, current); !ok {
 			return Target{}, nil, false
 		}
-		mem.Restored = restored(mem.Certificates, s.previous)
 	}
 	outcome, err := bundle.MergeTarget(current, mem, r.env.Chains, r.options(), r.env.Now)
 	if err != nil {
@@ -64,6 +75,7 @@ func (r *renderer) merge(s slot, current []*x509.Certificate) (Target, []byte, b
 		return Target{}, nil, false
 	}
 	r.reportDecisions(s.ref, s.field, outcome)
+	r.reportRestored(s, outcome.Restored)
 	pem := outcome.PEM()
 	if len(pem) > s.limit {
 		r.errorf(s.ref, s.field,
@@ -78,7 +90,7 @@ func (r *renderer) merge(s slot, current []*x509.Certificate) (Target, []byte, b
 	switch {
 	case s.node == nil:
 		// The caller creates the object and says so.
-	case len(mem.Certificates) == 0:
+	case !stateful:
 		why := s.unknown
 		if why == "" {
 			why = "held no certificate in " + s.field
@@ -87,19 +99,6 @@ func (r *renderer) merge(s slot, current []*x509.Certificate) (Target, []byte, b
 			fmt.Sprintf("bundle %q: target %s %s%s", r.bundle.Name, s.key, why, noState)))
 	}
 	return t, pem, true
-}
-
-// restored returns the certificates of the target's memory that its value
-// does not hold: those Copy mode set aside, which come back now.
-func restored(memory, value []*x509.Certificate) []*x509.Certificate {
-	in := pki.NewSet(value...)
-	var out []*x509.Certificate
-	for _, c := range memory {
-		if !in.Has(c) {
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 // complete finishes a written target: whether the render changed it and

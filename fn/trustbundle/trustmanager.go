@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rotate-certs/rotate-certs/fn/bundle"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/labels"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
@@ -21,19 +20,19 @@ import (
 // them (the Secrets and ConfigMaps of the trust namespace that are in the
 // input, and the user's inLine sources) as the bundle's current CAs, and
 // keeps one inLine source of its own that carries the previous CAs
-// through the overlap. Its memory of what the sources held is the seen
-// annotation on the Bundle.
+// through the overlap. That source also pins the CAs the sources hold at
+// this render: when cert-manager replaces a CA Secret in the cluster,
+// trust-manager keeps distributing the CA git last saw beside the new one,
+// and when the CA leaves the sources in git it is already in the Bundle's
+// data, so it becomes previous without any annotation adding it. The seen
+// annotation on the Bundle records which of the pinned CAs were the
+// sources'.
 
 const (
 	// TrustManagerGroup is the API group of trust-manager's Bundle.
 	TrustManagerGroup = "trust.cert-manager.io"
 	// TrustManagerVersion is the Bundle apiVersion rotate-certs writes.
 	TrustManagerVersion = TrustManagerGroup + "/v1alpha1"
-	// SeenAnnotation holds, on a Bundle, the CAs its sources held at the
-	// last render (public PEM, canonical order): a CA that leaves the
-	// sources is then known as previous, though no object in git still
-	// holds it.
-	SeenAnnotation = "rotate-certs.dev/seen"
 	// ManagedByLine starts the first line of an inLine source that a tool
 	// owns: "# managed-by: <owner>". rotate-certs' own reads
 	// "# managed-by: rotate-certs.dev/bundle=<bundle name>".
@@ -46,7 +45,7 @@ const (
 
 // ownInLineNote is the line after the marker of rotate-certs' inLine
 // source, for the person who reads the Bundle.
-const ownInLineNote = "# Previous CAs, trusted through the overlap; every render rewrites this source and removes it when none is left.\n"
+const ownInLineNote = "# The CAs the sources held at the last render and the previous CAs, trusted through the overlap; every render rewrites this source.\n"
 
 // trustManagerBundle is the target Bundle as read.
 type trustManagerBundle struct {
@@ -263,7 +262,11 @@ func (r *renderer) readBundleObject(node *yaml.RNode, key string, allKeys bool) 
 		var found bool
 		v, found, err = kube.Lookup(node, key)
 		if err == nil && !found {
-			r.errorf(ref, "data."+kube.Safe(key), "bundle %q: %s has no key %s, which trust-manager Bundle %s reads", r.bundle.Name, ref, kube.Quote(key), r.bundle.Target.Name)
+			what := "has no key"
+			if all, _ := kube.Values(node); len(all) == 0 {
+				what = "is empty: it has no key"
+			}
+			r.errorf(ref, "data."+kube.Safe(key), "bundle %q: %s %s %s, which trust-manager Bundle %s reads", r.bundle.Name, ref, what, kube.Quote(key), r.bundle.Target.Name)
 			return nil, false
 		}
 		values = []kube.Value{v}
@@ -271,6 +274,10 @@ func (r *renderer) readBundleObject(node *yaml.RNode, key string, allKeys bool) 
 	if err != nil {
 		r.errorf(ref, kube.FieldOf(err), "bundle %q: source %s: %v", r.bundle.Name, ref, err)
 		return nil, false
+	}
+	if allKeys && len(values) == 0 {
+		r.add(ref.Result(framework.Warning, "data", fmt.Sprintf("bundle %q: %s is empty; trust-manager Bundle %s reads every key of it (includeAllKeys) and finds no certificate",
+			r.bundle.Name, ref, r.bundle.Target.Name)))
 	}
 	var out []*x509.Certificate
 	for _, v := range values {
@@ -309,17 +316,14 @@ func (r *renderer) readBundlePEM(ref kube.Ref, field string, data []byte) ([]*x5
 	return d.Certificates, true
 }
 
-// renderTrustManager writes the previous CAs into rotate-certs' inLine
-// source of the Bundle (added, rewritten or removed) and what the sources
-// hold now into its seen annotation.
+// renderTrustManager writes the pinned and the previous CAs into
+// rotate-certs' inLine source of the Bundle (added or rewritten) and what
+// the sources hold now into its seen annotation. The inLine source is the
+// Bundle's data: what it holds is the previous state.
 func (r *renderer) renderTrustManager(b *trustManagerBundle, current []*x509.Certificate) (Target, bool) {
-	seen, ok := r.readSeen(b)
-	if !ok {
-		return Target{}, false
-	}
 	s := slot{key: kube.KeyOf(b.node), ref: b.ref, node: b.node, memKey: "spec.sources", field: "spec.sources",
-		previous: append(seen, b.held...), limit: MaxValueBytes, limitWhy: "(1 MiB) rotate-certs writes into one inLine source",
-		unknown: "has no " + SeenAnnotation + " annotation yet (this is the first render)"}
+		previous: b.held, limit: MaxValueBytes, limitWhy: "(1 MiB) rotate-certs writes into one inLine source",
+		unknown: "has no inLine source of rotate-certs yet (this is the first render)", seen: true}
 	if b.own >= 0 {
 		s.field = fmt.Sprintf("spec.sources[%d].inLine", b.own)
 	}
@@ -327,13 +331,13 @@ func (r *renderer) renderTrustManager(b *trustManagerBundle, current []*x509.Cer
 	if !ok {
 		return Target{}, false
 	}
-	field, inLineChanged, err := r.writeOwnInLine(b, bundle.Canonical(res.Outcome.Previous))
+	field, inLineChanged, err := r.writeOwnInLine(b, res.Outcome.Certificates())
 	if err != nil {
 		r.errorf(b.ref, field, "bundle %q: %v", r.bundle.Name, err)
 		return Target{}, false
 	}
 	res.field = field
-	seenChanged, err := setText(b.node, SeenAnnotation, string(pki.EncodePEM(bundle.Canonical(res.Outcome.Current))))
+	seenChanged, err := writeSeen(b.node, res.Outcome.Current)
 	if err != nil {
 		r.errorf(b.ref, annotationField(SeenAnnotation), "bundle %q: %v", r.bundle.Name, err)
 		return Target{}, false
@@ -342,29 +346,10 @@ func (r *renderer) renderTrustManager(b *trustManagerBundle, current []*x509.Cer
 	return res, true
 }
 
-// readSeen reads the seen annotation. One that cannot be read is an error:
-// a CA lost from it would never be carried.
-func (r *renderer) readSeen(b *trustManagerBundle) ([]*x509.Certificate, bool) {
-	text, ok := b.node.GetAnnotations(SeenAnnotation)[SeenAnnotation]
-	if !ok {
-		return nil, true
-	}
-	d, err := r.decodePEM([]byte(text))
-	if err != nil || len(d.SkippedTypes) > 0 {
-		problem := "holds a block that is not a certificate"
-		if err != nil {
-			problem = "is not PEM certificate data: " + err.Error()
-		}
-		r.errorf(b.ref, annotationField(SeenAnnotation), "bundle %q: %s annotation %s %s; fix or delete it (it holds the CAs the Bundle's sources held at the last render)",
-			r.bundle.Name, b.ref, SeenAnnotation, problem)
-		return nil, false
-	}
-	return d.Certificates, true
-}
-
-// writeOwnInLine makes rotate-certs' inLine source hold exactly certs:
-// rewritten in place, appended when new, removed when certs is empty. It
-// returns the field it wrote and whether the Bundle changed.
+// writeOwnInLine makes rotate-certs' inLine source hold exactly certs
+// (the rendered bundle, in canonical order): rewritten in place, appended
+// when new, removed when certs is empty. It returns the field it wrote and
+// whether the Bundle changed.
 func (r *renderer) writeOwnInLine(b *trustManagerBundle, certs []*x509.Certificate) (string, bool, error) {
 	seq := b.sources.YNode()
 	if len(certs) == 0 {

@@ -5,7 +5,9 @@ import (
 	"testing"
 
 	"github.com/rotate-certs/rotate-certs/fn/pki"
+	"github.com/rotate-certs/rotate-certs/internal/testpki"
 	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -46,28 +48,55 @@ func inLines(t *testing.T, items []*yaml.RNode) []string {
 	return nil
 }
 
+// inLineCerts returns the common names of the certificates of an inLine
+// source.
+func inLineCerts(t *testing.T, text string) []string {
+	t.Helper()
+	d, err := pki.DecodePEM([]byte(text))
+	require.NoError(t, err)
+	var out []string
+	for _, c := range d.Certificates {
+		out = append(out, c.Subject.CommonName)
+	}
+	return out
+}
+
+// TestTrustManagerInLineLifecycle: rotate-certs' inLine source pins what
+// the sources hold, so that a CA which leaves them is already in the
+// Bundle's data and is carried as previous; the policy's retain rules drop
+// it later; the user's inLine source is never edited.
 func TestTrustManagerInLineLifecycle(t *testing.T) {
-	roots := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: roots, namespace: trust}\ndata:\n  a.pem: |\n    " + indent(4, pemOf(caNew)) + "\n  b.pem: |\n    " + indent(4, pemOf(signerA)) + "\n  note: not a certificate\n"
+	roots := func(ca testpki.Cert) string {
+		return "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: roots, namespace: trust}\ndata:\n  a.pem: |\n    " + indent(4, pemOf(ca)) + "\n  b.pem: |\n    " + indent(4, pemOf(signerA)) + "\n  note: not a certificate\n"
+	}
 	pinned := inLine("# our partner\n" + pemOf(caNext))
-	first := render(t, tmBundle, parseItems(t, roots,
-		trustManagerBundle(pemOf(caOld, signerA), "configMap: {name: roots, includeAllKeys: true}", pinned)))
+	first := render(t, tmBundle, parseItems(t, roots(caOld),
+		trustManagerBundle("", "configMap: {name: roots, includeAllKeys: true}", pinned)))
 	require.Empty(t, first.matching("error"))
 	got := inLines(t, first.items)
 	require.Len(t, got, 2, "the user's inLine and rotate-certs' own")
 	require.Equal(t, "# our partner\n"+pemOf(caNext), got[0], "the user's source is never edited")
 	require.True(t, strings.HasPrefix(got[1], "# managed-by: rotate-certs.dev/bundle=corp\n"))
-	d, err := pki.DecodePEM([]byte(got[1]))
-	require.NoError(t, err)
-	require.Len(t, d.Certificates, 1)
-	require.Equal(t, "old", d.Certificates[0].Subject.CommonName, "the CA that left the sources is carried")
+	require.Equal(t, []string{"next", "signer-a", "old"}, inLineCerts(t, got[1]), "the pin: what the sources hold now, canonical")
+	require.Len(t, first.matching("has no inLine source of rotate-certs yet"), 1)
 	seen := first.items[1].GetAnnotations()["rotate-certs.dev/seen"]
-	require.Equal(t, pemOf(caNext, caNew, signerA), seen, "seen is what every visible source holds now, canonical")
+	require.Equal(t, pemOf(caNext, signerA, caOld), seen, "seen is what every visible source holds now, canonical")
 
-	// The policy retires the old CA: the inLine source goes, the user's
-	// stays.
-	later := render(t, strings.Replace(tmBundle, "trust}\n", "trust}\n    retain: {maxPrevious: 0}\n", 1), first.again(t))
+	// The source rotates: the old CA is in the pin, so it is carried.
+	items := first.again(t)
+	items[0] = parseItems(t, roots(caNew))[0]
+	rotated := render(t, tmBundle, items)
+	for _, res := range rotated.results {
+		require.Equal(t, framework.Info, res.Severity, res.Message)
+	}
+	require.Equal(t, []string{"next", "new", "signer-a", "old"}, inLineCerts(t, inLines(t, rotated.items)[1]), "the CA that left the sources is carried")
+
+	// The policy retires the old CA: the pin stays, without it.
+	later := render(t, strings.Replace(tmBundle, "trust}\n", "trust}\n    retain: {maxPrevious: 0}\n", 1), rotated.again(t))
 	got = inLines(t, later.items)
-	require.Equal(t, []string{"# our partner\n" + pemOf(caNext)}, got)
+	require.Len(t, got, 2)
+	require.Equal(t, "# our partner\n"+pemOf(caNext), got[0])
+	require.Equal(t, []string{"next", "new", "signer-a"}, inLineCerts(t, got[1]))
 }
 
 func TestTrustManagerInLineOwners(t *testing.T) {
@@ -80,21 +109,44 @@ func TestTrustManagerInLineOwners(t *testing.T) {
 			trustManagerBundle("", "secret: {name: root, key: ca.crt}", inLine(tt.marker+"\n"+pemOf(caOld)))))
 		require.Len(t, r.matching(tt.want), 1, "%s", tt.marker)
 	}
-	// A comment that names no owner is the user's own inLine source.
+	// A comment that names no owner is the user's own inLine source: its
+	// CA is current, and rotate-certs' own source pins it.
 	r := render(t, tmBundle, parseItems(t, src,
 		trustManagerBundle("", "secret: {name: root, key: ca.crt}", inLine("# managed by hand\n"+pemOf(caOld)))))
 	require.Empty(t, r.matching("error"))
-	require.Len(t, inLines(t, r.items), 1, "nothing to carry: every CA is in a source")
+	got := inLines(t, r.items)
+	require.Len(t, got, 2)
+	require.Equal(t, "# managed by hand\n"+pemOf(caOld), got[0])
+	require.Equal(t, []string{"new", "old"}, inLineCerts(t, got[1]))
 }
 
 // TestTrustManagerReadsSnapshots: the Secret the Bundle reads lives in the
 // cluster; its snapshot stands in for it.
 func TestTrustManagerReadsSnapshots(t *testing.T) {
 	snap := "apiVersion: v1\nkind: Secret\nmetadata:\n  name: root\n  namespace: trust\n  annotations: {config.kubernetes.io/local-config: \"true\"}\ndata:\n  ca.crt: " + b64(caNew) + "\n"
-	items := parseItems(t, snap, trustManagerBundle(pemOf(caOld), "secret: {name: root, key: ca.crt}"))
+	items := parseItems(t, snap, trustManagerBundle("", "secret: {name: root, key: ca.crt}"))
 	r := render(t, tmBundle, items)
 	require.Empty(t, r.matching("error"))
-	require.Len(t, inLines(t, r.items), 1)
+	got := inLines(t, r.items)
+	require.Len(t, got, 1)
+	require.Equal(t, []string{"new"}, inLineCerts(t, got[0]))
+}
+
+// TestTrustManagerSeenNeverAddsACA: a CA that only the seen annotation
+// names (no source, not in rotate-certs' inLine source) is not trusted:
+// a warning names the annotation, the Bundle and the CA.
+func TestTrustManagerSeenNeverAddsACA(t *testing.T) {
+	src := "apiVersion: v1\nkind: Secret\nmetadata: {name: root, namespace: trust}\ndata:\n  ca.crt: " + b64(caNew) + "\n"
+	own := inLine("# managed-by: rotate-certs.dev/bundle=corp\n" + pemOf(caNew))
+	r := render(t, tmBundle, parseItems(t, src, trustManagerBundle(pemOf(caNew, caOld), "secret: {name: root, key: ca.crt}", own)))
+	require.Empty(t, r.matching("error"))
+	warned := r.matching(`annotation rotate-certs.dev/seen names CA "CN=old,O=rotate-certs test" sha256:` + pki.FingerprintOf(caOld.Cert).String())
+	require.Len(t, warned, 1)
+	require.Equal(t, framework.Warning, warned[0].Severity)
+	require.Contains(t, warned[0].Message, "Bundle corp")
+	got := inLines(t, r.items)
+	require.Equal(t, []string{"new"}, inLineCerts(t, got[len(got)-1]), "the forged CA is not in the Bundle's data")
+	require.Equal(t, pemOf(caNew), r.items[1].GetAnnotations()["rotate-certs.dev/seen"], "and is dropped from the annotation")
 }
 
 func TestClusterTrustBundleSignerNameIsImmutable(t *testing.T) {

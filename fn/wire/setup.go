@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rotate-certs/rotate-certs/fn/atomicwrite"
+	"github.com/rotate-certs/rotate-certs/fn/manifests"
 )
 
 // Setup says where a new policy goes and what runs it.
@@ -66,9 +67,9 @@ func (s Setup) ExecFor() (string, error) {
 func (s Setup) Wiring() ([]File, error) {
 	var out []File
 	if s.Kustomization != "" {
-		data, err := os.ReadFile(s.Kustomization)
+		data, err := readEditable(s.Kustomization, "--kustomization")
 		if err != nil {
-			return nil, fmt.Errorf("--kustomization: %w", err)
+			return nil, err
 		}
 		rel, err := Rel(s.Policy, filepath.Dir(s.Kustomization))
 		if err != nil {
@@ -81,9 +82,9 @@ func (s Setup) Wiring() ([]File, error) {
 		out = append(out, File{Path: s.Kustomization, Data: b, Changed: changed})
 	}
 	if s.Kptfile != "" {
-		data, err := os.ReadFile(s.Kptfile)
+		data, err := readEditable(s.Kptfile, "--kptfile")
 		if err != nil {
-			return nil, fmt.Errorf("--kptfile: %w", err)
+			return nil, err
 		}
 		dir := filepath.Dir(s.Kptfile)
 		rel, err := Rel(s.Policy, dir)
@@ -103,6 +104,21 @@ func (s Setup) Wiring() ([]File, error) {
 		out = append(out, File{Path: s.Kptfile, Data: b, Changed: changed})
 	}
 	return out, nil
+}
+
+// readEditable reads a file that init edits. One that defines a mapping
+// key twice is refused (naming the file and both lines), as init refuses
+// such input: a parser keeps one of the two values, and an edit would
+// write back a file that says something its author did not mean.
+func readEditable(path, flag string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", flag, err)
+	}
+	if err := manifests.DuplicateKeysError(path, data); err != nil {
+		return nil, err
+	}
+	return data, nil
 }
 
 // Write writes the files that changed, all or none (package atomicwrite,

@@ -3,8 +3,9 @@
 // policy's config.kubernetes.io/function annotation (how kustomize starts
 // the function: an executable or a container image), the kustomization's
 // transformers entry, and the Kptfile's pipeline mutator. It edits the
-// kustomization and the Kptfile in place: comments, key order and the
-// other entries stay.
+// kustomization and the Kptfile in place: comments, key order, the other
+// entries and CRLF line ends stay; a file that defines a key twice is
+// refused, as every command refuses such input.
 package wire
 
 import (
@@ -91,27 +92,21 @@ func Rel(path, dir string) (string, error) {
 // directory) under the kustomization's transformers:, unless it is listed
 // already. changed is false when nothing had to change.
 func AddTransformer(kustomization []byte, policy string) (out []byte, changed bool, err error) {
-	node, err := parseOne(kustomization)
-	if err != nil {
-		return nil, false, err
-	}
-	seq, err := node.Pipe(yaml.LookupCreate(yaml.SequenceNode, "transformers"))
-	if err != nil {
-		return nil, false, fmt.Errorf("transformers: %w", err)
-	}
-	if seq.YNode().Kind != yaml.SequenceNode {
-		return nil, false, errors.New("transformers: not a list")
-	}
-	for _, e := range seq.Content() {
-		if e.Kind == yaml.ScalarNode && cleanRel(e.Value) == cleanRel(policy) {
-			return kustomization, false, nil
+	return edit(kustomization, func(node *yaml.RNode) (bool, error) {
+		seq, err := node.Pipe(yaml.LookupCreate(yaml.SequenceNode, "transformers"))
+		if err != nil {
+			return false, fmt.Errorf("transformers: %w", err)
 		}
-	}
-	if err := seq.PipeE(yaml.Append(yaml.NewStringRNode(policy).YNode())); err != nil {
-		return nil, false, err
-	}
-	out, err = write(node)
-	return out, err == nil, err
+		if seq.YNode().Kind != yaml.SequenceNode {
+			return false, errors.New("transformers: not a list")
+		}
+		for _, e := range seq.Content() {
+			if e.Kind == yaml.ScalarNode && cleanRel(e.Value) == cleanRel(policy) {
+				return false, nil
+			}
+		}
+		return true, seq.PipeE(yaml.Append(yaml.NewStringRNode(policy).YNode()))
+	})
 }
 
 // AddMutator adds to the Kptfile's pipeline.mutators the entry that runs
@@ -119,27 +114,32 @@ func AddTransformer(kustomization []byte, policy string) (out []byte, changed bo
 // directory); an entry with that configPath already there gets r's exec
 // or image instead. changed is false when nothing had to change.
 func AddMutator(kptfile []byte, r Runner, policy string) (out []byte, changed bool, err error) {
-	node, err := parseOne(kptfile)
-	if err != nil {
-		return nil, false, err
-	}
-	if node.GetKind() != "Kptfile" {
-		return nil, false, fmt.Errorf("not a Kptfile (kind %q)", node.GetKind())
-	}
-	seq, err := node.Pipe(yaml.LookupCreate(yaml.SequenceNode, "pipeline", "mutators"))
-	if err != nil {
-		return nil, false, fmt.Errorf("pipeline.mutators: %w", err)
-	}
-	if seq.YNode().Kind != yaml.SequenceNode {
-		return nil, false, errors.New("pipeline.mutators: not a list")
-	}
+	return edit(kptfile, func(node *yaml.RNode) (bool, error) {
+		if node.GetKind() != "Kptfile" {
+			return false, fmt.Errorf("not a Kptfile (kind %q)", node.GetKind())
+		}
+		seq, err := node.Pipe(yaml.LookupCreate(yaml.SequenceNode, "pipeline", "mutators"))
+		if err != nil {
+			return false, fmt.Errorf("pipeline.mutators: %w", err)
+		}
+		if seq.YNode().Kind != yaml.SequenceNode {
+			return false, errors.New("pipeline.mutators: not a list")
+		}
+		return setMutator(seq, r, policy)
+	})
+}
+
+// setMutator makes the mutators list seq run r with configPath policy:
+// the entry with that configPath gets r's exec or image, or a new entry is
+// appended.
+func setMutator(seq *yaml.RNode, r Runner, policy string) (bool, error) {
 	field, value, other := "exec", r.Exec, "image"
 	if r.Image != "" {
 		field, value, other = "image", r.Image, "exec"
 	}
 	elems, err := seq.Elements()
 	if err != nil {
-		return nil, false, err
+		return false, err
 	}
 	for _, e := range elems {
 		cp := e.Field("configPath")
@@ -148,29 +148,44 @@ func AddMutator(kptfile []byte, r Runner, policy string) (out []byte, changed bo
 		}
 		cur := e.Field(field)
 		if cur != nil && yaml.GetValue(cur.Value) == value && e.Field(other) == nil {
-			return kptfile, false, nil
+			return false, nil
 		}
 		if err := e.PipeE(yaml.Clear(other)); err != nil {
-			return nil, false, err
+			return false, err
 		}
-		if err := e.PipeE(yaml.SetField(field, yaml.NewStringRNode(value))); err != nil {
-			return nil, false, err
-		}
-		out, err = write(node)
-		return out, err == nil, err
+		return true, e.PipeE(yaml.SetField(field, yaml.NewStringRNode(value)))
 	}
 	entry := yaml.NewMapRNode(nil)
 	if err := entry.PipeE(yaml.SetField(field, yaml.NewStringRNode(value))); err != nil {
-		return nil, false, err
+		return false, err
 	}
 	if err := entry.PipeE(yaml.SetField("configPath", yaml.NewStringRNode(policy))); err != nil {
+		return false, err
+	}
+	return true, seq.PipeE(yaml.Append(entry.YNode()))
+}
+
+// edit applies change to the one YAML document of data and returns the
+// file rewritten, or data itself when change changed nothing. A file with
+// CRLF line ends (its first line ends in CRLF) is written back with CRLF
+// line ends: kyaml reads and writes LF only.
+func edit(data []byte, change func(*yaml.RNode) (bool, error)) ([]byte, bool, error) {
+	node, err := parseOne(data)
+	if err != nil {
 		return nil, false, err
 	}
-	if err := seq.PipeE(yaml.Append(entry.YNode())); err != nil {
+	changed, err := change(node)
+	if err != nil || !changed {
+		return data, false, err
+	}
+	out, err := write(node)
+	if err != nil {
 		return nil, false, err
 	}
-	out, err = write(node)
-	return out, err == nil, err
+	if first, _, _ := bytes.Cut(data, []byte("\n")); bytes.HasSuffix(first, []byte("\r")) {
+		out = bytes.ReplaceAll(out, []byte("\n"), []byte("\r\n"))
+	}
+	return out, true, nil
 }
 
 // parseOne reads a file of exactly one YAML document, keeping how its

@@ -103,3 +103,41 @@ func TestWriteAllOrNothing(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "old\n", string(data), "an unchanged file is not written")
 }
+
+// TestEditsKeepCRLF: a kustomization or Kptfile written with CRLF line ends
+// (a Windows checkout, core.autocrlf) keeps them: only the added lines are
+// new, every other line stays as it was.
+func TestEditsKeepCRLF(t *testing.T) {
+	in := "# the prod overlay\r\nkind: Kustomization\r\nresources:\r\n- trust.yaml # the target\r\n"
+	out, changed, err := AddTransformer([]byte(in), "rotation-policy.yaml")
+	require.NoError(t, err)
+	require.True(t, changed)
+	require.Equal(t, in+"transformers:\r\n- rotation-policy.yaml\r\n", string(out))
+
+	kpt := "apiVersion: kpt.dev/v1\r\nkind: Kptfile\r\nmetadata:\r\n  name: prod\r\n"
+	out, changed, err = AddMutator([]byte(kpt), Runner{Exec: "./rotate-certs"}, "p.yaml")
+	require.NoError(t, err)
+	require.True(t, changed)
+	require.Equal(t, kpt+"pipeline:\r\n  mutators:\r\n  - exec: ./rotate-certs\r\n    configPath: p.yaml\r\n", string(out))
+}
+
+// TestRefusesDuplicateKeys: a kustomization or Kptfile that defines a key
+// twice does not say what its author meant (YAML parsers keep one of the
+// two values); init refuses such input, and refuses to edit such a file.
+func TestRefusesDuplicateKeys(t *testing.T) {
+	dir := t.TempDir()
+	k := filepath.Join(dir, "kustomization.yaml")
+	require.NoError(t, os.WriteFile(k, []byte("kind: Kustomization\nresources:\n- a.yaml\nresources:\n- b.yaml\n"), 0o644))
+	kpt := filepath.Join(dir, "Kptfile")
+	require.NoError(t, os.WriteFile(kpt, []byte("apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: a\n  name: b\n"), 0o644))
+	for _, s := range []Setup{
+		{Policy: filepath.Join(dir, "p.yaml"), Kustomization: k},
+		{Policy: filepath.Join(dir, "p.yaml"), Kptfile: kpt, Runner: Runner{Exec: "./rotate-certs"}},
+	} {
+		_, err := s.Wiring()
+		require.Error(t, err)
+		require.Contains(t, err.Error(), "already defined at line")
+	}
+	_, err := (Setup{Policy: filepath.Join(dir, "p.yaml"), Kustomization: k}).Wiring()
+	require.Equal(t, k+":4: mapping key \"resources\" already defined at line 2 (a missing --- between two documents?)", err.Error())
+}

@@ -42,15 +42,15 @@ func Main(m *testing.M, binary *string) int {
 }
 
 // Build compiles ./cmd/rotate-certs into dir/rotate-certs as the Dockerfile
-// does - static (CGO_ENABLED=0), -trimpath - with ldflags, and returns its
-// path.
+// does - static (CGO_ENABLED=0), -trimpath, -buildvcs=false - with ldflags,
+// and returns its path.
 func Build(dir, ldflags string) (string, error) {
 	root, err := golden.Root()
 	if err != nil {
 		return "", err
 	}
 	bin := filepath.Join(dir, "rotate-certs")
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", ldflags, "-o", bin, "./cmd/rotate-certs")
+	cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-ldflags", ldflags, "-o", bin, "./cmd/rotate-certs")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -94,10 +94,16 @@ func howToGet(name string) string {
 		return "run `make tools` (installs the pinned kustomize into bin/)"
 	case "helm":
 		return "run `make tools` (installs the pinned Helm 3 into bin/)"
+	case "helm4":
+		return "run `make tools` (installs the pinned Helm 4 into bin/helm4)"
 	case "kpt":
 		return "no make target installs kpt; the kpt tests need it on PATH (/usr/bin/kpt on CI)"
 	case "podman", "runc":
 		return "`make container-tools` (part of `make tools`) installs podman and runc from Debian when run as root"
+	case "registry":
+		return "run `make registry` (installs go-containerregistry's loopback registry into bin/)"
+	case "goreleaser", "ko", "cosign":
+		return "run `make " + name + "` (part of `make tools`: the pinned " + name + " into bin/)"
 	case "keytool":
 		return "`make test-tools` installs Debian's headless JRE (default-jre-headless) when run as root"
 	case "prlimit":

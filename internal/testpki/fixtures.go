@@ -37,6 +37,8 @@ type fixture struct {
 //   - client-old: a leaf of ca-2025 valid until 2027-04-13
 //   - kube-admin: a kubeconfig client certificate of signer-b-1
 //   - example-client-old: a second client of example-ca-old (kyma-gateway)
+//   - attacker-ca: a CA that no source, target or Copy-mode memory of any
+//     case holds; the hostile cases write it into annotations only
 //   - example-*: long-lived certificates (2026-2036) for the examples, which
 //     run on the wall clock
 var fixtures = map[string]fixture{
@@ -45,6 +47,7 @@ var fixtures = map[string]fixture{
 	"ca-2027":      {"", Date(2026, 12, 1), Days(730), "", false},
 	"ca-expired":   {"", Date(2024, 1, 1), Days(366), "", false},
 	"ca-expiring":  {"", Date(2025, 12, 10), Days(365), "", false},
+	"attacker-ca":  {"", Date(2026, 10, 1), Days(730), "", false},
 	"leaf-old":     {"ca-2025", Date(2026, 10, 1), Days(90), "", false},
 	"leaf-new":     {"ca-2026", Date(2026, 11, 10), Days(90), "", false},
 	"leaf-expired": {"ca-2025", Date(2026, 1, 1), Days(90), "", false},

@@ -69,6 +69,40 @@ func TestInitThenKustomizeBuild(t *testing.T) {
 	require.Equal(t, string(k), string(again))
 }
 
+// TestInitKustomizationAsWritten: init edits a kustomization with CRLF
+// line ends (a Windows checkout) without rewriting its other lines, and
+// kustomize still builds it; a kustomization that defines a key twice is
+// refused, naming the file and both lines, and nothing is written - as
+// init refuses such input.
+func TestInitKustomizationAsWritten(t *testing.T) {
+	root, pkg := bareExample(t)
+	k := filepath.Join(root, pkg, "kustomization.yaml")
+	lf, err := os.ReadFile(k)
+	require.NoError(t, err)
+	crlf := strings.ReplaceAll(string(lf), "\n", "\r\n")
+	require.NoError(t, os.WriteFile(k, []byte(crlf), 0o644))
+	_, stderr, code := runIn(t, root, "", "init", pkg, "--now", checkNow,
+		"-o", pkg+"/rotation-policy.yaml", "--exec", "bin/rotate-certs", "--kustomization", pkg+"/kustomization.yaml")
+	require.Equal(t, 0, code, stderr)
+	edited := readFile(t, k)
+	require.Equal(t, crlf+"transformers:\r\n- rotation-policy.yaml\r\n", edited, "every line keeps its CRLF")
+	t.Run("kustomize builds it", func(t *testing.T) {
+		kustomize := e2eharness.Tool(t, "kustomize")
+		_, stderr, err := run(t, filepath.Join(root, pkg), kustomize, "build", "--enable-alpha-plugins", "--enable-exec", ".")
+		require.NoError(t, err, stderr)
+	})
+
+	dup := strings.Replace(string(lf), "resources:\n", "resources:\n- extra.yaml\nresources:\n", 1)
+	require.NoError(t, os.WriteFile(k, []byte(dup), 0o644))
+	require.NoError(t, os.Remove(filepath.Join(root, pkg, "rotation-policy.yaml")))
+	before := e2eharness.Files(t, root)
+	_, stderr, code = runIn(t, root, "", "init", pkg, "--now", checkNow,
+		"-o", pkg+"/rotation-policy.yaml", "--exec", "bin/rotate-certs", "--kustomization", pkg+"/kustomization.yaml")
+	require.Equal(t, 1, code, stderr)
+	require.Regexp(t, `kustomization.yaml:\d+: mapping key "resources" already defined at line \d+`, stderr)
+	require.Equal(t, before, e2eharness.Files(t, root), "nothing written")
+}
+
 // TestInitThenKptFnRender: `init --exec --kptfile` followed by `kpt fn
 // render --allow-exec` (from the package directory) renders the package
 // in place with no hand edits.
