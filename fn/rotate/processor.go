@@ -56,8 +56,12 @@ type run struct {
 	results   framework.Results
 	// bundles maps a bundle's name to what it rendered, for later steps.
 	bundles map[string]renderedBundle
-	// leaves indexes the input's leaves once for every step (leafIndex).
-	leaves *bundle.LeafIndex
+	// chains indexes the input's certificates once for every step
+	// (chainIndex).
+	chains *bundle.ChainIndex
+	// secrets indexes the input's Secrets, snapshots included, for the
+	// cert-manager annotations of the re-issue list (secret).
+	secrets map[kube.Key]*yaml.RNode
 	// verify is the run's memoized signature check (verifier).
 	verify func(ca, cert *x509.Certificate) bool
 	// certs parses every certificate of the run once - sources, targets,

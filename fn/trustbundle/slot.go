@@ -73,12 +73,12 @@ func (r *renderer) merge(s slot, current []*x509.Certificate) (Target, []byte, b
 	if r.env.Hold != nil && s.node != nil && !opts.Copy {
 		opts.HoldUntil, _ = r.env.Hold(r.bundle, s.node)
 	}
-	outcome, err := bundle.MergeTarget(current, mem, r.env.Leaves, opts, r.env.Now)
+	outcome, err := bundle.MergeTarget(current, mem, r.env.Chains, opts, r.env.Now)
 	if err != nil {
 		r.errorf(r.env.PolicyRef, r.path+".sources", "bundle %q: %v", r.bundle.Name, err)
 		return Target{}, nil, false
 	}
-	r.reportDecisions(s.ref, s.field, outcome, opts.HoldUntil)
+	r.reportDecisions(s.ref, s.field, outcome)
 	r.reportRestored(s, outcome.Restored)
 	pem := outcome.PEM()
 	if len(pem) > s.limit {

@@ -47,6 +47,14 @@ func TestUnsafeSettingsFail(t *testing.T) {
 		{1, Settings{Mode: policy.ModeCopy}},
 		// Two signers rotating on the same day need two previous CAs.
 		{2, Settings{Mode: policy.ModeBundle, MaxPrevious: 1}},
+		// The mesh's control: without protectIssuers, retain.for lets the
+		// old anchor go while the issuer in git still chains to it.
+		{7, Settings{Mode: policy.ModeBundle, MaxPrevious: 1, RetainForDays: 1, NoProtectIssuers: true}},
+		// protectIssuers keeps the anchor until the issuer is re-issued,
+		// and no longer: the workloads' certificates of the old issuer,
+		// which are not in git, outlive that render by a day or two.
+		// dropUnusedAfter, not retain.for, ends a mesh's overlap.
+		{7, Settings{Mode: policy.ModeBundle, MaxPrevious: 1, RetainForDays: 1}},
 	} {
 		c, err := CadenceByID(tc.cadence)
 		require.NoError(t, err)
@@ -162,4 +170,22 @@ func TestFleetWavesCanOverlap(t *testing.T) {
 	st, err := Run(Config{Cadence: c, Days: 60, Seed: 1})
 	require.NoError(t, err)
 	require.Greater(t, st.MaxWavesRolling, 1)
+}
+
+// A mesh (cadence 7): the anchor signs an issuer in git, the issuer signs
+// certificates that live in memory. With the safe settings the old anchor
+// stays until the issuer is re-issued and dropUnusedAfter has passed, and
+// leaves then: each rotation changes the bundle twice (the new anchor
+// enters, the old one goes), and no workload certificate of the old
+// issuer is ever rejected by a bundle that trusted its anchor.
+func TestMeshIssuerChains(t *testing.T) {
+	c, err := CadenceByID(7)
+	require.NoError(t, err)
+	for seed := uint64(1); seed <= 3; seed++ {
+		st, err := Run(Config{Cadence: c, Days: shortDays, Seed: seed})
+		require.NoError(t, err)
+		require.Zero(t, st.Failures, "seed %d: %s", seed, strings.Join(st.Examples, "\n"))
+		require.Equal(t, 2, st.MaxBundle, "the new anchor and the old one, never more")
+		require.Equal(t, 2*st.Rotations, st.BundleChanges, "seed %d: the old anchor enters and leaves once per rotation", seed)
+	}
 }

@@ -91,6 +91,7 @@ func newCIRepo(t *testing.T) ciRepo {
 	root := t.TempDir()
 	dir := filepath.Join(root, "repo")
 	require.NoError(t, os.CopyFS(dir, os.DirFS(ciDir)))
+	e2eharness.PinClock(t, dir, e2eharness.StagedNow)
 	r := ciRepo{dir: dir, output: filepath.Join(root, "github-output")}
 	// What a GitHub-hosted runner provides, minus the network: git, bash,
 	// coreutils and rotate-certs (the workflow's go install) on the PATH.
