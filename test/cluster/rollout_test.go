@@ -77,14 +77,19 @@ var exampleScenarios = []scenario{
 		rolled: []string{"Deployment envoy-gateway-system/envoy-ratelimit"}},
 	{name: "waves", top: "waves", ownTest: "TestWavesRollout"},
 	// Chains: an anchor or root that signs an issuer or intermediate. The
-	// Linkerd control plane reads the anchors through env and rolls, and
-	// so does the meshed workload the policy names; istiod reloads cacerts
-	// by itself; cert-manager's Certificates and ClusterIssuers are applied
-	// under cert-manager's CRDs.
+	// Linkerd control plane reads the anchors through env and rolls;
+	// istiod reloads cacerts by itself; cert-manager's Certificates and
+	// ClusterIssuers are applied under cert-manager's CRDs. restart.mesh
+	// rolls exactly the workloads each mesh's injector injects: not
+	// emojivoto/vote-bot and shop/payments (opted out in their pod
+	// templates), not tools/metrics-scraper (no injection asked) and not
+	// legacy/inventory-db (injection disabled for its namespace).
 	{name: "linkerd", top: "linkerd", dir: "linkerd", policy: "rotation-policy.yaml", kustomizeRuns: true,
 		rolled: []string{"Deployment linkerd/linkerd-identity", "Deployment linkerd/linkerd-destination",
-			"Deployment linkerd/linkerd-proxy-injector", "Deployment emojivoto/web"}},
-	{name: "istio", top: "istio", dir: "istio", policy: "rotation-policy.yaml", kustomizeRuns: true},
+			"Deployment linkerd/linkerd-proxy-injector", "Deployment emojivoto/web", "Deployment emojivoto/emoji",
+			"Deployment emojivoto/voting", "Deployment tools/debug-shell"}},
+	{name: "istio", top: "istio", dir: "istio", policy: "rotation-policy.yaml", kustomizeRuns: true,
+		rolled: []string{"Deployment shop/checkout", "Deployment catalog/search"}},
 	{name: "cert-manager", top: "cert-manager", dir: "cert-manager", policy: "rotation-policy.yaml", kustomizeRuns: true,
 		crds:   certManagerCRDs,
 		rolled: []string{"Deployment billing/billing-api", "Deployment shop/checkout"}},
