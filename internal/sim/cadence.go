@@ -165,7 +165,6 @@ func meshCadence() Cadence {
 	}
 }
 
-
 // fleetCadence is a bundle that 200 Deployments share, each reading it
 // through env (it must be rolled to see a new CA), rolled in waves of 10%
 // four days apart: a wave rolls out within the pick-up lag (0-3 days)
