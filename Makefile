@@ -127,7 +127,7 @@ test: build tools lint
 ## the RotationPolicy's JSON Schema and KRMFunctionDefinition under schemas/; review the change
 ## with git diff before committing it
 golden:
-	UPDATE_GOLDEN=1 $(GO) test -count=1 -run '^(TestGolden|TestCheckGolden|TestCheckInputShapes|TestExampleTimeline|TestCommittedFiles)$$' ./fn/rotate ./cmd/rotate-certs ./internal/policyschema
+	UPDATE_GOLDEN=1 $(GO) test -count=1 -run '^(TestGolden|TestCheckGolden|TestCheckInputShapes|TestCheckWaves|TestExampleTimeline|TestCommittedFiles)$$' ./fn/rotate ./cmd/rotate-certs ./internal/policyschema
 
 ## demo: rotate a CA on the envoy-gateway example and show what changed
 demo: build $(KUSTOMIZE)
