@@ -5,9 +5,14 @@
 // (docs/design/contract.md, Restart rules).
 //
 // The decision is plain Go over a small model of a pod template (Template):
-// which Secrets and ConfigMaps it reads, and how. kinds.go lists the kinds
-// whose pod templates are read; extract.go maps their RNodes onto the
-// model and apply.go writes the one annotation back in place.
+// which Secrets, ConfigMaps and ClusterTrustBundles it reads, and how.
+// kinds.go lists the kinds whose pod templates are read; extract.go maps
+// their RNodes onto the model; readers.go finds the readers of what a
+// trust-manager Bundle writes and of ClusterTrustBundles, inject.go the
+// workloads whose trust is injected at admission (restart.mesh,
+// restart.injected); plan.go and waves.go spread a roll over waves
+// (restart.waves) with its record on the targets; apply.go writes the one
+// annotation back in place.
 package restart
 
 import "github.com/rotate-certs/rotate-certs/fn/labels"
