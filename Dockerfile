@@ -29,7 +29,7 @@ RUN go mod download
 COPY cmd/ cmd/
 COPY fn/ fn/
 COPY internal/ internal/
-RUN GOOS=${TARGETOS} GOARCH=${TARGETARCH} go build -trimpath -ldflags "-s -w -X main.version=${VERSION} -X main.commit=${COMMIT}" -o /out/rotate-certs ./cmd/rotate-certs
+RUN GOOS=${TARGETOS} GOARCH=${TARGETARCH} go build -trimpath -buildvcs=false -ldflags "-s -w -X main.version=${VERSION} -X main.commit=${COMMIT}" -o /out/rotate-certs ./cmd/rotate-certs
 
 # A static binary needs no libc: distroless static, as its nonroot user.
 FROM gcr.io/distroless/static-debian12:nonroot

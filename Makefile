@@ -9,25 +9,38 @@ KUSTOMIZE := $(BIN)/kustomize
 # plugins); v3.22.0 builds with Go 1.26.
 HELM_VERSION := v3.22.0
 HELM := $(BIN)/helm
+# Helm 4, whose post-renderers are postrenderer/v1 plugins (examples/helm/plugin),
+# as bin/helm4 beside Helm 3.
+HELM4_VERSION := v4.3.1
+HELM4 := $(BIN)/helm4
+# go-containerregistry's cmd/registry: the loopback OCI registry tests push to.
+GGCR_VERSION := v0.22.1
+REGISTRY := $(BIN)/registry
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+# The one build of the binary, shared by the Dockerfile, .goreleaser.yaml and .ko.yaml
+# (test/e2e compares them): static, -trimpath, no VCS stamp (a Docker build context has
+# no .git; the commit is stamped with -X), so that every channel ships the same bytes.
+BUILDFLAGS := -trimpath -buildvcs=false
 
 export GOTOOLCHAIN := local
 export PATH := $(BIN):$(PATH)
 
-.PHONY: all build test golden demo tools test-tools report-tools control-plane container-tools java-tools lint clean bench image
+.PHONY: all build test golden demo tools test-tools report-tools control-plane container-tools java-tools lint clean bench image registry argocd
 
 all: build
 
 ## build: compile bin/rotate-certs
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/rotate-certs ./cmd/rotate-certs
+	CGO_ENABLED=0 $(GO) build $(BUILDFLAGS) -ldflags '$(LDFLAGS)' -o $(BIN)/rotate-certs ./cmd/rotate-certs
 
-## tools: install the pinned kustomize and Helm into bin/, build the pinned Kubernetes
-## control plane into a per-machine cache, and the Debian programs some tests drive
-## (rsvg-convert, promtool, nginx, podman, runc, keytool) when absent; demo needs only kustomize
-tools: $(KUSTOMIZE) $(HELM) control-plane test-tools
+## tools: install the pinned kustomize, Helm 3, Helm 4, the loopback OCI registry and the
+## release tools (goreleaser, ko, cosign) into bin/, build the pinned Kubernetes control
+## plane and Argo CD's plugin harness into a per-machine cache, and the Debian programs some
+## tests drive (rsvg-convert, promtool, nginx, podman, runc, keytool) when absent; demo needs
+## only kustomize
+tools: $(KUSTOMIZE) $(HELM) $(HELM4) registry control-plane argocd test-tools release-tools
 
 ## test-tools: best effort, the optional programs some tests drive (each such test skips
 ## with a message without its program): rsvg-convert, promtool, nginx, podman, runc and
@@ -51,6 +64,26 @@ $(KUSTOMIZE):
 
 $(HELM):
 	GOBIN=$(BIN) $(GO) install -ldflags '-X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION)' helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
+
+# go install names the binary helm: it is installed beside bin/ and renamed helm4.
+$(HELM4):
+	GOBIN=$(BIN)/.helm4 $(GO) install -ldflags '-X helm.sh/helm/v4/internal/version.version=$(HELM4_VERSION)' helm.sh/helm/v4/cmd/helm@$(HELM4_VERSION)
+	mv $(BIN)/.helm4/helm $(HELM4) && rmdir $(BIN)/.helm4
+
+## registry: go-containerregistry's in-memory OCI registry into bin/registry, the loopback
+## registry the OCI artifact tests start (internal/e2eharness.StartRegistry; they skip without it)
+registry: $(REGISTRY)
+$(REGISTRY):
+	GOBIN=$(BIN) $(GO) install github.com/google/go-containerregistry/cmd/registry@$(GGCR_VERSION)
+
+## argocd: Argo CD ARGOCD_VERSION's argocd-cmp-server and repo-server manifest generation, as
+## one small harness (hack/argocd/harness.go) built inside a checkout of the release once per
+## machine into ARGOCD_DIR/bin (hack/argocd.sh); the Argo CD plugin tests skip without it.
+## ARGOCD_VERSION must match internal/e2eharness.ArgoCDVersion.
+ARGOCD_VERSION := v3.2.12
+ARGOCD_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/rotate-certs/argocd-$(ARGOCD_VERSION)
+argocd:
+	@GO=$(GO) ./hack/argocd.sh $(ARGOCD_VERSION) $(ARGOCD_DIR)
 
 ## control-plane: etcd, kube-apiserver, kube-controller-manager and kubectl of Kubernetes
 ## K8S_VERSION, built from the Go module proxy once per machine into CONTROL_PLANE_DIR/bin
@@ -84,16 +117,17 @@ java-tools:
 ## test: every test - unit, golden, semantic, TLS, and end to end with kustomize, kpt, a real
 ## API server and podman; prints one line per package, then every failure and every skipped
 ## test with its reason
-TEST_MODULES := . test/crdschema
+TEST_MODULES := . test/crdschema test/flux test/release
 test: build tools lint
 	@$(GO) build -o $(BIN)/testsummary ./internal/testsummary
 	@set -o pipefail; for m in $(TEST_MODULES); do (cd $$m && $(GO) test -json -count=1 -timeout 45m ./...); done 2>&1 | $(BIN)/testsummary
 
 ## golden: rewrite the golden outputs from the current code - testdata/golden/*/expected.yaml,
-## testdata/check/*/expected.*, examples/report-manifests.yaml and examples/report-timeline.svg;
-## review the change with git diff before committing it
+## testdata/check/*/expected.*, examples/report-manifests.yaml, examples/report-timeline.svg and
+## the RotationPolicy's JSON Schema and KRMFunctionDefinition under schemas/; review the change
+## with git diff before committing it
 golden:
-	UPDATE_GOLDEN=1 $(GO) test -count=1 -run '^(TestGolden|TestCheckGolden|TestCheckInputShapes|TestExampleTimeline)$$' ./fn/rotate ./cmd/rotate-certs
+	UPDATE_GOLDEN=1 $(GO) test -count=1 -run '^(TestGolden|TestCheckGolden|TestCheckInputShapes|TestCheckWaves|TestExampleTimeline|TestCommittedFiles)$$' ./fn/rotate ./cmd/rotate-certs ./internal/policyschema
 
 ## demo: rotate a CA on the envoy-gateway example and show what changed
 demo: build $(KUSTOMIZE)
@@ -117,7 +151,7 @@ bench: build $(KUSTOMIZE)
 lint:
 	$(GO) vet ./...
 	@for m in $(TEST_MODULES); do (cd $$m && $(GO) mod tidy -diff) || { echo "go.mod of $$m is not tidy: run go mod tidy there"; exit 1; }; done
-	@out=$$(gofmt -l cmd fn internal test bench); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	@out=$$(gofmt -l cmd fn internal test bench hack); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 clean:
 	rm -rf $(BIN)
@@ -154,3 +188,47 @@ nginx:
 	  { command -v apt-get >/dev/null && apt-get update -qq && \
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nginx; } || \
 	  echo "nginx is not installed and could not be installed: the nginx mTLS test will skip"
+
+# --- release: goreleaser, ko, cosign and a loopback OCI registry, each pinned at a release
+# that builds with Go 1.26 (GOTOOLCHAIN=local), built once into bin/ (a no-op after) ---
+.PHONY: release-tools goreleaser ko cosign release-snapshot image-oci
+# goreleaser's main declares a newer Go (v2.18+ declare go 1.27); v2.17.x need nfpm v2.47,
+# which needs a module the Go module proxy does not serve (go.digitalxero.dev/go-msix): v2.16.0
+# is the newest release that builds with Go 1.26.
+GORELEASER_VERSION := v2.16.0
+KO_VERSION := v0.19.1
+COSIGN_VERSION := v3.1.3
+GORELEASER := $(BIN)/goreleaser
+KO := $(BIN)/ko
+COSIGN := $(BIN)/cosign
+
+## release-tools: goreleaser, ko, cosign and the loopback registry (`make registry`, above)
+## into bin/ (part of `make tools`)
+release-tools: goreleaser ko cosign registry
+goreleaser: $(GORELEASER)
+ko: $(KO)
+cosign: $(COSIGN)
+
+$(GORELEASER):
+	GOBIN=$(BIN) $(GO) install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)
+
+$(KO):
+	GOBIN=$(BIN) $(GO) install github.com/google/ko@$(KO_VERSION)
+
+$(COSIGN):
+	GOBIN=$(BIN) $(GO) install github.com/sigstore/cosign/v3/cmd/cosign@$(COSIGN_VERSION)
+
+## release-snapshot: goreleaser release --snapshot, offline, into dist/: the archives of
+## linux/darwin amd64/arm64, checksums.txt and an SPDX SBOM per archive; the checksums are
+## signed only when COSIGN_PRIVATE_KEY (and COSIGN_PASSWORD) are set
+release-snapshot: $(GORELEASER) $(COSIGN)
+	$(GORELEASER) release --snapshot --clean $(if $(COSIGN_PRIVATE_KEY),,--skip=sign)
+
+## image-oci: the container image built by ko (.ko.yaml) into an OCI layout in dist/image/oci,
+## its SPDX SBOMs in dist/image/sbom; the base image comes from a registry (KO_DEFAULTBASEIMAGE
+## overrides .ko.yaml's). Publishing: KO_DOCKER_REPO=... ko build --bare --tags vX.Y.Z,vX.Y
+IMAGE_REPO ?= ghcr.io/rotate-certs/rotate-certs
+image-oci: $(KO)
+	rm -rf dist/image
+	VERSION=$(VERSION) COMMIT=$(COMMIT) KO_DOCKER_REPO=$(IMAGE_REPO) $(KO) build --bare --push=false \
+	  --oci-layout-path dist/image/oci --sbom-dir dist/image/sbom ./cmd/rotate-certs

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"time"
 
@@ -9,7 +10,7 @@ import (
 )
 
 func newRenderCommand(stdout, stderr io.Writer) *cobra.Command {
-	var policyFile string
+	var policyFile, nowFlag string
 	var dryRun bool
 	cmd := &cobra.Command{
 		Use:   "render DIR [--policy FILE]",
@@ -54,10 +55,20 @@ render removes what it left.`,
   rotate-certs render ./clusters/prod --policy ./policies/prod.yaml
 
   # in CI, render and commit only when something changed: examples/ci
-  ./render-and-commit.sh ./clusters/prod ./clusters/prod/rotation-policy.yaml`,
+  ./render-and-commit.sh ./clusters/prod ./clusters/prod/rotation-policy.yaml
+
+  # what a render three days from now would do (restart waves that come due)
+  rotate-certs render . --dry-run --now 2026-11-25`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if code := repo.Render(args[0], repo.Options{PolicyFile: policyFile, DryRun: dryRun, Now: time.Now, Stdout: stdout, Stderr: stderr}); code != exitOK {
+			o := repo.Options{PolicyFile: policyFile, DryRun: dryRun, Now: time.Now, Stdout: stdout, Stderr: stderr}
+			if nowFlag != "" {
+				var err error
+				if o.At, err = parseNow(nowFlag); err != nil {
+					return usageError(cmd, fmt.Errorf("--now: %w", err))
+				}
+			}
+			if code := repo.Render(args[0], o); code != exitOK {
 				return exit(code, nil)
 			}
 			return nil
@@ -65,5 +76,6 @@ render removes what it left.`,
 	}
 	cmd.Flags().StringVar(&policyFile, "policy", "", "RotationPolicy file: render DIR as one package with it (default: every policy under DIR, each for its own package)")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "write nothing; print the unified diff of what would change")
+	cmd.Flags().StringVar(&nowFlag, "now", "", "render at this RFC 3339 time or date (2026-11-22) instead of the clock; wins over the policies' spec.now")
 	return cmd
 }

@@ -29,43 +29,36 @@ type Options struct {
 	// RetainFor, when positive, drops a previous CA that long after its
 	// retirement (see Memory).
 	RetainFor time.Duration
-	// ProtectIssuers keeps a previous CA that still verifies a valid leaf.
+	// DropUnusedAfter, when positive, drops a previous CA that nothing in
+	// the input chains to that long after its retirement.
+	DropUnusedAfter time.Duration
+	// ProtectIssuers keeps a previous CA that a valid certificate of the
+	// input still chains to.
 	ProtectIssuers bool
-	// Verify reports whether ca signed cert; nil means Verifies. Callers
-	// that merge many bundles over the same leaves pass a memoizing one.
-	Verify func(ca, cert *x509.Certificate) bool
+	// HoldUntil, when set, keeps every previous CA that has not expired,
+	// whatever maxPrevious, retain.for and dropUnusedAfter say: the
+	// bundle's workloads roll out in waves that are not done (until then
+	// at least), and some still run with the trust they started with.
+	HoldUntil time.Time
 }
 
-// Leaf is an end-entity certificate found in the input, with an opaque
-// description of where it was found (used in messages only).
-type Leaf struct {
-	Cert  *x509.Certificate
-	Where string
-}
-
-// Reason says why a certificate was dropped or kept beyond the limits.
+// Reason says why a certificate was dropped.
 type Reason string
 
-// Reasons reported in Outcome.Decisions.
+// Reasons reported in Outcome.Decisions and Fate.Reason.
 const (
-	DroppedDuplicate      Reason = "duplicate"
 	DroppedExpiredCurrent Reason = "expired current"
 	DroppedExpired        Reason = "expired previous"
 	DroppedRetainFor      Reason = "retain.for elapsed"
+	DroppedUnused         Reason = "unused: retain.dropUnusedAfter elapsed"
 	DroppedMaxPrevious    Reason = "beyond retain.maxPrevious"
-	DroppedCopyMode       Reason = "Copy mode"
-	RememberedCopyMode    Reason = "Copy mode; remembered for a switch back to Bundle mode"
-	KeptProtected         Reason = "protected issuer"
 )
 
-// Decision records what happened to one certificate that did not simply
-// pass into the output.
+// Decision records a current certificate that did not pass into the
+// output (rule 1); previous CAs have a Fate each.
 type Decision struct {
 	Cert   *x509.Certificate
 	Reason Reason
-	// Leaves are the leaves that made a protected CA stay. The slice may
-	// be shared with other outcomes of the same LeafIndex: read only.
-	Leaves []Leaf
 }
 
 // Outcome is the computed bundle.
@@ -87,11 +80,14 @@ type Outcome struct {
 	// is also in Previous. No other certificate enters a bundle that is
 	// not current or already in the target's data.
 	Restored []*x509.Certificate
-	// Retired is when each previous certificate that was not expired
-	// stopped being current (see Memory), by SHA-256: the kept ones, the
-	// remembered ones and the dropped ones alike.
-	Retired map[pki.Fingerprint]time.Time
-	// Decisions explain every dropped or protected certificate.
+	// Fates are the decisions about every previous CA, most recently
+	// retired first, expired ones last.
+	Fates []Fate
+	// Broken are the certificates of the input that verify against
+	// nothing the bundle trusts because a CA on their chain left it or
+	// expired, other than the dependents of the dropped Fates.
+	Broken []Broken
+	// Decisions explain every current certificate that was dropped.
 	Decisions []Decision
 }
 
@@ -140,30 +136,37 @@ func (o Outcome) LatestNotBefore() time.Time {
 	return latest
 }
 
-// Merge computes the bundle from a target that carries no retirement
-// record: MergeTarget with Memory{Certificates: previous}.
-func Merge(current, previous []*x509.Certificate, leaves *LeafIndex, opts Options, now time.Time) (Outcome, error) {
-	return MergeTarget(current, Memory{Certificates: previous}, leaves, opts, now)
-}
-
 // MergeTarget computes the bundle. current is every certificate read from
 // the sources in source order; target is what the existing target
-// remembers (its certificates and retirement record); leaves are the
-// leaves of the input, indexed once per run (nil for none). It fails when
-// no current certificate is left.
-func MergeTarget(current []*x509.Certificate, target Memory, leaves *LeafIndex, opts Options, now time.Time) (Outcome, error) {
+// remembers (its certificates and retirement record); chains indexes the
+// certificates of the input once per run (nil for none). It fails when no
+// current certificate is left.
+func MergeTarget(current []*x509.Certificate, target Memory, chains *ChainIndex, opts Options, now time.Time) (Outcome, error) {
 	var out Outcome
 	cur := pki.NewSet()
 	if err := out.mergeCurrent(cur, current, now); err != nil {
 		return Outcome{}, err
 	}
-	prev, remembered := out.mergePrevious(target, cur, now)
-	out.keepPrevious(prev, leaves, opts, now)
-	for _, c := range out.Previous {
-		if remembered.Has(c) {
-			out.Restored = append(out.Restored, c)
+	prev, expired, remembered := out.mergePrevious(target, cur, now)
+	m := newMerger(chains, out.Current, target, remembered, now)
+	out.Fates = m.keepPrevious(prev, opts)
+	for _, c := range expired {
+		f := m.fate(c, time.Time{}, FateDropped, DroppedExpired, c.NotAfter)
+		f.Verdict = verdict(f, opts)
+		out.Fates = append(out.Fates, f)
+	}
+	for _, f := range out.Fates {
+		if f.InBundle() {
+			out.Previous = append(out.Previous, f.Cert)
+			if f.Restored {
+				out.Restored = append(out.Restored, f.Cert)
+			}
 		}
 	}
+	if opts.Copy {
+		out.toCopy(opts, now)
+	}
+	out.Broken = m.broken(out, now)
 	return out, nil
 }
 
@@ -193,79 +196,138 @@ func (out *Outcome) mergeCurrent(cur *pki.Set, current []*x509.Certificate, now 
 	return nil
 }
 
-// mergePrevious applies rule 2: previous = what the target holds that is
-// not current, each with its retirement (rule 4's record, or the fallback
-// for a target without one), then the CAs of a Copy-mode render's memory
-// that the data does not hold (returned as remembered).
-func (out *Outcome) mergePrevious(target Memory, cur *pki.Set, now time.Time) (prev []*x509.Certificate, remembered *pki.Set) {
-	seenPrev := pki.NewSet()
-	remembered = pki.NewSet()
-	fallback := out.LatestNotBefore()
-	out.Retired = map[pki.Fingerprint]time.Time{}
+// mergePrevious applies rule 2: previous = what the target's data holds
+// that is not current, in its order, then the CAs of a Copy-mode render's
+// memory that the data does not hold (also returned as remembered); the
+// expired ones are returned apart (rule 3 drops them whatever else holds).
+func (out *Outcome) mergePrevious(target Memory, cur *pki.Set, now time.Time) (prev, expired []*x509.Certificate, remembered *pki.Set) {
+	seen, remembered := pki.NewSet(), pki.NewSet()
 	data := len(target.Certificates)
 	for i, c := range append(target.Certificates[:data:data], target.Remembered...) {
-		if cur.Has(c) || !seenPrev.Add(c) {
+		if cur.Has(c) || !seen.Add(c) {
 			continue
 		}
 		if i >= data {
 			remembered.Add(c)
 		}
 		if pki.Expired(c, now) {
-			out.Decisions = append(out.Decisions, Decision{Cert: c, Reason: DroppedExpired})
+			expired = append(expired, c)
 			continue
 		}
-		out.Retired[pki.FingerprintOf(c)] = target.retiredAt(c, fallback, now)
 		prev = append(prev, c)
 	}
-	return prev, remembered
+	return prev, expired, remembered
 }
 
-// keepPrevious applies rules 3 and 4: drop the previous CAs whose
-// retain.for has run out since their retirement, keep the maxPrevious most
-// recently retired of the rest, and keep any other that a valid leaf still
-// depends on. Copy mode writes none of them, but remembers the ones Bundle
-// mode would keep, so that switching back restores them.
-func (out *Outcome) keepPrevious(prev []*x509.Certificate, leaves *LeafIndex, opts Options, now time.Time) {
-	rankRetired(prev, out.Retired)
-	verify := opts.Verify
-	if verify == nil {
-		verify = Verifies
+// merger computes the fates of one target's previous CAs against its
+// current CAs and the certificates of the input.
+type merger struct {
+	chains  *ChainIndex
+	current *rootSet
+	// all are every CA of the target, current and previous: never a
+	// certificate that chains to the bundle.
+	all    *pki.Set
+	allKey string
+	target Memory
+	// remembered are the previous CAs that only Copy-mode memory held.
+	remembered *pki.Set
+	now        time.Time
+}
+
+func newMerger(chains *ChainIndex, current []*x509.Certificate, target Memory, remembered *pki.Set, now time.Time) *merger {
+	if chains == nil {
+		chains = NewChainIndex(nil, nil)
 	}
-	kept := &out.Previous
-	if opts.Copy {
-		kept = &out.Remembered
+	all := append(append(append([]*x509.Certificate(nil), current...), target.Certificates...), target.Remembered...)
+	return &merger{chains: chains, current: chains.rootSet(current), all: pki.NewSet(all...), allKey: chains.key(all), target: target,
+		remembered: remembered, now: now}
+}
+
+// fate builds the fate of previous CA c: its state, what chains to it and
+// its verdict.
+func (m *merger) fate(c *x509.Certificate, retired time.Time, state FateState, reason Reason, leaves time.Time) Fate {
+	return Fate{Cert: c, RetiredAt: retired, State: state, Reason: reason, LeavesAt: leaves.UTC(), Restored: m.remembered.Has(c),
+		Dependents: m.chains.dependents(c, m.current, m.all, m.allKey, m.now)}
+}
+
+// keepPrevious applies rules 3 and 4 and retain.dropUnusedAfter to the
+// previous CAs that have not expired: it ranks them by retirement, drops
+// those whose retain.for has run out and the unused ones past
+// dropUnusedAfter, keeps the maxPrevious most recently retired of the
+// rest, and keeps any other that a valid certificate of the input still
+// chains to (protectIssuers).
+func (m *merger) keepPrevious(prev []*x509.Certificate, opts Options) []Fate {
+	retired := map[pki.Fingerprint]time.Time{}
+	for _, c := range prev {
+		retired[pki.FingerprintOf(c)] = m.target.retiredAt(c, m.now)
 	}
+	rankRetired(prev, retired)
+	var fates []Fate
 	n := 0
 	for _, c := range prev {
-		var reason Reason
+		at := retired[pki.FingerprintOf(c)]
+		f := m.fate(c, at, FateKept, "", c.NotAfter)
+		used := len(f.Dependents) > 0
+		retainEnd, unusedEnd := deadline(at, opts.RetainFor), deadline(at, opts.DropUnusedAfter)
 		switch {
-		case opts.RetainFor > 0 && now.After(out.Retired[pki.FingerprintOf(c)].Add(opts.RetainFor)):
-			reason = DroppedRetainFor
+		case !used && !unusedEnd.IsZero() && m.now.After(unusedEnd):
+			f.State, f.Reason, f.LeavesAt = FateDropped, DroppedUnused, unusedEnd
+		case !retainEnd.IsZero() && m.now.After(retainEnd):
+			f.State, f.Reason, f.LeavesAt = FateDropped, DroppedRetainFor, retainEnd
 		case n >= opts.MaxPrevious:
-			reason = DroppedMaxPrevious
+			f.State, f.Reason, f.LeavesAt = FateDropped, DroppedMaxPrevious, m.now
 		default:
 			n++
-			*kept = append(*kept, c)
-			if opts.Copy {
-				out.Decisions = append(out.Decisions, Decision{Cert: c, Reason: RememberedCopyMode})
+			f.Why, f.LeavesAt = KeptByMaxPrevious, earliest(c.NotAfter, retainEnd)
+			if !retainEnd.IsZero() {
+				f.Why = KeptByRetainFor
 			}
-			continue
-		}
-		if opts.ProtectIssuers {
-			if deps := leaves.dependents(c, out.Current, now, verify); len(deps) > 0 {
-				*kept = append(*kept, c)
-				d := Decision{Cert: c, Reason: KeptProtected, Leaves: deps}
-				if opts.Copy {
-					d = Decision{Cert: c, Reason: RememberedCopyMode}
-				}
-				out.Decisions = append(out.Decisions, d)
-				continue
+			if !used {
+				f.State, f.LeavesAt = FateUnused, earliest(f.LeavesAt, unusedEnd)
 			}
 		}
-		if opts.Copy {
-			reason = DroppedCopyMode
+		if f.State == FateDropped && used && opts.ProtectIssuers {
+			f.State, f.Reason = FateProtected, ""
 		}
-		out.Decisions = append(out.Decisions, Decision{Cert: c, Reason: reason})
+		if f.State == FateDropped && !opts.HoldUntil.IsZero() {
+			f.State, f.Reason, f.Why, f.LeavesAt = FateKept, "", KeptByWaves, opts.HoldUntil.UTC()
+		}
+		f.Verdict = verdict(f, opts)
+		fates = append(fates, f)
+	}
+	return fates
+}
+
+// deadline is retired plus d, zero when d is not set.
+func deadline(retired time.Time, d time.Duration) time.Time {
+	if d <= 0 {
+		return time.Time{}
+	}
+	return retired.Add(d).UTC()
+}
+
+// earliest returns the earliest of the non-zero times.
+func earliest(ts ...time.Time) time.Time {
+	var out time.Time
+	for _, t := range ts {
+		if !t.IsZero() && (out.IsZero() || t.Before(out)) {
+			out = t
+		}
+	}
+	return out.UTC()
+}
+
+// toCopy makes the outcome Copy mode's: the bundle is the current CAs
+// alone, and the CAs Bundle mode would carry are remembered instead (they
+// leave the bundle now).
+func (out *Outcome) toCopy(opts Options, now time.Time) {
+	out.Remembered, out.Previous = out.Previous, nil
+	for i := range out.Fates {
+		f := &out.Fates[i]
+		if f.InBundle() {
+			f.State, f.LeavesAt = FateRemembered, now.UTC()
+			f.Verdict = verdict(*f, opts)
+		}
 	}
 }
 

@@ -17,8 +17,8 @@ import (
 // expired leaf.
 type reissueFixtures struct {
 	oldCA, newCA, renewed testpki.Cert
-	leafOld               bundle.Leaf
-	leaves                *bundle.LeafIndex
+	leafOld               bundle.Held
+	index                 *bundle.ChainIndex
 }
 
 func newReissueFixtures() reissueFixtures {
@@ -26,87 +26,53 @@ func newReissueFixtures() reissueFixtures {
 		oldCA:   testpki.Fixture("ca-2025"),
 		newCA:   testpki.Fixture("ca-2026"),
 		renewed: testpki.NewCA("ca-2025", testpki.Date(2026, 11, 1), testpki.Days(730)),
-		leafOld: bundle.Leaf{Cert: testpki.Fixture("leaf-old").Cert, Where: "Secret a/client data.tls.crt"},
+		leafOld: bundle.Held{Cert: testpki.Fixture("leaf-old").Cert, Where: "Secret a/client data.tls.crt", ID: 0},
 	}
-	leafNew := bundle.Leaf{Cert: testpki.Fixture("leaf-new").Cert, Where: "Secret a/server data.tls.crt"}
-	expired := bundle.Leaf{Cert: testpki.Fixture("leaf-expired").Cert, Where: "Secret a/gone data.tls.crt"}
-	f.leaves = bundle.NewLeafIndex([]bundle.Leaf{f.leafOld, leafNew, expired})
+	leafNew := bundle.Held{Cert: testpki.Fixture("leaf-new").Cert, Where: "Secret a/server data.tls.crt", ID: 1}
+	expired := bundle.Held{Cert: testpki.Fixture("leaf-expired").Cert, Where: "Secret a/gone data.tls.crt", ID: 2}
+	f.index = bundle.NewChainIndex([]bundle.Held{f.leafOld, leafNew, expired}, nil)
 	return f
 }
 
 func TestReissues(t *testing.T) {
 	f := newReissueFixtures()
 	now, day := testpki.GoldenNow, 24*time.Hour
-	oldCA, newCA, renewed, leafOld, leaves := f.oldCA, f.newCA, f.renewed, f.leafOld, f.leaves
-
+	oldCA, newCA, renewed, leafOld := f.oldCA, f.newCA, f.renewed, f.leafOld
+	entry := func(at time.Time, state bundle.ReissueState) []bundle.Reissue {
+		return []bundle.Reissue{{Cert: leafOld, Issuer: oldCA.Cert, IssuerName: "CN=ca-2025,O=rotate-certs test", LeavesAt: at, State: state}}
+	}
 	for _, tc := range []struct {
 		name    string
 		current []*x509.Certificate
 		opts    bundle.Options
-		now     time.Time
 		want    []bundle.Reissue
+		verdict string
 	}{
-		{
-			name:    "pending until the old CA expires",
-			current: []*x509.Certificate{newCA.Cert},
-			opts:    bundle.Options{MaxPrevious: 1, ProtectIssuers: true},
-			now:     now,
-			want:    []bundle.Reissue{{Leaf: leafOld, Issuer: oldCA.Cert, LeavesAt: testpki.Date(2027, 6, 1), State: bundle.IssuerPending}},
-		},
-		{
-			name:    "pending until retain.for, when that is earlier",
-			current: []*x509.Certificate{newCA.Cert},
-			opts:    bundle.Options{MaxPrevious: 1, RetainFor: 90 * day, ProtectIssuers: true},
-			now:     now,
-			want:    []bundle.Reissue{{Leaf: leafOld, Issuer: oldCA.Cert, LeavesAt: testpki.Date(2027, 1, 30), State: bundle.IssuerPending}},
-		},
-		{
-			name:    "protected beyond maxPrevious: due now",
-			current: []*x509.Certificate{newCA.Cert},
-			opts:    bundle.Options{MaxPrevious: 0, ProtectIssuers: true},
-			now:     now,
-			want:    []bundle.Reissue{{Leaf: leafOld, Issuer: oldCA.Cert, LeavesAt: now, State: bundle.IssuerProtected}},
-		},
-		{
-			name:    "protected after retain.for elapsed: due since the deadline",
-			current: []*x509.Certificate{newCA.Cert},
-			opts:    bundle.Options{MaxPrevious: 1, RetainFor: 10 * day, ProtectIssuers: true},
-			now:     now,
-			want:    []bundle.Reissue{{Leaf: leafOld, Issuer: oldCA.Cert, LeavesAt: testpki.Date(2026, 11, 11), State: bundle.IssuerProtected}},
-		},
-		{
-			name:    "dropped when protectIssuers is off",
-			current: []*x509.Certificate{newCA.Cert},
-			opts:    bundle.Options{MaxPrevious: 0, ProtectIssuers: false},
-			now:     now,
-			want:    []bundle.Reissue{{Leaf: leafOld, Issuer: oldCA.Cert, LeavesAt: now, State: bundle.IssuerDropped}},
-		},
-		{
-			name:    "a leaf a current CA also verifies needs nothing",
-			current: []*x509.Certificate{renewed.Cert},
-			opts:    bundle.Options{MaxPrevious: 1, ProtectIssuers: true},
-			now:     now,
-		},
-		{
-			// Copy mode drops the old CA from the bundle whatever the
-			// retain settings: its leaf is to re-issue now.
-			name:    "Copy mode: the issuer leaves the bundle now",
-			current: []*x509.Certificate{newCA.Cert},
-			opts:    bundle.Options{Copy: true, MaxPrevious: 1, ProtectIssuers: true},
-			now:     now,
-			want:    []bundle.Reissue{{Leaf: leafOld, Issuer: oldCA.Cert, LeavesAt: now, State: bundle.IssuerDropped}},
-		},
-		{
-			name:    "Copy mode: a leaf a current CA also verifies needs nothing",
-			current: []*x509.Certificate{renewed.Cert},
-			opts:    bundle.Options{Copy: true},
-			now:     now,
-		},
+		{"pending until the old CA expires", []*x509.Certificate{newCA.Cert}, bundle.Options{MaxPrevious: 1, ProtectIssuers: true},
+			entry(testpki.Date(2027, 6, 1), bundle.IssuerPending), "kept (maxPrevious)"},
+		{"pending until retain.for, when that is earlier", []*x509.Certificate{newCA.Cert}, bundle.Options{MaxPrevious: 1, RetainFor: 90 * day, ProtectIssuers: true},
+			entry(testpki.Date(2027, 2, 20), bundle.IssuerPending), "kept (retain.for until 2027-02-20)"},
+		{"without protectIssuers retain.for drops it on its date", []*x509.Certificate{newCA.Cert}, bundle.Options{MaxPrevious: 1, RetainFor: 90 * day},
+			entry(testpki.Date(2027, 2, 20), bundle.IssuerPending), "drops on 2027-02-20"},
+		{"protected beyond maxPrevious: due now", []*x509.Certificate{newCA.Cert}, bundle.Options{MaxPrevious: 0, ProtectIssuers: true},
+			entry(now, bundle.IssuerProtected), "kept (protected by Secret a/client data.tls.crt)"},
+		{"broken when protectIssuers is off", []*x509.Certificate{newCA.Cert}, bundle.Options{MaxPrevious: 0, ProtectIssuers: false},
+			entry(now, bundle.IssuerBroken), "dropped (beyond retain.maxPrevious)"},
+		{"a leaf a current CA also verifies needs nothing", []*x509.Certificate{renewed.Cert}, bundle.Options{MaxPrevious: 1, ProtectIssuers: true},
+			nil, "unused: safe to drop now (leaves on 2027-06-01)"},
+		// Copy mode drops the old CA from the bundle whatever the retain
+		// settings: its leaf is broken now.
+		{"Copy mode: the issuer leaves the bundle now", []*x509.Certificate{newCA.Cert}, bundle.Options{Copy: true, MaxPrevious: 1, ProtectIssuers: true},
+			entry(now, bundle.IssuerBroken), "remembered (Copy mode; Bundle mode would keep it)"},
+		{"Copy mode: a leaf a current CA also verifies needs nothing", []*x509.Certificate{renewed.Cert}, bundle.Options{Copy: true, MaxPrevious: 1},
+			nil, "remembered (Copy mode; Bundle mode would keep it)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out, err := bundle.Merge(tc.current, []*x509.Certificate{oldCA.Cert}, leaves, tc.opts, tc.now)
+			out, err := bundle.MergeTarget(tc.current, bundle.Memory{Certificates: []*x509.Certificate{oldCA.Cert}}, f.index, tc.opts, now)
 			require.NoError(t, err)
-			require.Equal(t, tc.want, out.Reissues(leaves, tc.opts, tc.now))
+			require.Equal(t, tc.want, out.Reissues())
+			require.Len(t, out.Fates, 1)
+			require.Equal(t, tc.verdict, out.Fates[0].Verdict.String())
 		})
 	}
 }

@@ -34,12 +34,14 @@ type Memory struct {
 	// now of the render at which it stopped being current.
 	Retired map[pki.Fingerprint]time.Time
 	// Recorded says the target carries a retirement record, even an
-	// empty one: a render that records retirement wrote it, so a
-	// certificate it holds with no entry was current at that render and
-	// is retired by this one (at now). Without a record (a target written
-	// by hand or by an older version) such a certificate counts as
-	// retired at the latest NotBefore among the current certificates,
-	// never later than now.
+	// empty one (a render of this version wrote it). A previous CA without
+	// an entry counts as retired at this render either way: with a record
+	// it was current at the last render; without one (a target written by
+	// hand, by an older version, or adopted at the very render that
+	// rotates it) the overlap starts when rotate-certs first sees the CA
+	// leave, never earlier - issuers cut a new CA days before anyone
+	// commits it, so counting from a NotBefore would drop the old CA in
+	// the render that should start the overlap.
 	Recorded bool
 }
 
@@ -51,20 +53,12 @@ type Retirement struct {
 	At time.Time
 }
 
-// retiredAt returns when previous CA c was retired, as mem records it or,
-// for a CA it has no entry for, by the rule of Memory.Recorded. A
-// recorded time after now (a hand edit) is read as now: no CA is retired
-// in the future. fallback is the latest NotBefore among the current
-// certificates.
-func (mem Memory) retiredAt(c *x509.Certificate, fallback, now time.Time) time.Time {
+// retiredAt returns when previous CA c was retired, as mem records it,
+// else now (see Memory.Recorded). A recorded time after now (a hand edit)
+// is read as now: no CA is retired in the future.
+func (mem Memory) retiredAt(c *x509.Certificate, now time.Time) time.Time {
 	at, ok := mem.Retired[pki.FingerprintOf(c)]
-	switch {
-	case !ok && mem.Recorded:
-		at = now
-	case !ok:
-		at = fallback
-	}
-	if at.After(now) {
+	if !ok || at.After(now) {
 		at = now
 	}
 	return at.UTC()
@@ -74,25 +68,40 @@ func (mem Memory) retiredAt(c *x509.Certificate, fallback, now time.Time) time.T
 // the newest NotBefore, then to the lower SHA-256, so that the order (and
 // which CAs maxPrevious keeps) depends only on the set and its record.
 func rankRetired(prev []*x509.Certificate, retired map[pki.Fingerprint]time.Time) {
-	sort.SliceStable(prev, func(i, j int) bool {
-		a, b := prev[i], prev[j]
-		ra, rb := retired[pki.FingerprintOf(a)], retired[pki.FingerprintOf(b)]
+	type ranked struct {
+		c  *x509.Certificate
+		fp pki.Fingerprint
+	}
+	rs := make([]ranked, len(prev))
+	for i, c := range prev {
+		rs[i] = ranked{c, pki.FingerprintOf(c)}
+	}
+	sort.SliceStable(rs, func(i, j int) bool {
+		a, b := rs[i], rs[j]
+		ra, rb := retired[a.fp], retired[b.fp]
 		if !ra.Equal(rb) {
 			return ra.After(rb)
 		}
-		if !a.NotBefore.Equal(b.NotBefore) {
-			return a.NotBefore.After(b.NotBefore)
+		if !a.c.NotBefore.Equal(b.c.NotBefore) {
+			return a.c.NotBefore.After(b.c.NotBefore)
 		}
-		fa, fb := pki.FingerprintOf(a), pki.FingerprintOf(b)
-		return bytes.Compare(fa[:], fb[:]) < 0
+		return bytes.Compare(a.fp[:], b.fp[:]) < 0
 	})
+	for i, r := range rs {
+		prev[i] = r.c
+	}
 }
 
 // RetiredAt returns when previous CA c was retired, as the merge counted
-// it; false for a certificate that was not previous.
+// it; false for a certificate that was not previous or had expired.
 func (o Outcome) RetiredAt(c *x509.Certificate) (time.Time, bool) {
-	at, ok := o.Retired[pki.FingerprintOf(c)]
-	return at, ok
+	fp := pki.FingerprintOf(c)
+	for _, f := range o.Fates {
+		if pki.FingerprintOf(f.Cert) == fp && !f.RetiredAt.IsZero() {
+			return f.RetiredAt, true
+		}
+	}
+	return time.Time{}, false
 }
 
 // Record returns the retirement record the target must carry after this
@@ -101,13 +110,11 @@ func (o Outcome) RetiredAt(c *x509.Certificate) (time.Time, bool) {
 // when there is none: an empty record still tells the next render that
 // every certificate it finds without an entry was current at this one.
 func (o Outcome) Record() []Retirement {
-	kept := o.Previous
-	if len(o.Remembered) > 0 {
-		kept = o.Remembered
-	}
-	out := make([]Retirement, 0, len(kept))
-	for _, c := range kept {
-		out = append(out, Retirement{SHA256: pki.FingerprintOf(c), At: o.Retired[pki.FingerprintOf(c)]})
+	out := make([]Retirement, 0, len(o.Previous)+len(o.Remembered))
+	for _, f := range o.Fates {
+		if f.InBundle() || f.State == FateRemembered {
+			out = append(out, Retirement{SHA256: pki.FingerprintOf(f.Cert), At: f.RetiredAt})
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return bytes.Compare(out[i].SHA256[:], out[j].SHA256[:]) < 0 })
 	return out

@@ -45,15 +45,15 @@ func TestTwoSignerDay(t *testing.T) {
 	out, err = MergeTarget(certs(a2, b1), record(out), nil, opts, day(60))
 	require.NoError(t, err)
 	require.Equal(t, []string{"a1", "b0"}, names(out.Previous), "both retired on day 60, newest NotBefore first")
-	require.Len(t, out.Decisions, 1)
-	require.Equal(t, "a0", out.Decisions[0].Cert.Subject.CommonName)
-	require.Equal(t, DroppedMaxPrevious, out.Decisions[0].Reason)
+	require.Len(t, out.Fates, 3)
+	require.Equal(t, "a0", out.Fates[2].Cert.Subject.CommonName)
+	require.Equal(t, FateDropped, out.Fates[2].State)
+	require.Equal(t, DroppedMaxPrevious, out.Fates[2].Reason)
 
 	// Without the record every previous CA counts as retired on day 60
-	// (the latest NotBefore among current): a0 and b0 tie, and one of
-	// them is dropped by fingerprint alone. This is the failure the
-	// record prevents.
-	blind, err := Merge(certs(a2, b1), certs(a1, b0, a0), nil, opts, day(60))
+	// (this render): a0 and b0 tie, and one of them is dropped by
+	// fingerprint alone. This is the failure the record prevents.
+	blind, err := merge(certs(a2, b1), certs(a1, b0, a0), nil, opts, day(60))
 	require.NoError(t, err)
 	require.Len(t, blind.Previous, 2)
 	require.Equal(t, "a1", blind.Previous[0].Subject.CommonName)
@@ -61,7 +61,8 @@ func TestTwoSignerDay(t *testing.T) {
 }
 
 // TestRetirementFallback: the retirement of a previous CA the record does
-// not list.
+// not list is this render's now, record or not: the overlap starts when
+// rotate-certs first sees the CA leave.
 func TestRetirementFallback(t *testing.T) {
 	// The new CA was backdated by a day, as Envoy Gateway's certgen does,
 	// and the rotation is rendered on day 95.
@@ -73,8 +74,8 @@ func TestRetirementFallback(t *testing.T) {
 		mem     Memory
 		want    time.Time
 	}{
-		{"no record: the latest NotBefore among current", certs(backdated), Memory{Certificates: certs(ca1)}, day(94)},
-		{"no record, a current CA not yet valid: never later than now", []*x509.Certificate{backdated.Cert, future.Cert}, Memory{Certificates: certs(ca1)}, day(95)},
+		{"no record: retired at this render, not at the new CA's NotBefore", certs(backdated), Memory{Certificates: certs(ca1)}, day(95)},
+		{"no record, a current CA not yet valid: this render", []*x509.Certificate{backdated.Cert, future.Cert}, Memory{Certificates: certs(ca1)}, day(95)},
 		{"a record without the CA: it was current at the last render, retired now", certs(backdated), Memory{Certificates: certs(ca1), Recorded: true}, day(95)},
 		{"the recorded time", certs(backdated), Memory{Certificates: certs(ca1), Retired: map[pki.Fingerprint]time.Time{pki.FingerprintOf(ca1.Cert): day(50)}}, day(50)},
 		{"a recorded time after now reads as now", certs(backdated), Memory{Certificates: certs(ca1), Retired: map[pki.Fingerprint]time.Time{pki.FingerprintOf(ca1.Cert): day(300)}, Recorded: true}, day(95)},
@@ -88,6 +89,26 @@ func TestRetirementFallback(t *testing.T) {
 			require.Equal(t, []Retirement{{pki.FingerprintOf(ca1.Cert), tc.want}}, out.Record())
 		})
 	}
+}
+
+// TestFirstRenderStartsTheOverlap: a repository adopts rotate-certs at the
+// very rotation - the anchor was cut two days before anyone committed it,
+// the target has no record, and retain.for is 24h. The old CA must stay
+// for the 24 hours after this render, not be dropped because the new
+// CA's NotBefore is two days old.
+func TestFirstRenderStartsTheOverlap(t *testing.T) {
+	cut := testpki.NewCA("cut-two-days-ago", day(93), testpki.Days(365))
+	opts := Options{MaxPrevious: 1, RetainFor: 24 * time.Hour, ProtectIssuers: true}
+	first, err := MergeTarget(certs(cut), Memory{Certificates: certs(ca1)}, nil, opts, day(95))
+	require.NoError(t, err)
+	require.Equal(t, []string{"ca1"}, names(first.Previous), "the first render keeps the old CA")
+	require.Equal(t, "unused: safe to drop now (leaves on 2026-04-07)", first.Fates[0].Verdict.String())
+	later, err := MergeTarget(certs(cut), record(first), nil, opts, day(95).Add(24*time.Hour))
+	require.NoError(t, err)
+	require.Equal(t, []string{"ca1"}, names(later.Previous), "kept for the whole retain.for")
+	gone, err := MergeTarget(certs(cut), record(first), nil, opts, day(96).Add(time.Second))
+	require.NoError(t, err)
+	require.Empty(t, gone.Previous, "dropped once retain.for has run out since this render")
 }
 
 // TestRetainForCountsFromRetirement: with a backdated new CA, retain.for
@@ -131,7 +152,7 @@ func TestRecordSurvivesLaterRenders(t *testing.T) {
 // bundle.
 func TestCopyRemembersWhatBundleKeeps(t *testing.T) {
 	mem := Memory{Certificates: certs(ca3, ca2, ca1), Retired: map[pki.Fingerprint]time.Time{pki.FingerprintOf(ca1.Cert): day(100)}, Recorded: true}
-	leaves := NewLeafIndex([]Leaf{{Cert: leaf1.Cert, Where: "Secret a/b data.tls.crt"}})
+	leaves := NewChainIndex([]Held{{Cert: leaf1.Cert, Where: "Secret a/b data.tls.crt"}}, nil)
 	bundle := Options{MaxPrevious: 0, ProtectIssuers: true}
 	copyMode := bundle
 	copyMode.Copy = true

@@ -167,15 +167,21 @@ func build(groups []group, now time.Time, warn, fail time.Duration, in *inputErr
 	var parts []report.Report
 	for _, g := range groups {
 		var reissues []report.Reissue
+		var waves []report.PendingWaves
+		var trust []report.Trusted
 		for _, p := range g.policies {
-			rs, err := rotate.Reissues(g.items, p, now)
+			e, err := rotate.Explain(g.items, p, now)
 			if err != nil {
 				in.errorf("policy %s: %v", describe(p), err)
 				continue
 			}
-			reissues = append(reissues, rs...)
+			reissues = append(reissues, e.Reissues...)
+			trust = append(trust, e.Trust...)
+			waves = append(waves, e.Waves...)
 		}
-		part := report.Build(report.Scan(g.items), dedupeReissues(reissues), now, warn, fail).InPackage(g.path)
+		part := report.Build(report.Scan(g.items), dedupeReissues(reissues), trust, now, warn, fail)
+		part.Waves = waves
+		part = part.InPackage(g.path)
 		if len(g.policies) > 0 {
 			pkg := report.Package{Path: g.path}
 			for _, p := range g.policies {
@@ -228,13 +234,13 @@ func describe(n *yaml.RNode) string {
 	return s
 }
 
-// dedupeReissues drops repeats when several policies report the same leaf
-// for the same bundle.
+// dedupeReissues drops repeats when several policies report the same
+// certificate for the same bundle.
 func dedupeReissues(rs []report.Reissue) []report.Reissue {
 	seen := map[string]bool{}
 	var out []report.Reissue
 	for _, r := range rs {
-		k := r.Package + "\x00" + r.Bundle + "\x00" + r.Resource.String() + "\x00" + r.Key + "\x00" + r.SHA256 + "\x00" + r.IssuerSHA256
+		k := r.Package + "\x00" + r.Bundle + "\x00" + r.Resource.String() + "\x00" + r.Key + "\x00" + r.SHA256 + "\x00" + r.IssuerSHA256 + "\x00" + r.Issuer
 		if !seen[k] {
 			seen[k] = true
 			out = append(out, r)

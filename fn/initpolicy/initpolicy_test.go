@@ -419,6 +419,10 @@ func TestYAMLIsAValidPolicy(t *testing.T) {
 	if !kubeLocal(node) {
 		t.Errorf("policy is not marked local-config")
 	}
+	// Editors (yaml-language-server) read the schema from the first line.
+	if first, _, _ := strings.Cut(text, "\n"); first != "# yaml-language-server: $schema="+SchemaURL {
+		t.Errorf("first line %q does not name the schema", first)
+	}
 	for _, w := range []string{
 		"# CA found in Secret gw/gateway-ca key ca.crt (repo/all.yaml):",
 		"#   " + pki.Describe(gwCA.Cert),

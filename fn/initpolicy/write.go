@@ -15,6 +15,11 @@ import (
 // DefaultName is the metadata.name of a generated policy.
 const DefaultName = "rotate-certs"
 
+// SchemaURL is the RotationPolicy's JSON Schema (schemas/ in the
+// repository), named on the first line of every policy init writes so that
+// editors running yaml-language-server validate and complete it.
+const SchemaURL = "https://raw.githubusercontent.com/rotate-certs/rotate-certs/main/schemas/rotate-certs.dev/rotationpolicy_v1alpha1.json"
+
 // YAML writes the plan as a RotationPolicy named name, with what init found
 // as comments. It decodes the result with the policy package's strict
 // decoder before returning it, so what it returns is always a valid policy.
@@ -50,6 +55,7 @@ func (w *policyWriter) comment(indent, text string) { w.line("%s# %s", indent, o
 // the start of spec.trustBundles.
 func (w *policyWriter) header(p *Plan, name string) {
 	line, comment := w.line, w.comment
+	line("# yaml-language-server: $schema=%s", SchemaURL)
 	if p.Function == "" {
 		line("# Starter RotationPolicy written by `rotate-certs init`. Review it, then")
 		line("# - kustomize: list this file under `transformers:` and add the annotation")

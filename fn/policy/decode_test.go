@@ -90,7 +90,7 @@ func TestDecodeErrors(t *testing.T) {
 		msg   string
 	}{
 		{"unknown top field", "spec:\n  trustBundle: []\n", "spec.trustBundle", "unknown field"},
-		{"unknown nested field with index", bundle("    retain: {maxPrevius: 2}\n"), "spec.trustBundles[0].retain.maxPrevius", "unknown field (known: for, maxPrevious, protectIssuers)"},
+		{"unknown nested field with index", bundle("    retain: {maxPrevius: 2}\n"), "spec.trustBundles[0].retain.maxPrevius", "unknown field (known: dropUnusedAfter, for, maxPrevious, protectIssuers)"},
 		{"wrong type", bundle("    retain: {maxPrevious: two}\n"), "spec.trustBundles[0].retain.maxPrevious", "must be a whole number"},
 		{"fractional number", bundle("    retain: {maxPrevious: 1.5}\n"), "spec.trustBundles[0].retain.maxPrevious", "must be a whole number"},
 		{"bool expected", bundle("    retain: {protectIssuers: \"yes\"}\n"), "spec.trustBundles[0].retain.protectIssuers", "must be true or false"},
@@ -100,6 +100,8 @@ func TestDecodeErrors(t *testing.T) {
 		{"negative maxPrevious", bundle("    retain: {maxPrevious: -1}\n"), "spec.trustBundles[0].retain.maxPrevious", "out of range 0..16"},
 		{"maxPrevious above cap", bundle("    retain: {maxPrevious: 17}\n"), "spec.trustBundles[0].retain.maxPrevious", "out of range"},
 		{"retain.for zero", bundle("    retain: {for: 0s}\n"), "spec.trustBundles[0].retain.for", "must be positive"},
+		{"retain.dropUnusedAfter zero", bundle("    retain: {dropUnusedAfter: 0s}\n"), "spec.trustBundles[0].retain.dropUnusedAfter", "must be positive"},
+		{"retain.dropUnusedAfter bad duration", bundle("    retain: {dropUnusedAfter: soon}\n"), "spec.trustBundles[0].retain.dropUnusedAfter", "invalid duration"},
 		{"bad now", "spec:\n  now: yesterday\n", "spec.now", "RFC 3339"},
 		{"fail after warn", "spec:\n  expiry: {warnWithin: 1h, failWithin: 2h}\n", "spec.expiry.failWithin", "longer than warnWithin"},
 		{"missing name", "spec:\n  trustBundles:\n  - sources: [{inline: x}]\n    target: {name: t, namespaces: [a]}\n", "spec.trustBundles[0].name", "required"},

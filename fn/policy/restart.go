@@ -2,6 +2,8 @@ package policy
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 )
@@ -27,7 +29,24 @@ type Restart struct {
 	Auto *bool `json:"auto,omitempty"`
 	// Workloads are rolled too, even when not detected as consumers.
 	Workloads []WorkloadRef `json:"workloads,omitempty"`
+	// Mesh applies a service mesh's own injection rules (MeshLinkerd,
+	// MeshIstio): the workloads the mesh injects read the bundle through
+	// what its injector copies into each pod at admission.
+	Mesh string `json:"mesh,omitempty"`
+	// Injected selects workloads whose trust something injects at
+	// admission, which their pod template does not show (injected.go);
+	// a workload any selection matches is a consumer.
+	Injected []Selection `json:"injected,omitempty"`
+	// Exclude selects workloads that are never injected consumers; it wins
+	// over Injected and Mesh.
+	Exclude []Selection `json:"exclude,omitempty"`
+	// Waves spreads the roll of one trust change over time.
+	Waves *Waves `json:"waves,omitempty"`
 }
+
+// InjectsTrust reports whether the bundle has injected consumers to find
+// (a mesh preset or injected selections).
+func (r Restart) InjectsTrust() bool { return r.Mesh != "" || len(r.Injected) > 0 }
 
 // WorkloadRef names one workload.
 type WorkloadRef struct {
@@ -51,16 +70,34 @@ func (w WorkloadRef) String() string {
 // AutoEnabled reports whether consumer detection is on (true when unset).
 func (r Restart) AutoEnabled() bool { return r.Auto == nil || *r.Auto }
 
-// Default sets Auto to true when unset.
+// Default sets Auto to true when unset, and the waves' interval.
 func (r *Restart) Default() {
 	if r.Auto == nil {
 		yes := true
 		r.Auto = &yes
 	}
+	if r.Waves != nil && r.Waves.Interval == nil {
+		r.Waves.Interval = &Duration{DefaultWaveInterval}
+	}
 }
 
 func (r Restart) validate(path string) FieldErrors {
 	var errs FieldErrors
+	if r.Mesh != "" && !slices.Contains(Meshes, r.Mesh) {
+		errs.add(path+".mesh", "%s is not one of %s", kube.Quote(r.Mesh), strings.Join(Meshes, ", "))
+	}
+	for i, s := range r.Injected {
+		errs = append(errs, s.validate(fmt.Sprintf("%s.injected[%d]", path, i))...)
+	}
+	for i, s := range r.Exclude {
+		errs = append(errs, s.validate(fmt.Sprintf("%s.exclude[%d]", path, i))...)
+	}
+	if len(r.Exclude) > 0 && !r.InjectsTrust() {
+		errs.add(path+".exclude", "excludes from injected consumers, but the bundle has none: set restart.mesh or restart.injected")
+	}
+	if r.Waves != nil {
+		errs = append(errs, r.Waves.validate(path+".waves")...)
+	}
 	seen := map[WorkloadRef]int{}
 	for i, w := range r.Workloads {
 		wp := fmt.Sprintf("%s.workloads[%d]", path, i)

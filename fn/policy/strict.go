@@ -13,6 +13,15 @@ import (
 
 var jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
 
+// shapeChecker is a type that accepts more than one JSON shape (a wave
+// size is a number or a percentage string) and checks a decoded value
+// itself, so that its errors carry the field path.
+type shapeChecker interface {
+	checkJSON(v any) error
+}
+
+var shapeCheckerType = reflect.TypeFor[shapeChecker]()
+
 // checkShape walks a decoded JSON value against the Go type it will be
 // unmarshalled into and reports unknown fields and wrong types with their
 // full paths (encoding/json reports neither usefully). Types that
@@ -23,6 +32,12 @@ func checkShape(path string, v any, t reflect.Type, errs *FieldErrors) {
 		t = t.Elem()
 	}
 	if v == nil {
+		return
+	}
+	if t.Implements(shapeCheckerType) {
+		if err := reflect.Zero(t).Interface().(shapeChecker).checkJSON(v); err != nil {
+			errs.add(path, "%v", err)
+		}
 		return
 	}
 	if reflect.PointerTo(t).Implements(jsonUnmarshaler) {
@@ -69,7 +84,7 @@ func checkStruct(path string, v any, t reflect.Type, errs *FieldErrors) {
 		errs.add(path, "must be an object, got %s", jsonKind(v))
 		return
 	}
-	fields := jsonFields(t)
+	fields := JSONFields(t)
 	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		ft, ok := fields[k]
 		if !ok {
@@ -115,7 +130,10 @@ func checkScalar(path string, v any, t reflect.Type, errs *FieldErrors) {
 	}
 }
 
-func jsonFields(t reflect.Type) map[string]reflect.Type {
+// JSONFields returns the fields of struct type t that a policy may set, by
+// JSON name: the one list checkShape holds a policy to, and the one the
+// generated JSON Schema (internal/policyschema) is built from.
+func JSONFields(t reflect.Type) map[string]reflect.Type {
 	out := map[string]reflect.Type{}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)

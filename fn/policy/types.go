@@ -155,7 +155,12 @@ type Retain struct {
 	// For drops a previous CA this long after it was retired (stopped
 	// being current; see the target's rotate-certs.dev/retired record).
 	For *Duration `json:"for,omitempty"`
-	// ProtectIssuers keeps a previous CA that still verifies a valid leaf
-	// in the input (default true).
+	// ProtectIssuers keeps a previous CA that a valid certificate of the
+	// input still chains to - a leaf, or an issuer or intermediate it
+	// signed (default true).
 	ProtectIssuers *bool `json:"protectIssuers,omitempty"`
+	// DropUnusedAfter drops a previous CA that nothing in the input chains
+	// to once it has been retired this long: the minimum overlap for peers
+	// whose certificates are not in git. Unset: no such drop.
+	DropUnusedAfter *Duration `json:"dropUnusedAfter,omitempty"`
 }

@@ -151,6 +151,9 @@ func (b *TrustBundle) validate(path string) FieldErrors {
 	if b.Retain.For != nil && b.Retain.For.Duration <= 0 {
 		errs.add(path+".retain.for", "must be positive")
 	}
+	if b.Retain.DropUnusedAfter != nil && b.Retain.DropUnusedAfter.Duration <= 0 {
+		errs.add(path+".retain.dropUnusedAfter", "must be positive")
+	}
 	errs = append(errs, b.Restart.validate(path+".restart")...)
 	return errs
 }

@@ -37,6 +37,9 @@ type Options struct {
 	DryRun bool
 	// Now is the wall clock, for policies without spec.now.
 	Now func() time.Time
+	// At, when not zero, is the render time (render --now): it wins over
+	// the policies' spec.now and the clock.
+	At time.Time
 	// Stdout gets one line per file written ("wrote PATH") or created
 	// ("created PATH"), or the diff of a dry run; Stderr the notes, the
 	// function's warnings and the summary.
@@ -186,7 +189,7 @@ func renderPackage(dir string, tree *resio.Resources, j job, o Options) ([]resio
 	if err := tree.CheckDuplicateKeys(dir, j.items); err != nil {
 		return nil, err
 	}
-	p := rotate.Processor{Now: o.Now, Stderr: o.Stderr}
+	p := rotate.Processor{Now: o.Now, At: o.At, Stderr: o.Stderr}
 	out, _, err := p.Run(j.policy, j.items, nil)
 	if err != nil {
 		fmt.Fprintln(o.Stderr, err)

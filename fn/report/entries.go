@@ -3,7 +3,9 @@ package report
 import (
 	"cmp"
 	"crypto/x509"
+	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
@@ -96,41 +98,123 @@ type ReissueState string
 
 // Re-issue states.
 const (
-	// ReissuePending: the issuer is still in the bundle and leaves at
-	// IssuerLeavesAt.
+	// ReissuePending: the CA it needs is still in the bundle and leaves
+	// at IssuerLeavesAt.
 	ReissuePending ReissueState = "pending"
-	// ReissueProtected: the issuer is past the date the retain policy
-	// would drop it and stays only because retain.protectIssuers keeps it
-	// for this leaf.
+	// ReissueProtected: the CA it needs is past the date the retain
+	// policy would drop it and stays only because retain.protectIssuers
+	// keeps it for this certificate.
 	ReissueProtected ReissueState = "protected"
-	// ReissueDropped: the issuer has left the bundle; peers that trust
-	// only this bundle reject the leaf now.
-	ReissueDropped ReissueState = "dropped"
+	// ReissueBroken: the CA it needs has left the bundle or expired (or an
+	// intermediate of its chain expired): peers that trust only this
+	// bundle reject it now.
+	ReissueBroken ReissueState = "broken"
 )
 
-// Reissue is a leaf whose issuer is only among a trust bundle's previous
-// CAs: it must be re-issued from a current CA before its issuer leaves the
-// bundle.
+// Reissue is a certificate of the input - a leaf, or an issuer or
+// intermediate CA - that chains only to a previous CA of a trust bundle,
+// or whose CA has left the bundle: it must be re-issued from a current CA
+// before (or since) that CA leaves the bundle.
 type Reissue struct {
 	// Package is the package of the policy that reports it.
 	Package string
-	// Resource and Key locate the leaf.
+	// Resource and Key locate the certificate.
 	Resource kube.Ref
 	Key      string
 	Subject  string
 	SHA256   string
+	// IsCA marks an issuer or intermediate (a CA certificate a CA of the
+	// bundle signed), as opposed to a leaf.
+	IsCA     bool
 	NotAfter time.Time
 	// Bundle is the trust bundle's name.
 	Bundle string
-	// Issuer and IssuerSHA256 identify the previous CA that signed it.
+	// Issuer and IssuerSHA256 identify the CA it needs: the previous CA
+	// its chain ends at, or the CA that left or expired. IssuerSHA256 is
+	// empty when the input does not hold that CA.
 	Issuer       string
 	IssuerSHA256 string
-	// IssuerLeavesAt is when the retain policy drops the issuer from the
-	// bundle: its NotAfter, or the retain.for deadline if that is earlier.
+	// IssuerExpired says the CA it needs has expired.
+	IssuerExpired bool
+	// IssuerLeavesAt is when that CA leaves the bundle (its NotAfter, or
+	// the retain.for deadline if that is earlier); for a protected one
+	// when the policy would have dropped it; for a broken one when it left
+	// or expired (the time of the report when that is not known).
 	IssuerLeavesAt time.Time
 	// DaysLeft is whole days from now to IssuerLeavesAt.
 	DaysLeft int
 	State    ReissueState
+	// Certificate is the cert-manager Certificate ("namespace/name")
+	// whose Secret holds the certificate (its
+	// cert-manager.io/certificate-name annotation), and Command the
+	// command that renews it; both empty otherwise.
+	Certificate string
+	Command     string
+}
+
+// TrustReason says why a bundle holds a CA.
+type TrustReason string
+
+// Trust reasons.
+const (
+	// TrustSource: current, read from a source of the bundle.
+	TrustSource TrustReason = "source"
+	// TrustCarried: a previous CA, carried from the target's own data.
+	TrustCarried TrustReason = "carried"
+	// TrustRestored: a previous CA restored from the Copy-mode memory of
+	// the target (its rotate-certs.dev/previous annotation).
+	TrustRestored TrustReason = "restored"
+)
+
+// Trusted is one CA of one trust bundle, and why the bundle holds it: its
+// source, or, for a previous CA, its retirement and verdict (which may be
+// that this render drops it).
+type Trusted struct {
+	Package string
+	Bundle  string
+	// Target is where the bundle is written ("Secret ns/name
+	// data.ca.crt"); Targets counts the targets that agree on this row
+	// (a bundle fanned out to many namespaces), Target being the first.
+	Target  string
+	Targets int
+	Subject string
+	SHA256  string
+	// NotAfter is the CA's expiry.
+	NotAfter time.Time
+	Reason   TrustReason
+	// Source is where a current CA was read.
+	Source string
+	// RetiredAt is when a previous CA stopped being current.
+	RetiredAt time.Time
+	// Verdict is a previous CA's verdict word (kept, drops, unused,
+	// dropped, remembered), VerdictText the whole phrase, and LeavesAt
+	// the date it names (zero when none).
+	Verdict     string
+	VerdictText string
+	LeavesAt    time.Time
+	// ChainedBy are where the certificates that chain only to a previous
+	// CA are held.
+	ChainedBy []string
+}
+
+// Detail is the row's explanation in words: where a current CA was read,
+// or a previous CA's verdict, when it retired and how many certificates
+// chain to it.
+func (t Trusted) Detail() string {
+	if t.Reason == TrustSource {
+		return "from " + t.Source
+	}
+	s := t.VerdictText
+	if !t.RetiredAt.IsZero() {
+		s += "; retired " + t.RetiredAt.UTC().Format(time.DateOnly)
+	}
+	if t.Reason == TrustRestored {
+		s += " (restored from Copy-mode memory)"
+	}
+	if n := len(t.ChainedBy); n > 0 && !strings.HasPrefix(t.VerdictText, "kept (protected") {
+		s += fmt.Sprintf("; %d certificate(s) chain to it", n)
+	}
+	return s
 }
 
 // ProblemEntry is certificate data that could not be read.
@@ -150,10 +234,15 @@ type Report struct {
 	Entries []Entry
 	// Reissues are sorted by IssuerLeavesAt, then resource and key.
 	Reissues []Reissue
+	// Trust lists, per bundle, each CA it holds and why (SortTrust order).
+	Trust    []Trusted
 	Problems []ProblemEntry
 	// Packages are the packages the report covers, in order, each with
 	// its policies; empty when no policy was read.
 	Packages []Package
+	// Waves are the roll-outs of restarts in waves that are not done, by
+	// package and bundle.
+	Waves []PendingWaves
 }
 
 // Package is a package as the report lists it: its directory and the
@@ -171,6 +260,12 @@ func (r Report) InPackage(p string) Report {
 	for i := range r.Reissues {
 		r.Reissues[i].Package = p
 	}
+	for i := range r.Waves {
+		r.Waves[i].Package = p
+	}
+	for i := range r.Trust {
+		r.Trust[i].Package = p
+	}
 	for i := range r.Problems {
 		r.Problems[i].Package = p
 	}
@@ -184,11 +279,15 @@ func Merge(now time.Time, warnWithin, failWithin time.Duration, parts ...Report)
 	for _, p := range parts {
 		r.Entries = append(r.Entries, p.Entries...)
 		r.Reissues = append(r.Reissues, p.Reissues...)
+		r.Trust = append(r.Trust, p.Trust...)
 		r.Problems = append(r.Problems, p.Problems...)
 		r.Packages = append(r.Packages, p.Packages...)
+		r.Waves = append(r.Waves, p.Waves...)
 	}
 	sortEntries(r.Entries)
 	SortReissues(r.Reissues)
+	sortWaves(r.Waves)
+	SortTrust(r.Trust)
 	return r
 }
 
@@ -202,15 +301,21 @@ func (r Report) MultiPackage() bool {
 	for _, x := range r.Reissues {
 		seen[x.Package] = true
 	}
+	for _, x := range r.Trust {
+		seen[x.Package] = true
+	}
 	for _, p := range r.Problems {
 		seen[p.Package] = true
+	}
+	for _, w := range r.Waves {
+		seen[w.Package] = true
 	}
 	return len(seen) > 1
 }
 
-// Build turns an inventory (and the re-issue list, if a policy was known)
-// into a report at now.
-func Build(inv *Inventory, reissues []Reissue, now time.Time, warnWithin, failWithin time.Duration) Report {
+// Build turns an inventory (and the re-issue list and the trust of each
+// bundle, if a policy was known) into a report at now.
+func Build(inv *Inventory, reissues []Reissue, trust []Trusted, now time.Time, warnWithin, failWithin time.Duration) Report {
 	r := Report{Now: now.UTC(), WarnWithin: warnWithin, FailWithin: failWithin}
 	for _, f := range inv.Certificates {
 		c := f.Cert
@@ -247,6 +352,8 @@ func Build(inv *Inventory, reissues []Reissue, now time.Time, warnWithin, failWi
 	}
 	r.Reissues = append(r.Reissues, reissues...)
 	SortReissues(r.Reissues)
+	r.Trust = append(r.Trust, trust...)
+	SortTrust(r.Trust)
 	return r
 }
 
@@ -274,6 +381,19 @@ func SortReissues(rs []Reissue) {
 			cmp.Compare(refKey(a.Resource), refKey(b.Resource)),
 			cmp.Compare(a.Key, b.Key),
 			cmp.Compare(a.Bundle, b.Bundle),
+		)
+	})
+}
+
+// SortTrust orders trust rows by package, bundle and target, then current
+// CAs (in their order) before previous ones, then by retirement, most
+// recent first, and SHA-256. The order within a target is kept stable.
+func SortTrust(ts []Trusted) {
+	slices.SortStableFunc(ts, func(a, b Trusted) int {
+		return cmp.Or(
+			cmp.Compare(a.Package, b.Package),
+			cmp.Compare(a.Bundle, b.Bundle),
+			cmp.Compare(a.Target, b.Target),
 		)
 	})
 }

@@ -34,7 +34,16 @@ type Found struct {
 	// in a kubeconfig; empty for a plain PEM value.
 	Within string
 	Cert   *x509.Certificate
+	// Nth is the certificate's place in its value (0 for the first): a
+	// value holding a chain (tls.crt, cert-chain.pem) has its own
+	// certificate first and the intermediates that signed it after it.
+	Nth int
 }
+
+// InChain reports whether f is a CA that follows another certificate in
+// its value: an intermediate a chain supplies, re-issued with the
+// certificate it follows.
+func (f Found) InChain() bool { return f.Nth > 0 && pki.IsCA(f.Cert) }
 
 // Key returns the field, followed by ":" and the location inside the value
 // when there is one: "data.value:users[admin].user.client-certificate-data".
@@ -176,8 +185,8 @@ func Reads(value []byte) bool {
 // expiry of the good ones.
 func (s *scanner) pem(ref func() kube.Ref, field, within string, data []byte, certOnly bool) {
 	d, errs := s.cache.ScanPEM(data)
-	for _, c := range d.Certificates {
-		s.inv.Certificates = append(s.inv.Certificates, Found{Ref: ref(), Field: field, Within: within, Cert: c})
+	for i, c := range d.Certificates {
+		s.inv.Certificates = append(s.inv.Certificates, Found{Ref: ref(), Field: field, Within: within, Cert: c, Nth: i})
 	}
 	// Only data that claims to be a certificate is a problem; other PEM
 	// (keys, PGP armour, CSRs) and prose that mentions a PEM header are

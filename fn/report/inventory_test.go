@@ -153,7 +153,7 @@ status:
 		"edge status.clusterCertificateInfo[1].expiresInDays",
 	}, problems)
 
-	rep := report.Build(inv, nil, now, 30*24*time.Hour, 7*24*time.Hour)
+	rep := report.Build(inv, nil, nil, now, 30*24*time.Hour, 7*24*time.Hour)
 	var statuses []string
 	for _, e := range rep.Entries {
 		statuses = append(statuses, fmt.Sprintf("%s %d %s", e.Resource.Name, e.DaysLeft, e.Status))
@@ -304,7 +304,7 @@ data:
   ok.crt: {{b64 "ca-2026"}}
   old.crt: {{b64 "ca-expired"}}
 `))
-	rep := report.Build(inv, nil, now, 30*24*time.Hour, 7*24*time.Hour)
+	rep := report.Build(inv, nil, nil, now, 30*24*time.Hour, 7*24*time.Hour)
 	plain := string(report.RenderTable(rep, report.TableOptions{}))
 	require.NotContains(t, plain, "\x1b[")
 	coloured := string(report.RenderTable(rep, report.TableOptions{Color: true}))

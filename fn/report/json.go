@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
@@ -9,7 +10,9 @@ import (
 
 // JSONSchemaVersion names the shape of RenderJSON's output. Fields may be
 // added within a version; none is renamed, retyped or removed. (Added in
-// v1: "packages", and "package" on every entry, re-issue and problem.)
+// v1: "packages", and "package" on every entry, re-issue and problem;
+// "trust"; "isCA", "issuerExpired", "certificate" and "command" on every
+// re-issue; "waves", the roll-outs of restarts in waves still to roll.)
 const JSONSchemaVersion = "rotate-certs.dev/check/v1"
 
 // jsonReport is the documented JSON schema (docs/reference/check.md).
@@ -22,8 +25,10 @@ type jsonReport struct {
 	Summary           jsonSummary   `json:"summary"`
 	Entries           []jsonEntry   `json:"entries"`
 	Reissues          []jsonReissue `json:"reissues"`
+	Trust             []jsonTrusted `json:"trust"`
 	Problems          []jsonProblem `json:"problems"`
 	Packages          []jsonPackage `json:"packages"`
+	Waves             []jsonWaves   `json:"waves"`
 }
 
 // jsonPackage is a directory whose RotationPolicy applies to it and below.
@@ -73,13 +78,41 @@ type jsonReissue struct {
 	Key            string       `json:"key"`
 	Subject        string       `json:"subject"`
 	SHA256         string       `json:"sha256"`
+	IsCA           bool         `json:"isCA"`
 	NotAfter       string       `json:"notAfter"`
 	Bundle         string       `json:"bundle"`
 	Issuer         string       `json:"issuer"`
 	IssuerSHA256   string       `json:"issuerSha256"`
+	IssuerExpired  bool         `json:"issuerExpired"`
 	IssuerLeavesAt string       `json:"issuerLeavesAt"`
 	DaysLeft       int          `json:"daysLeft"`
 	State          ReissueState `json:"state"`
+	Certificate    *jsonRef     `json:"certificate,omitempty"`
+	Command        string       `json:"command,omitempty"`
+}
+
+// jsonRef names a cert-manager Certificate.
+type jsonRef struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+}
+
+// jsonTrusted is one CA of one bundle and why the bundle holds it.
+type jsonTrusted struct {
+	Package   string      `json:"package"`
+	Bundle    string      `json:"bundle"`
+	Target    string      `json:"target"`
+	Targets   int         `json:"targets"`
+	Subject   string      `json:"subject"`
+	SHA256    string      `json:"sha256"`
+	NotAfter  string      `json:"notAfter"`
+	Reason    TrustReason `json:"reason"`
+	Source    string      `json:"source,omitempty"`
+	RetiredAt string      `json:"retiredAt,omitempty"`
+	Verdict   string      `json:"verdict,omitempty"`
+	Detail    string      `json:"detail"`
+	LeavesAt  string      `json:"leavesAt,omitempty"`
+	ChainedBy []string    `json:"chainedBy"`
 }
 
 type jsonProblem struct {
@@ -103,8 +136,10 @@ func RenderJSON(r Report) ([]byte, error) {
 			Expired: c.Expired, Problems: c.Problems, Reissues: c.Reissues},
 		Entries:  []jsonEntry{},
 		Reissues: []jsonReissue{},
+		Trust:    []jsonTrusted{},
 		Problems: []jsonProblem{},
 		Packages: []jsonPackage{},
+		Waves:    wavesJSON(r.Waves),
 	}
 	for _, p := range r.Packages {
 		jp := jsonPackage{Path: p.Path, Policies: []jsonResource{}}
@@ -123,9 +158,18 @@ func RenderJSON(r Report) ([]byte, error) {
 		out.Entries = append(out.Entries, je)
 	}
 	for _, x := range r.Reissues {
-		out.Reissues = append(out.Reissues, jsonReissue{Package: x.Package, Resource: resource(x.Resource), Key: x.Key, Subject: x.Subject, SHA256: x.SHA256,
-			NotAfter: stamp(x.NotAfter), Bundle: x.Bundle, Issuer: x.Issuer, IssuerSHA256: x.IssuerSHA256,
-			IssuerLeavesAt: stamp(x.IssuerLeavesAt), DaysLeft: x.DaysLeft, State: x.State})
+		jr := jsonReissue{Package: x.Package, Resource: resource(x.Resource), Key: x.Key, Subject: x.Subject, SHA256: x.SHA256, IsCA: x.IsCA,
+			NotAfter: stamp(x.NotAfter), Bundle: x.Bundle, Issuer: x.Issuer, IssuerSHA256: x.IssuerSHA256, IssuerExpired: x.IssuerExpired,
+			IssuerLeavesAt: stamp(x.IssuerLeavesAt), DaysLeft: x.DaysLeft, State: x.State, Command: x.Command}
+		if ns, name, ok := strings.Cut(x.Certificate, "/"); ok {
+			jr.Certificate = &jsonRef{Namespace: ns, Name: name}
+		}
+		out.Reissues = append(out.Reissues, jr)
+	}
+	for _, x := range r.Trust {
+		out.Trust = append(out.Trust, jsonTrusted{Package: x.Package, Bundle: x.Bundle, Target: x.Target, Targets: x.Targets, Subject: x.Subject,
+			SHA256: x.SHA256, NotAfter: stamp(x.NotAfter), Reason: x.Reason, Source: x.Source, RetiredAt: trustStamp(x.RetiredAt),
+			Verdict: x.Verdict, Detail: x.Detail(), LeavesAt: trustStamp(x.LeavesAt), ChainedBy: append([]string{}, x.ChainedBy...)})
 	}
 	for _, p := range r.Problems {
 		out.Problems = append(out.Problems, jsonProblem{Package: p.Package, Resource: resource(p.Resource), Key: p.Key, Message: p.Message})

@@ -7,29 +7,49 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 )
 
-// ReissueResults turns the re-issue list into KRM results on each leaf's
-// resource: a warning when the issuer leaves the bundle before the leaf
-// expires (or has already gone, or stays only for this leaf), an info when
-// the leaf expires first and only its renewal needs watching.
+// ReissueResults turns the re-issue list into KRM results on each
+// certificate's resource: a warning when the CA it needs leaves the bundle
+// before the certificate expires (or has already gone, or stays only for
+// it), an info when the certificate expires first and only its renewal
+// needs watching.
 func ReissueResults(rs []Reissue) framework.Results {
 	var out framework.Results
 	for _, x := range rs {
-		leaf := fmt.Sprintf("leaf %q sha256:%s is signed by %q (sha256:%s), a previous CA of bundle %q",
-			x.Subject, short(x.SHA256), x.Issuer, short(x.IssuerSHA256), x.Bundle)
+		what := "leaf"
+		if x.IsCA {
+			what = "CA certificate"
+		}
+		issuer := fmt.Sprintf("%q", x.Issuer)
+		if x.IssuerSHA256 != "" {
+			issuer += fmt.Sprintf(" (sha256:%s)", short(x.IssuerSHA256))
+		}
+		cert := fmt.Sprintf("%s %q sha256:%s", what, x.Subject, short(x.SHA256))
 		leaves := x.IssuerLeavesAt.UTC().Format(time.RFC3339)
 		var sev framework.Severity = framework.Warning
 		var msg string
 		switch {
-		case x.State == ReissueDropped:
-			msg = fmt.Sprintf("%s, which left the bundle in this render (%s); peers that trust only this bundle reject the leaf - re-issue it from a current CA now", leaf, leaves)
+		case x.State == ReissueBroken:
+			gone := fmt.Sprintf("which is no longer in trust bundle %q", x.Bundle)
+			if x.IssuerExpired {
+				gone = "which expired on " + leaves
+			} else if x.DaysLeft < 0 {
+				gone += " (since " + leaves + ")"
+			}
+			msg = fmt.Sprintf("%s needs %s, %s: it verifies against nothing the bundle trusts, and peers that trust only this bundle reject it - re-issue it from a current CA now",
+				cert, issuer, gone)
 		case x.State == ReissueProtected:
-			msg = fmt.Sprintf("%s, which the retain policy would have dropped on %s and which stays only for this leaf (retain.protectIssuers); re-issue the leaf from a current CA so the old CA can go", leaf, leaves)
+			msg = fmt.Sprintf("%s chains only to %s, a previous CA of bundle %q, which the retain policy would have dropped on %s and which stays only for it (retain.protectIssuers); re-issue it from a current CA so the old CA can go",
+				cert, issuer, x.Bundle, leaves)
 		case !x.NotAfter.After(x.IssuerLeavesAt):
 			sev = framework.Info
-			msg = fmt.Sprintf("%s, which stays in the bundle until %s; the leaf expires first (%s) - make sure its renewal comes from a current CA",
-				leaf, leaves, x.NotAfter.UTC().Format(time.RFC3339))
+			msg = fmt.Sprintf("%s chains only to %s, a previous CA of bundle %q, which stays in the bundle until %s; the %s expires first (%s) - make sure its renewal comes from a current CA",
+				cert, issuer, x.Bundle, leaves, what, x.NotAfter.UTC().Format(time.RFC3339))
 		default:
-			msg = fmt.Sprintf("%s, which leaves the bundle on %s (%d days); re-issue the leaf from a current CA before then", leaf, leaves, x.DaysLeft)
+			msg = fmt.Sprintf("%s chains only to %s, a previous CA of bundle %q, which leaves the bundle on %s (%d days); re-issue it from a current CA before then",
+				cert, issuer, x.Bundle, leaves, x.DaysLeft)
+		}
+		if x.Certificate != "" {
+			msg += fmt.Sprintf(". cert-manager Certificate %s writes it: %s", x.Certificate, x.Command)
 		}
 		out = append(out, x.Resource.Result(sev, x.Key, msg))
 	}

@@ -18,8 +18,8 @@ type TableOptions struct {
 	// subject can be found with grep.
 	Wide bool
 	// NoHeaders prints only the rows: no column names, no section title,
-	// no summary. The certificate rows come first, then, after an empty
-	// line, the re-issue rows.
+	// no summary, no trust table. The certificate rows come first, then,
+	// after an empty line, the re-issue rows.
 	NoHeaders bool
 }
 
@@ -52,7 +52,9 @@ type table struct {
 
 // RenderTable renders the report as a table a person reads at a glance:
 // one row per certificate or reported expiry, soonest expiry first, then
-// the leaves to re-issue, the unreadable values and a summary line. The
+// the certificates to re-issue (and the cert-manager commands that renew
+// them), why each bundle holds each CA, the unreadable values and a
+// summary line. The
 // default table shows the resource, key, subject, expiry date, days left
 // and status (and the package when the rows come from more than one), and
 // for a leaf to re-issue its resource, key, bundle, issuer and the date
@@ -71,12 +73,24 @@ func RenderTable(r Report, opts TableOptions) []byte {
 		case opts.NoHeaders && len(r.Entries) > 0:
 			buf.WriteString("\n")
 		case !opts.NoHeaders:
-			buf.WriteString("\nLeaves to re-issue (signed only by a previous CA of a trust bundle):\n")
+			buf.WriteString("\nCertificates to re-issue (they chain only to a previous CA of a trust bundle, or to one that left it):\n")
 		}
 		reissueTable(r, pkg, opts).write(&buf, opts)
+		if !opts.NoHeaders {
+			writeRenewals(&buf, r)
+		}
+	}
+	if len(r.Waves) > 0 && !opts.NoHeaders {
+		buf.WriteString("\nRestart waves still to roll (restart.waves; each bundle keeps its previous CAs until its last wave has rolled out):\n")
+		wavesTable(r, pkg, opts).write(&buf, opts)
 	}
 	if opts.NoHeaders {
 		return buf.Bytes()
+	}
+	// The trust table explains; scripts read the rows above, or -o json.
+	if len(r.Trust) > 0 {
+		buf.WriteString("\nTrust (why each bundle holds each CA; the verdict of each previous CA):\n")
+		trustTable(r, pkg, opts).write(&buf, opts)
 	}
 	if len(r.Problems) > 0 {
 		buf.WriteString("\nUnreadable certificate data:\n")
@@ -92,7 +106,7 @@ func RenderTable(r Report, opts TableOptions) []byte {
 		}
 	}
 	c := r.Counts()
-	fmt.Fprintf(&buf, "\n%d certificate(s), %d reported expir%s: %d ok, %d warn, %d FAIL, %d expired; %d unreadable; %d leaf(s) to re-issue\n",
+	fmt.Fprintf(&buf, "\n%d certificate(s), %d reported expir%s: %d ok, %d warn, %d FAIL, %d expired; %d unreadable; %d certificate(s) to re-issue\n",
 		c.Certificates, c.Expiries, plural(c.Expiries, "y", "ies"), c.OK, c.Warn, c.Fail, c.Expired, c.Problems, c.Reissues)
 	if n := len(r.Packages); n > 1 {
 		fmt.Fprintf(&buf, "%d package(s) with a policy\n", n)
@@ -168,14 +182,14 @@ func reissueTable(r Report, pkg bool, opts TableOptions) *table {
 	// The leaf is its resource and key in the narrow table; -o wide adds
 	// its subject.
 	t := newTable(pkg, opts,
-		[]string{"RESOURCE", "KEY", "SUBJECT", "SHA256", "BUNDLE", "ISSUER", "ISSUER LEAVES (UTC)", "DAYS", "STATE"},
-		[]string{"RESOURCE", "KEY", "BUNDLE", "ISSUER", "ISSUER LEAVES", "DAYS", "STATE"})
+		[]string{"RESOURCE", "KEY", "SUBJECT", "SHA256", "BUNDLE", "NEEDS CA", "CA SHA256", "CA LEAVES (UTC)", "DAYS", "STATE"},
+		[]string{"RESOURCE", "KEY", "BUNDLE", "NEEDS CA", "CA LEAVES", "DAYS", "STATE"})
 	for _, x := range r.Reissues {
 		days := fmt.Sprintf("%d", x.DaysLeft)
 		var cells []string
 		if opts.Wide {
 			cells = []string{cell(x.Resource.String()), cell(x.Key), cell(x.Subject), short(x.SHA256), cell(x.Bundle), cell(x.Issuer),
-				x.IssuerLeavesAt.Format(tableTime), days, string(x.State)}
+				short(x.IssuerSHA256), x.IssuerLeavesAt.Format(tableTime), days, string(x.State)}
 		} else {
 			cells = []string{cell(x.Resource.String()), cell(x.Key), cell(x.Bundle), cell(x.Issuer),
 				x.IssuerLeavesAt.Format(time.DateOnly), days, string(x.State)}

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/labels"
@@ -37,6 +39,11 @@ type Target struct {
 	Hash string
 	// Changed is true when this render created or changed the object.
 	Changed bool
+	// Node is the object: a ClusterTrustBundle's signer and labels and a
+	// trust-manager Bundle's target say who reads it, and the object
+	// carries the memory of a roll-out in waves. Nil in tests that need
+	// neither.
+	Node *yaml.RNode
 }
 
 // Env is what Apply needs from the run.
@@ -46,6 +53,17 @@ type Env struct {
 	Items []*yaml.RNode
 	// PolicyRef is the policy, for results about its fields.
 	PolicyRef kube.Ref
+	// Now is the render time, which the waves of a roll-out are due by.
+	Now time.Time
+}
+
+// Outcome is what Run did.
+type Outcome struct {
+	// Results are the results of the restart rules.
+	Results framework.Results
+	// Waves are the roll-outs in waves that the input records as not
+	// done, per bundle.
+	Waves []WaveStatus
 }
 
 // consumer is a workload that reads one object.
@@ -60,9 +78,20 @@ type entry struct {
 	target   Target
 	uses     []Use
 	explicit bool
-	// across is true when the workload is named explicitly and the bundle
-	// has no target in its namespace: the hash then covers every target.
+	// across is true when the workload is named explicitly, or injected,
+	// and the bundle has no target in its namespace: the hash then covers
+	// every target.
 	across bool
+	// reads describes the object read when it is not the target itself
+	// (what a trust-manager Bundle writes); empty otherwise.
+	reads string
+	// deferred is true when the bundle rolls out in waves and the
+	// workload's wave is not due; due is true when its wave became due at
+	// this render (see wave.go).
+	deferred, due bool
+	// wave and waves place a deferred workload, for results.
+	wave, waves int
+	dueAt       time.Time
 }
 
 type applier struct {
@@ -71,40 +100,54 @@ type applier struct {
 	byKey     map[kube.Key]*Workload
 	failed    map[kube.Key]bool
 	consumers map[kube.Key][]consumer
-	entries   map[*Workload][]*entry
-	pdbs      map[string][]labels.Selector
-	results   framework.Results
+	// byName indexes the consumers of every namespace by the object they
+	// read: what a trust-manager Bundle writes in many namespaces and the
+	// cluster-scoped ClusterTrustBundles.
+	byName     map[Object][]consumer
+	namespaces map[string]*Namespace
+	entries    map[*Workload][]*entry
+	pdbs       map[string][]labels.Selector
+	results    framework.Results
+	waves      []WaveStatus
 }
 
-// Apply rolls every workload whose trust changed, as the restart rules of
-// docs/design/contract.md say: it finds the consumers of each bundle's targets (one pass over the
-// input, indexed by the objects they read), decides per workload and
-// bundle whether the read forces a roll, and writes the trust-hash of the
-// rolling bundles into the pod template when it differs. It returns an
-// info result per consumer of a bundle that changed (rolled, or why not),
-// warnings for rolls that may hurt or stall, and errors for workloads it
-// cannot read.
-func Apply(bundles []Bundle, env Env) framework.Results {
+// Apply is Run's results.
+func Apply(bundles []Bundle, env Env) framework.Results { return Run(bundles, env).Results }
+
+// Run rolls every workload whose trust changed, as the restart rules of
+// docs/design/contract.md say: it finds the consumers of each bundle's
+// targets (one pass over the input, indexed by the objects they read) and
+// the workloads whose trust is injected at admission, decides per workload
+// and bundle whether the read forces a roll, spreads the rolls of a bundle
+// with restart.waves over time, and writes the trust-hash of the rolling
+// bundles into the pod template when it differs. Its results are an info
+// per consumer of a bundle that changed (rolled, or why not), warnings for
+// rolls that may hurt or stall, and errors for workloads it cannot read.
+func Run(bundles []Bundle, env Env) Outcome {
 	if len(bundles) == 0 {
-		return nil
+		return Outcome{}
 	}
 	a := &applier{
 		env:       env,
 		byKey:     map[kube.Key]*Workload{},
 		failed:    map[kube.Key]bool{},
 		consumers: map[kube.Key][]consumer{},
+		byName:    map[Object][]consumer{},
 		entries:   map[*Workload][]*entry{},
 	}
 	a.scan()
 	for _, b := range bundles {
 		a.match(b)
 	}
+	for _, b := range bundles {
+		a.planWaves(b)
+	}
 	for _, w := range a.workloads {
 		if es := a.entries[w]; len(es) > 0 {
 			a.roll(w, es)
 		}
 	}
-	return a.results
+	return Outcome{Results: a.results, Waves: a.waves}
 }
 
 // scan reads every workload once and indexes the objects each one reads.
@@ -135,9 +178,12 @@ func (a *applier) scan() {
 		}
 		// Each workload reads an object once in this map, so the
 		// consumers of an object stay in input order.
-		for o, uses := range ByObject(w.Model.Uses()) {
+		byObject := ByObject(w.Model.Uses())
+		for _, o := range sortedObjects(byObject) {
+			c := consumer{workload: w, uses: byObject[o]}
 			k := kube.Key{Kind: o.Kind, Namespace: w.Ref.Namespace, Name: o.Name}
-			a.consumers[k] = append(a.consumers[k], consumer{workload: w, uses: uses})
+			a.consumers[k] = append(a.consumers[k], c)
+			a.byName[o] = append(a.byName[o], c)
 		}
 	}
 }
@@ -149,10 +195,20 @@ func (a *applier) match(b Bundle) {
 	}
 	if b.Restart.AutoEnabled() {
 		for _, t := range b.Targets {
-			for _, c := range a.consumers[t.Key] {
-				a.add(c.workload, &entry{bundle: b.Name, target: t, uses: c.uses})
+			switch t.Key.Kind {
+			case KindClusterTrustBundle:
+				a.matchClusterTrustBundle(b, t)
+			case policy.TargetBundle:
+				a.matchTrustManager(b, t)
+			default:
+				for _, c := range a.consumers[t.Key] {
+					a.add(c.workload, &entry{bundle: b.Name, target: t, uses: c.uses})
+				}
 			}
 		}
+	}
+	if b.Restart.InjectsTrust() {
+		a.matchInjected(b)
 	}
 	for j, ref := range b.Restart.Workloads {
 		field := fmt.Sprintf("%s.restart.workloads[%d]", b.Field, j)
@@ -175,11 +231,17 @@ func (a *applier) match(b Bundle) {
 	}
 }
 
-// add records e for w, merging an explicit entry into a detected one.
+// add records e for w, merging it into the entry w already has for the
+// bundle: the uses of both count, and an explicit entry stays explicit.
 func (a *applier) add(w *Workload, e *entry) {
 	for _, have := range a.entries[w] {
 		if have.bundle == e.bundle {
 			have.explicit = have.explicit || e.explicit
+			for _, u := range e.uses {
+				if !slices.ContainsFunc(have.uses, func(h Use) bool { return h.Via == u.Via && h.Field == u.Field }) {
+					have.uses = append(have.uses, u)
+				}
+			}
 			return
 		}
 	}
@@ -230,40 +292,32 @@ func (a *applier) roll(w *Workload, entries []*entry) {
 		anyChanged = anyChanged || e.target.Changed
 	}
 	if !w.Rollable {
-		for _, e := range entries {
-			if !e.target.Changed {
-				continue
-			}
-			u := e.uses[0]
-			a.info(w, u.Field, fmt.Sprintf("bundle %q (%s) changed and is read through %s at %s; a %s is never rolled, each new pod reads the current bundle",
-				e.bundle, describeTarget(e), u.Via, u.Field, w.Ref.Kind))
-		}
+		a.reportJob(w, entries)
 		return
 	}
 	annotationField := w.TemplateField + ".metadata.annotations." + TrustHashAnnotation
 	if w.Reload == ReloadNever {
-		explicit := false
-		for _, e := range entries {
-			explicit = explicit || e.explicit
-		}
-		msg := fmt.Sprintf("not rolled for %s: the workload is annotated %s: never", describeAll(entries, nil), ReloadAnnotation)
-		switch {
-		case explicit:
-			a.result(w, framework.Warning, "metadata.annotations."+ReloadAnnotation, msg+", which wins over restart.workloads")
-		case anyChanged:
-			a.info(w, "metadata.annotations."+ReloadAnnotation, msg)
-		}
+		a.reportNever(w, entries, anyChanged)
 		return
 	}
 	decisions := make([]Decision, len(entries))
 	var hashes []BundleHash
-	changed := false
+	changed, deferred := false, false
+	var waiting *entry
 	for i, e := range entries {
 		decisions[i] = Decide(e.uses, w.Reload, e.explicit)
-		if decisions[i].Roll {
-			hashes = append(hashes, BundleHash{Bundle: e.bundle, Hash: e.target.Hash})
-			changed = changed || e.target.Changed
+		if !decisions[i].Roll {
+			continue
 		}
+		hashes = append(hashes, BundleHash{Bundle: e.bundle, Hash: e.target.Hash})
+		if e.deferred {
+			deferred = true
+			if waiting == nil {
+				waiting = e
+			}
+			continue
+		}
+		changed = changed || e.target.Changed || e.due
 	}
 	if len(hashes) == 0 {
 		if anyChanged {
@@ -273,7 +327,16 @@ func (a *applier) roll(w *Workload, entries []*entry) {
 	}
 	hash := TrustHash(hashes)
 	cur, has := w.TrustHash()
-	if (has && cur == hash) || (!has && !changed) {
+	switch {
+	case deferred && !changed:
+		// Its wave is not due: the trust-hash it has is what its pods
+		// started with, and stays until the wave rolls it.
+		if anyChanged {
+			a.info(w, annotationField, fmt.Sprintf("not rolled yet: bundle %q rolls out in waves, and this workload is in wave %d of %d, due %s: %s",
+				waiting.bundle, waiting.wave+1, waiting.waves, waiting.dueAt.Format(time.RFC3339), describeAll(entries, decisions)))
+		}
+		return
+	case (has && cur == hash) || (!has && !changed):
 		// The trust it reads is what its pods started with.
 		if anyChanged {
 			a.info(w, annotationField, "not rolled, the trust it must restart for is unchanged: "+describeAll(entries, decisions))
@@ -284,9 +347,43 @@ func (a *applier) roll(w *Workload, entries []*entry) {
 		a.result(w, framework.Error, annotationField, err.Error())
 		return
 	}
-	a.info(w, annotationField, "rolled, its trust changed: "+describeAll(entries, decisions))
+	msg := "rolled, its trust changed: " + describeAll(entries, decisions)
+	if deferred {
+		msg += fmt.Sprintf(" (bundle %q, which rolls out in waves, rolls with it ahead of its wave %d of %d)", waiting.bundle, waiting.wave+1, waiting.waves)
+	}
+	a.info(w, annotationField, msg)
 	for _, r := range Risks(w.Shape, a.pdbsIn(w.Ref.Namespace)) {
 		a.result(w, framework.Warning, r.Field, r.Message)
+	}
+}
+
+// reportJob says, for a Job or CronJob reading a bundle that changed, that
+// it is never rolled.
+func (a *applier) reportJob(w *Workload, entries []*entry) {
+	for _, e := range entries {
+		if !e.target.Changed || len(e.uses) == 0 || e.uses[0].Via == ViaInjected {
+			continue
+		}
+		u := e.uses[0]
+		a.info(w, u.Field, fmt.Sprintf("bundle %q (%s) changed and is read through %s at %s; a %s is never rolled, each new pod reads the current bundle",
+			e.bundle, describeTarget(e), u.Via, u.Field, w.Ref.Kind))
+	}
+}
+
+// reportNever says that a workload annotated reload: never is not rolled:
+// a warning when the policy names it, an info when a bundle it reads
+// changed.
+func (a *applier) reportNever(w *Workload, entries []*entry, anyChanged bool) {
+	explicit := false
+	for _, e := range entries {
+		explicit = explicit || e.explicit
+	}
+	msg := fmt.Sprintf("not rolled for %s: the workload is annotated %s: never", describeAll(entries, nil), ReloadAnnotation)
+	switch {
+	case explicit:
+		a.result(w, framework.Warning, "metadata.annotations."+ReloadAnnotation, msg+", which wins over restart.workloads")
+	case anyChanged:
+		a.info(w, "metadata.annotations."+ReloadAnnotation, msg)
 	}
 }
 
@@ -311,7 +408,10 @@ func describeAll(entries []*entry, decisions []Decision) string {
 }
 
 func describeTarget(e *entry) string {
-	if e.across {
+	if e.reads != "" {
+		return e.reads
+	}
+	if e.across && e.target.Key.Namespace == "" {
 		return fmt.Sprintf("every %s %s of the bundle", e.target.Key.Kind, e.target.Key.Name)
 	}
 	return e.target.Key.String()

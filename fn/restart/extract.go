@@ -1,11 +1,13 @@
 package restart
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/labels"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -33,6 +35,21 @@ type Workload struct {
 	Reload Reload
 	// Shape is what decides how a roll goes.
 	Shape Shape
+	// Pod is what admission webhooks read of the pod template.
+	Pod Pod
+}
+
+// Pod is what decides whether an admission webhook injects the pods of a
+// template: their labels and annotations, and the pod spec fields the
+// meshes' injectors skip on.
+type Pod struct {
+	// Labels and Annotations are the pod template's.
+	Labels, Annotations map[string]string
+	// HostNetwork is spec.hostNetwork: true (no mesh injects such a pod).
+	HostNetwork bool
+	// NoServiceAccountToken is spec.automountServiceAccountToken: false
+	// (Linkerd's injector skips such a pod).
+	NoServiceAccountToken bool
 }
 
 // Read reads a workload (IsWorkload must be true). An unknown reload
@@ -61,6 +78,9 @@ func Read(node *yaml.RNode) (*Workload, error) {
 		return nil, err
 	}
 	w.Shape = readShape(node, w.Template)
+	w.Pod = Pod{Labels: w.Template.GetLabels(), Annotations: w.Template.GetAnnotations(),
+		HostNetwork:           str(w.Template, "spec", "hostNetwork") == "true",
+		NoServiceAccountToken: str(w.Template, "spec", "automountServiceAccountToken") == "false"}
 	return w, nil
 }
 
@@ -153,8 +173,42 @@ func readVolume(v *yaml.RNode, field string) (Volume, error) {
 		sf := fmt.Sprintf("%s.projected.sources[%d]", field, j)
 		vol.Sources = appendRef(vol.Sources, Ref{Object: Object{Kind: "Secret", Name: str(s, "secret", "name")}, Field: sf + ".secret", Projected: true})
 		vol.Sources = appendRef(vol.Sources, Ref{Object: Object{Kind: "ConfigMap", Name: str(s, "configMap", "name")}, Field: sf + ".configMap", Projected: true})
+		if kube.At(s, "clusterTrustBundle") != nil {
+			ref, err := readClusterTrustBundle(s, sf+".clusterTrustBundle")
+			if err != nil {
+				return vol, err
+			}
+			vol.Sources = appendRef(vol.Sources, ref)
+		}
 	}
 	return vol, nil
+}
+
+// readClusterTrustBundle reads a projected clusterTrustBundle source: one
+// ClusterTrustBundle by name, or those of a signer that its labelSelector
+// selects.
+func readClusterTrustBundle(s *yaml.RNode, field string) (Ref, error) {
+	if name := str(s, "clusterTrustBundle", "name"); name != "" {
+		return Ref{Object: Object{Kind: KindClusterTrustBundle, Name: name}, Field: field + ".name", Projected: true}, nil
+	}
+	ref := Ref{Object: Object{Kind: KindSigner, Name: str(s, "clusterTrustBundle", "signerName")}, Field: field + ".signerName", Projected: true}
+	node := kube.At(s, "clusterTrustBundle", "labelSelector")
+	if ref.Name == "" || node == nil {
+		return ref, nil
+	}
+	var sel labels.Selector
+	raw, err := node.MarshalJSON()
+	if err == nil {
+		err = json.Unmarshal(raw, &sel)
+	}
+	if err == nil {
+		err = sel.Validate()
+	}
+	if err != nil {
+		return ref, kube.FieldErrorf(field+".labelSelector", "is not a label selector: %v", err)
+	}
+	ref.Selector = &sel
+	return ref, nil
 }
 
 func readContainer(c *yaml.RNode, field string) (Container, error) {

@@ -5,10 +5,17 @@
 // (docs/design/contract.md, Restart rules).
 //
 // The decision is plain Go over a small model of a pod template (Template):
-// which Secrets and ConfigMaps it reads, and how. kinds.go lists the kinds
-// whose pod templates are read; extract.go maps their RNodes onto the
-// model and apply.go writes the one annotation back in place.
+// which Secrets, ConfigMaps and ClusterTrustBundles it reads, and how.
+// kinds.go lists the kinds whose pod templates are read; extract.go maps
+// their RNodes onto the model; readers.go finds the readers of what a
+// trust-manager Bundle writes and of ClusterTrustBundles, inject.go the
+// workloads whose trust is injected at admission (restart.mesh,
+// restart.injected); plan.go and waves.go spread a roll over waves
+// (restart.waves) with its record on the targets; apply.go writes the one
+// annotation back in place.
 package restart
+
+import "github.com/rotate-certs/rotate-certs/fn/labels"
 
 // Via is how a pod template reads an object. It decides whether a running
 // pod can ever see an update of that object.
@@ -29,6 +36,10 @@ const (
 	// ViaEnvFrom is envFrom: every key is copied into the environment at
 	// start.
 	ViaEnvFrom
+	// ViaInjected is trust that something copies into each pod at
+	// admission (a mesh's proxy injector): the pod keeps the copy it was
+	// created with, and the template in git does not show it.
+	ViaInjected
 )
 
 // String names the path as messages show it.
@@ -42,6 +53,8 @@ func (v Via) String() string {
 		return "env"
 	case ViaEnvFrom:
 		return "envFrom"
+	case ViaInjected:
+		return "injection at admission"
 	default:
 		return "unknown"
 	}
@@ -51,14 +64,27 @@ func (v Via) String() string {
 // started with until it is restarted.
 func (v Via) Static() bool { return v != ViaVolume }
 
-// Object is a Secret or ConfigMap a pod template refers to, by kind and
-// name; its namespace is the workload's.
+// Object is an object a pod template refers to, by kind and name: a
+// Secret or ConfigMap in the workload's namespace, or a cluster-scoped
+// ClusterTrustBundle a projected volume names (KindClusterTrustBundle) or
+// selects by signer (KindSigner, Name the signer name).
 type Object struct {
-	// Kind is "Secret" or "ConfigMap".
+	// Kind is "Secret", "ConfigMap", KindClusterTrustBundle or KindSigner.
 	Kind string
-	// Name of the object.
+	// Name of the object, or the signer name.
 	Name string
 }
+
+// Kinds of the objects a projected clusterTrustBundle source reads.
+const (
+	// KindClusterTrustBundle is a ClusterTrustBundle named by a projected
+	// volume source (clusterTrustBundle.name).
+	KindClusterTrustBundle = "ClusterTrustBundle"
+	// KindSigner stands for the ClusterTrustBundles of one signer that a
+	// projected volume source selects (clusterTrustBundle.signerName and
+	// labelSelector).
+	KindSigner = "ClusterTrustBundle signer"
+)
 
 // Template is what rotate-certs needs to know of a pod template.
 type Template struct {
@@ -87,6 +113,10 @@ type Ref struct {
 	Projected bool
 	// Var is, for an env reference, the variable it sets.
 	Var string
+	// Selector is, for a projected clusterTrustBundle source by signer
+	// name, its labelSelector; nil when unset, which the API reads as
+	// "match nothing".
+	Selector *labels.Selector
 }
 
 // Container is a container or init container.
@@ -118,6 +148,11 @@ type Use struct {
 	Via Via
 	// Field is where the template says so.
 	Field string
+	// Selector is the labelSelector of a projected clusterTrustBundle
+	// source by signer name (see Ref.Selector).
+	Selector *labels.Selector
+	// Why says, for ViaInjected, which rule injects the pod.
+	Why string
 }
 
 // Uses lists every read of a Secret or ConfigMap by the template, in
@@ -144,7 +179,7 @@ func (t Template) Uses() []Use {
 		for _, s := range v.Sources {
 			ms := mounts[v.Name]
 			if len(ms) == 0 {
-				out = append(out, Use{Object: s.Object, Via: ViaVolume, Field: s.Field})
+				out = append(out, Use{Object: s.Object, Via: ViaVolume, Field: s.Field, Selector: s.Selector})
 				continue
 			}
 			for _, m := range ms {
@@ -152,7 +187,7 @@ func (t Template) Uses() []Use {
 				if m.SubPath {
 					via = ViaSubPath
 				}
-				out = append(out, Use{Object: s.Object, Via: via, Field: m.Field})
+				out = append(out, Use{Object: s.Object, Via: via, Field: m.Field, Selector: s.Selector})
 			}
 		}
 	}

@@ -88,6 +88,11 @@ func Decide(uses []Use, reload Reload, explicit bool) Decision {
 		return Decision{Because: first, Reason: "cannot roll it: the workload is annotated " + ReloadAnnotation + ": never"}
 	}
 	for _, u := range uses {
+		if u.Via == ViaInjected {
+			return Decision{Roll: true, Because: u, Reason: fmt.Sprintf("is copied into its pods at admission by %s, which never sees an update", u.Why)}
+		}
+	}
+	for _, u := range uses {
 		if u.Via.Static() {
 			return Decision{Roll: true, Because: u, Reason: fmt.Sprintf("is read through %s at %s, which never sees an update", u.Via, u.Field)}
 		}

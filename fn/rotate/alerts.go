@@ -5,43 +5,27 @@ import (
 	"path"
 
 	"github.com/rotate-certs/rotate-certs/fn/alerts"
+	"github.com/rotate-certs/rotate-certs/fn/bundle"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 )
 
 // alerts writes the PrometheusRule of spec.alerts: an alert for every
-// certificate a bundle holds (role ca) and every leaf of the input that
-// one of those CAs signed (role leaf).
+// certificate a bundle holds (role ca) except a previous CA nothing
+// chains to (it leaves the bundle by itself: its expiry is no incident),
+// for every certificate of the input that chains to one of those CAs
+// (role leaf or issuer), and for every certificate to re-issue, at the
+// date the CA it needs leaves the bundle (role reissue).
 func (r *run) alerts() {
 	a := r.policy.Spec.Alerts
 	if a == nil {
 		return
 	}
 	var certs []alerts.Certificate
-	leaves, verify := r.leafIndex(), r.verifier()
 	for _, b := range r.policy.Spec.TrustBundles {
-		rb, ok := r.bundles[b.Name]
-		if !ok {
-			continue
-		}
-		// Targets that render the same bytes hold the same CAs, which
-		// signed the same leaves: their leaf entries would repeat the
-		// first target's (alerts.Groups merges repeats), so they are
-		// listed once per distinct bundle content, not once per target.
-		listed := map[string]bool{}
-		for _, t := range rb.Targets {
-			where := t.Where()
-			cas := t.Outcome.Certificates()
-			for _, c := range cas {
-				certs = append(certs, alerts.Certificate{Cert: c, Bundle: b.Name, Role: alerts.RoleCA, Where: []string{where}})
-			}
-			if listed[t.Hash] {
-				continue
-			}
-			listed[t.Hash] = true
-			for _, l := range leaves.SignedByAny(cas, verify) {
-				certs = append(certs, alerts.Certificate{Cert: l.Cert, Bundle: b.Name, Role: alerts.RoleLeaf, Where: []string{l.Where}})
-			}
+		if rb, ok := r.bundles[b.Name]; ok {
+			certs = append(certs, r.bundleAlerts(b.Name, rb)...)
 		}
 	}
 	warn, fail := r.policy.Spec.Expiry.WarnWithin.Duration, r.policy.Spec.Expiry.FailWithin.Duration
@@ -84,4 +68,55 @@ func (r *run) alerts() {
 		msg += "; no trust bundle holds a certificate, so the rule has no alerts"
 	}
 	r.results = append(r.results, kube.RefOf(node).Result(framework.Info, "spec.groups", msg))
+}
+
+// bundleAlerts lists what bundle's alerts watch. Targets that render the
+// same bytes hold the same CAs, to which the same certificates chain:
+// their entries would repeat the first target's (alerts.Groups merges
+// repeats), so the chained certificates and re-issues are listed once per
+// distinct bundle content, not once per target.
+func (r *run) bundleAlerts(name string, rb renderedBundle) []alerts.Certificate {
+	var certs []alerts.Certificate
+	listed := map[string]bool{}
+	for _, t := range rb.Targets {
+		where := t.Where()
+		unused := pki.NewSet()
+		for _, f := range t.Outcome.Fates {
+			if f.State == bundle.FateUnused {
+				unused.Add(f.Cert)
+			}
+		}
+		cas := t.Outcome.Certificates()
+		for _, c := range cas {
+			if !unused.Has(c) {
+				certs = append(certs, alerts.Certificate{Cert: c, Bundle: name, Role: alerts.RoleCA, Where: []string{where}})
+			}
+		}
+		if listed[t.Hash] {
+			continue
+		}
+		listed[t.Hash] = true
+		for _, h := range r.chainIndex().SignedByAny(cas, r.now) {
+			if h.Supplied {
+				continue
+			}
+			role := alerts.RoleLeaf
+			if pki.IsCA(h.Cert) {
+				role = alerts.RoleIssuer
+			}
+			certs = append(certs, alerts.Certificate{Cert: h.Cert, Bundle: name, Role: role, Where: []string{h.Where}})
+		}
+		for _, x := range t.Outcome.Reissues() {
+			if !x.LeavesAt.Before(x.Cert.Cert.NotAfter) {
+				continue // its own NotAfter alert comes first
+			}
+			c := alerts.Certificate{Cert: x.Cert.Cert, Bundle: name, Role: alerts.RoleReissue, Where: []string{x.Cert.Where},
+				Issuer: x.IssuerName, Due: x.LeavesAt}
+			if x.Issuer != nil {
+				c.IssuerSHA256 = pki.FingerprintOf(x.Issuer).String()
+			}
+			certs = append(certs, c)
+		}
+	}
+	return certs
 }

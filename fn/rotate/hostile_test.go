@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
-	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
@@ -81,22 +80,11 @@ func nested(depth int) string {
 	return strings.Repeat("[", depth) + strings.Repeat("]", depth)
 }
 
-// targetCerts returns the certificates of the rendered trust Secret.
+// targetCerts returns the number of certificates of the rendered trust
+// Secret.
 func targetCerts(t *testing.T, out []byte) int {
 	t.Helper()
-	for _, it := range parseResourceList(t, out).items {
-		if kube.KeyOf(it) == (kube.Key{Kind: "Secret", Namespace: "gw", Name: "trust"}) {
-			v, found, err := kube.Lookup(it, "ca.crt")
-			require.NoError(t, err)
-			require.True(t, found)
-			d, err := pki.DecodePEM(v.Bytes)
-			require.NoError(t, err)
-			require.Empty(t, d.SkippedTypes)
-			return len(d.Certificates)
-		}
-	}
-	t.Fatal("no trust Secret in the output")
-	return 0
+	return len(valueCerts(t, out, kube.Key{Kind: "Secret", Namespace: "gw", Name: "trust"}, "ca.crt"))
 }
 
 // hostileCase is one hostile input and what the function must do with it.

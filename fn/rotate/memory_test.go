@@ -165,9 +165,9 @@ func TestBundleCopyBundleRoundTrip(t *testing.T) {
 	gw := trustIn(t, bundled, "gw")
 	require.Equal(t, []string{"ca-2026", "ca-2025"}, keySubjects(t, gw))
 	require.Contains(t, itemsOf(t, bundled), gatewayTrustHash, "the workload's trust is unchanged")
-	// A hand-written target: ca-2025 counts as retired at the newest
-	// NotBefore among current (ca-2026's).
-	require.Equal(t, retiredLine("ca-2025", testpki.Date(2026, 11, 1)), gw.GetAnnotations()[trustbundle.RetiredAnnotation])
+	// A hand-written target: ca-2025 counts as retired at this render
+	// (now), not at ca-2026's NotBefore three weeks earlier.
+	require.Equal(t, retiredLine("ca-2025", now), gw.GetAnnotations()[trustbundle.RetiredAnnotation])
 	require.Equal(t, "", trustIn(t, bundled, "edge").GetAnnotations()[trustbundle.RetiredAnnotation], "a created target: an empty record")
 
 	copied := rerender(t, bundled, "Copy", now, nil)
@@ -175,13 +175,13 @@ func TestBundleCopyBundleRoundTrip(t *testing.T) {
 	require.Equal(t, []string{"ca-2026"}, keySubjects(t, gw))
 	ann := gw.GetAnnotations()
 	require.Equal(t, []string{"ca-2025"}, subjects(t, []byte(ann[trustbundle.PreviousAnnotation])))
-	require.Equal(t, retiredLine("ca-2025", testpki.Date(2026, 11, 1)), ann[trustbundle.RetiredAnnotation])
+	require.Equal(t, retiredLine("ca-2025", now), ann[trustbundle.RetiredAnnotation])
 	require.Equal(t, "platform", ann["team"], "the user's annotations are kept")
 	require.NotContains(t, ann[trustbundle.PreviousAnnotation], "PRIVATE KEY")
 	_, remembers := trustIn(t, copied, "edge").GetAnnotations()[trustbundle.PreviousAnnotation]
 	require.False(t, remembers, "edge held no previous CA: nothing to remember")
 	require.NotEqual(t, itemsOf(t, bundled), itemsOf(t, copied))
-	require.Contains(t, string(copied), `which left the bundle in this render`, "the client of ca-2025 is on the re-issue list")
+	require.Contains(t, string(copied), `which is no longer in trust bundle "gateway"`, "the client of ca-2025 is on the re-issue list, broken")
 	require.NotContains(t, itemsOf(t, copied), gatewayTrustHash, "the workload rolls to the Copy bundle")
 
 	back := rerender(t, copied, "Bundle", now, nil)
@@ -218,7 +218,7 @@ func TestRetiredRecordSurvivesLaterRenders(t *testing.T) {
 	})
 	gw := trustIn(t, rotated, "gw")
 	require.Equal(t, []string{"ca-2027", "ca-2026", "ca-2025"}, keySubjects(t, gw), "ca-2025 stays for the client it signed (protectIssuers)")
-	require.Equal(t, sortLines(retiredLine("ca-2025", testpki.Date(2026, 11, 1))+retiredLine("ca-2026", rotation)), gw.GetAnnotations()[trustbundle.RetiredAnnotation])
+	require.Equal(t, sortLines(retiredLine("ca-2025", now)+retiredLine("ca-2026", rotation)), gw.GetAnnotations()[trustbundle.RetiredAnnotation])
 	edge := trustIn(t, rotated, "edge")
 	require.Equal(t, []string{"ca-2027", "ca-2026"}, keySubjects(t, edge), "each target object has its own record")
 	require.Equal(t, retiredLine("ca-2026", rotation), edge.GetAnnotations()[trustbundle.RetiredAnnotation])
@@ -249,7 +249,7 @@ func TestMalformedMemory(t *testing.T) {
 	require.NoError(t, err, string(out))
 	require.Contains(t, string(out), `annotation rotate-certs.dev/retired is malformed (line 1 "not-a-line": 1 field(s), want 2)`)
 	require.Contains(t, string(out), "path: metadata.annotations[rotate-certs.dev/retired]")
-	require.Equal(t, retiredLine("ca-2025", testpki.Date(2026, 11, 1)), trustIn(t, out, "gw").GetAnnotations()[trustbundle.RetiredAnnotation])
+	require.Equal(t, retiredLine("ca-2025", testpki.GoldenNow), trustIn(t, out, "gw").GetAnnotations()[trustbundle.RetiredAnnotation])
 
 	out, err = execute(t, withAnnotation(trustbundle.PreviousAnnotation, "-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydA==\n-----END CERTIFICATE-----\n"))
 	require.Error(t, err)
@@ -293,8 +293,8 @@ items:
 	require.NoError(t, err, string(out))
 	require.NotContains(t, string(out), "is ignored", "bundle b's key has no blocks in a's memory: nothing to judge")
 	ann := trustIn(t, out, "gw").GetAnnotations()
-	require.Equal(t, sortLines(strings.TrimSuffix(retiredLine("ca-2025", testpki.Date(2026, 11, 1)), "\n")+" a.crt\n"+
-		strings.TrimSuffix(retiredLine("signer-a-1", testpki.Date(2026, 11, 15)), "\n")+" b.crt\n"), ann[trustbundle.RetiredAnnotation])
+	require.Equal(t, sortLines(strings.TrimSuffix(retiredLine("ca-2025", testpki.GoldenNow), "\n")+" a.crt\n"+
+		strings.TrimSuffix(retiredLine("signer-a-1", testpki.GoldenNow), "\n")+" b.crt\n"), ann[trustbundle.RetiredAnnotation])
 	require.Contains(t, ann[trustbundle.PreviousAnnotation], "Key: a.crt")
 	require.Equal(t, []string{"ca-2025"}, subjects(t, []byte(ann[trustbundle.PreviousAnnotation])))
 

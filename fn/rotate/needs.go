@@ -30,7 +30,10 @@ import (
 //     that does not decode (a problem the report names); and any whose
 //     metadata or duplicate keys the processor must refuse;
 //   - Namespaces only when a bundle picks its target's namespaces by
-//     label (namespaceSelector).
+//     label (namespaceSelector), finds injected consumers by their
+//     Namespace (restart.mesh, restart.injected), or writes a
+//     trust-manager Bundle, whose target namespaceSelector says where its
+//     readers are.
 //
 // A step that comes to read other Secrets or ConfigMaps must say so here.
 func Needs(fnConfig *yaml.RNode) resio.Reads {
@@ -48,7 +51,7 @@ func Needs(fnConfig *yaml.RNode) resio.Reads {
 		if b.Target.Kind == policy.TargetBundle {
 			trust[b.Target.TrustNamespace] = true
 		}
-		selects = selects || b.Target.NamespaceSelector != nil
+		selects = selects || b.Target.NamespaceSelector != nil || b.Restart.InjectsTrust() || b.Target.Kind == policy.TargetBundle
 		for _, s := range b.Sources {
 			for _, ref := range []*policy.ObjectKeyRef{s.Secret, s.ConfigMap} {
 				if ref != nil {

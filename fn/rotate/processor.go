@@ -17,6 +17,7 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/report"
+	"github.com/rotate-certs/rotate-certs/fn/restart"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -25,6 +26,9 @@ import (
 type Processor struct {
 	// Now is the wall clock, used when the policy sets no spec.now.
 	Now func() time.Time
+	// At, when not zero, is the render time: it wins over spec.now and
+	// the clock (render --now).
+	At time.Time
 	// Stderr receives a summary of warnings and errors (kustomize shows no
 	// results when the exit code is 0, but passes stderr through). Nil
 	// means no summary.
@@ -50,14 +54,23 @@ type run struct {
 	results   framework.Results
 	// bundles maps a bundle's name to what it rendered, for later steps.
 	bundles map[string]renderedBundle
-	// leaves indexes the input's leaves once for every step (leafIndex).
-	leaves *bundle.LeafIndex
+	// chains indexes the input's certificates once for every step
+	// (chainIndex).
+	chains *bundle.ChainIndex
+	// secrets indexes the input's Secrets, snapshots included, for the
+	// cert-manager annotations of the re-issue list (secret).
+	secrets map[kube.Key]*yaml.RNode
 	// verify is the run's memoized signature check (verifier).
 	verify func(ca, cert *x509.Certificate) bool
 	// certs parses every certificate of the run once - sources, targets,
 	// leaves and the report alike - so that one certificate is one
 	// *x509.Certificate, which verify remembers per pair.
 	certs *pki.Cache
+	// workloads counts the input's rollable workloads for holdFor; -1
+	// until counted.
+	workloads int
+	// waves are the roll-outs in waves the input records (restarts).
+	waves []restart.WaveStatus
 }
 
 // newRun is the one way a run starts: the policy, who it is in messages,
@@ -76,6 +89,7 @@ func newRun(pol *policy.RotationPolicy, policyRef kube.Ref, now time.Time, items
 		index:     kube.NewIndex(items),
 		bundles:   map[string]renderedBundle{},
 		certs:     certs,
+		workloads: -1,
 	}
 }
 
@@ -127,7 +141,11 @@ func (p Processor) Run(fnConfig *yaml.RNode, items []*yaml.RNode, positions []in
 	if wall == nil {
 		wall = time.Now
 	}
-	r = newRun(pol, r.policyRef, pol.Clock(wall), items, positions, p.certs)
+	now := pol.Clock(wall)
+	if !p.At.IsZero() {
+		now = p.At.UTC()
+	}
+	r = newRun(pol, r.policyRef, now, items, positions, p.certs)
 	if p.newVerifier != nil {
 		r.verify = p.newVerifier()
 	}

@@ -11,31 +11,33 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/report"
+	"github.com/rotate-certs/rotate-certs/fn/trustbundle"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// reissueReport lists the leaves that must be re-issued because their
-// issuer is only among a bundle's previous CAs.
+// reissueReport lists the certificates that must be re-issued because the
+// CA they chain to is only among a bundle's previous CAs, or has left it.
 func (r *run) reissueReport() {
 	r.results = append(r.results, report.ReissueResults(r.reissues())...)
 }
 
+// CertificateNameAnnotation is the annotation cert-manager sets on the
+// Secret of a Certificate: the Certificate's name (its namespace is the
+// Secret's).
+const CertificateNameAnnotation = "cert-manager.io/certificate-name"
+
 // reissues computes the re-issue list of every rendered bundle: one entry
-// per bundle, leaf location and issuer (targets fanned out to several
-// namespaces agree or, if their previous CAs differ, the earliest date
-// wins).
+// per bundle, certificate location and CA it needs (targets fanned out to
+// several namespaces agree or, if their previous CAs differ, the earliest
+// date wins).
 //
 // Targets of a bundle whose outcomes are alike (see outcomeKey) have the
 // same re-issue list, so only the first of them is expanded: a bundle
-// fanned out to many namespaces costs its targets plus its leaves, not
-// their product.
+// fanned out to many namespaces costs its targets plus its certificates,
+// not their product.
 func (r *run) reissues() []report.Reissue {
-	founds := map[string]report.Found{}
-	for _, f := range r.scan().Leaves() {
-		founds[f.Where()+"\x00"+pki.FingerprintOf(f.Cert).String()] = f
-	}
-	leaves := r.leafIndex()
+	certs := r.scan().Certificates
 	var out []report.Reissue
 	seen := map[string]int{}
 	for _, b := range r.policy.Spec.TrustBundles {
@@ -48,18 +50,9 @@ func (r *run) reissues() []report.Reissue {
 			if !alike.add(t.Outcome) {
 				continue
 			}
-			for _, x := range t.Outcome.Reissues(leaves, rb.Options, r.now) {
-				leafFP, issuerFP := pki.FingerprintOf(x.Leaf.Cert).String(), pki.FingerprintOf(x.Issuer).String()
-				f, ok := founds[x.Leaf.Where+"\x00"+leafFP]
-				if !ok {
-					continue
-				}
-				entry := report.Reissue{
-					Resource: f.Ref, Key: f.Key(), Subject: pki.Subject(f.Cert), SHA256: leafFP, NotAfter: f.Cert.NotAfter.UTC(),
-					Bundle: b.Name, Issuer: pki.Subject(x.Issuer), IssuerSHA256: issuerFP,
-					IssuerLeavesAt: x.LeavesAt.UTC(), DaysLeft: report.DaysLeft(x.LeavesAt, r.now), State: report.ReissueState(x.State),
-				}
-				k := b.Name + "\x00" + x.Leaf.Where + "\x00" + leafFP + "\x00" + issuerFP
+			for _, x := range t.Outcome.Reissues() {
+				entry := r.reissueEntry(b.Name, certs[x.Cert.ID], x)
+				k := b.Name + "\x00" + x.Cert.Where + "\x00" + entry.SHA256 + "\x00" + entry.IssuerSHA256 + "\x00" + entry.Issuer
 				if i, dup := seen[k]; dup {
 					if entry.IssuerLeavesAt.Before(out[i].IssuerLeavesAt) {
 						out[i] = entry
@@ -75,14 +68,67 @@ func (r *run) reissues() []report.Reissue {
 	return out
 }
 
+// reissueEntry is x, of bundle, as the report lists it: where the
+// certificate is, the CA it needs, and the cert-manager Certificate that
+// writes its Secret, when the Secret names one.
+func (r *run) reissueEntry(bundleName string, f report.Found, x bundle.Reissue) report.Reissue {
+	e := report.Reissue{
+		Resource: f.Ref, Key: f.Key(), Subject: pki.Subject(f.Cert), SHA256: pki.FingerprintOf(f.Cert).String(), IsCA: pki.IsCA(f.Cert),
+		NotAfter: f.Cert.NotAfter.UTC(), Bundle: bundleName, Issuer: x.IssuerName,
+		IssuerLeavesAt: x.LeavesAt.UTC(), DaysLeft: report.DaysLeft(x.LeavesAt, r.now), State: report.ReissueState(x.State),
+	}
+	if x.Issuer != nil {
+		e.IssuerSHA256 = pki.FingerprintOf(x.Issuer).String()
+		e.IssuerExpired = pki.Expired(x.Issuer, r.now)
+	}
+	if name := certificateName(r.secret(f.Ref)); name != "" {
+		e.Certificate = f.Ref.Namespace + "/" + name
+		e.Command = fmt.Sprintf("cmctl renew -n %s %s", f.Ref.Namespace, name)
+	}
+	return e
+}
+
+// secret returns the core Secret ref names, a local-config snapshot
+// included (cert-manager's Secrets live in the cluster: git often holds
+// only their snapshots), nil for anything else.
+func (r *run) secret(ref kube.Ref) *yaml.RNode {
+	if ref.Kind != "Secret" || ref.APIVersion != "v1" {
+		return nil
+	}
+	if r.secrets == nil {
+		r.secrets = map[kube.Key]*yaml.RNode{}
+		for _, it := range r.items {
+			if it.GetKind() == "Secret" && it.GetApiVersion() == "v1" {
+				if _, dup := r.secrets[kube.KeyOf(it)]; !dup {
+					r.secrets[kube.KeyOf(it)] = it
+				}
+			}
+		}
+	}
+	return r.secrets[kube.Key{Kind: "Secret", Namespace: ref.Namespace, Name: ref.Name}]
+}
+
+// certificateName returns the cert-manager Certificate a Secret names in
+// its cert-manager.io/certificate-name annotation, when that is a
+// Kubernetes name (anything else is not quoted into a command).
+func certificateName(node *yaml.RNode) string {
+	if node == nil {
+		return ""
+	}
+	name := node.GetAnnotations(CertificateNameAnnotation)[CertificateNameAnnotation]
+	if len(name) == 0 || len(name) > 253 || strings.Trim(name, "abcdefghijklmnopqrstuvwxyz0123456789-.") != "" {
+		return ""
+	}
+	return name
+}
+
 // outcomeKeys remembers the outcomes of one bundle's targets by what
-// Outcome.Reissues reads of them: the current and previous CAs in order,
-// every decision, and the retirement of each previous CA. The options and the time are the bundle's, the same
-// for all its targets, so two outcomes with one key list the same
-// re-issues, and a later one adds nothing to the report (same entries,
-// same dates). Certificates are told apart by pointer: an equal one
-// parsed twice only makes the key differ, which costs a repeat, not a
-// wrong answer.
+// Outcome.Reissues reads of them: the current CAs in order, and each
+// fate's CA, state, date and retirement. Two outcomes with one key list
+// the same re-issues, and a later one adds nothing to the report (same
+// entries, same dates). Certificates are told apart by pointer: an equal
+// one parsed twice only makes the key differ, which costs a repeat, not
+// a wrong answer.
 type outcomeKeys struct {
 	ids  map[*x509.Certificate]int
 	seen map[string]bool
@@ -105,22 +151,14 @@ func (k *outcomeKeys) add(o bundle.Outcome) bool {
 	for _, c := range o.Current {
 		id(c)
 	}
-	b.WriteString("|")
-	// A previous CA's re-issue date counts from its retirement, which
-	// each target records for itself.
-	retired := func(c *x509.Certificate) {
-		if at, ok := o.RetiredAt(c); ok {
-			fmt.Fprintf(&b, "@%d,", at.Unix())
-		}
+	for _, f := range o.Fates {
+		b.WriteString("|" + string(f.State) + ":")
+		id(f.Cert)
+		fmt.Fprintf(&b, "@%d-%d", f.RetiredAt.Unix(), f.LeavesAt.Unix())
 	}
-	for _, c := range o.Previous {
-		id(c)
-		retired(c)
-	}
-	for _, d := range o.Decisions {
-		b.WriteString("|" + string(d.Reason) + ":")
-		id(d.Cert)
-		retired(d.Cert)
+	fmt.Fprintf(&b, "|%d broken", len(o.Broken))
+	for _, x := range o.Broken {
+		fmt.Fprintf(&b, ",%d", x.Cert.ID)
 	}
 	key := b.String()
 	if k.seen[key] {
@@ -130,12 +168,51 @@ func (k *outcomeKeys) add(o bundle.Outcome) bool {
 	return true
 }
 
-// Reissues runs the trust-bundle rules of the policy fnConfig over a copy
-// of items at now and returns the leaves that must be re-issued; items are
-// not changed. The policy's spec.now is ignored: a CI check asks about
-// now, not about the render's pinned clock. It fails when the policy is
-// invalid or a bundle cannot be rendered.
+// Explanation is what `check` shows of a policy beyond expiry: the
+// certificates to re-issue, why each bundle holds each CA, and the
+// roll-outs of restarts in waves that are not done.
+type Explanation struct {
+	Reissues []report.Reissue
+	Trust    []report.Trusted
+	Waves    []report.PendingWaves
+}
+
+// Explain runs the trust-bundle and restart rules of the policy fnConfig
+// over a copy of items at now and explains the result; items are not
+// changed. The policy's spec.now is ignored: a CI check asks about now,
+// not about the render's pinned clock. It fails when the policy is invalid
+// or a bundle cannot be rendered.
+func Explain(items []*yaml.RNode, fnConfig *yaml.RNode, now time.Time) (Explanation, error) {
+	r, err := dryRun(items, fnConfig, now, (*run).trustBundles, (*run).restarts)
+	if err != nil {
+		return Explanation{}, err
+	}
+	return Explanation{Reissues: r.reissues(), Trust: r.trust(), Waves: r.pendingWaves()}, nil
+}
+
+// Reissues is Explain's re-issue list.
 func Reissues(items []*yaml.RNode, fnConfig *yaml.RNode, now time.Time) ([]report.Reissue, error) {
+	e, err := Explain(items, fnConfig, now)
+	return e.Reissues, err
+}
+
+// pendingWaves are the roll-outs in waves (restart.waves) that the input
+// records as not done, with the waves still to roll.
+func (r *run) pendingWaves() []report.PendingWaves {
+	var out []report.PendingWaves
+	for _, w := range r.waves {
+		pw := report.PendingWaves{Bundle: w.Bundle, Started: w.Series.Started, Waves: w.Series.Waves, Rolled: w.Series.Rolled,
+			Interval: w.Interval, HeldUntil: w.HeldUntil}
+		for _, p := range w.Pending {
+			pw.Pending = append(pw.Pending, report.PendingWave{Number: p.Number, Due: p.Due, Workloads: p.Workloads})
+		}
+		out = append(out, pw)
+	}
+	return out
+}
+
+// dryRun runs steps of the function over a copy of items at now.
+func dryRun(items []*yaml.RNode, fnConfig *yaml.RNode, now time.Time, steps ...step) (*run, error) {
 	pol, err := policy.Decode(fnConfig)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", kube.RefOf(fnConfig), err)
@@ -145,9 +222,68 @@ func Reissues(items []*yaml.RNode, fnConfig *yaml.RNode, now time.Time) ([]repor
 		copies[i] = item.Copy()
 	}
 	r := newRun(pol, kube.RefOf(fnConfig), now.UTC(), copies, nil, nil)
-	r.trustBundles()
+	for _, s := range steps {
+		s(r)
+	}
 	if errs := filter(r.results, framework.Error); len(errs) > 0 {
 		return nil, kube.ErrorResults(errs)
 	}
-	return r.reissues(), nil
+	return r, nil
+}
+
+// trust lists, for every rendered bundle and target, each CA the target
+// holds and why, and each previous CA with its verdict. Targets whose rows
+// agree (a bundle fanned out to many namespaces) are one set of rows,
+// counted.
+func (r *run) trust() []report.Trusted {
+	var out []report.Trusted
+	for _, b := range r.policy.Spec.TrustBundles {
+		rb, ok := r.bundles[b.Name]
+		if !ok {
+			continue
+		}
+		first := map[string]int{}
+		for _, t := range rb.Targets {
+			rows := trustRows(b.Name, rb, t)
+			k := fmt.Sprint(rows)
+			if i, dup := first[k]; dup {
+				for j := i; j < i+len(rows); j++ {
+					out[j].Targets++
+				}
+				continue
+			}
+			first[k] = len(out)
+			for _, row := range rows {
+				row.Target, row.Targets = t.Where(), 1
+				out = append(out, row)
+			}
+		}
+	}
+	return out
+}
+
+// trustRows are target t's rows, without the target.
+func trustRows(name string, rb renderedBundle, t trustbundle.Target) []report.Trusted {
+	var rows []report.Trusted
+	row := func(c *x509.Certificate, why report.TrustReason) report.Trusted {
+		return report.Trusted{Bundle: name, Subject: pki.Subject(c), SHA256: pki.FingerprintOf(c).String(), NotAfter: c.NotAfter.UTC(), Reason: why}
+	}
+	for _, c := range t.Outcome.Current {
+		x := row(c, report.TrustSource)
+		x.Source = rb.Sources[pki.FingerprintOf(c)]
+		rows = append(rows, x)
+	}
+	for _, f := range t.Outcome.Fates {
+		why := report.TrustCarried
+		if f.Restored {
+			why = report.TrustRestored
+		}
+		x := row(f.Cert, why)
+		x.RetiredAt, x.Verdict, x.VerdictText, x.LeavesAt = f.RetiredAt, f.Verdict.Word, f.Verdict.String(), f.Verdict.Date
+		for _, d := range f.Dependents {
+			x.ChainedBy = append(x.ChainedBy, d.Where)
+		}
+		rows = append(rows, x)
+	}
+	return rows
 }

@@ -2,8 +2,11 @@ package rotate
 
 import (
 	"fmt"
+	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/restart"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // restarts rolls the workloads whose trust changed (docs/design/contract.md,
@@ -18,9 +21,24 @@ func (r *run) restarts() {
 		}
 		rb := restart.Bundle{Name: b.Name, Field: fmt.Sprintf("spec.trustBundles[%d]", i), Restart: b.Restart}
 		for _, t := range rendered.Targets {
-			rb.Targets = append(rb.Targets, restart.Target{Key: t.Key, Hash: t.Hash, Changed: t.TrustChanged})
+			rb.Targets = append(rb.Targets, restart.Target{Key: t.Key, Hash: t.Hash, Changed: t.TrustChanged, Node: t.Node})
 		}
 		bundles = append(bundles, rb)
 	}
-	r.results = append(r.results, restart.Apply(bundles, restart.Env{Items: r.items, PolicyRef: r.policyRef})...)
+	out := restart.Run(bundles, restart.Env{Items: r.items, PolicyRef: r.policyRef, Now: r.now})
+	r.results = append(r.results, out.Results...)
+	r.waves = out.Waves
+}
+
+// holdFor is the trust bundles' hook into the restart rules: a target
+// whose bundle rolls out in waves that are not done keeps its previous CAs
+// (restart.Hold reads the record the restart rules wrote on it).
+func (r *run) holdFor(b *policy.TrustBundle, node *yaml.RNode) (time.Time, bool) {
+	if b.Restart.Waves == nil {
+		return time.Time{}, false
+	}
+	if r.workloads < 0 {
+		r.workloads = restart.CountWorkloads(r.items)
+	}
+	return restart.Hold(b, node, r.now, r.workloads)
 }

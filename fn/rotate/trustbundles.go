@@ -23,18 +23,19 @@ func (r *run) scan() *report.Inventory {
 	return r.inventory
 }
 
-// leafIndex indexes the leaves of the inventory once per run: the merge
-// of every target, the re-issue list and the alerts all ask it which
-// leaves a CA signed.
-func (r *run) leafIndex() *bundle.LeafIndex {
-	if r.leaves == nil {
-		var leaves []bundle.Leaf
-		for _, f := range r.scan().Leaves() {
-			leaves = append(leaves, bundle.Leaf{Cert: f.Cert, Where: f.Where()})
+// chainIndex indexes the certificates of the inventory once per run: the
+// merge of every target, the re-issue list and the alerts all ask it what
+// chains to a CA. A Held's ID is its position in the inventory.
+func (r *run) chainIndex() *bundle.ChainIndex {
+	if r.chains == nil {
+		certs := r.scan().Certificates
+		held := make([]bundle.Held, len(certs))
+		for i, f := range certs {
+			held[i] = bundle.Held{Cert: f.Cert, Where: f.Where(), ID: i, Supplied: f.InChain()}
 		}
-		r.leaves = bundle.NewLeafIndex(leaves)
+		r.chains = bundle.NewChainIndex(held, r.verifier())
 	}
-	return r.leaves
+	return r.chains
 }
 
 // verifier returns the run's memoized signature check.
@@ -47,8 +48,8 @@ func (r *run) verifier() func(ca, cert *x509.Certificate) bool {
 
 // trustBundles renders every bundle of the policy (the trust bundle rules).
 func (r *run) trustBundles() {
-	env := trustbundle.Env{Index: r.index, Now: r.now, Leaves: r.leafIndex(), PolicyRef: r.policyRef, Verify: r.verifier(),
-		Snapshots: trustbundle.NewSnapshots(r.items), Certs: r.certs}
+	env := trustbundle.Env{Index: r.index, Now: r.now, Chains: r.chainIndex(), PolicyRef: r.policyRef,
+		Snapshots: trustbundle.NewSnapshots(r.items), Certs: r.certs, Hold: r.holdFor}
 	r.results = append(r.results, trustbundle.CheckInjectAnnotations(r.policy, r.index)...)
 	var all []trustbundle.Rendered
 	input := r.items[:len(r.items):len(r.items)] // the targets created below are not in the input

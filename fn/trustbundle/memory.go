@@ -327,7 +327,7 @@ func (r *renderer) readRecord(s slot, text string) (retired map[pki.Fingerprint]
 		return retired, true
 	}
 	r.warnOnce(s.ref, annotationField(RetiredAnnotation), fmt.Sprintf(
-		"bundle %q: target %s annotation %s is malformed (%s); each line must be \"<SHA-256 hex> <RFC 3339 time>\", the time no later than now. Those lines are ignored, and a previous CA without a valid line counts as retired at the latest NotBefore among the current CAs; this render rewrites the record",
+		"bundle %q: target %s annotation %s is malformed (%s); each line must be \"<SHA-256 hex> <RFC 3339 time>\", the time no later than now. Those lines are ignored, and a previous CA without a valid line counts as retired at this render; this render rewrites the record",
 		r.bundle.Name, s.ref, RetiredAnnotation, strings.Join(bad, "; ")))
 	return retired, false
 }

@@ -42,22 +42,25 @@ type Env struct {
 	Index *kube.Index
 	// Now is the render time.
 	Now time.Time
-	// Leaves are the end-entity certificates in the input, indexed once
-	// per run (bundle.NewLeafIndex) and shared by every bundle and target.
-	Leaves *bundle.LeafIndex
+	// Chains are the certificates of the input, indexed once per run
+	// (bundle.NewChainIndex, with the run's memoized signature check) and
+	// shared by every bundle and target.
+	Chains *bundle.ChainIndex
 	// PolicyRef is the policy, for results about its fields.
 	PolicyRef kube.Ref
-	// Verify memoizes signature checks across bundles (see
-	// bundle.NewVerifier); nil checks every time.
-	Verify func(ca, cert *x509.Certificate) bool
 	// Snapshots are the local-config Secrets and ConfigMaps, read as
 	// sources when the input has no manifest of the object; nil: none.
 	Snapshots *Snapshots
 	// Certs parses the certificates of sources and existing targets, so
 	// that a CA held by many targets is one *x509.Certificate and the
-	// answers Verify and Leaves remember per certificate are found again;
+	// answers Chains remembers per certificate are found again;
 	// nil parses every value anew.
 	Certs *pki.Cache
+	// Hold says whether the existing target object node of bundle b must
+	// keep every previous CA it holds, and until when at least: its
+	// bundle rolls out restarts in waves that are not done (the restart
+	// rules own the record). Nil: never.
+	Hold func(b *policy.TrustBundle, node *yaml.RNode) (time.Time, bool)
 }
 
 // Target is one rendered target object.
@@ -116,6 +119,9 @@ type Rendered struct {
 	Results framework.Results
 	// Options are the merge options the targets were rendered with.
 	Options bundle.Options
+	// Sources says where each current certificate was read, by SHA-256:
+	// "Secret ns/name data.ca.crt", or the policy's inline source.
+	Sources map[pki.Fingerprint]string
 }
 
 type renderer struct {
@@ -208,6 +214,7 @@ func Render(b *policy.TrustBundle, path string, env Env) Rendered {
 			b.Name, policy.InjectAnnotation, b.Name)
 	}
 	out.Results = r.results
+	out.Sources = r.sources()
 	return out
 }
 
@@ -216,12 +223,27 @@ func (r *renderer) options() bundle.Options {
 		Copy:           r.bundle.Mode == policy.ModeCopy,
 		MaxPrevious:    *r.bundle.Retain.MaxPrevious,
 		ProtectIssuers: *r.bundle.Retain.ProtectIssuers,
-		Verify:         r.env.Verify,
 	}
 	if r.bundle.Retain.For != nil {
 		o.RetainFor = r.bundle.Retain.For.Duration
 	}
+	if r.bundle.Retain.DropUnusedAfter != nil {
+		o.DropUnusedAfter = r.bundle.Retain.DropUnusedAfter.Duration
+	}
 	return o
+}
+
+// sources describes where each current certificate was read.
+func (r *renderer) sources() map[pki.Fingerprint]string {
+	out := make(map[pki.Fingerprint]string, len(r.origins))
+	for fp, o := range r.origins {
+		where := o.ref.String() + " " + o.field
+		if o.ref == r.env.PolicyRef {
+			where = "the policy's " + o.field
+		}
+		out[fp] = where
+	}
+	return out
 }
 
 func (r *renderer) renderTarget(ns string, current []*x509.Certificate) (Target, bool) {

@@ -69,7 +69,11 @@ func (r *renderer) merge(s slot, current []*x509.Certificate) (Target, []byte, b
 			return Target{}, nil, false
 		}
 	}
-	outcome, err := bundle.MergeTarget(current, mem, r.env.Leaves, r.options(), r.env.Now)
+	opts := r.options()
+	if r.env.Hold != nil && s.node != nil && !opts.Copy {
+		opts.HoldUntil, _ = r.env.Hold(r.bundle, s.node)
+	}
+	outcome, err := bundle.MergeTarget(current, mem, r.env.Chains, opts, r.env.Now)
 	if err != nil {
 		r.errorf(r.env.PolicyRef, r.path+".sources", "bundle %q: %v", r.bundle.Name, err)
 		return Target{}, nil, false

@@ -233,34 +233,54 @@ func (r *renderer) reportExpiredSources(current []*x509.Certificate) {
 	}
 }
 
-// maxLeavesNamed caps how many dependent leaves one warning lists.
-const maxLeavesNamed = 5
+// maxNamed caps how many certificates one result lists.
+const maxNamed = 5
 
-// reportDecisions turns the merge's decisions into results on the target
-// ref, at field.
-func (r *renderer) reportDecisions(ref kube.Ref, field string, o bundle.Outcome) {
-	for _, d := range o.Decisions {
-		c := pki.Describe(d.Cert)
-		switch d.Reason {
-		case bundle.DroppedExpiredCurrent:
-			// Reported once per bundle, at its source (reportExpiredSources).
-		case bundle.KeptProtected:
-			var where []string
-			for i, l := range d.Leaves {
-				if i == maxLeavesNamed {
-					where = append(where, fmt.Sprintf("and %d more", len(d.Leaves)-maxLeavesNamed))
-					break
-				}
-				where = append(where, fmt.Sprintf("%q in %s", pki.Subject(l.Cert), l.Where))
-			}
-			r.add(ref.Result(framework.Warning, field, fmt.Sprintf(
-				"bundle %q: previous CA %s is kept beyond the retain policy because it still signs valid leaf %s; re-issue that leaf from a current CA before the old CA can go (or set retain.protectIssuers: false)",
-				r.bundle.Name, c, strings.Join(where, ", "))))
-		case bundle.RememberedCopyMode:
-			r.add(ref.Result(framework.Info, field, fmt.Sprintf("bundle %q: previous CA %s is not in the bundle (Copy mode); annotation %s keeps it, so that switching back to Bundle mode restores it",
-				r.bundle.Name, c, PreviousAnnotation)))
-		default:
-			r.add(ref.Result(framework.Info, field, fmt.Sprintf("bundle %q: dropped previous CA %s (%s)", r.bundle.Name, c, d.Reason)))
+// named lists certificates as results name them: their subject and where
+// each is held, the first maxNamed of them.
+func named(held []bundle.Held) string {
+	var where []string
+	for i, h := range held {
+		if i == maxNamed {
+			where = append(where, fmt.Sprintf("and %d more", len(held)-maxNamed))
+			break
 		}
+		where = append(where, fmt.Sprintf("%q in %s", pki.Subject(h.Cert), h.Where))
+	}
+	return strings.Join(where, ", ")
+}
+
+// reportDecisions turns the merge into results on the target ref, at
+// field: the current certificates it dropped, and the verdict of every
+// previous CA.
+func (r *renderer) reportDecisions(ref kube.Ref, field string, o bundle.Outcome) {
+	// An expired current certificate is reported once per bundle, at its
+	// source (reportExpiredSources).
+	for _, f := range o.Fates {
+		c := pki.Describe(f.Cert)
+		var sev framework.Severity = framework.Info
+		var msg string
+		switch f.State {
+		case bundle.FateProtected:
+			sev = framework.Warning
+			msg = fmt.Sprintf("previous CA %s is kept beyond the retain policy because valid certificate(s) still chain to it: %s; re-issue them from a current CA before the old CA can go (or set retain.protectIssuers: false)",
+				c, named(f.Dependents))
+		case bundle.FateRemembered:
+			msg = fmt.Sprintf("previous CA %s is not in the bundle (Copy mode); annotation %s keeps it, so that switching back to Bundle mode restores it", c, PreviousAnnotation)
+		case bundle.FateDropped:
+			msg = fmt.Sprintf("dropped previous CA %s (%s)", c, f.Reason)
+			if len(f.Dependents) > 0 {
+				sev = framework.Warning
+				msg += fmt.Sprintf(", although valid certificate(s) still chain to it: %s; peers that trust only this bundle reject them - re-issue them from a current CA now", named(f.Dependents))
+			}
+		default:
+			msg = fmt.Sprintf("previous CA %s, retired %s: %s", c, f.RetiredAt.Format(time.RFC3339), f.Verdict)
+			if len(f.Dependents) > 0 {
+				msg += fmt.Sprintf("; %d certificate(s) chain to it: %s", len(f.Dependents), named(f.Dependents))
+			} else {
+				msg += "; nothing in the input chains to it"
+			}
+		}
+		r.add(ref.Result(sev, field, fmt.Sprintf("bundle %q: %s", r.bundle.Name, msg)))
 	}
 }

@@ -2,8 +2,11 @@ package e2eharness
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rotate-certs/rotate-certs/internal/golden"
 )
 
 // Instruction is one Dockerfile instruction with its continuation lines
@@ -66,4 +69,56 @@ func Assignments(s string) map[string]string {
 		}
 	}
 	return out
+}
+
+// DockerfileBuild runs the Dockerfile's `go build` line natively, with its
+// ARG defaults and ENV, the build arguments VERSION and COMMIT and the
+// target platform goos/goarch (what `docker build --build-arg ...` and
+// BuildKit set), in the repository's top directory, and returns the
+// binary's path under dir. It fails the test when the Dockerfile has no
+// such line.
+func DockerfileBuild(t testing.TB, dir, version, commit, goos, goarch string) string {
+	t.Helper()
+	global, st := Stages(ReadDockerfile(t, golden.Path("Dockerfile")))
+	vars := map[string]string{}
+	var build string
+	for _, in := range append(global, st[0]...) {
+		switch {
+		case in.Cmd == "ARG" || in.Cmd == "ENV":
+			for k, v := range Assignments(in.Args) {
+				vars[k] = v
+			}
+		case in.Cmd == "RUN" && strings.Contains(in.Args, "go build"):
+			build = in.Args
+		}
+	}
+	vars["VERSION"], vars["COMMIT"], vars["TARGETOS"], vars["TARGETARCH"] = version, commit, goos, goarch
+	if !strings.Contains(build, "-o /out/rotate-certs") {
+		t.Fatalf("the builder stage has no RUN go build ... -o /out/rotate-certs: %q", build)
+	}
+	out := filepath.Join(dir, "rotate-certs")
+	build = strings.Replace(build, "/out/rotate-certs", out, 1)
+	sh := Cmd{Dir: golden.Path(), Env: os.Environ()}
+	for k, v := range vars {
+		sh.Env = append(sh.Env, k+"="+v)
+	}
+	// The shell expands ${VAR} from the environment, as RUN does from ARG
+	// and ENV.
+	if r := sh.Run(t, "sh", "-c", build); r.Err != nil {
+		t.Fatalf("%s: %v\n%s%s", build, r.Err, r.Stdout, r.Stderr)
+	}
+	return out
+}
+
+// DockerfileBuildLine returns the builder stage's RUN ... go build line.
+func DockerfileBuildLine(t testing.TB) string {
+	t.Helper()
+	_, st := Stages(ReadDockerfile(t, golden.Path("Dockerfile")))
+	for _, in := range st[0] {
+		if in.Cmd == "RUN" && strings.Contains(in.Args, "go build") {
+			return in.Args
+		}
+	}
+	t.Fatal("no RUN ... go build in the Dockerfile's builder stage")
+	return ""
 }

@@ -14,8 +14,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rotate-certs/rotate-certs/internal/golden"
 	"sigs.k8s.io/kustomize/kyaml/kio"
@@ -40,15 +42,15 @@ func Main(m *testing.M, binary *string) int {
 }
 
 // Build compiles ./cmd/rotate-certs into dir/rotate-certs as the Dockerfile
-// does - static (CGO_ENABLED=0), -trimpath - with ldflags, and returns its
-// path.
+// does - static (CGO_ENABLED=0), -trimpath, -buildvcs=false - with ldflags,
+// and returns its path.
 func Build(dir, ldflags string) (string, error) {
 	root, err := golden.Root()
 	if err != nil {
 		return "", err
 	}
 	bin := filepath.Join(dir, "rotate-certs")
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", ldflags, "-o", bin, "./cmd/rotate-certs")
+	cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-ldflags", ldflags, "-o", bin, "./cmd/rotate-certs")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -92,10 +94,16 @@ func howToGet(name string) string {
 		return "run `make tools` (installs the pinned kustomize into bin/)"
 	case "helm":
 		return "run `make tools` (installs the pinned Helm 3 into bin/)"
+	case "helm4":
+		return "run `make tools` (installs the pinned Helm 4 into bin/helm4)"
 	case "kpt":
 		return "no make target installs kpt; the kpt tests need it on PATH (/usr/bin/kpt on CI)"
 	case "podman", "runc":
 		return "`make container-tools` (part of `make tools`) installs podman and runc from Debian when run as root"
+	case "registry":
+		return "run `make registry` (installs go-containerregistry's loopback registry into bin/)"
+	case "goreleaser", "ko", "cosign":
+		return "run `make " + name + "` (part of `make tools`: the pinned " + name + " into bin/)"
 	case "keytool":
 		return "`make test-tools` installs Debian's headless JRE (default-jre-headless) when run as root"
 	case "prlimit":
@@ -108,6 +116,13 @@ func howToGet(name string) string {
 // copy of binary at <tmp>/bin/rotate-certs, so that the examples' relative
 // exec path (../../bin/rotate-certs) runs the binary under test. It returns
 // the example's copy.
+//
+// The copy's policies that read the wall clock get spec.now set to
+// StagedNow: the examples render a rotation, and a previous CA with no
+// retirement record retires at the render's now, so two renders that the
+// clock ticks between would record two times. A test that compares two
+// renders - of one copy, or of two copies - compares them at one now, as a
+// user's two renders of one commit at one moment would.
 func StageExample(t testing.TB, binary, name string) string {
 	t.Helper()
 	root := t.TempDir()
@@ -125,7 +140,45 @@ func StageExample(t testing.TB, binary, name string) string {
 	if err := os.CopyFS(dst, os.DirFS(golden.Path("examples", name))); err != nil {
 		t.Fatal(err)
 	}
+	PinClock(t, dst, StagedNow)
 	return dst
+}
+
+// retiredEntry matches one entry of a rotate-certs.dev/retired record.
+var retiredEntry = regexp.MustCompile(`\b([0-9a-f]{64}) [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z`)
+
+// WithoutRetiredTimes blanks the times of the retirement records in s
+// (YAML or JSON): what two renders of a rotation that git does not record
+// may differ in, since each is the render that sees the CA leave.
+func WithoutRetiredTimes(s string) string { return retiredEntry.ReplaceAllString(s, "$1 <retired>") }
+
+// StagedNow is the clock StageExample pins: the start of the test binary,
+// to the second.
+var StagedNow = time.Now().UTC().Truncate(time.Second)
+
+// PinClock sets spec.now to now in every RotationPolicy file under dir
+// that has none (a line "spec:" at the start of the file's policy gets a
+// "  now:" line after it; the rest of the file is kept as written).
+func PinClock(t testing.TB, dir string, now time.Time) {
+	t.Helper()
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".yaml") {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		text := string(data)
+		if !strings.Contains(text, "kind: RotationPolicy") || strings.Contains(text, "\n  now:") || !strings.Contains(text, "\nspec:\n") {
+			return nil
+		}
+		text = strings.Replace(text, "\nspec:\n", fmt.Sprintf("\nspec:\n  now: %q\n", now.Format(time.RFC3339)), 1)
+		return os.WriteFile(path, []byte(text), d.Type().Perm()|0o600)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // Cmd is where and how a command runs.

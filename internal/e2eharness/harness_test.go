@@ -2,9 +2,11 @@ package e2eharness
 
 import (
 	"errors"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -48,6 +50,7 @@ func TestFindTool(t *testing.T) {
 	}
 	for name, want := range map[string]string{
 		"kustomize": "make tools", "helm": "make tools", "podman": "make container-tools", "runc": "make container-tools", "keytool": "make test-tools",
+		"registry": "make registry", "goreleaser": "make goreleaser", "ko": "make ko", "cosign": "make cosign",
 	} {
 		if msg := howToGet(name); !strings.Contains(msg, want) {
 			t.Errorf("%s: %q does not name %s", name, msg, want)
@@ -97,5 +100,33 @@ func TestFiles(t *testing.T) {
 	want := map[string]string{"a.yaml": "a", filepath.Join("sub", "b.yaml"): "b"}
 	if len(got) != len(want) || got["a.yaml"] != "a" || got[filepath.Join("sub", "b.yaml")] != "b" {
 		t.Fatalf("Files = %v, want %v", got, want)
+	}
+}
+
+// The Makefile pins the releases the tests look for.
+func TestMakefilePinsTheSameReleases(t *testing.T) {
+	data, err := os.ReadFile("../../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^ARGOCD_VERSION := (\S+)$`).FindSubmatch(data)
+	if m == nil {
+		t.Fatal("Makefile has no ARGOCD_VERSION := line")
+	}
+	if string(m[1]) != ArgoCDVersion {
+		t.Errorf("Makefile ARGOCD_VERSION %s, ArgoCDVersion %s: make tools would build another release than the tests look for", m[1], ArgoCDVersion)
+	}
+}
+
+// The registry answers the OCI distribution API's version check.
+func TestStartRegistry(t *testing.T) {
+	host := StartRegistry(t)
+	resp, err := http.Get("http://" + host + "/v2/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /v2/: %s", resp.Status)
 	}
 }

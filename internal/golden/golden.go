@@ -62,7 +62,7 @@ func Path(elem ...string) string {
 }
 
 // YAMLFiles returns every *.yaml and *.yml file of the repository (but
-// those under .git and bin), by path from the top directory: a corpus of
+// those under .git, bin and dist, the release's output), by path from the top directory: a corpus of
 // real manifests, examples and test data for tests that hold a reader to
 // another.
 func YAMLFiles(t testing.TB) map[string][]byte {
@@ -73,7 +73,7 @@ func YAMLFiles(t testing.TB) map[string][]byte {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && (d.Name() == ".git" || d.Name() == "bin") {
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "bin" || path == filepath.Join(root, "dist")) {
 			return filepath.SkipDir
 		}
 		if d.IsDir() || !strings.HasSuffix(path, ".yaml") && !strings.HasSuffix(path, ".yml") {

@@ -3,6 +3,8 @@ package sim
 import (
 	"fmt"
 	"time"
+
+	"github.com/rotate-certs/rotate-certs/fn/policy"
 )
 
 // signer is one CA lineage: a CA that an issuer replaces every period days,
@@ -23,6 +25,14 @@ type signer struct {
 	// reissueMax: each peer's leaf is re-issued 0..reissueMax days after a
 	// new CA starts signing.
 	reissueMax int
+	// issuerDelay > 0: the lineage's CA signs an issuer (an intermediate
+	// CA held in git, Secret "<name>-issuer", keys crt.pem and key.pem)
+	// rather than leaves; each generation's issuer is committed 1 to
+	// issuerDelay days after the CA starts, and the peers' leaves - renewed
+	// from the issuer in the cluster, never in git, presented with the
+	// issuer as their chain - are signed by it (Linkerd's and Istio's
+	// shape).
+	issuerDelay int
 	// peers present leaves of this lineage.
 	peers []string
 }
@@ -33,14 +43,23 @@ func (s signer) start(gen int) int { return s.offset + gen*s.period }
 // Cadence is one rotation scenario of the simulation: the signers feeding
 // one trust bundle and the bundle's safe retain setting.
 type Cadence struct {
-	// ID is the cadence's number (1-6), as in the table.
+	// ID is the cadence's number (1-7), as in the table.
 	ID int
 	// Name is a short label.
 	Name string
 	// signers feed the bundle, one source each (two with pre-distribution).
 	signers []signer
-	// maxPrevious is the retain.maxPrevious a careful user sets.
-	maxPrevious int
+	// maxPrevious is the retain.maxPrevious a careful user sets, and
+	// dropUnusedAfter (days, 0: unset) the retain.dropUnusedAfter.
+	maxPrevious, dropUnusedAfter int
+	// fleet, when set, makes the bundle's consumers a fleet of
+	// Deployments rolled in waves (fleet.go).
+	fleet *fleet
+}
+
+// safe returns the cadence's safe settings.
+func (c Cadence) safe() Settings {
+	return Settings{Mode: policy.ModeBundle, MaxPrevious: c.maxPrevious, DropUnusedAfterDays: c.dropUnusedAfter}
 }
 
 // Cadences returns the rotation scenarios: one signer by hand, two
@@ -119,10 +138,52 @@ func Cadences() []Cadence {
 			},
 			maxPrevious: 2,
 		},
+		meshCadence(),
+		fleetCadence(),
 	}
 }
 
-// CadenceByID returns cadence id (1-6).
+// meshCadence is cadence 7: a mesh, whose anchor signs an issuer in git
+// and whose workloads' certificates live in memory.
+func meshCadence() Cadence {
+	day := 24 * time.Hour
+	return Cadence{
+		// A mesh: the trust anchor (a 200-day CA, replaced every 90
+		// days) signs an issuer, and the issuer signs the workloads'
+		// short-lived certificates, which live in memory. The issuer
+		// is re-issued from the new anchor 1 to 5 days after the
+		// anchor rotates; the workloads present the new issuer's
+		// certificates a day or two later. Only the issuer in git
+		// says that the old anchor is still needed, and
+		// dropUnusedAfter ends the overlap once it is re-issued.
+		ID: 7, Name: "mesh anchor 90d, issuer 1-5d later",
+		signers: []signer{{
+			name: "mesh", period: 90, lifetime: 200 * day, issuerDelay: 5,
+			peers: []string{"web", "api", "db"},
+		}},
+		maxPrevious: 1, dropUnusedAfter: 10,
+	}
+}
+
+// fleetCadence is a bundle that 200 Deployments share, each reading it
+// through env (it must be rolled to see a new CA), rolled in waves of 10%
+// four days apart: a wave rolls out within the pick-up lag (0-3 days)
+// before the next one starts. The next CA is pre-distributed 45 days
+// before it signs: the ten waves of the roll that brings it (36 days, and
+// the lag) reach every consumer before its first leaf.
+func fleetCadence() Cadence {
+	return Cadence{
+		ID: 8, Name: "200 consumers in waves of 10%",
+		signers: []signer{{
+			name: "gateway", period: 90, lifetime: 365 * 24 * time.Hour, preDistribute: 45, reissueMax: 3,
+			peers: []string{"ratelimit", "ext-auth", "backend"},
+		}},
+		maxPrevious: 1,
+		fleet:       &fleet{consumers: 200, percent: 10, intervalDays: 4},
+	}
+}
+
+// CadenceByID returns cadence id (1-8).
 func CadenceByID(id int) (Cadence, error) {
 	for _, c := range Cadences() {
 		if c.ID == id {

@@ -29,6 +29,11 @@ func (s *simulation) run() (Stats, error) {
 	if err != nil {
 		return s.stats, fmt.Errorf("initial ResourceList: %w", err)
 	}
+	if s.cfg.Cadence.fleet != nil {
+		if items, err = s.fleetItems(items, fnConfig); err != nil {
+			return s.stats, fmt.Errorf("initial ResourceList: %w", err)
+		}
+	}
 	lastHash, hashSeen := "", false
 	for d := 0; d < s.cfg.Days; d++ {
 		if err := s.issue(items, d); err != nil {
@@ -64,7 +69,9 @@ func (s *simulation) run() (Stats, error) {
 				return s.stats, fmt.Errorf("day %d: %w", d, err)
 			}
 		}
-		if h, ok := trustHash(items); ok != hashSeen || h != lastHash {
+		if s.cfg.Cadence.fleet != nil {
+			s.fleetDay(items, d)
+		} else if h, ok := trustHash(items); ok != hashSeen || h != lastHash {
 			if ok {
 				s.stats.Rolls++
 			}
@@ -88,7 +95,7 @@ func (s *simulation) initial() []byte {
 			fmt.Fprintf(&b, "      - secret: {name: %s-next-ca, namespace: %s, optional: true}\n", sg.name, namespace)
 		}
 	}
-	fmt.Fprintf(&b, "      target: {name: %s}\n      retain: {maxPrevious: %d}\n", target, s.settings.MaxPrevious)
+	fmt.Fprintf(&b, "      target: {name: %s}\n      retain: %s\n", target, s.settings.retain())
 	b.WriteString("items:\n")
 	var current []byte
 	sources := s.sources(0)
@@ -104,8 +111,18 @@ func (s *simulation) initial() []byte {
 		}
 	}
 	for _, p := range s.peers {
+		if p.inMemory {
+			continue
+		}
 		fmt.Fprintf(&b, "- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: %s-tls\n    namespace: %s\n  type: kubernetes.io/tls\n  data:\n    tls.crt: \"\"\n    tls.key: \"\"\n",
 			p.name, namespace)
+	}
+	for i, sg := range s.cfg.Cadence.signers {
+		if sg.issuerDelay > 0 {
+			issuer := s.issuerIn(i, 0)
+			fmt.Fprintf(&b, "- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: %s-issuer\n    namespace: %s\n  data:\n    crt.pem: %q\n    key.pem: %q\n",
+				sg.name, namespace, base64.StdEncoding.EncodeToString(issuer.PEM()), base64.StdEncoding.EncodeToString(issuer.KeyPEM()))
+		}
 	}
 	fmt.Fprintf(&b, "- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: %s\n    namespace: %s\n  type: Opaque\n  data:\n    ca.crt: %q\n",
 		target, namespace, base64.StdEncoding.EncodeToString(current))
@@ -160,7 +177,21 @@ func (s *simulation) issue(items []*yaml.RNode, d int) error {
 			return err
 		}
 	}
+	for i, sg := range s.cfg.Cadence.signers {
+		if sg.issuerDelay > 0 {
+			issuer := s.issuerIn(i, d)
+			if err := set(sg.name+"-issuer", "crt.pem", issuer.PEM()); err != nil {
+				return err
+			}
+			if err := set(sg.name+"-issuer", "key.pem", issuer.KeyPEM()); err != nil {
+				return err
+			}
+		}
+	}
 	for _, p := range s.peers {
+		if p.inMemory {
+			continue
+		}
 		leaf := p.inGit(d)
 		if err := set(p.name+"-tls", "tls.crt", leaf.cert.PEM()); err != nil {
 			return err

@@ -32,6 +32,7 @@ import (
 	"crypto/x509"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/pki"
@@ -48,6 +49,11 @@ type Settings struct {
 	Mode string
 	// MaxPrevious is retain.maxPrevious.
 	MaxPrevious int
+	// RetainForDays and DropUnusedAfterDays set retain.for and
+	// retain.dropUnusedAfter in days (0: unset).
+	RetainForDays, DropUnusedAfterDays int
+	// NoProtectIssuers sets retain.protectIssuers: false.
+	NoProtectIssuers bool
 }
 
 // String describes the settings as policy YAML would.
@@ -55,7 +61,25 @@ func (s Settings) String() string {
 	if s.Mode == policy.ModeCopy {
 		return "mode: Copy"
 	}
-	return fmt.Sprintf("maxPrevious: %d", s.MaxPrevious)
+	return strings.Join(s.fields(), ", ")
+}
+
+// retain is the settings' retain block, as flow YAML.
+func (s Settings) retain() string { return "{" + strings.Join(s.fields(), ", ") + "}" }
+
+// fields are the retain settings as YAML fields.
+func (s Settings) fields() []string {
+	out := []string{fmt.Sprintf("maxPrevious: %d", s.MaxPrevious)}
+	if s.RetainForDays > 0 {
+		out = append(out, fmt.Sprintf("for: %dd", s.RetainForDays))
+	}
+	if s.DropUnusedAfterDays > 0 {
+		out = append(out, fmt.Sprintf("dropUnusedAfter: %dd", s.DropUnusedAfterDays))
+	}
+	if s.NoProtectIssuers {
+		out = append(out, "protectIssuers: false")
+	}
+	return out
 }
 
 // Config is one simulation run.
@@ -104,21 +128,33 @@ type Stats struct {
 	Rolls int
 	// Rotations counts CA generations that started signing during the run.
 	Rotations int
+	// MaxWavesRolling is, for a cadence that rolls its consumers in
+	// waves, the most renders whose rolls were in flight on one day (a
+	// roll is in flight from its render until its consumer picks up the
+	// bundle).
+	MaxWavesRolling int
 	// Examples describe the first failures.
 	Examples []string
 }
 
 // leafVersion is one leaf of one peer.
 type leafVersion struct {
-	cert      testpki.Cert
+	cert testpki.Cert
+	// chain is the issuer the peer presents with the leaf, nil when a CA
+	// of the bundle signed the leaf directly.
+	chain *x509.Certificate
+	// issuer is the CA of the bundle the leaf chains to.
 	issuer    pki.Fingerprint
 	issued    int // day it replaces the previous leaf in git
 	presented int // day the peer starts presenting it
 }
 
 type peer struct {
-	name     string
-	signer   int
+	name   string
+	signer int
+	// inMemory: the peer's leaves are never in git (an issuer's
+	// workloads: Linkerd's proxies, Istio's sidecars).
+	inMemory bool
 	versions []leafVersion
 }
 
@@ -136,12 +172,21 @@ type simulation struct {
 	settings Settings
 	rng      *rand.Rand
 	// cas[s][g] is generation g of signer s.
-	cas      [][]testpki.Cert
+	cas [][]testpki.Cert
+	// issuers[s] are the issuers of signer s, in commit order (signers
+	// with an issuer only).
+	issuers  [][]issuerVersion
 	peers    []*peer
 	versions []*bundleVersion
 	// firstTrusted is the first day each CA was in the rendered bundle.
 	firstTrusted map[pki.Fingerprint]int
 	stats        Stats
+	// fleet are a fleet cadence's consumers (fleet.go), rollings its
+	// renders' rolls, verified the day's handshake results per bundle
+	// version and leaf.
+	fleet    []*fleetConsumer
+	rollings []rolling
+	verified map[verifyKey]error
 }
 
 // Run simulates cfg and returns what it measured. An error means the
@@ -152,6 +197,9 @@ func Run(cfg Config) (Stats, error) {
 	if cfg.Consumers <= 0 {
 		cfg.Consumers = 3
 	}
+	if f := cfg.Cadence.fleet; f != nil {
+		cfg.Consumers = f.consumers
+	}
 	if cfg.MaxLag < 0 {
 		cfg.MaxLag = 0
 	} else if cfg.MaxLag == 0 {
@@ -160,7 +208,7 @@ func Run(cfg Config) (Stats, error) {
 	if cfg.MaxExamples == 0 {
 		cfg.MaxExamples = 5
 	}
-	settings := Settings{Mode: policy.ModeBundle, MaxPrevious: cfg.Cadence.maxPrevious}
+	settings := cfg.Cadence.safe()
 	if cfg.Settings != nil {
 		settings = *cfg.Settings
 	}
@@ -199,20 +247,26 @@ func (s *simulation) generation(i, d int) int {
 }
 
 // schedule draws every leaf issuance of the run up front: for each
-// generation, each peer's re-issue delay and pick-up lag.
+// generation, each peer's re-issue delay and pick-up lag, and, for a
+// signer with an issuer, when each issuer is committed.
 func (s *simulation) schedule() {
 	c := s.cfg.Cadence
 	s.cas = make([][]testpki.Cert, len(c.signers))
+	s.issuers = make([][]issuerVersion, len(c.signers))
 	for i, sg := range c.signers {
 		var peers []*peer
 		for _, name := range sg.peers {
-			p := &peer{name: name, signer: i}
+			p := &peer{name: name, signer: i, inMemory: sg.issuerDelay > 0}
 			peers = append(peers, p)
 			s.peers = append(s.peers, p)
 		}
 		for gen := 0; sg.start(gen) < s.cfg.Days; gen++ {
 			if gen > 0 && sg.start(gen) >= 0 {
 				s.stats.Rotations++
+			}
+			if sg.issuerDelay > 0 {
+				s.scheduleIssuer(i, gen, peers)
+				continue
 			}
 			ca := s.ca(i, gen)
 			for _, p := range peers {
@@ -237,6 +291,64 @@ func (s *simulation) schedule() {
 			}
 		}
 	}
+}
+
+// issuerVersion is one issuer of a signer: the intermediate CA a
+// generation of the signer's CA signs, and the day it is committed.
+type issuerVersion struct {
+	cert      testpki.Cert
+	gen       int
+	committed int
+}
+
+// scheduleIssuer draws generation gen's issuer of signer i - committed 1
+// to issuerDelay days after the CA starts signing (on day 0 for the first)
+// - and the leaves the peers present with it. The peers' leaves live in
+// memory, never in git: each peer renews from the issuer in the cluster,
+// and presents the new issuer's leaves from the day after it is committed
+// (or the day after that: a renewal lag), each leaf valid until two days
+// after the next issuer's leaves take over.
+func (s *simulation) scheduleIssuer(i, gen int, peers []*peer) {
+	sg := s.cfg.Cadence.signers[i]
+	committed := sg.start(gen)
+	if gen > 0 {
+		committed += 1 + s.rng.IntN(sg.issuerDelay)
+	}
+	ca := s.ca(i, gen)
+	notBefore := s.now(committed)
+	notAfter := notBefore.Add(testpki.Days(sg.period + sg.issuerDelay + 10))
+	if notAfter.After(ca.Cert.NotAfter) {
+		notAfter = ca.Cert.NotAfter
+	}
+	name := fmt.Sprintf("sim c%d %s issuer gen %d seed %d", s.cfg.Cadence.ID, sg.name, gen, s.cfg.Seed)
+	issuer := testpki.NewIntermediate(name, "identity."+sg.name+".sim", ca, notBefore, notAfter.Sub(notBefore))
+	s.issuers[i] = append(s.issuers[i], issuerVersion{cert: issuer, gen: gen, committed: committed})
+	for _, p := range peers {
+		presented := committed + 1 + s.rng.IntN(2)
+		if gen == 0 {
+			presented = committed
+		}
+		leafEnd := notBefore.Add(testpki.Days(sg.period + sg.issuerDelay + 4))
+		if leafEnd.After(issuer.Cert.NotAfter) {
+			leafEnd = issuer.Cert.NotAfter
+		}
+		leafName := fmt.Sprintf("%s.g%d.%s.c%d.s%d.sim", p.name, gen, sg.name, s.cfg.Cadence.ID, s.cfg.Seed)
+		leaf := testpki.NewLeaf(leafName, issuer, notBefore, leafEnd.Sub(notBefore))
+		p.versions = append(p.versions, leafVersion{
+			cert: leaf, chain: issuer.Cert, issuer: pki.FingerprintOf(ca.Cert), issued: committed, presented: presented,
+		})
+	}
+}
+
+// issuerIn returns signer i's issuer committed by day d.
+func (s *simulation) issuerIn(i, d int) testpki.Cert {
+	cur := s.issuers[i][0]
+	for _, v := range s.issuers[i] {
+		if v.committed <= d {
+			cur = v
+		}
+	}
+	return cur.cert
 }
 
 // inGit returns the leaf of p committed on day d (what the function sees).
@@ -303,9 +415,13 @@ func (s *simulation) record(d int, pem []byte) error {
 		v.pool.AddCert(c)
 	}
 	for c := range v.pickedUp {
-		v.pickedUp[c] = d
-		if len(s.versions) > 0 {
-			v.pickedUp[c] += s.lag()
+		switch {
+		case len(s.versions) == 0:
+			v.pickedUp[c] = d
+		case s.cfg.Cadence.fleet != nil:
+			v.pickedUp[c] = notPickedUp // until the consumer is rolled (fleetDay)
+		default:
+			v.pickedUp[c] = d + s.lag()
 		}
 	}
 	if n := len(s.versions); n > 0 {
@@ -332,6 +448,7 @@ func (s *simulation) held(c, d int) *bundleVersion {
 // check verifies every presented leaf against every consumer's bundle.
 func (s *simulation) check(d int) {
 	now := s.now(d)
+	clear(s.verified)
 	for c := 0; c < s.cfg.Consumers; c++ {
 		b := s.held(c, d)
 		for _, p := range s.peers {
@@ -341,9 +458,12 @@ func (s *simulation) check(d int) {
 				s.stats.Unpropagated++
 				continue
 			}
-			_, err := leaf.cert.Cert.Verify(x509.VerifyOptions{
-				Roots: b.pool, CurrentTime: now, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-			})
+			opts := x509.VerifyOptions{Roots: b.pool, CurrentTime: now, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
+			if leaf.chain != nil {
+				opts.Intermediates = x509.NewCertPool()
+				opts.Intermediates.AddCert(leaf.chain)
+			}
+			err := s.verify(b, leaf.cert.Cert, opts)
 			if err != nil {
 				s.stats.Failures++
 				if len(s.stats.Examples) < s.cfg.MaxExamples {

@@ -23,7 +23,7 @@ func TestSafeCadencesNeverFail(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, shortDays, st.Days)
 			require.GreaterOrEqual(t, st.Rotations, 2, "the short run must cover rotations")
-			require.Equal(t, shortDays*3*len(st.peersOf()), st.Handshakes, "every consumer checks every peer every day")
+			require.Equal(t, shortDays*st.consumers()*len(st.peersOf()), st.Handshakes, "every consumer checks every peer every day")
 			require.Zero(t, st.Failures, "a safe setting rejected a leaf its bundle had trusted: %s", strings.Join(st.Examples, "\n"))
 			require.GreaterOrEqual(t, st.MaxBundle, 2, "an overlap must hold old and new CA")
 			require.Positive(t, st.BundleChanges)
@@ -47,6 +47,14 @@ func TestUnsafeSettingsFail(t *testing.T) {
 		{1, Settings{Mode: policy.ModeCopy}},
 		// Two signers rotating on the same day need two previous CAs.
 		{2, Settings{Mode: policy.ModeBundle, MaxPrevious: 1}},
+		// The mesh's control: without protectIssuers, retain.for lets the
+		// old anchor go while the issuer in git still chains to it.
+		{7, Settings{Mode: policy.ModeBundle, MaxPrevious: 1, RetainForDays: 1, NoProtectIssuers: true}},
+		// protectIssuers keeps the anchor until the issuer is re-issued,
+		// and no longer: the workloads' certificates of the old issuer,
+		// which are not in git, outlive that render by a day or two.
+		// dropUnusedAfter, not retain.for, ends a mesh's overlap.
+		{7, Settings{Mode: policy.ModeBundle, MaxPrevious: 1, RetainForDays: 1}},
 	} {
 		c, err := CadenceByID(tc.cadence)
 		require.NoError(t, err)
@@ -97,6 +105,14 @@ func TestTrustHashCountsRolls(t *testing.T) {
 	require.Equal(t, "sha256-abc", h)
 }
 
+// consumers returns the number of consumers of the run's bundle.
+func (s Stats) consumers() int {
+	if s.Cadence.fleet != nil {
+		return s.Cadence.fleet.consumers
+	}
+	return 3
+}
+
 // peersOf returns the peers of the run's cadence.
 func (s Stats) peersOf() []string {
 	var out []string
@@ -125,5 +141,51 @@ func TestTwoSignerRotationDay(t *testing.T) {
 				require.GreaterOrEqual(t, st.MaxBundle, 4, "two current CAs and two previous ones")
 			}
 		})
+	}
+}
+
+// A bundle 200 Deployments share, rolled in waves of 10% four days apart
+// (cadence 8): no handshake fails, the pre-distributed CA reaches every
+// consumer before it signs, no wave starts before the previous one has
+// rolled out, and every consumer rolls once per trust change.
+func TestFleetInWaves(t *testing.T) {
+	c, err := CadenceByID(8)
+	require.NoError(t, err)
+	st, err := Run(Config{Cadence: c, Days: shortDays, Seed: 1})
+	require.NoError(t, err)
+	require.Zero(t, st.Failures, strings.Join(st.Examples, "\n"))
+	require.Zero(t, st.Unpropagated, "ten waves and the lag fit in the 45 days of pre-distribution")
+	require.Equal(t, 1, st.MaxWavesRolling, "one wave at a time")
+	// Changes on days 45 (next CA in), 135 (next CA in) and 180 (oldest
+	// out); the last roll-out has five of its ten waves by day 199.
+	require.Equal(t, 3, st.BundleChanges)
+	require.Equal(t, 200+200+100, st.Rolls, "each consumer rolls once per change, a wave of 20 every 4 days")
+}
+
+// The measure of waves rolling at once can fail: waves a day apart, with
+// consumers taking up to three days to roll out, overlap.
+func TestFleetWavesCanOverlap(t *testing.T) {
+	c := fleetCadence()
+	c.fleet = &fleet{consumers: 40, percent: 10, intervalDays: 1}
+	st, err := Run(Config{Cadence: c, Days: 60, Seed: 1})
+	require.NoError(t, err)
+	require.Greater(t, st.MaxWavesRolling, 1)
+}
+
+// A mesh (cadence 7): the anchor signs an issuer in git, the issuer signs
+// certificates that live in memory. With the safe settings the old anchor
+// stays until the issuer is re-issued and dropUnusedAfter has passed, and
+// leaves then: each rotation changes the bundle twice (the new anchor
+// enters, the old one goes), and no workload certificate of the old
+// issuer is ever rejected by a bundle that trusted its anchor.
+func TestMeshIssuerChains(t *testing.T) {
+	c, err := CadenceByID(7)
+	require.NoError(t, err)
+	for seed := uint64(1); seed <= 3; seed++ {
+		st, err := Run(Config{Cadence: c, Days: shortDays, Seed: seed})
+		require.NoError(t, err)
+		require.Zero(t, st.Failures, "seed %d: %s", seed, strings.Join(st.Examples, "\n"))
+		require.Equal(t, 2, st.MaxBundle, "the new anchor and the old one, never more")
+		require.Equal(t, 2*st.Rotations, st.BundleChanges, "seed %d: the old anchor enters and leaves once per rotation", seed)
 	}
 }

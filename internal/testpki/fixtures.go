@@ -14,6 +14,12 @@ type fixture struct {
 	issuer    string // "" for a self-signed CA
 	notBefore time.Time
 	validity  time.Duration
+	// cn, when set, is the common name (default: the fixture's name and
+	// the test organisation for a root); the key is the name's either way,
+	// so two generations of one anchor share a subject and differ in key.
+	cn string
+	// ca marks a CA signed by issuer: an issuer or intermediate.
+	ca bool
 }
 
 // fixtures is the shared, named certificate set used by golden cases and
@@ -36,35 +42,77 @@ type fixture struct {
 //   - example-*: long-lived certificates (2026-2036) for the examples, which
 //     run on the wall clock
 var fixtures = map[string]fixture{
-	"ca-2025":      {"", Date(2025, 6, 1), Days(730)},
-	"ca-2026":      {"", Date(2026, 11, 1), Days(730)},
-	"ca-2027":      {"", Date(2026, 12, 1), Days(730)},
-	"ca-expired":   {"", Date(2024, 1, 1), Days(366)},
-	"ca-expiring":  {"", Date(2025, 12, 10), Days(365)},
-	"attacker-ca":  {"", Date(2026, 10, 1), Days(730)},
-	"leaf-old":     {"ca-2025", Date(2026, 10, 1), Days(90)},
-	"leaf-new":     {"ca-2026", Date(2026, 11, 10), Days(90)},
-	"leaf-expired": {"ca-2025", Date(2026, 1, 1), Days(90)},
-	"signer-a-1":   {"", Date(2026, 9, 1), Days(180)},
-	"signer-a-2":   {"", Date(2026, 11, 15), Days(180)},
-	"signer-b-1":   {"", Date(2026, 6, 1), Days(365)},
+	"ca-2025":      {"", Date(2025, 6, 1), Days(730), "", false},
+	"ca-2026":      {"", Date(2026, 11, 1), Days(730), "", false},
+	"ca-2027":      {"", Date(2026, 12, 1), Days(730), "", false},
+	"ca-expired":   {"", Date(2024, 1, 1), Days(366), "", false},
+	"ca-expiring":  {"", Date(2025, 12, 10), Days(365), "", false},
+	"attacker-ca":  {"", Date(2026, 10, 1), Days(730), "", false},
+	"leaf-old":     {"ca-2025", Date(2026, 10, 1), Days(90), "", false},
+	"leaf-new":     {"ca-2026", Date(2026, 11, 10), Days(90), "", false},
+	"leaf-expired": {"ca-2025", Date(2026, 1, 1), Days(90), "", false},
+	"signer-a-1":   {"", Date(2026, 9, 1), Days(180), "", false},
+	"signer-a-2":   {"", Date(2026, 11, 15), Days(180), "", false},
+	"signer-b-1":   {"", Date(2026, 6, 1), Days(365), "", false},
 	// the two-signer day: signer A's CA before signer-a-1 (same NotBefore
 	// as signer-b-1), and signer B's next CA, issued on GoldenNow
-	"signer-a-0": {"", Date(2026, 6, 1), Days(200)},
-	"signer-b-2": {"", Date(2026, 11, 22), Days(365)},
+	"signer-a-0": {"", Date(2026, 6, 1), Days(200), "", false},
+	"signer-b-2": {"", Date(2026, 11, 22), Days(365), "", false},
 	// report fixtures: a client of the old CA that outlives its retain
 	// window, and a kubeconfig user of signer-b-1
-	"client-old": {"ca-2025", Date(2026, 10, 15), Days(180)},
-	"kube-admin": {"signer-b-1", Date(2026, 6, 1), Days(365)},
+	"client-old": {"ca-2025", Date(2026, 10, 15), Days(180), "", false},
+	"kube-admin": {"signer-b-1", Date(2026, 6, 1), Days(365), "", false},
 
-	"example-ca-old":     {"", Date(2026, 1, 1), Days(3652)},
-	"example-ca-new":     {"", Date(2026, 6, 1), Days(3652)},
-	"example-leaf-old":   {"example-ca-old", Date(2026, 1, 1), Days(3000)},
-	"example-leaf-new":   {"example-ca-new", Date(2026, 6, 1), Days(3000)},
-	"example-client-old": {"example-ca-old", Date(2026, 2, 1), Days(3000)},
-	"example-signer-a-1": {"", Date(2026, 2, 1), Days(3652)},
-	"example-signer-a-2": {"", Date(2026, 8, 1), Days(3652)},
-	"example-signer-b-1": {"", Date(2026, 3, 1), Days(3652)},
+	"example-ca-old":     {"", Date(2026, 1, 1), Days(3652), "", false},
+	"example-ca-new":     {"", Date(2026, 6, 1), Days(3652), "", false},
+	"example-leaf-old":   {"example-ca-old", Date(2026, 1, 1), Days(3000), "", false},
+	"example-leaf-new":   {"example-ca-new", Date(2026, 6, 1), Days(3000), "", false},
+	"example-client-old": {"example-ca-old", Date(2026, 2, 1), Days(3000), "", false},
+	"example-signer-a-1": {"", Date(2026, 2, 1), Days(3652), "", false},
+	"example-signer-a-2": {"", Date(2026, 8, 1), Days(3652), "", false},
+	"example-signer-b-1": {"", Date(2026, 3, 1), Days(3652), "", false},
+
+	// Chains: an anchor that signs an issuer (an intermediate CA) that
+	// signs leaves, as Linkerd, Istio's plug-in CA and cert-manager's CA
+	// issuers do. Each anchor keeps its subject across generations and
+	// changes its key. The new Linkerd anchor was cut on 2026-11-20, two
+	// days before GoldenNow; the issuer is re-issued from it on GoldenNow.
+	"linkerd-anchor-old": {"", Date(2025, 11, 20), Days(730), "root.linkerd.cluster.local", false},
+	"linkerd-anchor-new": {"", Date(2026, 11, 20), Days(730), "root.linkerd.cluster.local", false},
+	"linkerd-issuer-old": {"linkerd-anchor-old", Date(2026, 6, 1), Days(365), "identity.linkerd.cluster.local", true},
+	"linkerd-issuer-new": {"linkerd-anchor-new", Date(2026, 11, 22), Days(365), "identity.linkerd.cluster.local", true},
+	// an issuer of the new anchor that expired on 2026-11-21, and a leaf
+	// it signed that outlives it
+	"linkerd-issuer-short": {"linkerd-anchor-new", Date(2026, 11, 20), Days(1), "identity-short.linkerd.cluster.local", true},
+	"linkerd-proxy-short":  {"linkerd-issuer-short", Date(2026, 11, 20), Days(30), "web.emojivoto.serviceaccount.identity.linkerd.cluster.local", false},
+	"istio-root-old":       {"", Date(2025, 6, 1), Days(3650), "Root CA", false},
+	"istio-root-new":       {"", Date(2026, 11, 1), Days(3650), "Root CA", false},
+	"istio-ca-old":         {"istio-root-old", Date(2025, 6, 1), Days(730), "Intermediate CA", true},
+	"istio-ca-new":         {"istio-root-new", Date(2026, 11, 22), Days(730), "Intermediate CA", true},
+	"platform-root-old":    {"", Date(2025, 1, 1), Days(1095), "platform-root-ca", false},
+	"platform-root-new":    {"", Date(2026, 11, 1), Days(1095), "platform-root-ca", false},
+	"platform-issuing-old": {"platform-root-old", Date(2026, 1, 1), Days(365), "platform-issuing-ca", true},
+	"billing-api-old":      {"platform-issuing-old", Date(2026, 10, 1), Days(90), "billing-api.billing.svc", false},
+
+	// The same chains for the examples, which run on the wall clock:
+	// long-lived, the old generation from 2026-01-01, the new from
+	// 2026-06-01.
+	"example-linkerd-anchor-old":   {"", Date(2026, 1, 1), Days(3652), "root.linkerd.cluster.local", false},
+	"example-linkerd-anchor-new":   {"", Date(2026, 6, 1), Days(3652), "root.linkerd.cluster.local", false},
+	"example-linkerd-issuer-old":   {"example-linkerd-anchor-old", Date(2026, 1, 1), Days(3000), "identity.linkerd.cluster.local", true},
+	"example-linkerd-issuer-new":   {"example-linkerd-anchor-new", Date(2026, 6, 1), Days(3000), "identity.linkerd.cluster.local", true},
+	"example-istio-root-old":       {"", Date(2026, 1, 1), Days(3652), "Root CA", false},
+	"example-istio-root-new":       {"", Date(2026, 6, 1), Days(3652), "Root CA", false},
+	"example-istio-ca-old":         {"example-istio-root-old", Date(2026, 1, 1), Days(3000), "Intermediate CA", true},
+	"example-istio-ca-new":         {"example-istio-root-new", Date(2026, 6, 1), Days(3000), "Intermediate CA", true},
+	"example-platform-root-old":    {"", Date(2026, 1, 1), Days(3652), "platform-root-ca", false},
+	"example-platform-root-new":    {"", Date(2026, 6, 1), Days(3652), "platform-root-ca", false},
+	"example-platform-issuing-old": {"example-platform-root-old", Date(2026, 1, 1), Days(3000), "platform-issuing-ca", true},
+	"example-platform-issuing-new": {"example-platform-root-new", Date(2026, 6, 1), Days(3000), "platform-issuing-ca", true},
+	"example-billing-api-old":      {"example-platform-issuing-old", Date(2026, 2, 1), Days(2900), "billing-api.billing.svc", false},
+	"example-checkout-old":         {"example-platform-issuing-old", Date(2026, 2, 1), Days(2900), "checkout.shop.svc", false},
+	"example-billing-api-new":      {"example-platform-issuing-new", Date(2026, 6, 1), Days(2900), "billing-api.billing.svc", false},
+	"example-checkout-new":         {"example-platform-issuing-new", Date(2026, 6, 1), Days(2900), "checkout.shop.svc", false},
 }
 
 // Fixture returns the named certificate of the shared fixture set. It
@@ -74,8 +122,15 @@ func Fixture(name string) Cert {
 	if !ok {
 		panic(fmt.Sprintf("testpki: unknown fixture %q", name))
 	}
-	if f.issuer == "" {
+	switch {
+	case f.issuer == "" && f.cn != "":
+		return NewSubjectCA(name, f.cn, f.notBefore, f.validity)
+	case f.issuer == "":
 		return NewCA(name, f.notBefore, f.validity)
+	case f.ca:
+		return NewIntermediate(name, f.cn, Fixture(f.issuer), f.notBefore, f.validity)
+	case f.cn != "":
+		return NewNamedLeaf(name, f.cn, Fixture(f.issuer), f.notBefore, f.validity)
 	}
 	return NewLeaf(name, Fixture(f.issuer), f.notBefore, f.validity)
 }

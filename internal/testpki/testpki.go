@@ -39,28 +39,62 @@ func serialFor(name string) *big.Int {
 // NewCA returns a self-signed CA named name, valid from notBefore for
 // validity.
 func NewCA(name string, notBefore time.Time, validity time.Duration) Cert {
+	tmpl := caTemplate(name, pkix.Name{CommonName: name, Organization: []string{"rotate-certs test"}}, notBefore, validity)
 	key := KeyFor(name)
-	tmpl := &x509.Certificate{
+	return sign(tmpl, tmpl, key.Public(), key, key)
+}
+
+// NewSubjectCA returns a self-signed CA whose key is derived from name and
+// whose common name is cn: two generations of an anchor that keep their
+// subject (root.linkerd.cluster.local) and change their key.
+func NewSubjectCA(name, cn string, notBefore time.Time, validity time.Duration) Cert {
+	tmpl := caTemplate(name, pkix.Name{CommonName: cn}, notBefore, validity)
+	key := KeyFor(name)
+	return sign(tmpl, tmpl, key.Public(), key, key)
+}
+
+// NewIntermediate returns a CA signed by parent (an issuer or
+// intermediate: Linkerd's identity issuer, Istio's ca-cert.pem), whose key
+// is derived from name and whose common name is cn ("" means name),
+// allowed to sign leaves only (path length 0).
+func NewIntermediate(name, cn string, parent Cert, notBefore time.Time, validity time.Duration) Cert {
+	if cn == "" {
+		cn = name
+	}
+	tmpl := caTemplate(name, pkix.Name{CommonName: cn}, notBefore, validity)
+	tmpl.MaxPathLenZero = true
+	key := KeyFor(name)
+	return sign(tmpl, parent.Cert, key.Public(), parent.Key, key)
+}
+
+// caTemplate is the template of a CA whose serial is derived from name.
+func caTemplate(name string, subject pkix.Name, notBefore time.Time, validity time.Duration) *x509.Certificate {
+	return &x509.Certificate{
 		SerialNumber:          serialFor(name),
-		Subject:               pkix.Name{CommonName: name, Organization: []string{"rotate-certs test"}},
+		Subject:               subject,
 		NotBefore:             notBefore.UTC(),
 		NotAfter:              notBefore.Add(validity).UTC(),
 		IsCA:                  true,
 		BasicConstraintsValid: true,
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature,
 	}
-	return sign(tmpl, tmpl, key.Public(), key, key)
 }
 
 // NewLeaf returns a leaf for name (also its DNS name and, for "127.0.0.1"
 // style names, nothing more) signed by ca, usable as TLS server and client
 // certificate.
 func NewLeaf(name string, ca Cert, notBefore time.Time, validity time.Duration) Cert {
+	return NewNamedLeaf(name, name, ca, notBefore, validity)
+}
+
+// NewNamedLeaf is NewLeaf with the key derived from name and the common
+// and DNS name dnsName.
+func NewNamedLeaf(name, dnsName string, ca Cert, notBefore time.Time, validity time.Duration) Cert {
 	key := KeyFor(name)
 	tmpl := &x509.Certificate{
 		SerialNumber:          serialFor(name),
-		Subject:               pkix.Name{CommonName: name},
-		DNSNames:              []string{name},
+		Subject:               pkix.Name{CommonName: dnsName},
+		DNSNames:              []string{dnsName},
 		NotBefore:             notBefore.UTC(),
 		NotAfter:              notBefore.Add(validity).UTC(),
 		BasicConstraintsValid: true,

@@ -1,11 +1,8 @@
 package cluster
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,119 +10,41 @@ import (
 	"github.com/rotate-certs/rotate-certs/internal/e2eharness"
 )
 
-// The Dockerfile's own build pulls golang and distroless images, which no
-// test machine can. The container tests build the image a pull-free way:
-// FROM scratch with the static binary at the Dockerfile's path, its USER
-// and ENTRYPOINT, and an /etc/passwd like distroless's (kustomize runs
-// function containers as --user nobody, which must resolve). podman builds
-// and runs it with runc.
+// The container tests run the image as a release builds it: ko, with the
+// repository's .ko.yaml, onto a stand-in for its distroless base pushed to
+// a loopback registry (no image can be pulled here), pulled by digest into
+// podman's store; kustomize and kpt run it with podman and runc.
 
-// finalStage is what the Dockerfile's last stage says of the image.
-type finalStage struct {
-	user       string // USER
-	entrypoint string // ENTRYPOINT, as written (exec form)
-	binaryPath string // where COPY --from=build puts the binary
-}
-
-// readFinalStage reads the last stage of the Dockerfile.
-func readFinalStage(t *testing.T) finalStage {
-	t.Helper()
-	var st finalStage
-	for _, in := range e2eharness.ReadDockerfile(t, filepath.Join(repoRoot, "Dockerfile")) {
-		switch in.Cmd {
-		case "FROM":
-			st = finalStage{}
-		case "USER":
-			st.user = in.Args
-		case "ENTRYPOINT":
-			st.entrypoint = in.Args
-		case "COPY":
-			if f := strings.Fields(in.Args); len(f) == 3 && strings.HasPrefix(f[0], "--from=") {
-				st.binaryPath = f[2]
-			}
-		}
-	}
-	if st.user == "" || st.entrypoint == "" || st.binaryPath == "" {
-		t.Fatalf("the Dockerfile's final stage lacks USER, ENTRYPOINT or COPY --from: %+v", st)
-	}
-	return st
-}
-
-// containerEnv is how the tests reach podman.
+// containerEnv is how the tests reach podman, and the image to run.
 type containerEnv struct {
 	image string
 	env   []string // CONTAINERS_CONF, PATH with the docker shim first
 }
 
-// podmanImage builds the image with podman, once per test, and removes it
-// when the test ends. It skips without podman and runc.
-func podmanImage(t *testing.T) containerEnv {
+// releaseImage builds the image with ko and pulls it into podman, once per
+// test; it skips without podman, runc, ko or the registry.
+func releaseImage(t *testing.T) containerEnv {
 	t.Helper()
-	podman := e2eharness.Tool(t, "podman")
-	e2eharness.Tool(t, "runc")
-	st := readFinalStage(t)
-	work := t.TempDir()
-	// As root, podman's default open-files limit cannot be set inside
-	// this machine's sandbox, and crun does not run here: runc does.
-	conf := filepath.Join(work, "containers.conf")
-	writeFile(t, conf, "[containers]\ndefault_ulimits = []\n\n[engine]\nruntime = \"runc\"\n")
-	// kustomize runs `docker`; podman answers its command line.
-	shim := filepath.Join(work, "shim")
-	writeFile(t, filepath.Join(shim, "docker"), "#!/bin/sh\nexec "+podman+" \"$@\"\n")
-	if err := os.Chmod(filepath.Join(shim, "docker"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	env := []string{"CONTAINERS_CONF=" + conf, "PATH=" + shim + string(os.PathListSeparator) + os.Getenv("PATH")}
-
-	ctxDir := filepath.Join(work, "context")
-	bin, err := os.ReadFile(binary)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(ctxDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(ctxDir, "rotate-certs"), bin, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	// distroless's users: root, nonroot (65532), nobody (65534).
-	writeFile(t, filepath.Join(ctxDir, "passwd"), "root:x:0:0:root:/root:/sbin/nologin\n"+
-		"nobody:x:65534:65534:nobody:/nonexistent:/sbin/nologin\n"+
-		"nonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n")
-	writeFile(t, filepath.Join(ctxDir, "Containerfile"), "FROM scratch\n"+
-		"COPY passwd /etc/passwd\n"+
-		"COPY rotate-certs "+st.binaryPath+"\n"+
-		"USER "+st.user+"\n"+
-		"ENTRYPOINT "+st.entrypoint+"\n")
-
-	suffix := make([]byte, 4)
-	if _, err := rand.Read(suffix); err != nil {
-		t.Fatal(err)
-	}
-	image := "localhost/rotate-certs-test:" + hex.EncodeToString(suffix)
-	mustCommand(t, ctxDir, env, "", podman, "build", "--pull=never", "--network=none", "-t", image, "-f", "Containerfile", ".")
-	t.Cleanup(func() {
-		_ = exec.Command(podman, "rmi", "-f", image).Run()
-	})
-
-	// The image runs as the Dockerfile says.
+	p := e2eharness.StartPodman(t)
+	img := e2eharness.BuildReleaseImage(t)
+	local := img.Pull(t, p)
+	// The image runs as a non-root user (kustomize adds --user nobody),
+	// with the binary alone as its entrypoint: function mode.
 	var cfg []struct {
 		Config struct {
 			User       string
 			Entrypoint []string
+			Cmd        []string
 		}
 	}
-	if err := json.Unmarshal([]byte(mustCommand(t, ctxDir, env, "", podman, "image", "inspect", image)), &cfg); err != nil || len(cfg) != 1 {
+	if err := json.Unmarshal([]byte(p.Run(t, "image", "inspect", local)), &cfg); err != nil || len(cfg) != 1 {
 		t.Fatalf("podman image inspect: %v", err)
 	}
-	var ep []string
-	if err := json.Unmarshal([]byte(st.entrypoint), &ep); err != nil {
-		t.Fatalf("ENTRYPOINT %s is not the exec form: %v", st.entrypoint, err)
+	c := cfg[0].Config
+	if uid, _, _ := strings.Cut(c.User, ":"); uid == "" || uid == "0" || uid == "root" || len(c.Entrypoint) != 1 || len(c.Cmd) != 0 {
+		t.Fatalf("image user %q entrypoint %v cmd %v: want a non-root user and the binary alone", c.User, c.Entrypoint, c.Cmd)
 	}
-	if cfg[0].Config.User != st.user || strings.Join(cfg[0].Config.Entrypoint, " ") != strings.Join(ep, " ") {
-		t.Fatalf("image user %q entrypoint %v, the Dockerfile says %q %v", cfg[0].Config.User, cfg[0].Config.Entrypoint, st.user, ep)
-	}
-	return containerEnv{image: image, env: env}
+	return containerEnv{image: local, env: p.Env}
 }
 
 func writeFile(t *testing.T, path, content string) {
@@ -147,7 +66,7 @@ var kustomizeExamples = []string{"envoy-gateway", "kyma-gateway", "multi-signer"
 // and runc, and builds each example to the same bytes as exec mode.
 func TestContainerModeKustomize(t *testing.T) {
 	kustomize := e2eharness.Tool(t, "kustomize")
-	c := podmanImage(t)
+	c := releaseImage(t)
 	for _, ex := range kustomizeExamples {
 		t.Run(ex, func(t *testing.T) {
 			root := stage(t, ex)
@@ -183,7 +102,7 @@ func TestContainerModeKustomize(t *testing.T) {
 // --exec` does.
 func TestContainerModeKpt(t *testing.T) {
 	kpt := e2eharness.Tool(t, "kpt")
-	c := podmanImage(t)
+	c := releaseImage(t)
 	for _, ex := range kustomizeExamples {
 		t.Run(ex, func(t *testing.T) {
 			execRoot, imageRoot := stage(t, ex), stage(t, ex)

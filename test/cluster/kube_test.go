@@ -351,7 +351,21 @@ const (
 	prometheusOperatorVer    = "v0.85.0"
 	trustManagerModule       = "github.com/cert-manager/trust-manager"
 	trustManagerVersion      = "v0.25.0"
+	certManagerModule        = "github.com/cert-manager/cert-manager"
+	certManagerVersion       = "v1.21.1"
 )
+
+// certManagerCRDs are cert-manager's Certificate, Issuer and ClusterIssuer
+// CRDs.
+func certManagerCRDs(t *testing.T) []string {
+	t.Helper()
+	dir := filepath.Join(moduleDir(t, "", certManagerModule, certManagerVersion), "deploy", "crds")
+	var out []string
+	for _, name := range []string{"certificates", "issuers", "clusterissuers"} {
+		out = append(out, filepath.Join(dir, "cert-manager.io_"+name+".yaml"))
+	}
+	return out
+}
 
 func rolloutCRD(t *testing.T) string {
 	t.Helper()

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/internal/controlplane"
+	"github.com/rotate-certs/rotate-certs/internal/e2eharness"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -63,7 +64,8 @@ func TestWebhookTrustThroughTheRotation(t *testing.T) {
 	if err := os.CopyFS(afterDir, os.DirFS(dir)); err != nil {
 		t.Fatal(err)
 	}
-	editPolicy(t, afterDir, "spec:\n", "spec:\n  now: "+time.Now().UTC().Add(48*time.Hour).Format(time.RFC3339)+"\n")
+	pinned := func(at time.Time) string { return fmt.Sprintf("  now: %q\n", at.Format(time.RFC3339)) }
+	editPolicy(t, afterDir, pinned(e2eharness.StagedNow), pinned(e2eharness.StagedNow.Add(48*time.Hour)))
 	editPolicy(t, afterDir, "    mode: Bundle", "    retain: {for: 24h}\n    mode: Bundle")
 	renderDir(t, afterDir)
 	afterBundle := caBundleOf(t, clusterResources(t, afterDir))

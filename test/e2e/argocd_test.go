@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/internal/e2eharness"
@@ -304,10 +305,42 @@ func TestArgoCDPluginRendersApplication(t *testing.T) {
 	require.Len(t, items, 3, "every resource of the kustomization, and nothing else")
 
 	// Argo CD compares renders: the same commit must give the same bytes,
-	// or the Application would flap between Synced and OutOfSync.
+	// or the Application would flap between Synced and OutOfSync. While
+	// git holds no record of the rotation, each build is the render that
+	// sees the old CA leave and records its own time (the contract, rule
+	// 3): two builds an hour apart differ in that time alone. Once the
+	// rendered target is committed, they agree byte for byte.
+	policy := filepath.Join(s.appDir, "rotation-policy.yaml")
+	at := e2eharness.StagedNow
+	setNow(t, policy, at)
+	first, stderr, err := s.run(t, cfg.Spec.Generate)
+	require.NoError(t, err, stderr)
+	setNow(t, policy, at.Add(time.Hour))
+	later, stderr, err := s.run(t, cfg.Spec.Generate)
+	require.NoError(t, err, stderr)
+	require.NotEqual(t, first, later, "an uncommitted rotation records each build's time")
+	require.Equal(t, e2eharness.WithoutRetiredTimes(first), e2eharness.WithoutRetiredTimes(later), "and differs in nothing else")
+
+	rendered := findNode(splitManifests(t, first), target)
+	require.NoError(t, os.WriteFile(filepath.Join(s.appDir, "trust.yaml"), []byte(rendered.MustString()), 0o644))
+	setNow(t, policy, at.Add(2*time.Hour))
+	committed, stderr, err := s.run(t, cfg.Spec.Generate)
+	require.NoError(t, err, stderr)
+	setNow(t, policy, at.Add(48*time.Hour))
 	again, stderr, err := s.run(t, cfg.Spec.Generate)
 	require.NoError(t, err, stderr)
-	require.Equal(t, out, again)
+	require.Equal(t, first, committed, "the committed target renders what the first build rendered")
+	require.Equal(t, committed, again, "two days later, the same bytes")
+}
+
+// setNow sets spec.now of the policy file to at.
+func setNow(t *testing.T, policy string, at time.Time) {
+	t.Helper()
+	data, err := os.ReadFile(policy)
+	require.NoError(t, err)
+	text := regexp.MustCompile(`(?m)^  now: .*\n`).ReplaceAllString(string(data), "")
+	require.NoError(t, os.WriteFile(policy, []byte(text), 0o644))
+	e2eharness.PinClock(t, filepath.Dir(policy), at)
 }
 
 func TestArgoCDPluginFailsLoudly(t *testing.T) {

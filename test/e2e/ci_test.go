@@ -91,6 +91,7 @@ func newCIRepo(t *testing.T) ciRepo {
 	root := t.TempDir()
 	dir := filepath.Join(root, "repo")
 	require.NoError(t, os.CopyFS(dir, os.DirFS(ciDir)))
+	e2eharness.PinClock(t, dir, e2eharness.StagedNow)
 	r := ciRepo{dir: dir, output: filepath.Join(root, "github-output")}
 	// What a GitHub-hosted runner provides, minus the network: git, bash,
 	// coreutils and rotate-certs (the workflow's go install) on the PATH.
@@ -222,60 +223,4 @@ func TestCIRenderAndCommitFailures(t *testing.T) {
 		require.Equal(t, 2, code, stderr)
 		require.Contains(t, stderr, "usage:")
 	})
-}
-
-// TestFluxAppliesTheCommit builds what Flux applies after the CI commit:
-// the Flux Kustomization's path, with a kustomization.yaml listing every
-// manifest there (what kustomize-controller generates when the path has
-// none) and plain `kustomize build`, no functions - Flux runs none. The
-// output holds the rendered bundle and not the policy.
-func TestFluxAppliesTheCommit(t *testing.T) {
-	kustomize := e2eharness.Tool(t, "kustomize")
-	var ks struct {
-		APIVersion string `json:"apiVersion"`
-		Kind       string `json:"kind"`
-		Spec       struct {
-			Path      string `json:"path"`
-			Prune     bool   `json:"prune"`
-			SourceRef struct {
-				Kind string `json:"kind"`
-				Name string `json:"name"`
-			} `json:"sourceRef"`
-		} `json:"spec"`
-	}
-	fluxFile := filepath.Join(ciDir, "flux", "clusters-prod.yaml")
-	data, err := os.ReadFile(fluxFile)
-	require.NoError(t, err)
-	node, err := yaml.Parse(string(data))
-	require.NoError(t, err)
-	raw, err := node.MarshalJSON()
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(raw, &ks))
-	require.Equal(t, "kustomize.toolkit.fluxcd.io/v1", ks.APIVersion)
-	require.Equal(t, "Kustomization", ks.Kind)
-	require.Equal(t, "GitRepository", ks.Spec.SourceRef.Kind)
-	require.True(t, strings.HasPrefix(ks.Spec.Path, "./"), "Flux paths start with ./")
-
-	step := renderStep(t, loadWorkflow(t))
-	r := newCIRepo(t)
-	stderr, code := r.runStep(t, step)
-	require.Zero(t, code, stderr)
-
-	path := filepath.Join(r.dir, filepath.FromSlash(ks.Spec.Path))
-	_, err = os.Stat(filepath.Join(path, "kustomization.yaml"))
-	require.True(t, os.IsNotExist(err), "the example relies on Flux generating the kustomization")
-	var resources []string
-	for _, f := range yamlFilesIn(t, path) {
-		resources = append(resources, "- "+filepath.Base(f))
-	}
-	require.NoError(t, os.WriteFile(filepath.Join(path, "kustomization.yaml"),
-		[]byte("resources:\n"+strings.Join(resources, "\n")+"\n"), 0o644))
-	out, stderr, err := run(t, path, kustomize, "build", ".")
-	require.NoError(t, err, stderr)
-	items := parseStream(t, out)
-	target := kube.Key{Kind: "Secret", Namespace: "envoy-gateway-system", Name: "envoy-gateway-trust"}
-	require.Equal(t, []string{"example-ca-new", "example-ca-old"}, bundleSubjects(t, items, target, "ca.crt"))
-	for _, it := range items {
-		require.NotEqual(t, "RotationPolicy", it.GetKind(), "Flux must not apply the policy")
-	}
 }

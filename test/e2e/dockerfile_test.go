@@ -14,6 +14,7 @@ import (
 
 	"github.com/rotate-certs/rotate-certs/internal/e2eharness"
 	"github.com/rotate-certs/rotate-certs/internal/golden"
+	"github.com/rotate-certs/rotate-certs/internal/policyschema"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -125,48 +126,14 @@ func TestDockerfileBuildCommand(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary; skipped with -short")
 	}
-	global, st := e2eharness.Stages(parseDockerfile(t))
-	vars := map[string]string{}
-	for _, in := range append(global, st[0]...) {
-		if in.Cmd == "ARG" || in.Cmd == "ENV" {
-			for k, v := range e2eharness.Assignments(in.Args) {
-				vars[k] = v
-			}
-		}
-	}
-	// What `docker build --build-arg ...` and BuildKit would set.
-	vars["VERSION"], vars["COMMIT"] = "v9.8.7-test", "0123abcd"
-	vars["TARGETOS"], vars["TARGETARCH"] = runtime.GOOS, runtime.GOARCH
-
-	var build string
-	for _, in := range st[0] {
-		if in.Cmd == "RUN" && strings.Contains(in.Args, "go build") {
-			build = in.Args
-		}
-	}
-	if build == "" {
-		t.Fatal("no RUN ... go build in the builder stage")
-	}
-	for _, flag := range []string{"-trimpath", "-X main.version=${VERSION}", "-X main.commit=${COMMIT}", "./cmd/rotate-certs"} {
+	build := e2eharness.DockerfileBuildLine(t)
+	for _, flag := range []string{"-trimpath", "-buildvcs=false", "-X main.version=${VERSION}", "-X main.commit=${COMMIT}", "./cmd/rotate-certs"} {
 		if !strings.Contains(build, flag) {
 			t.Errorf("build command lacks %q: %s", flag, build)
 		}
 	}
-	out := filepath.Join(t.TempDir(), "rotate-certs")
-	if !strings.Contains(build, "-o /out/rotate-certs") {
-		t.Fatalf("build command does not write /out/rotate-certs: %s", build)
-	}
-	build = strings.Replace(build, "/out/rotate-certs", out, 1)
-
-	sh := e2eharness.Cmd{Dir: golden.Path(), Env: os.Environ()}
-	for k, v := range vars {
-		sh.Env = append(sh.Env, k+"="+v)
-	}
-	// The shell expands ${VAR} from the environment, as RUN does from ARG
-	// and ENV.
-	if r := sh.Run(t, "sh", "-c", build); r.Err != nil {
-		t.Fatalf("%s: %v\n%s%s", build, r.Err, r.Stdout, r.Stderr)
-	}
+	// What `docker build --build-arg ...` and BuildKit would set.
+	out := e2eharness.DockerfileBuild(t, t.TempDir(), "v9.8.7-test", "0123abcd", runtime.GOOS, runtime.GOARCH)
 
 	f, err := elf.Open(out)
 	if err != nil {
@@ -224,23 +191,8 @@ func TestMetadata(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var md struct {
-		Image              string   `json:"image"`
-		Description        string   `json:"description"`
-		Tags               []string `json:"tags"`
-		SourceURL          string   `json:"sourceURL"`
-		ExamplePackageURLs []string `json:"examplePackageURLs"`
-		License            string   `json:"license"`
-	}
-	node, err := yaml.Parse(string(data))
+	md, err := policyschema.ReadCatalog(data)
 	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := node.MarshalJSON()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(raw, &md); err != nil {
 		t.Fatal(err)
 	}
 	if md.Image == "" || strings.Contains(path.Base(md.Image), ":") {

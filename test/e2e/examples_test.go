@@ -50,6 +50,11 @@ var exampleBundles = []struct {
 	{"envoy-gateway", kube.Key{Kind: "Secret", Namespace: "envoy-gateway-system", Name: "envoy-gateway-trust"}, "ca.crt", []string{"example-ca-new", "example-ca-old"}},
 	{"kyma-gateway", kube.Key{Kind: "Secret", Namespace: "istio-system", Name: "kyma-gateway-certs-cacert"}, "cacert", []string{"example-ca-new", "example-ca-old"}},
 	{"multi-signer", kube.Key{Kind: "ConfigMap", Namespace: "platform-trust", Name: "cluster-trust-bundle"}, "ca-bundle.crt", []string{"example-signer-a-2", "example-signer-b-1", "example-signer-a-1"}},
+	// Chains: each anchor keeps its subject across generations; the new one
+	// is first (newest NotBefore).
+	{"linkerd", kube.Key{Kind: "ConfigMap", Namespace: "linkerd", Name: "linkerd-identity-trust-roots"}, "ca-bundle.crt", []string{"root.linkerd.cluster.local", "root.linkerd.cluster.local"}},
+	{"istio", kube.Key{Kind: "Secret", Namespace: "istio-system", Name: "cacerts"}, "root-cert.pem", []string{"Root CA", "Root CA"}},
+	{"cert-manager", kube.Key{Kind: "ConfigMap", Namespace: "shop", Name: "platform-trust"}, "ca.crt", []string{"platform-root-ca", "platform-root-ca"}},
 }
 
 func TestKustomizeBuildExamples(t *testing.T) {

@@ -31,6 +31,19 @@ func TestHelmPostRenderer(t *testing.T) {
 	require.NoError(t, err)
 	out, stderr, err := helmTemplate(t, policy)
 	require.NoError(t, err, stderr)
+	requireRenderedChart(t, out)
+
+	again, _, err := helmTemplate(t, policy)
+	require.NoError(t, err)
+	require.Equal(t, out, again)
+}
+
+// requireRenderedChart checks the example chart as the post-renderer
+// leaves it: the trust bundle holds the new CA and the old one, the
+// rate-limit server is rolled, the policy and key material are not among
+// the documents, and Helm's "# Source:" comments and order stay.
+func requireRenderedChart(t *testing.T, out string) {
+	t.Helper()
 	items := parseStream(t, out)
 	require.Equal(t, []string{"example-ca-new", "example-ca-old"},
 		bundleSubjects(t, items, kube.Key{Kind: "Secret", Namespace: "envoy-gateway-system", Name: "envoy-gateway-trust"}, "ca.crt"))
@@ -43,10 +56,6 @@ func TestHelmPostRenderer(t *testing.T) {
 		kinds = append(kinds, it.GetKind()+"/"+it.GetName())
 	}
 	require.Equal(t, []string{"Secret/envoy-gateway", "Secret/envoy-gateway-trust", "Deployment/envoy-ratelimit"}, kinds, "Helm's order")
-
-	again, _, err := helmTemplate(t, policy)
-	require.NoError(t, err)
-	require.Equal(t, out, again)
 }
 
 // TestHelmPostRendererFailsTheInstall: an error in the render makes the
@@ -86,4 +95,85 @@ func TestHelmPostRendererStdin(t *testing.T) {
 	_, stderr, code = runIn(t, dir, manifests, "helm-post-renderer")
 	require.Equal(t, 2, code)
 	require.Contains(t, stderr, "rotate-certs helm-post-renderer: --policy FILE is required")
+}
+
+// helm4 is Helm 4 (bin/helm4) with its home in a temporary directory and
+// the rotate-certs post-renderer plugin installed with `helm plugin
+// install` from a copy of examples/helm/plugin holding the binary under
+// test, as a user installs it.
+type helm4 struct {
+	bin string
+	env []string
+}
+
+func installHelm4Plugin(t *testing.T) helm4 {
+	t.Helper()
+	h := helm4{bin: e2eharness.Tool(t, "helm4")}
+	home := t.TempDir()
+	h.env = []string{"PATH=/usr/bin:/bin", "HOME=" + home, "HELM_CACHE_HOME=" + filepath.Join(home, "cache"),
+		"HELM_CONFIG_HOME=" + filepath.Join(home, "config"), "HELM_DATA_HOME=" + filepath.Join(home, "data")}
+	dir := filepath.Join(t.TempDir(), "rotate-certs")
+	require.NoError(t, os.CopyFS(dir, os.DirFS(filepath.Join(examplesDir, "helm", "plugin"))))
+	data, err := os.ReadFile(binary)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "rotate-certs"), data, 0o755))
+
+	r := e2eharness.Cmd{Env: h.env}.Run(t, h.bin, "plugin", "install", dir)
+	require.NoError(t, r.Err, r.Stdout+r.Stderr)
+	require.Contains(t, r.Stdout, `Installed plugin: rotate-certs`)
+	r = e2eharness.Cmd{Env: h.env}.Run(t, h.bin, "plugin", "list")
+	require.NoError(t, r.Err, r.Stderr)
+	require.Regexp(t, `(?m)^rotate-certs\s+0\.1\.0\s+postrenderer/v1\s`, r.Stdout, "Helm 4 lists the plugin as a post-renderer")
+	return h
+}
+
+// template runs Helm 4's `helm template --post-renderer rotate-certs` on
+// the example chart.
+func (h helm4) template(t *testing.T, policy string) (string, string, error) {
+	t.Helper()
+	chart, err := filepath.Abs(filepath.Join(examplesDir, "helm", "chart"))
+	require.NoError(t, err)
+	r := e2eharness.Cmd{Dir: t.TempDir(), Env: h.env}.Run(t, h.bin, "template", "gateway", chart, "--namespace", "envoy-gateway-system",
+		"--post-renderer", "rotate-certs", "--post-renderer-args", "--policy="+policy)
+	return r.Stdout, r.Stderr, r.Err
+}
+
+// TestHelm4PostRendererPlugin: Helm 4 installs examples/helm/plugin and
+// runs it as the post-renderer of `helm template`; the manifests are what
+// Helm 3's executable post-renderer gives.
+func TestHelm4PostRendererPlugin(t *testing.T) {
+	policy, err := filepath.Abs(filepath.Join(examplesDir, "helm", "rotation-policy.yaml"))
+	require.NoError(t, err)
+	h := installHelm4Plugin(t)
+	out, stderr, err := h.template(t, policy)
+	require.NoError(t, err, stderr)
+	requireRenderedChart(t, out)
+
+	again, _, err := h.template(t, policy)
+	require.NoError(t, err)
+	require.Equal(t, out, again)
+
+	helm3, stderr, err := helmTemplate(t, policy)
+	require.NoError(t, err, stderr)
+	// Helm 4 frames the documents its own way (a separator first, a blank
+	// line before each one); the documents are the same bytes.
+	helm4Frames := strings.NewReplacer("\n\n---\n", "\n---\n")
+	require.Equal(t, helm3, helm4Frames.Replace(strings.TrimPrefix(out, "---\n")),
+		"Helm 4's plugin and Helm 3's executable post-renderer must render the same manifests")
+}
+
+// TestHelm4PostRendererFailsTheInstall: a failed render fails Helm 4's
+// template with nothing on stdout. Helm 4 discards a plugin's stderr: its
+// error names the plugin, not rotate-certs' message (the guide says how to
+// see it).
+func TestHelm4PostRendererFailsTheInstall(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(examplesDir, "helm", "rotation-policy.yaml"))
+	require.NoError(t, err)
+	policy := filepath.Join(t.TempDir(), "policy.yaml")
+	require.NoError(t, os.WriteFile(policy, []byte(strings.Replace(string(data), "{name: envoy-gateway,", "{name: envoy-gatway,", 1)), 0o644))
+	h := installHelm4Plugin(t)
+	out, stderr, err := h.template(t, policy)
+	require.Error(t, err)
+	require.Empty(t, out)
+	require.Contains(t, stderr, `plugin "rotate-certs" exited with error`)
 }

@@ -128,6 +128,7 @@ func inClusterRepo(t *testing.T) (dir string, env []string) {
 	require.NoError(t, os.WriteFile(filepath.Join(bin, "kubectl"), []byte(kubectl), 0o755))
 	dir = filepath.Join(root, "repo")
 	require.NoError(t, os.CopyFS(dir, os.DirFS(filepath.Join(examplesDir, "in-cluster-ca"))))
+	e2eharness.PinClock(t, dir, e2eharness.StagedNow)
 	require.NoError(t, os.Chmod(filepath.Join(dir, "refresh.sh"), 0o755))
 	gitInit(t, dir, env)
 	return dir, env

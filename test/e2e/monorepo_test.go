@@ -28,6 +28,7 @@ func monorepo(t *testing.T) string {
 	for _, c := range []string{"clusters/prod", "clusters/staging"} {
 		require.NoError(t, os.CopyFS(filepath.Join(root, c), os.DirFS(filepath.Join(examplesDir, "envoy-gateway"))))
 	}
+	e2eharness.PinClock(t, root, e2eharness.StagedNow)
 	writeFile(t, root, "infra/namespace.yaml", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: infra   # no policy applies here\n")
 	writeFile(t, root, "charts/gateway/templates/secret.yaml",
 		"{{- if .Values.enabled }}\napiVersion: v1\nkind: Secret\nmetadata:\n  name: {{ .Release.Name }}\n{{- end }}\n")
@@ -300,6 +301,7 @@ func TestPackagesWithAnyDirectoryName(t *testing.T) {
 	for _, name := range hostileDirectoryNames {
 		require.NoError(t, os.CopyFS(filepath.Join(root, name), os.DirFS(filepath.Join(examplesDir, "envoy-gateway"))))
 	}
+	e2eharness.PinClock(t, root, e2eharness.StagedNow)
 	stdout, stderr, code := runIn(t, root, "", "render", ".", "--dry-run")
 	require.Equal(t, 0, code, stderr)
 	require.NotContains(t, stderr, "in no package")
@@ -346,6 +348,7 @@ func TestRenderPolicyFlagLeavesNestedPackages(t *testing.T) {
 	for _, dir := range []string{".", "nested/prod"} {
 		require.NoError(t, os.CopyFS(filepath.Join(root, dir), os.DirFS(filepath.Join(examplesDir, "envoy-gateway"))))
 	}
+	e2eharness.PinClock(t, root, e2eharness.StagedNow)
 	stdout, stderr, code := runIn(t, root, "", "render", ".", "--policy", "rotation-policy.yaml")
 	require.Equal(t, 0, code, stderr)
 	require.Equal(t, "wrote nested/prod/ratelimit.yaml\nwrote nested/prod/trust.yaml\nwrote ratelimit.yaml\nwrote trust.yaml\n", stdout)

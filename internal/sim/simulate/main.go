@@ -1,7 +1,8 @@
 // Command simulate runs the rotation simulator (make sim): every cadence
 // with its safe settings, then unsafe settings (cadence 1 with
 // maxPrevious 0 and with Copy mode, cadence 2 with one previous CA for two
-// signers), and prints one table. It exits 1 when a safe run fails a handshake, when an unsafe
+// signers, cadence 7 - a mesh - with retain.for 1d, with and without
+// protectIssuers), and prints one table. It exits 1 when a safe run fails a handshake, when an unsafe
 // run does not (the simulator must be able to see an outage), or when a
 // render fails.
 package main
@@ -49,8 +50,11 @@ func main() {
 	run(c1, &sim.Settings{Mode: policy.ModeCopy}, true)
 	c2, _ := sim.CadenceByID(2)
 	run(c2, &sim.Settings{Mode: policy.ModeBundle, MaxPrevious: 1}, true)
+	c7, _ := sim.CadenceByID(7)
+	run(c7, &sim.Settings{Mode: policy.ModeBundle, MaxPrevious: 1, RetainForDays: 1, NoProtectIssuers: true}, true)
+	run(c7, &sim.Settings{Mode: policy.ModeBundle, MaxPrevious: 1, RetainForDays: 1}, true)
 
-	fmt.Printf("rotation simulation: %d days from %s, seed %d, 3 consumers per bundle, pick-up lag 0-3 days\n\n",
+	fmt.Printf("rotation simulation: %d days from %s, seed %d, 3 consumers per bundle (cadence 8: 200 in waves), pick-up lag 0-3 days\n\n",
 		*days, sim.Start.Format("2006-01-02"), *seed)
 	fmt.Print(sim.Table(runs))
 	for _, st := range runs[len(sim.Cadences()):] {

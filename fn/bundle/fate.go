@@ -1,0 +1,164 @@
+package bundle
+
+import (
+	"crypto/x509"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// FateState is what the merge decided for a previous CA.
+type FateState string
+
+// Fate states.
+const (
+	// FateKept: in the bundle, by maxPrevious or retain.for (see Fate.Why).
+	FateKept FateState = "kept"
+	// FateUnused: in the bundle, and nothing in the input chains to it:
+	// safe to drop now; retain.dropUnusedAfter drops it.
+	FateUnused FateState = "unused"
+	// FateProtected: in the bundle only because certificates of the input
+	// chain to it (protectIssuers); the retain policy would have dropped
+	// it.
+	FateProtected FateState = "protected"
+	// FateDropped: left the bundle at this render (Fate.Reason says why).
+	FateDropped FateState = "dropped"
+	// FateRemembered: Copy mode; not in the bundle, remembered for a
+	// switch back to Bundle mode, which would keep it.
+	FateRemembered FateState = "remembered"
+)
+
+// Fate is the one decision about a previous CA: whether it stays, why,
+// until when, and what chains to it. The re-issue list and the verdicts
+// are projections of it, so that the retain rules are applied once.
+type Fate struct {
+	Cert *x509.Certificate
+	// RetiredAt is when it stopped being current; zero for a CA that had
+	// expired (it is dropped before its retirement counts).
+	RetiredAt time.Time
+	State     FateState
+	// Why is the rule that keeps a kept or unused CA: KeptByMaxPrevious,
+	// KeptByRetainFor or KeptByWaves.
+	Why KeptBy
+	// Reason says why a dropped CA was dropped.
+	Reason Reason
+	// LeavesAt is when the retain policy lets it go: for a kept or unused
+	// CA, the earliest of its NotAfter, the retain.for deadline and (when
+	// unused) the dropUnusedAfter deadline; for a protected one, when the
+	// policy would have dropped it (a date in the past); for a dropped or
+	// remembered one, when the rule that dropped it took effect.
+	LeavesAt time.Time
+	// Dependents are the valid certificates of the input that chain to it
+	// and to no current CA. Shared with other outcomes: read only.
+	Dependents []Held
+	// Restored says it came back from Copy-mode memory at this render.
+	Restored bool
+	// Verdict is the fate as users read it (results, check).
+	Verdict Verdict
+}
+
+// KeptBy names the retain rule that keeps a previous CA.
+type KeptBy string
+
+// Retain rules that keep a previous CA.
+const (
+	KeptByMaxPrevious KeptBy = "maxPrevious"
+	KeptByRetainFor   KeptBy = "retain.for"
+	// KeptByWaves: a rule would drop it, but the bundle's workloads roll
+	// out in waves that are not done (restart.waves): held until LeavesAt
+	// at least.
+	KeptByWaves KeptBy = "restart waves"
+)
+
+// InBundle reports whether the rendered bundle holds the CA.
+func (f Fate) InBundle() bool {
+	return f.State == FateKept || f.State == FateUnused || f.State == FateProtected
+}
+
+// Verdict words, as `check` and the results show them.
+const (
+	VerdictKept       = "kept"
+	VerdictDrops      = "drops"
+	VerdictUnused     = "unused"
+	VerdictDropped    = "dropped"
+	VerdictRemembered = "remembered"
+)
+
+// Verdict is a previous CA's fate in words: kept (and why), drops on a
+// date, unused (safe to drop now), dropped (and why), or remembered (Copy
+// mode).
+type Verdict struct {
+	// Word is one of the Verdict* words.
+	Word string
+	// Why is the reason of a kept, unused or dropped CA ("maxPrevious",
+	// "retain.for until 2027-02-20", "protected by ...", a Reason).
+	Why string
+	// Date is when it leaves (drops, unused) or left (dropped); zero when
+	// only its expiry or newer retirements will end it.
+	Date time.Time
+}
+
+// String is the verdict as one phrase: "kept (retain.for until
+// 2027-02-20)", "drops on 2027-02-20", "unused: safe to drop now (leaves
+// on 2026-11-24)" - nothing in the input chains to an unused CA.
+func (v Verdict) String() string {
+	switch v.Word {
+	case VerdictDrops:
+		return "drops on " + dateOnly(v.Date)
+	case VerdictUnused:
+		s := "unused: safe to drop now"
+		if !v.Date.IsZero() {
+			s += " (leaves on " + dateOnly(v.Date) + ")"
+		}
+		return s
+	}
+	return v.Word + " (" + v.Why + ")"
+}
+
+func dateOnly(t time.Time) string { return t.UTC().Format(time.DateOnly) }
+
+// maxNamed caps how many certificates a verdict names.
+const maxNamed = 3
+
+// protectedBy names the certificates that protect a CA: "Secret
+// linkerd/linkerd-identity-issuer data.crt.pem and 2 more".
+func protectedBy(deps []Held) string {
+	var where []string
+	for i, d := range deps {
+		if i == maxNamed {
+			where = append(where, fmt.Sprintf("%d more", len(deps)-maxNamed))
+			break
+		}
+		where = append(where, d.Where)
+	}
+	if len(where) > 1 {
+		return strings.Join(where[:len(where)-1], ", ") + " and " + where[len(where)-1]
+	}
+	return strings.Join(where, "")
+}
+
+// verdict words fate f under opts: the one place that says what a state
+// means to a user.
+func verdict(f Fate, opts Options) Verdict {
+	switch f.State {
+	case FateDropped:
+		return Verdict{Word: VerdictDropped, Why: string(f.Reason), Date: f.LeavesAt}
+	case FateRemembered:
+		return Verdict{Word: VerdictRemembered, Why: "Copy mode; Bundle mode would keep it", Date: f.LeavesAt}
+	case FateProtected:
+		return Verdict{Word: VerdictKept, Why: "protected by " + protectedBy(f.Dependents)}
+	case FateUnused:
+		return Verdict{Word: VerdictUnused, Date: f.LeavesAt}
+	}
+	switch {
+	case f.Why == KeptByWaves:
+		return Verdict{Word: VerdictKept, Why: "restart waves pending, until " + dateOnly(f.LeavesAt) + " at least"}
+	case f.Why == KeptByRetainFor && opts.ProtectIssuers && f.LeavesAt.Before(f.Cert.NotAfter):
+		return Verdict{Word: VerdictKept, Why: "retain.for until " + dateOnly(f.LeavesAt)}
+	case f.Why == KeptByRetainFor:
+		// Without protectIssuers the date holds whatever chains to it,
+		// and no rule outlives the CA's own expiry.
+		return Verdict{Word: VerdictDrops, Date: f.LeavesAt}
+	}
+	return Verdict{Word: VerdictKept, Why: string(KeptByMaxPrevious)}
+}

@@ -1,0 +1,219 @@
+package restart
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/policy"
+)
+
+// Namespace is what the injection rules read of a workload's Namespace
+// object in the input.
+type Namespace struct {
+	// Labels and Annotations are the Namespace's.
+	Labels, Annotations map[string]string
+}
+
+// Injection is whether a workload's pods receive a bundle's trust at
+// admission, copied into them by an injector that the pod template in git
+// does not show.
+type Injection struct {
+	// Injected is true when a rule says the pods are injected.
+	Injected bool
+	// Why names the rule that decided, for results.
+	Why string
+	// Unknown is true when nothing decided and the answer depends on the
+	// workload's Namespace, which is not in the input.
+	Unknown bool
+}
+
+// Injected applies a bundle's restart.mesh and restart.injected to a
+// workload whose pods are pod and whose Namespace object is ns (nil when
+// the input does not hold it). restart.exclude wins over both. A selection
+// that reads the Namespace does not match a workload whose Namespace is
+// absent.
+func Injected(r policy.Restart, pod Pod, ns *Namespace) Injection {
+	for i, sel := range r.Exclude {
+		if ok, _ := selects(sel, pod, ns); ok {
+			return Injection{Why: fmt.Sprintf("restart.exclude[%d] (%s)", i, sel)}
+		}
+	}
+	unknown := false
+	if r.Mesh != "" {
+		m := meshRule(r.Mesh, pod, ns)
+		if m.Injected {
+			return m
+		}
+		unknown = m.Unknown
+	}
+	for i, sel := range r.Injected {
+		ok, missing := selects(sel, pod, ns)
+		if ok {
+			return Injection{Injected: true, Why: fmt.Sprintf("restart.injected[%d] (%s)", i, sel)}
+		}
+		unknown = unknown || missing
+	}
+	return Injection{Unknown: unknown}
+}
+
+// selects reports whether every field sel sets matches; missing is true
+// when sel reads the Namespace and the input does not hold it.
+func selects(sel policy.Selection, pod Pod, ns *Namespace) (ok, missing bool) {
+	if sel.NeedsNamespace() {
+		if ns == nil {
+			return false, true
+		}
+		if sel.NamespaceSelector != nil && !sel.NamespaceSelector.Matches(ns.Labels) {
+			return false, false
+		}
+		if !hasPairs(ns.Annotations, sel.NamespaceAnnotations) {
+			return false, false
+		}
+	}
+	if sel.PodSelector != nil && !sel.PodSelector.Matches(pod.Labels) {
+		return false, false
+	}
+	return hasPairs(pod.Annotations, sel.PodAnnotations), false
+}
+
+func hasPairs(have, want map[string]string) bool {
+	for k, v := range want {
+		if got, ok := have[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
+}
+
+// meshRule applies a mesh's own injection rules.
+func meshRule(mesh string, pod Pod, ns *Namespace) Injection {
+	if pod.HostNetwork {
+		return Injection{} // neither mesh injects a pod on the host network
+	}
+	if mesh == policy.MeshLinkerd {
+		return linkerdRule(pod, ns)
+	}
+	return istioRule(pod, ns)
+}
+
+// meshWhy returns the formatter of the rule that decided, naming the
+// preset.
+func meshWhy(mesh string) func(format string, args ...any) string {
+	return func(format string, args ...any) string {
+		return fmt.Sprintf(format, args...) + " (restart.mesh: " + mesh + ")"
+	}
+}
+
+// Linkerd's proxy injector (linkerd2 pkg/inject, Report.disableByAnnotation
+// and Injectable).
+const (
+	linkerdInject   = "linkerd.io/inject"
+	linkerdEnabled  = "enabled"
+	linkerdIngress  = "ingress"
+	linkerdDisabled = "disabled"
+)
+
+// linkerdRule: the pod template's linkerd.io/inject annotation (enabled or
+// ingress) injects; in a Namespace annotated enabled or ingress every pod
+// is injected unless its template says disabled. A value other than these
+// three, on either, disables injection, and so does
+// automountServiceAccountToken: false.
+func linkerdRule(pod Pod, ns *Namespace) Injection {
+	why := meshWhy(policy.MeshLinkerd)
+	if pod.NoServiceAccountToken {
+		return Injection{}
+	}
+	podValue, podSet := pod.Annotations[linkerdInject]
+	if podSet && !validLinkerd(podValue) {
+		return Injection{}
+	}
+	podOn := podValue == linkerdEnabled || podValue == linkerdIngress
+	if ns == nil {
+		switch {
+		case podOn:
+			return Injection{Injected: true, Why: why("pod template annotation %s: %s", linkerdInject, kube.Safe(podValue))}
+		case podValue == linkerdDisabled:
+			return Injection{}
+		}
+		return Injection{Unknown: true}
+	}
+	nsValue, nsSet := ns.Annotations[linkerdInject]
+	if nsSet && !validLinkerd(nsValue) {
+		return Injection{}
+	}
+	switch {
+	case (nsValue == linkerdEnabled || nsValue == linkerdIngress) && podValue != linkerdDisabled:
+		return Injection{Injected: true, Why: why("Namespace annotation %s: %s", linkerdInject, nsValue)}
+	case podOn:
+		return Injection{Injected: true, Why: why("pod template annotation %s: %s", linkerdInject, podValue)}
+	}
+	return Injection{}
+}
+
+func validLinkerd(v string) bool {
+	return v == "" || v == linkerdEnabled || v == linkerdDisabled || v == linkerdIngress
+}
+
+// Istio's sidecar injector: its webhooks' namespace and object selectors
+// (istio-discovery chart, mutatingwebhook.yaml) and injectRequired
+// (pkg/kube/inject).
+const (
+	istioInjection = "istio-injection"
+	istioRev       = "istio.io/rev"
+	istioSidecar   = "sidecar.istio.io/inject"
+)
+
+// istioRule: a Namespace labelled istio-injection: enabled, or with any
+// istio.io/rev label and no istio-injection label, injects its pods; any
+// other istio-injection value (disabled) injects none. In a Namespace with
+// neither label, a pod template labelled (or annotated)
+// sidecar.istio.io/inject: "true", or labelled istio.io/rev, is injected.
+// The pod's own sidecar.istio.io/inject - the label when present, else the
+// annotation - opts out with any value other than true, y, yes or on.
+func istioRule(pod Pod, ns *Namespace) Injection {
+	why := meshWhy(policy.MeshIstio)
+	where, value := "label", ""
+	if v, ok := pod.Labels[istioSidecar]; ok {
+		value = v
+	} else if v, ok := pod.Annotations[istioSidecar]; ok {
+		where, value = "annotation", v
+	}
+	optIn, optOut := false, false
+	switch strings.ToLower(value) {
+	case "":
+	case "true", "y", "yes", "on":
+		optIn = true
+	default:
+		optOut = true
+	}
+	if optOut {
+		return Injection{}
+	}
+	_, podRev := pod.Labels[istioRev]
+	podWhy := func() string {
+		if optIn {
+			return why("pod template %s %s: %s", where, istioSidecar, kube.Quote(value))
+		}
+		return why("pod template label %s", istioRev)
+	}
+	if ns == nil {
+		if optIn || podRev {
+			return Injection{Injected: true, Why: podWhy()}
+		}
+		return Injection{Unknown: true}
+	}
+	if v, ok := ns.Labels[istioInjection]; ok {
+		if v == "enabled" {
+			return Injection{Injected: true, Why: why("Namespace label %s: enabled", istioInjection)}
+		}
+		return Injection{} // disabled, or a value no webhook selects
+	}
+	if _, ok := ns.Labels[istioRev]; ok {
+		return Injection{Injected: true, Why: why("Namespace label %s", istioRev)}
+	}
+	if optIn || podRev {
+		return Injection{Injected: true, Why: podWhy()}
+	}
+	return Injection{}
+}

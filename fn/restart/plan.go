@@ -1,0 +1,252 @@
+package restart
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/report"
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// WaveStatus is a roll-out in waves as the input records it.
+type WaveStatus struct {
+	// Bundle is the bundle's name.
+	Bundle string
+	// Interval is the time between two waves.
+	Interval time.Duration
+	// Series is the record.
+	Series Series
+	// Pending are the waves the record says have not rolled, with the
+	// workloads each one rolls (in the order of the waves).
+	Pending []Wave
+	// HeldUntil is when the bundle stops holding its previous CAs, at the
+	// earliest.
+	HeldUntil time.Time
+}
+
+// Wave is one wave of a roll-out.
+type Wave struct {
+	// Number counts from 1.
+	Number int
+	// Due is when it rolls: the first render at or after it rolls it.
+	Due time.Time
+	// Workloads are what it rolls.
+	Workloads []kube.Ref
+}
+
+// roller is a workload that rolls for a bundle, in the order of its waves.
+type roller struct {
+	w *Workload
+	e *entry
+}
+
+// rollers returns the workloads that roll when b changes: those whose
+// reads (or an explicit entry, or injection) make them roll and that may
+// be rolled, ordered for the waves - the named ones (restart.workloads)
+// first, then by namespace and a hash of kind and name.
+func (a *applier) rollers(b Bundle) []roller {
+	var out []roller
+	for _, w := range a.workloads {
+		if !w.Rollable || w.Reload == ReloadNever {
+			continue
+		}
+		for _, e := range a.entries[w] {
+			if e.bundle == b.Name && Decide(e.uses, w.Reload, e.explicit).Roll {
+				out = append(out, roller{w, e})
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].e.explicit != out[j].e.explicit {
+			return out[i].e.explicit
+		}
+		return orderKey(out[i].w.Ref) < orderKey(out[j].w.Ref)
+	})
+	return out
+}
+
+// planWaves spreads b's roll over waves when its policy asks for them
+// (restart.waves): a trust change that rolls more workloads than one wave
+// starts a series - the first wave rolls now, wave j once j intervals have
+// passed - and a series the targets record goes on. It marks each
+// roller's entry deferred (its wave is not due) or due (its wave became
+// due at this render), writes the record on every target and says what
+// rolls when.
+func (a *applier) planWaves(b Bundle) {
+	w := b.Restart.Waves
+	prior, recorded := a.readSeries(b)
+	if w == nil {
+		if recorded {
+			a.writeSeries(b, nil)
+			a.results = append(a.results, a.env.PolicyRef.Result(framework.Info, b.Field+".restart",
+				fmt.Sprintf("bundle %q: restart.waves is not set: the roll-out in waves its targets record is over, and every workload rolls with the bundle", b.Name)))
+		}
+		return
+	}
+	now, interval := a.env.Now, w.IntervalOrDefault()
+	rollers := a.rollers(b)
+	var s Series
+	before := 0
+	switch {
+	case b.changed():
+		waves := w.Size.MaxWaves(len(rollers))
+		if waves < 2 {
+			a.writeSeries(b, nil)
+			return
+		}
+		s = Series{Started: now, Rolled: 1, Waves: waves, At: now}
+	case recorded:
+		s, before = prior, prior.Rolled
+		if due := s.DueCount(now, interval); due > s.Rolled {
+			s.Rolled, s.At = due, now
+		}
+	default:
+		a.writeSeries(b, nil) // a record that was ignored is not carried on
+		return
+	}
+	n := len(rollers)
+	pending := map[int][]kube.Ref{}
+	for p, r := range rollers {
+		wave := 0
+		if !r.e.explicit {
+			wave = p * s.Waves / n
+		}
+		r.e.wave, r.e.waves, r.e.dueAt = wave, s.Waves, s.Due(wave, interval)
+		r.e.deferred = wave >= s.Rolled
+		r.e.due = !r.e.deferred && wave >= before
+		if recorded && !b.changed() && wave >= prior.Rolled {
+			pending[wave] = append(pending[wave], r.w.Ref)
+		}
+	}
+	if recorded && !b.changed() {
+		a.waves = append(a.waves, status(b.Name, interval, prior, pending))
+	}
+	if s.Rolled == s.Waves && !s.Holding(now, interval) {
+		a.writeSeries(b, nil)
+		a.results = append(a.results, a.env.PolicyRef.Result(framework.Info, b.Field+".restart.waves",
+			fmt.Sprintf("bundle %q: the roll-out in %d waves that started %s is over: every wave rolled at least an interval ago; its record is removed from the targets, and the previous CAs follow the retain rules again",
+				b.Name, s.Waves, s.Started.Format(time.RFC3339))))
+		return
+	}
+	a.writeSeries(b, &s)
+	a.results = append(a.results, a.env.PolicyRef.Result(framework.Info, b.Field+".restart.waves", describeSeries(b.Name, s, before, rollers, interval)))
+}
+
+// status is the WaveStatus of a recorded series.
+func status(bundle string, interval time.Duration, s Series, pending map[int][]kube.Ref) WaveStatus {
+	st := WaveStatus{Bundle: bundle, Interval: interval, Series: s, HeldUntil: s.HoldsUntil(interval)}
+	for j := s.Rolled; j < s.Waves; j++ {
+		st.Pending = append(st.Pending, Wave{Number: j + 1, Due: s.Due(j, interval), Workloads: pending[j]})
+	}
+	return st
+}
+
+// describeSeries says what a render did with a series and what comes
+// next.
+func describeSeries(bundle string, s Series, before int, rollers []roller, interval time.Duration) string {
+	now := 0
+	for _, r := range rollers {
+		if r.e.due {
+			now++
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "bundle %q: the trust change of %s rolls %d workload(s) in %d waves, one every %s; ", bundle, s.Started.Format(time.RFC3339), len(rollers), s.Waves, report.FormatDuration(interval))
+	switch {
+	case s.Rolled == before:
+		fmt.Fprintf(&b, "%d of %d waves have rolled, none is due at this render", s.Rolled, s.Waves)
+	case s.Rolled-before == 1:
+		fmt.Fprintf(&b, "wave %d rolls at this render (%d workload(s))", s.Rolled, now)
+	default:
+		fmt.Fprintf(&b, "waves %d to %d roll at this render (%d workload(s))", before+1, s.Rolled, now)
+	}
+	if s.Rolled < s.Waves {
+		fmt.Fprintf(&b, "; wave %d is due %s", s.Rolled+1, s.Due(s.Rolled, interval).Format(time.RFC3339))
+		if s.Rolled+1 < s.Waves {
+			fmt.Fprintf(&b, ", the last %s", s.Due(s.Waves-1, interval).Format(time.RFC3339))
+		}
+	}
+	fmt.Fprintf(&b, "; the bundle keeps its previous CAs until %s at least (one interval after the last wave)", s.HoldsUntil(interval).Format(time.RFC3339))
+	return b.String()
+}
+
+// readSeries returns the series b's targets record. A record that cannot
+// be read, or that claims more than the policy allows, is a warning naming
+// it and is ignored; records that disagree are a warning, and the latest
+// started (the least rolled of those) counts.
+func (a *applier) readSeries(b Bundle) (Series, bool) {
+	lim := recordLimits{now: a.env.Now, maxWaves: 2}
+	if w := b.Restart.Waves; w != nil {
+		lim.maxWaves = MaxWaves(*w, CountWorkloads(a.env.Items))
+	} else {
+		lim.maxWaves = int(^uint(0) >> 1) // waves are off: any record ends
+	}
+	var best Series
+	found, disagree := false, false
+	for _, node := range targetNodes(b) {
+		text, ok := node.GetAnnotations(WavesAnnotation)[WavesAnnotation]
+		if !ok {
+			continue
+		}
+		s, has, err := parseRecord(text, b.Name, lim)
+		ref := kube.RefOf(node)
+		if err != nil {
+			a.results = append(a.results, ref.Result(framework.Warning, "metadata.annotations["+WavesAnnotation+"]",
+				fmt.Sprintf("bundle %q: annotation %s of %s %v; the record is ignored - a roll-out record a render could not have written delays no roll and holds no CA", b.Name, WavesAnnotation, ref, err)))
+			continue
+		}
+		if !has {
+			continue
+		}
+		switch {
+		case !found:
+			best, found = s, true
+		case s != best:
+			disagree = true
+			if s.Started.After(best.Started) || (s.Started.Equal(best.Started) && s.Rolled < best.Rolled) {
+				best = s
+			}
+		}
+	}
+	if disagree {
+		a.results = append(a.results, a.env.PolicyRef.Result(framework.Warning, b.Field+".restart.waves",
+			fmt.Sprintf("bundle %q: its targets record different roll-outs in annotation %s; the latest (%s) counts, and every target gets it", b.Name, WavesAnnotation, best.line(b.Name))))
+	}
+	return best, found
+}
+
+// writeSeries sets b's line of the waves record on every target object
+// (removes it when s is nil).
+func (a *applier) writeSeries(b Bundle, s *Series) {
+	for _, node := range targetNodes(b) {
+		cur, has := node.GetAnnotations(WavesAnnotation)[WavesAnnotation]
+		text := formatRecord(cur, b.Name, s)
+		var err error
+		switch {
+		case text == "" && has:
+			err = node.PipeE(yaml.ClearAnnotation(WavesAnnotation))
+		case text != "":
+			_, err = kube.SetAnnotation(node, WavesAnnotation, text)
+		}
+		if err != nil {
+			a.results = append(a.results, kube.RefOf(node).Result(framework.Error, "metadata.annotations["+WavesAnnotation+"]", err.Error()))
+		}
+	}
+}
+
+// targetNodes returns b's target objects, each once.
+func targetNodes(b Bundle) []*yaml.RNode {
+	var out []*yaml.RNode
+	seen := map[*yaml.RNode]bool{}
+	for _, t := range b.Targets {
+		if t.Node != nil && !seen[t.Node] {
+			seen[t.Node] = true
+			out = append(out, t.Node)
+		}
+	}
+	return out
+}

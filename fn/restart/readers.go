@@ -1,0 +1,188 @@
+package restart
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/labels"
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// The readers a template does not name by the target's own object: pods
+// projecting a ClusterTrustBundle, workloads reading what a trust-manager
+// Bundle writes, and workloads whose trust is injected at admission.
+
+// sortedObjects returns the keys of byObject in a fixed order.
+func sortedObjects(byObject map[Object][]Use) []Object {
+	out := make([]Object, 0, len(byObject))
+	for o := range byObject {
+		out = append(out, o)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Kind != out[j].Kind {
+			return out[i].Kind < out[j].Kind
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// matchClusterTrustBundle records the workloads whose projected volumes
+// read the ClusterTrustBundle t: by its name, or by its signer name with a
+// labelSelector that selects its labels (an unset labelSelector selects
+// nothing, as the API says).
+func (a *applier) matchClusterTrustBundle(b Bundle, t Target) {
+	for _, c := range a.byName[Object{Kind: KindClusterTrustBundle, Name: t.Key.Name}] {
+		a.add(c.workload, &entry{bundle: b.Name, target: t, uses: c.uses})
+	}
+	if t.Node == nil {
+		return
+	}
+	signer := str(t.Node, "spec", "signerName")
+	if signer == "" {
+		return
+	}
+	objLabels := t.Node.GetLabels()
+	for _, c := range a.byName[Object{Kind: KindSigner, Name: signer}] {
+		var uses []Use
+		for _, u := range c.uses {
+			if u.Selector != nil && u.Selector.Matches(objLabels) {
+				uses = append(uses, u)
+			}
+		}
+		if len(uses) > 0 {
+			a.add(c.workload, &entry{bundle: b.Name, target: t, uses: uses,
+				reads: fmt.Sprintf("%s (by signer name %s)", t.Key, kube.Safe(signer))})
+		}
+	}
+}
+
+// trustManagerTarget is what a trust-manager Bundle writes: an object
+// named like the Bundle, of each kind its spec.target names, in every
+// namespace its spec.target.namespaceSelector selects (every namespace
+// when unset).
+type trustManagerTarget struct {
+	kinds    []string
+	selector *labels.Selector
+}
+
+// readTrustManagerTarget reads spec.target of a trust-manager Bundle;
+// false when it writes nothing rotate-certs can tell.
+func readTrustManagerTarget(node *yaml.RNode) (trustManagerTarget, bool) {
+	var tt trustManagerTarget
+	for _, k := range []struct{ field, kind string }{{"configMap", "ConfigMap"}, {"secret", "Secret"}} {
+		if kube.At(node, "spec", "target", k.field) != nil {
+			tt.kinds = append(tt.kinds, k.kind)
+		}
+	}
+	if sel := kube.At(node, "spec", "target", "namespaceSelector"); sel != nil {
+		var s labels.Selector
+		raw, err := sel.MarshalJSON()
+		if err != nil || json.Unmarshal(raw, &s) != nil || s.Validate() != nil {
+			return tt, false
+		}
+		tt.selector = &s
+	}
+	return tt, len(tt.kinds) > 0
+}
+
+// matchTrustManager records the workloads that read what the
+// trust-manager Bundle t writes. They read it through the object, so the
+// reload class applies as to any Secret or ConfigMap.
+func (a *applier) matchTrustManager(b Bundle, t Target) {
+	if t.Node == nil {
+		return
+	}
+	tt, ok := readTrustManagerTarget(t.Node)
+	if !ok {
+		return
+	}
+	for _, kind := range tt.kinds {
+		for _, c := range a.byName[Object{Kind: kind, Name: t.Key.Name}] {
+			ns := c.workload.Ref.Namespace
+			if tt.selector != nil {
+				n := a.namespace(ns)
+				if n == nil || !tt.selector.Matches(n.Labels) {
+					continue
+				}
+			}
+			a.add(c.workload, &entry{bundle: b.Name, target: t, uses: c.uses,
+				reads: fmt.Sprintf("%s written by trust-manager Bundle %s", kube.Key{Kind: kind, Namespace: ns, Name: t.Key.Name}, t.Key.Name)})
+		}
+	}
+}
+
+// namespace returns the Namespace object named ns in the input, nil when
+// it is absent.
+func (a *applier) namespace(ns string) *Namespace {
+	if a.namespaces == nil {
+		a.namespaces = map[string]*Namespace{}
+		for _, it := range a.env.Items {
+			if it.GetKind() != "Namespace" || it.GetApiVersion() != "v1" || kube.IsLocalConfig(it) {
+				continue
+			}
+			if _, dup := a.namespaces[it.GetName()]; !dup {
+				a.namespaces[it.GetName()] = &Namespace{Labels: it.GetLabels(), Annotations: it.GetAnnotations()}
+			}
+		}
+	}
+	return a.namespaces[ns]
+}
+
+// matchInjected records the workloads whose pods b's restart.mesh or
+// restart.injected says are injected: they read the bundle as their pods
+// were admitted, whatever their template shows. It warns, once per
+// namespace, when the answer depends on a Namespace the input lacks.
+func (a *applier) matchInjected(b Bundle) {
+	missing := map[string][]string{}
+	var order []string
+	for _, w := range a.workloads {
+		if !w.Rollable || w.WorkloadRef {
+			continue
+		}
+		ns := w.Ref.Namespace
+		inj := Injected(b.Restart, w.Pod, a.namespace(ns))
+		if inj.Unknown {
+			if _, seen := missing[ns]; !seen {
+				order = append(order, ns)
+			}
+			missing[ns] = append(missing[ns], w.Ref.String())
+			continue
+		}
+		if !inj.Injected {
+			continue
+		}
+		t, across := targetFor(b, ns)
+		a.add(w, &entry{bundle: b.Name, target: t, across: across,
+			uses: []Use{{Via: ViaInjected, Field: w.TemplateField + ".metadata", Why: inj.Why}}})
+	}
+	if !b.changed() {
+		return
+	}
+	for _, ns := range order {
+		ws := missing[ns]
+		more := ""
+		if len(ws) > 3 {
+			more = fmt.Sprintf(" and %d more", len(ws)-3)
+			ws = ws[:3]
+		}
+		a.results = append(a.results, a.env.PolicyRef.Result(framework.Warning, b.Field+".restart",
+			fmt.Sprintf("bundle %q: the Namespace %s is not in the input, so rotate-certs cannot tell whether the pods of %s%s are injected (restart.mesh, restart.injected); they are not rolled - add the Namespace manifest to the input, or name them in restart.workloads",
+				b.Name, kube.Safe(ns), strings.Join(ws, ", "), more)))
+	}
+}
+
+// changed reports whether the render changed the trust of any of b's
+// targets.
+func (b Bundle) changed() bool {
+	for _, t := range b.Targets {
+		if t.Changed {
+			return true
+		}
+	}
+	return false
+}

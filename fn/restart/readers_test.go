@@ -1,0 +1,89 @@
+package restart
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/policy"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const projectCTB = "      containers:\n      - name: c\n        volumeMounts: [{name: roots, mountPath: /roots}]\n      volumes:\n      - name: roots\n        projected:\n          sources:\n          - clusterTrustBundle: %s\n"
+
+func TestClusterTrustBundleReaders(t *testing.T) {
+	items := parseItems(t,
+		deployment("a", "by-name", "", fmt.Sprintf(projectCTB, "{name: 'example.com:gateway:v1', path: ca.crt}")),
+		deployment("b", "by-signer", "", fmt.Sprintf(projectCTB, "{signerName: example.com/gateway, labelSelector: {matchLabels: {bundle: gateway}}, path: ca.crt}")),
+		deployment("b", "signer-no-selector", "", fmt.Sprintf(projectCTB, "{signerName: example.com/gateway, path: ca.crt}")),
+		deployment("b", "signer-other-labels", "", fmt.Sprintf(projectCTB, "{signerName: example.com/gateway, labelSelector: {matchLabels: {bundle: mesh}}, path: ca.crt}")),
+		deployment("c", "hot", "rotate-certs.dev/reload: hot", fmt.Sprintf(projectCTB, "{name: 'example.com:gateway:v1', path: ca.crt}")),
+		"apiVersion: certificates.k8s.io/v1beta1\nkind: ClusterTrustBundle\nmetadata: {name: 'example.com:gateway:v1', labels: {bundle: gateway}}\nspec: {signerName: example.com/gateway, trustBundle: ''}\n",
+	)
+	ctb := Target{Key: kube.Key{Kind: "ClusterTrustBundle", Name: "example.com:gateway:v1"}, Hash: "sha256:01", Changed: true, Node: items[5]}
+	results := Apply([]Bundle{{Name: "gw", Targets: []Target{ctb}, Restart: policy.Restart{Auto: yes()}}}, Env{Items: items})
+	assert.NotEmpty(t, hashOf(t, items[0]), "projected by name: a whole volume, rolled")
+	assert.NotEmpty(t, hashOf(t, items[1]), "projected by signer, the label selector selects the bundle")
+	assert.Empty(t, hashOf(t, items[2]), "an unset labelSelector selects nothing")
+	assert.Empty(t, hashOf(t, items[3]))
+	assert.Empty(t, hashOf(t, items[4]), "the reload class applies: hot")
+	var msgs []string
+	for _, r := range results {
+		msgs = append(msgs, r.Message)
+	}
+	assert.Contains(t, msgs[1], "by signer name example.com/gateway")
+}
+
+func TestTrustManagerReaders(t *testing.T) {
+	reads := "      containers:\n      - name: c\n        env:\n        - {name: CA, valueFrom: {configMapKeyRef: {name: roots, key: ca.crt}}}\n"
+	items := parseItems(t,
+		"apiVersion: v1\nkind: Namespace\nmetadata: {name: a, labels: {trust: 'yes'}}\n",
+		"apiVersion: v1\nkind: Namespace\nmetadata: {name: b}\n",
+		deployment("a", "selected", "", reads),
+		deployment("b", "not-selected", "", reads),
+		deployment("z", "namespace-absent", "", reads),
+		"apiVersion: trust.cert-manager.io/v1alpha1\nkind: Bundle\nmetadata: {name: roots}\nspec:\n  sources: []\n  target:\n    configMap: {key: ca.crt}\n    namespaceSelector: {matchLabels: {trust: 'yes'}}\n",
+		"apiVersion: trust.cert-manager.io/v1alpha1\nkind: Bundle\nmetadata: {name: roots}\nspec:\n  sources: []\n  target:\n    configMap: {key: ca.crt}\n",
+	)
+	bundle := func(node int) Bundle {
+		return Bundle{Name: "tm", Targets: []Target{{Key: kube.Key{Kind: "Bundle", Name: "roots"}, Hash: "sha256:01", Changed: true, Node: items[node]}},
+			Restart: policy.Restart{Auto: yes()}}
+	}
+	results := Apply([]Bundle{bundle(5)}, Env{Items: items})
+	assert.NotEmpty(t, hashOf(t, items[2]))
+	assert.Empty(t, hashOf(t, items[3]), "a namespace the Bundle's namespaceSelector does not select gets no copy")
+	assert.Empty(t, hashOf(t, items[4]), "a namespace the input does not hold cannot be told selected")
+	require.Len(t, results, 1)
+	assert.Contains(t, results[0].Message, "ConfigMap a/roots written by trust-manager Bundle roots")
+
+	Apply([]Bundle{bundle(6)}, Env{Items: items})
+	assert.NotEmpty(t, hashOf(t, items[3]), "without a namespaceSelector trust-manager writes every namespace")
+	assert.NotEmpty(t, hashOf(t, items[4]))
+}
+
+func TestInjectedConsumersRoll(t *testing.T) {
+	items := parseItems(t,
+		"apiVersion: v1\nkind: Namespace\nmetadata: {name: app, annotations: {linkerd.io/inject: enabled}}\n",
+		deployment("app", "meshed", "rotate-certs.dev/reload: hot", readsNothing),
+		deployment("app", "opted-out", "", "      containers:\n      - name: c\n")+"",
+		deployment("app", "never", "rotate-certs.dev/reload: never", readsNothing),
+		deployment("elsewhere", "unknown", "", readsNothing),
+	)
+	// opt the second out in its pod template
+	_, err := kube.SetAnnotation(kube.At(items[2], "spec", "template"), "linkerd.io/inject", "disabled")
+	require.NoError(t, err)
+	b := Bundle{Name: "mesh", Field: "spec.trustBundles[0]", Targets: []Target{{Key: kube.Key{Kind: "ConfigMap", Namespace: "linkerd", Name: "linkerd-identity-trust-roots"}, Hash: "sha256:01", Changed: true}},
+		Restart: policy.Restart{Auto: yes(), Mesh: policy.MeshLinkerd}}
+	results := Apply([]Bundle{b}, Env{Items: items, PolicyRef: kube.Ref{Kind: "RotationPolicy", Name: "p"}})
+	assert.NotEmpty(t, hashOf(t, items[1]), "injected: rolled even when hot")
+	assert.Empty(t, hashOf(t, items[2]), "opted out")
+	assert.Empty(t, hashOf(t, items[3]), "reload: never")
+	assert.Empty(t, hashOf(t, items[4]), "its Namespace is not in the input")
+	var joined string
+	for _, r := range results {
+		joined += string(r.Severity) + " " + r.Message + "\n"
+	}
+	assert.Contains(t, joined, "is copied into its pods at admission by Namespace annotation linkerd.io/inject: enabled (restart.mesh: linkerd)")
+	assert.Contains(t, joined, "warning bundle \"mesh\": the Namespace elsewhere is not in the input")
+}
