@@ -60,7 +60,9 @@ func (b *TrustBundle) defaultTarget() {
 			}
 		}
 		t.AdditionalFormats.Default()
-		if len(t.Namespaces) == 0 && len(b.Sources) > 0 {
+		// namespaces: [] (set, empty) asks for no implicit namespace: with
+		// a namespaceSelector, only the selected ones get a target.
+		if t.Namespaces == nil && len(b.Sources) > 0 {
 			if ref := b.Sources[0].Ref(); ref != nil {
 				t.Namespaces = []string{ref.Namespace}
 			}

@@ -109,3 +109,23 @@ func TestClusterTrustBundleNamesTheAPIAccepts(t *testing.T) {
 		require.Empty(t, validateClusterTrustBundleName(tt.name, tt.signer, "t"), "%s %s", tt.name, tt.signer)
 	}
 }
+
+// TestEmptyNamespacesWithASelector: namespaces: [] with a
+// namespaceSelector is no implicit namespace (only the selected ones);
+// namespaces left out is the first source's, selector or not.
+func TestEmptyNamespacesWithASelector(t *testing.T) {
+	for _, tt := range []struct {
+		name, target string
+		want         []string
+	}{
+		{"empty list and a selector", "{name: t, namespaces: [], namespaceSelector: {matchLabels: {trust: on}}}", []string{}},
+		{"absent, with a selector", "{name: t, namespaceSelector: {matchLabels: {trust: on}}}", []string{"src"}},
+		{"absent", "{name: t}", []string{"src"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := decode(t, "spec:\n  trustBundles:\n  - name: a\n    sources: [{secret: {name: s, namespace: src}}]\n    target: "+tt.target+"\n")
+			require.NoError(t, err)
+			require.Equal(t, tt.want, p.Spec.TrustBundles[0].Target.Namespaces)
+		})
+	}
+}

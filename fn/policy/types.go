@@ -128,7 +128,9 @@ type Target struct {
 	Kind string `json:"kind,omitempty"`
 	// Name of the target object.
 	Name string `json:"name"`
-	// Namespaces to write the target in; default: the first source's.
+	// Namespaces to write the target in; default (absent): the first
+	// source's. An empty list (namespaces: []) with a NamespaceSelector
+	// writes the target only in the selected namespaces.
 	Namespaces []string `json:"namespaces,omitempty"`
 	// NamespaceSelector adds every input Namespace whose labels match.
 	NamespaceSelector *labels.Selector `json:"namespaceSelector,omitempty"`

@@ -167,7 +167,10 @@ func (b *TrustBundle) validateNamespacedTarget(path string) FieldErrors {
 	// Namespaces default to the first source's; only an inline first
 	// source leaves them empty. A missing or malformed first source is
 	// reported above, and naming namespaces as well would be noise.
-	if len(t.Namespaces) == 0 && t.NamespaceSelector == nil && len(b.Sources) > 0 && b.Sources[0].isInlineOnly() {
+	switch {
+	case t.Namespaces != nil && len(t.Namespaces) == 0 && t.NamespaceSelector == nil:
+		errs.add(path+".target.namespaces", "is empty and no namespaceSelector is set: the target would be written in no namespace - list namespaces, set namespaceSelector, or leave namespaces out for the first source's namespace")
+	case len(t.Namespaces) == 0 && t.NamespaceSelector == nil && len(b.Sources) > 0 && b.Sources[0].isInlineOnly():
 		errs.add(path+".target.namespaces", "required when the first source is inline (or set namespaceSelector)")
 	}
 	if t.NamespaceSelector != nil {

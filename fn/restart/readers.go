@@ -1,15 +1,13 @@
 package restart
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
 
+	"github.com/rotate-certs/rotate-certs/fn/certmanager"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
-	"github.com/rotate-certs/rotate-certs/fn/labels"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
-	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // The readers a template does not name by the target's own object: pods
@@ -61,35 +59,6 @@ func (a *applier) matchClusterTrustBundle(b Bundle, t Target) {
 	}
 }
 
-// trustManagerTarget is what a trust-manager Bundle writes: an object
-// named like the Bundle, of each kind its spec.target names, in every
-// namespace its spec.target.namespaceSelector selects (every namespace
-// when unset).
-type trustManagerTarget struct {
-	kinds    []string
-	selector *labels.Selector
-}
-
-// readTrustManagerTarget reads spec.target of a trust-manager Bundle;
-// false when it writes nothing rotate-certs can tell.
-func readTrustManagerTarget(node *yaml.RNode) (trustManagerTarget, bool) {
-	var tt trustManagerTarget
-	for _, k := range []struct{ field, kind string }{{"configMap", "ConfigMap"}, {"secret", "Secret"}} {
-		if kube.At(node, "spec", "target", k.field) != nil {
-			tt.kinds = append(tt.kinds, k.kind)
-		}
-	}
-	if sel := kube.At(node, "spec", "target", "namespaceSelector"); sel != nil {
-		var s labels.Selector
-		raw, err := sel.MarshalJSON()
-		if err != nil || json.Unmarshal(raw, &s) != nil || s.Validate() != nil {
-			return tt, false
-		}
-		tt.selector = &s
-	}
-	return tt, len(tt.kinds) > 0
-}
-
 // matchTrustManager records the workloads that read what the
 // trust-manager Bundle t writes. They read it through the object, so the
 // reload class applies as to any Secret or ConfigMap.
@@ -97,16 +66,16 @@ func (a *applier) matchTrustManager(b Bundle, t Target) {
 	if t.Node == nil {
 		return
 	}
-	tt, ok := readTrustManagerTarget(t.Node)
+	tt, ok := certmanager.ReadBundleTarget(t.Node)
 	if !ok {
 		return
 	}
-	for _, kind := range tt.kinds {
+	for _, kind := range tt.Kinds() {
 		for _, c := range a.byName[Object{Kind: kind, Name: t.Key.Name}] {
 			ns := c.workload.Ref.Namespace
-			if tt.selector != nil {
+			if tt.Selector != nil {
 				n := a.namespace(ns)
-				if n == nil || !tt.selector.Matches(n.Labels) {
+				if n == nil || !tt.Selects(n.Labels) {
 					continue
 				}
 			}

@@ -89,6 +89,9 @@ func (r *renderer) injections() []injection {
 func (r *renderer) renderInjections(current []*x509.Certificate) []Target {
 	var out []Target
 	for _, in := range r.injections() {
+		if !r.cainjectorOwns(in) {
+			continue
+		}
 		slots, ok := r.caBundleSlots(in)
 		if !ok {
 			continue

@@ -1,0 +1,162 @@
+// Package certmanager reads cert-manager's objects as rotate-certs needs
+// them, as plain Go values: which Secret a Certificate writes, when
+// cert-manager renews the certificate in it and whether the renewal makes
+// a new key (renewal.go), and which annotations make cert-manager's
+// cainjector the owner of a caBundle (cainjector.go). The rules are
+// cert-manager v1.21's, read from its code (pkg/util/pki RenewalTime, the
+// Certificate API's defaults).
+package certmanager
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// cert-manager's API.
+const (
+	// Group is cert-manager's API group.
+	Group = "cert-manager.io"
+	// APIVersion is the apiVersion of the Certificates rotate-certs reads.
+	APIVersion = Group + "/v1"
+	// KindCertificate is a cert-manager Certificate.
+	KindCertificate = "Certificate"
+	// CertificateNameAnnotation is set by cert-manager on the Secret of a
+	// Certificate: the Certificate's name (its namespace is the Secret's).
+	CertificateNameAnnotation = "cert-manager.io/certificate-name"
+)
+
+// Private key rotation policies (spec.privateKey.rotationPolicy).
+const (
+	// RotationAlways makes a new key at every issuance: cert-manager's
+	// default since v1.18.
+	RotationAlways = "Always"
+	// RotationNever keeps the key of the Secret across issuances.
+	RotationNever = "Never"
+)
+
+// RenewalDisabled is the spec.renewal.policy that turns renewal off.
+const RenewalDisabled = "Disabled"
+
+// Certificate is what rotate-certs reads of a cert-manager Certificate.
+type Certificate struct {
+	// Ref is the Certificate.
+	Ref kube.Ref
+	// SecretName is spec.secretName, in the Certificate's namespace.
+	SecretName string
+	// IsCA is spec.isCA.
+	IsCA bool
+	// RenewBefore is spec.renewBefore, 0 when unset.
+	RenewBefore time.Duration
+	// RenewBeforePercentage is spec.renewBeforePercentage, 0 when unset.
+	RenewBeforePercentage int32
+	// RotationPolicy is spec.privateKey.rotationPolicy as written; ""
+	// reads as RotationAlways.
+	RotationPolicy string
+	// RenewalPolicy is spec.renewal.policy as written ("", RenewBefore or
+	// Disabled), and Windows the number of spec.renewal.windows.
+	RenewalPolicy string
+	Windows       int
+}
+
+// IsCertificate reports whether node is a cert-manager Certificate of the
+// version rotate-certs reads.
+func IsCertificate(node *yaml.RNode) bool {
+	return node.GetKind() == KindCertificate && node.GetApiVersion() == APIVersion
+}
+
+// Read reads a Certificate. A field of the wrong shape or value is a
+// *kube.FieldError naming it.
+func Read(node *yaml.RNode) (Certificate, error) {
+	c := Certificate{Ref: kube.RefOf(node)}
+	var err error
+	str := func(path ...string) string {
+		if err != nil {
+			return ""
+		}
+		var s string
+		s, err = kube.StringAt(node, path)
+		return s
+	}
+	c.SecretName = str("spec", "secretName")
+	isCA := str("spec", "isCA")
+	before := str("spec", "renewBefore")
+	pct := str("spec", "renewBeforePercentage")
+	c.RotationPolicy = str("spec", "privateKey", "rotationPolicy")
+	c.RenewalPolicy = str("spec", "renewal", "policy")
+	if err != nil {
+		return c, err
+	}
+	c.IsCA = isCA == "true"
+	if before != "" {
+		d, perr := time.ParseDuration(before)
+		if perr != nil || d < 0 {
+			return c, kube.FieldErrorf("spec.renewBefore", "%s is not a duration (such as 720h)", kube.Quote(before))
+		}
+		c.RenewBefore = d
+	}
+	if pct != "" {
+		n, perr := strconv.ParseInt(pct, 10, 32)
+		if perr != nil {
+			return c, kube.FieldErrorf("spec.renewBeforePercentage", "%s is not an integer", kube.Quote(pct))
+		}
+		c.RenewBeforePercentage = int32(n)
+	}
+	switch c.RotationPolicy {
+	case "", RotationAlways, RotationNever:
+	default:
+		return c, kube.FieldErrorf("spec.privateKey.rotationPolicy", "%s is not Always or Never", kube.Quote(c.RotationPolicy))
+	}
+	if w := kube.At(node, "spec", "renewal", "windows"); w != nil && w.YNode().Kind == yaml.SequenceNode {
+		c.Windows = len(w.YNode().Content)
+	}
+	return c, nil
+}
+
+// Key is the Secret the Certificate writes.
+func (c Certificate) Key() kube.Key {
+	return kube.Key{Kind: "Secret", Namespace: c.Ref.Namespace, Name: c.SecretName}
+}
+
+// Name is "namespace/name" of the Certificate.
+func (c Certificate) Name() string {
+	if c.Ref.Namespace == "" {
+		return c.Ref.Name
+	}
+	return c.Ref.Namespace + "/" + c.Ref.Name
+}
+
+// KeyChanges reports whether a renewal makes a new private key: always,
+// unless spec.privateKey.rotationPolicy is Never (the default has been
+// Always since cert-manager v1.18).
+func (c Certificate) KeyChanges() bool { return c.RotationPolicy != RotationNever }
+
+// Problem is a Certificate that could not be read.
+type Problem struct {
+	Ref kube.Ref
+	Err error
+}
+
+// Writers maps each Secret to the Certificates of items that write it
+// (spec.secretName in their namespace), in input order, and lists the
+// Certificates that could not be read.
+func Writers(items []*yaml.RNode) (map[kube.Key][]Certificate, []Problem) {
+	out := map[kube.Key][]Certificate{}
+	var problems []Problem
+	for _, it := range items {
+		if !IsCertificate(it) {
+			continue
+		}
+		c, err := Read(it)
+		if err != nil {
+			problems = append(problems, Problem{Ref: kube.RefOf(it), Err: err})
+			continue
+		}
+		if c.SecretName != "" {
+			out[c.Key()] = append(out[c.Key()], c)
+		}
+	}
+	return out, problems
+}

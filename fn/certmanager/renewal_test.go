@@ -1,0 +1,97 @@
+package certmanager
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// TestRenewalOf holds RenewalOf to cert-manager v1.21's renewal rule, in
+// the cases cert-manager's own tests of pkg/util/pki RenewalTime check.
+func TestRenewalOf(t *testing.T) {
+	nb := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	h := time.Hour
+	for _, tt := range []struct {
+		name     string
+		c        Certificate
+		lifetime time.Duration
+		want     time.Duration // after notBefore
+	}{
+		{"short lived, no renewBefore: two thirds", Certificate{}, 3 * h, 2 * h},
+		{"six months, no renewBefore: after four", Certificate{}, 4380 * h, 2920 * h},
+		{"renewBefore", Certificate{RenewBefore: 20 * h}, 24 * h, 4 * h},
+		{"renewBefore a day short of the lifetime", Certificate{RenewBefore: 706 * h}, 730 * h, 24 * h},
+		{"renewBefore longer than the lifetime is ignored", Certificate{RenewBefore: 25 * h}, 24 * h, 16 * h},
+		{"renewBefore equal to the lifetime is ignored", Certificate{RenewBefore: 24 * h}, 24 * h, 16 * h},
+		{"renewBeforePercentage 30", Certificate{RenewBeforePercentage: 30}, 730 * h, 511 * h},
+		{"renewBeforePercentage 100 is ignored", Certificate{RenewBeforePercentage: 100}, 3 * h, 2 * h},
+		{"renewBefore wins over the percentage", Certificate{RenewBefore: h, RenewBeforePercentage: 50}, 3 * h, 2 * h},
+		{"a lifetime a second short: truncated to the second", Certificate{}, 24*h - time.Second, 16*h - time.Second},
+		{"ten years at 25%: no overflow", Certificate{RenewBeforePercentage: 25}, 87600 * h, 65700 * h},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := tt.c.RenewalOf(nb, nb.Add(tt.lifetime))
+			require.False(t, r.Disabled)
+			require.Equal(t, nb.Add(tt.want), r.At)
+		})
+	}
+	r := Certificate{RenewalPolicy: RenewalDisabled}.RenewalOf(nb, nb.Add(h))
+	require.True(t, r.Disabled)
+	require.True(t, r.At.IsZero())
+	require.True(t, Certificate{Windows: 1}.RenewalOf(nb, nb.Add(h)).Windows)
+}
+
+func TestRead(t *testing.T) {
+	node := yaml.MustParse(`apiVersion: cert-manager.io/v1
+kind: Certificate
+metadata: {name: root, namespace: cert-manager}
+spec:
+  isCA: true
+  secretName: root-ca
+  renewBefore: 720h
+  privateKey: {rotationPolicy: Never}
+  renewal:
+    policy: RenewBefore
+    windows: [{cron: "0 9 * * 1", windowDuration: 8h}]
+`)
+	c, err := Read(node)
+	require.NoError(t, err)
+	require.Equal(t, "cert-manager/root", c.Name())
+	require.Equal(t, "Secret cert-manager/root-ca", c.Key().String())
+	require.True(t, c.IsCA)
+	require.Equal(t, 720*time.Hour, c.RenewBefore)
+	require.False(t, c.KeyChanges())
+	require.Equal(t, 1, c.Windows)
+
+	for _, tt := range []struct{ spec, field string }{
+		{"renewBefore: soon", "spec.renewBefore"},
+		{"renewBeforePercentage: half", "spec.renewBeforePercentage"},
+		{"privateKey: {rotationPolicy: Sometimes}", "spec.privateKey.rotationPolicy"},
+		{"secretName: [a]", "spec.secretName"},
+	} {
+		_, err := Read(yaml.MustParse("apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata: {name: x}\nspec:\n  " + tt.spec + "\n"))
+		require.ErrorContains(t, err, tt.field, tt.spec)
+	}
+	c, err = Read(yaml.MustParse("apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata: {name: x}\nspec: {secretName: s}\n"))
+	require.NoError(t, err)
+	require.True(t, c.KeyChanges(), "rotationPolicy defaults to Always since cert-manager 1.18")
+}
+
+func TestCAInjectorOwns(t *testing.T) {
+	for _, tt := range []struct {
+		annotations map[string]string
+		want        string
+	}{
+		{map[string]string{InjectCAFrom: "ns/cert"}, InjectCAFrom},
+		{map[string]string{InjectCAFromSecret: "cert-manager/cert-manager-webhook-ca"}, InjectCAFromSecret},
+		{map[string]string{InjectAPIServerCA: "true"}, InjectAPIServerCA},
+		{map[string]string{InjectAPIServerCA: "false"}, ""},
+		{map[string]string{"rotate-certs.dev/inject-ca-from": "gw"}, ""},
+	} {
+		key, _, ok := CAInjectorOwns(tt.annotations)
+		require.Equal(t, tt.want, key)
+		require.Equal(t, tt.want != "", ok)
+	}
+}
