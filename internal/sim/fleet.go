@@ -44,7 +44,10 @@ type rolling struct {
 // fleet's Deployments, all reading the bundle through env, and adds
 // restart.waves to the bundle.
 func (s *simulation) fleetItems(items []*yaml.RNode, fnConfig *yaml.RNode) ([]*yaml.RNode, error) {
-	f := s.cfg.Cadence.fleet
+	f := *s.cfg.Cadence.fleet
+	if s.settings.WaveIntervalDays > 0 {
+		f.intervalDays = s.settings.WaveIntervalDays
+	}
 	b, err := fnConfig.Pipe(yaml.Lookup("spec", "trustBundles", "0"))
 	if err != nil || b == nil {
 		return nil, fmt.Errorf("the policy has no bundle: %v", err)

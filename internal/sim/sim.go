@@ -54,6 +54,9 @@ type Settings struct {
 	RetainForDays, DropUnusedAfterDays int
 	// NoProtectIssuers sets retain.protectIssuers: false.
 	NoProtectIssuers bool
+	// WaveIntervalDays sets restart.waves.interval of a cadence whose
+	// consumers roll in waves (0: the cadence's own).
+	WaveIntervalDays int
 }
 
 // String describes the settings as policy YAML would.
@@ -61,7 +64,11 @@ func (s Settings) String() string {
 	if s.Mode == policy.ModeCopy {
 		return "mode: Copy"
 	}
-	return strings.Join(s.fields(), ", ")
+	out := s.fields()
+	if s.WaveIntervalDays > 0 {
+		out = append(out, fmt.Sprintf("restart.waves.interval: %dd", s.WaveIntervalDays))
+	}
+	return strings.Join(out, ", ")
 }
 
 // retain is the settings' retain block, as flow YAML.

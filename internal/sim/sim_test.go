@@ -172,6 +172,21 @@ func TestFleetWavesCanOverlap(t *testing.T) {
 	require.Greater(t, st.MaxWavesRolling, 1)
 }
 
+// Waves too slow for the pre-distribution (cadence 8's control): ten
+// waves a week apart (63 days and the lag) outlast the 45 days between the
+// next CA's arrival and its first leaf, so consumers of the last waves,
+// which read the bundle only when they roll, are handed leaves of a CA
+// they do not hold yet. The simulator sees it: the same fleet with waves
+// four days apart has none (TestFleetInWaves).
+func TestFleetWavesSlowerThanPreDistribution(t *testing.T) {
+	c, err := CadenceByID(8)
+	require.NoError(t, err)
+	st, err := Run(Config{Cadence: c, Days: shortDays, Seed: 1, Settings: &Settings{Mode: policy.ModeBundle, MaxPrevious: 1, WaveIntervalDays: 7}})
+	require.NoError(t, err)
+	require.Positive(t, st.Unpropagated, "the last waves roll after the new CA signs")
+	require.Equal(t, 1, st.MaxWavesRolling)
+}
+
 // A mesh (cadence 7): the anchor signs an issuer in git, the issuer signs
 // certificates that live in memory. With the safe settings the old anchor
 // stays until the issuer is re-issued and dropUnusedAfter has passed, and
