@@ -306,7 +306,7 @@ func (sc *scan) proposeMeshRestarts(injected map[string][]string) {
 				}
 			}
 			sc.plan.Notes = append(sc.plan.Notes, fmt.Sprintf("%s injects the pods of Namespace %s, but no bundle's target is what its proxies trust (%s): give the bundle that writes it restart.mesh: %s",
-				mesh, strings.Join(injected[mesh], ", "), strings.Join(objs, " or "), mesh))
+				meshNames[mesh], strings.Join(injected[mesh], ", "), strings.Join(objs, " or "), mesh))
 		}
 	}
 }

@@ -174,13 +174,16 @@ func (w *policyWriter) restart(b Bundle) {
 		return
 	}
 	w.line("    restart:")
-	w.comment("      ", fmt.Sprintf("%s copies this trust into the pods it injects when they are admitted: roll them,", b.Mesh))
+	w.comment("      ", fmt.Sprintf("%s copies this trust into the pods it injects when they are admitted: roll them,", meshNames[b.Mesh]))
 	w.comment("      ", "found by the mesh's own injection rules, after each change.")
 	if len(b.MeshNamespaces) > 0 {
 		w.comment("      ", "Namespaces it injects: "+strings.Join(b.MeshNamespaces, ", ")+".")
 	}
 	w.line("      mesh: %s", b.Mesh)
 }
+
+// meshNames are the meshes' names in prose.
+var meshNames = map[string]string{policy.MeshLinkerd: "Linkerd", policy.MeshIstio: "Istio"}
 
 // targetString names b's target for comments.
 func targetString(b Bundle) string {
