@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rotate-certs/rotate-certs/internal/e2eharness"
 	"github.com/rotate-certs/rotate-certs/internal/golden"
 	"github.com/stretchr/testify/require"
 )
@@ -42,7 +43,7 @@ func renderNewTarget(t *testing.T, dir string, o Options) (code int, stdout, std
 func TestRenderWarnsAboutAnUnlistedNewFile(t *testing.T) {
 	for _, dryRun := range []bool{false, true} {
 		dir := newTargetPackage(t)
-		before := snapshot(t, dir)
+		before := e2eharness.Files(t, dir)
 		code, stdout, stderr := renderNewTarget(t, dir, Options{DryRun: dryRun})
 		require.Zero(t, code, stderr)
 		var warnings []string
@@ -52,7 +53,7 @@ func TestRenderWarnsAboutAnUnlistedNewFile(t *testing.T) {
 			}
 		}
 		golden.Check(t, golden.Path("testdata", "render", "new-target", "expected-warning.txt"), []byte(strings.Join(warnings, "")))
-		after := snapshot(t, dir)
+		after := e2eharness.Files(t, dir)
 		require.Equal(t, before["kustomization.yaml"], after["kustomization.yaml"], "the kustomization is not edited without --kustomization")
 		if dryRun {
 			require.Equal(t, before, after, "a dry run writes nothing")
@@ -70,10 +71,10 @@ func TestRenderWarnsAboutAnUnlistedNewFile(t *testing.T) {
 // changes nothing.
 func TestRenderKustomizationListsTheNewFile(t *testing.T) {
 	dir := newTargetPackage(t)
-	before := snapshot(t, dir)
+	before := e2eharness.Files(t, dir)
 	code, stdout, stderr := renderNewTarget(t, dir, Options{DryRun: true, Kustomization: true})
 	require.Zero(t, code, stderr)
-	require.Equal(t, before, snapshot(t, dir), "a dry run writes nothing")
+	require.Equal(t, before, e2eharness.Files(t, dir), "a dry run writes nothing")
 	require.NotContains(t, stderr, "warning: ")
 	diffOf := stdout // paths from dir, which is absolute
 	start := strings.Index(diffOf, "--- a/kustomization.yaml")
@@ -119,27 +120,11 @@ func TestRenderKustomizationAsWritten(t *testing.T) {
 	data, err := os.ReadFile(k)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(k, append(data, []byte("resources:\n- other.yaml\n")...), 0o644))
-	before := snapshot(t, dir)
+	before := e2eharness.Files(t, dir)
 	code, stdout, stderr := renderNewTarget(t, dir, Options{Kustomization: true})
 	require.Equal(t, 1, code)
 	require.Empty(t, stdout)
 	require.Contains(t, stderr, k)
 	require.Contains(t, stderr, "resources")
-	require.Equal(t, before, snapshot(t, dir), "nothing is written")
-}
-
-// snapshot returns every file under dir by path.
-func snapshot(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	require.NoError(t, filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(dir, p)
-		out[rel] = string(b)
-		return err
-	}))
-	return out
+	require.Equal(t, before, e2eharness.Files(t, dir), "nothing is written")
 }
