@@ -200,6 +200,7 @@ func (sc *scan) wire(w wiring, b *Bundle, src Source, consumers map[kube.Key][]C
 			b.TargetExists, b.Name = true, sc.bundleNameFor(node)
 			b.Wired = fmt.Sprintf("trust-manager Bundle %s reads %s: it is the target (rotate-certs reads its own spec.sources, and keeps the CAs that leave them trusted through the overlap)",
 				kube.Safe(node.GetName()), c.Ref)
+			sc.noteUnreadSources(node, c.Ref.Namespace)
 			t, _ := certmanager.ReadBundleTarget(node)
 			for _, kind := range t.Kinds() {
 				b.TargetReaders = append(b.TargetReaders, consumersOfName(consumers, kind, t.Name)...)
@@ -224,6 +225,23 @@ func (sc *scan) wire(w wiring, b *Bundle, src Source, consumers map[kube.Key][]C
 		return m.key(), true
 	}
 	return kube.Key{}, false
+}
+
+// noteUnreadSources notes each Secret or ConfigMap the trust-manager
+// Bundle node names as a source that the input does not hold in its trust
+// namespace ns: a render reads every one of them (a CA it cannot see
+// could not be carried when it leaves), and fails without it.
+func (sc *scan) noteUnreadSources(node *yaml.RNode, ns string) {
+	for _, bs := range certmanager.ReadBundleSources(node) {
+		if sc.taken[kube.Key{Kind: bs.Kind, Namespace: ns, Name: bs.Name}] {
+			continue
+		}
+		note := fmt.Sprintf("trust-manager Bundle %s also reads %s %s/%s, which is not in the input: a render of the Bundle needs it - add it, or a snapshot of it (rotate-certs snapshot)",
+			kube.Safe(node.GetName()), bs.Kind, ns, kube.Safe(bs.Name))
+		if !slices.Contains(sc.plan.Notes, note) {
+			sc.plan.Notes = append(sc.plan.Notes, note)
+		}
+	}
 }
 
 func firstOf(s []string) string {

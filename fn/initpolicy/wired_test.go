@@ -64,6 +64,7 @@ func TestScanWiredTargets(t *testing.T) {
 			name:    "a Bundle reading two sources outside cert-manager is one bundle with trustNamespace",
 			input:   caSecret("a", "trust", anchorOld.PEM()) + "---\n" + caSecret("b", "trust", otherRoot.PEM()) + "---\n" + bundle("  - secret: {name: a, key: ca.crt}\n  - configMap: {name: unrelated, key: x}\n  - secret: {name: b, key: ca.crt}\n"),
 			targets: []string{"corp: Bundle /corp  trust"},
+			note:    "trust-manager Bundle corp also reads ConfigMap trust/unrelated, which is not in the input: a render of the Bundle needs it",
 		},
 		{
 			name:    "a Bundle reading no source is not a target",
