@@ -123,11 +123,12 @@ test: build tools lint
 	@set -o pipefail; for m in $(TEST_MODULES); do (cd $$m && $(GO) test -json -count=1 -timeout 45m ./...); done 2>&1 | $(BIN)/testsummary
 
 ## golden: rewrite the golden outputs from the current code - testdata/golden/*/expected.yaml,
+## testdata/init/*/expected.yaml (init's starter policies),
 ## testdata/check/*/expected.*, examples/report-manifests.yaml, examples/report-timeline.svg and
 ## the RotationPolicy's JSON Schema and KRMFunctionDefinition under schemas/; review the change
 ## with git diff before committing it
 golden:
-	UPDATE_GOLDEN=1 $(GO) test -count=1 -run '^(TestGolden|TestCheckGolden|TestCheckInputShapes|TestCheckWaves|TestExampleTimeline|TestCommittedFiles)$$' ./fn/rotate ./cmd/rotate-certs ./internal/policyschema
+	UPDATE_GOLDEN=1 $(GO) test -count=1 -run '^(TestGolden|TestCheckGolden|TestCheckInputShapes|TestCheckWaves|TestExampleTimeline|TestCommittedFiles|TestInitGolden)$$' ./fn/rotate ./cmd/rotate-certs ./internal/policyschema ./fn/initpolicy
 
 ## demo: rotate a CA on the envoy-gateway example and show what changed
 demo: build $(KUSTOMIZE)

@@ -23,6 +23,13 @@ than another source holds) is not, nor is an existing target. A CA that has
 expired (at --now, default the clock) is not proposed: a bundle of only expired
 CAs would not render. What was skipped, and why, goes to stderr.
 
+What is already wired is proposed as the target instead of a new object: a
+trust-manager Bundle whose sources read a CA source (kind: Bundle, no sources in
+the policy), or the object a mesh's workloads trust - Linkerd's
+linkerd-identity-trust-roots (ca-bundle.crt), Istio's istio-ca-root-cert and
+cacerts (root-cert.pem) - under its own name and key, with restart.mesh for that
+mesh and the namespaces it injects listed as comments.
+
 So that the next step runs with no hand edits: --exec PATH (the rotate-certs
 binary) or --image REF (its container image) writes the policy's
 config.kubernetes.io/function annotation; --kustomization FILE lists the policy

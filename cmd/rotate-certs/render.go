@@ -11,7 +11,7 @@ import (
 
 func newRenderCommand(stdout, stderr io.Writer) *cobra.Command {
 	var policyFile, nowFlag string
-	var dryRun bool
+	var dryRun, kustomization bool
 	cmd := &cobra.Command{
 		Use:   "render DIR [--policy FILE]",
 		Short: "Render a directory of manifests in place (kpt fn render without kpt)",
@@ -32,6 +32,14 @@ as they are. A directory holds at most one policy. With --policy FILE (exactly
 one RotationPolicy), DIR is rendered with it, except a deeper directory that
 holds a policy of its own: that is still a package, rendered with its policy.
 Any directory name is a package name: non-ASCII, spaces, CamelCase.
+
+A new target is created in a file of its own; when that file's directory has a
+kustomization (kustomization.yaml, kustomization.yml or Kustomization) that does
+not list it under resources:, kustomize build would leave the new target out:
+render warns, naming the kustomization and the file, and --kustomization lists
+it there instead (comments, order and line ends kept; a kustomization that
+defines a key twice is refused, and nothing is written). --dry-run shows that
+edit in its diff.
 
 On success it prints one line per file written ("wrote PATH") or created
 ("created PATH"); --dry-run writes nothing and prints the unified diff it
@@ -61,7 +69,7 @@ render removes what it left.`,
   rotate-certs render . --dry-run --now 2026-11-25`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o := repo.Options{PolicyFile: policyFile, DryRun: dryRun, Now: time.Now, Stdout: stdout, Stderr: stderr}
+			o := repo.Options{PolicyFile: policyFile, DryRun: dryRun, Kustomization: kustomization, Now: time.Now, Stdout: stdout, Stderr: stderr}
 			if nowFlag != "" {
 				var err error
 				if o.At, err = parseNow(nowFlag); err != nil {
@@ -76,6 +84,7 @@ render removes what it left.`,
 	}
 	cmd.Flags().StringVar(&policyFile, "policy", "", "RotationPolicy file: render DIR as one package with it (default: every policy under DIR, each for its own package)")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "write nothing; print the unified diff of what would change")
+	cmd.Flags().BoolVar(&kustomization, "kustomization", false, "list each file the render creates under resources: of its directory's kustomization (without it, a kustomization that does not list one is warned about)")
 	cmd.Flags().StringVar(&nowFlag, "now", "", "render at this RFC 3339 time or date (2026-11-22) instead of the clock; wins over the policies' spec.now")
 	return cmd
 }

@@ -79,13 +79,21 @@ func initAndRender(t *testing.T, dir string, withPolicy bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The examples use long-lived certificates and run on the
+	// wall clock, as a user's first render does.
+	renderTargets(t, plan, text, items, time.Now)
+}
+
+// renderTargets runs the function with the policy init wrote (text, of
+// plan) on items: the render must succeed (no error result) and write
+// every proposed target.
+func renderTargets(t *testing.T, plan *initpolicy.Plan, text []byte, items []*yaml.RNode, now func() time.Time) {
+	t.Helper()
 	policy, err := yaml.Parse(string(text))
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The examples use long-lived certificates and run on the
-	// wall clock, as a user's first render does.
-	out, _, err := rotate.Processor{Now: time.Now}.Run(policy, items, nil)
+	out, _, err := rotate.Processor{Now: now}.Run(policy, items, nil)
 	if err != nil {
 		t.Fatalf("render with the init policy failed: %v\npolicy:\n%s", err, text)
 	}

@@ -93,6 +93,23 @@ type Bundle struct {
 	TargetExists bool
 	// Consumers read a source today (or one of its Also copies).
 	Consumers []Consumer
+	// TargetReaders read the target already (a target the input wires).
+	TargetReaders []Consumer
+	// OtherNamespaces are the target's namespaces after TargetNamespace,
+	// when it is already in several (a mesh trust object).
+	OtherNamespaces []string
+	// TrustNamespace is, for a trust-manager Bundle target, the namespace
+	// its sources are read from when it is not trust-manager's default.
+	TrustNamespace string
+	// Wired says why the target is one the input already wires (a
+	// trust-manager Bundle reading the source, a mesh trust object); empty
+	// for a target init names itself.
+	Wired string
+	// Mesh is the restart.mesh preset proposed (the target is what that
+	// mesh's workloads trust); MeshNamespaces are the Namespaces of the
+	// input it injects, each with the rule that says so.
+	Mesh           string
+	MeshNamespaces []string
 }
 
 // Plan is what init found.
@@ -149,9 +166,12 @@ func Scan(items []*yaml.RNode, now time.Time) (*Plan, error) {
 		return nil, err
 	}
 	kept, existing := sc.adoptHandKeptBundles(cands)
+	w := wiring{bundles: trustManagerBundles(items)}
+	kept, w.meshes = sc.findMeshTargets(items, kept, w.bundles)
 	consumers, notes := findConsumers(items)
 	sc.plan.Notes = append(sc.plan.Notes, notes...)
-	sc.planBundles(kept, existing, consumers)
+	sc.planBundles(kept, existing, consumers, w)
+	sc.proposeMeshRestarts(meshNamespaces(items))
 	return sc.plan, nil
 }
 
@@ -260,53 +280,72 @@ func (sc *scan) adoptHandKeptBundles(cands []Candidate) (kept []Candidate, exist
 }
 
 // planBundles proposes a bundle per source: the target a policy in the
-// input already gives it, a hand-kept bundle adopted, or a new name; with
-// the workloads that read the source today.
-func (sc *scan) planBundles(kept []Candidate, existing map[kube.Key]bool, consumers map[kube.Key][]Consumer) {
-	plan, taken := sc.plan, sc.taken
+// input already gives it, what the input already wires (w), a hand-kept
+// bundle adopted, or a new name; with the workloads that read the source
+// today. Sources with one target share its bundle.
+func (sc *scan) planBundles(kept []Candidate, existing map[kube.Key]bool, consumers map[kube.Key][]Consumer, w wiring) {
+	plan := sc.plan
 	names := map[string]bool{}
-	byTarget := map[kube.Key]int{} // bundles of known targets, to gather their sources
+	byTarget := map[kube.Key]int{} // bundles of targets the input has, to gather their sources
 	sources := group(kept)
 	for _, src := range sources {
 		if note := olderRoot(src, sources, sc.targetCAs); note != "" {
 			plan.Notes = append(plan.Notes, note)
 			continue
 		}
-		b := Bundle{
-			TargetKind:      src.Ref.Kind,
-			TargetNamespace: src.Ref.Namespace,
-		}
-		// Keep the key consumers already read, so switching them to the
-		// target changes only the object name; a CA key pair's tls.crt
-		// becomes the target kind's default key.
-		if src.Key != "tls.crt" {
-			b.TargetKey = src.Key
-		}
-		if tk, ok := sc.policies.sources[keyOf(src.Ref)]; ok {
-			// A policy in the input already renders this source: keep its
-			// target, and gather the sources it shares.
-			if i, seen := byTarget[tk.Key]; seen {
+		b := Bundle{Consumers: consumersOf(src, consumers)}
+		tk, shared := sc.target(&b, src, existing, consumers, w)
+		if shared {
+			if i, seen := byTarget[tk]; seen {
 				plan.Bundles[i].Sources = append(plan.Bundles[i].Sources, src)
-				plan.Bundles[i].Consumers = append(plan.Bundles[i].Consumers, consumersOf(src, consumers)...)
-				continue
+				plan.Bundles[i].Consumers = append(plan.Bundles[i].Consumers, b.Consumers...)
+				continue // its target's readers are listed once
 			}
-			byTarget[tk.Key] = len(plan.Bundles)
-			b.TargetKind, b.TargetNamespace, b.TargetName, b.TargetKey = tk.Kind, tk.Namespace, tk.Name, tk.dataKey
-			b.TargetExists = taken[tk.Key]
-		} else if tk := naturalTarget(src.Ref); existing[tk] {
-			b.TargetName, b.TargetExists = tk.Name, true
-			delete(existing, tk) // one bundle per target
-		} else {
-			b.TargetName = targetName(src.Ref.Name, func(name string) bool {
-				return taken[kube.Key{Kind: b.TargetKind, Namespace: b.TargetNamespace, Name: name}]
-			})
+			byTarget[tk] = len(plan.Bundles)
 		}
-		taken[kube.Key{Kind: b.TargetKind, Namespace: b.TargetNamespace, Name: b.TargetName}] = true
-		b.Name = uniqueName(bundleName(src.Ref), src.Ref.Namespace, names)
+		sc.taken[kube.Key{Kind: b.TargetKind, Namespace: b.TargetNamespace, Name: b.TargetName}] = true
+		switch {
+		case b.Name != "": // the name a render of the target already used
+			names[b.Name] = true
+		case b.Wired != "":
+			b.Name = uniqueName(bundleName(kube.Ref{Name: b.TargetName}), b.TargetNamespace, names)
+		default:
+			b.Name = uniqueName(bundleName(src.Ref), src.Ref.Namespace, names)
+		}
 		b.Sources = []Source{src}
-		b.Consumers = consumersOf(src, consumers)
 		plan.Bundles = append(plan.Bundles, b)
 	}
+}
+
+// target sets b's target for src: the one a policy in the input already
+// gives it, what the input already wires (w), a hand-kept bundle adopted,
+// or a new name beside the source. shared is true when the target is one
+// the input has, which other sources may share (tk names it).
+func (sc *scan) target(b *Bundle, src Source, existing map[kube.Key]bool, consumers map[kube.Key][]Consumer, w wiring) (tk kube.Key, shared bool) {
+	b.TargetKind, b.TargetNamespace = src.Ref.Kind, src.Ref.Namespace
+	// Keep the key consumers already read, so switching them to the
+	// target changes only the object name; a CA key pair's tls.crt
+	// becomes the target kind's default key.
+	if src.Key != "tls.crt" {
+		b.TargetKey = src.Key
+	}
+	if t, ok := sc.policies.sources[keyOf(src.Ref)]; ok {
+		b.TargetKind, b.TargetNamespace, b.TargetName, b.TargetKey = t.Kind, t.Namespace, t.Name, t.dataKey
+		b.TargetExists = sc.taken[t.Key]
+		return t.Key, true
+	}
+	if tk, ok := sc.wire(w, b, src, consumers); ok {
+		return tk, true
+	}
+	if tk := naturalTarget(src.Ref); existing[tk] {
+		b.TargetName, b.TargetExists = tk.Name, true
+		delete(existing, tk) // one bundle per target
+		return tk, false
+	}
+	b.TargetName = targetName(src.Ref.Name, func(name string) bool {
+		return sc.taken[kube.Key{Kind: b.TargetKind, Namespace: b.TargetNamespace, Name: name}]
+	})
+	return kube.Key{}, false
 }
 
 // known is what the RotationPolicies already in the input say.
@@ -316,6 +355,9 @@ type known struct {
 	// sources maps each source object to its bundle's target object
 	// (in the source's namespace when the bundle writes there).
 	sources map[kube.Key]target
+	// bundles maps each trust-manager Bundle a bundle targets to that
+	// bundle's name.
+	bundles map[string]string
 }
 
 // target is a target object and its data key.
@@ -327,7 +369,7 @@ type target struct {
 // knownPolicies reads every RotationPolicy in the input; one that does not
 // decode is ignored (the render reports it).
 func knownPolicies(items []*yaml.RNode) known {
-	k := known{targets: map[kube.Key]string{}, sources: map[kube.Key]target{}}
+	k := known{targets: map[kube.Key]string{}, sources: map[kube.Key]target{}, bundles: map[string]string{}}
 	for _, it := range items {
 		if it.GetKind() != policy.Kind || it.GetApiVersion() != policy.APIVersion {
 			continue
@@ -337,6 +379,9 @@ func knownPolicies(items []*yaml.RNode) known {
 			continue
 		}
 		for _, b := range p.Spec.TrustBundles {
+			if b.Target.Kind == policy.TargetBundle {
+				k.bundles[b.Target.Name] = b.Name
+			}
 			if len(b.Target.Namespaces) == 0 {
 				continue
 			}

@@ -106,38 +106,91 @@ func (w *policyWriter) bundle(b Bundle) {
 			comment("  ", fmt.Sprintf("The same CA is also in %s key %s%s.", a.Ref, a.Key, fileOf(a.Ref)))
 		}
 	}
-	if len(b.Consumers) == 0 {
+	if len(b.Consumers) == 0 && len(b.TargetReaders) == 0 {
 		comment("  ", "No workload in the input reads it.")
-	} else {
+	} else if len(b.Consumers) > 0 {
 		comment("  ", "Workloads reading it today; point them at the target below so that")
 		comment("  ", "they keep trusting the previous CA while the new one rolls out:")
 		for _, c := range b.Consumers {
 			comment("  ", "  "+c.String())
 		}
 	}
+	if b.Wired != "" {
+		comment("  ", b.Wired+".")
+	}
+	if len(b.TargetReaders) > 0 {
+		comment("  ", "Workloads that read the target already:")
+		for _, c := range b.TargetReaders {
+			comment("  ", "  "+c.String())
+		}
+	}
 	if b.TargetExists {
-		comment("  ", fmt.Sprintf("The target %s %s/%s exists: the CAs it holds now are carried over as previous CAs.", b.TargetKind, b.TargetNamespace, b.TargetName))
+		comment("  ", fmt.Sprintf("The target %s exists: the CAs it holds now are carried over as previous CAs.", targetString(b)))
 	}
 	line("  - name: %s", scalar(b.Name))
-	line("    sources:")
-	for _, src := range b.Sources {
-		field := map[string]string{"Secret": "secret", "ConfigMap": "configMap"}[src.Ref.Kind]
-		line("    - %s:", field)
-		line("        name: %s", scalar(src.Ref.Name))
-		if src.Ref.Namespace != "" {
-			line("        namespace: %s", scalar(src.Ref.Namespace))
-		}
-		line("        key: %s", scalar(src.Key))
-	}
+	w.sources(b)
 	line("    target:")
 	line("      kind: %s", b.TargetKind)
 	line("      name: %s", scalar(b.TargetName))
 	if b.TargetNamespace != "" {
-		line("      namespaces: [%s]", scalar(b.TargetNamespace))
+		ns := []string{scalar(b.TargetNamespace)}
+		for _, o := range b.OtherNamespaces {
+			ns = append(ns, scalar(o))
+		}
+		line("      namespaces: [%s]", strings.Join(ns, ", "))
 	}
 	if b.TargetKey != "" {
 		line("      key: %s", scalar(b.TargetKey))
 	}
+	if b.TrustNamespace != "" {
+		line("      trustNamespace: %s", scalar(b.TrustNamespace))
+	}
+	w.restart(b)
+}
+
+// sources writes a bundle's sources; a trust-manager Bundle target has
+// none (the Bundle's own spec.sources are read).
+func (w *policyWriter) sources(b Bundle) {
+	if b.TargetKind == policy.TargetBundle {
+		w.comment("    ", "No sources: rotate-certs reads the trust-manager Bundle's own spec.sources.")
+		return
+	}
+	w.line("    sources:")
+	for _, src := range b.Sources {
+		field := map[string]string{"Secret": "secret", "ConfigMap": "configMap"}[src.Ref.Kind]
+		w.line("    - %s:", field)
+		w.line("        name: %s", scalar(src.Ref.Name))
+		if src.Ref.Namespace != "" {
+			w.line("        namespace: %s", scalar(src.Ref.Namespace))
+		}
+		w.line("        key: %s", scalar(src.Key))
+	}
+}
+
+// restart writes restart.mesh when the target is what a mesh's workloads
+// trust: the mesh copied it into their pods at admission.
+func (w *policyWriter) restart(b Bundle) {
+	if b.Mesh == "" {
+		return
+	}
+	w.line("    restart:")
+	w.comment("      ", fmt.Sprintf("%s copies this trust into the pods it injects when they are admitted: roll them,", meshNames[b.Mesh]))
+	w.comment("      ", "found by the mesh's own injection rules, after each change.")
+	if len(b.MeshNamespaces) > 0 {
+		w.comment("      ", "Namespaces it injects: "+strings.Join(b.MeshNamespaces, ", ")+".")
+	}
+	w.line("      mesh: %s", b.Mesh)
+}
+
+// meshNames are the meshes' names in prose.
+var meshNames = map[string]string{policy.MeshLinkerd: "Linkerd", policy.MeshIstio: "Istio"}
+
+// targetString names b's target for comments.
+func targetString(b Bundle) string {
+	if b.TargetNamespace == "" {
+		return b.TargetKind + " " + b.TargetName
+	}
+	return fmt.Sprintf("%s %s/%s", b.TargetKind, strings.Join(append([]string{b.TargetNamespace}, b.OtherNamespaces...), ","), b.TargetName)
 }
 
 // controlPlanes writes, when there are Cluster API control planes, a

@@ -40,6 +40,10 @@ type Options struct {
 	// At, when not zero, is the render time (render --now): it wins over
 	// the policies' spec.now and the clock.
 	At time.Time
+	// Kustomization (render --kustomization) lists each file the render
+	// creates under resources: of its directory's kustomization; without
+	// it, a kustomization that does not list one is warned about.
+	Kustomization bool
 	// Stdout gets one line per file written ("wrote PATH") or created
 	// ("created PATH"), or the diff of a dry run; Stderr the notes, the
 	// function's warnings and the summary.
@@ -109,10 +113,20 @@ func render(dir string, o Options) (err error) {
 	if err != nil {
 		return err
 	}
+	created, err := createdFiles(dir, files)
+	if err != nil {
+		return err
+	}
+	edits, err := kustomizations(dir, files, created, o.Kustomization, o.Stderr)
+	if err != nil {
+		return err
+	}
+	files = append(files, edits...)
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	if o.DryRun {
 		return diff(dir, files, o.Stdout)
 	}
-	return write(dir, files, len(jobs), o)
+	return write(dir, files, created, len(jobs), o)
 }
 
 // readPolicy reads the policy of --policy FILE. Inside dir it is one of
@@ -200,13 +214,7 @@ func renderPackage(dir string, tree *resio.Resources, j job, o Options) ([]resio
 
 // write writes files under dir all or nothing, and says what it wrote or
 // created.
-func write(dir string, files []resio.File, packages int, o Options) error {
-	created := map[string]bool{}
-	for _, f := range files {
-		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(f.Path))); errors.Is(err, fs.ErrNotExist) {
-			created[f.Path] = true
-		}
-	}
+func write(dir string, files []resio.File, created map[string]bool, packages int, o Options) error {
 	if err := resio.ReplaceFiles(dir, files); err != nil {
 		return err
 	}

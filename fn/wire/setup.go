@@ -105,6 +105,10 @@ func (s Setup) Wiring() ([]File, error) {
 	return out, nil
 }
 
+// ReadKustomization reads a kustomization that a command edits; one that
+// defines a mapping key twice is refused (see readEditable).
+func ReadKustomization(path string) ([]byte, error) { return readEditable(path, "kustomization") }
+
 // readEditable reads a file that init edits. One that defines a mapping
 // key twice is refused (naming the file and both lines), as init refuses
 // such input: a parser keeps one of the two values, and an edit would

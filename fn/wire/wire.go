@@ -12,6 +12,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -92,21 +94,87 @@ func Rel(path, dir string) (string, error) {
 // directory) under the kustomization's transformers:, unless it is listed
 // already. changed is false when nothing had to change.
 func AddTransformer(kustomization []byte, policy string) (out []byte, changed bool, err error) {
+	return addToList(kustomization, "transformers", policy)
+}
+
+// AddResources lists files (paths relative to the kustomization's
+// directory) under the kustomization's resources:, each unless it is
+// listed already. changed is false when nothing had to change.
+func AddResources(kustomization []byte, files ...string) (out []byte, changed bool, err error) {
+	return addToList(kustomization, "resources", files...)
+}
+
+// addToList appends each of paths not listed yet to the kustomization's
+// list field, created when absent.
+func addToList(kustomization []byte, field string, paths ...string) ([]byte, bool, error) {
 	return edit(kustomization, func(node *yaml.RNode) (bool, error) {
-		seq, err := node.Pipe(yaml.LookupCreate(yaml.SequenceNode, "transformers"))
+		seq, err := node.Pipe(yaml.LookupCreate(yaml.SequenceNode, field))
 		if err != nil {
-			return false, fmt.Errorf("transformers: %w", err)
+			return false, fmt.Errorf("%s: %w", field, err)
 		}
 		if seq.YNode().Kind != yaml.SequenceNode {
-			return false, errors.New("transformers: not a list")
+			return false, fmt.Errorf("%s: not a list", field)
 		}
-		for _, e := range seq.Content() {
-			if e.Kind == yaml.ScalarNode && cleanRel(e.Value) == cleanRel(policy) {
-				return false, nil
+		changed := false
+		for _, p := range paths {
+			if listed(seq, p) {
+				continue
 			}
+			if err := seq.PipeE(yaml.Append(yaml.NewStringRNode(p).YNode())); err != nil {
+				return false, err
+			}
+			changed = true
 		}
-		return true, seq.PipeE(yaml.Append(yaml.NewStringRNode(policy).YNode()))
+		return changed, nil
 	})
+}
+
+// listed reports whether the list seq names path.
+func listed(seq *yaml.RNode, path string) bool {
+	for _, e := range seq.Content() {
+		if e.Kind == yaml.ScalarNode && cleanRel(e.Value) == cleanRel(path) {
+			return true
+		}
+	}
+	return false
+}
+
+// Unlisted returns the files of files (paths relative to the
+// kustomization's directory) that the kustomization does not list under
+// resources:, in order: kustomize build leaves them out.
+func Unlisted(kustomization []byte, files []string) ([]string, error) {
+	node, err := parseOne(kustomization)
+	if err != nil {
+		return nil, err
+	}
+	seq := node.Field("resources")
+	var out []string
+	for _, f := range files {
+		if seq == nil || seq.Value.YNode().Kind != yaml.SequenceNode || !listed(seq.Value, f) {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+// KustomizationFiles are the names kustomize reads a directory's
+// kustomization from, in the order it looks for them.
+var KustomizationFiles = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
+
+// FindKustomization returns the path of dir's kustomization, "" when it
+// has none.
+func FindKustomization(dir string) (string, error) {
+	for _, name := range KustomizationFiles {
+		p := filepath.Join(dir, name)
+		st, err := os.Stat(p)
+		if err == nil && !st.IsDir() {
+			return p, nil
+		}
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+	}
+	return "", nil
 }
 
 // AddMutator adds to the Kptfile's pipeline.mutators the entry that runs

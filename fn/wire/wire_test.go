@@ -141,3 +141,47 @@ func TestRefusesDuplicateKeys(t *testing.T) {
 	_, err := (Setup{Policy: filepath.Join(dir, "p.yaml"), Kustomization: k}).Wiring()
 	require.Equal(t, k+":4: mapping key \"resources\" already defined at line 2 (a missing --- between two documents?)", err.Error())
 }
+
+// TestAddResources: files not listed yet are appended under resources:
+// (created when absent), one listed as ./name is not added twice, and
+// Unlisted names exactly the files the list lacks.
+func TestAddResources(t *testing.T) {
+	in := "kind: Kustomization\nresources:\n- ./a.yaml # first\ntransformers:\n- p.yaml\n"
+	out, changed, err := AddResources([]byte(in), "a.yaml", "b.yaml")
+	require.NoError(t, err)
+	require.True(t, changed)
+	require.Equal(t, "kind: Kustomization\nresources:\n- ./a.yaml # first\n- b.yaml\ntransformers:\n- p.yaml\n", string(out))
+	_, changed, err = AddResources(out, "b.yaml")
+	require.NoError(t, err)
+	require.False(t, changed)
+
+	missing, err := Unlisted([]byte(in), []string{"a.yaml", "b.yaml"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"b.yaml"}, missing)
+	missing, err = Unlisted([]byte("kind: Kustomization\n"), []string{"a.yaml"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"a.yaml"}, missing, "no resources: lists nothing")
+
+	out, changed, err = AddResources([]byte("kind: Kustomization\n"), "a.yaml")
+	require.NoError(t, err)
+	require.True(t, changed)
+	require.Equal(t, "kind: Kustomization\nresources:\n- a.yaml\n", string(out))
+
+	_, _, err = AddResources([]byte("kind: Kustomization\nresources: a.yaml\n"), "b.yaml")
+	require.ErrorContains(t, err, "resources: not a list")
+}
+
+// TestFindKustomization: the names kustomize reads, in its order; none
+// is "".
+func TestFindKustomization(t *testing.T) {
+	dir := t.TempDir()
+	got, err := FindKustomization(dir)
+	require.NoError(t, err)
+	require.Empty(t, got)
+	for _, name := range []string{"Kustomization", "kustomization.yml", "kustomization.yaml"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte("kind: Kustomization\n"), 0o644))
+		got, err := FindKustomization(dir)
+		require.NoError(t, err)
+		require.Equal(t, filepath.Join(dir, name), got, "%s wins over those before it", name)
+	}
+}

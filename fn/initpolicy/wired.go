@@ -1,0 +1,359 @@
+package initpolicy
+
+import (
+	"crypto/x509"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/rotate-certs/rotate-certs/fn/certmanager"
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/pki"
+	"github.com/rotate-certs/rotate-certs/fn/policy"
+	"github.com/rotate-certs/rotate-certs/fn/restart"
+)
+
+// What init recognises as already wired, so that the policy it proposes
+// writes where workloads already read trust rather than into a new object
+// nobody reads: a trust-manager Bundle that reads a source, the objects a
+// service mesh's workloads trust, and the namespaces a mesh injects.
+
+// meshTrust is a ConfigMap or Secret whose key a service mesh's workloads
+// read as their trust anchors. The mesh copies it into pods at admission,
+// so no pod template in git shows the reference.
+type meshTrust struct {
+	Kind, Name, Key string
+	// Mesh is the restart.mesh preset that rolls the workloads it injects.
+	Mesh string
+	// What says who reads it, for the policy's comments.
+	What string
+}
+
+// meshTrustObjects are the trust objects of the meshes restart.mesh knows,
+// as their charts and controllers write them.
+var meshTrustObjects = []meshTrust{
+	{Kind: "ConfigMap", Name: "linkerd-identity-trust-roots", Key: "ca-bundle.crt", Mesh: policy.MeshLinkerd,
+		What: "Linkerd's trust anchors (the linkerd-control-plane chart's identityTrustAnchorsPEM): its proxy injector copies them into every meshed pod"},
+	{Kind: "ConfigMap", Name: "istio-ca-root-cert", Key: "root-cert.pem", Mesh: policy.MeshIstio,
+		What: "the roots istiod writes into every namespace, which Istio's sidecars mount"},
+	{Kind: "Secret", Name: "cacerts", Key: "root-cert.pem", Mesh: policy.MeshIstio,
+		What: "Istio's plug-in CA: istiod hands every workload the roots of its root-cert.pem"},
+}
+
+// meshTrustOf returns the mesh trust object of that kind, name and key.
+func meshTrustOf(kind, name, key string) (meshTrust, bool) {
+	for _, m := range meshTrustObjects {
+		if m.Kind == kind && m.Name == name && (key == "" || m.Key == key) {
+			return m, true
+		}
+	}
+	return meshTrust{}, false
+}
+
+// meshTarget is a mesh trust object in the input (in one or more
+// namespaces) that a source feeds: it is proposed as that source's target.
+type meshTarget struct {
+	meshTrust
+	// Namespaces are where the input holds it, in input order.
+	Namespaces []string
+	// CAs are the CAs it holds at Key now.
+	CAs []*x509.Certificate
+}
+
+func (m meshTarget) key() kube.Key {
+	return kube.Key{Kind: m.Kind, Namespace: m.Namespaces[0], Name: m.Name}
+}
+
+// wiring is what the input already wires: its trust-manager Bundles and
+// mesh trust objects.
+type wiring struct {
+	bundles []*yaml.RNode
+	meshes  []meshTarget
+}
+
+// findMeshTargets reads the mesh trust objects of items (not those a
+// RotationPolicy or a trust-manager Bundle of the input already writes,
+// nor snapshots) and keeps those that another candidate feeds: they are
+// taken out of cands (they are targets, not sources). One no candidate
+// feeds stays a candidate, with a note.
+func (sc *scan) findMeshTargets(items []*yaml.RNode, cands []Candidate, bundles []*yaml.RNode) ([]Candidate, []meshTarget) {
+	var targets []meshTarget
+	index := map[kube.Key]int{}
+	for _, it := range items {
+		m, ok := meshTrustOf(it.GetKind(), it.GetName(), "")
+		if !ok || it.GetApiVersion() != "v1" || kube.IsLocalConfig(it) || writtenByBundle(bundles, m) {
+			continue
+		}
+		if _, ok := sc.policies.targets[kube.KeyOf(it)]; ok {
+			continue
+		}
+		k := kube.Key{Kind: m.Kind, Name: m.Name}
+		i, seen := index[k]
+		if !seen {
+			i = len(targets)
+			index[k] = i
+			targets = append(targets, meshTarget{meshTrust: m})
+		}
+		t := &targets[i]
+		t.Namespaces = append(t.Namespaces, it.GetNamespace())
+		t.CAs = append(t.CAs, casAt(it, m.Key, sc.now)...)
+	}
+	var fed []meshTarget
+	for _, t := range targets {
+		if !slices.ContainsFunc(cands, func(c Candidate) bool { return !t.holds(c) && feeds(c.CAs, t.CAs) }) {
+			sc.plan.Notes = append(sc.plan.Notes, fmt.Sprintf("%s %s (key %s) is %s; no other Secret or ConfigMap in the input holds its CA or a newer CA of the same name: add the CA's source to propose it as the target",
+				t.Kind, t.Name, t.Key, t.What))
+			continue
+		}
+		fed = append(fed, t)
+	}
+	kept := cands[:0:0]
+	for _, c := range cands {
+		if !slices.ContainsFunc(fed, func(t meshTarget) bool { return t.holds(c) }) {
+			kept = append(kept, c)
+		}
+	}
+	return kept, fed
+}
+
+// holds reports whether c is one of the target's objects.
+func (m meshTarget) holds(c Candidate) bool {
+	return c.Ref.Kind == m.Kind && c.Ref.Name == m.Name && slices.Contains(m.Namespaces, c.Ref.Namespace)
+}
+
+// feeds reports whether a source of cas is where the CAs of a trust
+// object come from: it holds one of them, or a newer CA of the same
+// subject (a rotated CA keeps its name).
+func feeds(cas, trusted []*x509.Certificate) bool {
+	for _, c := range cas {
+		for _, t := range trusted {
+			if pki.FingerprintOf(c) == pki.FingerprintOf(t) ||
+				pki.Subject(c) == pki.Subject(t) && !c.NotBefore.Before(t.NotBefore) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// casAt returns the CA certificates valid at now in the value of key.
+func casAt(it *yaml.RNode, key string, now time.Time) []*x509.Certificate {
+	values, err := kube.Values(it)
+	if err != nil {
+		return nil
+	}
+	var out []*x509.Certificate
+	for _, v := range values {
+		if v.Key != key {
+			continue
+		}
+		dec, err := pki.DecodePEM(v.Bytes)
+		if err != nil {
+			return nil
+		}
+		for _, c := range dec.Certificates {
+			if pki.IsCA(c) && !now.After(c.NotAfter) {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// writtenByBundle reports whether a trust-manager Bundle of the input
+// writes the mesh trust object (a Bundle writes objects named like
+// itself).
+func writtenByBundle(bundles []*yaml.RNode, m meshTrust) bool {
+	for _, b := range bundles {
+		if t, ok := certmanager.ReadBundleTarget(b); ok && t.Name == m.Name && t.Writes(m.Kind, m.Key) {
+			return true
+		}
+	}
+	return false
+}
+
+// trustManagerBundles returns the trust-manager Bundles of items.
+func trustManagerBundles(items []*yaml.RNode) []*yaml.RNode {
+	var out []*yaml.RNode
+	for _, it := range items {
+		if certmanager.IsBundle(it) && !kube.IsLocalConfig(it) {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// wire sets b's target to what the input already wires for src: the
+// trust-manager Bundle that reads it, else the mesh trust object it
+// feeds. It returns the key of that target, false when nothing is wired.
+func (sc *scan) wire(w wiring, b *Bundle, src Source, consumers map[kube.Key][]Consumer) (kube.Key, bool) {
+	for _, node := range w.bundles {
+		if c, ok := readBy(node, src); ok {
+			b.TargetKind, b.TargetName, b.TargetNamespace, b.TargetKey = policy.TargetBundle, node.GetName(), "", ""
+			if c.Ref.Namespace != policy.DefaultTrustNamespace {
+				b.TrustNamespace = c.Ref.Namespace
+			}
+			b.TargetExists, b.Name = true, sc.bundleNameFor(node)
+			b.Wired = fmt.Sprintf("trust-manager Bundle %s reads %s: it is the target (rotate-certs reads its own spec.sources, and keeps the CAs that leave them trusted through the overlap)",
+				kube.Safe(node.GetName()), c.Ref)
+			sc.noteUnreadSources(node, c.Ref.Namespace)
+			t, _ := certmanager.ReadBundleTarget(node)
+			for _, kind := range t.Kinds() {
+				b.TargetReaders = append(b.TargetReaders, consumersOfName(consumers, kind, t.Name)...)
+				if m, ok := meshTrustOf(kind, t.Name, firstOf(t.Keys[kind])); ok {
+					b.Mesh = m.Mesh
+				}
+			}
+			return kube.Key{Kind: policy.TargetBundle, Name: node.GetName()}, true
+		}
+	}
+	for _, m := range w.meshes {
+		if !feeds(src.CAs, m.CAs) {
+			continue
+		}
+		b.TargetKind, b.TargetName, b.TargetKey = m.Kind, m.Name, m.Key
+		b.TargetNamespace, b.OtherNamespaces = m.Namespaces[0], m.Namespaces[1:]
+		b.TargetExists, b.Mesh = true, m.Mesh
+		b.Wired = fmt.Sprintf("%s %s key %s is %s: it is the target, under its own name and key", m.Kind, m.Name, m.Key, m.What)
+		for _, ns := range m.Namespaces {
+			b.TargetReaders = append(b.TargetReaders, consumers[kube.Key{Kind: m.Kind, Namespace: ns, Name: m.Name}]...)
+		}
+		return m.key(), true
+	}
+	return kube.Key{}, false
+}
+
+// noteUnreadSources notes each Secret or ConfigMap the trust-manager
+// Bundle node names as a source that the input does not hold in its trust
+// namespace ns: a render reads every one of them (a CA it cannot see
+// could not be carried when it leaves), and fails without it.
+func (sc *scan) noteUnreadSources(node *yaml.RNode, ns string) {
+	for _, bs := range certmanager.ReadBundleSources(node) {
+		if sc.taken[kube.Key{Kind: bs.Kind, Namespace: ns, Name: bs.Name}] {
+			continue
+		}
+		note := fmt.Sprintf("trust-manager Bundle %s also reads %s %s/%s, which is not in the input: a render of the Bundle needs it - add it, or a snapshot of it (rotate-certs snapshot)",
+			kube.Safe(node.GetName()), bs.Kind, ns, kube.Safe(bs.Name))
+		if !slices.Contains(sc.plan.Notes, note) {
+			sc.plan.Notes = append(sc.plan.Notes, note)
+		}
+	}
+}
+
+func firstOf(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return s[0]
+}
+
+// readBy returns the value of src (its candidate or a copy) that the
+// trust-manager Bundle node names as a source.
+func readBy(node *yaml.RNode, src Source) (Candidate, bool) {
+	for _, bs := range certmanager.ReadBundleSources(node) {
+		for _, c := range append([]Candidate{src.Candidate}, src.Also...) {
+			if c.Ref.Kind == bs.Kind && c.Ref.Name == bs.Name {
+				return c, true
+			}
+		}
+	}
+	return Candidate{}, false
+}
+
+// consumersOfName returns the workloads that read an object of kind and
+// name in any namespace (what a trust-manager Bundle writes), by
+// namespace.
+func consumersOfName(consumers map[kube.Key][]Consumer, kind, name string) []Consumer {
+	var keys []kube.Key
+	for k := range consumers {
+		if k.Kind == kind && k.Name == name {
+			keys = append(keys, k)
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].Namespace < keys[j].Namespace })
+	var out []Consumer
+	for _, k := range keys {
+		for _, c := range consumers[k] {
+			c.Via = fmt.Sprintf("%s %s/%s", kind, k.Namespace, name)
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// meshNamespaces maps each mesh to the Namespaces of items whose own
+// labels or annotations make the mesh inject every pod in them, by the
+// rules restart.mesh applies, each with the rule that decided.
+func meshNamespaces(items []*yaml.RNode) map[string][]string {
+	out := map[string][]string{}
+	for _, it := range items {
+		if it.GetKind() != "Namespace" || it.GetApiVersion() != "v1" {
+			continue
+		}
+		ns := &restart.Namespace{Labels: it.GetLabels(), Annotations: it.GetAnnotations()}
+		for _, mesh := range policy.Meshes {
+			if in := restart.Injected(policy.Restart{Mesh: mesh}, restart.Pod{}, ns); in.Injected {
+				why := strings.TrimSuffix(in.Why, " (restart.mesh: "+mesh+")")
+				out[mesh] = append(out[mesh], fmt.Sprintf("%s (%s)", kube.Safe(it.GetName()), why))
+			}
+		}
+	}
+	return out
+}
+
+// proposeMeshRestarts gives each bundle whose target a mesh's workloads
+// trust the namespaces that mesh injects, and notes a mesh whose
+// namespaces no bundle's target reaches.
+func (sc *scan) proposeMeshRestarts(injected map[string][]string) {
+	for _, mesh := range policy.Meshes {
+		found := false
+		for i := range sc.plan.Bundles {
+			if b := &sc.plan.Bundles[i]; b.Mesh == mesh {
+				b.MeshNamespaces, found = injected[mesh], true
+			}
+		}
+		if !found && len(injected[mesh]) > 0 {
+			var objs []string
+			for _, m := range meshTrustObjects {
+				if m.Mesh == mesh {
+					objs = append(objs, fmt.Sprintf("%s %s", m.Kind, m.Name))
+				}
+			}
+			sc.plan.Notes = append(sc.plan.Notes, fmt.Sprintf("%s injects the pods of Namespace %s, but no bundle's target is what its proxies trust (%s): give the bundle that writes it restart.mesh: %s",
+				meshNames[mesh], strings.Join(injected[mesh], ", "), strings.Join(objs, " or "), mesh))
+		}
+	}
+}
+
+// ownInLine starts the first line of the inLine source rotate-certs keeps
+// in a trust-manager Bundle, before the name of the bundle that keeps it.
+const ownInLine = "# managed-by: rotate-certs.dev/bundle="
+
+// bundleNameFor returns the name of the policy bundle that already renders
+// the trust-manager Bundle node: the one a RotationPolicy of the input
+// targets it with, else the one its own inLine source names (a render
+// refuses another name); "" when none does.
+func (sc *scan) bundleNameFor(node *yaml.RNode) string {
+	if name, ok := sc.policies.bundles[node.GetName()]; ok {
+		return name
+	}
+	seq := kube.At(node, "spec", "sources")
+	if seq == nil || seq.YNode().Kind != yaml.SequenceNode {
+		return ""
+	}
+	for _, e := range seq.YNode().Content {
+		in := kube.At(yaml.NewRNode(e), "inLine")
+		if in == nil || in.YNode().Kind != yaml.ScalarNode {
+			continue
+		}
+		first, _, _ := strings.Cut(strings.TrimSpace(in.YNode().Value), "\n")
+		if name, ok := strings.CutPrefix(strings.TrimSpace(first), ownInLine); ok && kube.ValidDNSLabel(strings.TrimSpace(name)) {
+			return strings.TrimSpace(name)
+		}
+	}
+	return ""
+}
