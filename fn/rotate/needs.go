@@ -3,6 +3,7 @@ package rotate
 import (
 	"strings"
 
+	"github.com/rotate-certs/rotate-certs/fn/certmanager"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/report"
@@ -19,7 +20,7 @@ import (
 //   - by kind (NeedsKind): core, apps, batch and policy objects, Argo
 //     Rollouts, Prometheus rules, webhook configurations, APIServices,
 //     CustomResourceDefinitions, ClusterTrustBundles, trust-manager
-//     Bundles, Cluster API, EKS Anywhere and machine templates; not an
+//     Bundles, cert-manager Certificates, Cluster API, EKS Anywhere and machine templates; not an
 //     unrelated custom resource;
 //   - of core Secrets and ConfigMaps, only those the steps read: the trust
 //     bundles' sources and targets, by name, every one of the trust
@@ -109,7 +110,8 @@ func readsItem(item *yaml.RNode, names, trust map[string]bool, sources []string,
 // CronJobs, Argo Rollouts) and PodDisruptionBudgets, PrometheusRules, the
 // objects that keep trust outside Secrets and ConfigMaps (webhook
 // configurations, APIServices, CustomResourceDefinitions,
-// ClusterTrustBundles, trust-manager Bundles), every object of Cluster
+// ClusterTrustBundles, trust-manager Bundles), cert-manager Certificates
+// (renewals of a source's CA), every object of Cluster
 // API, EKS Anywhere and rotate-certs itself, and machine templates of any
 // group. Anything else (a Service, an unrelated
 // custom resource) is passed through without being parsed.
@@ -154,4 +156,7 @@ var readKinds = map[string]map[string]bool{
 	policy.InjectKinds[policy.KindCustomResourceDefinition]: {policy.KindCustomResourceDefinition: true},
 	"certificates.k8s.io":                                   {policy.TargetClusterTrustBundle: true},
 	trustbundle.TrustManagerGroup:                           {"Bundle": true},
+	// cert-manager Certificates, whose renewals of a source's CA the
+	// function foresees.
+	certmanager.Group: {certmanager.KindCertificate: true},
 }
