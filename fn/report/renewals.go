@@ -52,8 +52,12 @@ func (x Renewal) State(now time.Time, warnWithin time.Duration) string {
 	return RenewalLater
 }
 
-// keyCell says whether the renewal changes the key.
+// keyCell says whether the renewal changes the key ("-" when there is no
+// renewal).
 func (x Renewal) keyCell() string {
+	if x.Disabled {
+		return "-"
+	}
 	if x.NewKey {
 		return "new"
 	}
