@@ -32,9 +32,11 @@ import (
 //     metadata or duplicate keys the processor must refuse;
 //   - Namespaces only when a bundle picks its target's namespaces by
 //     label (namespaceSelector), finds injected consumers by their
-//     Namespace (restart.mesh, restart.injected), or writes a
-//     trust-manager Bundle, whose target namespaceSelector says where its
-//     readers are.
+//     Namespace (restart.mesh, restart.injected), writes a trust-manager
+//     Bundle, whose target namespaceSelector says where its readers are,
+//     or writes a Secret or ConfigMap, which must not be one that a
+//     trust-manager Bundle of the input writes in the namespaces its
+//     selector picks.
 //
 // A step that comes to read other Secrets or ConfigMaps must say so here.
 func Needs(fnConfig *yaml.RNode) resio.Reads {
@@ -52,7 +54,10 @@ func Needs(fnConfig *yaml.RNode) resio.Reads {
 		if b.Target.Kind == policy.TargetBundle {
 			trust[b.Target.TrustNamespace] = true
 		}
-		selects = selects || b.Target.NamespaceSelector != nil || b.Restart.InjectsTrust() || b.Target.Kind == policy.TargetBundle
+		// A Secret or ConfigMap target is checked against the
+		// trust-manager Bundles of the input, whose namespaceSelector
+		// reads Namespace labels.
+		selects = selects || b.Target.NamespaceSelector != nil || b.Restart.InjectsTrust() || b.Target.Kind != policy.TargetClusterTrustBundle
 		for _, s := range b.Sources {
 			for _, ref := range []*policy.ObjectKeyRef{s.Secret, s.ConfigMap} {
 				if ref != nil {
