@@ -10,22 +10,7 @@ import (
 
 	"github.com/rotate-certs/rotate-certs/fn/alerts"
 	"github.com/stretchr/testify/require"
-	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
-
-// driftRuleFile writes the PrometheusRule the function emits for drifts
-// (and no certificate alerts) as a Prometheus rule file.
-func driftRuleFile(t *testing.T, drifts []alerts.Drift) string {
-	t.Helper()
-	node := alerts.New("monitoring", "rotate-certs-expiry", "")
-	_, err := alerts.Apply(node, alerts.WithDrift(nil, drifts), nil)
-	require.NoError(t, err)
-	spec, err := node.Pipe(yaml.Lookup("spec"))
-	require.NoError(t, err)
-	path := filepath.Join(t.TempDir(), "rules.yaml")
-	require.NoError(t, os.WriteFile(path, []byte(spec.MustString()), 0o644))
-	return path
-}
 
 // TestPromtoolDriftAlert evaluates the drift alert with promtool over
 // series shaped as cert-manager's controller exports them (name,
@@ -35,13 +20,13 @@ func driftRuleFile(t *testing.T, drifts []alerts.Drift) string {
 // and so does a Certificate not issued yet (0).
 func TestPromtoolDriftAlert(t *testing.T) {
 	bin := promtool(t)
-	seen := time.Date(2027, 6, 1, 0, 0, 0, 0, time.UTC)  // NotAfter the render saw: 1811808000
+	seen := time.Date(2027, 6, 1, 0, 0, 0, 0, time.UTC)    // NotAfter the render saw: 1811808000
 	other := time.Date(2028, 10, 31, 0, 0, 0, 0, time.UTC) // 1856563200
-	rules := driftRuleFile(t, []alerts.Drift{
+	rules := groupsFile(t, alerts.WithDrift(nil, []alerts.Drift{
 		{Bundle: "platform", Namespace: "cert-manager", Name: "root-ca", Source: "Secret cert-manager/root-ca", NotAfter: seen, SHA256: "aa"},
 		{Bundle: "platform", Namespace: "cert-manager", Name: "other-ca", Source: "Secret cert-manager/other-ca", NotAfter: other, SHA256: "bb"},
 		{Bundle: "platform", Namespace: "cert-manager", Name: "new-ca", Source: "Secret cert-manager/new-ca", NotAfter: other, SHA256: "cc"},
-	})
+	}))
 	out, err := exec.Command(bin, "check", "rules", rules).CombinedOutput()
 	require.NoError(t, err, "promtool check rules:\n%s", out)
 	require.Contains(t, string(out), "SUCCESS: 3 rules found")
