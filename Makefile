@@ -147,9 +147,11 @@ bench: build $(KUSTOMIZE)
 	  -scan $(BIN)/scan -kustomize $(KUSTOMIZE) $(BENCH_FLAGS)
 	$(GO) test -run '^$$' -bench . -benchmem ./fn/bundle ./fn/restart ./fn/rotate
 
-## lint: go vet, gofmt, and go.mod/go.sum as go mod tidy leaves them (every module)
+## lint: go vet, gofmt, go.mod/go.sum as go mod tidy leaves them (every module), and no
+## function over 80 lines, tests included (hack/funclen)
 lint:
 	$(GO) vet ./...
+	@$(GO) run ./hack/funclen cmd fn internal test bench hack
 	@for m in $(TEST_MODULES); do (cd $$m && $(GO) mod tidy -diff) || { echo "go.mod of $$m is not tidy: run go mod tidy there"; exit 1; }; done
 	@out=$$(gofmt -l cmd fn internal test bench hack); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 

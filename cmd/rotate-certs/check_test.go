@@ -415,12 +415,46 @@ func TestCheckSVG(t *testing.T) {
 	out, _, _ := runCLI(t, in, "check", "-", "--now", checkNow, "-o", "svg")
 	js, _, _ := runCLI(t, in, "check", "-", "--now", checkNow, "-o", "json")
 	s := parseJSON(t, js)
+	svg := parseSVG(t, out)
+	// A fail zone of 7 days on a window of years is drawn wide enough to
+	// see, and says when it ends; each re-issue marker carries its date.
+	w, err := strconv.ParseFloat(svg.failZoneWidth, 64)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, w, 6.0, "the fail zone is visible")
+	texts, counts := svg.texts, svg.counts
+	require.Equal(t, []string{"fail zone to 2026-11-29 (7d)"}, texts["zone-fail-label"])
+	// ca-2025 was retired on 2026-11-01 (the target's record); retain.for
+	// (90 days) runs out on 2027-01-30.
+	require.Equal(t, []string{"re-issue by 2027-01-30", "re-issue by 2027-01-30"}, texts["reissue-date"])
+	require.Equal(t, "http://www.w3.org/2000/svg svg", svg.root)
+	require.Equal(t, s.Summary.Certificates, counts["rect.bar"], "one bar per certificate")
+	require.Equal(t, 10, counts["rect.bar"])
+	require.Equal(t, s.Summary.Expiries, counts["path.expiry"], "one diamond per reported expiry")
+	require.Equal(t, 1, counts["line.today"])
+	require.Equal(t, 1, counts["rect.zone-fail"])
+	require.Equal(t, 1, counts["rect.zone-warn"])
+	require.Equal(t, 1, counts["rect.overlap"], "the trust bundle's old and new CA overlap")
+	require.Equal(t, s.Summary.Reissues, counts["path.reissue"])
 
+	requireRendersToPNG(t, out)
+}
+
+// svgSummary is what TestCheckSVG reads of a timeline: the root element,
+// the count of each element.class, the text of each classed <text>, and
+// the fail zone's width.
+type svgSummary struct {
+	root, failZoneWidth string
+	counts              map[string]int
+	texts               map[string][]string
+}
+
+// parseSVG reads out as XML, failing the test when it is not well-formed.
+func parseSVG(t *testing.T, out string) svgSummary {
+	t.Helper()
+	sum := svgSummary{counts: map[string]int{}, texts: map[string][]string{}}
+	counts, texts := sum.counts, sum.texts
+	var failZoneWidth, root, inText string
 	dec := xml.NewDecoder(strings.NewReader(out))
-	counts := map[string]int{}
-	texts := map[string][]string{} // text of each classed <text>
-	var failZoneWidth string
-	var root, inText string
 	for {
 		tok, err := dec.Token()
 		if err == io.EOF {
@@ -456,25 +490,14 @@ func TestCheckSVG(t *testing.T) {
 			inText = ""
 		}
 	}
-	// A fail zone of 7 days on a window of years is drawn wide enough to
-	// see, and says when it ends; each re-issue marker carries its date.
-	w, err := strconv.ParseFloat(failZoneWidth, 64)
-	require.NoError(t, err)
-	require.GreaterOrEqual(t, w, 6.0, "the fail zone is visible")
-	require.Equal(t, []string{"fail zone to 2026-11-29 (7d)"}, texts["zone-fail-label"])
-	// ca-2025 was retired on 2026-11-01 (the target's record); retain.for
-	// (90 days) runs out on 2027-01-30.
-	require.Equal(t, []string{"re-issue by 2027-01-30", "re-issue by 2027-01-30"}, texts["reissue-date"])
-	require.Equal(t, "http://www.w3.org/2000/svg svg", root)
-	require.Equal(t, s.Summary.Certificates, counts["rect.bar"], "one bar per certificate")
-	require.Equal(t, 10, counts["rect.bar"])
-	require.Equal(t, s.Summary.Expiries, counts["path.expiry"], "one diamond per reported expiry")
-	require.Equal(t, 1, counts["line.today"])
-	require.Equal(t, 1, counts["rect.zone-fail"])
-	require.Equal(t, 1, counts["rect.zone-warn"])
-	require.Equal(t, 1, counts["rect.overlap"], "the trust bundle's old and new CA overlap")
-	require.Equal(t, s.Summary.Reissues, counts["path.reissue"])
+	sum.root, sum.failZoneWidth = root, failZoneWidth
+	return sum
+}
 
+// requireRendersToPNG renders the SVG with the real rsvg-convert and
+// checks the picture is the timeline's size and not blank.
+func requireRendersToPNG(t *testing.T, out string) {
+	t.Helper()
 	bin, err := exec.LookPath("rsvg-convert")
 	if err != nil {
 		t.Skip("rsvg-convert not found: install the Debian package librsvg2-bin (make test-tools does when it can) to render the SVG")

@@ -9,7 +9,7 @@
 // the next template name) over plain values and an explicit time; the
 // other files map RNodes to and from them, editing nodes in place. What
 // Machines and EKS Anywhere Clusters state about certificate expiry (the
-// evidence of the etcd roll) is read by package machineexpiry, the reader
+// evidence of the etcd roll) is read by machineexpiry.go, the reader
 // the expiry report shares.
 package clusterapi
 

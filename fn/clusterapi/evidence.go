@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
-	"github.com/rotate-certs/rotate-certs/fn/machineexpiry"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -66,11 +65,11 @@ func classify(node *yaml.RNode) machine {
 }
 
 // machineEvidence reads what a Machine states about its certificates
-// (machineexpiry.Machine: the annotation when present, else
+// (Machine: the annotation when present, else
 // status.certificatesExpiryDate); nil when it states nothing. A value that
 // cannot be read is a *kube.FieldError naming its field.
 func machineEvidence(node *yaml.RNode, m machine) (*Evidence, string, error) {
-	st, found, err := machineexpiry.Machine(node)
+	st, found, err := MachineExpiry(node)
 	if err != nil || !found {
 		return nil, "", err
 	}
@@ -78,11 +77,11 @@ func machineEvidence(node *yaml.RNode, m machine) (*Evidence, string, error) {
 }
 
 // eksaCertificateInfos reads status.clusterCertificateInfo of an EKS
-// Anywhere Cluster (machineexpiry.CertificateInfo). Evidence is all or
+// Anywhere Cluster (CertificateInfo). Evidence is all or
 // nothing: when any entry cannot be read, each such entry is an error
 // result and none of the cluster's entries is evidence.
-func (a *applier) eksaCertificateInfos(ref kube.Ref, node *yaml.RNode) ([]machineexpiry.Entry, bool) {
-	entries, err := machineexpiry.CertificateInfo(node)
+func (a *applier) eksaCertificateInfos(ref kube.Ref, node *yaml.RNode) ([]CertificateInfoEntry, bool) {
+	entries, err := CertificateInfo(node)
 	if err != nil {
 		a.fieldErr(ref, "status.clusterCertificateInfo", err)
 		return nil, false
@@ -105,7 +104,7 @@ func (a *applier) eksaCertificateInfos(ref kube.Ref, node *yaml.RNode) ([]machin
 func (a *applier) gatherEvidence() {
 	machines := map[string][]machine{} // by name, for EKS Anywhere statements
 	for _, node := range a.all {
-		if !machineexpiry.IsMachine(node) {
+		if !IsMachine(node) {
 			continue
 		}
 		m := classify(node)
@@ -124,7 +123,7 @@ func (a *applier) gatherEvidence() {
 		}
 	}
 	for _, node := range a.all {
-		if !machineexpiry.IsEKSACluster(node) {
+		if !IsEKSACluster(node) {
 			continue
 		}
 		_, version := splitAPIVersion(node.GetApiVersion())

@@ -3,11 +3,11 @@ package clusterapi
 import (
 	"strings"
 
-	"github.com/rotate-certs/rotate-certs/fn/machineexpiry"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 )
 
-// API groups of the kinds this package reads and writes.
+// API groups of the kinds this package reads and writes (groupCluster, of
+// Machines, is machineexpiry.go's).
 const (
 	groupControlPlane = "controlplane.cluster.x-k8s.io"
 	groupEtcdCluster  = "etcdcluster.cluster.x-k8s.io"
@@ -19,10 +19,6 @@ const (
 
 // Labels and annotations of Cluster API and etcdadm-controller.
 const (
-	// ExpiryAnnotation on a Machine (or its bootstrap config) states when
-	// its certificates expire; on the Machine it takes precedence over
-	// status.certificatesExpiryDate. The one name of it is machineexpiry's.
-	ExpiryAnnotation = machineexpiry.Annotation
 	// etcdClusterLabel marks the Machines of an EtcdadmCluster (value: its
 	// name).
 	etcdClusterLabel = "cluster.x-k8s.io/etcd-cluster"

@@ -15,34 +15,9 @@ import (
 // block through, and what it accepts must survive the canonical encoding
 // unchanged. Seeds: the calls below and testdata/fuzz/FuzzDecodePEM.
 func FuzzDecodePEM(f *testing.F) {
-	ca := testpki.NewCA("fuzz-ca", testpki.Date(2026, 1, 1), testpki.Days(365))
-	leaf := testpki.NewLeaf("fuzz-leaf", ca, testpki.Date(2026, 1, 1), testpki.Days(90))
-	f.Add(ca.PEM())
-	f.Add(append(ca.PEM(), leaf.PEM()...))
-	f.Add(append(leaf.KeyPEM(), ca.PEM()...))
-	f.Add(append(ca.PEM(), ca.PEM()...))
-	f.Add([]byte("# comment\n" + string(ca.PEM()) + "\ntrailing text\n"))
-	f.Add(ca.PEM()[:len(ca.PEM())/2])
-	f.Add([]byte("-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n"))
-	f.Add([]byte("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n"))
-	f.Add([]byte("-----BEGIN \x00\xff-----\n\x01\x02\n-----END \x00\xff-----\n"))
-	f.Add([]byte{})
-	// Broken blocks between sound ones, which encoding/pem skips: a
-	// damaged body line, a misspelt END line, a misspelt BEGIN line, a
-	// body with no BEGIN line, an indented BEGIN line.
-	other := testpki.NewCA("fuzz-other", testpki.Date(2026, 1, 1), testpki.Days(365))
-	lines := strings.SplitAfter(string(leaf.PEM()), "\n")
-	broken := func(i int, with string) []byte {
-		l := append([]string(nil), lines...)
-		l[i] = with
-		return append(append(ca.PEM(), strings.Join(l, "")...), other.PEM()...)
+	for _, seed := range decodePEMSeeds() {
+		f.Add(seed)
 	}
-	f.Add(broken(2, "!!"+lines[2][2:]))
-	f.Add(broken(len(lines)-2, "-----END CERTIFICATE----\n"))
-	f.Add(broken(0, "----BEGIN CERTIFICATE-----\n"))
-	f.Add(broken(0, ""))
-	f.Add(broken(0, "  -----BEGIN CERTIFICATE-----\n"))
-	f.Add(append(append(ca.PEM(), "-----END CERTIFICATE-----\n"...), other.PEM()...))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d, err := DecodePEM(data)
 		_ = HoldsCertificateData(data)
@@ -59,44 +34,84 @@ func FuzzDecodePEM(f *testing.F) {
 		}
 		require.Empty(t, errs)
 		require.Equal(t, len(d.Certificates), len(scanned.Certificates))
-		// Nothing was skipped: every line-start BEGIN line opened a block
-		// that was read (a certificate or a skipped type).
-		begins := bytes.Count(data, []byte("\n-----BEGIN "))
-		if bytes.HasPrefix(data, []byte("-----BEGIN ")) {
-			begins++
-		}
-		require.Equal(t, begins, len(d.Certificates)+len(d.SkippedTypes), "no block may be skipped silently")
-		// What the function scans must be what it decodes: report.Scan
-		// skips values that LooksLikePEM rejects.
-		require.True(t, LooksLikePEM(data), "a value with PEM blocks must look like PEM")
-		for _, typ := range d.SkippedTypes {
-			require.NotEqual(t, "CERTIFICATE", typ)
-		}
+		requireNothingSkipped(t, data, d)
 		now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 		for _, c := range d.Certificates {
 			_ = IsCA(c)
 			_ = DaysLeft(c, now)
 			require.NotEmpty(t, Describe(c))
 		}
-		if len(d.Certificates) == 0 {
-			return
-		}
-		// The canonical encoding holds exactly the certificates, nothing
-		// else, and is stable.
-		enc := EncodePEM(d.Certificates)
-		require.NotContains(t, string(enc), "PRIVATE KEY")
-		again, err := DecodePEM(enc)
-		require.NoError(t, err, "the canonical encoding must decode")
-		require.Empty(t, again.SkippedTypes)
-		require.Len(t, again.Certificates, len(d.Certificates))
-		for i := range d.Certificates {
-			require.Equal(t, FingerprintOf(d.Certificates[i]), FingerprintOf(again.Certificates[i]))
-		}
-		require.True(t, bytes.Equal(enc, EncodePEM(again.Certificates)), "encoding must be canonical")
-		set := NewSet(d.Certificates...)
-		require.LessOrEqual(t, set.Len(), len(d.Certificates))
-		for _, c := range d.Certificates {
-			require.True(t, set.Has(c))
+		if len(d.Certificates) > 0 {
+			requireCanonical(t, d)
 		}
 	})
+}
+
+// decodePEMSeeds are FuzzDecodePEM's seeds: sound bundles, a key beside
+// a CA, truncated and empty blocks, and broken blocks between sound ones,
+// which encoding/pem skips: a damaged body line, a misspelt END line, a
+// misspelt BEGIN line, a body with no BEGIN line, an indented BEGIN line.
+func decodePEMSeeds() [][]byte {
+	ca := testpki.NewCA("fuzz-ca", testpki.Date(2026, 1, 1), testpki.Days(365))
+	leaf := testpki.NewLeaf("fuzz-leaf", ca, testpki.Date(2026, 1, 1), testpki.Days(90))
+	other := testpki.NewCA("fuzz-other", testpki.Date(2026, 1, 1), testpki.Days(365))
+	lines := strings.SplitAfter(string(leaf.PEM()), "\n")
+	broken := func(i int, with string) []byte {
+		l := append([]string(nil), lines...)
+		l[i] = with
+		return append(append(ca.PEM(), strings.Join(l, "")...), other.PEM()...)
+	}
+	return [][]byte{
+		ca.PEM(),
+		append(ca.PEM(), leaf.PEM()...),
+		append(leaf.KeyPEM(), ca.PEM()...),
+		append(ca.PEM(), ca.PEM()...),
+		[]byte("# comment\n" + string(ca.PEM()) + "\ntrailing text\n"),
+		ca.PEM()[:len(ca.PEM())/2],
+		[]byte("-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n"),
+		[]byte("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n"),
+		[]byte("-----BEGIN \x00\xff-----\n\x01\x02\n-----END \x00\xff-----\n"),
+		{},
+		broken(2, "!!"+lines[2][2:]),
+		broken(len(lines)-2, "-----END CERTIFICATE----\n"),
+		broken(0, "----BEGIN CERTIFICATE-----\n"),
+		broken(0, ""),
+		broken(0, "  -----BEGIN CERTIFICATE-----\n"),
+		append(append(ca.PEM(), "-----END CERTIFICATE-----\n"...), other.PEM()...),
+	}
+}
+
+// requireNothingSkipped: every line-start BEGIN line opened a block that
+// was read (a certificate or a skipped type), and what the function scans
+// is what it decodes (report.Scan skips values LooksLikePEM rejects).
+func requireNothingSkipped(t *testing.T, data []byte, d Decoded) {
+	begins := bytes.Count(data, []byte("\n-----BEGIN "))
+	if bytes.HasPrefix(data, []byte("-----BEGIN ")) {
+		begins++
+	}
+	require.Equal(t, begins, len(d.Certificates)+len(d.SkippedTypes), "no block may be skipped silently")
+	require.True(t, LooksLikePEM(data), "a value with PEM blocks must look like PEM")
+	for _, typ := range d.SkippedTypes {
+		require.NotEqual(t, "CERTIFICATE", typ)
+	}
+}
+
+// requireCanonical: the canonical encoding holds exactly the
+// certificates, nothing else, and is stable.
+func requireCanonical(t *testing.T, d Decoded) {
+	enc := EncodePEM(d.Certificates)
+	require.NotContains(t, string(enc), "PRIVATE KEY")
+	again, err := DecodePEM(enc)
+	require.NoError(t, err, "the canonical encoding must decode")
+	require.Empty(t, again.SkippedTypes)
+	require.Len(t, again.Certificates, len(d.Certificates))
+	for i := range d.Certificates {
+		require.Equal(t, FingerprintOf(d.Certificates[i]), FingerprintOf(again.Certificates[i]))
+	}
+	require.True(t, bytes.Equal(enc, EncodePEM(again.Certificates)), "encoding must be canonical")
+	set := NewSet(d.Certificates...)
+	require.LessOrEqual(t, set.Len(), len(d.Certificates))
+	for _, c := range d.Certificates {
+		require.True(t, set.Has(c))
+	}
 }

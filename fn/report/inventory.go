@@ -9,7 +9,7 @@
 // fields outside them (caBundles, ClusterTrustBundles, trust-manager
 // inLine sources), Cluster API Machines' certificate expiry and EKS
 // Anywhere Clusters' status.clusterCertificateInfo (as package
-// machineexpiry reads them), in one pass over the input.
+// clusterapi reads them), in one pass over the input.
 package report
 
 import (
@@ -18,8 +18,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/clusterapi"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
-	"github.com/rotate-certs/rotate-certs/fn/machineexpiry"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -129,9 +129,9 @@ func ScanWith(items []*yaml.RNode, certs *pki.Cache) *Inventory {
 		case core:
 			s.values(item)
 		case s.trustFields(item, kind, group):
-		case machineexpiry.IsMachine(item):
+		case clusterapi.IsMachine(item):
 			s.machine(item)
-		case machineexpiry.IsEKSACluster(item):
+		case clusterapi.IsEKSACluster(item):
 			s.eksaCluster(item)
 		}
 	}

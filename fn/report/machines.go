@@ -3,16 +3,16 @@ package report
 import (
 	"errors"
 
+	"github.com/rotate-certs/rotate-certs/fn/clusterapi"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
-	"github.com/rotate-certs/rotate-certs/fn/machineexpiry"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // machine records a Cluster API Machine's certificate expiry, as
-// machineexpiry reads it.
+// package clusterapi reads it.
 func (s *scanner) machine(item *yaml.RNode) {
 	ref := kube.RefOf(item)
-	st, found, err := machineexpiry.Machine(item)
+	st, found, err := clusterapi.MachineExpiry(item)
 	if err != nil {
 		s.fieldProblem(ref, err)
 		return
@@ -29,7 +29,7 @@ func (s *scanner) machine(item *yaml.RNode) {
 // still recorded.
 func (s *scanner) eksaCluster(item *yaml.RNode) {
 	ref := kube.RefOf(item)
-	entries, err := machineexpiry.CertificateInfo(item)
+	entries, err := clusterapi.CertificateInfo(item)
 	if err != nil {
 		s.fieldProblem(ref, err)
 		return

@@ -8,7 +8,6 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/report"
 	"github.com/rotate-certs/rotate-certs/fn/resio"
-	"github.com/rotate-certs/rotate-certs/fn/suggest"
 	"github.com/rotate-certs/rotate-certs/fn/trustbundle"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -26,7 +25,7 @@ import (
 //     bundles' sources and targets, by name, every one of the trust
 //     namespace of a trust-manager Bundle target (the Bundle names its
 //     sources, by name or label, in its own spec), and those a missing source's
-//     error could name as the nearest (suggest.Near); those holding a value the
+//     error could name as the nearest (kube.Near); those holding a value the
 //     certificate report scans (PEM, a kubeconfig's certificates) or one
 //     that does not decode (a problem the report names); and any whose
 //     metadata or duplicate keys the processor must refuse;
@@ -47,7 +46,7 @@ func Needs(fnConfig *yaml.RNode) resio.Reads {
 	}
 	names := map[string]bool{}
 	trust := map[string]bool{} // the trust namespaces of trust-manager Bundle targets
-	var sources []string       // the sources' names, for suggest.Near
+	var sources []string       // the sources' names, for kube.Near
 	selects := false           // a bundle picks namespaces by their labels
 	for _, b := range pol.Spec.TrustBundles {
 		names[b.Target.Name] = true
@@ -90,7 +89,7 @@ func readsItem(item *yaml.RNode, names, trust map[string]bool, sources []string,
 		return true // the processor refuses it
 	}
 	for _, src := range sources {
-		if suggest.Near(src, name) {
+		if kube.Near(src, name) {
 			return true // a missing source's error names it as the nearest
 		}
 	}

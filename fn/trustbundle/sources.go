@@ -14,7 +14,6 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
-	"github.com/rotate-certs/rotate-certs/fn/suggest"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -98,7 +97,7 @@ func (r *renderer) readObjectSource(s policy.Source, field string) []*x509.Certi
 			return nil
 		}
 		if !found {
-			what += "; it has " + suggest.KeyList(suggest.Keys(node))
+			what += "; it has " + kube.KeyList(kube.Keys(node))
 		}
 		r.errorf(obj, dataField(s.Kind(), ref.Key, v), "bundle %q: source %s %s", r.bundle.Name, obj, what)
 		return nil
@@ -135,11 +134,11 @@ func (r *renderer) nearest(key kube.Key) string {
 			have = append(have, k)
 		}
 	}
-	k, ok := suggest.Nearest(key, have)
+	k, ok := kube.Nearest(key, have)
 	if !ok {
 		return ""
 	}
-	return fmt.Sprintf("; the nearest is %s (%s)", k, suggest.KeyList(suggest.Keys(nodes[k])))
+	return fmt.Sprintf("; the nearest is %s (%s)", k, kube.KeyList(kube.Keys(nodes[k])))
 }
 
 // snapshotHint tells how to bring an object that lives only in the

@@ -113,6 +113,17 @@ var fixtures = map[string]fixture{
 	"example-checkout-old":         {"example-platform-issuing-old", Date(2026, 2, 1), Days(2900), "checkout.shop.svc", false},
 	"example-billing-api-new":      {"example-platform-issuing-new", Date(2026, 6, 1), Days(2900), "billing-api.billing.svc", false},
 	"example-checkout-new":         {"example-platform-issuing-new", Date(2026, 6, 1), Days(2900), "checkout.shop.svc", false},
+
+	// examples/cert-manager-renewal: a root that cert-manager renews
+	// (duration 8760h, renewBefore 720h: on 2026-12-05) with a new key,
+	// and 90-day leaves of its CA ClusterIssuer before and after. The
+	// example pins its policy's clock, so these dates are its timeline.
+	"example-internal-root-old": {"", Date(2026, 1, 4), Days(365), "internal-root-ca", false},
+	"example-internal-root-new": {"", Date(2026, 12, 5), Days(365), "internal-root-ca", false},
+	"example-orders-api-old":    {"example-internal-root-old", Date(2026, 11, 10), Days(90), "orders-api.orders.svc", false},
+	"example-payments-api-old":  {"example-internal-root-old", Date(2026, 11, 12), Days(90), "payments-api.payments.svc", false},
+	"example-orders-api-new":    {"example-internal-root-new", Date(2026, 12, 7), Days(90), "orders-api.orders.svc", false},
+	"example-payments-api-new":  {"example-internal-root-new", Date(2026, 12, 7), Days(90), "payments-api.payments.svc", false},
 }
 
 // Fixture returns the named certificate of the shared fixture set. It

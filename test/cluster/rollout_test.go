@@ -49,6 +49,9 @@ type scenario struct {
 	// ownTest names the test that measures the example instead of
 	// TestExampleRollouts: its rotation takes more than one render.
 	ownTest string
+	// applied, when set, checks what the API server holds after the
+	// render was applied.
+	applied func(t *testing.T, cp *controlplane.ControlPlane)
 }
 
 var exampleScenarios = []scenario{
@@ -93,6 +96,14 @@ var exampleScenarios = []scenario{
 	{name: "cert-manager", top: "cert-manager", dir: "cert-manager", policy: "rotation-policy.yaml", kustomizeRuns: true,
 		crds:   certManagerCRDs,
 		rolled: []string{"Deployment billing/billing-api", "Deployment shop/checkout"}},
+	// A cert-manager root distributed by a trust-manager Bundle, under both
+	// projects' CRDs: the first render pins the root in the Bundle and
+	// gives the Deployments that mount the Bundle's ConfigMap their
+	// trust-hash.
+	{name: "cert-manager-renewal", top: "cert-manager-renewal", dir: "cert-manager-renewal", policy: "rotation-policy.yaml", kustomizeRuns: true,
+		crds:    func(t *testing.T) []string { return append(certManagerCRDs(t), trustManagerBundleCRD(t)) },
+		rolled:  []string{"Deployment orders/orders-api", "Deployment payments/payments-api"},
+		applied: requireBundlePin("internal-trust", "internal", "example-internal-root-old")},
 }
 
 // Every example directory has a scenario: a new example cannot be left out.
@@ -324,7 +335,27 @@ func runRollout(t *testing.T, sc scenario, storage, dir string, p pipeline) {
 		}
 	}
 
+	if sc.applied != nil {
+		sc.applied(t, cp)
+	}
 	requireStable(t, cp, p, sc, dir, rendered, s1, skip, weekLater)
+}
+
+// requireBundlePin checks that the trust-manager Bundle named bundle, as the
+// API server holds it, has rotate-certs' inLine source for policy bundle
+// owner and that it pins the fixture root.
+func requireBundlePin(bundle, owner, root string) func(t *testing.T, cp *controlplane.ControlPlane) {
+	return func(t *testing.T, cp *controlplane.ControlPlane) {
+		t.Helper()
+		inLine := mustKubectl(t, cp, "", "get", "bundles.trust.cert-manager.io", bundle, "-o", "jsonpath={.spec.sources[*].inLine}")
+		if !strings.Contains(inLine, "# managed-by: rotate-certs.dev/bundle="+owner) {
+			t.Errorf("Bundle %s as applied has no inLine source of rotate-certs: %q", bundle, inLine)
+		}
+		pem := strings.TrimSpace(string(testpki.Fixture(root).PEM()))
+		if !strings.Contains(inLine, pem) {
+			t.Errorf("Bundle %s as applied does not pin %s", bundle, root)
+		}
+	}
 }
 
 // requireStable renders the rotated package again, at the same now and a

@@ -385,6 +385,31 @@ func TestArgoCDPluginFailsLoudly(t *testing.T) {
 // the patch with kustomize into a repo-server Deployment shaped like the
 // stock one. No image is built: that needs a Docker engine.
 func TestArgoCDSidecar(t *testing.T) {
+	deploy := buildRepoServerWithPatch(t)
+	c := requireSidecar(t, deploy)
+	requireSidecarImage(t)
+	require.Contains(t, c.Image, "argocd-cmp", "the patch runs the sidecar image")
+}
+
+// sidecarContainer is what TestArgoCDSidecar checks of a container.
+type sidecarContainer struct {
+	Name            string   `json:"name"`
+	Image           string   `json:"image"`
+	Command         []string `json:"command"`
+	SecurityContext struct {
+		RunAsUser    *int64 `json:"runAsUser"`
+		RunAsNonRoot *bool  `json:"runAsNonRoot"`
+	} `json:"securityContext"`
+	VolumeMounts []struct {
+		Name      string `json:"name"`
+		MountPath string `json:"mountPath"`
+	} `json:"volumeMounts"`
+}
+
+// buildRepoServerWithPatch runs the real kustomize over Argo CD's
+// repo-server Deployment and examples/argocd's patch.
+func buildRepoServerWithPatch(t *testing.T) *yaml.RNode {
+	t.Helper()
 	kustomize := e2eharness.Tool(t, "kustomize")
 	dir := t.TempDir()
 	patch, err := os.ReadFile(filepath.Join(argocdDir, "argocd-repo-server-patch.yaml"))
@@ -419,22 +444,17 @@ spec:
 	require.NoError(t, err, stderr)
 	deploy, err := yaml.Parse(out)
 	require.NoError(t, err)
+	return deploy
+}
 
+// requireSidecar checks the patched pod: the repo-server kept, the
+// sidecar running argocd-cmp-server as uid 999 with the shared var-files
+// and plugins volumes and a /tmp of its own, every mount defined.
+func requireSidecar(t *testing.T, deploy *yaml.RNode) sidecarContainer {
+	t.Helper()
 	var pod struct {
-		Containers []struct {
-			Name            string   `json:"name"`
-			Image           string   `json:"image"`
-			Command         []string `json:"command"`
-			SecurityContext struct {
-				RunAsUser    *int64 `json:"runAsUser"`
-				RunAsNonRoot *bool  `json:"runAsNonRoot"`
-			} `json:"securityContext"`
-			VolumeMounts []struct {
-				Name      string `json:"name"`
-				MountPath string `json:"mountPath"`
-			} `json:"volumeMounts"`
-		} `json:"containers"`
-		Volumes []struct {
+		Containers []sidecarContainer `json:"containers"`
+		Volumes    []struct {
 			Name string `json:"name"`
 		} `json:"volumes"`
 	}
@@ -469,7 +489,13 @@ spec:
 	for path, name := range mounts {
 		require.True(t, volumes[name], "%s mounts volume %q, which the pod does not define", path, name)
 	}
+	return c
+}
 
+// requireSidecarImage: the image the patch runs is the one
+// examples/argocd/Dockerfile builds.
+func requireSidecarImage(t *testing.T) {
+	t.Helper()
 	// The image the patch runs is the one examples/argocd/Dockerfile builds:
 	// plugin.yaml where argocd-cmp-server reads it, uid 999, the pinned
 	// kustomize, and no shell (distroless), which plugin.yaml's commands
@@ -516,5 +542,4 @@ spec:
 	}
 	require.Equal(t, string(pinned[1]), imageKustomize, "the sidecar must build the kustomize the tests run")
 	require.NotEmpty(t, args["ROTATE_CERTS_IMAGE"])
-	require.Contains(t, c.Image, "argocd-cmp", "the patch runs the sidecar image")
 }

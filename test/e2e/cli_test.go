@@ -60,22 +60,68 @@ func TestVersionStamping(t *testing.T) {
 // resource (kind namespace/name) and the field, or for command-line
 // mistakes the command and where its help is. Nothing reaches stdout.
 func TestErrorsAreOneLinePerProblem(t *testing.T) {
-	policyWith := func(t *testing.T, dir, old, replacement string) string {
-		t.Helper()
-		data, err := os.ReadFile(filepath.Join(dir, "rotation-policy.yaml"))
-		require.NoError(t, err)
-		require.Contains(t, string(data), old)
-		path := filepath.Join(t.TempDir(), "policy.yaml")
-		require.NoError(t, os.WriteFile(path, []byte(strings.Replace(string(data), old, replacement, 1)), 0o644))
-		return path
+	for _, tc := range append(renderErrorCases(), commandErrorCases()...) {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := stageExample(t, "envoy-gateway")
+			args, stdin := tc.setup(t, dir)
+			before := e2eharness.Files(t, dir)
+			stdout, stderr, code := runIn(t, dir, stdin, args...)
+			want := tc.code
+			if want == 0 {
+				want = 1
+			}
+			require.Equal(t, want, code, "the command must fail")
+			if args != nil {
+				require.Empty(t, stdout, "errors go to stderr")
+			} else {
+				require.NotContains(t, stdout, "\nitems:\n- ", "no output resources on error")
+			}
+			require.Equal(t, before, e2eharness.Files(t, dir), "a failed command writes nothing")
+
+			// Problem lines: "error: ..." lines of the function's report,
+			// or the single line of a command-line error. Indented lines
+			// are the warnings summary that precedes errors.
+			var problems []string
+			for _, line := range strings.Split(strings.TrimRight(stderr, "\n"), "\n") {
+				if strings.HasPrefix(line, "error: ") || !strings.HasPrefix(line, "  ") && !strings.HasPrefix(line, "rotate-certs: ") {
+					problems = append(problems, line)
+				}
+			}
+			require.Len(t, problems, len(tc.lines), "stderr:\n%s", stderr)
+			for i, want := range tc.lines {
+				for _, s := range want {
+					require.Contains(t, problems[i], s, "stderr:\n%s", stderr)
+				}
+			}
+		})
 	}
-	for _, tc := range []struct {
-		name  string
-		setup func(t *testing.T, dir string) (args []string, stdin string)
-		// every problem line must contain every string of its entry
-		lines [][]string
-		code  int // the exit status; 0 means 1
-	}{
+}
+
+// errorCase is one failing command of TestErrorsAreOneLinePerProblem.
+type errorCase struct {
+	name  string
+	setup func(t *testing.T, dir string) (args []string, stdin string)
+	// every problem line must contain every string of its entry
+	lines [][]string
+	code  int // the exit status; 0 means 1
+}
+
+// policyWith writes a copy of dir's rotation-policy.yaml with old
+// replaced, and returns its path.
+func policyWith(t *testing.T, dir, old, replacement string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "rotation-policy.yaml"))
+	require.NoError(t, err)
+	require.Contains(t, string(data), old)
+	path := filepath.Join(t.TempDir(), "policy.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(strings.Replace(string(data), old, replacement, 1)), 0o644))
+	return path
+}
+
+// renderErrorCases are mistakes in what render reads: the policy, a
+// source, a value, a missing policy.
+func renderErrorCases() []errorCase {
+	return []errorCase{
 		{
 			name: "render: two policy mistakes",
 			setup: func(t *testing.T, dir string) ([]string, string) {
@@ -111,6 +157,13 @@ func TestErrorsAreOneLinePerProblem(t *testing.T) {
 			},
 			lines: [][]string{{"render: no RotationPolicy (apiVersion rotate-certs.dev/v1alpha1) under .", "--policy FILE", "rotate-certs init . -o rotation-policy.yaml"}},
 		},
+	}
+}
+
+// commandErrorCases are command-line mistakes and bad input to init and
+// function mode.
+func commandErrorCases() []errorCase {
+	return []errorCase{
 		{
 			name: "render: two directories",
 			setup: func(t *testing.T, dir string) ([]string, string) {
@@ -151,7 +204,6 @@ func TestErrorsAreOneLinePerProblem(t *testing.T) {
 			lines: [][]string{{"rotate-certs snapshot: unknown flag: --out", "rotate-certs snapshot --help"}},
 			code:  2,
 		},
-
 		{
 			name: "init: a path that does not exist",
 			setup: func(t *testing.T, dir string) ([]string, string) {
@@ -185,39 +237,5 @@ items: []
 			},
 			lines: [][]string{{"error: RotationPolicy p", "spec.trustBundles[0].target.kind"}},
 		},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := stageExample(t, "envoy-gateway")
-			args, stdin := tc.setup(t, dir)
-			before := e2eharness.Files(t, dir)
-			stdout, stderr, code := runIn(t, dir, stdin, args...)
-			want := tc.code
-			if want == 0 {
-				want = 1
-			}
-			require.Equal(t, want, code, "the command must fail")
-			if args != nil {
-				require.Empty(t, stdout, "errors go to stderr")
-			} else {
-				require.NotContains(t, stdout, "\nitems:\n- ", "no output resources on error")
-			}
-			require.Equal(t, before, e2eharness.Files(t, dir), "a failed command writes nothing")
-
-			// Problem lines: "error: ..." lines of the function's report,
-			// or the single line of a command-line error. Indented lines
-			// are the warnings summary that precedes errors.
-			var problems []string
-			for _, line := range strings.Split(strings.TrimRight(stderr, "\n"), "\n") {
-				if strings.HasPrefix(line, "error: ") || !strings.HasPrefix(line, "  ") && !strings.HasPrefix(line, "rotate-certs: ") {
-					problems = append(problems, line)
-				}
-			}
-			require.Len(t, problems, len(tc.lines), "stderr:\n%s", stderr)
-			for i, want := range tc.lines {
-				for _, s := range want {
-					require.Contains(t, problems[i], s, "stderr:\n%s", stderr)
-				}
-			}
-		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/internal/e2eharness"
@@ -25,10 +26,12 @@ func helmTemplate(t *testing.T, policy string) (string, string, error) {
 // example chart through rotate-certs: the trust bundle holds the new CA and
 // the old one, the rate-limit server is rolled, the policy is not among
 // the documents, Helm's "# Source:" comments stay, and the output is the
-// same every time.
+// same every time at the same clock. (A chart does not commit what the
+// post-renderer writes, so each build stamps the target's retired record
+// with its own clock: two builds a second apart differ in that stamp, and
+// the policy's spec.now pins it here.)
 func TestHelmPostRenderer(t *testing.T) {
-	policy, err := filepath.Abs(filepath.Join(examplesDir, "helm", "rotation-policy.yaml"))
-	require.NoError(t, err)
+	policy := pinnedHelmPolicy(t)
 	out, stderr, err := helmTemplate(t, policy)
 	require.NoError(t, err, stderr)
 	requireRenderedChart(t, out)
@@ -36,6 +39,19 @@ func TestHelmPostRenderer(t *testing.T) {
 	again, _, err := helmTemplate(t, policy)
 	require.NoError(t, err)
 	require.Equal(t, out, again)
+}
+
+// pinnedHelmPolicy writes examples/helm's policy with spec.now set to the
+// current second, so that two builds stamp the same retired record.
+func pinnedHelmPolicy(t *testing.T) string {
+	t.Helper()
+	example, err := os.ReadFile(filepath.Join(examplesDir, "helm", "rotation-policy.yaml"))
+	require.NoError(t, err)
+	require.Contains(t, string(example), "\nspec:\n")
+	now := time.Now().UTC().Format(time.RFC3339)
+	policy := filepath.Join(t.TempDir(), "rotation-policy.yaml")
+	require.NoError(t, os.WriteFile(policy, []byte(strings.Replace(string(example), "\nspec:\n", "\nspec:\n  now: \""+now+"\"\n", 1)), 0o644))
+	return policy
 }
 
 // requireRenderedChart checks the example chart as the post-renderer
@@ -142,8 +158,7 @@ func (h helm4) template(t *testing.T, policy string) (string, string, error) {
 // runs it as the post-renderer of `helm template`; the manifests are what
 // Helm 3's executable post-renderer gives.
 func TestHelm4PostRendererPlugin(t *testing.T) {
-	policy, err := filepath.Abs(filepath.Join(examplesDir, "helm", "rotation-policy.yaml"))
-	require.NoError(t, err)
+	policy := pinnedHelmPolicy(t)
 	h := installHelm4Plugin(t)
 	out, stderr, err := h.template(t, policy)
 	require.NoError(t, err, stderr)

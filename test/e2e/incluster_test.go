@@ -35,15 +35,24 @@ func trustManagerView(t *testing.T, items []*yaml.RNode) []*x509.Certificate {
 			require.NoError(t, err)
 			certs = append(certs, d.Certificates...)
 		case it.GetKind() == "Bundle":
-			seq, err := it.Pipe(yaml.Lookup("spec", "sources"))
+			certs = append(certs, inLineCerts(t, it)...)
+		}
+	}
+	return certs
+}
+
+// inLineCerts returns the certificates of a trust-manager Bundle's inLine
+// sources (rotate-certs' own and any other), in order.
+func inLineCerts(t *testing.T, bundle *yaml.RNode) []*x509.Certificate {
+	t.Helper()
+	seq, err := bundle.Pipe(yaml.Lookup("spec", "sources"))
+	require.NoError(t, err)
+	var certs []*x509.Certificate
+	for _, e := range seq.YNode().Content {
+		if v, _ := yaml.NewRNode(e).Pipe(yaml.Lookup("inLine")); v != nil {
+			d, err := pki.DecodePEM([]byte(v.YNode().Value))
 			require.NoError(t, err)
-			for _, e := range seq.YNode().Content {
-				if v, _ := yaml.NewRNode(e).Pipe(yaml.Lookup("inLine")); v != nil {
-					d, err := pki.DecodePEM([]byte(v.YNode().Value))
-					require.NoError(t, err)
-					certs = append(certs, d.Certificates...)
-				}
-			}
+			certs = append(certs, d.Certificates...)
 		}
 	}
 	return certs

@@ -1,4 +1,4 @@
-// Package machineexpiry reads what Cluster API and EKS Anywhere state about
+// machineexpiry.go reads what Cluster API and EKS Anywhere state about
 // when a machine's certificates expire: a Machine's
 // machine.cluster.x-k8s.io/certificates-expiry annotation or
 // status.certificatesExpiryDate, and an EKS Anywhere Cluster's
@@ -9,7 +9,8 @@
 // A value that cannot be read is a *kube.FieldError naming its field; what
 // it means (a warning in a report, an error that stops a roll) is the
 // caller's to decide.
-package machineexpiry
+
+package clusterapi
 
 import (
 	"errors"
@@ -22,16 +23,13 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// Annotation is Cluster API's override of a Machine's certificate expiry;
+// ExpiryAnnotation is Cluster API's override of a Machine's certificate expiry;
 // when present it wins over status.certificatesExpiryDate, as it does in
 // the Machine controller.
-const Annotation = "machine.cluster.x-k8s.io/certificates-expiry"
+const ExpiryAnnotation = "machine.cluster.x-k8s.io/certificates-expiry"
 
-// API groups of the kinds read.
-const (
-	groupCluster     = "cluster.x-k8s.io"
-	groupEKSAnywhere = "anywhere.eks.amazonaws.com"
-)
+// groupCluster is the API group of Cluster API's Machines.
+const groupCluster = "cluster.x-k8s.io"
 
 // Fields read.
 var (
@@ -50,8 +48,8 @@ func IsEKSACluster(node *yaml.RNode) bool {
 	return node.GetKind() == "Cluster" && kube.GroupOf(node.GetApiVersion()) == groupEKSAnywhere
 }
 
-// Statement is what a Machine states about when its certificates expire.
-type Statement struct {
+// ExpiryStatement is what a Machine states about when its certificates expire.
+type ExpiryStatement struct {
 	// Field is where it says so: the annotation
 	// (metadata.annotations[machine.cluster.x-k8s.io/certificates-expiry])
 	// or status.certificatesExpiryDate.
@@ -67,24 +65,24 @@ type Statement struct {
 // status.certificatesExpiryDate; the value is an RFC 3339 date, taken as
 // written (no surrounding spaces). found is false when the Machine states
 // nothing.
-func Machine(node *yaml.RNode) (s Statement, found bool, err error) {
-	if v, ok := node.GetAnnotations(Annotation)[Annotation]; ok {
-		s.Field, s.Value = "metadata.annotations["+Annotation+"]", v
+func MachineExpiry(node *yaml.RNode) (s ExpiryStatement, found bool, err error) {
+	if v, ok := node.GetAnnotations(ExpiryAnnotation)[ExpiryAnnotation]; ok {
+		s.Field, s.Value = "metadata.annotations["+ExpiryAnnotation+"]", v
 	} else {
 		s.Field = kube.JoinPath(statusExpiry)
 		if s.Value, err = kube.StringAt(node, statusExpiry); err != nil || s.Value == "" {
-			return Statement{}, false, err
+			return ExpiryStatement{}, false, err
 		}
 	}
-	if s.Expiry, err = ParseDate(s.Value); err != nil {
-		return Statement{}, false, &kube.FieldError{Field: s.Field, Err: err}
+	if s.Expiry, err = parseDate(s.Value); err != nil {
+		return ExpiryStatement{}, false, &kube.FieldError{Field: s.Field, Err: err}
 	}
 	return s, true, nil
 }
 
-// ParseDate parses an expiry date as Cluster API writes and reads it
+// parseDate parses an expiry date as Cluster API writes and reads it
 // (RFC 3339), in UTC.
-func ParseDate(s string) (time.Time, error) {
+func parseDate(s string) (time.Time, error) {
 	t, err := time.Parse(time.RFC3339, s)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("%s is not an RFC 3339 date such as 2027-01-31T00:00:00Z", kube.Quote(s))
@@ -92,11 +90,11 @@ func ParseDate(s string) (time.Time, error) {
 	return t.UTC(), nil
 }
 
-// Entry is one entry of an EKS Anywhere Cluster's
+// CertificateInfoEntry is one entry of an EKS Anywhere Cluster's
 // status.clusterCertificateInfo: the days left until one control-plane or
 // etcd machine's certificates expire, as of the cluster controller's last
 // certificate scan.
-type Entry struct {
+type CertificateInfoEntry struct {
 	// Field is the entry's field path, "status.clusterCertificateInfo[i]".
 	Field string
 	// Machine is the machine's name.
@@ -112,9 +110,9 @@ type Entry struct {
 // status.clusterCertificateInfo: {machine, expiresInDays} per machine, as
 // the cluster controller writes it. An absent list is none; a list that is
 // not one is the error. Each entry is read on its own, so that one that
-// cannot be read (Entry.Err) does not hide the others: an entry must be an
-// object with a machine name and a whole number of days (ParseDays).
-func CertificateInfo(node *yaml.RNode) ([]Entry, error) {
+// cannot be read (CertificateInfoEntry.Err) does not hide the others: an entry must be an
+// object with a machine name and a whole number of days (parseDays).
+func CertificateInfo(node *yaml.RNode) ([]CertificateInfoEntry, error) {
 	list, err := kube.NodeAt(node, certificateInfo)
 	if err != nil || list == nil {
 		return nil, err
@@ -127,15 +125,15 @@ func CertificateInfo(node *yaml.RNode) ([]Entry, error) {
 	if err != nil {
 		return nil, &kube.FieldError{Field: base, Err: err}
 	}
-	out := make([]Entry, 0, len(elems))
+	out := make([]CertificateInfoEntry, 0, len(elems))
 	for i, e := range elems {
 		out = append(out, readEntry(e, fmt.Sprintf("%s[%d]", base, i)))
 	}
 	return out, nil
 }
 
-func readEntry(e *yaml.RNode, field string) Entry {
-	fail := func(err error) Entry { return Entry{Field: field, Err: err} }
+func readEntry(e *yaml.RNode, field string) CertificateInfoEntry {
+	fail := func(err error) CertificateInfoEntry { return CertificateInfoEntry{Field: field, Err: err} }
 	if e.YNode().Kind != yaml.MappingNode {
 		return fail(kube.FieldErrorf(field, "must be an object"))
 	}
@@ -147,11 +145,11 @@ func readEntry(e *yaml.RNode, field string) Entry {
 	if raw == nil || raw.YNode().Kind != yaml.ScalarNode {
 		return fail(kube.FieldErrorf(field+".expiresInDays", "required: a whole number of days"))
 	}
-	days, err := ParseDays(raw.YNode().Value)
+	days, err := parseDays(raw.YNode().Value)
 	if err != nil {
 		return fail(&kube.FieldError{Field: field + ".expiresInDays", Err: err})
 	}
-	return Entry{Field: field, Machine: name, ExpiresInDays: days}
+	return CertificateInfoEntry{Field: field, Machine: name, ExpiresInDays: days}
 }
 
 // MaxDays bounds a count of days read from the input (an EKS Anywhere
@@ -162,8 +160,8 @@ func readEntry(e *yaml.RNode, field string) Entry {
 // (9223372036854775807 days read as expired).
 const MaxDays = 36500
 
-// ParseDays reads a whole number of days, at most MaxDays either way.
-func ParseDays(s string) (int, error) {
+// parseDays reads a whole number of days, at most MaxDays either way.
+func parseDays(s string) (int, error) {
 	s = strings.TrimSpace(s)
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil && !errors.Is(err, strconv.ErrRange) {

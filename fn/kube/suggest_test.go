@@ -1,16 +1,15 @@
-package suggest
+package kube
 
 import (
 	"testing"
 
-	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 func TestNearest(t *testing.T) {
-	secret := func(ns, name string) kube.Key { return kube.Key{Kind: "Secret", Namespace: ns, Name: name} }
-	have := []kube.Key{
+	secret := func(ns, name string) Key { return Key{Kind: "Secret", Namespace: ns, Name: name} }
+	have := []Key{
 		secret("envoy-gateway-system", "envoy-gateway"),
 		secret("envoy-gateway-system", "ratelimit-client"),
 		secret("default", "envoy-gateway"),
@@ -18,15 +17,15 @@ func TestNearest(t *testing.T) {
 		{Kind: "ConfigMap", Namespace: "envoy-gateway-system", Name: "envoy-gatway"},
 	}
 	for _, tc := range []struct {
-		want kube.Key
-		got  kube.Key
+		want Key
+		got  Key
 		ok   bool
 	}{
 		{secret("gw", "envoy-gateway"), secret("default", "envoy-gateway"), true},                               // same name, another namespace
 		{secret("envoy-gateway-system", "envoy-gatway"), secret("envoy-gateway-system", "envoy-gateway"), true}, // a typo, in its namespace first
 		{secret("elsewhere", "ratelimit-clinet"), secret("envoy-gateway-system", "ratelimit-client"), true},     // a typo in another namespace
-		{secret("envoy-gateway-system", "totally-different"), kube.Key{}, false},                                // nothing near
-		{kube.Key{Kind: "ConfigMap", Namespace: "x", Name: "ratelimit-client"}, kube.Key{}, false},              // another kind is no match
+		{secret("envoy-gateway-system", "totally-different"), Key{}, false},                                     // nothing near
+		{Key{Kind: "ConfigMap", Namespace: "x", Name: "ratelimit-client"}, Key{}, false},                        // another kind is no match
 	} {
 		got, ok := Nearest(tc.want, have)
 		require.Equal(t, tc.ok, ok, "%v", tc.want)

@@ -1,14 +1,13 @@
-// Package suggest finds what a user probably meant when a name they wrote
+// suggest.go finds what a user probably meant when a name they wrote
 // names nothing: the nearest existing object of the same kind (the same
 // name in another namespace, or a name a few edits away), so that an
 // error can say "did you mean" instead of only "not found".
-package suggest
+package kube
 
 import (
 	"sort"
 	"strings"
 
-	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -17,7 +16,7 @@ import (
 // away (at most a third of the name, at least 2), in want's namespace
 // before another; ties go to the first in lexical order. ok is false when
 // nothing is near.
-func Nearest(want kube.Key, have []kube.Key) (best kube.Key, ok bool) {
+func Nearest(want Key, have []Key) (best Key, ok bool) {
 	limit := limitFor(want.Name)
 	bestScore := -1
 	for _, h := range have {
@@ -62,7 +61,7 @@ func limitFor(want string) int {
 	return max(2, len(want)/3)
 }
 
-func less(a, b kube.Key) bool {
+func less(a, b Key) bool {
 	if a.Namespace != b.Namespace {
 		return a.Namespace < b.Namespace
 	}
@@ -102,7 +101,7 @@ func Keys(node *yaml.RNode) []string {
 		}
 		c := m.Value.YNode().Content
 		for i := 0; i+1 < len(c); i += 2 {
-			seen[kube.Safe(c[i].Value)] = true
+			seen[Safe(c[i].Value)] = true
 		}
 	}
 	out := make([]string, 0, len(seen))

@@ -1,4 +1,4 @@
-package machineexpiry
+package clusterapi
 
 import (
 	"errors"
@@ -21,7 +21,7 @@ func fieldError(err error) string {
 	return fe.Field + ": " + fe.Err.Error()
 }
 
-const annotationField = "metadata.annotations[machine.cluster.x-k8s.io/certificates-expiry]"
+const expiryAnnotationField = "metadata.annotations[machine.cluster.x-k8s.io/certificates-expiry]"
 
 // TestMachine: the rules of the Cluster API Machine controller - the
 // annotation wins whenever it is present, even empty, and a date is read
@@ -30,7 +30,7 @@ func TestMachine(t *testing.T) {
 	machine := func(annotations, status string) string {
 		return "apiVersion: cluster.x-k8s.io/v1beta1\nkind: Machine\nmetadata:\n  name: m\n" + annotations + status
 	}
-	annotated := func(v string) string { return "  annotations:\n    " + Annotation + ": " + v + "\n" }
+	annotated := func(v string) string { return "  annotations:\n    " + ExpiryAnnotation + ": " + v + "\n" }
 	const status = "status:\n  certificatesExpiryDate: \"2027-11-01T00:00:00Z\"\n"
 	cases := []struct {
 		name, doc   string
@@ -38,14 +38,14 @@ func TestMachine(t *testing.T) {
 		field, when string
 		err         string
 	}{
-		{name: "annotation wins", doc: machine(annotated(`"2026-12-01T01:00:00+01:00"`), status), found: true, field: annotationField, when: "2026-12-01T00:00:00Z"},
+		{name: "annotation wins", doc: machine(annotated(`"2026-12-01T01:00:00+01:00"`), status), found: true, field: expiryAnnotationField, when: "2026-12-01T00:00:00Z"},
 		{name: "status", doc: machine("", status), found: true, field: "status.certificatesExpiryDate", when: "2027-11-01T00:00:00Z"},
 		{name: "nothing stated", doc: machine("", "status: {phase: Running}\n")},
 		{name: "empty status date", doc: machine("", "status: {certificatesExpiryDate: \"\"}\n")},
 		{name: "an empty annotation still wins", doc: machine(annotated(`""`), status),
-			err: annotationField + `: "" is not an RFC 3339 date such as 2027-01-31T00:00:00Z`},
+			err: expiryAnnotationField + `: "" is not an RFC 3339 date such as 2027-01-31T00:00:00Z`},
 		{name: "spaces are not trimmed", doc: machine(annotated(`" 2026-12-01T00:00:00Z"`), ""),
-			err: annotationField + `: " 2026-12-01T00:00:00Z" is not an RFC 3339 date`},
+			err: expiryAnnotationField + `: " 2026-12-01T00:00:00Z" is not an RFC 3339 date`},
 		{name: "a date without a time", doc: machine("", "status: {certificatesExpiryDate: \"2026-12-01\"}\n"),
 			err: `status.certificatesExpiryDate: "2026-12-01" is not an RFC 3339 date`},
 		{name: "status not an object", doc: machine("", "status: [a]\n"), err: "status: must be an object"},
@@ -53,7 +53,7 @@ func TestMachine(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			s, found, err := Machine(yaml.MustParse(tc.doc))
+			s, found, err := MachineExpiry(yaml.MustParse(tc.doc))
 			if tc.err != "" {
 				if err == nil || !strings.HasPrefix(fieldError(err), tc.err) {
 					t.Fatalf("error %v, want one starting %q", err, tc.err)
