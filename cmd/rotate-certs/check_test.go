@@ -542,3 +542,32 @@ func TestCheckWaves(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckRenewals: the cert-manager CA Certificates that write a bundle's
+// sources are listed with their renewal date, state and key change, in the
+// table and in -o json; renewals fail nothing.
+func TestCheckRenewals(t *testing.T) {
+	in := expand(t, filepath.Join(checkDir, "renewals", "input.yaml"))
+	for _, tc := range []struct {
+		format, file string
+		want         []string
+	}{
+		{"table", "expected.txt", []string{"cert-manager renewals of the CAs the bundles read",
+			"Certificate cert-manager/root-ca    platform  2026-11-28  due soon  new",
+			"Certificate cert-manager/next-ca    platform  2028-09-18  later     same",
+			"Certificate cert-manager/legacy-ca  platform  never       disabled  -"}},
+		{"json", "expected.json", []string{`"renewals": [`, `"renewsAt": "2026-11-28T00:00:00Z"`, `"state": "due soon"`, `"newKey": true`}},
+	} {
+		t.Run(tc.format, func(t *testing.T) {
+			out, stderr, code := runCLI(t, in, "check", "-", "--now", checkNow, "-o", tc.format)
+			checkGolden(t, filepath.Join(checkDir, "renewals", tc.file), out)
+			require.Equal(t, 0, code, "a renewal fails nothing; stderr: %s", stderr)
+			for _, w := range tc.want {
+				require.Contains(t, out, w)
+			}
+		})
+	}
+	// Past its date the cluster likely holds a new CA already.
+	out, _, _ := runCLI(t, in, "check", "-", "--now", "2026-12-01T00:00:00Z")
+	require.Contains(t, out, "past: snapshot and render")
+}

@@ -35,8 +35,15 @@ func promtool(t *testing.T) string {
 // emits it and writes its spec (a Prometheus rule file) to a temp dir.
 func ruleFile(t *testing.T, certs []alerts.Certificate) string {
 	t.Helper()
+	return groupsFile(t, alerts.Groups(certs, warnWithin, failWithin))
+}
+
+// groupsFile writes groups as the function emits them (a PrometheusRule's
+// spec, which is a Prometheus rule file) to a temp dir.
+func groupsFile(t *testing.T, groups []alerts.Group) string {
+	t.Helper()
 	node := alerts.New("monitoring", "rotate-certs-expiry", "")
-	_, err := alerts.Apply(node, alerts.Groups(certs, warnWithin, failWithin), nil)
+	_, err := alerts.Apply(node, groups, nil)
 	require.NoError(t, err)
 	spec, err := node.Pipe(yaml.Lookup("spec"))
 	require.NoError(t, err)

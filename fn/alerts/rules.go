@@ -87,6 +87,7 @@ func rank(role string) int {
 type Rule struct {
 	Alert       string            `yaml:"alert" json:"alert"`
 	Expr        string            `yaml:"expr" json:"expr"`
+	For         string            `yaml:"for,omitempty" json:"for,omitempty"`
 	Labels      map[string]string `yaml:"labels" json:"labels"`
 	Annotations map[string]string `yaml:"annotations" json:"annotations"`
 }

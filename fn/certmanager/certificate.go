@@ -37,8 +37,14 @@ const (
 	RotationNever = "Never"
 )
 
-// RenewalDisabled is the spec.renewal.policy that turns renewal off.
-const RenewalDisabled = "Disabled"
+// Renewal policies (spec.renewal.policy; the API accepts these two).
+const (
+	// RenewalRenewBefore renews by spec.renewBefore (or its percentage,
+	// or the default), within spec.renewal.windows when set.
+	RenewalRenewBefore = "RenewBefore"
+	// RenewalDisabled turns renewal off.
+	RenewalDisabled = "Disabled"
+)
 
 // Certificate is what rotate-certs reads of a cert-manager Certificate.
 type Certificate struct {
@@ -109,6 +115,11 @@ func Read(node *yaml.RNode) (Certificate, error) {
 	default:
 		return c, kube.FieldErrorf("spec.privateKey.rotationPolicy", "%s is not Always or Never", kube.Quote(c.RotationPolicy))
 	}
+	switch c.RenewalPolicy {
+	case "", RenewalRenewBefore, RenewalDisabled:
+	default:
+		return c, kube.FieldErrorf("spec.renewal.policy", "%s is not RenewBefore or Disabled", kube.Quote(c.RenewalPolicy))
+	}
 	if w := kube.At(node, "spec", "renewal", "windows"); w != nil && w.YNode().Kind == yaml.SequenceNode {
 		c.Windows = len(w.YNode().Content)
 	}
@@ -137,6 +148,9 @@ func (c Certificate) KeyChanges() bool { return c.RotationPolicy != RotationNeve
 type Problem struct {
 	Ref kube.Ref
 	Err error
+	// Secret is the Secret it names in spec.secretName when that field
+	// reads as a string (its Name is empty otherwise).
+	Secret kube.Key
 }
 
 // Writers maps each Secret to the Certificates of items that write it
@@ -151,7 +165,9 @@ func Writers(items []*yaml.RNode) (map[kube.Key][]Certificate, []Problem) {
 		}
 		c, err := Read(it)
 		if err != nil {
-			problems = append(problems, Problem{Ref: kube.RefOf(it), Err: err})
+			p := Problem{Ref: kube.RefOf(it), Err: err, Secret: kube.Key{Kind: "Secret", Namespace: it.GetNamespace()}}
+			p.Secret.Name, _ = kube.StringAt(it, []string{"spec", "secretName"})
+			problems = append(problems, p)
 			continue
 		}
 		if c.SecretName != "" {

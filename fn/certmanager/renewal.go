@@ -10,8 +10,13 @@ import (
 type Renewal struct {
 	// At is the renewal time: cert-manager issues anew from then on.
 	At time.Time
-	// Why says which rule set At: "renewBefore 720h", "renewBeforePercentage
-	// 25", or cert-manager's default, a third of the lifetime before expiry.
+	// Field is the Certificate field whose rule set At: spec.renewBefore,
+	// spec.renewBeforePercentage, or spec.duration for cert-manager's
+	// default (a third of the lifetime before expiry); spec.renewal.policy
+	// when Disabled.
+	Field string
+	// Why says which rule set At: "spec.renewBefore 720h0m0s",
+	// "spec.renewBeforePercentage 25", or cert-manager's default.
 	Why string
 	// Disabled is true when spec.renewal.policy is Disabled: cert-manager
 	// never renews it, and At is zero.
@@ -25,29 +30,32 @@ type Renewal struct {
 // valid from notBefore to notAfter, by cert-manager v1.21's rule
 // (pkg/util/pki RenewalTime): the actual lifetime counts, not
 // spec.duration; spec.renewBefore when it is positive and shorter than
-// that lifetime, else spec.renewBeforePercentage of the lifetime when it
-// is in (0,100), else a third of the lifetime; before notAfter, truncated
-// to the second.
+// that lifetime (a longer one is ignored, not clamped), else
+// spec.renewBeforePercentage of the lifetime when it is in (0,100), else
+// a third of the lifetime; before notAfter, truncated to the second.
 func (c Certificate) RenewalOf(notBefore, notAfter time.Time) Renewal {
 	if c.RenewalPolicy == RenewalDisabled {
-		return Renewal{Disabled: true}
+		return Renewal{Disabled: true, Field: "spec.renewal.policy", Why: "spec.renewal.policy Disabled"}
 	}
 	lifetime := notAfter.Sub(notBefore)
 	var before time.Duration
-	var why string
+	var why, field string
 	switch {
 	case c.RenewBefore > 0 && c.RenewBefore < lifetime:
-		before, why = c.RenewBefore, "spec.renewBefore "+c.RenewBefore.String()
+		before, field = c.RenewBefore, "spec.renewBefore"
+		why = field + " " + c.RenewBefore.String()
 	case c.RenewBeforePercentage > 0 && c.RenewBeforePercentage < 100:
 		// As cert-manager computes it: in floating point, so that a long
 		// lifetime times the percentage does not overflow.
-		before = time.Duration(float64(lifetime) * float64(c.RenewBeforePercentage) / 100)
-		why = fmt.Sprintf("spec.renewBeforePercentage %d", c.RenewBeforePercentage)
+		before, field = time.Duration(float64(lifetime)*float64(c.RenewBeforePercentage)/100), "spec.renewBeforePercentage"
+		why = fmt.Sprintf("%s %d", field, c.RenewBeforePercentage)
 	default:
-		before, why = lifetime/3, "two thirds into its lifetime, cert-manager's default"
+		before, field = lifetime/3, "spec.duration"
+		why = "two thirds into its lifetime, cert-manager's default"
 	}
 	return Renewal{
 		At:      notAfter.Add(-before).Truncate(time.Second),
+		Field:   field,
 		Why:     why,
 		Windows: c.Windows > 0,
 	}

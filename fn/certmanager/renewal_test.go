@@ -30,12 +30,31 @@ func TestRenewalOf(t *testing.T) {
 		{"renewBefore wins over the percentage", Certificate{RenewBefore: h, RenewBeforePercentage: 50}, 3 * h, 2 * h},
 		{"a lifetime a second short: truncated to the second", Certificate{}, 24*h - time.Second, 16*h - time.Second},
 		{"ten years at 25%: no overflow", Certificate{RenewBeforePercentage: 25}, 87600 * h, 65700 * h},
+		// The API's default duration, 90 days: renewed after 60.
+		{"the default 90 days: after 60", Certificate{}, 2160 * h, 1440 * h},
+		// cert-manager ignores a renewBefore that is not shorter than the
+		// lifetime and falls through to the percentage, then the default.
+		{"renewBefore past the lifetime falls through to the percentage", Certificate{RenewBefore: 2160 * h, RenewBeforePercentage: 25}, 2160 * h, 1620 * h},
+		{"renewBeforePercentage 0 is ignored", Certificate{}, 2160 * h, 1440 * h},
+		{"a third of an odd lifetime, to the second", Certificate{}, 10 * time.Second, 6 * time.Second},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := tt.c.RenewalOf(nb, nb.Add(tt.lifetime))
 			require.False(t, r.Disabled)
 			require.Equal(t, nb.Add(tt.want), r.At)
 		})
+	}
+	for _, tt := range []struct {
+		c     Certificate
+		field string
+	}{
+		{Certificate{RenewBefore: h}, "spec.renewBefore"},
+		{Certificate{RenewBefore: 25 * h}, "spec.duration"},
+		{Certificate{RenewBeforePercentage: 10}, "spec.renewBeforePercentage"},
+		{Certificate{}, "spec.duration"},
+		{Certificate{RenewalPolicy: RenewalDisabled}, "spec.renewal.policy"},
+	} {
+		require.Equal(t, tt.field, tt.c.RenewalOf(nb, nb.Add(24*h)).Field, "%+v", tt.c)
 	}
 	r := Certificate{RenewalPolicy: RenewalDisabled}.RenewalOf(nb, nb.Add(h))
 	require.True(t, r.Disabled)
@@ -70,6 +89,7 @@ spec:
 		{"renewBeforePercentage: half", "spec.renewBeforePercentage"},
 		{"privateKey: {rotationPolicy: Sometimes}", "spec.privateKey.rotationPolicy"},
 		{"secretName: [a]", "spec.secretName"},
+		{"renewal: {policy: Sometimes}", "spec.renewal.policy"},
 	} {
 		_, err := Read(yaml.MustParse("apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata: {name: x}\nspec:\n  " + tt.spec + "\n"))
 		require.ErrorContains(t, err, tt.field, tt.spec)

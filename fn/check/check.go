@@ -169,6 +169,7 @@ func build(groups []group, now time.Time, warn, fail time.Duration, in *inputErr
 		var reissues []report.Reissue
 		var waves []report.PendingWaves
 		var trust []report.Trusted
+		var renewals []report.Renewal
 		for _, p := range g.policies {
 			e, err := rotate.Explain(g.items, p, now)
 			if err != nil {
@@ -178,9 +179,11 @@ func build(groups []group, now time.Time, warn, fail time.Duration, in *inputErr
 			reissues = append(reissues, e.Reissues...)
 			trust = append(trust, e.Trust...)
 			waves = append(waves, e.Waves...)
+			renewals = append(renewals, e.Renewals...)
 		}
 		part := report.Build(report.Scan(g.items), dedupeReissues(reissues), trust, now, warn, fail)
 		part.Waves = waves
+		part.Renewals = renewals
 		part = part.InPackage(g.path)
 		if len(g.policies) > 0 {
 			pkg := report.Package{Path: g.path}

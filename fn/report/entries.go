@@ -243,6 +243,9 @@ type Report struct {
 	// Waves are the roll-outs of restarts in waves that are not done, by
 	// package and bundle.
 	Waves []PendingWaves
+	// Renewals are the cert-manager renewals of CAs the bundles read, by
+	// date.
+	Renewals []Renewal
 }
 
 // Package is a package as the report lists it: its directory and the
@@ -262,6 +265,9 @@ func (r Report) InPackage(p string) Report {
 	}
 	for i := range r.Waves {
 		r.Waves[i].Package = p
+	}
+	for i := range r.Renewals {
+		r.Renewals[i].Package = p
 	}
 	for i := range r.Trust {
 		r.Trust[i].Package = p
@@ -283,7 +289,9 @@ func Merge(now time.Time, warnWithin, failWithin time.Duration, parts ...Report)
 		r.Problems = append(r.Problems, p.Problems...)
 		r.Packages = append(r.Packages, p.Packages...)
 		r.Waves = append(r.Waves, p.Waves...)
+		r.Renewals = append(r.Renewals, p.Renewals...)
 	}
+	sortRenewals(r.Renewals)
 	sortEntries(r.Entries)
 	SortReissues(r.Reissues)
 	sortWaves(r.Waves)
@@ -309,6 +317,9 @@ func (r Report) MultiPackage() bool {
 	}
 	for _, w := range r.Waves {
 		seen[w.Package] = true
+	}
+	for _, x := range r.Renewals {
+		seen[x.Package] = true
 	}
 	return len(seen) > 1
 }

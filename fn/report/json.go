@@ -29,6 +29,7 @@ type jsonReport struct {
 	Problems          []jsonProblem `json:"problems"`
 	Packages          []jsonPackage `json:"packages"`
 	Waves             []jsonWaves   `json:"waves"`
+	Renewals          []jsonRenewal `json:"renewals,omitempty"`
 }
 
 // jsonPackage is a directory whose RotationPolicy applies to it and below.
@@ -140,6 +141,7 @@ func RenderJSON(r Report) ([]byte, error) {
 		Problems: []jsonProblem{},
 		Packages: []jsonPackage{},
 		Waves:    wavesJSON(r.Waves),
+		Renewals: renewalsJSON(r),
 	}
 	for _, p := range r.Packages {
 		jp := jsonPackage{Path: p.Path, Policies: []jsonResource{}}

@@ -84,6 +84,10 @@ func RenderTable(r Report, opts TableOptions) []byte {
 		buf.WriteString("\nRestart waves still to roll (restart.waves; each bundle keeps its previous CAs until its last wave has rolled out):\n")
 		wavesTable(r, pkg, opts).write(&buf, opts)
 	}
+	if len(r.Renewals) > 0 && !opts.NoHeaders {
+		buf.WriteString("\ncert-manager renewals of the CAs the bundles read (snapshot the Secret and render right after each; a new key leaves the old CA's leaves needing the old CA in the bundle):\n")
+		renewalsTable(r, pkg, opts).write(&buf, opts)
+	}
 	if opts.NoHeaders {
 		return buf.Bytes()
 	}

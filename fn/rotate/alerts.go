@@ -29,7 +29,8 @@ func (r *run) alerts() {
 		}
 	}
 	warn, fail := r.policy.Spec.Expiry.WarnWithin.Duration, r.policy.Spec.Expiry.FailWithin.Duration
-	groups := alerts.Groups(certs, warn, fail)
+	drifts := r.drifts()
+	groups := alerts.WithDrift(alerts.Groups(certs, warn, fail), drifts)
 
 	key := kube.Key{Kind: alerts.Kind, Namespace: a.Namespace, Name: a.Name}
 	node := r.index.GetIn(kube.GroupOf(alerts.APIVersion), key)
@@ -51,7 +52,7 @@ func (r *run) alerts() {
 		r.items = append(r.items, node)
 		r.index.Add(node)
 	}
-	rules := 0
+	rules := -len(drifts)
 	for _, g := range groups {
 		rules += len(g.Rules)
 	}
@@ -64,6 +65,9 @@ func (r *run) alerts() {
 	}
 	msg := fmt.Sprintf("alerts: %d alerting rule(s) in %d group(s) for %d certificate(s): warning from NotAfter-%s, critical from NotAfter-%s; %s",
 		rules, len(groups), rules/2, warn, fail, state)
+	if len(drifts) > 0 {
+		msg += fmt.Sprintf("; %d alert(s) on a CA that cert-manager renews in the cluster before git catches up (%s)", len(drifts), alerts.DriftAlertName)
+	}
 	if len(groups) == 0 {
 		msg += "; no trust bundle holds a certificate, so the rule has no alerts"
 	}
@@ -119,4 +123,16 @@ func (r *run) bundleAlerts(name string, rb renderedBundle) []alerts.Certificate 
 		}
 	}
 	return certs
+}
+
+// drifts are the bundle sources a cert-manager Certificate writes, with
+// the CA this render saw in each: the drift alerts watch them.
+func (r *run) drifts() []alerts.Drift {
+	forecasts, _ := r.forecasts()
+	out := make([]alerts.Drift, 0, len(forecasts))
+	for _, f := range forecasts {
+		out = append(out, alerts.Drift{Bundle: f.Bundle, Namespace: f.Certificate.Ref.Namespace, Name: f.Certificate.Ref.Name,
+			Source: f.Certificate.Key().String(), NotAfter: f.CA.NotAfter, SHA256: pki.FingerprintOf(f.CA).String()})
+	}
+	return out
 }

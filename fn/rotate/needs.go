@@ -3,6 +3,7 @@ package rotate
 import (
 	"strings"
 
+	"github.com/rotate-certs/rotate-certs/fn/certmanager"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/report"
@@ -18,7 +19,7 @@ import (
 //   - by kind (NeedsKind): core, apps, batch and policy objects, Argo
 //     Rollouts, Prometheus rules, webhook configurations, APIServices,
 //     CustomResourceDefinitions, ClusterTrustBundles, trust-manager
-//     Bundles, Cluster API, EKS Anywhere and machine templates; not an
+//     Bundles, cert-manager Certificates, Cluster API, EKS Anywhere and machine templates; not an
 //     unrelated custom resource;
 //   - of core Secrets and ConfigMaps, only those the steps read: the trust
 //     bundles' sources and targets, by name, every one of the trust
@@ -30,9 +31,11 @@ import (
 //     metadata or duplicate keys the processor must refuse;
 //   - Namespaces only when a bundle picks its target's namespaces by
 //     label (namespaceSelector), finds injected consumers by their
-//     Namespace (restart.mesh, restart.injected), or writes a
-//     trust-manager Bundle, whose target namespaceSelector says where its
-//     readers are.
+//     Namespace (restart.mesh, restart.injected), writes a trust-manager
+//     Bundle, whose target namespaceSelector says where its readers are,
+//     or writes a Secret or ConfigMap, which must not be one that a
+//     trust-manager Bundle of the input writes in the namespaces its
+//     selector picks.
 //
 // A step that comes to read other Secrets or ConfigMaps must say so here.
 func Needs(fnConfig *yaml.RNode) resio.Reads {
@@ -50,7 +53,10 @@ func Needs(fnConfig *yaml.RNode) resio.Reads {
 		if b.Target.Kind == policy.TargetBundle {
 			trust[b.Target.TrustNamespace] = true
 		}
-		selects = selects || b.Target.NamespaceSelector != nil || b.Restart.InjectsTrust() || b.Target.Kind == policy.TargetBundle
+		// A Secret or ConfigMap target is checked against the
+		// trust-manager Bundles of the input, whose namespaceSelector
+		// reads Namespace labels.
+		selects = selects || b.Target.NamespaceSelector != nil || b.Restart.InjectsTrust() || b.Target.Kind != policy.TargetClusterTrustBundle
 		for _, s := range b.Sources {
 			for _, ref := range []*policy.ObjectKeyRef{s.Secret, s.ConfigMap} {
 				if ref != nil {
@@ -108,7 +114,8 @@ func readsItem(item *yaml.RNode, names, trust map[string]bool, sources []string,
 // CronJobs, Argo Rollouts) and PodDisruptionBudgets, PrometheusRules, the
 // objects that keep trust outside Secrets and ConfigMaps (webhook
 // configurations, APIServices, CustomResourceDefinitions,
-// ClusterTrustBundles, trust-manager Bundles), every object of Cluster
+// ClusterTrustBundles, trust-manager Bundles), cert-manager Certificates
+// (renewals of a source's CA), every object of Cluster
 // API, EKS Anywhere and rotate-certs itself, and machine templates of any
 // group. Anything else (a Service, an unrelated
 // custom resource) is passed through without being parsed.
@@ -153,4 +160,7 @@ var readKinds = map[string]map[string]bool{
 	policy.InjectKinds[policy.KindCustomResourceDefinition]: {policy.KindCustomResourceDefinition: true},
 	"certificates.k8s.io":                                   {policy.TargetClusterTrustBundle: true},
 	trustbundle.TrustManagerGroup:                           {"Bundle": true},
+	// cert-manager Certificates, whose renewals of a source's CA the
+	// function foresees.
+	certmanager.Group: {certmanager.KindCertificate: true},
 }

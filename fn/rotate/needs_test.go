@@ -2,6 +2,7 @@ package rotate_test
 
 import (
 	"bytes"
+	"encoding/base64"
 	"fmt"
 	"testing"
 	"time"
@@ -72,4 +73,43 @@ func requireBothPathsFail(t *testing.T, input []byte) string {
 	require.Error(t, slowErr)
 	require.Equal(t, slow.String(), fast.String())
 	return fast.String()
+}
+
+// A cert-manager Certificate is read in function mode: the renewal of a
+// source's CA is foreseen on the fast path (which parses only the kinds
+// Needs names) exactly as on kyaml's reader (which parses every item).
+func TestReadPlanKeepsCertManagerCertificates(t *testing.T) {
+	const input = `apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- apiVersion: cert-manager.io/v1
+  kind: Certificate
+  metadata: {name: root-ca, namespace: cert-manager}
+  spec: {isCA: true, secretName: root-ca, renewBefore: 4440h, issuerRef: {name: selfsigned, kind: ClusterIssuer}}
+- apiVersion: v1
+  kind: Secret
+  metadata: {name: root-ca, namespace: cert-manager, annotations: {config.kubernetes.io/local-config: "true"}}
+  type: kubernetes.io/tls
+  data: {ca.crt: %[1]s, tls.crt: %[1]s}
+functionConfig:
+  apiVersion: rotate-certs.dev/v1alpha1
+  kind: RotationPolicy
+  metadata: {name: p}
+  spec:
+    now: "2026-11-22T00:00:00Z"
+    trustBundles:
+    - name: platform
+      sources: [{secret: {name: root-ca, namespace: cert-manager, key: ca.crt}}]
+      target: {kind: ConfigMap, name: platform-trust, namespaces: [apps], key: ca.crt}
+`
+	in := []byte(fmt.Sprintf(input, base64.StdEncoding.EncodeToString(testpki.Fixture("ca-2025").PEM())))
+	p := rotate.Processor{Now: func() time.Time { return testpki.GoldenNow }}
+	var fast, slow bytes.Buffer
+	handled, err := resio.RunFast(in, &fast, rotate.Needs, p.Run)
+	require.True(t, handled, "the input must take the fast path: %v", err)
+	require.NoError(t, err)
+	require.NoError(t, resio.RunKyaml(in, &slow, p.Run))
+	require.Equal(t, slow.String(), fast.String())
+	require.Contains(t, fast.String(), "CA Certificate cert-manager/root-ca writes its source Secret cert-manager/root-ca")
+	require.Contains(t, fast.String(), "cert-manager renews it at 2026-11-28T00:00:00Z")
 }

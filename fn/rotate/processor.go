@@ -101,6 +101,7 @@ type step func(*run)
 // steps is the order of the concerns.
 var steps = []step{
 	(*run).trustBundles,
+	(*run).renewals,
 	(*run).restarts,
 	(*run).clusterAPI,
 	(*run).expiryReport,

@@ -175,6 +175,8 @@ type Explanation struct {
 	Reissues []report.Reissue
 	Trust    []report.Trusted
 	Waves    []report.PendingWaves
+	// Renewals are the cert-manager renewals of the CAs the bundles read.
+	Renewals []report.Renewal
 }
 
 // Explain runs the trust-bundle and restart rules of the policy fnConfig
@@ -187,7 +189,7 @@ func Explain(items []*yaml.RNode, fnConfig *yaml.RNode, now time.Time) (Explanat
 	if err != nil {
 		return Explanation{}, err
 	}
-	return Explanation{Reissues: r.reissues(), Trust: r.trust(), Waves: r.pendingWaves()}, nil
+	return Explanation{Reissues: r.reissues(), Trust: r.trust(), Waves: r.pendingWaves(), Renewals: r.renewalRows()}, nil
 }
 
 // Reissues is Explain's re-issue list.

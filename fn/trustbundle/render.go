@@ -249,6 +249,9 @@ func (r *renderer) sources() map[pki.Fingerprint]string {
 func (r *renderer) renderTarget(ns string, current []*x509.Certificate) (Target, bool) {
 	t := r.bundle.Target
 	key := kube.Key{Kind: t.Kind, Namespace: ns, Name: t.Name}
+	if !r.trustManagerWrites(key) {
+		return Target{}, false
+	}
 	node := r.env.Index.Get(key)
 	if node != nil && node.GetApiVersion() != "v1" {
 		node = nil
