@@ -202,10 +202,22 @@ func (sp *splitter) topLevelKey(line []byte, at int) string {
 	value = strings.TrimSpace(value)
 	sp.section = key
 	switch key {
-	case "apiVersion":
-		sp.out.apiVersion = value
-	case "kind":
-		sp.out.kind = value
+	case "apiVersion", "kind":
+		// A plain word such as config.kubernetes.io/v1 or ResourceList;
+		// anything else (a quote, a comment, "a: b", which yaml.v3 refuses:
+		// found by FuzzProcess) goes to kyaml's reader.
+		if !isPlainWord(value) {
+			return key + " is not a plain word"
+		}
+		if key == "kind" {
+			sp.out.kind = value
+		} else {
+			sp.out.apiVersion = value
+		}
+	case "results":
+		if value != "" && value != "[]" {
+			return "results written in flow style"
+		}
 	case "items":
 		if value != "" && value != "[]" {
 			return "items written in flow style"
@@ -217,6 +229,22 @@ func (sp *splitter) topLevelKey(line []byte, at int) string {
 		sp.fcStart = at
 	}
 	return ""
+}
+
+// isPlainWord reports whether v is a non-empty run of letters, digits and
+// ".", "/", "_", "-": an apiVersion or kind the splitter may take as
+// written.
+func isPlainWord(v string) bool {
+	if v == "" {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '/' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // finish ends the list after its last line, n.
