@@ -312,7 +312,7 @@ const maxImplicitKey = 1024
 // keyEndAt returns the index of the colon that ends a plain key starting
 // at col in text ("key: value" or "key:"), or -1.
 func keyEndAt(text []byte, col int) int {
-	if col >= len(text) || isIndicator(text[col], text, col) {
+	if col >= len(text) || isIndicator(text[col], text, col) || col == 0 && isDocumentMarker(text) {
 		return -1
 	}
 	for j := col; j < len(text); j++ {
@@ -328,6 +328,17 @@ func keyEndAt(text []byte, col int) int {
 		}
 	}
 	return -1
+}
+
+// isDocumentMarker reports whether a line starts with "---" or "..."
+// followed by a space or nothing: a document's start or end to yaml.v3,
+// never a key ("... 00: 0" is refused there; found by
+// FuzzDocumentParserMatchesYAML).
+func isDocumentMarker(text []byte) bool {
+	if len(text) < 3 || !(string(text[:3]) == "---" || string(text[:3]) == "...") {
+		return false
+	}
+	return len(text) == 3 || text[3] == ' ' || text[3] == '\t'
 }
 
 // isIndicator reports whether c at text[at] cannot start a plain scalar.
