@@ -99,7 +99,7 @@ func policies(data []byte) []*yaml.RNode {
 		nodes = append(nodes, fc)
 	}
 	for _, n := range nodes {
-		if n.GetKind() == policy.Kind {
+		if n.YNode().Kind == yaml.MappingNode && n.GetKind() == policy.Kind {
 			out = append(out, n)
 		}
 	}
@@ -110,7 +110,9 @@ func policies(data []byte) []*yaml.RNode {
 // which the reader does not list as an item.
 func functionConfigOf(data []byte) *yaml.RNode {
 	node, err := yaml.Parse(string(data))
-	if err != nil || node.GetKind() != "ResourceList" {
+	// kyaml's GetKind panics on a root that is not a mapping (a list of
+	// PrometheusRule rules in docs/guides/alerts.md).
+	if err != nil || node.YNode().Kind != yaml.MappingNode || node.GetKind() != "ResourceList" {
 		return nil
 	}
 	return node.Field("functionConfig").Value
