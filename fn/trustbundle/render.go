@@ -254,7 +254,12 @@ func (r *renderer) renderTarget(ns string, current []*x509.Certificate) (Target,
 	}
 	node := r.env.Index.Get(key)
 	if node != nil && node.GetApiVersion() != "v1" {
-		node = nil
+		// Not another object: writing a new one beside it would leave two
+		// copies of the target, the stale one holding the previous CAs
+		// (found by FuzzProcess: a misspelt apiVersion key).
+		r.errorf(kube.RefOf(node), "apiVersion", "bundle %q: target %s has apiVersion %s; a %s target must be a core v1 %s - fix its apiVersion",
+			r.bundle.Name, key, kube.Quote(node.GetApiVersion()), key.Kind, key.Kind)
+		return Target{}, false
 	}
 	if snap := r.env.Snapshots.Get(key); node == nil && snap != nil {
 		r.errorf(kube.RefOf(snap), "metadata.annotations["+kube.LocalConfigAnnotation+"]",
