@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/internal/e2eharness"
@@ -41,16 +40,20 @@ func TestHelmPostRenderer(t *testing.T) {
 	require.Equal(t, out, again)
 }
 
-// pinnedHelmPolicy writes examples/helm's policy with spec.now set to the
-// current second, so that two builds stamp the same retired record.
+// pinnedHelmPolicy writes examples/helm's policy with spec.now pinned
+// (e2eharness.PinClock, as StageExample does), so that two builds stamp the
+// same retired record.
 func pinnedHelmPolicy(t *testing.T) string {
 	t.Helper()
 	example, err := os.ReadFile(filepath.Join(examplesDir, "helm", "rotation-policy.yaml"))
 	require.NoError(t, err)
-	require.Contains(t, string(example), "\nspec:\n")
-	now := time.Now().UTC().Format(time.RFC3339)
-	policy := filepath.Join(t.TempDir(), "rotation-policy.yaml")
-	require.NoError(t, os.WriteFile(policy, []byte(strings.Replace(string(example), "\nspec:\n", "\nspec:\n  now: \""+now+"\"\n", 1)), 0o644))
+	dir := t.TempDir()
+	policy := filepath.Join(dir, "rotation-policy.yaml")
+	require.NoError(t, os.WriteFile(policy, example, 0o644))
+	e2eharness.PinClock(t, dir, e2eharness.StagedNow)
+	pinned, err := os.ReadFile(policy)
+	require.NoError(t, err)
+	require.Contains(t, string(pinned), "\n  now: ", "the policy's clock must be pinned")
 	return policy
 }
 
