@@ -47,7 +47,7 @@ func TestRenderKeepsTheTextOfChangedResources(t *testing.T) {
 		_, err := tmpl.Pipe(yaml.ClearAnnotation("rotate-certs.dev/trust-hash"))
 		require.NoError(t, err)
 		require.NoError(t, yaml.ClearEmptyAnnotations(tmpl))
-		require.Equal(t, encodeAll(t, before[i:i+1]), encodeAll(t, after[i:i+1]))
+		require.Equal(t, golden.Encode(t, before[i:i+1]), golden.Encode(t, after[i:i+1]))
 	}
 
 	stdout.Reset()
@@ -82,16 +82,4 @@ func readDocs(t *testing.T, b []byte) []*yaml.RNode {
 	nodes, err := (&kio.ByteReader{Reader: bytes.NewReader(b), OmitReaderAnnotations: true}).Read()
 	require.NoError(t, err)
 	return nodes
-}
-
-// encodeAll encodes the items as they are, annotations included.
-func encodeAll(t *testing.T, items []*yaml.RNode) string {
-	t.Helper()
-	var b strings.Builder
-	for _, item := range items {
-		s, err := item.String()
-		require.NoError(t, err)
-		b.WriteString(s + "---\n")
-	}
-	return b.String()
 }

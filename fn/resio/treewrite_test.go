@@ -1,9 +1,9 @@
 package resio
 
 import (
-	"strings"
 	"testing"
 
+	"github.com/rotate-certs/rotate-certs/internal/golden"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -39,20 +39,7 @@ func TestDefaultPathAndIndexMatchesKyaml(t *testing.T) {
 			want, got := parse(), parse()
 			require.NoError(t, kioutil.DefaultPathAndIndexAnnotation("", want))
 			require.NoError(t, defaultPathAndIndex(got))
-			require.Equal(t, encodeAll(t, want), encodeAll(t, got))
+			require.Equal(t, golden.Encode(t, want), golden.Encode(t, got))
 		})
 	}
-}
-
-// encodeAll encodes the items as they are, annotations included (kyaml's
-// writer would drop the index annotations).
-func encodeAll(t *testing.T, items []*yaml.RNode) string {
-	t.Helper()
-	var b strings.Builder
-	for _, item := range items {
-		s, err := item.String()
-		require.NoError(t, err)
-		b.WriteString(s + "---\n")
-	}
-	return b.String()
 }

@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // module is the path of the repository's root module; test/ holds modules
@@ -131,4 +133,20 @@ func firstDifference(want, got string) string {
 		}
 	}
 	return "(same lines, different bytes)"
+}
+
+// Encode writes items as they are, annotations included (kyaml's writer
+// would drop the index annotations), each ended by "---": what tests
+// compare when two reads of the same files must give the same objects.
+func Encode(t testing.TB, items []*yaml.RNode) string {
+	t.Helper()
+	var b strings.Builder
+	for _, item := range items {
+		s, err := item.String()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.WriteString(s + "---\n")
+	}
+	return b.String()
 }
