@@ -38,12 +38,20 @@ type Found struct {
 	// value holding a chain (tls.crt, cert-chain.pem) has its own
 	// certificate first and the intermediates that signed it after it.
 	Nth int
+	// Supplies marks a CA that the certificate right before it in its
+	// value names as its issuer: a chain's link (see InChain).
+	Supplies bool
 }
 
-// InChain reports whether f is a CA that follows another certificate in
-// its value: an intermediate a chain supplies, re-issued with the
-// certificate it follows.
-func (f Found) InChain() bool { return f.Nth > 0 && pki.IsCA(f.Cert) }
+// InChain reports whether f is a CA that a chain supplies: it follows, in
+// its value, a certificate that names it as issuer and is not self-issued
+// (tls.crt, cert-chain.pem: the certificate, then the intermediates that
+// signed it). It is re-issued with the certificate it follows. A trust
+// bundle's CAs (a caBundle, a ca.crt of several roots) are not a chain:
+// each stands alone, whatever its place, so that the order a bundle is
+// written in (the function writes its canonical order) never changes
+// what chains to what.
+func (f Found) InChain() bool { return f.Supplies }
 
 // Key returns the field, followed by ":" and the location inside the value
 // when there is one: "data.value:users[admin].user.client-certificate-data".
@@ -178,6 +186,12 @@ func Reads(value []byte) bool {
 	return pki.LooksLikePEM(value) || looksLikeKubeconfig(value)
 }
 
+// suppliedBy reports whether ca is the link of a chain after prev: a CA
+// that prev, a certificate that is not self-issued, names as issuer.
+func suppliedBy(prev, ca *x509.Certificate) bool {
+	return pki.IsCA(ca) && string(prev.RawIssuer) != string(prev.RawSubject) && string(prev.RawIssuer) == string(ca.RawSubject)
+}
+
 // pem records the certificates of one PEM value. certOnly marks a field
 // that can only hold certificates (a kubeconfig's), where anything
 // unreadable is a problem. The certificates that parse are recorded even
@@ -186,7 +200,8 @@ func Reads(value []byte) bool {
 func (s *scanner) pem(ref func() kube.Ref, field, within string, data []byte, certOnly bool) {
 	d, errs := s.cache.ScanPEM(data)
 	for i, c := range d.Certificates {
-		s.inv.Certificates = append(s.inv.Certificates, Found{Ref: ref(), Field: field, Within: within, Cert: c, Nth: i})
+		s.inv.Certificates = append(s.inv.Certificates, Found{Ref: ref(), Field: field, Within: within, Cert: c, Nth: i,
+			Supplies: i > 0 && suppliedBy(d.Certificates[i-1], c)})
 	}
 	// Only data that claims to be a certificate is a problem; other PEM
 	// (keys, PGP armour, CSRs) and prose that mentions a PEM header are

@@ -380,3 +380,40 @@ status:
 		"status.clusterCertificateInfo[2].expiresInDays: -36501 days is out of range: at most 36500 (100 years) either way",
 	}, problems)
 }
+
+// TestInChainIsAChainNotAPlace: a CA is a chain's link (re-issued with the
+// certificate before it) only when that certificate names it as issuer. A
+// trust bundle's roots stand alone in any order: the function rewrites a
+// bundle in its canonical order, and a render of its own output must see
+// the same chains (FuzzProcess found a caBundle whose second root was
+// taken for a chain's link after one render and not before).
+func TestInChainIsAChainNotAPlace(t *testing.T) {
+	pemOf := func(names ...string) string {
+		var b strings.Builder
+		for _, n := range names {
+			b.Write(testpki.Fixture(n).PEM())
+		}
+		return base64.StdEncoding.EncodeToString([]byte(b.String()))
+	}
+	tests := []struct {
+		name  string
+		value []string
+		want  []bool
+	}{
+		{"leaf, intermediate, root", []string{"linkerd-proxy-short", "linkerd-issuer-short", "linkerd-anchor-new"}, []bool{false, true, true}},
+		{"intermediate, root", []string{"linkerd-issuer-new", "linkerd-anchor-new"}, []bool{false, true}},
+		{"two roots", []string{"ca-2025", "ca-2026"}, []bool{false, false}},
+		{"two roots, the other order", []string{"ca-2026", "ca-2025"}, []bool{false, false}},
+		{"a leaf, then a root that did not sign it", []string{"leaf-new", "ca-2025"}, []bool{false, false}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			inv := report.Scan(items(t, "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata:\n  ca.crt: "+pemOf(tt.value...)+"\n"))
+			var got []bool
+			for _, f := range inv.Certificates {
+				got = append(got, f.InChain())
+			}
+			require.Equal(t, tt.want, got)
+		})
+	}
+}

@@ -185,7 +185,12 @@ func (r *listReader) intern(b []byte) string {
 func (r *listReader) item(i int) (handled bool, err error) {
 	raw := r.lt.raw(i)
 	t := readItem(raw, r.intern)
-	asText := t.object && t.synced && !mayAlias(raw)
+	// A migration id the text reading did not find (in a flow mapping, or
+	// in an item it does not read that far) is kyaml's to delete, from
+	// the tree: such an item keeps kyaml's books and is not passed as text
+	// (found by FuzzFastPathMatchesKyaml).
+	unmarked := t.cutEnd == 0 && bytes.Contains(raw, []byte(migrationID))
+	asText := t.object && t.synced && !mayAlias(raw) && !unmarked
 	if asText && !t.needed(r.reads.Kind) {
 		// Passed through as text: kyaml's bookkeeping only deletes the
 		// migration id line.
@@ -196,6 +201,7 @@ func (r *listReader) item(i int) (handled bool, err error) {
 	// come in pairs, and of one without any (kyaml's bookkeeping is a
 	// no-op on it); kyaml keeps the others'.
 	own := t.synced && (t.pattern == 0 || t.pattern.internal() && t.pattern.paired()) || !hasSyncedText(raw)
+	own = own && !unmarked
 	if est := estimateNodes(raw); r.kept+est > r.budget {
 		return true, &TooMuchYAMLError{Size: r.size, Item: i, Nodes: r.kept + est, Budget: r.budget}
 	}
@@ -204,7 +210,7 @@ func (r *listReader) item(i int) (handled bool, err error) {
 	if err != nil {
 		return false, fmt.Errorf("%w: item %d %v", ErrNotCanonical, i, err)
 	}
-	if !r.reads.wants(p.node) && (asText || passable(p.node, raw)) {
+	if !r.reads.wants(p.node) && (asText || passable(p.node, raw)) && !unmarked {
 		// Parsed to learn what it is, and not read after all.
 		r.ip.block.rewind(mark) // its nodes are the next item's
 		r.passAsText(i, t)
