@@ -39,13 +39,13 @@ var (
 
 // IsMachine reports whether node is a Cluster API Machine (any version).
 func IsMachine(node *yaml.RNode) bool {
-	return node.GetKind() == "Machine" && kube.GroupOf(node.GetApiVersion()) == groupCluster
+	return node.GetKind() == kindMachine && kube.GroupOf(node.GetApiVersion()) == groupCluster
 }
 
 // IsEKSACluster reports whether node is an EKS Anywhere Cluster (any
 // version).
 func IsEKSACluster(node *yaml.RNode) bool {
-	return node.GetKind() == "Cluster" && kube.GroupOf(node.GetApiVersion()) == groupEKSAnywhere
+	return node.GetKind() == kindCluster && kube.GroupOf(node.GetApiVersion()) == groupEKSAnywhere
 }
 
 // ExpiryStatement is what a Machine states about when its certificates expire.

@@ -179,10 +179,10 @@ func (s *scanner) values(item *yaml.RNode) {
 	}
 }
 
-// Reads reports whether the scan reads a Secret or ConfigMap value: PEM,
+// scans reports whether the scan reads a Secret or ConfigMap value: PEM,
 // or a kubeconfig's certificate fields. A Secret or ConfigMap with no such
 // value, and whose values all decode, adds nothing to the inventory.
-func Reads(value []byte) bool {
+func scans(value []byte) bool {
 	return pki.LooksLikePEM(value) || looksLikeKubeconfig(value)
 }
 

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rotate-certs/rotate-certs/fn/certmanager"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -17,21 +19,25 @@ import (
 // trustKinds maps the API group and kind of each such object to the
 // scanner that reads it.
 var trustKinds = map[[2]string]func(s *scanner, ref func() kube.Ref, item *yaml.RNode){
-	{"admissionregistration.k8s.io", "MutatingWebhookConfiguration"}:   (*scanner).webhooks,
-	{"admissionregistration.k8s.io", "ValidatingWebhookConfiguration"}: (*scanner).webhooks,
-	{"apiregistration.k8s.io", "APIService"}: func(s *scanner, ref func() kube.Ref, item *yaml.RNode) {
+	injectKind(policy.KindMutatingWebhookConfiguration):   (*scanner).webhooks,
+	injectKind(policy.KindValidatingWebhookConfiguration): (*scanner).webhooks,
+	injectKind(policy.KindAPIService): func(s *scanner, ref func() kube.Ref, item *yaml.RNode) {
 		s.caBundle(ref, item, "spec.caBundle", "spec", "caBundle")
 	},
-	{"apiextensions.k8s.io", "CustomResourceDefinition"}: func(s *scanner, ref func() kube.Ref, item *yaml.RNode) {
+	injectKind(policy.KindCustomResourceDefinition): func(s *scanner, ref func() kube.Ref, item *yaml.RNode) {
 		s.caBundle(ref, item, "spec.conversion.webhook.clientConfig.caBundle", "spec", "conversion", "webhook", "clientConfig", "caBundle")
 	},
-	{"certificates.k8s.io", "ClusterTrustBundle"}: func(s *scanner, ref func() kube.Ref, item *yaml.RNode) {
+	{"certificates.k8s.io", policy.TargetClusterTrustBundle}: func(s *scanner, ref func() kube.Ref, item *yaml.RNode) {
 		if v := stringAt(item, "spec", "trustBundle"); v != "" {
 			s.pem(ref, "spec.trustBundle", "", []byte(v), true)
 		}
 	},
-	{"trust.cert-manager.io", "Bundle"}: (*scanner).trustManagerInLines,
+	{certmanager.TrustGroup, certmanager.KindBundle}: (*scanner).trustManagerInLines,
 }
+
+// injectKind is the key of trustKinds of a kind whose caBundle fields
+// the trust bundles inject (policy.InjectKinds).
+func injectKind(kind string) [2]string { return [2]string{policy.InjectKinds[kind], kind} }
 
 // IsExpiryKind reports whether kind reports certificate expiry dates
 // without the certificates (Cluster API Machines, EKS Anywhere Clusters),

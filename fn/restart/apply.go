@@ -423,7 +423,7 @@ func (a *applier) pdbsIn(ns string) []labels.Selector {
 	if a.pdbs == nil {
 		a.pdbs = map[string][]labels.Selector{}
 		for _, item := range a.env.Items {
-			if item.GetKind() != "PodDisruptionBudget" || kube.IsLocalConfig(item) {
+			if item.GetKind() != kindPDB || kube.GroupOf(item.GetApiVersion()) != groupPDB || kube.IsLocalConfig(item) {
 				continue
 			}
 			if s, ok := pdbSelector(item); ok {

@@ -40,6 +40,9 @@ type Processor struct {
 	// certs, when set, is the run's certificate cache (tests look into
 	// it); nil means a new one per run.
 	certs *pki.Cache
+	// around, when set, runs each step in place of the step itself (tests
+	// hide from a step the items its declaration declines).
+	around func(r *run, s step)
 }
 
 // run is the state of one invocation, shared by the steps.
@@ -96,17 +99,26 @@ func newRun(pol *policy.RotationPolicy, policyRef kube.Ref, now time.Time, items
 // step is one concern of the function. Steps add results and may add items;
 // they run in order and all run even after an error, so that one render
 // reports every problem.
-type step func(*run)
+type step struct {
+	name string
+	run  func(*run)
+	// reads are the declarations the step reads the input through: its
+	// package's, and those of the packages whose answers it asks for. The
+	// run's certificate inventory (scan) is built over what package
+	// report declares, and its count of workloads (holdFor) over what
+	// package restart declares, whichever step asks first.
+	reads []reader
+}
 
 // steps is the order of the concerns.
 var steps = []step{
-	(*run).trustBundles,
-	(*run).renewals,
-	(*run).restarts,
-	(*run).clusterAPI,
-	(*run).expiryReport,
-	(*run).reissueReport,
-	(*run).alerts,
+	{"trust bundles", (*run).trustBundles, []reader{readsTrustBundles}},
+	{"renewals", (*run).renewals, []reader{readsRenewals, readsTrustBundles}}, // the bundles' sources
+	{"restarts", (*run).restarts, []reader{readsRestarts}},
+	{"cluster API", (*run).clusterAPI, []reader{readsClusterAPI}},
+	{"expiry report", (*run).expiryReport, []reader{readsReport}},
+	{"re-issue report", (*run).reissueReport, []reader{readsReport}},                   // the Secrets of the certificates
+	{"alerts", (*run).alerts, []reader{readsAlerts, readsRenewals, readsTrustBundles}}, // the drift alerts' forecasts
 }
 
 // Run is the function, its one door: fnConfig is the RotationPolicy,
@@ -151,7 +163,11 @@ func (p Processor) Run(fnConfig *yaml.RNode, items []*yaml.RNode, positions []in
 		r.verify = p.newVerifier()
 	}
 	for _, s := range steps {
-		s(r)
+		if p.around != nil {
+			p.around(r, s)
+			continue
+		}
+		s.run(r)
 	}
 	return p.finish(r.items, r.results)
 }

@@ -214,7 +214,7 @@ func (r *run) pendingWaves() []report.PendingWaves {
 }
 
 // dryRun runs steps of the function over a copy of items at now.
-func dryRun(items []*yaml.RNode, fnConfig *yaml.RNode, now time.Time, steps ...step) (*run, error) {
+func dryRun(items []*yaml.RNode, fnConfig *yaml.RNode, now time.Time, steps ...func(*run)) (*run, error) {
 	pol, err := policy.Decode(fnConfig)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", kube.RefOf(fnConfig), err)

@@ -37,8 +37,14 @@ func (r *run) holdFor(b *policy.TrustBundle, node *yaml.RNode) (time.Time, bool)
 	if b.Restart.Waves == nil {
 		return time.Time{}, false
 	}
+	return restart.Hold(b, node, r.now, r.workloadCount())
+}
+
+// workloadCount counts the input's workloads that the restart rules can
+// roll (restart.CountWorkloads), once per run.
+func (r *run) workloadCount() int {
 	if r.workloads < 0 {
 		r.workloads = restart.CountWorkloads(r.items)
 	}
-	return restart.Hold(b, node, r.now, r.workloads)
+	return r.workloads
 }

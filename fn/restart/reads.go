@@ -1,0 +1,50 @@
+package restart
+
+import (
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/policy"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// kindPDB is a PodDisruptionBudget, whose selector says which rolls it
+// holds back (pdbsIn).
+const kindPDB = "PodDisruptionBudget"
+
+// groupPDB is the API group of PodDisruptionBudgets.
+const groupPDB = "policy"
+
+// Reads declares what the restart rules read of the input, under bundles
+// (a policy's spec.trustBundles): every workload they roll or report (the
+// rolled and reported kinds of podKinds, in the API groups of the versions
+// they read: CountWorkloads and Hold count the same ones), every
+// PodDisruptionBudget, and Namespaces when a bundle's restarts find
+// injected consumers by their Namespace (restart.mesh, restart.injected)
+// or it writes a trust-manager Bundle, whose namespaceSelector says where
+// its readers are (matchTrustManager). The targets whose readers they
+// look for are handed to them by the trust bundles (Bundle.Targets).
+func Reads(bundles []policy.TrustBundle) kube.Reads {
+	namespaces := false
+	for _, b := range bundles {
+		namespaces = namespaces || b.Restart.InjectsTrust() || b.Target.Kind == policy.TargetBundle
+	}
+	r := kube.Reads{
+		Kinds: []kube.GroupKind{{Group: groupPDB, Kind: kindPDB}},
+		Some: []kube.ItemRule{
+			{GroupKind: kube.GroupKind{Kind: "Namespace"}, Reads: func(*yaml.RNode) bool { return namespaces }},
+		},
+	}
+	seen := map[kube.GroupKind]bool{}
+	for kind, k := range podKinds {
+		if k.role == listed {
+			continue
+		}
+		for _, v := range k.apiVersions {
+			gk := kube.GroupKind{Group: kube.GroupOf(v), Kind: kind}
+			if !seen[gk] {
+				seen[gk] = true
+				r.Kinds = append(r.Kinds, gk)
+			}
+		}
+	}
+	return r
+}

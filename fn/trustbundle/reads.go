@@ -1,0 +1,80 @@
+package trustbundle
+
+import (
+	"github.com/rotate-certs/rotate-certs/fn/certmanager"
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/policy"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// Reads declares what rendering bundles reads of the input, under bundles
+// (a policy's spec.trustBundles):
+//
+//   - every object a target can be besides a Secret or ConfigMap: the
+//     kinds whose caBundle fields it injects (policy.InjectKinds, with the
+//     cainjector annotations on them), ClusterTrustBundles, and every
+//     trust-manager Bundle (a Secret or ConfigMap target must not be one
+//     that a Bundle of the input writes: bundleclash.go);
+//   - of core Secrets and ConfigMaps, manifests and local-config snapshots
+//     alike: the sources and targets, by name; every one in the trust
+//     namespace of a trust-manager Bundle target, whose sources the Bundle
+//     names in its own spec, by name or label; and those a missing
+//     source's error could name as the nearest (kube.Near, nearest);
+//   - Namespaces when a bundle picks its target's namespaces by label
+//     (namespaceSelector), or writes a Secret or ConfigMap, whose
+//     namespace's labels a trust-manager Bundle's namespaceSelector may
+//     select (namespaceLabels). A bundle that only injects reads none;
+//     its Namespaces stay in the plan, which they were in before each
+//     package declared its reads, so that the plan never narrowed.
+//
+// The certificates that chain to a bundle's CAs come from the run's
+// certificate inventory, which reads what package report declares.
+func Reads(bundles []policy.TrustBundle) kube.Reads {
+	names := map[string]bool{}
+	trust := map[string]bool{} // the trust namespaces of trust-manager Bundle targets
+	var sources []string       // the sources' names, for kube.Near
+	namespaces := false
+	for _, b := range bundles {
+		t := b.Target
+		names[t.Name] = true
+		if t.Kind == policy.TargetBundle {
+			trust[t.TrustNamespace] = true
+		}
+		namespaces = namespaces || t.NamespaceSelector != nil || t.Kind != policy.TargetClusterTrustBundle && t.Kind != policy.TargetBundle
+		for _, s := range b.Sources {
+			for _, ref := range []*policy.ObjectKeyRef{s.Secret, s.ConfigMap} {
+				if ref != nil {
+					names[ref.Name] = true
+					sources = append(sources, ref.Name)
+				}
+			}
+		}
+	}
+	object := func(item *yaml.RNode) bool {
+		name := item.GetName()
+		if names[name] || trust[item.GetNamespace()] {
+			return true
+		}
+		for _, src := range sources {
+			if kube.Near(src, name) {
+				return true // a missing source's error names it as the nearest
+			}
+		}
+		return false
+	}
+	r := kube.Reads{
+		Kinds: []kube.GroupKind{
+			{Group: ClusterTrustBundleGroup, Kind: policy.TargetClusterTrustBundle},
+			{Group: certmanager.TrustGroup, Kind: certmanager.KindBundle},
+		},
+		Some: []kube.ItemRule{
+			{GroupKind: kube.GroupKind{Kind: policy.TargetSecret}, Reads: object},
+			{GroupKind: kube.GroupKind{Kind: policy.TargetConfigMap}, Reads: object},
+			{GroupKind: kube.GroupKind{Kind: "Namespace"}, Reads: func(*yaml.RNode) bool { return namespaces }},
+		},
+	}
+	for kind, group := range policy.InjectKinds {
+		r.Kinds = append(r.Kinds, kube.GroupKind{Group: group, Kind: kind})
+	}
+	return r
+}
