@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rotate-certs/rotate-certs/fn/alerts"
+	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -89,6 +91,15 @@ func TestAlertsUpdateKeepsUserFields(t *testing.T) {
 	}
 	require.Equal(t, 1, rules, "the existing rule is updated, not duplicated")
 	require.Contains(t, string(out), "; updated")
+}
+
+// alertsManaged reports whether node is the PrometheusRule of spec.alerts,
+// whose groups and labels the function writes
+// (TestAlertsUpdateKeepsUserFields checks that the rest of it stays).
+func alertsManaged(pol *policy.RotationPolicy, node *yaml.RNode) bool {
+	a := pol.Spec.Alerts
+	return a != nil && node.GetApiVersion() == alerts.APIVersion && node.GetKind() == alerts.Kind &&
+		node.GetNamespace() == a.Namespace && node.GetName() == a.Name
 }
 
 func withoutResults(t *testing.T, out []byte) []byte {

@@ -100,6 +100,7 @@ func TestInvariantPreserving(t *testing.T) {
 			in := goldenInput(t, dir)
 			out, err := execute(t, in)
 			require.NoError(t, err)
+			pol := decodePolicy(t, in)
 			before := itemStrings(t, parseResourceList(t, in).items)
 			after := parseResourceList(t, out).items
 			afterStrings := itemStrings(t, after)
@@ -107,7 +108,7 @@ func TestInvariantPreserving(t *testing.T) {
 				got, ok := afterStrings[key]
 				require.True(t, ok, "%s was lost", key)
 				node := findID(after, key)
-				if _, managed := node.GetAnnotations()[trustbundle.HashAnnotation]; managed || clusterAPIManaged(node) {
+				if _, managed := node.GetAnnotations()[trustbundle.HashAnnotation]; managed || clusterAPIManaged(node) || alertsManaged(pol, node) {
 					continue
 				}
 				// A rolled workload: only its trust-hash may differ.

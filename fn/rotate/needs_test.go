@@ -113,3 +113,33 @@ functionConfig:
 	require.Contains(t, fast.String(), "CA Certificate cert-manager/root-ca writes its source Secret cert-manager/root-ca")
 	require.Contains(t, fast.String(), "cert-manager renews it at 2026-11-28T00:00:00Z")
 }
+
+// The processor refuses an object it reads that defines a mapping key
+// twice; of the kinds the steps read only in part, the read plan keeps
+// every such object, so that function mode refuses it as kyaml's reader
+// does - here a Namespace no step reads (the bundle writes a
+// ClusterTrustBundle and selects no namespace).
+func TestReadPlanKeepsWhatTheProcessorRefuses(t *testing.T) {
+	const input = `apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- apiVersion: v1
+  kind: Namespace
+  metadata:
+    name: apps
+    name: other
+functionConfig:
+  apiVersion: rotate-certs.dev/v1alpha1
+  kind: RotationPolicy
+  metadata: {name: p}
+  spec:
+    now: "2026-06-01T00:00:00Z"
+    trustBundles:
+    - name: b
+      sources:
+      - secret: {name: ca-root, namespace: apps}
+      target: {kind: ClusterTrustBundle, name: trust}
+`
+	out := requireBothPathsFail(t, []byte(input))
+	require.Contains(t, out, `items[0] (Namespace apps): mapping key "name" is defined twice`)
+}
