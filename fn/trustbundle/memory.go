@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rotate-certs/rotate-certs/fn/bundle"
+	"github.com/rotate-certs/rotate-certs/fn/anchors"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
@@ -63,8 +63,8 @@ const keyHeader = "Key"
 // annotation cannot be parsed: a CA lost from it could be one a peer still
 // needs. Everything else wrong with the memory is a warning naming the
 // annotation, and the part that is wrong is ignored.
-func (r *renderer) readMemory(s slot, current []*x509.Certificate) (mem bundle.Memory, stateful, ok bool) {
-	mem = bundle.Memory{Certificates: s.previous}
+func (r *renderer) readMemory(s slot, current []*x509.Certificate) (mem anchors.Memory, stateful, ok bool) {
+	mem = anchors.Memory{Certificates: s.previous}
 	data := pki.NewSet(s.previous...)
 	recordText, recorded := r.memoryText(s, RetiredAnnotation)
 	if recorded {
@@ -93,7 +93,7 @@ func (r *renderer) readMemory(s slot, current []*x509.Certificate) (mem bundle.M
 // saying why - when it is not. Blocks of another data key (another
 // bundle's) are not the slot's memory: with none of its own there is
 // nothing to judge.
-func (r *renderer) copyMemory(s slot, recorded bool, mem bundle.Memory, remembered []*x509.Certificate) []*x509.Certificate {
+func (r *renderer) copyMemory(s slot, recorded bool, mem anchors.Memory, remembered []*x509.Certificate) []*x509.Certificate {
 	if len(remembered) == 0 {
 		return nil
 	}
@@ -374,7 +374,7 @@ func writeMemory(node *yaml.RNode, targets []*Target) (bool, error) {
 // writeSeen writes the seen annotation of a trust-manager Bundle: the CAs
 // its sources hold now, in canonical order.
 func writeSeen(node *yaml.RNode, current []*x509.Certificate) (bool, error) {
-	return setText(node, SeenAnnotation, string(pki.EncodePEM(bundle.Canonical(current))))
+	return setText(node, SeenAnnotation, string(pki.EncodePEM(anchors.Canonical(current))))
 }
 
 // formatRecord returns the retirement record of an object written by

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rotate-certs/rotate-certs/fn/bundle"
+	"github.com/rotate-certs/rotate-certs/fn/anchors"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
@@ -43,9 +43,9 @@ type Env struct {
 	// Now is the render time.
 	Now time.Time
 	// Chains are the certificates of the input, indexed once per run
-	// (bundle.NewChainIndex, with the run's memoized signature check) and
+	// (anchors.NewChainIndex, with the run's memoized signature check) and
 	// shared by every bundle and target.
-	Chains *bundle.ChainIndex
+	Chains *anchors.ChainIndex
 	// PolicyRef is the policy, for results about its fields.
 	PolicyRef kube.Ref
 	// Snapshots are the local-config Secrets and ConfigMaps, read as
@@ -86,7 +86,7 @@ type Target struct {
 	// annotations) are not trust changes, so they roll nobody.
 	TrustChanged bool
 	// Outcome is the merge: current and kept previous certificates.
-	Outcome bundle.Outcome
+	Outcome anchors.Outcome
 
 	// What Finish needs to annotate the object and report the target.
 	bundle      string
@@ -98,7 +98,7 @@ type Target struct {
 	summaryText string
 	// The target's memory (memory.go) and static metadata, written by
 	// Finish over every bundle that writes the object.
-	record     []bundle.Retirement
+	record     []anchors.Retirement
 	remembered []*x509.Certificate
 	metadata   *policy.TargetMetadata
 }
@@ -118,7 +118,7 @@ type Rendered struct {
 	// written out.
 	Results framework.Results
 	// Options are the merge options the targets were rendered with.
-	Options bundle.Options
+	Options anchors.Options
 	// Sources says where each current certificate was read, by SHA-256:
 	// "Secret ns/name data.ca.crt", or the policy's inline source.
 	Sources map[pki.Fingerprint]string
@@ -218,8 +218,8 @@ func Render(b *policy.TrustBundle, path string, env Env) Rendered {
 	return out
 }
 
-func (r *renderer) options() bundle.Options {
-	o := bundle.Options{
+func (r *renderer) options() anchors.Options {
+	o := anchors.Options{
 		Copy:           r.bundle.Mode == policy.ModeCopy,
 		MaxPrevious:    *r.bundle.Retain.MaxPrevious,
 		ProtectIssuers: *r.bundle.Retain.ProtectIssuers,

@@ -6,7 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 
-	"github.com/rotate-certs/rotate-certs/fn/bundle"
+	"github.com/rotate-certs/rotate-certs/fn/anchors"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -61,7 +61,7 @@ const noState = "; there was no previous state to carry over, so peers that stil
 // returns the target, not yet written, with the PEM to write. It reports
 // a slot that had no previous state.
 func (r *renderer) merge(s slot, current []*x509.Certificate) (Target, []byte, bool) {
-	var mem bundle.Memory
+	var mem anchors.Memory
 	stateful := false
 	if s.node != nil {
 		var ok bool
@@ -73,7 +73,7 @@ func (r *renderer) merge(s slot, current []*x509.Certificate) (Target, []byte, b
 	if r.env.Hold != nil && s.node != nil && !opts.Copy {
 		opts.HoldUntil, _ = r.env.Hold(r.bundle, s.node)
 	}
-	outcome, err := bundle.MergeTarget(current, mem, r.env.Chains, opts, r.env.Now)
+	outcome, err := anchors.MergeTarget(current, mem, r.env.Chains, opts, r.env.Now)
 	if err != nil {
 		r.errorf(r.env.PolicyRef, r.path+".sources", "bundle %q: %v", r.bundle.Name, err)
 		return Target{}, nil, false
@@ -89,7 +89,7 @@ func (r *renderer) merge(s slot, current []*x509.Certificate) (Target, []byte, b
 	}
 	sum := sha256.Sum256(pem)
 	t := Target{Key: s.key, Node: s.node, Hash: "sha256:" + hex.EncodeToString(sum[:]), Outcome: outcome, bundle: r.bundle.Name,
-		rotatedAt: outcome.LatestNotBefore(), record: outcome.Record(), remembered: bundle.Canonical(outcome.Remembered),
+		rotatedAt: outcome.LatestNotBefore(), record: outcome.Record(), remembered: anchors.Canonical(outcome.Remembered),
 		metadata: r.bundle.Target.Metadata, field: s.field, keys: []string{s.memKey}}
 	switch {
 	case s.node == nil:

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rotate-certs/rotate-certs/fn/bundle"
+	"github.com/rotate-certs/rotate-certs/fn/anchors"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
@@ -124,7 +124,7 @@ func (r *renderer) warnImmutable(node *yaml.RNode, field string) {
 // at render time: only not-yet-valid CAs are left (a pre-distributed next
 // CA rendered alone, in Copy mode or into a new target), so every handshake
 // that relies on the bundle fails until the earliest of them becomes valid.
-func (r *renderer) warnNoneValid(ref kube.Ref, field string, o bundle.Outcome) {
+func (r *renderer) warnNoneValid(ref kube.Ref, field string, o anchors.Outcome) {
 	certs := o.Certificates()
 	var earliest *x509.Certificate
 	for _, c := range certs {
@@ -238,7 +238,7 @@ const maxNamed = 5
 
 // named lists certificates as results name them: their subject and where
 // each is held, the first maxNamed of them.
-func named(held []bundle.Held) string {
+func named(held []anchors.Held) string {
 	var where []string
 	for i, h := range held {
 		if i == maxNamed {
@@ -253,7 +253,7 @@ func named(held []bundle.Held) string {
 // reportDecisions turns the merge into results on the target ref, at
 // field: the current certificates it dropped, and the verdict of every
 // previous CA.
-func (r *renderer) reportDecisions(ref kube.Ref, field string, o bundle.Outcome) {
+func (r *renderer) reportDecisions(ref kube.Ref, field string, o anchors.Outcome) {
 	// An expired current certificate is reported once per bundle, at its
 	// source (reportExpiredSources).
 	for _, f := range o.Fates {
@@ -261,13 +261,13 @@ func (r *renderer) reportDecisions(ref kube.Ref, field string, o bundle.Outcome)
 		var sev framework.Severity = framework.Info
 		var msg string
 		switch f.State {
-		case bundle.FateProtected:
+		case anchors.FateProtected:
 			sev = framework.Warning
 			msg = fmt.Sprintf("previous CA %s is kept beyond the retain policy because valid certificate(s) still chain to it: %s; re-issue them from a current CA before the old CA can go (or set retain.protectIssuers: false)",
 				c, named(f.Dependents))
-		case bundle.FateRemembered:
+		case anchors.FateRemembered:
 			msg = fmt.Sprintf("previous CA %s is not in the bundle (Copy mode); annotation %s keeps it, so that switching back to Bundle mode restores it", c, PreviousAnnotation)
-		case bundle.FateDropped:
+		case anchors.FateDropped:
 			msg = fmt.Sprintf("dropped previous CA %s (%s)", c, f.Reason)
 			if len(f.Dependents) > 0 {
 				sev = framework.Warning
