@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
-	"github.com/rotate-certs/rotate-certs/fn/labels"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
@@ -220,8 +219,8 @@ func (r *renderer) readBundleObjects(b *trustManagerBundle, kind string, sel *ya
 }
 
 // bundleSelector decodes a Bundle source's label selector.
-func bundleSelector(sel *yaml.RNode) (labels.Selector, error) {
-	var s labels.Selector
+func bundleSelector(sel *yaml.RNode) (kube.Selector, error) {
+	var s kube.Selector
 	m, err := mapping(sel, "selector")
 	if err != nil || m == nil {
 		return s, fmt.Errorf("a source needs a name or a selector")
@@ -234,7 +233,7 @@ func bundleSelector(sel *yaml.RNode) (labels.Selector, error) {
 
 // selectSources returns the objects of kind in namespace ns (manifests,
 // then snapshots of other objects) whose labels match selector.
-func (r *renderer) selectSources(kind, ns string, selector labels.Selector) []*yaml.RNode {
+func (r *renderer) selectSources(kind, ns string, selector kube.Selector) []*yaml.RNode {
 	var out []*yaml.RNode
 	seen := map[kube.Key]bool{}
 	for _, list := range [][]*yaml.RNode{r.env.Index.Kind(kind), r.env.Snapshots.Kind(kind)} {
