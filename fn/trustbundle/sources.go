@@ -1,9 +1,9 @@
 // Package trustbundle maps a policy's trust bundles onto the input: it reads
 // the sources and the existing targets from RNodes, hands plain
-// certificates to package bundle, and writes the result back in place by
+// certificates to package anchors, and writes the result back in place by
 // the write-back rule of writeback.go (data, stringData or binaryData). It
 // is the YAML side of the trust bundle rules of docs/design/contract.md;
-// the rules themselves live in package bundle.
+// the rules themselves live in package anchors.
 package trustbundle
 
 import (
