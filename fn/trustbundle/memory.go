@@ -2,6 +2,7 @@ package trustbundle
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"crypto/x509"
 	"encoding/hex"
 	"encoding/pem"
@@ -19,8 +20,9 @@ import (
 
 // The target's memory: annotations that carry what one render must know
 // of the renders before it, on the target object itself (a GitOps
-// repository has no other place to keep it). This file is their one
-// reader and writer.
+// repository has no other place to keep it), and the bundle-hash and
+// rotated-at annotations that say what a target holds. This file is their
+// one reader and writer, for every target kind.
 //
 // Memory orders, times and drops what a target's data holds; it never adds
 // a CA to a bundle. A CA enters a bundle's data only when it is current in
@@ -49,6 +51,12 @@ const (
 	// sources is still in the Bundle's data; the annotation says which of
 	// the pinned CAs were the sources' and never adds one.
 	SeenAnnotation = "rotate-certs.dev/seen"
+	// HashAnnotation is "sha256:" + hex of the rendered bundle (see
+	// Finish for an object several bundles write). Every target carries it.
+	HashAnnotation = "rotate-certs.dev/bundle-hash"
+	// RotatedAtAnnotation is the newest NotBefore among current CAs. Every
+	// target carries it.
+	RotatedAtAnnotation = "rotate-certs.dev/rotated-at"
 )
 
 // keyHeader is the PEM header that names the data key a remembered CA
@@ -355,26 +363,68 @@ func parseRecordLine(line string) (pki.Fingerprint, time.Time, string, error) {
 	return fp, at.UTC(), key, nil
 }
 
-// writeMemory writes the retirement record and the previous annotation of
-// an object written by targets, and reports whether either changed.
+// writeMemory writes the annotations of an object written by targets
+// once every bundle is rendered (Finish): bundle-hash, rotated-at, the
+// retirement record and the previous annotation. It reports whether any
+// changed.
 func writeMemory(node *yaml.RNode, targets []*Target) (bool, error) {
-	changed, err := setText(node, RetiredAnnotation, formatRecord(targets))
-	if err != nil {
-		return false, err
+	hash, rotatedAt := objectHash(targets)
+	changed := false
+	for _, set := range []func() (bool, error){
+		func() (bool, error) { return kube.SetAnnotation(node, HashAnnotation, hash) },
+		func() (bool, error) {
+			return kube.SetAnnotation(node, RotatedAtAnnotation, rotatedAt.UTC().Format(time.RFC3339))
+		},
+		func() (bool, error) { return setText(node, RetiredAnnotation, formatRecord(targets)) },
+		func() (bool, error) {
+			if prev := formatPrevious(targets); prev != "" {
+				return setText(node, PreviousAnnotation, prev)
+			}
+			return removeAnnotation(node, PreviousAnnotation)
+		},
+	} {
+		c, err := set()
+		if err != nil {
+			return false, err
+		}
+		changed = changed || c
 	}
-	var prevChanged bool
-	if prev := formatPrevious(targets); prev != "" {
-		prevChanged, err = setText(node, PreviousAnnotation, prev)
-	} else {
-		prevChanged, err = removeAnnotation(node, PreviousAnnotation)
-	}
-	return changed || prevChanged, err
+	return changed, nil
 }
 
-// writeSeen writes the seen annotation of a trust-manager Bundle: the CAs
-// its sources hold now, in canonical order.
-func writeSeen(node *yaml.RNode, current []*x509.Certificate) (bool, error) {
-	return setText(node, SeenAnnotation, string(pki.EncodePEM(anchors.Canonical(current))))
+// objectHash returns the bundle-hash and rotated-at of an object written by
+// targets (see Finish).
+func objectHash(targets []*Target) (string, time.Time) {
+	if len(targets) == 1 {
+		return targets[0].Hash, targets[0].rotatedAt
+	}
+	lines := make([]string, 0, len(targets))
+	var latest time.Time
+	for _, t := range targets {
+		lines = append(lines, t.keys[0]+" "+t.Hash+"\n")
+		if t.rotatedAt.After(latest) {
+			latest = t.rotatedAt
+		}
+	}
+	sort.Strings(lines)
+	sum := sha256.Sum256([]byte(strings.Join(lines, "")))
+	return "sha256:" + hex.EncodeToString(sum[:]), latest
+}
+
+// writeSeen writes, for a slot that keeps one (a trust-manager Bundle's),
+// the seen annotation as soon as the slot is written: the CAs its sources
+// hold now (t's current CAs), in canonical order. It reports whether it
+// changed; ok is false when it could not be written (an error result).
+func (r *renderer) writeSeen(s slot, t Target) (changed, ok bool) {
+	if !s.seen {
+		return false, true
+	}
+	changed, err := setText(s.node, SeenAnnotation, string(pki.EncodePEM(anchors.Canonical(t.Outcome.Current))))
+	if err != nil {
+		r.errorf(s.ref, annotationField(SeenAnnotation), "bundle %q: %v", r.bundle.Name, err)
+		return false, false
+	}
+	return changed, true
 }
 
 // formatRecord returns the retirement record of an object written by
