@@ -146,7 +146,7 @@ bench: build $(KUSTOMIZE)
 	$(GO) build -o $(BIN)/measure ./bench/measure
 	$(GO) run ./bench/compare -rotate-certs $(BIN)/rotate-certs -noop $(BIN)/noop-kyaml -kyaml $(BIN)/kyaml-path \
 	  -scan $(BIN)/scan -kustomize $(KUSTOMIZE) $(BENCH_FLAGS)
-	$(GO) test -run '^$$' -bench . -benchmem ./fn/bundle ./fn/restart ./fn/rotate
+	$(GO) test -run '^$$' -bench . -benchmem ./fn/anchors ./fn/restart ./fn/rotate
 
 ## lint: go vet, gofmt, go.mod/go.sum as go mod tidy leaves them (every module), and no
 ## function over 80 lines, tests included (hack/funclen)

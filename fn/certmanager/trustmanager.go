@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
-	"github.com/rotate-certs/rotate-certs/fn/labels"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -39,7 +38,7 @@ type BundleTarget struct {
 	// pkcs12).
 	Keys map[string][]string
 	// Selector is spec.target.namespaceSelector.
-	Selector *labels.Selector
+	Selector *kube.Selector
 }
 
 // ReadBundleTarget reads spec.target of a trust-manager Bundle; false when
@@ -65,7 +64,7 @@ func ReadBundleTarget(node *yaml.RNode) (BundleTarget, bool) {
 		t.Keys[k.kind] = append(keys, formats...)
 	}
 	if sel := kube.At(node, "spec", "target", "namespaceSelector"); sel != nil {
-		var s labels.Selector
+		var s kube.Selector
 		raw, err := sel.MarshalJSON()
 		if err != nil || json.Unmarshal(raw, &s) != nil || s.Validate() != nil {
 			return t, false

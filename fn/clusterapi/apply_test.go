@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rotate-certs/rotate-certs/fn/labels"
+	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio"
@@ -218,7 +218,7 @@ func TestNonIntegerExistingValueIsReplaced(t *testing.T) {
 func TestSelectorAndKinds(t *testing.T) {
 	in := kcpV1beta1 + "---\n" + strings.Replace(kcpV1beta2, "cluster-name: prod", "cluster-name: dev", 1) + "---\n" + kcptV1beta2
 	sel := cfg(30)
-	sel.Selector = &labels.Selector{MatchLabels: map[string]string{"cluster.x-k8s.io/cluster-name": "prod"}}
+	sel.Selector = &kube.Selector{MatchLabels: map[string]string{"cluster.x-k8s.io/cluster-name": "prod"}}
 	out, _, results := run(t, in, sel)
 	if len(errorsOf(results)) > 0 {
 		t.Fatal(errorsOf(results))

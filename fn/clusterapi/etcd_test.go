@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rotate-certs/rotate-certs/fn/labels"
+	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -460,7 +460,7 @@ func TestUnknownEKSAnywhereVersion(t *testing.T) {
 		return c
 	}
 	otherSelector := design()
-	otherSelector.Selector = &labels.Selector{MatchLabels: map[string]string{"cluster.x-k8s.io/cluster-name": "dev"}}
+	otherSelector.Selector = &kube.Selector{MatchLabels: map[string]string{"cluster.x-k8s.io/cluster-name": "dev"}}
 	tests := []struct {
 		name string
 		c    policy.ClusterAPI

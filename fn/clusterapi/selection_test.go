@@ -5,19 +5,18 @@ import (
 	"testing"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
-	"github.com/rotate-certs/rotate-certs/fn/labels"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 )
 
 func TestCheckSelector(t *testing.T) {
 	policyRef := kube.Ref{APIVersion: policy.APIVersion, Kind: policy.Kind, Name: "p"}
-	selecting := func(c policy.ClusterAPI, sel labels.Selector) policy.ClusterAPI {
+	selecting := func(c policy.ClusterAPI, sel kube.Selector) policy.ClusterAPI {
 		c.Selector = &sel
 		return c
 	}
-	prod := labels.Selector{MatchLabels: map[string]string{"cluster.x-k8s.io/cluster-name": "prod"}}
-	dev := labels.Selector{MatchLabels: map[string]string{"cluster.x-k8s.io/cluster-name": "dev"}}
+	prod := kube.Selector{MatchLabels: map[string]string{"cluster.x-k8s.io/cluster-name": "prod"}}
+	dev := kube.Selector{MatchLabels: map[string]string{"cluster.x-k8s.io/cluster-name": "dev"}}
 	// The KCP and the EtcdadmCluster carry cluster-name prod; a local-config
 	// copy of the KCP is never a candidate.
 	local := strings.Replace(kcpV1beta1, "metadata:\n", "metadata:\n  annotations: {config.kubernetes.io/local-config: \"true\"}\n", 1)

@@ -1,8 +1,9 @@
 // Package kube is the thin layer between kyaml's RNodes and rotate-certs'
 // plain Go logic: object references and indexes, reading the values of
 // Secrets and ConfigMaps, annotations, field paths and the one
-// error type for a problem at a field (FieldError), and KRM results that
-// point at a resource, field and file.
+// error type for a problem at a field (FieldError), KRM results that
+// point at a resource, field and file, and label selectors matched as the API
+// server does (Selector).
 //
 // It edits nodes in place so that comments, key order and quoting of
 // everything it does not change survive.

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
-	"github.com/rotate-certs/rotate-certs/fn/labels"
 )
 
 // Kinds that spec.clusterAPI.kinds may name.
@@ -45,7 +44,7 @@ type ClusterAPI struct {
 	// roll.
 	CertificatesExpiryDays int `json:"certificatesExpiryDays"`
 	// Selector limits the objects by their labels; unset selects all.
-	Selector *labels.Selector `json:"selector,omitempty"`
+	Selector *kube.Selector `json:"selector,omitempty"`
 	// Kinds limits the kinds managed; default ClusterAPIKinds.
 	Kinds []string `json:"kinds,omitempty"`
 	// EKSAnywhereDesignFields also writes the fields proposed by the EKS

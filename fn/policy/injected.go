@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
-	"github.com/rotate-certs/rotate-certs/fn/labels"
 )
 
 // Meshes whose injection rules restart.mesh applies.
@@ -31,11 +30,11 @@ const DefaultWaveInterval = 24 * time.Hour
 type Selection struct {
 	// NamespaceSelector is a label selector on the workload's Namespace
 	// object in the input.
-	NamespaceSelector *labels.Selector `json:"namespaceSelector,omitempty"`
+	NamespaceSelector *kube.Selector `json:"namespaceSelector,omitempty"`
 	// NamespaceAnnotations are exact key/value pairs on that Namespace.
 	NamespaceAnnotations map[string]string `json:"namespaceAnnotations,omitempty"`
 	// PodSelector is a label selector on the pod template's labels.
-	PodSelector *labels.Selector `json:"podSelector,omitempty"`
+	PodSelector *kube.Selector `json:"podSelector,omitempty"`
 	// PodAnnotations are exact key/value pairs on the pod template.
 	PodAnnotations map[string]string `json:"podAnnotations,omitempty"`
 }
@@ -65,7 +64,7 @@ func (s Selection) String() string {
 	return strings.Join(parts, ", ")
 }
 
-func selectorString(s labels.Selector) string {
+func selectorString(s kube.Selector) string {
 	if s.Empty() {
 		return "(any)"
 	}
@@ -73,7 +72,7 @@ func selectorString(s labels.Selector) string {
 }
 
 func pairsString(m map[string]string) string {
-	return labels.Selector{MatchLabels: m}.String()
+	return kube.Selector{MatchLabels: m}.String()
 }
 
 func (s Selection) validate(path string) FieldErrors {
@@ -83,7 +82,7 @@ func (s Selection) validate(path string) FieldErrors {
 	}
 	for _, f := range []struct {
 		name string
-		sel  *labels.Selector
+		sel  *kube.Selector
 	}{{"namespaceSelector", s.NamespaceSelector}, {"podSelector", s.PodSelector}} {
 		if f.sel == nil {
 			continue

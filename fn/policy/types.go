@@ -7,7 +7,7 @@ package policy
 import (
 	"time"
 
-	"github.com/rotate-certs/rotate-certs/fn/labels"
+	"github.com/rotate-certs/rotate-certs/fn/kube"
 )
 
 // APIVersion and Kind identify a RotationPolicy.
@@ -133,7 +133,7 @@ type Target struct {
 	// writes the target only in the selected namespaces.
 	Namespaces []string `json:"namespaces,omitempty"`
 	// NamespaceSelector adds every input Namespace whose labels match.
-	NamespaceSelector *labels.Selector `json:"namespaceSelector,omitempty"`
+	NamespaceSelector *kube.Selector `json:"namespaceSelector,omitempty"`
 	// Key is the data key; default ca.crt (Secret) or ca-bundle.crt
 	// (ConfigMap).
 	Key string `json:"key,omitempty"`

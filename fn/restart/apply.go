@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
-	"github.com/rotate-certs/rotate-certs/fn/labels"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -106,7 +105,7 @@ type applier struct {
 	byName     map[Object][]consumer
 	namespaces map[string]*Namespace
 	entries    map[*Workload][]*entry
-	pdbs       map[string][]labels.Selector
+	pdbs       map[string][]kube.Selector
 	results    framework.Results
 	waves      []WaveStatus
 }
@@ -419,9 +418,9 @@ func describeTarget(e *entry) string {
 
 // pdbsIn returns the selectors of the PodDisruptionBudgets in namespace
 // ns, indexing them all on first use.
-func (a *applier) pdbsIn(ns string) []labels.Selector {
+func (a *applier) pdbsIn(ns string) []kube.Selector {
 	if a.pdbs == nil {
-		a.pdbs = map[string][]labels.Selector{}
+		a.pdbs = map[string][]kube.Selector{}
 		for _, item := range a.env.Items {
 			if item.GetKind() != kindPDB || kube.GroupOf(item.GetApiVersion()) != groupPDB || kube.IsLocalConfig(item) {
 				continue
@@ -438,8 +437,8 @@ func (a *applier) pdbsIn(ns string) []labels.Selector {
 // false when it selects no pod (no selector, an invalid one, or an empty
 // one in policy/v1beta1, where empty selects nothing; in policy/v1 empty
 // selects every pod of the namespace).
-func pdbSelector(pdb *yaml.RNode) (labels.Selector, bool) {
-	var s labels.Selector
+func pdbSelector(pdb *yaml.RNode) (kube.Selector, bool) {
+	var s kube.Selector
 	apiVersion := pdb.GetApiVersion()
 	if apiVersion != "policy/v1" && apiVersion != "policy/v1beta1" {
 		return s, false

@@ -7,7 +7,6 @@ import (
 	"strconv"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
-	"github.com/rotate-certs/rotate-certs/fn/labels"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -196,7 +195,7 @@ func readClusterTrustBundle(s *yaml.RNode, field string) (Ref, error) {
 	if ref.Name == "" || node == nil {
 		return ref, nil
 	}
-	var sel labels.Selector
+	var sel kube.Selector
 	raw, err := node.MarshalJSON()
 	if err == nil {
 		err = json.Unmarshal(raw, &sel)

@@ -3,7 +3,7 @@ package restart
 import (
 	"testing"
 
-	"github.com/rotate-certs/rotate-certs/fn/labels"
+	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/stretchr/testify/assert"
 )
@@ -95,7 +95,7 @@ func TestIstioRule(t *testing.T) {
 // Every form of a selection, alone and together; exclude wins over both
 // the selections and the mesh.
 func TestInjectedSelections(t *testing.T) {
-	team := &labels.Selector{MatchLabels: m{"team": "payments"}}
+	team := &kube.Selector{MatchLabels: m{"team": "payments"}}
 	agent := m{"vault.hashicorp.com/agent-inject": "true"}
 	pod := Pod{Labels: m{"app": "api", "tier": "web"}, Annotations: agent}
 	payments := ns(m{"team": "payments"}, m{"example.com/ca-injection": "on"})
@@ -110,8 +110,8 @@ func TestInjectedSelections(t *testing.T) {
 		{"namespaceSelector, other namespace", policy.Selection{NamespaceSelector: team}, other, false},
 		{"namespaceAnnotations", policy.Selection{NamespaceAnnotations: m{"example.com/ca-injection": "on"}}, payments, true},
 		{"namespaceAnnotations, other value", policy.Selection{NamespaceAnnotations: m{"example.com/ca-injection": "off"}}, payments, false},
-		{"podSelector", policy.Selection{PodSelector: &labels.Selector{MatchExpressions: []labels.Requirement{{Key: "tier", Operator: "In", Values: []string{"web"}}}}}, other, true},
-		{"podSelector miss", policy.Selection{PodSelector: &labels.Selector{MatchLabels: m{"app": "db"}}}, other, false},
+		{"podSelector", policy.Selection{PodSelector: &kube.Selector{MatchExpressions: []kube.Requirement{{Key: "tier", Operator: "In", Values: []string{"web"}}}}}, other, true},
+		{"podSelector miss", policy.Selection{PodSelector: &kube.Selector{MatchLabels: m{"app": "db"}}}, other, false},
 		{"podAnnotations", policy.Selection{PodAnnotations: agent}, other, true},
 		{"podAnnotations, other value", policy.Selection{PodAnnotations: m{"vault.hashicorp.com/agent-inject": "false"}}, other, false},
 		{"all fields must match", policy.Selection{NamespaceSelector: team, PodAnnotations: agent}, other, false},
@@ -129,7 +129,7 @@ func TestInjectedSelections(t *testing.T) {
 	}
 
 	excl := policy.Restart{Mesh: policy.MeshLinkerd, Injected: []policy.Selection{{PodAnnotations: agent}},
-		Exclude: []policy.Selection{{PodSelector: &labels.Selector{MatchLabels: m{"app": "api"}}}}}
+		Exclude: []policy.Selection{{PodSelector: &kube.Selector{MatchLabels: m{"app": "api"}}}}}
 	got := Injected(excl, pod, ns(nil, m{"linkerd.io/inject": "enabled"}))
 	assert.False(t, got.Injected, "exclude wins over the mesh and the selections")
 	assert.Contains(t, got.Why, "restart.exclude[0]")

@@ -15,7 +15,7 @@
 // annotation back in place.
 package restart
 
-import "github.com/rotate-certs/rotate-certs/fn/labels"
+import "github.com/rotate-certs/rotate-certs/fn/kube"
 
 // Via is how a pod template reads an object. It decides whether a running
 // pod can ever see an update of that object.
@@ -116,7 +116,7 @@ type Ref struct {
 	// Selector is, for a projected clusterTrustBundle source by signer
 	// name, its labelSelector; nil when unset, which the API reads as
 	// "match nothing".
-	Selector *labels.Selector
+	Selector *kube.Selector
 }
 
 // Container is a container or init container.
@@ -150,7 +150,7 @@ type Use struct {
 	Field string
 	// Selector is the labelSelector of a projected clusterTrustBundle
 	// source by signer name (see Ref.Selector).
-	Selector *labels.Selector
+	Selector *kube.Selector
 	// Why says, for ViaInjected, which rule injects the pod.
 	Why string
 }

@@ -3,7 +3,7 @@ package restart
 import (
 	"fmt"
 
-	"github.com/rotate-certs/rotate-certs/fn/labels"
+	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 )
 
@@ -35,7 +35,7 @@ type Risk struct {
 // Risks lists what can go wrong when w is rolled. pdbs are the selectors
 // of the PodDisruptionBudgets in w's namespace (a PDB that selects nothing
 // is left out by the caller).
-func Risks(w Shape, pdbs []labels.Selector) []Risk {
+func Risks(w Shape, pdbs []kube.Selector) []Risk {
 	var out []Risk
 	if w.Kind != policy.KindDaemonSet && singleReplica(w) && !covered(w.PodLabels, pdbs) {
 		what := "spec.replicas is unset"
@@ -61,7 +61,7 @@ func singleReplica(w Shape) bool {
 	return w.Replicas != nil && *w.Replicas == 1
 }
 
-func covered(podLabels map[string]string, pdbs []labels.Selector) bool {
+func covered(podLabels map[string]string, pdbs []kube.Selector) bool {
 	for _, s := range pdbs {
 		if s.Matches(podLabels) {
 			return true

@@ -3,26 +3,26 @@ package restart
 import (
 	"testing"
 
-	"github.com/rotate-certs/rotate-certs/fn/labels"
+	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/stretchr/testify/assert"
 )
 
 func TestRisks(t *testing.T) {
 	one, three, zero := int64(1), int64(3), int64(0)
 	app := map[string]string{"app": "ratelimit"}
-	matching := labels.Selector{MatchLabels: map[string]string{"app": "ratelimit"}}
-	other := labels.Selector{MatchLabels: map[string]string{"app": "envoy"}}
+	matching := kube.Selector{MatchLabels: map[string]string{"app": "ratelimit"}}
+	other := kube.Selector{MatchLabels: map[string]string{"app": "envoy"}}
 	cases := []struct {
 		name   string
 		shape  Shape
-		pdbs   []labels.Selector
+		pdbs   []kube.Selector
 		fields []string
 	}{
 		{"replicas unset, no PDB", Shape{Kind: "Deployment", PodLabels: app}, nil, []string{"spec.replicas"}},
 		{"one replica, no PDB", Shape{Kind: "Deployment", Replicas: &one, ReplicasSet: true, PodLabels: app}, nil, []string{"spec.replicas"}},
-		{"one replica, PDB of other pods", Shape{Kind: "StatefulSet", Replicas: &one, ReplicasSet: true, PodLabels: app}, []labels.Selector{other}, []string{"spec.replicas"}},
-		{"one replica, matching PDB", Shape{Kind: "Deployment", Replicas: &one, ReplicasSet: true, PodLabels: app}, []labels.Selector{other, matching}, nil},
-		{"one replica, empty policy/v1 selector covers all", Shape{Kind: "Rollout", Replicas: &one, ReplicasSet: true, PodLabels: app}, []labels.Selector{{}}, nil},
+		{"one replica, PDB of other pods", Shape{Kind: "StatefulSet", Replicas: &one, ReplicasSet: true, PodLabels: app}, []kube.Selector{other}, []string{"spec.replicas"}},
+		{"one replica, matching PDB", Shape{Kind: "Deployment", Replicas: &one, ReplicasSet: true, PodLabels: app}, []kube.Selector{other, matching}, nil},
+		{"one replica, empty policy/v1 selector covers all", Shape{Kind: "Rollout", Replicas: &one, ReplicasSet: true, PodLabels: app}, []kube.Selector{{}}, nil},
 		{"three replicas", Shape{Kind: "Deployment", Replicas: &three, ReplicasSet: true, PodLabels: app}, nil, nil},
 		{"scaled to zero", Shape{Kind: "Deployment", Replicas: &zero, ReplicasSet: true, PodLabels: app}, nil, nil},
 		{"replicas not a number (a placeholder)", Shape{Kind: "Deployment", ReplicasSet: true, PodLabels: app}, nil, nil},

@@ -5,7 +5,7 @@ import (
 	"path"
 
 	"github.com/rotate-certs/rotate-certs/fn/alerts"
-	"github.com/rotate-certs/rotate-certs/fn/bundle"
+	"github.com/rotate-certs/rotate-certs/fn/anchors"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
@@ -86,7 +86,7 @@ func (r *run) bundleAlerts(name string, rb renderedBundle) []alerts.Certificate 
 		where := t.Where()
 		unused := pki.NewSet()
 		for _, f := range t.Outcome.Fates {
-			if f.State == bundle.FateUnused {
+			if f.State == anchors.FateUnused {
 				unused.Add(f.Cert)
 			}
 		}

@@ -3,7 +3,7 @@ package rotate
 import (
 	"crypto/x509"
 
-	"github.com/rotate-certs/rotate-certs/fn/bundle"
+	"github.com/rotate-certs/rotate-certs/fn/anchors"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 )
@@ -18,7 +18,7 @@ func WithCertCache(p Processor, certs *pki.Cache) Processor {
 // signature check asked of it (answered from memory or not).
 func CountingChecks(p Processor, n *int) Processor {
 	p.newVerifier = func() func(ca, cert *x509.Certificate) bool {
-		verify := bundle.NewVerifier()
+		verify := anchors.NewVerifier()
 		return func(ca, cert *x509.Certificate) bool {
 			*n++
 			return verify(ca, cert)

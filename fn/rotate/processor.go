@@ -12,7 +12,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/rotate-certs/rotate-certs/fn/bundle"
+	"github.com/rotate-certs/rotate-certs/fn/anchors"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
@@ -35,7 +35,7 @@ type Processor struct {
 	Stderr io.Writer
 
 	// newVerifier makes the run's signature check; nil means
-	// bundle.NewVerifier. Tests count the checks through it.
+	// anchors.NewVerifier. Tests count the checks through it.
 	newVerifier func() func(ca, cert *x509.Certificate) bool
 	// certs, when set, is the run's certificate cache (tests look into
 	// it); nil means a new one per run.
@@ -59,7 +59,7 @@ type run struct {
 	bundles map[string]renderedBundle
 	// chains indexes the input's certificates once for every step
 	// (chainIndex).
-	chains *bundle.ChainIndex
+	chains *anchors.ChainIndex
 	// secrets indexes the input's Secrets, snapshots included, for the
 	// cert-manager annotations of the re-issue list (secret).
 	secrets map[kube.Key]*yaml.RNode

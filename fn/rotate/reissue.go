@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rotate-certs/rotate-certs/fn/bundle"
+	"github.com/rotate-certs/rotate-certs/fn/anchors"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
@@ -71,7 +71,7 @@ func (r *run) reissues() []report.Reissue {
 // reissueEntry is x, of bundle, as the report lists it: where the
 // certificate is, the CA it needs, and the cert-manager Certificate that
 // writes its Secret, when the Secret names one.
-func (r *run) reissueEntry(bundleName string, f report.Found, x bundle.Reissue) report.Reissue {
+func (r *run) reissueEntry(bundleName string, f report.Found, x anchors.Reissue) report.Reissue {
 	e := report.Reissue{
 		Resource: f.Ref, Key: f.Key(), Subject: pki.Subject(f.Cert), SHA256: pki.FingerprintOf(f.Cert).String(), IsCA: pki.IsCA(f.Cert),
 		NotAfter: f.Cert.NotAfter.UTC(), Bundle: bundleName, Issuer: x.IssuerName,
@@ -135,7 +135,7 @@ type outcomeKeys struct {
 }
 
 // add reports whether o is the first outcome of its key.
-func (k *outcomeKeys) add(o bundle.Outcome) bool {
+func (k *outcomeKeys) add(o anchors.Outcome) bool {
 	if k.ids == nil {
 		k.ids, k.seen = map[*x509.Certificate]int{}, map[string]bool{}
 	}

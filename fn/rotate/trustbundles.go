@@ -4,7 +4,7 @@ import (
 	"crypto/x509"
 	"fmt"
 
-	"github.com/rotate-certs/rotate-certs/fn/bundle"
+	"github.com/rotate-certs/rotate-certs/fn/anchors"
 	"github.com/rotate-certs/rotate-certs/fn/report"
 	"github.com/rotate-certs/rotate-certs/fn/trustbundle"
 )
@@ -26,14 +26,14 @@ func (r *run) scan() *report.Inventory {
 // chainIndex indexes the certificates of the inventory once per run: the
 // merge of every target, the re-issue list and the alerts all ask it what
 // chains to a CA. A Held's ID is its position in the inventory.
-func (r *run) chainIndex() *bundle.ChainIndex {
+func (r *run) chainIndex() *anchors.ChainIndex {
 	if r.chains == nil {
 		certs := r.scan().Certificates
-		held := make([]bundle.Held, len(certs))
+		held := make([]anchors.Held, len(certs))
 		for i, f := range certs {
-			held[i] = bundle.Held{Cert: f.Cert, Where: f.Where(), ID: i, Supplied: f.InChain()}
+			held[i] = anchors.Held{Cert: f.Cert, Where: f.Where(), ID: i, Supplied: f.InChain()}
 		}
-		r.chains = bundle.NewChainIndex(held, r.verifier())
+		r.chains = anchors.NewChainIndex(held, r.verifier())
 	}
 	return r.chains
 }
@@ -41,7 +41,7 @@ func (r *run) chainIndex() *bundle.ChainIndex {
 // verifier returns the run's memoized signature check.
 func (r *run) verifier() func(ca, cert *x509.Certificate) bool {
 	if r.verify == nil {
-		r.verify = bundle.NewVerifier()
+		r.verify = anchors.NewVerifier()
 	}
 	return r.verify
 }

@@ -14,7 +14,7 @@ const NamespaceNameLabel = "kubernetes.io/metadata.name"
 // namespaceLabels returns the labels of namespace ns as a selector sees
 // them: the Namespace's own when it is in the input, and always the name
 // label the API server sets.
-func (r *renderer) namespaceLabels(ns string) map[string]string {
+func (r *fanOut) namespaceLabels(ns string) map[string]string {
 	out := map[string]string{NamespaceNameLabel: ns}
 	if n := r.env.Index.Get(kube.Key{Kind: "Namespace", Name: ns}); n != nil {
 		for k, v := range n.GetLabels() {
@@ -31,7 +31,7 @@ func (r *renderer) namespaceLabels(ns string) map[string]string {
 // unset): trust-manager would overwrite what rotate-certs writes on every
 // sync, and the GitOps tool would put it back. The error names the Bundle
 // and the ways out. It reports whether the target may be written.
-func (r *renderer) trustManagerWrites(key kube.Key) bool {
+func (r *fanOut) trustManagerWrites(key kube.Key) bool {
 	t := r.bundle.Target
 	for _, node := range r.env.Index.KindIn(TrustManagerGroup, certmanager.KindBundle) {
 		bt, ok := certmanager.ReadBundleTarget(node)

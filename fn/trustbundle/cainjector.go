@@ -14,7 +14,7 @@ import (
 // would overwrite what rotate-certs writes, and a GitOps tool would show
 // the object out of sync forever. The error names the annotation and the
 // two ways out. It reports whether the injection may go on.
-func (r *renderer) cainjectorOwns(in injection) bool {
+func (r *caBundles) cainjectorOwns(in injection) bool {
 	key, value, owned := certmanager.CAInjectorOwns(in.node.GetAnnotations())
 	if !owned {
 		return true

@@ -2,6 +2,7 @@ package trustbundle
 
 import (
 	"crypto/x509"
+	"iter"
 	"strings"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
@@ -28,52 +29,61 @@ const (
 // trustBundleLimit says whose limit MaxValueBytes is for spec.trustBundle.
 const trustBundleLimit = "(1 MiB) the API server accepts in a ClusterTrustBundle's spec.trustBundle"
 
-// renderClusterTrustBundle writes the bundle into spec.trustBundle of the
-// target ClusterTrustBundle, creating it (in v1beta1) when absent.
-func (r *renderer) renderClusterTrustBundle(current []*x509.Certificate) (Target, bool) {
-	t := r.bundle.Target
-	key := kube.Key{Kind: policy.TargetClusterTrustBundle, Name: t.Name}
-	node := r.env.Index.GetIn(ClusterTrustBundleGroup, key)
-	s := slot{key: key, ref: kube.Ref{APIVersion: ClusterTrustBundleVersion, Kind: key.Kind, Name: key.Name}, node: node,
-		memKey: "spec.trustBundle", field: "spec.trustBundle", limit: MaxValueBytes, limitWhy: trustBundleLimit}
-	var spec *yaml.RNode
-	if node != nil {
-		s.ref = kube.RefOf(node)
-		var ok bool
-		if spec, s.previous, ok = r.readClusterTrustBundle(node); !ok {
-			return Target{}, false
+// clusterTrustBundle is the ClusterTrustBundle target kind.
+type clusterTrustBundle struct{ *renderer }
+
+// current returns what the policy's sources hold.
+func (r *clusterTrustBundle) current() ([]*x509.Certificate, bool) { return r.readSources(), true }
+
+// slots yields the target ClusterTrustBundle's spec.trustBundle.
+func (r *clusterTrustBundle) slots() iter.Seq[slot] {
+	return func(yield func(slot) bool) {
+		key := kube.Key{Kind: policy.TargetClusterTrustBundle, Name: r.bundle.Target.Name}
+		node := r.env.Index.GetIn(ClusterTrustBundleGroup, key)
+		s := slot{key: key, ref: kube.Ref{APIVersion: ClusterTrustBundleVersion, Kind: key.Kind, Name: key.Name}, node: node,
+			memKey: "spec.trustBundle", field: "spec.trustBundle", limit: MaxValueBytes, limitWhy: trustBundleLimit}
+		if node != nil {
+			s.ref = kube.RefOf(node)
+			var ok bool
+			if s.parent, s.previous, ok = r.readClusterTrustBundle(node); !ok {
+				return
+			}
 		}
+		yield(s)
 	}
-	res, pem, ok := r.merge(s, current)
-	if !ok || !r.allCAs(s.ref, res) {
-		return Target{}, false
+}
+
+// write writes the bundle into spec.trustBundle, creating the
+// ClusterTrustBundle (in v1beta1) when absent.
+func (r *clusterTrustBundle) write(s slot, res *Target, pem []byte) (bool, bool) {
+	if !r.allCAs(s.ref, *res) {
+		return false, false
 	}
-	if node == nil {
-		node = r.newObject(ClusterTrustBundleVersion, key)
-		res.Node, res.Created = node, true
-		r.created(node, key)
+	spec := s.parent
+	if s.node == nil {
+		node := r.newObject(ClusterTrustBundleVersion, s.key)
+		r.created(res, node, s.key)
 		var err error
 		if spec, err = node.Pipe(yaml.LookupCreate(yaml.MappingNode, "spec")); err != nil {
 			r.errorf(s.ref, "spec", "bundle %q: %v", r.bundle.Name, err)
-			return Target{}, false
+			return false, false
 		}
-		if t.SignerName != "" {
-			_ = spec.PipeE(yaml.SetField("signerName", yaml.NewStringRNode(t.SignerName)))
+		if signer := r.bundle.Target.SignerName; signer != "" {
+			_ = spec.PipeE(yaml.SetField("signerName", yaml.NewStringRNode(signer)))
 		}
 	}
 	changed, err := setString(spec, "trustBundle", string(pem))
 	if err != nil {
 		r.errorf(s.ref, s.field, "bundle %q: %s: set spec.trustBundle: %v", r.bundle.Name, s.ref, err)
-		return Target{}, false
+		return false, false
 	}
-	r.complete(&res, s, changed)
-	return res, true
+	return changed, true
 }
 
 // readClusterTrustBundle checks an existing ClusterTrustBundle and returns
 // its spec and the certificates of spec.trustBundle. Its signerName must
 // be the policy's: the API refuses to change it.
-func (r *renderer) readClusterTrustBundle(node *yaml.RNode) (*yaml.RNode, []*x509.Certificate, bool) {
+func (r *clusterTrustBundle) readClusterTrustBundle(node *yaml.RNode) (*yaml.RNode, []*x509.Certificate, bool) {
 	ref := kube.RefOf(node)
 	if v := node.GetApiVersion(); v != ClusterTrustBundleVersion && v != clusterTrustBundleAlpha {
 		r.errorf(ref, "apiVersion", "bundle %q: %s has apiVersion %s; rotate-certs writes %s and %s ClusterTrustBundles", r.bundle.Name, ref, kube.Quote(v), ClusterTrustBundleVersion, clusterTrustBundleAlpha)
@@ -112,7 +122,7 @@ func (r *renderer) readClusterTrustBundle(node *yaml.RNode) (*yaml.RNode, []*x50
 // allCAs fails when the rendered bundle holds a certificate that is not a
 // CA: the API server accepts only CA certificates (basic constraints with
 // the CA bit) in a ClusterTrustBundle.
-func (r *renderer) allCAs(ref kube.Ref, t Target) bool {
+func (r *clusterTrustBundle) allCAs(ref kube.Ref, t Target) bool {
 	var leaves []string
 	for _, c := range t.Outcome.Certificates() {
 		if !c.IsCA || !c.BasicConstraintsValid {

@@ -16,7 +16,7 @@ type format struct {
 }
 
 // formats lists the truststores the target asks for.
-func (r *renderer) formats() []format {
+func (r *fanOut) formats() []format {
 	a := r.bundle.Target.AdditionalFormats
 	if a == nil {
 		return nil
@@ -32,7 +32,7 @@ func (r *renderer) formats() []format {
 }
 
 // formatKeys returns the keys of the target's binary truststores.
-func (r *renderer) formatKeys() []string {
+func (r *fanOut) formatKeys() []string {
 	var keys []string
 	for _, f := range r.formats() {
 		keys = append(keys, f.key)
@@ -45,7 +45,7 @@ func (r *renderer) formatKeys() []string {
 // deterministic and a value is only written when its bytes differ, so an
 // unchanged bundle leaves the object byte-identical. It reports whether
 // anything changed.
-func (r *renderer) writeFormats(node *yaml.RNode, certs []*x509.Certificate) (bool, error) {
+func (r *fanOut) writeFormats(node *yaml.RNode, certs []*x509.Certificate) (bool, error) {
 	changed := false
 	for _, f := range r.formats() {
 		data, err := f.enc.Encode(certs)

@@ -4,6 +4,7 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"fmt"
+	"iter"
 	"sort"
 	"strings"
 
@@ -50,7 +51,7 @@ type injection struct {
 // injections returns the objects bundle b injects into: those its inject
 // list names, then those annotated with its name, each once. An object
 // named by both gets every webhook (the annotation asks for all).
-func (r *renderer) injections() []injection {
+func (r *caBundles) injections() []injection {
 	var out []injection
 	at := map[*yaml.RNode]int{}
 	for j, in := range r.bundle.Inject {
@@ -84,31 +85,31 @@ func (r *renderer) injections() []injection {
 	return out
 }
 
-// renderInjections writes the bundle into every caBundle field of its
-// injections and returns one target per field.
-func (r *renderer) renderInjections(current []*x509.Certificate) []Target {
-	var out []Target
-	for _, in := range r.injections() {
-		if !r.cainjectorOwns(in) {
-			continue
-		}
-		slots, ok := r.caBundleSlots(in)
-		if !ok {
-			continue
-		}
-		for _, s := range slots {
-			if t, ok := r.renderCABundle(s, current); ok {
-				out = append(out, t)
+// caBundles is the target kind of the caBundle fields a bundle injects
+// into.
+type caBundles struct{ *renderer }
+
+// current returns what the policy's sources hold.
+func (r *caBundles) current() ([]*x509.Certificate, bool) { return r.readSources(), true }
+
+// slots yields every caBundle field of the bundle's injections.
+func (r *caBundles) slots() iter.Seq[slot] {
+	return func(yield func(slot) bool) {
+		for _, in := range r.injections() {
+			if !r.cainjectorOwns(in) {
+				continue
+			}
+			slots, ok := r.caBundleSlots(in)
+			if !ok {
+				continue
+			}
+			for _, s := range slots {
+				if !yield(s) {
+					return
+				}
 			}
 		}
 	}
-	return out
-}
-
-// caSlot is a caBundle field: the mapping that holds it, and the slot.
-type caSlot struct {
-	slot
-	parent *yaml.RNode
 }
 
 // caBundleSlots returns the caBundle fields of an injection, with what each
@@ -116,7 +117,7 @@ type caSlot struct {
 // that the object lacks, a caBundle that is not base64 or holds no
 // certificate, and an object whose API would refuse a caBundle are errors
 // naming the object and field.
-func (r *renderer) caBundleSlots(in injection) ([]caSlot, bool) {
+func (r *caBundles) caBundleSlots(in injection) ([]slot, bool) {
 	node := in.node
 	ref := kube.RefOf(node)
 	kind := node.GetKind()
@@ -125,7 +126,7 @@ func (r *renderer) caBundleSlots(in injection) ([]caSlot, bool) {
 			r.bundle.Name, ref, kube.Quote(node.GetApiVersion()), want)
 		return nil, false
 	}
-	var fields []caSlot
+	var fields []slot
 	var ok bool
 	switch kind {
 	case policy.KindMutatingWebhookConfiguration, policy.KindValidatingWebhookConfiguration:
@@ -164,7 +165,7 @@ func (r *renderer) caBundleSlots(in injection) ([]caSlot, bool) {
 
 // webhookFields returns webhooks[].clientConfig of a webhook
 // configuration: every webhook, or the ones the policy names.
-func (r *renderer) webhookFields(ref kube.Ref, node *yaml.RNode, in injection) ([]caSlot, bool) {
+func (r *caBundles) webhookFields(ref kube.Ref, node *yaml.RNode, in injection) ([]slot, bool) {
 	seq := node.Field("webhooks")
 	var entries []*yaml.RNode
 	if seq != nil && seq.Value != nil {
@@ -212,7 +213,7 @@ func (r *renderer) webhookFields(ref kube.Ref, node *yaml.RNode, in injection) (
 		r.add(ref.Result(framework.Warning, "webhooks", fmt.Sprintf("bundle %q: %s has no webhooks; nothing to inject", r.bundle.Name, ref)))
 		return nil, true
 	}
-	var out []caSlot
+	var out []slot
 	for _, name := range selected {
 		field := "webhooks[name=" + kube.Safe(name) + "].clientConfig"
 		cc, err := mapping(byName[name], "clientConfig")
@@ -220,7 +221,7 @@ func (r *renderer) webhookFields(ref kube.Ref, node *yaml.RNode, in injection) (
 			r.errorf(ref, field, "bundle %q: %s webhook %s has no clientConfig map; the API server needs one (a service or url) to call it", r.bundle.Name, ref, kube.Quote(name))
 			return nil, false
 		}
-		out = append(out, caSlot{slot: slot{field: field}, parent: cc})
+		out = append(out, slot{field: field, parent: cc})
 	}
 	return out, true
 }
@@ -228,7 +229,7 @@ func (r *renderer) webhookFields(ref kube.Ref, node *yaml.RNode, in injection) (
 // apiServiceField returns an APIService's spec. A local APIService (no
 // spec.service) is served by the API server itself and takes no caBundle;
 // insecureSkipTLSVerify: true and a caBundle together are refused.
-func (r *renderer) apiServiceField(ref kube.Ref, node *yaml.RNode) ([]caSlot, bool) {
+func (r *caBundles) apiServiceField(ref kube.Ref, node *yaml.RNode) ([]slot, bool) {
 	spec, err := mapping(node, "spec")
 	if err != nil || spec == nil {
 		r.errorf(ref, "spec", "bundle %q: %s has no spec map", r.bundle.Name, ref)
@@ -244,13 +245,13 @@ func (r *renderer) apiServiceField(ref kube.Ref, node *yaml.RNode) ([]caSlot, bo
 			r.bundle.Name, ref)
 		return nil, false
 	}
-	return []caSlot{{slot: slot{field: "spec"}, parent: spec}}, true
+	return []slot{{field: "spec", parent: spec}}, true
 }
 
 // conversionField returns a CustomResourceDefinition's
 // spec.conversion.webhook.clientConfig. The API calls the conversion
 // webhook (and accepts its caBundle) only with strategy Webhook.
-func (r *renderer) conversionField(ref kube.Ref, node *yaml.RNode) ([]caSlot, bool) {
+func (r *caBundles) conversionField(ref kube.Ref, node *yaml.RNode) ([]slot, bool) {
 	conv, err := node.Pipe(yaml.Lookup("spec", "conversion"))
 	if err != nil || conv == nil || conv.YNode().Kind != yaml.MappingNode {
 		r.errorf(ref, "spec.conversion", "bundle %q: %s has no spec.conversion: its versions are not converted by a webhook, so no caBundle is read; remove it from the bundle's inject list (or its %s annotation)",
@@ -268,15 +269,11 @@ func (r *renderer) conversionField(ref kube.Ref, node *yaml.RNode) ([]caSlot, bo
 			r.bundle.Name, ref)
 		return nil, false
 	}
-	return []caSlot{{slot: slot{field: "spec.conversion.webhook.clientConfig"}, parent: cc}}, true
+	return []slot{{field: "spec.conversion.webhook.clientConfig", parent: cc}}, true
 }
 
-// renderCABundle merges and writes one caBundle field.
-func (r *renderer) renderCABundle(s caSlot, current []*x509.Certificate) (Target, bool) {
-	t, pem, ok := r.merge(s.slot, current)
-	if !ok {
-		return Target{}, false
-	}
+// write writes the bundle into one caBundle field.
+func (r *caBundles) write(s slot, t *Target, pem []byte) (bool, bool) {
 	// target.metadata is for the bundle's target objects; an object it
 	// injects into is the user's, and gets only the memory annotations.
 	t.metadata = nil
@@ -285,11 +282,10 @@ func (r *renderer) renderCABundle(s caSlot, current []*x509.Certificate) (Target
 		var err error
 		if changed, err = setString(s.parent, "caBundle", base64.StdEncoding.EncodeToString(pem)); err != nil {
 			r.errorf(s.ref, s.field, "bundle %q: %s: set %s: %v", r.bundle.Name, s.ref, s.field, err)
-			return Target{}, false
+			return false, false
 		}
 	}
-	r.complete(&t, s.slot, changed)
-	return t, true
+	return changed, true
 }
 
 // sameBytes reports whether caBundle value decodes to exactly pem: an

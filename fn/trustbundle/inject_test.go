@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rotate-certs/rotate-certs/fn/bundle"
+	"github.com/rotate-certs/rotate-certs/fn/anchors"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -84,7 +84,7 @@ func TestInjectEveryWebhook(t *testing.T) {
 // exactly the rendered PEM is left as written (here wrapped over lines),
 // not re-encoded.
 func TestInjectKeepsTheBytesOfAnUnchangedSet(t *testing.T) {
-	pem := bundle.Outcome{Current: []*x509.Certificate{caNew.Cert}, Previous: []*x509.Certificate{caOld.Cert}}.PEM()
+	pem := anchors.Outcome{Current: []*x509.Certificate{caNew.Cert}, Previous: []*x509.Certificate{caOld.Cert}}.PEM()
 	enc := base64.StdEncoding.EncodeToString(pem)
 	var wrapped []string
 	for len(enc) > 76 {

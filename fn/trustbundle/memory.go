@@ -2,6 +2,7 @@ package trustbundle
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"crypto/x509"
 	"encoding/hex"
 	"encoding/pem"
@@ -10,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rotate-certs/rotate-certs/fn/bundle"
+	"github.com/rotate-certs/rotate-certs/fn/anchors"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
@@ -19,8 +20,9 @@ import (
 
 // The target's memory: annotations that carry what one render must know
 // of the renders before it, on the target object itself (a GitOps
-// repository has no other place to keep it). This file is their one
-// reader and writer.
+// repository has no other place to keep it), and the bundle-hash and
+// rotated-at annotations that say what a target holds. This file is their
+// one reader and writer, for every target kind.
 //
 // Memory orders, times and drops what a target's data holds; it never adds
 // a CA to a bundle. A CA enters a bundle's data only when it is current in
@@ -49,6 +51,12 @@ const (
 	// sources is still in the Bundle's data; the annotation says which of
 	// the pinned CAs were the sources' and never adds one.
 	SeenAnnotation = "rotate-certs.dev/seen"
+	// HashAnnotation is "sha256:" + hex of the rendered bundle (see
+	// Finish for an object several bundles write). Every target carries it.
+	HashAnnotation = "rotate-certs.dev/bundle-hash"
+	// RotatedAtAnnotation is the newest NotBefore among current CAs. Every
+	// target carries it.
+	RotatedAtAnnotation = "rotate-certs.dev/rotated-at"
 )
 
 // keyHeader is the PEM header that names the data key a remembered CA
@@ -63,8 +71,8 @@ const keyHeader = "Key"
 // annotation cannot be parsed: a CA lost from it could be one a peer still
 // needs. Everything else wrong with the memory is a warning naming the
 // annotation, and the part that is wrong is ignored.
-func (r *renderer) readMemory(s slot, current []*x509.Certificate) (mem bundle.Memory, stateful, ok bool) {
-	mem = bundle.Memory{Certificates: s.previous}
+func (r *renderer) readMemory(s slot, current []*x509.Certificate) (mem anchors.Memory, stateful, ok bool) {
+	mem = anchors.Memory{Certificates: s.previous}
 	data := pki.NewSet(s.previous...)
 	recordText, recorded := r.memoryText(s, RetiredAnnotation)
 	if recorded {
@@ -93,7 +101,7 @@ func (r *renderer) readMemory(s slot, current []*x509.Certificate) (mem bundle.M
 // saying why - when it is not. Blocks of another data key (another
 // bundle's) are not the slot's memory: with none of its own there is
 // nothing to judge.
-func (r *renderer) copyMemory(s slot, recorded bool, mem bundle.Memory, remembered []*x509.Certificate) []*x509.Certificate {
+func (r *renderer) copyMemory(s slot, recorded bool, mem anchors.Memory, remembered []*x509.Certificate) []*x509.Certificate {
 	if len(remembered) == 0 {
 		return nil
 	}
@@ -355,26 +363,68 @@ func parseRecordLine(line string) (pki.Fingerprint, time.Time, string, error) {
 	return fp, at.UTC(), key, nil
 }
 
-// writeMemory writes the retirement record and the previous annotation of
-// an object written by targets, and reports whether either changed.
+// writeMemory writes the annotations of an object written by targets
+// once every bundle is rendered (Finish): bundle-hash, rotated-at, the
+// retirement record and the previous annotation. It reports whether any
+// changed.
 func writeMemory(node *yaml.RNode, targets []*Target) (bool, error) {
-	changed, err := setText(node, RetiredAnnotation, formatRecord(targets))
-	if err != nil {
-		return false, err
+	hash, rotatedAt := objectHash(targets)
+	changed := false
+	for _, set := range []func() (bool, error){
+		func() (bool, error) { return kube.SetAnnotation(node, HashAnnotation, hash) },
+		func() (bool, error) {
+			return kube.SetAnnotation(node, RotatedAtAnnotation, rotatedAt.UTC().Format(time.RFC3339))
+		},
+		func() (bool, error) { return setText(node, RetiredAnnotation, formatRecord(targets)) },
+		func() (bool, error) {
+			if prev := formatPrevious(targets); prev != "" {
+				return setText(node, PreviousAnnotation, prev)
+			}
+			return removeAnnotation(node, PreviousAnnotation)
+		},
+	} {
+		c, err := set()
+		if err != nil {
+			return false, err
+		}
+		changed = changed || c
 	}
-	var prevChanged bool
-	if prev := formatPrevious(targets); prev != "" {
-		prevChanged, err = setText(node, PreviousAnnotation, prev)
-	} else {
-		prevChanged, err = removeAnnotation(node, PreviousAnnotation)
-	}
-	return changed || prevChanged, err
+	return changed, nil
 }
 
-// writeSeen writes the seen annotation of a trust-manager Bundle: the CAs
-// its sources hold now, in canonical order.
-func writeSeen(node *yaml.RNode, current []*x509.Certificate) (bool, error) {
-	return setText(node, SeenAnnotation, string(pki.EncodePEM(bundle.Canonical(current))))
+// objectHash returns the bundle-hash and rotated-at of an object written by
+// targets (see Finish).
+func objectHash(targets []*Target) (string, time.Time) {
+	if len(targets) == 1 {
+		return targets[0].Hash, targets[0].rotatedAt
+	}
+	lines := make([]string, 0, len(targets))
+	var latest time.Time
+	for _, t := range targets {
+		lines = append(lines, t.keys[0]+" "+t.Hash+"\n")
+		if t.rotatedAt.After(latest) {
+			latest = t.rotatedAt
+		}
+	}
+	sort.Strings(lines)
+	sum := sha256.Sum256([]byte(strings.Join(lines, "")))
+	return "sha256:" + hex.EncodeToString(sum[:]), latest
+}
+
+// writeSeen writes, for a slot that keeps one (a trust-manager Bundle's),
+// the seen annotation as soon as the slot is written: the CAs its sources
+// hold now (t's current CAs), in canonical order. It reports whether it
+// changed; ok is false when it could not be written (an error result).
+func (r *renderer) writeSeen(s slot, t Target) (changed, ok bool) {
+	if !s.seen {
+		return false, true
+	}
+	changed, err := setText(s.node, SeenAnnotation, string(pki.EncodePEM(anchors.Canonical(t.Outcome.Current))))
+	if err != nil {
+		r.errorf(s.ref, annotationField(SeenAnnotation), "bundle %q: %v", r.bundle.Name, err)
+		return false, false
+	}
+	return changed, true
 }
 
 // formatRecord returns the retirement record of an object written by

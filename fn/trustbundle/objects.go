@@ -1,12 +1,8 @@
 package trustbundle
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"sort"
 	"strings"
-	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
@@ -70,22 +66,15 @@ func Finish(rendered []Rendered, items []*yaml.RNode, positions []int, index *ku
 // annotate writes the object's annotations (and the targets' static
 // metadata) and completes its targets.
 func annotate(node *yaml.RNode, targets []*Target) error {
-	hash, rotatedAt := objectHash(targets)
-	meta := false
-	for _, set := range []func() (bool, error){
-		func() (bool, error) { return kube.SetAnnotation(node, HashAnnotation, hash) },
-		func() (bool, error) {
-			return kube.SetAnnotation(node, RotatedAtAnnotation, rotatedAt.UTC().Format(time.RFC3339))
-		},
-		func() (bool, error) { return writeMemory(node, targets) },
-		func() (bool, error) { return setMetadata(node, targets) },
-	} {
-		changed, err := set()
-		if err != nil {
-			return err
-		}
-		meta = meta || changed
+	memChanged, err := writeMemory(node, targets)
+	if err != nil {
+		return err
 	}
+	metaChanged, err := setMetadata(node, targets)
+	if err != nil {
+		return err
+	}
+	meta := memChanged || metaChanged
 	anyData := false
 	for _, t := range targets {
 		anyData = anyData || t.dataChanged || t.Created
@@ -99,25 +88,6 @@ func annotate(node *yaml.RNode, targets []*Target) error {
 		t.summary.Message = t.summaryText + changeWord(*t)
 	}
 	return nil
-}
-
-// objectHash returns the bundle-hash and rotated-at of an object written by
-// targets (see Finish).
-func objectHash(targets []*Target) (string, time.Time) {
-	if len(targets) == 1 {
-		return targets[0].Hash, targets[0].rotatedAt
-	}
-	lines := make([]string, 0, len(targets))
-	var latest time.Time
-	for _, t := range targets {
-		lines = append(lines, t.keys[0]+" "+t.Hash+"\n")
-		if t.rotatedAt.After(latest) {
-			latest = t.rotatedAt
-		}
-	}
-	sort.Strings(lines)
-	sum := sha256.Sum256([]byte(strings.Join(lines, "")))
-	return "sha256:" + hex.EncodeToString(sum[:]), latest
 }
 
 // sharedKeys returns an error when two bundles write one key or field of

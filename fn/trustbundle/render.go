@@ -3,23 +3,14 @@ package trustbundle
 import (
 	"crypto/x509"
 	"fmt"
-	"strings"
 	"time"
 
-	"github.com/rotate-certs/rotate-certs/fn/bundle"
+	"github.com/rotate-certs/rotate-certs/fn/anchors"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
-)
-
-// Annotations the function sets on every target object.
-const (
-	// HashAnnotation is "sha256:" + hex of the rendered bundle.
-	HashAnnotation = "rotate-certs.dev/bundle-hash"
-	// RotatedAtAnnotation is the newest NotBefore among current CAs.
-	RotatedAtAnnotation = "rotate-certs.dev/rotated-at"
 )
 
 // MaxValueBytes is the largest source, existing target or rendered bundle
@@ -43,9 +34,9 @@ type Env struct {
 	// Now is the render time.
 	Now time.Time
 	// Chains are the certificates of the input, indexed once per run
-	// (bundle.NewChainIndex, with the run's memoized signature check) and
+	// (anchors.NewChainIndex, with the run's memoized signature check) and
 	// shared by every bundle and target.
-	Chains *bundle.ChainIndex
+	Chains *anchors.ChainIndex
 	// PolicyRef is the policy, for results about its fields.
 	PolicyRef kube.Ref
 	// Snapshots are the local-config Secrets and ConfigMaps, read as
@@ -86,7 +77,7 @@ type Target struct {
 	// annotations) are not trust changes, so they roll nobody.
 	TrustChanged bool
 	// Outcome is the merge: current and kept previous certificates.
-	Outcome bundle.Outcome
+	Outcome anchors.Outcome
 
 	// What Finish needs to annotate the object and report the target.
 	bundle      string
@@ -98,7 +89,7 @@ type Target struct {
 	summaryText string
 	// The target's memory (memory.go) and static metadata, written by
 	// Finish over every bundle that writes the object.
-	record     []bundle.Retirement
+	record     []anchors.Retirement
 	remembered []*x509.Certificate
 	metadata   *policy.TargetMetadata
 }
@@ -112,13 +103,15 @@ func (t Target) Where() string { return t.Key.String() + " " + t.field }
 type Rendered struct {
 	// Name is the bundle's name.
 	Name string
-	// Targets are the target objects, one per namespace.
+	// Targets are the values written, in order: the target object's (one
+	// per namespace for a Secret or ConfigMap), then one per caBundle
+	// field injected into.
 	Targets []Target
 	// Results are the bundle's results; any error means nothing may be
 	// written out.
 	Results framework.Results
 	// Options are the merge options the targets were rendered with.
-	Options bundle.Options
+	Options anchors.Options
 	// Sources says where each current certificate was read, by SHA-256:
 	// "Secret ns/name data.ca.crt", or the policy's inline source.
 	Sources map[pki.Fingerprint]string
@@ -175,41 +168,21 @@ func (r *renderer) failed() bool { return r.results.ExitCode() != 0 }
 func Render(b *policy.TrustBundle, path string, env Env) Rendered {
 	r := &renderer{bundle: b, path: path, env: env}
 	out := Rendered{Name: b.Name, Options: r.options()}
-	var current []*x509.Certificate
-	var tm *trustManagerBundle
-	if b.Target.Kind == policy.TargetBundle {
-		var ok bool
-		if tm, current, ok = r.readTrustManager(); !ok {
-			out.Results = r.results
-			return out
-		}
-	} else {
-		current = r.readSources()
+	kinds := r.targetKinds()
+	current, ok := kinds[0].current()
+	if !ok {
+		out.Results = r.results
+		return out
 	}
 	r.reportExpiredSources(current)
 	if r.failed() {
 		out.Results = r.results
 		return out
 	}
-	switch b.Target.Kind {
-	case policy.TargetSecret, policy.TargetConfigMap:
-		for _, ns := range r.namespaces() {
-			if t, ok := r.renderTarget(ns, current); ok {
-				out.Targets = append(out.Targets, t)
-			}
-		}
-	case policy.TargetClusterTrustBundle:
-		if t, ok := r.renderClusterTrustBundle(current); ok {
-			out.Targets = append(out.Targets, t)
-		}
-	case policy.TargetBundle:
-		if t, ok := r.renderTrustManager(tm, current); ok {
-			out.Targets = append(out.Targets, t)
-		}
+	for _, k := range kinds {
+		out.Targets = append(out.Targets, r.renderKind(k, current)...)
 	}
-	injected := r.renderInjections(current)
-	out.Targets = append(out.Targets, injected...)
-	if !b.HasObject() && len(b.Inject) == 0 && len(injected) == 0 && !r.failed() {
+	if !b.HasObject() && len(b.Inject) == 0 && len(out.Targets) == 0 && !r.failed() {
 		r.errorf(r.env.PolicyRef, path, "bundle %q writes nothing: it has no target and no inject list, and no object in the input is annotated %s: %s",
 			b.Name, policy.InjectAnnotation, b.Name)
 	}
@@ -218,8 +191,8 @@ func Render(b *policy.TrustBundle, path string, env Env) Rendered {
 	return out
 }
 
-func (r *renderer) options() bundle.Options {
-	o := bundle.Options{
+func (r *renderer) options() anchors.Options {
+	o := anchors.Options{
 		Copy:           r.bundle.Mode == policy.ModeCopy,
 		MaxPrevious:    *r.bundle.Retain.MaxPrevious,
 		ProtectIssuers: *r.bundle.Retain.ProtectIssuers,
@@ -244,82 +217,4 @@ func (r *renderer) sources() map[pki.Fingerprint]string {
 		out[fp] = where
 	}
 	return out
-}
-
-func (r *renderer) renderTarget(ns string, current []*x509.Certificate) (Target, bool) {
-	t := r.bundle.Target
-	key := kube.Key{Kind: t.Kind, Namespace: ns, Name: t.Name}
-	if !r.trustManagerWrites(key) {
-		return Target{}, false
-	}
-	node := r.env.Index.Get(key)
-	if node != nil && node.GetApiVersion() != "v1" {
-		// Not another object: writing a new one beside it would leave two
-		// copies of the target, the stale one holding the previous CAs
-		// (found by FuzzProcess: a misspelt apiVersion key).
-		r.errorf(kube.RefOf(node), "apiVersion", "bundle %q: target %s has apiVersion %s; a %s target must be a core v1 %s - fix its apiVersion",
-			r.bundle.Name, key, kube.Quote(node.GetApiVersion()), key.Kind, key.Kind)
-		return Target{}, false
-	}
-	if snap := r.env.Snapshots.Get(key); node == nil && snap != nil {
-		r.errorf(kube.RefOf(snap), "metadata.annotations["+kube.LocalConfigAnnotation+"]",
-			"bundle %q: target %s is in the input only as a local-config snapshot, which kustomize and kpt never apply: a snapshot copies an object that lives in the cluster and is a source, never a target - commit the target as a plain manifest (without %s)",
-			r.bundle.Name, key, kube.LocalConfigAnnotation)
-		return Target{}, false
-	}
-	s := slot{key: key, ref: kube.Ref{APIVersion: "v1", Kind: key.Kind, Namespace: key.Namespace, Name: key.Name}, node: node,
-		memKey: t.Key, field: "data." + t.Key, limit: MaxValueBytes, limitWhy: secretLimit}
-	var prevField string
-	if node != nil {
-		var ok bool
-		if s.previous, prevField, ok = r.readTarget(node); !ok {
-			return Target{}, false
-		}
-		s.ref = kube.RefOf(node)
-		if prevField != "" {
-			s.field = prevField
-		}
-	}
-	res, pem, ok := r.merge(s, current)
-	if !ok {
-		return Target{}, false
-	}
-	if node == nil {
-		node = r.newTarget(key)
-		res.Node, res.Created = node, true
-		r.created(node, key)
-	}
-	ref := kube.RefOf(node)
-	field, valueChanged, err := SetValue(node, t.Key, pem)
-	if err != nil {
-		r.errorf(ref, "", "bundle %q: %v", r.bundle.Name, err)
-		return Target{}, false
-	}
-	if strings.HasPrefix(prevField, "binaryData.") {
-		r.add(ref.Result(framework.Info, field, fmt.Sprintf("bundle %q: moved %s from binaryData to data: a PEM bundle is text, and the API server rejects a ConfigMap that holds a key in both",
-			r.bundle.Name, t.Key)))
-	}
-	formatsChanged, err := r.writeFormats(node, res.Outcome.Certificates())
-	if err != nil {
-		r.errorf(ref, "", "bundle %q: %v", r.bundle.Name, err)
-		return Target{}, false
-	}
-	res.field = field
-	res.keys = append([]string{t.Key}, r.formatKeys()...)
-	if (valueChanged || formatsChanged) && !res.Created {
-		r.warnImmutable(node, field)
-	}
-	r.complete(&res, s, valueChanged || formatsChanged)
-	return res, true
-}
-
-func changeWord(t Target) string {
-	switch {
-	case t.Created:
-		return "created"
-	case t.Changed:
-		return "updated"
-	default:
-		return "unchanged"
-	}
 }

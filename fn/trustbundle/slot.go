@@ -5,9 +5,12 @@ import (
 	"crypto/x509"
 	"encoding/hex"
 	"fmt"
+	"strings"
+	"time"
 
-	"github.com/rotate-certs/rotate-certs/fn/bundle"
+	"github.com/rotate-certs/rotate-certs/fn/anchors"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -42,6 +45,10 @@ type slot struct {
 	// seen is true for a trust-manager Bundle, whose object also keeps
 	// the seen annotation.
 	seen bool
+	// parent is the mapping that holds the value when it is a plain field
+	// (values.go): a ClusterTrustBundle's spec, the clientConfig or spec
+	// that holds a caBundle.
+	parent *yaml.RNode
 }
 
 // dataName names the slot's value in messages about its memory: its
@@ -61,7 +68,7 @@ const noState = "; there was no previous state to carry over, so peers that stil
 // returns the target, not yet written, with the PEM to write. It reports
 // a slot that had no previous state.
 func (r *renderer) merge(s slot, current []*x509.Certificate) (Target, []byte, bool) {
-	var mem bundle.Memory
+	var mem anchors.Memory
 	stateful := false
 	if s.node != nil {
 		var ok bool
@@ -73,7 +80,7 @@ func (r *renderer) merge(s slot, current []*x509.Certificate) (Target, []byte, b
 	if r.env.Hold != nil && s.node != nil && !opts.Copy {
 		opts.HoldUntil, _ = r.env.Hold(r.bundle, s.node)
 	}
-	outcome, err := bundle.MergeTarget(current, mem, r.env.Chains, opts, r.env.Now)
+	outcome, err := anchors.MergeTarget(current, mem, r.env.Chains, opts, r.env.Now)
 	if err != nil {
 		r.errorf(r.env.PolicyRef, r.path+".sources", "bundle %q: %v", r.bundle.Name, err)
 		return Target{}, nil, false
@@ -89,7 +96,7 @@ func (r *renderer) merge(s slot, current []*x509.Certificate) (Target, []byte, b
 	}
 	sum := sha256.Sum256(pem)
 	t := Target{Key: s.key, Node: s.node, Hash: "sha256:" + hex.EncodeToString(sum[:]), Outcome: outcome, bundle: r.bundle.Name,
-		rotatedAt: outcome.LatestNotBefore(), record: outcome.Record(), remembered: bundle.Canonical(outcome.Remembered),
+		rotatedAt: outcome.LatestNotBefore(), record: outcome.Record(), remembered: anchors.Canonical(outcome.Remembered),
 		metadata: r.bundle.Target.Metadata, field: s.field, keys: []string{s.memKey}}
 	switch {
 	case s.node == nil:
@@ -121,8 +128,103 @@ func (r *renderer) complete(t *Target, s slot, dataChanged bool) {
 	r.add(t.summary)
 }
 
-// created reports a target object that was not in the input.
-func (r *renderer) created(node *yaml.RNode, key kube.Key) {
-	r.add(kube.RefOf(node).Result(framework.Warning, "",
-		fmt.Sprintf("bundle %q: target %s was not in the input and was created%s", r.bundle.Name, key, noState)))
+func changeWord(t Target) string {
+	switch {
+	case t.Created:
+		return "created"
+	case t.Changed:
+		return "updated"
+	default:
+		return "unchanged"
+	}
+}
+
+// sameSet reports whether a and b hold the same certificates, ignoring
+// order and repeats: whether a target's trust is unchanged.
+func sameSet(a, b []*x509.Certificate) bool {
+	sa, sb := pki.NewSet(a...), pki.NewSet(b...)
+	if sa.Len() != sb.Len() {
+		return false
+	}
+	for _, c := range sb.List() {
+		if !sa.Has(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// warnNoneValid warns when no certificate of the rendered bundle is valid
+// at render time: only not-yet-valid CAs are left (a pre-distributed next
+// CA rendered alone, in Copy mode or into a new target), so every handshake
+// that relies on the bundle fails until the earliest of them becomes valid.
+func (r *renderer) warnNoneValid(ref kube.Ref, field string, o anchors.Outcome) {
+	certs := o.Certificates()
+	var earliest *x509.Certificate
+	for _, c := range certs {
+		if !r.env.Now.Before(c.NotBefore) && !pki.Expired(c, r.env.Now) {
+			return
+		}
+		if earliest == nil || c.NotBefore.Before(earliest.NotBefore) {
+			earliest = c
+		}
+	}
+	if earliest == nil {
+		return
+	}
+	r.add(ref.Result(framework.Warning, field, fmt.Sprintf(
+		"bundle %q: no certificate in the bundle is valid now: %d not yet valid, the earliest %s from %s; every TLS handshake that relies on this bundle fails until then - keep the CA that signs today's certificates in the sources until the new one is valid",
+		r.bundle.Name, len(certs), pki.Describe(earliest), earliest.NotBefore.UTC().Format(time.RFC3339))))
+}
+
+// maxNamed caps how many certificates one result lists.
+const maxNamed = 5
+
+// named lists certificates as results name them: their subject and where
+// each is held, the first maxNamed of them.
+func named(held []anchors.Held) string {
+	var where []string
+	for i, h := range held {
+		if i == maxNamed {
+			where = append(where, fmt.Sprintf("and %d more", len(held)-maxNamed))
+			break
+		}
+		where = append(where, fmt.Sprintf("%q in %s", pki.Subject(h.Cert), h.Where))
+	}
+	return strings.Join(where, ", ")
+}
+
+// reportDecisions turns the merge into results on the target ref, at
+// field: the current certificates it dropped, and the verdict of every
+// previous CA.
+func (r *renderer) reportDecisions(ref kube.Ref, field string, o anchors.Outcome) {
+	// An expired current certificate is reported once per bundle, at its
+	// source (reportExpiredSources).
+	for _, f := range o.Fates {
+		c := pki.Describe(f.Cert)
+		var sev framework.Severity = framework.Info
+		var msg string
+		switch f.State {
+		case anchors.FateProtected:
+			sev = framework.Warning
+			msg = fmt.Sprintf("previous CA %s is kept beyond the retain policy because valid certificate(s) still chain to it: %s; re-issue them from a current CA before the old CA can go (or set retain.protectIssuers: false)",
+				c, named(f.Dependents))
+		case anchors.FateRemembered:
+			msg = fmt.Sprintf("previous CA %s is not in the bundle (Copy mode); annotation %s keeps it, so that switching back to Bundle mode restores it", c, PreviousAnnotation)
+		case anchors.FateDropped:
+			msg = fmt.Sprintf("dropped previous CA %s (%s)", c, f.Reason)
+			if len(f.Dependents) > 0 {
+				sev = framework.Warning
+				msg += fmt.Sprintf(", although valid certificate(s) still chain to it: %s; peers that trust only this bundle reject them - re-issue them from a current CA now", named(f.Dependents))
+			}
+		default:
+			msg = fmt.Sprintf("previous CA %s, retired %s: %s", c, f.RetiredAt.Format(time.RFC3339), f.Verdict)
+			if len(f.Dependents) > 0 {
+				msg += fmt.Sprintf("; %d certificate(s) chain to it: %s", len(f.Dependents), named(f.Dependents))
+			} else {
+				msg += "; nothing in the input chains to it"
+			}
+		}
+		r.add(ref.Result(sev, field, fmt.Sprintf("bundle %q: %s", r.bundle.Name, msg)))
+	}
 }

@@ -1,9 +1,9 @@
 // Package trustbundle maps a policy's trust bundles onto the input: it reads
 // the sources and the existing targets from RNodes, hands plain
-// certificates to package bundle, and writes the result back in place by
+// certificates to package anchors, and writes the result back in place by
 // the write-back rule of writeback.go (data, stringData or binaryData). It
 // is the YAML side of the trust bundle rules of docs/design/contract.md;
-// the rules themselves live in package bundle.
+// the rules themselves live in package anchors.
 package trustbundle
 
 import (
@@ -202,4 +202,41 @@ func dataField(kind, key string, v kube.Value) string {
 		return v.Field
 	}
 	return "data." + key
+}
+
+// origin is where a current certificate was read: a source object's field,
+// or the policy's inline source.
+type origin struct {
+	ref   kube.Ref
+	field string
+}
+
+// from records where certs were read, first occurrence kept.
+func (r *renderer) from(ref kube.Ref, field string, certs []*x509.Certificate) {
+	if r.origins == nil {
+		r.origins = map[pki.Fingerprint]origin{}
+	}
+	for _, c := range certs {
+		fp := pki.FingerprintOf(c)
+		if _, ok := r.origins[fp]; !ok {
+			r.origins[fp] = origin{ref, field}
+		}
+	}
+}
+
+// reportExpiredSources warns, once per bundle, about each expired source
+// certificate, at the source object and field it was read from: bundle
+// rule 1 drops it from every target alike.
+func (r *renderer) reportExpiredSources(current []*x509.Certificate) {
+	seen := pki.NewSet()
+	for _, c := range current {
+		if !seen.Add(c) || !pki.Expired(c, r.env.Now) {
+			continue
+		}
+		o, ok := r.origins[pki.FingerprintOf(c)]
+		if !ok {
+			o = origin{ref: r.env.PolicyRef, field: r.path + ".sources"}
+		}
+		r.add(o.ref.Result(framework.Warning, o.field, fmt.Sprintf("bundle %q: source certificate %s has expired and is not trusted", r.bundle.Name, pki.Describe(c))))
+	}
 }

@@ -3,10 +3,10 @@ package trustbundle
 import (
 	"crypto/x509"
 	"fmt"
+	"iter"
 	"strings"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
-	"github.com/rotate-certs/rotate-certs/fn/labels"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
@@ -56,10 +56,24 @@ type trustManagerBundle struct {
 	held    []*x509.Certificate
 }
 
-// readTrustManager reads the target Bundle: its visible sources are the
-// bundle's current CAs, and what rotate-certs remembers (the seen
-// annotation, its own inLine source) the previous state.
-func (r *renderer) readTrustManager() (*trustManagerBundle, []*x509.Certificate, bool) {
+// trustManager is the trust-manager Bundle target kind.
+type trustManager struct {
+	*renderer
+	// b is the Bundle as current read it.
+	b *trustManagerBundle
+}
+
+// current reads the target Bundle: its visible sources are the bundle's
+// current CAs, and what rotate-certs remembers (the seen annotation, its
+// own inLine source) the previous state, which slots yields.
+func (r *trustManager) current() ([]*x509.Certificate, bool) {
+	b, current, ok := r.read()
+	r.b = b
+	return current, ok
+}
+
+// read reads the target Bundle (see current).
+func (r *trustManager) read() (*trustManagerBundle, []*x509.Certificate, bool) {
 	t := r.bundle.Target
 	key := kube.Key{Kind: policy.TargetBundle, Name: t.Name}
 	node := r.env.Index.GetIn(TrustManagerGroup, key)
@@ -111,7 +125,7 @@ func (r *renderer) readTrustManager() (*trustManagerBundle, []*x509.Certificate,
 // user's source, or none for rotate-certs' own inLine source (recorded in
 // b) and for the default CA package (trust-manager's, which rotate-certs
 // cannot see).
-func (r *renderer) readBundleSource(b *trustManagerBundle, i int, e *yaml.RNode, field string) ([]*x509.Certificate, bool) {
+func (r *trustManager) readBundleSource(b *trustManagerBundle, i int, e *yaml.RNode, field string) ([]*x509.Certificate, bool) {
 	if text, found, err := scalar(e, "inLine"); err != nil || found {
 		if err != nil {
 			r.errorf(b.ref, field+".inLine", "bundle %q: %s %s.inLine %v", r.bundle.Name, b.ref, field, err)
@@ -141,7 +155,7 @@ func (r *renderer) readBundleSource(b *trustManagerBundle, i int, e *yaml.RNode,
 // is not current), and another tool's is an error - two writers of one
 // Bundle's history would undo each other. Any other inLine is the user's,
 // and current.
-func (r *renderer) readInLine(b *trustManagerBundle, i int, field, text string) ([]*x509.Certificate, bool) {
+func (r *trustManager) readInLine(b *trustManagerBundle, i int, field, text string) ([]*x509.Certificate, bool) {
 	switch owner := managedBy(text); {
 	case owner == "":
 		certs, ok := r.readBundlePEM(b.ref, field, []byte(text))
@@ -180,7 +194,7 @@ func managedBy(text string) string {
 // at key or (includeAllKeys) every key that holds certificates. A named
 // object that is not in the input is an error: its CAs could not be
 // carried when they leave.
-func (r *renderer) readBundleObjects(b *trustManagerBundle, kind string, sel *yaml.RNode, field string) ([]*x509.Certificate, bool) {
+func (r *trustManager) readBundleObjects(b *trustManagerBundle, kind string, sel *yaml.RNode, field string) ([]*x509.Certificate, bool) {
 	ns := r.bundle.Target.TrustNamespace
 	name, _, _ := scalar(sel, "name")
 	key, _, _ := scalar(sel, "key")
@@ -220,8 +234,8 @@ func (r *renderer) readBundleObjects(b *trustManagerBundle, kind string, sel *ya
 }
 
 // bundleSelector decodes a Bundle source's label selector.
-func bundleSelector(sel *yaml.RNode) (labels.Selector, error) {
-	var s labels.Selector
+func bundleSelector(sel *yaml.RNode) (kube.Selector, error) {
+	var s kube.Selector
 	m, err := mapping(sel, "selector")
 	if err != nil || m == nil {
 		return s, fmt.Errorf("a source needs a name or a selector")
@@ -234,7 +248,7 @@ func bundleSelector(sel *yaml.RNode) (labels.Selector, error) {
 
 // selectSources returns the objects of kind in namespace ns (manifests,
 // then snapshots of other objects) whose labels match selector.
-func (r *renderer) selectSources(kind, ns string, selector labels.Selector) []*yaml.RNode {
+func (r *trustManager) selectSources(kind, ns string, selector kube.Selector) []*yaml.RNode {
 	var out []*yaml.RNode
 	seen := map[kube.Key]bool{}
 	for _, list := range [][]*yaml.RNode{r.env.Index.Kind(kind), r.env.Snapshots.Kind(kind)} {
@@ -251,7 +265,7 @@ func (r *renderer) selectSources(kind, ns string, selector labels.Selector) []*y
 }
 
 // readBundleObject reads the certificates of one source object.
-func (r *renderer) readBundleObject(node *yaml.RNode, key string, allKeys bool) ([]*x509.Certificate, bool) {
+func (r *trustManager) readBundleObject(node *yaml.RNode, key string, allKeys bool) ([]*x509.Certificate, bool) {
 	ref := kube.RefOf(node)
 	var values []kube.Value
 	var err error
@@ -296,7 +310,7 @@ func (r *renderer) readBundleObject(node *yaml.RNode, key string, allKeys bool) 
 // readBundlePEM reads one PEM value of a Bundle's source as current
 // certificates; trust-manager itself refuses a value that is not
 // certificates, so rotate-certs does too.
-func (r *renderer) readBundlePEM(ref kube.Ref, field string, data []byte) ([]*x509.Certificate, bool) {
+func (r *trustManager) readBundlePEM(ref kube.Ref, field string, data []byte) ([]*x509.Certificate, bool) {
 	if len(data) > MaxValueBytes {
 		r.errorf(ref, field, "bundle %q: source %s %s is %s", r.bundle.Name, ref, field, tooLarge(len(data)))
 		return nil, false
@@ -316,41 +330,39 @@ func (r *renderer) readBundlePEM(ref kube.Ref, field string, data []byte) ([]*x5
 	return d.Certificates, true
 }
 
-// renderTrustManager writes the pinned and the previous CAs into
-// rotate-certs' inLine source of the Bundle (added or rewritten) and what
-// the sources hold now into its seen annotation. The inLine source is the
-// Bundle's data: what it holds is the previous state.
-func (r *renderer) renderTrustManager(b *trustManagerBundle, current []*x509.Certificate) (Target, bool) {
-	s := slot{key: kube.KeyOf(b.node), ref: b.ref, node: b.node, memKey: "spec.sources", field: "spec.sources",
-		previous: b.held, limit: MaxValueBytes, limitWhy: "(1 MiB) rotate-certs writes into one inLine source",
-		unknown: "has no inLine source of rotate-certs yet (this is the first render)", seen: true}
-	if b.own >= 0 {
-		s.field = fmt.Sprintf("spec.sources[%d].inLine", b.own)
+// slots yields the Bundle's rotate-certs inLine source, read by current:
+// what it holds is the previous state. The pinned and the previous CAs
+// are written into it (added or rewritten), and what the sources hold now
+// into the seen annotation (memory.go).
+func (r *trustManager) slots() iter.Seq[slot] {
+	return func(yield func(slot) bool) {
+		b := r.b
+		s := slot{key: kube.KeyOf(b.node), ref: b.ref, node: b.node, memKey: "spec.sources", field: "spec.sources",
+			previous: b.held, limit: MaxValueBytes, limitWhy: "(1 MiB) rotate-certs writes into one inLine source",
+			unknown: "has no inLine source of rotate-certs yet (this is the first render)", seen: true}
+		if b.own >= 0 {
+			s.field = fmt.Sprintf("spec.sources[%d].inLine", b.own)
+		}
+		yield(s)
 	}
-	res, _, ok := r.merge(s, current)
-	if !ok {
-		return Target{}, false
-	}
-	field, inLineChanged, err := r.writeOwnInLine(b, res.Outcome.Certificates())
+}
+
+// write makes rotate-certs' inLine source hold the rendered bundle.
+func (r *trustManager) write(_ slot, res *Target, _ []byte) (bool, bool) {
+	field, changed, err := r.writeOwnInLine(r.b, res.Outcome.Certificates())
 	if err != nil {
-		r.errorf(b.ref, field, "bundle %q: %v", r.bundle.Name, err)
-		return Target{}, false
+		r.errorf(r.b.ref, field, "bundle %q: %v", r.bundle.Name, err)
+		return false, false
 	}
 	res.field = field
-	seenChanged, err := writeSeen(b.node, res.Outcome.Current)
-	if err != nil {
-		r.errorf(b.ref, annotationField(SeenAnnotation), "bundle %q: %v", r.bundle.Name, err)
-		return Target{}, false
-	}
-	r.complete(&res, s, inLineChanged || seenChanged)
-	return res, true
+	return changed, true
 }
 
 // writeOwnInLine makes rotate-certs' inLine source hold exactly certs
 // (the rendered bundle, in canonical order): rewritten in place, appended
 // when new, removed when certs is empty. It returns the field it wrote and
 // whether the Bundle changed.
-func (r *renderer) writeOwnInLine(b *trustManagerBundle, certs []*x509.Certificate) (string, bool, error) {
+func (r *trustManager) writeOwnInLine(b *trustManagerBundle, certs []*x509.Certificate) (string, bool, error) {
 	seq := b.sources.YNode()
 	if len(certs) == 0 {
 		if b.own < 0 {

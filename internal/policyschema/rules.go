@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"slices"
 
-	"github.com/rotate-certs/rotate-certs/fn/labels"
+	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 )
 
@@ -77,14 +77,14 @@ var fieldRules = map[fieldKey]rule{
 	{typeOf[policy.ObjectKeyRef](), "name"}:         {required: true},
 	{typeOf[policy.Target](), "kind"}: {enum: []string{
 		policy.TargetSecret, policy.TargetConfigMap, policy.TargetClusterTrustBundle, policy.TargetBundle}},
-	{typeOf[policy.Retain](), "maxPrevious"}:   {min: intp(0), max: intp(policy.MaxPreviousLimit)},
-	{typeOf[policy.WorkloadRef](), "kind"}:     {required: true, enum: policy.WorkloadKinds},
-	{typeOf[policy.WorkloadRef](), "name"}:     {required: true},
-	{typeOf[policy.Inject](), "kind"}:          {required: true, enum: slices.Sorted(maps.Keys(policy.InjectKinds))},
-	{typeOf[policy.Inject](), "name"}:          {required: true},
-	{typeOf[policy.Alerts](), "namespace"}:     {required: true},
-	{typeOf[labels.Requirement](), "key"}:      {required: true},
-	{typeOf[labels.Requirement](), "operator"}: {required: true, enum: []string{"In", "NotIn", "Exists", "DoesNotExist"}},
+	{typeOf[policy.Retain](), "maxPrevious"}: {min: intp(0), max: intp(policy.MaxPreviousLimit)},
+	{typeOf[policy.WorkloadRef](), "kind"}:   {required: true, enum: policy.WorkloadKinds},
+	{typeOf[policy.WorkloadRef](), "name"}:   {required: true},
+	{typeOf[policy.Inject](), "kind"}:        {required: true, enum: slices.Sorted(maps.Keys(policy.InjectKinds))},
+	{typeOf[policy.Inject](), "name"}:        {required: true},
+	{typeOf[policy.Alerts](), "namespace"}:   {required: true},
+	{typeOf[kube.Requirement](), "key"}:      {required: true},
+	{typeOf[kube.Requirement](), "operator"}: {required: true, enum: []string{"In", "NotIn", "Exists", "DoesNotExist"}},
 	{typeOf[policy.ClusterAPI](), "certificatesExpiryDays"}: {required: true,
 		min: intp(policy.MinCertificatesExpiryDays), max: intp(policy.MaxCertificateValidityPeriodDays - 1)},
 	{typeOf[policy.ClusterAPI](), "kinds"}: {itemEnum: policy.ClusterAPIKinds},

@@ -1,4 +1,4 @@
-package bundle
+package anchors
 
 import (
 	"crypto/x509"

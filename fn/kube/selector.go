@@ -1,15 +1,13 @@
-// Package labels matches Kubernetes label selectors (matchLabels and
-// matchExpressions) against label maps, as the API server does, without
-// pulling in k8s.io/apimachinery.
-package labels
+package kube
+
+// Label selectors (matchLabels and matchExpressions) matched against label
+// maps as the API server does, without pulling in k8s.io/apimachinery.
 
 import (
 	"fmt"
 	"slices"
 	"sort"
 	"strings"
-
-	"github.com/rotate-certs/rotate-certs/fn/kube"
 )
 
 // Selector is a Kubernetes LabelSelector. The zero value selects everything.
@@ -43,7 +41,7 @@ func (s Selector) Validate() error {
 				return fmt.Errorf("matchExpressions[%d].values: must be empty for operator %s", i, r.Operator)
 			}
 		default:
-			return fmt.Errorf("matchExpressions[%d].operator: %s is not one of In, NotIn, Exists, DoesNotExist", i, kube.Quote(r.Operator))
+			return fmt.Errorf("matchExpressions[%d].operator: %s is not one of In, NotIn, Exists, DoesNotExist", i, Quote(r.Operator))
 		}
 		if r.Key == "" {
 			return fmt.Errorf("matchExpressions[%d].key: must not be empty", i)

@@ -1,14 +1,16 @@
-// Package bundle computes a trust bundle: which certificates a target must
-// hold, given what must be trusted now (current), what the target held
-// before (previous), and the leaves found in the input. It is pure: no YAML,
-// no clock, no I/O - the caller passes certificates and the time.
+// Package anchors decides which CA anchors a trust bundle holds: which
+// certificates a target must hold, given what must be trusted now (current),
+// what the target held before (previous), and the leaves found in the input;
+// one fate per previous CA, the chains to it, its retirement and the re-issue
+// list. It is pure: no YAML, no clock, no I/O - the caller passes
+// certificates and the time.
 //
 // The rules are the trust bundle rules (docs/design/contract.md, Trust
 // bundles; docs/reference/bundle-rules.md); each is one block of
 // MergeTarget, in order.
 // The output order is canonical (see Outcome.Certificates), so that the same
 // set of certificates always renders to the same bytes.
-package bundle
+package anchors
 
 import (
 	"bytes"
