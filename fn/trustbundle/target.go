@@ -25,7 +25,8 @@ import (
 // trust bundle rules merge what each holds with the current CAs (slot.go),
 // the kind writes the result back, and memory.go reads and writes the
 // memory annotations. Adding a target kind is one file: a type with these
-// methods, and its case in targetKinds.
+// methods, and its case in targetKinds - and its kind in what the package
+// declares it reads (reads.go), or function mode never parses it.
 type targetKind interface {
 	// current returns the bundle's current CAs, with where each was read
 	// recorded (renderer.from): what the policy's sources hold
