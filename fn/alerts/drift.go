@@ -35,9 +35,9 @@ type Drift struct {
 	SHA256   string
 }
 
-// DriftExpr is the expression of d's alert: the Certificate's live
+// driftExpr is the expression of d's alert: the Certificate's live
 // NotAfter, once issued (above 0), is not the one the render saw.
-func DriftExpr(d Drift) string {
+func driftExpr(d Drift) string {
 	return fmt.Sprintf(`(%s{name=%q,namespace=%q} > 0) != %d`, CertManagerExpiryMetric, d.Name, d.Namespace, d.NotAfter.Unix())
 }
 
@@ -46,7 +46,7 @@ func driftRule(d Drift) Rule {
 	notAfter := d.NotAfter.UTC().Format(time.RFC3339)
 	return Rule{
 		Alert: DriftAlertName,
-		Expr:  DriftExpr(d),
+		Expr:  driftExpr(d),
 		For:   DriftFor,
 		Labels: map[string]string{
 			"severity":    "warning",
@@ -90,11 +90,11 @@ func WithDrift(groups []Group, drifts []Drift) []Group {
 			}
 			return ds[i].SHA256 < ds[j].SHA256
 		})
-		i, ok := at[GroupName(b)]
+		i, ok := at[groupName(b)]
 		if !ok {
-			groups = append(groups, Group{Name: GroupName(b), Rules: []Rule{}})
+			groups = append(groups, Group{Name: groupName(b), Rules: []Rule{}})
 			i = len(groups) - 1
-			at[GroupName(b)] = i
+			at[groupName(b)] = i
 		}
 		for _, d := range ds {
 			groups[i].Rules = append(groups[i].Rules, driftRule(d))

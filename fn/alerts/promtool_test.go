@@ -123,7 +123,7 @@ func TestPromtoolAlertsFireOnTime(t *testing.T) {
 	warnAt := time.Date(2027, 5, 2, 0, 0, 0, 0, time.UTC).Unix()
 	critAt := time.Date(2027, 5, 25, 0, 0, 0, 0, time.UTC).Unix()
 	require.Equal(t, int64(1811808000), notAfter)
-	w, c := alerts.FiringTimes(ca, warnWithin, failWithin)
+	w, c := alerts.FiringTimes(ca.NotAfter, warnWithin, failWithin)
 	require.Equal(t, warnAt, w)
 	require.Equal(t, critAt, c)
 

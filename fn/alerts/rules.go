@@ -98,8 +98,8 @@ type Group struct {
 	Rules []Rule `yaml:"rules" json:"rules"`
 }
 
-// GroupName is the rule group of a bundle.
-func GroupName(bundle string) string { return "rotate-certs." + bundle }
+// groupName is the rule group of a bundle.
+func groupName(bundle string) string { return "rotate-certs." + bundle }
 
 // Groups returns the rule groups for certs: one group per bundle (sorted by
 // name), in each the CAs then the leaves, by NotAfter then fingerprint,
@@ -161,7 +161,7 @@ func Groups(certs []Certificate, warnWithin, failWithin time.Duration) []Group {
 			}
 			return a.IssuerSHA256+a.Issuer < c.IssuerSHA256+c.Issuer
 		})
-		g := Group{Name: GroupName(b), Rules: []Rule{}}
+		g := Group{Name: groupName(b), Rules: []Rule{}}
 		for _, e := range entries {
 			g.Rules = append(g.Rules, rules(e.Certificate, e.fp, warnWithin, failWithin)...)
 		}
@@ -170,12 +170,8 @@ func Groups(certs []Certificate, warnWithin, failWithin time.Duration) []Group {
 	return groups
 }
 
-// FiringTimes returns the unix seconds from which the warning and the
-// critical alert of cert fire.
-func FiringTimes(cert *x509.Certificate, warnWithin, failWithin time.Duration) (warning, critical int64) {
-	return firingTimes(cert.NotAfter, warnWithin, failWithin)
-}
-
+// firingTimes returns the unix seconds from which the warning and the
+// critical alert of a certificate expiring at at fire.
 func firingTimes(at time.Time, warnWithin, failWithin time.Duration) (warning, critical int64) {
 	n := at.Unix()
 	return n - seconds(warnWithin), n - seconds(failWithin)

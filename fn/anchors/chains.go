@@ -78,11 +78,11 @@ type depsKey struct {
 }
 
 // NewChainIndex indexes held; their order is kept in every answer. verify
-// reports whether ca signed cert (nil means Verifies); callers that share
+// reports whether ca signed cert (nil means verifies); callers that share
 // one across a run pass a memoizing one (NewVerifier).
 func NewChainIndex(held []Held, verify func(ca, cert *x509.Certificate) bool) *ChainIndex {
 	if verify == nil {
-		verify = Verifies
+		verify = verifies
 	}
 	x := &ChainIndex{
 		held: held, verify: verify,
@@ -114,7 +114,7 @@ func (x *ChainIndex) Held() []Held {
 // Verify is the index's signature check.
 func (x *ChainIndex) Verify(ca, cert *x509.Certificate) bool {
 	if x == nil {
-		return Verifies(ca, cert)
+		return verifies(ca, cert)
 	}
 	return x.verify(ca, cert)
 }

@@ -213,7 +213,7 @@ func fanOut(t *testing.T, n int) int {
 	checks := 0
 	index := NewChainIndex(held, func(ca, cert *x509.Certificate) bool {
 		checks++
-		return Verifies(ca, cert)
+		return verifies(ca, cert)
 	})
 	for i := 0; i < n; i++ {
 		out, err := MergeTarget(certs(ca3), Memory{Certificates: certs(ca2, ca1)}, index, defaults, day(140))

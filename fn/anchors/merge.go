@@ -333,16 +333,16 @@ func (out *Outcome) toCopy(opts Options, now time.Time) {
 	}
 }
 
-// Verifies reports whether ca directly signed cert (signature and the CA's
+// verifies reports whether ca directly signed cert (signature and the CA's
 // right to sign), the relation a trust bundle of issuing CAs relies on.
-func Verifies(ca, cert *x509.Certificate) bool {
+func verifies(ca, cert *x509.Certificate) bool {
 	if len(ca.RawSubject) != len(cert.RawIssuer) || string(ca.RawSubject) != string(cert.RawIssuer) {
 		return false
 	}
 	return cert.CheckSignatureFrom(ca) == nil
 }
 
-// NewVerifier returns a Verifies that remembers its answers, for one run:
+// NewVerifier returns a verifies that remembers its answers, for one run:
 // the bundles of a policy often share previous CAs and leaves, and a
 // signature check costs far more than a map lookup. Answers are keyed by
 // the certificate pointers, not by hashes of the certificates: a run
@@ -359,7 +359,7 @@ func NewVerifier() func(ca, cert *x509.Certificate) bool {
 		k := pair{ca, cert}
 		ok, found := seen[k]
 		if !found {
-			ok = Verifies(ca, cert)
+			ok = verifies(ca, cert)
 			seen[k] = ok
 		}
 		return ok

@@ -67,15 +67,15 @@ type Certificate struct {
 	Windows       int
 }
 
-// IsCertificate reports whether node is a cert-manager Certificate of the
+// isCertificate reports whether node is a cert-manager Certificate of the
 // version rotate-certs reads.
-func IsCertificate(node *yaml.RNode) bool {
+func isCertificate(node *yaml.RNode) bool {
 	return node.GetKind() == KindCertificate && node.GetApiVersion() == APIVersion
 }
 
-// Read reads a Certificate. A field of the wrong shape or value is a
+// readCertificate reads a Certificate. A field of the wrong shape or value is a
 // *kube.FieldError naming it.
-func Read(node *yaml.RNode) (Certificate, error) {
+func readCertificate(node *yaml.RNode) (Certificate, error) {
 	c := Certificate{Ref: kube.RefOf(node)}
 	var err error
 	str := func(path ...string) string {
@@ -160,10 +160,10 @@ func Writers(items []*yaml.RNode) (map[kube.Key][]Certificate, []Problem) {
 	out := map[kube.Key][]Certificate{}
 	var problems []Problem
 	for _, it := range items {
-		if !IsCertificate(it) {
+		if !isCertificate(it) {
 			continue
 		}
-		c, err := Read(it)
+		c, err := readCertificate(it)
 		if err != nil {
 			p := Problem{Ref: kube.RefOf(it), Err: err, Secret: kube.Key{Kind: "Secret", Namespace: it.GetNamespace()}}
 			p.Secret.Name, _ = kube.StringAt(it, []string{"spec", "secretName"})

@@ -62,7 +62,7 @@ func TestRenewalOf(t *testing.T) {
 	require.True(t, Certificate{Windows: 1}.RenewalOf(nb, nb.Add(h)).Windows)
 }
 
-func TestRead(t *testing.T) {
+func TestReadCertificate(t *testing.T) {
 	node := yaml.MustParse(`apiVersion: cert-manager.io/v1
 kind: Certificate
 metadata: {name: root, namespace: cert-manager}
@@ -75,7 +75,7 @@ spec:
     policy: RenewBefore
     windows: [{cron: "0 9 * * 1", windowDuration: 8h}]
 `)
-	c, err := Read(node)
+	c, err := readCertificate(node)
 	require.NoError(t, err)
 	require.Equal(t, "cert-manager/root", c.Name())
 	require.Equal(t, "Secret cert-manager/root-ca", c.Key().String())
@@ -91,10 +91,10 @@ spec:
 		{"secretName: [a]", "spec.secretName"},
 		{"renewal: {policy: Sometimes}", "spec.renewal.policy"},
 	} {
-		_, err := Read(yaml.MustParse("apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata: {name: x}\nspec:\n  " + tt.spec + "\n"))
+		_, err := readCertificate(yaml.MustParse("apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata: {name: x}\nspec:\n  " + tt.spec + "\n"))
 		require.ErrorContains(t, err, tt.field, tt.spec)
 	}
-	c, err = Read(yaml.MustParse("apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata: {name: x}\nspec: {secretName: s}\n"))
+	c, err = readCertificate(yaml.MustParse("apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata: {name: x}\nspec: {secretName: s}\n"))
 	require.NoError(t, err)
 	require.True(t, c.KeyChanges(), "rotationPolicy defaults to Always since cert-manager 1.18")
 }

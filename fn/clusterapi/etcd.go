@@ -30,7 +30,7 @@ func (a *applier) planEtcdadm(node *yaml.RNode, ref kube.Ref) {
 	field := kube.JoinPath(etcdadmDesignExpiry)
 	// etcdadm issues etcd certificates for a year; the window must be
 	// shorter, as for kubeadm's default.
-	if err := CheckEtcdadmExpiryDays(days); err != nil {
+	if err := checkEtcdadmExpiryDays(days); err != nil {
 		a.errorf(ref, field, "cannot set certificatesExpiryDays: %v", err)
 		return
 	}
@@ -60,7 +60,7 @@ func (a *applier) planEtcdadm(node *yaml.RNode, ref kube.Ref) {
 // machine that was not cloned from the current template, which renews every
 // etcd certificate. While the template in place is a copy made to replace
 // every machine that is due, that roll is in progress and nothing changes
-// (see PlanRoll). Nothing else - in particular no KubeadmControlPlane - is
+// (see decideRoll). Nothing else - in particular no KubeadmControlPlane - is
 // touched.
 func (a *applier) planRoll(node *yaml.RNode, ref kube.Ref, evidence []Evidence) {
 	days := a.cfg.CertificatesExpiryDays
@@ -83,14 +83,14 @@ func (a *applier) planRoll(node *yaml.RNode, ref kube.Ref, evidence []Evidence) 
 		ann := src.GetAnnotations(CopiedFromAnnotation, ReplacesAnnotation)
 		if from := ann[CopiedFromAnnotation]; kube.ValidObjectName(from) {
 			base = from
-			replacing = ParseMachines(ann[ReplacesAnnotation])
+			replacing = parseMachines(ann[ReplacesAnnotation])
 		}
 	}
 	inPlace := ""
 	if replacing != nil {
 		inPlace = fmt.Sprintf("; the infrastructure template stays %s, the copy of %s made to replace %s", name, base, listOrNone(replacing))
 	}
-	roll, ok := PlanRoll(name, evidence, replacing, a.now, days, a.takenFor(kind, namespace, name, evidence))
+	roll, ok := decideRoll(name, evidence, replacing, a.now, days, a.takenFor(kind, namespace, name, evidence))
 	if !ok {
 		a.infof(ref, "", "no etcd machine inside the %d-day window (%d statement(s) read): no roll%s", days, len(evidence), inPlace)
 		return
@@ -168,7 +168,7 @@ func (a *applier) emitCopy(src *yaml.RNode, kind, namespace, name string, roll R
 	copyKey := kube.Key{Kind: kind, Namespace: namespace, Name: roll.Name}
 	emitted = "reusing the existing " + copyKey.String()
 	if _, planned := a.pending[copyKey]; a.find(kind, namespace, roll.Name) == nil && !planned {
-		a.pending[copyKey] = copyOf{from: name, machines: FormatMachines(roll.Machines)}
+		a.pending[copyKey] = copyOf{from: name, machines: formatMachines(roll.Machines)}
 		copied, err := copyTemplate(src, roll.Name, name, roll.Machines)
 		if err != nil {
 			a.errorf(kube.RefOf(src), "metadata", "copying the infrastructure template: %v", err)
@@ -202,7 +202,7 @@ func (a *applier) takenFor(kind, namespace, name string, evidence []Evidence) fu
 	for _, e := range evidence {
 		machines = append(machines, e.Machine)
 	}
-	want := copyOf{from: name, machines: FormatMachines(machines)}
+	want := copyOf{from: name, machines: formatMachines(machines)}
 	return func(candidate string) bool {
 		if c, ok := a.pending[kube.Key{Kind: kind, Namespace: namespace, Name: candidate}]; ok {
 			return c != want
@@ -212,7 +212,7 @@ func (a *applier) takenFor(kind, namespace, name string, evidence []Evidence) fu
 			return false
 		}
 		ann := obj.GetAnnotations(CopiedFromAnnotation, ReplacesAnnotation)
-		return copyOf{from: ann[CopiedFromAnnotation], machines: FormatMachines(ParseMachines(ann[ReplacesAnnotation]))} != want
+		return copyOf{from: ann[CopiedFromAnnotation], machines: formatMachines(parseMachines(ann[ReplacesAnnotation]))} != want
 	}
 }
 
@@ -311,7 +311,7 @@ func copyTemplate(src *yaml.RNode, name, base string, machines []string) (*yaml.
 	if err := c.PipeE(yaml.SetAnnotation(CopiedFromAnnotation, base)); err != nil {
 		return nil, err
 	}
-	if err := c.PipeE(yaml.SetAnnotation(ReplacesAnnotation, FormatMachines(machines))); err != nil {
+	if err := c.PipeE(yaml.SetAnnotation(ReplacesAnnotation, formatMachines(machines))); err != nil {
 		return nil, err
 	}
 	if srcPath != "" {

@@ -151,7 +151,7 @@ func (a *applier) gatherEvidence() {
 				Machine: info.Machine,
 				Source:  ref.String() + " " + info.Field,
 				Value:   fmt.Sprintf("expiresInDays=%d", days),
-				Expiry:  ExpiryIn(days, a.now),
+				Expiry:  expiryIn(days, a.now),
 				InDays:  &days,
 			}
 			a.report(ref, info.Field, m, e)
@@ -194,7 +194,7 @@ func (a *applier) report(where kube.Ref, field string, m machine, e Evidence) {
 	case roleControlPlane:
 		what = "control-plane machine " + m.ref.Name
 	}
-	due := Due(e.Expiry, a.now, a.cfg.CertificatesExpiryDays)
+	due := isDue(e.Expiry, a.now, a.cfg.CertificatesExpiryDays)
 	var when string
 	switch {
 	case e.InDays != nil && *e.InDays > 0:
@@ -204,9 +204,9 @@ func (a *applier) report(where kube.Ref, field string, m machine, e Evidence) {
 		// the render's clock, not the certificate's.
 		when = fmt.Sprintf("certificates expired (expiresInDays %d as of the cluster's last certificate scan)", *e.InDays)
 	case a.now.Before(e.Expiry):
-		when = fmt.Sprintf("certificates expire %s (%s)", e.Expiry.Format(time.RFC3339), LeftText(e.Expiry, a.now))
+		when = fmt.Sprintf("certificates expire %s (%s)", e.Expiry.Format(time.RFC3339), leftText(e.Expiry, a.now))
 	default:
-		when = fmt.Sprintf("certificates expired %s (%s)", e.Expiry.Format(time.RFC3339), LeftText(e.Expiry, a.now))
+		when = fmt.Sprintf("certificates expired %s (%s)", e.Expiry.Format(time.RFC3339), leftText(e.Expiry, a.now))
 	}
 	if !due {
 		a.results = append(a.results, where.Result(framework.Info, field, what+": "+when))

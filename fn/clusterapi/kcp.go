@@ -17,7 +17,7 @@ func (a *applier) planKCP(node *yaml.RNode, ref kube.Ref, paths kcpPaths) {
 		a.fieldErr(ref, kube.JoinPath(paths.validity), err)
 		return
 	}
-	if err := CheckExpiryDays(days, validity, validitySet); err != nil {
+	if err := checkExpiryDays(days, validity, validitySet); err != nil {
 		a.errorf(ref, field, "cannot set certificatesExpiryDays: %v", err)
 		return
 	}

@@ -26,22 +26,22 @@ const (
 	maxNameLength = 253
 )
 
-// CheckExpiryDays applies the KubeadmControlPlane rule to an expiry window
+// checkExpiryDays applies the KubeadmControlPlane rule to an expiry window
 // of days: at least MinExpiryDays, and below the certificate validity -
 // validityDays when the object sets certificateValidityPeriodDays
 // (validitySet), else DefaultValidityDays. A window as long as the validity
 // would roll machines as soon as they are created.
-func CheckExpiryDays(days, validityDays int, validitySet bool) error {
+func checkExpiryDays(days, validityDays int, validitySet bool) error {
 	if validitySet {
 		return checkWindow(days, validityDays, fmt.Sprintf("certificateValidityPeriodDays (%d)", validityDays))
 	}
 	return checkWindow(days, DefaultValidityDays, fmt.Sprintf("%d, the default certificate validity (certificateValidityPeriodDays is not set)", DefaultValidityDays))
 }
 
-// CheckEtcdadmExpiryDays applies the same rule to the EKS Anywhere design's
+// checkEtcdadmExpiryDays applies the same rule to the EKS Anywhere design's
 // EtcdadmCluster field: etcdadm issues the etcd certificates for
 // DefaultValidityDays, and an EtcdadmCluster has no setting to change that.
-func CheckEtcdadmExpiryDays(days int) error {
+func checkEtcdadmExpiryDays(days int) error {
 	return checkWindow(days, DefaultValidityDays, fmt.Sprintf("%d, the validity of the etcd certificates etcdadm issues (an EtcdadmCluster has no certificateValidityPeriodDays)", DefaultValidityDays))
 }
 
@@ -75,22 +75,22 @@ type Evidence struct {
 	InDays *int
 }
 
-// ExpiryIn returns the expiry of a certificate that expires days after now,
+// expiryIn returns the expiry of a certificate that expires days after now,
 // the reading of a relative statement such as EKS Anywhere's expiresInDays.
-func ExpiryIn(days int, now time.Time) time.Time {
+func expiryIn(days int, now time.Time) time.Time {
 	return now.Add(time.Duration(days) * 24 * time.Hour)
 }
 
-// Due reports whether certificates expiring at expiry are inside a window of
+// isDue reports whether certificates expiring at expiry are inside a window of
 // days at now, as the KubeadmControlPlane controller decides it: a machine
 // is rolled when now + days is after its expiry.
-func Due(expiry, now time.Time, days int) bool {
+func isDue(expiry, now time.Time, days int) bool {
 	return now.Add(time.Duration(days) * 24 * time.Hour).After(expiry)
 }
 
-// DaysLeft returns the whole days from now to expiry, rounded down;
+// daysLeft returns the whole days from now to expiry, rounded down;
 // negative once expired.
-func DaysLeft(expiry, now time.Time) int {
+func daysLeft(expiry, now time.Time) int {
 	d := expiry.Sub(now)
 	days := int(d / (24 * time.Hour))
 	if d < 0 && d%(24*time.Hour) != 0 {
@@ -107,11 +107,11 @@ func plural(n int) string {
 	return fmt.Sprintf("%d days", n)
 }
 
-// LeftText says how long certificates expiring at expiry have left at now,
+// leftText says how long certificates expiring at expiry have left at now,
 // as "18 days left", "1 day left" or "less than a day left"; for an expiry
 // that has passed, "expired less than a day ago", "1 day ago", "3 days
 // ago" - whole days, rounded down, so that an hour ago is never "1 days".
-func LeftText(expiry, now time.Time) string {
+func leftText(expiry, now time.Time) string {
 	if d := expiry.Sub(now); d > 0 {
 		if d < 24*time.Hour {
 			return "less than a day left"
@@ -142,7 +142,7 @@ type Roll struct {
 	Name string
 }
 
-// PlanRoll decides whether an etcd cluster whose infrastructure template is
+// decideRoll decides whether an etcd cluster whose infrastructure template is
 // current must roll, given all the evidence about its machines.
 // replacing lists the machines the template in place was copied to replace
 // (ReplacesAnnotation); it is nil when the template in place is not such a
@@ -154,13 +154,13 @@ type Roll struct {
 // etcdadm-controller replaces every machine not cloned from the current
 // template, and a second template change would replace the new machines
 // too. So while every due machine is in replacing, the roll is in progress
-// and nothing changes. Otherwise the new copy is named by NextName from the
+// and nothing changes. Otherwise the new copy is named by nextName from the
 // template in place (skipping taken names): the name does not depend on
 // dates or day counts, so time passing and a refreshed dump of the same
 // machines (EKS Anywhere's expiresInDays counts down every day) keep it,
 // and a year later, when the replacement machines are due, the copy in
 // place gives the next number.
-func PlanRoll(current string, evidence []Evidence, replacing []string, now time.Time, days int, taken func(string) bool) (Roll, bool) {
+func decideRoll(current string, evidence []Evidence, replacing []string, now time.Time, days int, taken func(string) bool) (Roll, bool) {
 	var r Roll
 	seen := map[string]bool{}
 	for _, e := range evidence {
@@ -168,7 +168,7 @@ func PlanRoll(current string, evidence []Evidence, replacing []string, now time.
 			seen[e.Machine] = true
 			r.Machines = append(r.Machines, e.Machine)
 		}
-		if Due(e.Expiry, now, days) {
+		if isDue(e.Expiry, now, days) {
 			r.Due = append(r.Due, e)
 			if !now.Before(e.Expiry) {
 				r.Expired = append(r.Expired, e)
@@ -190,14 +190,14 @@ func PlanRoll(current string, evidence []Evidence, replacing []string, now time.
 			return r, true
 		}
 	}
-	r.Name = NextName(current)
+	r.Name = nextName(current)
 	for taken != nil && taken(r.Name) {
-		r.Name = NextName(r.Name)
+		r.Name = nextName(r.Name)
 	}
 	return r, true
 }
 
-// NextName returns the name of the template copy that replaces a template
+// nextName returns the name of the template copy that replaces a template
 // named name, as EKS Anywhere's own controller names the next version of a
 // machine template: a trailing "-<number>" is incremented ("test-etcd-1" ->
 // "test-etcd-2", "prod-etcd-template-1700000000000" -> "...0001"), and a
@@ -208,7 +208,7 @@ func PlanRoll(current string, evidence []Evidence, replacing []string, now time.
 // increment, counts as no number. The result fits in maxNameLength: the
 // part before the number is shortened (and trimmed of a trailing '-' or '.')
 // when needed.
-func NextName(name string) string {
+func nextName(name string) string {
 	prefix, next := name, "1"
 	if i := strings.LastIndexByte(name, '-'); i >= 0 && allDigits(name[i+1:]) {
 		if n, err := strconv.ParseInt(name[i+1:], 10, 64); err == nil && n < math.MaxInt64 {
@@ -234,18 +234,18 @@ func allDigits(s string) bool {
 	return true
 }
 
-// FormatMachines writes a list of machine names as ReplacesAnnotation holds
+// formatMachines writes a list of machine names as ReplacesAnnotation holds
 // it: sorted, comma-separated.
-func FormatMachines(machines []string) string {
+func formatMachines(machines []string) string {
 	names := slices.Clone(machines)
 	sort.Strings(names)
 	return strings.Join(slices.Compact(names), ",")
 }
 
-// ParseMachines reads ReplacesAnnotation: comma-separated machine names,
+// parseMachines reads ReplacesAnnotation: comma-separated machine names,
 // blanks ignored. It never returns nil, so that a copy with an empty or
 // missing list reads as a copy that replaces no machine.
-func ParseMachines(s string) []string {
+func parseMachines(s string) []string {
 	out := []string{}
 	for _, m := range strings.Split(s, ",") {
 		// What is not a machine name names no machine (and is not

@@ -29,12 +29,12 @@ func TestCheckExpiryDays(t *testing.T) {
 		{days: 6, validity: 730, set: true, wantErr: "6 is below 7"},
 	}
 	for _, tt := range tests {
-		err := CheckExpiryDays(tt.days, tt.validity, tt.set)
+		err := checkExpiryDays(tt.days, tt.validity, tt.set)
 		switch {
 		case tt.wantErr == "" && err != nil:
-			t.Errorf("CheckExpiryDays(%d, %d, %v) = %v, want nil", tt.days, tt.validity, tt.set, err)
+			t.Errorf("checkExpiryDays(%d, %d, %v) = %v, want nil", tt.days, tt.validity, tt.set, err)
 		case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
-			t.Errorf("CheckExpiryDays(%d, %d, %v) = %v, want %q", tt.days, tt.validity, tt.set, err, tt.wantErr)
+			t.Errorf("checkExpiryDays(%d, %d, %v) = %v, want %q", tt.days, tt.validity, tt.set, err, tt.wantErr)
 		}
 	}
 }
@@ -52,11 +52,11 @@ func TestDueMatchesClusterAPI(t *testing.T) {
 		{now.Add(-time.Hour), true},
 	}
 	for _, tt := range tests {
-		if got := Due(tt.expiry, now, days); got != tt.want {
-			t.Errorf("Due(%s) = %v, want %v", tt.expiry, got, tt.want)
+		if got := isDue(tt.expiry, now, days); got != tt.want {
+			t.Errorf("isDue(%s) = %v, want %v", tt.expiry, got, tt.want)
 		}
 	}
-	if Due(ExpiryIn(29, now), now, 30) != true || Due(ExpiryIn(30, now), now, 30) != false {
+	if isDue(expiryIn(29, now), now, 30) != true || isDue(expiryIn(30, now), now, 30) != false {
 		t.Error("expiresInDays 29 must be due in a 30-day window, 30 must not")
 	}
 }
@@ -73,8 +73,8 @@ func TestDaysLeft(t *testing.T) {
 		{-24 * time.Hour, -1},
 	}
 	for _, tt := range tests {
-		if got := DaysLeft(now.Add(tt.d), now); got != tt.want {
-			t.Errorf("DaysLeft(now%+v) = %d, want %d", tt.d, got, tt.want)
+		if got := daysLeft(now.Add(tt.d), now); got != tt.want {
+			t.Errorf("daysLeft(now%+v) = %d, want %d", tt.d, got, tt.want)
 		}
 	}
 }
@@ -93,18 +93,18 @@ func etcdEvidence() (a, b, c Evidence) {
 		ev("etcd-c", "2027-06-01T00:00:00Z", day(2027, 6, 1))
 }
 
-// TestPlanRoll: when a roll starts, which machines it covers, and that its
+// TestDecideRoll: when a roll starts, which machines it covers, and that its
 // name holds while the same machines stay.
-func TestPlanRoll(t *testing.T) {
+func TestDecideRoll(t *testing.T) {
 	a, b, c := etcdEvidence()
 
-	if _, ok := PlanRoll("tmpl-1", []Evidence{c}, nil, now, 30, nil); ok {
+	if _, ok := decideRoll("tmpl-1", []Evidence{c}, nil, now, 30, nil); ok {
 		t.Error("nothing inside the window must not roll")
 	}
-	if _, ok := PlanRoll("tmpl-1", nil, nil, now, 30, nil); ok {
+	if _, ok := decideRoll("tmpl-1", nil, nil, now, 30, nil); ok {
 		t.Error("no evidence must not roll")
 	}
-	r, ok := PlanRoll("tmpl-1", []Evidence{c, b, a}, nil, now, 30, nil)
+	r, ok := decideRoll("tmpl-1", []Evidence{c, b, a}, nil, now, 30, nil)
 	if !ok || r.InProgress {
 		t.Fatalf("etcd-a is 18 days from expiry: want a new roll, got %+v", r)
 	}
@@ -121,7 +121,7 @@ func TestPlanRoll(t *testing.T) {
 	// Time passing with the same machines keeps the name, although more
 	// of them fall into the window; so does a refreshed statement about
 	// the same machines (another date, another expiresInDays).
-	later, _ := PlanRoll("tmpl-1", []Evidence{a, b, c}, nil, now.AddDate(0, 0, 10), 30, nil)
+	later, _ := decideRoll("tmpl-1", []Evidence{a, b, c}, nil, now.AddDate(0, 0, 10), 30, nil)
 	if later.Name != r.Name {
 		t.Errorf("name changed with time: %q then %q", r.Name, later.Name)
 	}
@@ -130,23 +130,23 @@ func TestPlanRoll(t *testing.T) {
 	}
 	rescanned := a
 	rescanned.Value, rescanned.Expiry = "expiresInDays=17", day(2026, 12, 9)
-	if again, _ := PlanRoll("tmpl-1", []Evidence{rescanned, b, c}, nil, now, 30, nil); again.Name != r.Name {
+	if again, _ := decideRoll("tmpl-1", []Evidence{rescanned, b, c}, nil, now, 30, nil); again.Name != r.Name {
 		t.Errorf("a refreshed statement about the same machines changed the name: %q then %q", r.Name, again.Name)
 	}
 
 }
 
-// TestPlanRollAcrossARoll: while the copy in place replaces the machines
+// TestDecideRollAcrossARoll: while the copy in place replaces the machines
 // due, no new roll starts; once its replacements are due, the next one
 // does, under a free name.
-func TestPlanRollAcrossARoll(t *testing.T) {
+func TestDecideRollAcrossARoll(t *testing.T) {
 	a, _, c := etcdEvidence()
 	replaced := []string{"etcd-a", "etcd-b", "etcd-c"}
 	// Mid-roll: the copy in place replaces a, b and c; b has been replaced
 	// by n (not due), a is still due, and c has fallen into the window.
 	// The roll is in progress: no new name.
 	n := ev("etcd-n", "2027-11-23T00:00:00Z", day(2027, 11, 23))
-	mid, ok := PlanRoll("tmpl-2", []Evidence{a, n, c}, replaced, day(2027, 5, 10), 30, nil)
+	mid, ok := decideRoll("tmpl-2", []Evidence{a, n, c}, replaced, day(2027, 5, 10), 30, nil)
 	if !ok || !mid.InProgress || mid.Name != "" {
 		t.Errorf("mid-roll = %+v, want a roll in progress and no new name", mid)
 	}
@@ -155,29 +155,29 @@ func TestPlanRollAcrossARoll(t *testing.T) {
 	}
 
 	// Finished: only replacements, none due.
-	if _, ok := PlanRoll("tmpl-2", []Evidence{n}, replaced, day(2027, 1, 1), 30, nil); ok {
+	if _, ok := decideRoll("tmpl-2", []Evidence{n}, replaced, day(2027, 1, 1), 30, nil); ok {
 		t.Error("a finished roll with nothing due must not roll")
 	}
 
 	// A year later the replacements are due: they are not among the
 	// machines the copy in place replaces, so a new roll with a new name.
-	next, ok := PlanRoll("tmpl-2", []Evidence{n}, replaced, day(2027, 11, 1), 30, nil)
+	next, ok := decideRoll("tmpl-2", []Evidence{n}, replaced, day(2027, 11, 1), 30, nil)
 	if !ok || next.InProgress || next.Name != "tmpl-3" {
 		t.Errorf("next roll = %+v, want tmpl-3", next)
 	}
 	// A name that is taken (a template EKS Anywhere or a user made) is
 	// skipped.
 	taken := func(name string) bool { return name == "tmpl-3" || name == "tmpl-4" }
-	if skip, _ := PlanRoll("tmpl-2", []Evidence{n}, replaced, day(2027, 11, 1), 30, taken); skip.Name != "tmpl-5" {
+	if skip, _ := decideRoll("tmpl-2", []Evidence{n}, replaced, day(2027, 11, 1), 30, taken); skip.Name != "tmpl-5" {
 		t.Errorf("with tmpl-3 and tmpl-4 taken, name = %q, want tmpl-5", skip.Name)
 	}
 
 	// A copy without its list (an empty list) replaces nothing known.
-	if legacy, _ := PlanRoll("tmpl-2", []Evidence{a}, []string{}, now, 30, nil); legacy.InProgress || legacy.Name == "" {
+	if legacy, _ := decideRoll("tmpl-2", []Evidence{a}, []string{}, now, 30, nil); legacy.InProgress || legacy.Name == "" {
 		t.Errorf("a copy with no list must not count as a roll in progress: %+v", legacy)
 	}
 
-	expired, _ := PlanRoll("tmpl-1", []Evidence{ev("etcd-old", "2026-11-01T00:00:00Z", day(2026, 11, 1))}, nil, now, 30, nil)
+	expired, _ := decideRoll("tmpl-1", []Evidence{ev("etcd-old", "2026-11-01T00:00:00Z", day(2026, 11, 1))}, nil, now, 30, nil)
 	if len(expired.Expired) != 1 {
 		t.Errorf("expired = %v, want etcd-old", expired.Expired)
 	}
@@ -220,29 +220,29 @@ func TestNextName(t *testing.T) {
 		{strings.Repeat("a", 253), strings.Repeat("a", 251) + "-1"},
 	}
 	for _, tt := range tests {
-		got := NextName(tt.name)
+		got := nextName(tt.name)
 		if got != tt.want {
-			t.Errorf("NextName(%q) = %q, want %q", tt.name, got, tt.want)
+			t.Errorf("nextName(%q) = %q, want %q", tt.name, got, tt.want)
 		}
 		if len(got) > 253 {
-			t.Errorf("NextName(%q) is %d characters, more than a Kubernetes name may have", tt.name, len(got))
+			t.Errorf("nextName(%q) is %d characters, more than a Kubernetes name may have", tt.name, len(got))
 		}
 		// EKS Anywhere must be able to increment what we write: the
 		// regex matches and the number parses.
 		prefix, n, ok := eksaIncrement(got)
 		if !ok {
-			t.Errorf("NextName(%q) = %q, which EKS Anywhere cannot increment", tt.name, got)
+			t.Errorf("nextName(%q) = %q, which EKS Anywhere cannot increment", tt.name, got)
 			continue
 		}
-		if fmt.Sprintf("%s-%d", prefix, n+1) != NextName(got) {
-			t.Errorf("EKS Anywhere would follow %q with %s-%d, rotate-certs with %q", got, prefix, n+1, NextName(got))
+		if fmt.Sprintf("%s-%d", prefix, n+1) != nextName(got) {
+			t.Errorf("EKS Anywhere would follow %q with %s-%d, rotate-certs with %q", got, prefix, n+1, nextName(got))
 		}
 	}
 	// Where EKS Anywhere can increment the name in place, both agree.
 	for _, name := range []string{"test-etcd-1", "md-0", "etcd-007", "etcd-1-2", "prod-etcd-template-1700000000000"} {
 		prefix, n, ok := eksaIncrement(name)
-		if !ok || fmt.Sprintf("%s-%d", prefix, n+1) != NextName(name) {
-			t.Errorf("NextName(%q) = %q, EKS Anywhere: %s-%d", name, NextName(name), prefix, n+1)
+		if !ok || fmt.Sprintf("%s-%d", prefix, n+1) != nextName(name) {
+			t.Errorf("nextName(%q) = %q, EKS Anywhere: %s-%d", name, nextName(name), prefix, n+1)
 		}
 	}
 	// Names that end in digits without a "-N" suffix are ones EKS Anywhere
@@ -251,21 +251,21 @@ func TestNextName(t *testing.T) {
 		if _, _, ok := eksaIncrement(name); ok {
 			t.Errorf("%q should not match EKS Anywhere's pattern", name)
 		}
-		if _, _, ok := eksaIncrement(NextName(name)); !ok {
-			t.Errorf("NextName(%q) = %q does not match EKS Anywhere's pattern", name, NextName(name))
+		if _, _, ok := eksaIncrement(nextName(name)); !ok {
+			t.Errorf("nextName(%q) = %q does not match EKS Anywhere's pattern", name, nextName(name))
 		}
 	}
 }
 
 func TestMachineList(t *testing.T) {
-	if got := FormatMachines([]string{"c", "a", "b", "a"}); got != "a,b,c" {
+	if got := formatMachines([]string{"c", "a", "b", "a"}); got != "a,b,c" {
 		t.Errorf("FormatMachines = %q, want a,b,c", got)
 	}
-	if got := ParseMachines(" a, b ,,c"); strings.Join(got, "|") != "a|b|c" {
+	if got := parseMachines(" a, b ,,c"); strings.Join(got, "|") != "a|b|c" {
 		t.Errorf("ParseMachines = %q", got)
 	}
-	if got := ParseMachines(""); got == nil || len(got) != 0 {
-		t.Errorf("ParseMachines(\"\") = %#v, want an empty, non-nil list", got)
+	if got := parseMachines(""); got == nil || len(got) != 0 {
+		t.Errorf("parseMachines(\"\") = %#v, want an empty, non-nil list", got)
 	}
 }
 
@@ -283,21 +283,21 @@ func TestLeftText(t *testing.T) {
 		{-49 * time.Hour, "2 days ago"},
 	}
 	for _, tt := range tests {
-		if got := LeftText(now.Add(tt.d), now); got != tt.want {
-			t.Errorf("LeftText(now%+v) = %q, want %q", tt.d, got, tt.want)
+		if got := leftText(now.Add(tt.d), now); got != tt.want {
+			t.Errorf("leftText(now%+v) = %q, want %q", tt.d, got, tt.want)
 		}
 	}
 }
 
 func TestCheckEtcdadmExpiryDays(t *testing.T) {
-	if err := CheckEtcdadmExpiryDays(30); err != nil {
+	if err := checkEtcdadmExpiryDays(30); err != nil {
 		t.Errorf("30: %v", err)
 	}
-	err := CheckEtcdadmExpiryDays(365)
+	err := checkEtcdadmExpiryDays(365)
 	if err == nil || !strings.Contains(err.Error(), "365, the validity of the etcd certificates etcdadm issues") || strings.Contains(err.Error(), "certificateValidityPeriodDays is not set") {
 		t.Errorf("365: %v, want the etcdadm validity named, not a KubeadmControlPlane field", err)
 	}
-	if err := CheckEtcdadmExpiryDays(6); err == nil || !strings.Contains(err.Error(), "6 is below 7") {
+	if err := checkEtcdadmExpiryDays(6); err == nil || !strings.Contains(err.Error(), "6 is below 7") {
 		t.Errorf("6: %v", err)
 	}
 }

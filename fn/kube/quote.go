@@ -37,14 +37,14 @@ func Plain(s string) bool {
 // maxPlainPath is the longest file path a message shows (PATH_MAX).
 const maxPlainPath = 4096
 
-// PlainPath is Plain for a file path, which may be longer than a name and
+// plainPath is Plain for a file path, which may be longer than a name and
 // is the user's own: a directory name may be any printable text the file
 // system allows (non-ASCII, spaces, CamelCase with digits), so each
 // slash-separated part is judged on its own, printable non-ASCII letters
 // pass, and a control or format character, PEM armour or a run of encoded
 // bytes in one part still makes the path not plain. Only messages ask
 // this: which files a command reads never depends on it.
-func PlainPath(s string) bool {
+func plainPath(s string) bool {
 	if len(s) > maxPlainPath || !utf8.ValidString(s) {
 		return false
 	}
@@ -71,10 +71,10 @@ func asciiPart(part string) string {
 	}, part)
 }
 
-// SafePath returns path as written when it is PlainPath, else described:
+// SafePath returns path as written when it is plainPath, else described:
 // a path in running text.
 func SafePath(path string) string {
-	if PlainPath(path) {
+	if plainPath(path) {
 		return path
 	}
 	return "<" + Describe(path) + ">"

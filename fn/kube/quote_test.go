@@ -33,17 +33,17 @@ func TestPlainTellsNamesFromContent(t *testing.T) {
 	}
 	require.Equal(t, "a string of 119 bytes over 3 lines, PEM data", Describe(key))
 	require.Equal(t, "<a string of 3 bytes over 2 lines>", Safe("a\nb"))
-	require.True(t, PlainPath(strings.Repeat("dir/", 100)+"file.yaml"), "a path may be longer than a name")
+	require.True(t, plainPath(strings.Repeat("dir/", 100)+"file.yaml"), "a path may be longer than a name")
 	// A directory name is whatever the file system allows: each part of a
 	// path is judged on its own, printable non-ASCII text passes.
 	for _, p := range []string{"Clusters/Prod2/EuWest1/Team7/Apps/Gateway/trust.yaml", "clusters/prød/trust.yaml",
 		"clusters/my staging/trust.yaml", "クラスター/本番/trust.yaml"} {
-		require.True(t, PlainPath(p), p)
+		require.True(t, plainPath(p), p)
 		require.Equal(t, p, SafePath(p))
 	}
 	for _, p := range []string{"x/MC4CAQAwBQYDK2VwBCIEIMiWb3AXL2lcDSTGNMlLYO8wMFnhGYYLk8AKFlIK1Fqs/a.yaml",
 		"x/-----BEGIN PRIVATE KEY-----/a.yaml", "x/\u202egnp.yaml", "x/\x1b[31mred/a.yaml", "x/\xff/a.yaml"} {
-		require.False(t, PlainPath(p), p)
+		require.False(t, plainPath(p), p)
 		require.NotContains(t, SafePath(p), "MC4C")
 		require.NotContains(t, SafePath(p), "PRIVATE")
 	}

@@ -159,14 +159,14 @@ func scanPEM(data []byte, parse func([]byte) (*x509.Certificate, error), limit i
 				break
 			}
 			problem(func() error {
-				return fmt.Errorf("the %s PEM block (line %d) is malformed: %s", Ordinal(blocks), line, whyMalformed(piece))
+				return fmt.Errorf("the %s PEM block (line %d) is malformed: %s", ordinal(blocks), line, whyMalformed(piece))
 			})
 		case block.Type != "CERTIFICATE":
 			out.SkippedTypes = append(out.SkippedTypes, block.Type)
 		default:
 			cert, err := parse(block.Bytes)
 			if err != nil {
-				problem(func() error { return fmt.Errorf("the %s PEM block (line %d): %w", Ordinal(blocks), line, err) })
+				problem(func() error { return fmt.Errorf("the %s PEM block (line %d): %w", ordinal(blocks), line, err) })
 			} else {
 				out.Certificates = append(out.Certificates, cert)
 			}
@@ -174,7 +174,7 @@ func scanPEM(data []byte, parse func([]byte) (*x509.Certificate, error), limit i
 		if block != nil {
 			if l, what := brokenText(rest); l > 0 {
 				afterLine := line + bytes.Count(piece[:len(piece)-len(rest)], newline)
-				problem(func() error { return textError(afterLine+l-1, what, "after the "+Ordinal(blocks)+" PEM block") })
+				problem(func() error { return textError(afterLine+l-1, what, "after the "+ordinal(blocks)+" PEM block") })
 			}
 		}
 		line += bytes.Count(piece, newline)
@@ -289,8 +289,8 @@ func bodyLike(line []byte) bool {
 	return letters && digits
 }
 
-// Ordinal returns n as an English ordinal: 1st, 2nd, 3rd, 4th, 11th, 21st.
-func Ordinal(n int) string {
+// ordinal returns n as an English ordinal: 1st, 2nd, 3rd, 4th, 11th, 21st.
+func ordinal(n int) string {
 	suffix := "th"
 	switch n % 100 {
 	case 11, 12, 13:

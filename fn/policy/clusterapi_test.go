@@ -9,7 +9,7 @@ import (
 func decodeClusterAPI(t *testing.T, clusterAPI string) (*RotationPolicy, error) {
 	t.Helper()
 	raw := `{"apiVersion":"rotate-certs.dev/v1alpha1","kind":"RotationPolicy","metadata":{"name":"p"},"spec":{"clusterAPI":` + clusterAPI + `}}`
-	return DecodeJSON([]byte(raw))
+	return decodeJSON([]byte(raw))
 }
 
 func TestClusterAPIDefaults(t *testing.T) {

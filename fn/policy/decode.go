@@ -49,7 +49,7 @@ func Decode(node *yaml.RNode) (*RotationPolicy, error) {
 	if err != nil {
 		return nil, FieldErrors{kube.FieldErrorf("", "reading functionConfig: %v", err)}
 	}
-	return DecodeJSON(raw)
+	return decodeJSON(raw)
 }
 
 // checkType returns an error naming the field that makes kind and
@@ -74,8 +74,8 @@ func checkType(kind, apiVersion string) *kube.FieldError {
 	}
 }
 
-// DecodeJSON is Decode for a policy already converted to JSON.
-func DecodeJSON(raw []byte) (*RotationPolicy, error) {
+// decodeJSON is Decode for a policy already converted to JSON.
+func decodeJSON(raw []byte) (*RotationPolicy, error) {
 	var generic any
 	if err := json.Unmarshal(raw, &generic); err != nil {
 		return nil, FieldErrors{kube.FieldErrorf("", "reading functionConfig: %v", err)}

@@ -83,7 +83,7 @@ func FuzzDecode(f *testing.F) {
 		}
 		raw, err := json.Marshal(p)
 		require.NoError(t, err)
-		again, err := DecodeJSON(raw)
+		again, err := decodeJSON(raw)
 		require.NoError(t, err, "a decoded policy must decode again from its JSON: %s", raw)
 		// Empty lists and maps are omitted from the JSON, so compare the
 		// encodings: the JSON of a decoded policy is a fixed point.

@@ -49,8 +49,8 @@ type Inject struct {
 	Optional bool `json:"optional,omitempty"`
 }
 
-// IsWebhookKind reports whether kind is a webhook configuration.
-func IsWebhookKind(kind string) bool {
+// isWebhookKind reports whether kind is a webhook configuration.
+func isWebhookKind(kind string) bool {
 	return kind == KindMutatingWebhookConfiguration || kind == KindValidatingWebhookConfiguration
 }
 
@@ -64,7 +64,7 @@ func (b *TrustBundle) validateInject(path string) FieldErrors {
 			errs.add(p+".kind", "%s is not one of %s", kube.Quote(in.Kind), strings.Join(injectKindNames(), ", "))
 		}
 		errs.checkObjectName(p+".name", kube.Safe(in.Kind), in.Name)
-		if len(in.Webhooks) > 0 && !IsWebhookKind(in.Kind) {
+		if len(in.Webhooks) > 0 && !isWebhookKind(in.Kind) {
 			errs.add(p+".webhooks", "applies only to a MutatingWebhookConfiguration or ValidatingWebhookConfiguration")
 		}
 		names := map[string]int{}

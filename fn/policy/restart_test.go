@@ -12,7 +12,7 @@ func decodeRestart(t *testing.T, restart string) (*RotationPolicy, error) {
 	raw := `{"apiVersion":"rotate-certs.dev/v1alpha1","kind":"RotationPolicy","metadata":{"name":"p"},
 	"spec":{"trustBundles":[{"name":"gw","sources":[{"secret":{"name":"ca","namespace":"gw"}}],"target":{"name":"trust"}` +
 		restart + `}]}}`
-	return DecodeJSON([]byte(raw))
+	return decodeJSON([]byte(raw))
 }
 
 func TestRestartDefaults(t *testing.T) {

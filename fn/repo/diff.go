@@ -1,4 +1,4 @@
-// Diff writes the unified diff of two texts, line by line, in
+// unifiedDiff writes the unified diff of two texts, line by line, in
 // the format `diff -u` and `git diff` print and `git apply` and `patch -p1`
 // read: what `rotate-certs render --dry-run` shows instead of writing.
 //
@@ -16,11 +16,11 @@ import (
 // Context is the number of unchanged lines shown around each change.
 const Context = 3
 
-// Diff returns the unified diff that turns before into after, with the
+// unifiedDiff returns the unified diff that turns before into after, with the
 // header lines "--- a/<path>" and "+++ b/<path>" ("/dev/null" for a text
 // that is created or removed: created or removed set). It returns "" when
 // the texts are equal.
-func Diff(path, before, after string, created, removed bool) string {
+func unifiedDiff(path, before, after string, created, removed bool) string {
 	if before == after && !created && !removed {
 		return ""
 	}

@@ -27,9 +27,9 @@ const (
 	StatusExpired Status = "expired"
 )
 
-// StatusAt classifies an expiry at now. A threshold is inclusive: a
+// statusAt classifies an expiry at now. A threshold is inclusive: a
 // certificate expiring exactly failWithin from now fails.
-func StatusAt(notAfter, now time.Time, warnWithin, failWithin time.Duration) Status {
+func statusAt(notAfter, now time.Time, warnWithin, failWithin time.Duration) Status {
 	left := notAfter.Sub(now)
 	switch {
 	case left < 0:
@@ -234,7 +234,7 @@ type Report struct {
 	Entries []Entry
 	// Reissues are sorted by IssuerLeavesAt, then resource and key.
 	Reissues []Reissue
-	// Trust lists, per bundle, each CA it holds and why (SortTrust order).
+	// Trust lists, per bundle, each CA it holds and why (sortTrust order).
 	Trust    []Trusted
 	Problems []ProblemEntry
 	// Packages are the packages the report covers, in order, each with
@@ -295,7 +295,7 @@ func Merge(now time.Time, warnWithin, failWithin time.Duration, parts ...Report)
 	sortEntries(r.Entries)
 	SortReissues(r.Reissues)
 	sortWaves(r.Waves)
-	SortTrust(r.Trust)
+	sortTrust(r.Trust)
 	return r
 }
 
@@ -341,7 +341,7 @@ func Build(inv *Inventory, reissues []Reissue, trust []Trusted, now time.Time, w
 			NotBefore: c.NotBefore.UTC(),
 			NotAfter:  c.NotAfter.UTC(),
 			DaysLeft:  pki.DaysLeft(c, now),
-			Status:    StatusAt(c.NotAfter, now, warnWithin, failWithin),
+			Status:    statusAt(c.NotAfter, now, warnWithin, failWithin),
 		})
 	}
 	for _, e := range inv.Expiries {
@@ -354,7 +354,7 @@ func Build(inv *Inventory, reissues []Reissue, trust []Trusted, now time.Time, w
 			NotAfter:    at,
 			Approximate: e.Approximate(),
 			DaysLeft:    DaysLeft(at, now),
-			Status:      StatusAt(at, now, warnWithin, failWithin),
+			Status:      statusAt(at, now, warnWithin, failWithin),
 		})
 	}
 	sortEntries(r.Entries)
@@ -364,7 +364,7 @@ func Build(inv *Inventory, reissues []Reissue, trust []Trusted, now time.Time, w
 	r.Reissues = append(r.Reissues, reissues...)
 	SortReissues(r.Reissues)
 	r.Trust = append(r.Trust, trust...)
-	SortTrust(r.Trust)
+	sortTrust(r.Trust)
 	return r
 }
 
@@ -396,10 +396,10 @@ func SortReissues(rs []Reissue) {
 	})
 }
 
-// SortTrust orders trust rows by package, bundle and target, then current
+// sortTrust orders trust rows by package, bundle and target, then current
 // CAs (in their order) before previous ones, then by retirement, most
 // recent first, and SHA-256. The order within a target is kept stable.
-func SortTrust(ts []Trusted) {
+func sortTrust(ts []Trusted) {
 	slices.SortStableFunc(ts, func(a, b Trusted) int {
 		return cmp.Or(
 			cmp.Compare(a.Package, b.Package),

@@ -158,7 +158,7 @@ func (c *svgCanvas) bars(l timeline) {
 		if e.Type == TypeExpiry {
 			cx := l.x(e.NotAfter)
 			c.w(`<path class="expiry" d="M %s %s l 7 7 l -7 7 l -7 -7 z" fill="%s" stroke="#333333" stroke-width="0.6"><title>%s</title></path>`+"\n",
-				num(cx), num(mid-7), fill, esc(fmt.Sprintf("%s %s: %s expire %s (%s)", e.Resource, e.Key, e.Subject, date, TableStatus(e.Status))))
+				num(cx), num(mid-7), fill, esc(fmt.Sprintf("%s %s: %s expire %s (%s)", e.Resource, e.Key, e.Subject, date, tableStatus(e.Status))))
 			c.w(`<text x="%s" y="%s" fill="#333333" font-size="10">%s</text>`+"\n", num(cx+10), num(mid+4), esc(label))
 			continue
 		}
@@ -170,7 +170,7 @@ func (c *svgCanvas) bars(l timeline) {
 		c.w(`<rect class="bar" data-sha256="%s" x="%s" y="%s" width="%s" height="%s" rx="2" fill="%s" stroke="#222222" stroke-opacity="0.35"><title>%s</title></rect>`+"\n",
 			e.SHA256, num(x0), num(mid-h/2), num(max(x1-x0, 1.5)), num(h), fill,
 			esc(fmt.Sprintf("%s %s\n%s\nissuer %s\nsha256 %s\n%s to %s, %d days left: %s",
-				e.Resource, e.Key, e.Subject, e.Issuer, e.SHA256, e.NotBefore.Format(time.RFC3339), e.NotAfter.Format(time.RFC3339), e.DaysLeft, TableStatus(e.Status))))
+				e.Resource, e.Key, e.Subject, e.Issuer, e.SHA256, e.NotBefore.Format(time.RFC3339), e.NotAfter.Format(time.RFC3339), e.DaysLeft, tableStatus(e.Status))))
 		if e.NotBefore.Before(l.t0) {
 			c.w(`<path class="clipped" d="M %s %s l -6 %s l 6 %s z" fill="%s"/>`+"\n", num(x0), num(mid-h/2), num(h/2), num(h/2), fill)
 		}
@@ -217,7 +217,7 @@ func (c *svgCanvas) legend(r Report, l timeline) {
 		lx += width
 	}
 	for _, s := range []Status{StatusOK, StatusWarn, StatusFail, StatusExpired} {
-		item(fmt.Sprintf(`<rect x="%s" y="%s" width="16" height="10" rx="2" fill="%s"/>`, num(lx), num(ly-5), statusFill[s]), TableStatus(s), 80)
+		item(fmt.Sprintf(`<rect x="%s" y="%s" width="16" height="10" rx="2" fill="%s"/>`, num(lx), num(ly-5), statusFill[s]), tableStatus(s), 80)
 	}
 	item(fmt.Sprintf(`<rect x="%s" y="%s" width="16" height="10" fill="#f9d0ce"/>`, num(lx), num(ly-5)), "fail zone ("+FormatDuration(r.FailWithin)+")", 130)
 	item(fmt.Sprintf(`<rect x="%s" y="%s" width="16" height="10" fill="#fff1c2"/>`, num(lx), num(ly-5)), "warn zone ("+FormatDuration(r.WarnWithin)+")", 140)

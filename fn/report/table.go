@@ -32,9 +32,9 @@ const (
 	ansiGrey   = "\x1b[2;31m"
 )
 
-// TableStatus is the status as the table shows it: ok, warn, FAIL,
+// tableStatus is the status as the table shows it: ok, warn, FAIL,
 // expired. FAIL is in capitals because it is what fails the check.
-func TableStatus(s Status) string {
+func tableStatus(s Status) string {
 	if s == StatusFail {
 		return "FAIL"
 	}
@@ -169,13 +169,13 @@ func entriesTable(r Report, pkg bool, opts TableOptions) *table {
 			if e.Type == TypeExpiry {
 				issuer = "(reported)"
 			}
-			cells = []string{cell(e.Resource.String()), cell(e.Key), cell(e.Subject), cell(issuer), e.Short(), notAfter, days, TableStatus(e.Status)}
+			cells = []string{cell(e.Resource.String()), cell(e.Key), cell(e.Subject), cell(issuer), e.Short(), notAfter, days, tableStatus(e.Status)}
 		} else {
 			date := e.NotAfter.Format(time.DateOnly)
 			if e.Approximate {
 				date = "~" + date
 			}
-			cells = []string{cell(e.Resource.String()), cell(e.Key), cell(e.Subject), date, days, TableStatus(e.Status)}
+			cells = []string{cell(e.Resource.String()), cell(e.Key), cell(e.Subject), date, days, tableStatus(e.Status)}
 		}
 		t.addRow(pkg, e.Package, cells, statusColour[e.Status])
 	}

@@ -1,7 +1,7 @@
 // Package resio reads and writes resources - the one I/O path of every
 // rotate-certs command. It reads them from where they are:
 //
-//   - a ResourceList on stdin (ReadList, RunList: function mode), on a fast
+//   - a ResourceList on stdin (readList, RunList: function mode), on a fast
 //     path for the layout kustomize and kpt write (split.go, item.go,
 //     parse.go) and through kyaml's reader for any other;
 //   - a package tree (ReadTree: render), walked by the one set of rules
@@ -21,5 +21,5 @@
 // writer to kyaml's, byte for byte where kyaml's output is the contract.
 //
 // It also owns what function mode accepts on stdin (MaxInputBytes,
-// Explain) and the text-level checks every reader shares (DuplicateKeys).
+// Explain) and the text-level checks every reader shares (duplicateKeys).
 package resio

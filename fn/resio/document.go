@@ -15,8 +15,8 @@ import (
 // Nodes come from slabs shared by the documents a parser parses.
 type DocumentParser struct{ p *blockParser }
 
-// NewDocumentParser returns a parser for the documents of one read.
-func NewDocumentParser() *DocumentParser { return &DocumentParser{p: newBlockParser()} }
+// newDocumentParser returns a parser for the documents of one read.
+func newDocumentParser() *DocumentParser { return &DocumentParser{p: newBlockParser()} }
 
 // Parse returns raw's document node (Kind yaml.DocumentNode, its content
 // the mapping), or nil.

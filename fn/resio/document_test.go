@@ -17,7 +17,7 @@ import (
 func TestDocumentParserMatchesYAML(t *testing.T) {
 	docs := documentSeeds(t)
 	parsed := 0
-	dp := NewDocumentParser()
+	dp := newDocumentParser()
 	for _, doc := range docs {
 		if requireSameDocument(t, dp, []byte(doc)) {
 			parsed++
@@ -34,7 +34,7 @@ func FuzzDocumentParserMatchesYAML(f *testing.F) {
 		f.Add([]byte(doc))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		requireSameDocument(t, NewDocumentParser(), raw)
+		requireSameDocument(t, newDocumentParser(), raw)
 	})
 }
 

@@ -9,7 +9,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// SpliceDocuments rebuilds the text of a file whose resources changed,
+// spliceDocuments rebuilds the text of a file whose resources changed,
 // keeping the text of every document whose resource did not: unchanged
 // resources are not re-encoded (re-encoding is not always stable - a |+
 // block scalar followed by a comment gains a blank line at every pass
@@ -26,7 +26,7 @@ import (
 // the text does not decide that does not parse); resources is the number
 // of documents that hold one, which the caller must check against what it
 // read from the file.
-func SpliceDocuments(original []byte, replace func(k int, doc string) (string, bool), appended []string) (out []byte, resources int, ok bool) {
+func spliceDocuments(original []byte, replace func(k int, doc string) (string, bool), appended []string) (out []byte, resources int, ok bool) {
 	s := string(original)
 	if strings.Contains(s, "\r") {
 		return nil, 0, false

@@ -18,10 +18,10 @@ import (
 // way they are there.
 var documentSeparator = regexp.MustCompile(`\n---.*\n`)
 
-// DuplicateKeys parses data document by document, as kyaml's reader does,
+// duplicateKeys parses data document by document, as kyaml's reader does,
 // and returns every duplicate mapping key with its lines in data, in file
 // order. Documents that do not parse are skipped: the reader reports those.
-func DuplicateKeys(data []byte) []kube.DuplicateKey {
+func duplicateKeys(data []byte) []kube.DuplicateKey {
 	s := strings.ReplaceAll(string(data), "\r\n", "\n")
 	var out []kube.DuplicateKey
 	prev := 0
@@ -62,7 +62,7 @@ func duplicateKeysMessage(path string, dups []kube.DuplicateKey) string {
 // DuplicateKeysError returns an error naming the first duplicate key of the
 // file at path, with its line, or nil when data has none.
 func DuplicateKeysError(path string, data []byte) error {
-	dups := DuplicateKeys(data)
+	dups := duplicateKeys(data)
 	if len(dups) == 0 {
 		return nil
 	}

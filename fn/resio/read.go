@@ -9,7 +9,7 @@ package resio
 // template that is not YAML (a Helm chart's) is skipped with a note. It
 // also reads a package the way `render` needs it (ReadTree: every
 // resource annotated with its file and index, as kyaml's reader does) and
-// rebuilds a changed file from its text (SpliceDocuments).
+// rebuilds a changed file from its text (spliceDocuments).
 
 import (
 	"bytes"
@@ -120,7 +120,7 @@ func (s *Resources) parse(path string, b []byte) {
 	// holding nothing else, and the wrapper must be checked for duplicate
 	// keys too (two `kubectl get -o yaml` outputs appended to one file).
 	if s.docs == nil {
-		s.docs = NewDocumentParser()
+		s.docs = newDocumentParser()
 	}
 	nodes, ok := readFile(b, "", s.docs)
 	var err error
@@ -131,15 +131,15 @@ func (s *Resources) parse(path string, b []byte) {
 		nodes, err = r.Read()
 	}
 	if err != nil {
-		if path != "-" && IsTemplate(b) {
-			s.Notes = append(s.Notes, TemplateNote(path))
+		if path != "-" && isTemplate(b) {
+			s.Notes = append(s.Notes, templateNote(path))
 			return
 		}
 		s.Problems = append(s.Problems, Problem{Path: path, Message: fmt.Sprintf("%s: not valid YAML: %s", name, firstLine(err.Error())), NotYAML: true})
 		return
 	}
 	if kube.HasDuplicateKeys(nodes...) {
-		s.Problems = append(s.Problems, Problem{Path: path, Message: duplicateKeysMessage(name, DuplicateKeys(b)), NotYAML: true})
+		s.Problems = append(s.Problems, Problem{Path: path, Message: duplicateKeysMessage(name, duplicateKeys(b)), NotYAML: true})
 		return
 	}
 	fcs := len(s.FunctionConfigs)

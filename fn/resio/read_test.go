@@ -121,7 +121,7 @@ func TestDuplicateKeysError(t *testing.T) {
 	require.NoError(t, DuplicateKeysError("f.yaml", []byte(cm("a")+"---\n"+cm("a"))))
 	err := DuplicateKeysError("dir/f.yaml", []byte("a: 1\nb:\n  c: 1\n  c: 2\n"))
 	require.EqualError(t, err, `dir/f.yaml:4: mapping key "c" already defined at line 3`)
-	require.Equal(t, []kube.DuplicateKey{{Key: "a", Field: "a", Line: 2, FirstLine: 1, TopLevel: true}}, DuplicateKeys([]byte("a: 1\na: 2\n")))
+	require.Equal(t, []kube.DuplicateKey{{Key: "a", Field: "a", Line: 2, FirstLine: 1, TopLevel: true}}, duplicateKeys([]byte("a: 1\na: 2\n")))
 }
 
 // TestReadTypedLists: SecretList, ConfigMapList and the like are read like

@@ -12,7 +12,7 @@ import (
 )
 
 // Resources are resources read from one place - a ResourceList on stdin
-// (ReadList), a package tree (ReadTree), the files and stdin a command
+// (readList), a package tree (ReadTree), the files and stdin a command
 // line names (ReadPaths) or the documents Helm pipes to a post-renderer
 // (ReadDocuments) - with what writing them back needs: WriteList,
 // WriteFiles and WriteDocuments copy what did not change, splice what did
@@ -48,12 +48,12 @@ func (r *Resources) FunctionConfig() *yaml.RNode {
 	return r.FunctionConfigs[0]
 }
 
-// ReadList reads the ResourceList of function mode: in kyaml's canonical
+// readList reads the ResourceList of function mode: in kyaml's canonical
 // layout (what kustomize and kpt send) on the fast path (readFast); any
 // other through kyaml's reader, unless it is larger than
 // MaxKyamlInputBytes (ErrNotCanonicalTooLarge). needs says which items
 // the function reads.
-func ReadList(input []byte, needs Needs) (*Resources, error) {
+func readList(input []byte, needs Needs) (*Resources, error) {
 	res, handled, err := readFast(input, needs)
 	switch {
 	case handled:
@@ -65,11 +65,11 @@ func ReadList(input []byte, needs Needs) (*Resources, error) {
 }
 
 // RunList is function mode: it reads the ResourceList in input
-// (ReadList), runs fn on it and writes the output ResourceList to w
+// (readList), runs fn on it and writes the output ResourceList to w
 // (WriteList). fn's own error is returned after the output (its results)
 // has been written, as framework.Execute does.
 func RunList(input []byte, w io.Writer, needs Needs, fn Func) error {
-	res, err := ReadList(input, needs)
+	res, err := readList(input, needs)
 	if err != nil {
 		return err
 	}
@@ -96,7 +96,7 @@ func (r *Resources) run(w io.Writer, fn Func) error {
 }
 
 // WriteList writes the output ResourceList of a function run over a list
-// ReadList read: out the items, results the results and fnErr the
+// readList read: out the items, results the results and fnErr the
 // function's error, which it returns (joined with its own, if any). On
 // fnErr no item is written, not even those the function never saw.
 func (r *Resources) WriteList(w io.Writer, out []*yaml.RNode, results framework.Results, fnErr error) error {

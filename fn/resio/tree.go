@@ -36,7 +36,7 @@ func ReadTree(dir string) (*Resources, error) {
 		return nil, errors.Join(found.Problems...)
 	}
 	t := &Resources{tree: &treeState{files: make(map[string][]byte, len(found.Files))}}
-	dp := NewDocumentParser()
+	dp := newDocumentParser()
 	for _, f := range found.Files {
 		rel, err := filepath.Rel(dir, f)
 		if err != nil {
@@ -60,8 +60,8 @@ func ReadTree(dir string) (*Resources, error) {
 		}
 		nodes, err := r.Read()
 		if err != nil {
-			if IsTemplate(data) {
-				t.Notes = append(t.Notes, TemplateNote(f))
+			if isTemplate(data) {
+				t.Notes = append(t.Notes, templateNote(f))
 				continue
 			}
 			return nil, fmt.Errorf("%s: %w", f, err)

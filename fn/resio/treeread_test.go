@@ -43,7 +43,7 @@ func TestReadFileMatchesKyaml(t *testing.T) {
 			files[string(shape)+"/"+f.Path+"#"+string(rune('a'+i%26))] = string(f.Data)
 		}
 	}
-	dp := NewDocumentParser()
+	dp := newDocumentParser()
 	for _, rel := range []string{"p.yaml", ""} { // ReadTree's reading, then ReadPaths'
 		read := 0
 		for name, text := range files {

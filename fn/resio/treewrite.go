@@ -123,7 +123,7 @@ func filesOf(items []*yaml.RNode, sums map[*yaml.Node]readState) map[string]stri
 // (slash-separated), whose resources changed, from the text it was read
 // from, keeping the text of every document whose resource did not change:
 // the function manages only its own resources, and re-encoding another
-// one is not always stable (SpliceDocuments). now holds each item's
+// one is not always stable (spliceDocuments). now holds each item's
 // fingerprint after the function ran. inFile are the items placed in the
 // file; it is sorted in place. It returns nil, and the caller encodes the
 // whole file, when the file is new or its documents cannot be matched
@@ -156,7 +156,7 @@ func (t *treeState) keepUnchangedDocuments(path string, inFile []*yaml.RNode, no
 	for _, item := range inFile[old:] {
 		appended = append(appended, encode(item))
 	}
-	out, n, ok := SpliceDocuments(original, func(k int, doc string) (string, bool) {
+	out, n, ok := spliceDocuments(original, func(k int, doc string) (string, bool) {
 		if k >= old {
 			return "", false
 		}

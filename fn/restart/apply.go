@@ -110,9 +110,6 @@ type applier struct {
 	waves      []WaveStatus
 }
 
-// Apply is Run's results.
-func Apply(bundles []Bundle, env Env) framework.Results { return Run(bundles, env).Results }
-
 // Run rolls every workload whose trust changed, as the restart rules of
 // docs/design/contract.md say: it finds the consumers of each bundle's
 // targets (one pass over the input, indexed by the objects they read) and
@@ -152,11 +149,11 @@ func Run(bundles []Bundle, env Env) Outcome {
 // scan reads every workload once and indexes the objects each one reads.
 func (a *applier) scan() {
 	for _, item := range a.env.Items {
-		if kube.IsLocalConfig(item) || !IsWorkload(item) {
+		if kube.IsLocalConfig(item) || !isWorkload(item) {
 			continue
 		}
 		key := kube.KeyOf(item)
-		w, err := Read(item)
+		w, err := readWorkload(item)
 		if err != nil {
 			a.failed[key] = true
 			field, msg := "", err.Error()
@@ -177,7 +174,7 @@ func (a *applier) scan() {
 		}
 		// Each workload reads an object once in this map, so the
 		// consumers of an object stay in input order.
-		byObject := ByObject(w.Model.Uses())
+		byObject := groupByObject(w.Model.Uses())
 		for _, o := range sortedObjects(byObject) {
 			c := consumer{workload: w, uses: byObject[o]}
 			k := kube.Key{Kind: o.Kind, Namespace: w.Ref.Namespace, Name: o.Name}
@@ -304,7 +301,7 @@ func (a *applier) roll(w *Workload, entries []*entry) {
 	changed, deferred := false, false
 	var waiting *entry
 	for i, e := range entries {
-		decisions[i] = Decide(e.uses, w.Reload, e.explicit)
+		decisions[i] = decide(e.uses, w.Reload, e.explicit)
 		if !decisions[i].Roll {
 			continue
 		}
@@ -324,7 +321,7 @@ func (a *applier) roll(w *Workload, entries []*entry) {
 		}
 		return
 	}
-	hash := TrustHash(hashes)
+	hash := trustHash(hashes)
 	cur, has := w.TrustHash()
 	switch {
 	case deferred && !changed:
@@ -351,7 +348,7 @@ func (a *applier) roll(w *Workload, entries []*entry) {
 		msg += fmt.Sprintf(" (bundle %q, which rolls out in waves, rolls with it ahead of its wave %d of %d)", waiting.bundle, waiting.wave+1, waiting.waves)
 	}
 	a.info(w, annotationField, msg)
-	for _, r := range Risks(w.Shape, a.pdbsIn(w.Ref.Namespace)) {
+	for _, r := range risks(w.Shape, a.pdbsIn(w.Ref.Namespace)) {
 		a.result(w, framework.Warning, r.Field, r.Message)
 	}
 }

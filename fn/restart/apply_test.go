@@ -12,6 +12,9 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
+// apply is Run's results.
+func apply(bundles []Bundle, env Env) framework.Results { return Run(bundles, env).Results }
+
 func parseItems(t *testing.T, docs ...string) []*yaml.RNode {
 	t.Helper()
 	var out []*yaml.RNode
@@ -35,7 +38,7 @@ func trustTarget(ns, hash string, changed bool) Target {
 
 func hashOf(t *testing.T, n *yaml.RNode) string {
 	t.Helper()
-	w, err := Read(n)
+	w, err := readWorkload(n)
 	require.NoError(t, err)
 	h, _ := w.TrustHash()
 	return h
@@ -52,8 +55,8 @@ func TestApplyMatchesByNamespaceAndKind(t *testing.T) {
 		deployment("a", "idle", "", readsNothing),
 	)
 	b := Bundle{Name: "gw", Field: "spec.trustBundles[0]", Targets: []Target{trustTarget("a", "sha256:01", true)}, Restart: policy.Restart{Auto: yes()}}
-	results := Apply([]Bundle{b}, Env{Items: items})
-	assert.Equal(t, TrustHash([]BundleHash{{"gw", "sha256:01"}}), hashOf(t, items[0]))
+	results := apply([]Bundle{b}, Env{Items: items})
+	assert.Equal(t, trustHash([]BundleHash{{"gw", "sha256:01"}}), hashOf(t, items[0]))
 	for _, n := range items[1:] {
 		assert.Empty(t, hashOf(t, n), n.GetNamespace()+"/"+n.GetName())
 	}
@@ -80,13 +83,13 @@ func TestApplyExplicitWorkloads(t *testing.T) {
 			{Kind: "StatefulSet", Namespace: "a", Name: "reader"}, // right name, wrong kind
 		},
 	}}
-	results := Apply([]Bundle{b}, Env{Items: items, PolicyRef: kube.Ref{Kind: "RotationPolicy", Name: "p"}})
+	results := apply([]Bundle{b}, Env{Items: items, PolicyRef: kube.Ref{Kind: "RotationPolicy", Name: "p"}})
 
 	assert.Empty(t, hashOf(t, items[0]), "auto is off: a detected consumer is not rolled")
 	across, isAcross := targetFor(b, "c")
 	require.True(t, isAcross)
 	assert.True(t, across.Changed, "changed when any target changed")
-	assert.Equal(t, TrustHash([]BundleHash{{"gw", across.Hash}}), hashOf(t, items[1]))
+	assert.Equal(t, trustHash([]BundleHash{{"gw", across.Hash}}), hashOf(t, items[1]))
 	assert.Empty(t, hashOf(t, items[2]), "never wins over restart.workloads")
 
 	var got []string
@@ -130,7 +133,7 @@ func TestApplyReportsUnreadableWorkloadsAndGoesOn(t *testing.T) {
 	b := Bundle{Name: "gw", Targets: []Target{trustTarget("a", "sha256:01", true)}, Restart: policy.Restart{
 		Auto: yes(), Workloads: []policy.WorkloadRef{{Kind: "Deployment", Namespace: "a", Name: "broken"}},
 	}}
-	results := Apply([]Bundle{b}, Env{Items: items})
+	results := apply([]Bundle{b}, Env{Items: items})
 	require.Len(t, results, 2, "one error for the broken workload (not also an 'absent' info), one info for the reader")
 	assert.Equal(t, framework.Error, results[0].Severity)
 	assert.Equal(t, "spec.template", results[0].Field.Path)
@@ -144,6 +147,6 @@ func TestApplyIsQuietWhenNothingChanged(t *testing.T) {
 	)
 	before := []string{items[0].MustString(), items[1].MustString()}
 	b := Bundle{Name: "gw", Targets: []Target{trustTarget("a", "sha256:01", false)}, Restart: policy.Restart{Auto: yes()}}
-	assert.Empty(t, Apply([]Bundle{b}, Env{Items: items}))
+	assert.Empty(t, apply([]Bundle{b}, Env{Items: items}))
 	assert.Equal(t, before, []string{items[0].MustString(), items[1].MustString()})
 }

@@ -33,6 +33,6 @@ func BenchmarkApply(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StartTimer()
-		Apply(bundles, Env{Items: items})
+		apply(bundles, Env{Items: items})
 	}
 }

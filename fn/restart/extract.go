@@ -51,16 +51,16 @@ type Pod struct {
 	NoServiceAccountToken bool
 }
 
-// Read reads a workload (IsWorkload must be true). An unknown reload
+// readWorkload reads a workload (isWorkload must be true). An unknown reload
 // annotation value, a missing pod template or a malformed one is a
 // *kube.FieldError.
-func Read(node *yaml.RNode) (*Workload, error) {
+func readWorkload(node *yaml.RNode) (*Workload, error) {
 	kind, _ := kindOf(node)
 	w := &Workload{Node: node, Ref: kube.RefOf(node), Rollable: kind.role == rolled, TemplateField: kube.JoinPath(kind.template)}
 
 	annos := node.GetAnnotations(ReloadAnnotation)
 	value, set := annos[ReloadAnnotation]
-	reload, err := ParseReload(value, set)
+	reload, err := parseReload(value, set)
 	if err != nil {
 		return nil, &kube.FieldError{Field: "metadata.annotations." + ReloadAnnotation, Err: errors.New(err.Error())}
 	}
@@ -86,7 +86,7 @@ func Read(node *yaml.RNode) (*Workload, error) {
 // ReadTemplate reads which Secrets and ConfigMaps node's pod template
 // reads (IsReader must be true); an Argo Rollout that borrows another
 // workload's template (spec.workloadRef) reads none. It is the reading
-// Read does, so init lists as readers of a CA exactly what the restart
+// readWorkload does, so init lists as readers of a CA exactly what the restart
 // rules see: a missing or malformed pod template is the same
 // *kube.FieldError.
 func ReadTemplate(node *yaml.RNode) (Template, error) {

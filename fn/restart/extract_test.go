@@ -69,7 +69,7 @@ spec:
 `
 
 func TestReadDeployment(t *testing.T) {
-	w, err := Read(mustParse(t, fullDeployment))
+	w, err := readWorkload(mustParse(t, fullDeployment))
 	require.NoError(t, err)
 	assert.True(t, w.Rollable)
 	assert.Equal(t, ReloadHot, w.Reload)
@@ -115,11 +115,11 @@ func TestReadKinds(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			n := mustParse(t, tc.doc)
-			require.Equal(t, tc.workload, IsWorkload(n))
+			require.Equal(t, tc.workload, isWorkload(n))
 			if !tc.workload {
 				return
 			}
-			w, err := Read(n)
+			w, err := readWorkload(n)
 			require.NoError(t, err)
 			assert.Equal(t, tc.rollable, w.Rollable)
 			assert.Equal(t, tc.template, w.TemplateField)
@@ -149,7 +149,7 @@ func TestReadTemplateKinds(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			n := mustParse(t, tc.doc)
 			require.Equal(t, tc.reader, IsReader(n))
-			assert.Equal(t, tc.workload, IsWorkload(n))
+			assert.Equal(t, tc.workload, isWorkload(n))
 			if !tc.reader {
 				return
 			}
@@ -189,7 +189,7 @@ func TestReadTemplateErrorsAsRead(t *testing.T) {
 		"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec: {template: {metadata: {labels: [a]}, spec: {containers: []}}}",
 		"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec: {replicas: 1}",
 	} {
-		_, readErr := Read(mustParse(t, doc))
+		_, readErr := readWorkload(mustParse(t, doc))
 		_, tmplErr := ReadTemplate(mustParse(t, doc))
 		require.Error(t, readErr)
 		assert.Equal(t, readErr, tmplErr)
@@ -236,7 +236,7 @@ func TestReadErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Read(mustParse(t, tc.doc))
+			_, err := readWorkload(mustParse(t, tc.doc))
 			var fe *kube.FieldError
 			require.ErrorAs(t, err, &fe)
 			assert.Equal(t, tc.field, fe.Field)
@@ -265,7 +265,7 @@ spec:
         image: "envoyproxy/ratelimit:v1" # pinned
 `
 	n := mustParse(t, doc)
-	w, err := Read(n)
+	w, err := readWorkload(n)
 	require.NoError(t, err)
 	_, has := w.TrustHash()
 	require.False(t, has)
@@ -315,7 +315,7 @@ func TestSetTrustHashKeepsComments(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			n := mustParse(t, head+tt.metadata+tail)
-			w, err := Read(n)
+			w, err := readWorkload(n)
 			require.NoError(t, err)
 			changed, err := w.SetTrustHash("sha256:new")
 			require.NoError(t, err)

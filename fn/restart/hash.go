@@ -22,10 +22,10 @@ type BundleHash struct {
 	Hash string
 }
 
-// TrustHash combines the hashes of every bundle a workload consumes into
+// trustHash combines the hashes of every bundle a workload consumes into
 // one value: "sha256:" + hex of the lines "name hash", sorted by bundle
 // name. The order the bundles were found in does not matter.
-func TrustHash(hashes []BundleHash) string {
+func trustHash(hashes []BundleHash) string {
 	sorted := append([]BundleHash(nil), hashes...)
 	sort.Slice(sorted, func(i, j int) bool {
 		if sorted[i].Bundle != sorted[j].Bundle {

@@ -73,17 +73,17 @@ func kindOf(node *yaml.RNode) (podKind, bool) {
 	return k, true
 }
 
-// IsWorkload reports whether node is one of the kinds the restart rules
-// read (Read): a Deployment, StatefulSet, DaemonSet, Argo Rollout, Job or
+// isWorkload reports whether node is one of the kinds the restart rules
+// read (readWorkload): a Deployment, StatefulSet, DaemonSet, Argo Rollout, Job or
 // CronJob, at an API version rotate-certs knows.
-func IsWorkload(node *yaml.RNode) bool {
+func isWorkload(node *yaml.RNode) bool {
 	k, ok := kindOf(node)
 	return ok && k.role != listed
 }
 
 // IsReader reports whether node's pods read Secrets and ConfigMaps through
 // a pod template rotate-certs can read (ReadTemplate): a workload
-// (IsWorkload), a ReplicaSet or a Pod.
+// (isWorkload), a ReplicaSet or a Pod.
 func IsReader(node *yaml.RNode) bool {
 	_, ok := kindOf(node)
 	return ok

@@ -194,9 +194,9 @@ func (t Template) Uses() []Use {
 	return out
 }
 
-// ByObject groups uses by the object they read, keeping template order
+// groupByObject groups uses by the object they read, keeping template order
 // within each group.
-func ByObject(uses []Use) map[Object][]Use {
+func groupByObject(uses []Use) map[Object][]Use {
 	out := map[Object][]Use{}
 	for _, u := range uses {
 		out[u.Object] = append(out[u.Object], u)

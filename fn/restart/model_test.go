@@ -100,13 +100,13 @@ func TestTemplateUses(t *testing.T) {
 	}
 }
 
-func TestByObject(t *testing.T) {
+func TestGroupByObject(t *testing.T) {
 	uses := []Use{
 		{Object: trust, Via: ViaEnv, Field: "a"},
 		{Object: other, Via: ViaVolume, Field: "b"},
 		{Object: trust, Via: ViaSubPath, Field: "c"},
 	}
-	got := ByObject(uses)
+	got := groupByObject(uses)
 	require.Len(t, got, 2)
 	assert.Equal(t, []Use{uses[0], uses[2]}, got[trust])
 	assert.Equal(t, []Use{uses[1]}, got[other])
@@ -134,7 +134,7 @@ func TestParseReload(t *testing.T) {
 		{value: "sometimes", set: true, wantErr: `use "hot"`},
 	}
 	for _, tc := range cases {
-		got, err := ParseReload(tc.value, tc.set)
+		got, err := parseReload(tc.value, tc.set)
 		if tc.wantErr != "" {
 			require.ErrorContains(t, err, tc.wantErr)
 			continue
@@ -173,7 +173,7 @@ func TestDecide(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			d := Decide(tc.uses, tc.reload, tc.explicit)
+			d := decide(tc.uses, tc.reload, tc.explicit)
 			assert.Equal(t, tc.roll, d.Roll)
 			assert.Equal(t, tc.because, d.Because.Field)
 			assert.NotEmpty(t, d.Reason)
@@ -186,12 +186,12 @@ func TestTrustHash(t *testing.T) {
 	b := BundleHash{Bundle: "b", Hash: "sha256:02"}
 	b2 := BundleHash{Bundle: "b", Hash: "sha256:03"}
 
-	ab := TrustHash([]BundleHash{a, b})
+	ab := trustHash([]BundleHash{a, b})
 	assert.Regexp(t, `^sha256:[0-9a-f]{64}$`, ab)
-	assert.Equal(t, ab, TrustHash([]BundleHash{b, a}), "order of discovery must not matter")
-	assert.NotEqual(t, ab, TrustHash([]BundleHash{a, b2}), "a changed bundle must change the hash")
-	assert.NotEqual(t, ab, TrustHash([]BundleHash{a}), "dropping a bundle must change the hash")
-	assert.NotEqual(t, TrustHash([]BundleHash{{Bundle: "a", Hash: "sha256:02"}, {Bundle: "b", Hash: "sha256:01"}}), ab,
+	assert.Equal(t, ab, trustHash([]BundleHash{b, a}), "order of discovery must not matter")
+	assert.NotEqual(t, ab, trustHash([]BundleHash{a, b2}), "a changed bundle must change the hash")
+	assert.NotEqual(t, ab, trustHash([]BundleHash{a}), "dropping a bundle must change the hash")
+	assert.NotEqual(t, trustHash([]BundleHash{{Bundle: "a", Hash: "sha256:02"}, {Bundle: "b", Hash: "sha256:01"}}), ab,
 		"swapping hashes between bundles must change the hash")
-	assert.Equal(t, TrustHash([]BundleHash{a}), TrustHash([]BundleHash{a}))
+	assert.Equal(t, trustHash([]BundleHash{a}), trustHash([]BundleHash{a}))
 }

@@ -55,7 +55,7 @@ func (a *applier) rollers(b Bundle) []roller {
 			continue
 		}
 		for _, e := range a.entries[w] {
-			if e.bundle == b.Name && Decide(e.uses, w.Reload, e.explicit).Roll {
+			if e.bundle == b.Name && decide(e.uses, w.Reload, e.explicit).Roll {
 				out = append(out, roller{w, e})
 			}
 		}
@@ -181,7 +181,7 @@ func describeSeries(bundle string, s Series, before int, rollers []roller, inter
 func (a *applier) readSeries(b Bundle) (Series, bool) {
 	lim := recordLimits{now: a.env.Now, maxWaves: 2}
 	if w := b.Restart.Waves; w != nil {
-		lim.maxWaves = MaxWaves(*w, CountWorkloads(a.env.Items))
+		lim.maxWaves = mostWaves(*w, CountWorkloads(a.env.Items))
 	} else {
 		lim.maxWaves = int(^uint(0) >> 1) // waves are off: any record ends
 	}

@@ -22,7 +22,7 @@ func TestClusterTrustBundleReaders(t *testing.T) {
 		"apiVersion: certificates.k8s.io/v1beta1\nkind: ClusterTrustBundle\nmetadata: {name: 'example.com:gateway:v1', labels: {bundle: gateway}}\nspec: {signerName: example.com/gateway, trustBundle: ''}\n",
 	)
 	ctb := Target{Key: kube.Key{Kind: "ClusterTrustBundle", Name: "example.com:gateway:v1"}, Hash: "sha256:01", Changed: true, Node: items[5]}
-	results := Apply([]Bundle{{Name: "gw", Targets: []Target{ctb}, Restart: policy.Restart{Auto: yes()}}}, Env{Items: items})
+	results := apply([]Bundle{{Name: "gw", Targets: []Target{ctb}, Restart: policy.Restart{Auto: yes()}}}, Env{Items: items})
 	assert.NotEmpty(t, hashOf(t, items[0]), "projected by name: a whole volume, rolled")
 	assert.NotEmpty(t, hashOf(t, items[1]), "projected by signer, the label selector selects the bundle")
 	assert.Empty(t, hashOf(t, items[2]), "an unset labelSelector selects nothing")
@@ -50,14 +50,14 @@ func TestTrustManagerReaders(t *testing.T) {
 		return Bundle{Name: "tm", Targets: []Target{{Key: kube.Key{Kind: "Bundle", Name: "roots"}, Hash: "sha256:01", Changed: true, Node: items[node]}},
 			Restart: policy.Restart{Auto: yes()}}
 	}
-	results := Apply([]Bundle{bundle(5)}, Env{Items: items})
+	results := apply([]Bundle{bundle(5)}, Env{Items: items})
 	assert.NotEmpty(t, hashOf(t, items[2]))
 	assert.Empty(t, hashOf(t, items[3]), "a namespace the Bundle's namespaceSelector does not select gets no copy")
 	assert.Empty(t, hashOf(t, items[4]), "a namespace the input does not hold cannot be told selected")
 	require.Len(t, results, 1)
 	assert.Contains(t, results[0].Message, "ConfigMap a/roots written by trust-manager Bundle roots")
 
-	Apply([]Bundle{bundle(6)}, Env{Items: items})
+	apply([]Bundle{bundle(6)}, Env{Items: items})
 	assert.NotEmpty(t, hashOf(t, items[3]), "without a namespaceSelector trust-manager writes every namespace")
 	assert.NotEmpty(t, hashOf(t, items[4]))
 }
@@ -75,7 +75,7 @@ func TestInjectedConsumersRoll(t *testing.T) {
 	require.NoError(t, err)
 	b := Bundle{Name: "mesh", Field: "spec.trustBundles[0]", Targets: []Target{{Key: kube.Key{Kind: "ConfigMap", Namespace: "linkerd", Name: "linkerd-identity-trust-roots"}, Hash: "sha256:01", Changed: true}},
 		Restart: policy.Restart{Auto: yes(), Mesh: policy.MeshLinkerd}}
-	results := Apply([]Bundle{b}, Env{Items: items, PolicyRef: kube.Ref{Kind: "RotationPolicy", Name: "p"}})
+	results := apply([]Bundle{b}, Env{Items: items, PolicyRef: kube.Ref{Kind: "RotationPolicy", Name: "p"}})
 	assert.NotEmpty(t, hashOf(t, items[1]), "injected: rolled even when hot")
 	assert.Empty(t, hashOf(t, items[2]), "opted out")
 	assert.Empty(t, hashOf(t, items[3]), "reload: never")

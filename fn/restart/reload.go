@@ -44,10 +44,10 @@ func (r Reload) String() string {
 	}
 }
 
-// ParseReload reads the annotation value; set is false when the workload
+// parseReload reads the annotation value; set is false when the workload
 // has no such annotation. Any other value, the empty string included, is
 // an error: a typo must not silently change what rolls.
-func ParseReload(value string, set bool) (Reload, error) {
+func parseReload(value string, set bool) (Reload, error) {
 	if !set {
 		return ReloadDefault, nil
 	}
@@ -74,12 +74,12 @@ type Decision struct {
 	Reason string
 }
 
-// Decide applies the reload rules to the uses a workload makes of one
+// decide applies the reload rules to the uses a workload makes of one
 // bundle's target. explicit is true when the policy names the workload in
 // restart.workloads: it rolls whatever its uses, unless it opted out with
 // reload: never. Reason is a phrase about the target ("is read through
 // env at ..., which never sees an update").
-func Decide(uses []Use, reload Reload, explicit bool) Decision {
+func decide(uses []Use, reload Reload, explicit bool) Decision {
 	var first Use
 	if len(uses) > 0 {
 		first = uses[0]

@@ -32,10 +32,10 @@ type Risk struct {
 	Message string
 }
 
-// Risks lists what can go wrong when w is rolled. pdbs are the selectors
+// risks lists what can go wrong when w is rolled. pdbs are the selectors
 // of the PodDisruptionBudgets in w's namespace (a PDB that selects nothing
 // is left out by the caller).
-func Risks(w Shape, pdbs []kube.Selector) []Risk {
+func risks(w Shape, pdbs []kube.Selector) []Risk {
 	var out []Risk
 	if w.Kind != policy.KindDaemonSet && singleReplica(w) && !covered(w.PodLabels, pdbs) {
 		what := "spec.replicas is unset"

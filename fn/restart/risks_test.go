@@ -37,7 +37,7 @@ func TestRisks(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var fields []string
-			for _, r := range Risks(tc.shape, tc.pdbs) {
+			for _, r := range risks(tc.shape, tc.pdbs) {
 				fields = append(fields, r.Field)
 				assert.NotEmpty(t, r.Message)
 			}

@@ -167,10 +167,10 @@ func formatRecord(text, bundle string, s *Series) string {
 	return strings.Join(lines, "\n")
 }
 
-// MaxWaves is the most waves a bundle's policy can spread one trust change
+// mostWaves is the most waves a bundle's policy can spread one trust change
 // over, given the number of workloads in the input: a record that claims
 // more is not one a render wrote.
-func MaxWaves(w policy.Waves, workloads int) int {
+func mostWaves(w policy.Waves, workloads int) int {
 	if w.Size.Percent > 0 {
 		return (100 + w.Size.Percent - 1) / w.Size.Percent
 	}
@@ -178,7 +178,7 @@ func MaxWaves(w policy.Waves, workloads int) int {
 }
 
 // CountWorkloads counts the workloads of items that the restart rules can
-// roll: the n MaxWaves takes.
+// roll: the n mostWaves takes.
 func CountWorkloads(items []*yaml.RNode) int {
 	n := 0
 	for _, it := range items {
@@ -204,7 +204,7 @@ func Hold(b *policy.TrustBundle, node *yaml.RNode, now time.Time, workloads int)
 	if !ok {
 		return time.Time{}, false
 	}
-	s, found, err := parseRecord(text, b.Name, recordLimits{now: now, maxWaves: MaxWaves(*w, workloads)})
+	s, found, err := parseRecord(text, b.Name, recordLimits{now: now, maxWaves: mostWaves(*w, workloads)})
 	interval := w.IntervalOrDefault()
 	if !found || err != nil || !s.Holding(now, interval) {
 		return time.Time{}, false

@@ -78,11 +78,11 @@ func TestSeriesSchedule(t *testing.T) {
 	assert.Equal(t, days(102), done.HoldsUntil(2*day))
 }
 
-func TestMaxWaves(t *testing.T) {
-	assert.Equal(t, 10, MaxWaves(policy.Waves{Size: policy.WaveSize{Percent: 10}}, 3))
-	assert.Equal(t, 4, MaxWaves(policy.Waves{Size: policy.WaveSize{Percent: 30}}, 1000))
-	assert.Equal(t, 5, MaxWaves(policy.Waves{Size: policy.WaveSize{Count: 20}}, 100))
-	assert.Equal(t, 2, MaxWaves(policy.Waves{Size: policy.WaveSize{Count: 20}}, 3))
+func TestMostWaves(t *testing.T) {
+	assert.Equal(t, 10, mostWaves(policy.Waves{Size: policy.WaveSize{Percent: 10}}, 3))
+	assert.Equal(t, 4, mostWaves(policy.Waves{Size: policy.WaveSize{Percent: 30}}, 1000))
+	assert.Equal(t, 5, mostWaves(policy.Waves{Size: policy.WaveSize{Count: 20}}, 100))
+	assert.Equal(t, 2, mostWaves(policy.Waves{Size: policy.WaveSize{Count: 20}}, 3))
 }
 
 func TestHoldReadsOnlyWhatARenderCouldWrite(t *testing.T) {

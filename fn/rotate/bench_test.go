@@ -108,7 +108,7 @@ func TestNeedsKind(t *testing.T) {
 		{"cluster.x-k8s.io/v1beta1", "", false},
 	} {
 		if got := rotate.NeedsKind(tc.apiVersion, tc.kind); got != tc.want {
-			t.Errorf("NeedsKind(%s, %s) = %v, want %v", tc.apiVersion, tc.kind, got, tc.want)
+			t.Errorf("needsKind(%s, %s) = %v, want %v", tc.apiVersion, tc.kind, got, tc.want)
 		}
 	}
 }

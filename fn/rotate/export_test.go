@@ -36,3 +36,6 @@ func Framework(p Processor) framework.ResourceListProcessor {
 		return err
 	})
 }
+
+// NeedsKind exposes needsKind to the external tests.
+var NeedsKind = needsKind

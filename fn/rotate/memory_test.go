@@ -382,10 +382,10 @@ func TestCheckListsCopyModeReissues(t *testing.T) {
 		require.NoError(t, err)
 		fnConfig, err := rl.Pipe(yaml.Lookup("functionConfig"))
 		require.NoError(t, err)
-		rs, err := rotate.Reissues(nodes, fnConfig, testpki.GoldenNow)
+		e, err := rotate.Explain(nodes, fnConfig, testpki.GoldenNow)
 		require.NoError(t, err)
 		var where []string
-		for _, r := range rs {
+		for _, r := range e.Reissues {
 			where = append(where, r.Resource.String())
 		}
 		require.ElementsMatch(t, []string{"Secret kyma-system/runtime-a-client-cert", "Secret kyma-system/runtime-b-client-cert"}, where, mode)

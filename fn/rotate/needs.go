@@ -27,17 +27,17 @@ import (
 func Needs(fnConfig *yaml.RNode) resio.Reads {
 	pol, err := policy.Decode(fnConfig)
 	if err != nil {
-		return resio.Reads{Kind: NeedsKind}
+		return resio.Reads{Kind: needsKind}
 	}
 	p := plan(pol.Spec.TrustBundles)
 	return resio.Reads{Kind: p.Kind, Item: p.Item}
 }
 
-// NeedsKind reports whether a step may read resources of this apiVersion
+// needsKind reports whether a step may read resources of this apiVersion
 // and kind: whether any declaration names it (no policy changes which
 // kinds are read, only which items of some). Anything else (a Service, an
 // unrelated custom resource) is passed through without being parsed.
-func NeedsKind(apiVersion, kind string) bool { return kinds.Kind(apiVersion, kind) }
+func needsKind(apiVersion, kind string) bool { return kinds.Kind(apiVersion, kind) }
 
 // kinds is the plan under a policy without bundles, for its kinds.
 var kinds = plan(nil)

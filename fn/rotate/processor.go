@@ -231,7 +231,7 @@ func checkItems(items []*yaml.RNode, positions []int) framework.Results {
 // that defines a mapping key twice, nil otherwise.
 // The item has passed kube.CheckShape.
 func duplicateKeys(it *yaml.RNode, i int) *framework.Result {
-	if !NeedsKind(it.GetApiVersion(), it.GetKind()) {
+	if !needsKind(it.GetApiVersion(), it.GetKind()) {
 		return nil
 	}
 	dups := kube.DuplicateKeysOf(it)

@@ -192,12 +192,6 @@ func Explain(items []*yaml.RNode, fnConfig *yaml.RNode, now time.Time) (Explanat
 	return Explanation{Reissues: r.reissues(), Trust: r.trust(), Waves: r.pendingWaves(), Renewals: r.renewalRows()}, nil
 }
 
-// Reissues is Explain's re-issue list.
-func Reissues(items []*yaml.RNode, fnConfig *yaml.RNode, now time.Time) ([]report.Reissue, error) {
-	e, err := Explain(items, fnConfig, now)
-	return e.Reissues, err
-}
-
 // pendingWaves are the roll-outs in waves (restart.waves) that the input
 // records as not done, with the waves still to roll.
 func (r *run) pendingWaves() []report.PendingWaves {

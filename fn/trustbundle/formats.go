@@ -52,7 +52,7 @@ func (r *fanOut) writeFormats(node *yaml.RNode, certs []*x509.Certificate) (bool
 		if err != nil {
 			return false, fmt.Errorf("additionalFormats.%s: %w", f.name, err)
 		}
-		_, c, err := SetBinaryValue(node, f.key, data)
+		_, c, err := setBinaryValue(node, f.key, data)
 		if err != nil {
 			return false, fmt.Errorf("additionalFormats.%s: %w", f.name, err)
 		}

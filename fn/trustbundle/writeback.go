@@ -68,14 +68,14 @@ func literal(s string) *yaml.RNode {
 	return n
 }
 
-// SetBinaryValue stores binary b under key as base64: in data on a Secret,
+// setBinaryValue stores binary b under key as base64: in data on a Secret,
 // in binaryData on a ConfigMap (whose data holds only UTF-8 text). A value
 // of the same key in the other field (a Secret's stringData, a ConfigMap's
 // data) is removed, since the API server rejects or lets it shadow the
 // binary one. Nothing is written when the stored value is already b, so an
 // unchanged render leaves the node byte-identical. It returns the field
 // path written and whether anything changed.
-func SetBinaryValue(node *yaml.RNode, key string, b []byte) (field string, changed bool, err error) {
+func setBinaryValue(node *yaml.RNode, key string, b []byte) (field string, changed bool, err error) {
 	cur, found, err := kube.Lookup(node, key)
 	if err != nil {
 		return "", false, err

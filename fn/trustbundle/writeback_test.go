@@ -217,7 +217,7 @@ func TestSetBinaryValue(t *testing.T) {
 			if value == nil {
 				value = binary
 			}
-			field, changed, err := SetBinaryValue(node, "t.jks", value)
+			field, changed, err := setBinaryValue(node, "t.jks", value)
 			if err != nil {
 				t.Fatal(err)
 			}

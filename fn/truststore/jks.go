@@ -10,7 +10,7 @@ import (
 )
 
 // JKS encodes a Java KeyStore (the classic "JKS" format) holding one
-// trusted certificate entry per CA, under the alias from Alias.
+// trusted certificate entry per CA, under the alias from aliasOf.
 type JKS struct {
 	// Password keys the store's integrity digest. Java's conventional
 	// truststore password is "changeit".

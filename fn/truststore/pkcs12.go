@@ -11,7 +11,7 @@ import (
 
 // PKCS12 encodes a PKCS#12 truststore: one certificate bag per CA, each
 // marked with Java's trusted-certificate attribute so that Java (keytool,
-// KeyStore "PKCS12") treats it as a trust anchor, with the alias from Alias
+// KeyStore "PKCS12") treats it as a trust anchor, with the alias from aliasOf
 // as its friendly name.
 //
 // With a password the store uses go-pkcs12's Modern2023 profile (PBES2 with

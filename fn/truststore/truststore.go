@@ -54,7 +54,7 @@ func entries(certs []*x509.Certificate) ([]entry, error) {
 		if c == nil || len(c.Raw) == 0 {
 			return nil, fmt.Errorf("certificate without DER encoding")
 		}
-		out = append(out, entry{alias: Alias(c), cert: c, fp: pki.FingerprintOf(c)})
+		out = append(out, entry{alias: aliasOf(c), cert: c, fp: pki.FingerprintOf(c)})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].alias != out[j].alias {
@@ -69,14 +69,14 @@ func entries(certs []*x509.Certificate) ([]entry, error) {
 // keeps aliases unique whatever is cut.
 const maxAliasName = 48
 
-// Alias returns the stable alias (friendly name) of cert in a truststore:
+// aliasOf returns the stable alias (friendly name) of cert in a truststore:
 // its subject's common name (else the whole subject) reduced to lowercase
 // letters, digits and dashes, then "-" and the first 12 hex digits of its
 // SHA-256 fingerprint. Two certificates with the same subject, such as an
 // old and a new CA of the same name, get different aliases; the same
 // certificate always gets the same one. Lowercase because JKS aliases are
 // case-insensitive and Java lowercases them.
-func Alias(cert *x509.Certificate) string {
+func aliasOf(cert *x509.Certificate) string {
 	name := cert.Subject.CommonName
 	if name == "" {
 		name = cert.Subject.String()

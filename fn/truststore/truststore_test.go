@@ -154,12 +154,12 @@ func TestRoundTrip(t *testing.T) {
 		}
 		var got []string
 		for _, c := range set {
-			e, err := ks.GetTrustedCertificateEntry(Alias(c))
+			e, err := ks.GetTrustedCertificateEntry(aliasOf(c))
 			if err != nil {
-				t.Fatalf("alias %s: %v", Alias(c), err)
+				t.Fatalf("alias %s: %v", aliasOf(c), err)
 			}
 			if !e.CreationTime.Equal(day0.AddDate(0, 3, 0)) {
-				t.Errorf("alias %s: creation time %s, want the latest NotBefore %s", Alias(c), e.CreationTime.UTC(), day0.AddDate(0, 3, 0))
+				t.Errorf("alias %s: creation time %s, want the latest NotBefore %s", aliasOf(c), e.CreationTime.UTC(), day0.AddDate(0, 3, 0))
 			}
 			got = append(got, pki.FingerprintOf(mustParse(t, e.Certificate.Content)).String())
 		}
@@ -173,7 +173,7 @@ func TestRoundTrip(t *testing.T) {
 	})
 }
 
-func TestAlias(t *testing.T) {
+func TestAliasOf(t *testing.T) {
 	noCN := testpki.NewCA("", day0, testpki.Days(1))
 	tests := []struct {
 		name string
@@ -188,7 +188,7 @@ func TestAlias(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := Alias(tc.cert)
+			got := aliasOf(tc.cert)
 			want := tc.want + pki.FingerprintOf(tc.cert).Short()
 			if got != want {
 				t.Errorf("Alias = %q, want %q", got, want)
@@ -198,8 +198,8 @@ func TestAlias(t *testing.T) {
 			}
 		})
 	}
-	if Alias(caA.Cert) == Alias(caA2.Cert) {
-		t.Errorf("two CAs share alias %q", Alias(caA.Cert))
+	if aliasOf(caA.Cert) == aliasOf(caA2.Cert) {
+		t.Errorf("two CAs share alias %q", aliasOf(caA.Cert))
 	}
 }
 
@@ -236,8 +236,8 @@ func TestKeytoolListsEveryCertificate(t *testing.T) {
 				if fp := colonHex(c); !strings.Contains(text, "SHA256: "+fp) {
 					t.Errorf("keytool does not list %s (SHA256 %s)", pki.Subject(c), fp)
 				}
-				if !strings.Contains(text, "Alias name: "+Alias(c)) {
-					t.Errorf("keytool does not list alias %s", Alias(c))
+				if !strings.Contains(text, "Alias name: "+aliasOf(c)) {
+					t.Errorf("keytool does not list alias %s", aliasOf(c))
 				}
 			}
 			if strings.Contains(text, "has NOT been verified") {
@@ -275,8 +275,8 @@ func TestOpenSSLReadsPKCS12(t *testing.T) {
 				t.Errorf("openssl printed %v, want %v", got, want)
 			}
 			for _, c := range set {
-				if !strings.Contains(string(out), "friendlyName: "+Alias(c)) {
-					t.Errorf("openssl output lacks friendlyName %s", Alias(c))
+				if !strings.Contains(string(out), "friendlyName: "+aliasOf(c)) {
+					t.Errorf("openssl output lacks friendlyName %s", aliasOf(c))
 				}
 			}
 			if pw != "" {

@@ -54,9 +54,9 @@ func (s Setup) ExecFor() (string, error) {
 	}
 	switch {
 	case s.Kustomization != "":
-		return Rebase(s.Runner.Exec, filepath.Dir(s.Kustomization))
+		return rebase(s.Runner.Exec, filepath.Dir(s.Kustomization))
 	case s.Policy != "" && s.Policy != "-":
-		return Rebase(s.Runner.Exec, filepath.Dir(s.Policy))
+		return rebase(s.Runner.Exec, filepath.Dir(s.Policy))
 	}
 	return s.Runner.Exec, nil
 }
@@ -74,7 +74,7 @@ func (s Setup) Wiring() ([]File, error) {
 		if err != nil {
 			return nil, err
 		}
-		b, changed, err := AddTransformer(data, rel)
+		b, changed, err := addTransformer(data, rel)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", s.Kustomization, err)
 		}
@@ -92,11 +92,11 @@ func (s Setup) Wiring() ([]File, error) {
 		}
 		r := s.Runner
 		if r.Exec != "" {
-			if r.Exec, err = Rebase(r.Exec, dir); err != nil {
+			if r.Exec, err = rebase(r.Exec, dir); err != nil {
 				return nil, err
 			}
 		}
-		b, changed, err := AddMutator(data, r, rel)
+		b, changed, err := addMutator(data, r, rel)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", s.Kptfile, err)
 		}

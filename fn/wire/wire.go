@@ -52,13 +52,13 @@ func (r Runner) FunctionAnnotation() string {
 	return "exec:\n  path: " + scalar(r.Exec) + "\n"
 }
 
-// Rebase returns the executable path (relative to the working directory,
+// rebase returns the executable path (relative to the working directory,
 // or absolute) as seen from dir, slash-separated, starting with ./ or ../
 // (a bare name would be looked up on PATH): kustomize resolves an exec
 // path from the kustomization's directory, and kpt from where it runs
 // (the package directory, by this project's convention). An absolute
 // path stays absolute.
-func Rebase(path, dir string) (string, error) {
+func rebase(path, dir string) (string, error) {
 	if filepath.IsAbs(path) {
 		return path, nil
 	}
@@ -90,10 +90,10 @@ func Rel(path, dir string) (string, error) {
 	return filepath.ToSlash(rel), nil
 }
 
-// AddTransformer lists policy (a path relative to the kustomization's
+// addTransformer lists policy (a path relative to the kustomization's
 // directory) under the kustomization's transformers:, unless it is listed
 // already. changed is false when nothing had to change.
-func AddTransformer(kustomization []byte, policy string) (out []byte, changed bool, err error) {
+func addTransformer(kustomization []byte, policy string) (out []byte, changed bool, err error) {
 	return addToList(kustomization, "transformers", policy)
 }
 
@@ -177,11 +177,11 @@ func FindKustomization(dir string) (string, error) {
 	return "", nil
 }
 
-// AddMutator adds to the Kptfile's pipeline.mutators the entry that runs
+// addMutator adds to the Kptfile's pipeline.mutators the entry that runs
 // r with the policy as its configPath (relative to the Kptfile's
 // directory); an entry with that configPath already there gets r's exec
 // or image instead. changed is false when nothing had to change.
-func AddMutator(kptfile []byte, r Runner, policy string) (out []byte, changed bool, err error) {
+func addMutator(kptfile []byte, r Runner, policy string) (out []byte, changed bool, err error) {
 	return edit(kptfile, func(node *yaml.RNode) (bool, error) {
 		if node.GetKind() != "Kptfile" {
 			return false, fmt.Errorf("not a Kptfile (kind %q)", node.GetKind())

@@ -13,23 +13,23 @@ import (
 // call changes nothing.
 func TestAddTransformer(t *testing.T) {
 	in := "# the prod overlay\napiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- gateway-ca.yaml # written by certgen\n- trust.yaml\n"
-	out, changed, err := AddTransformer([]byte(in), "rotation-policy.yaml")
+	out, changed, err := addTransformer([]byte(in), "rotation-policy.yaml")
 	require.NoError(t, err)
 	require.True(t, changed)
 	require.Equal(t, "# the prod overlay\napiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- gateway-ca.yaml # written by certgen\n- trust.yaml\ntransformers:\n- rotation-policy.yaml\n", string(out))
 
-	again, changed, err := AddTransformer(out, "./rotation-policy.yaml")
+	again, changed, err := addTransformer(out, "./rotation-policy.yaml")
 	require.NoError(t, err)
 	require.False(t, changed, "already listed (./ or not)")
 	require.Equal(t, string(out), string(again))
 
 	withOther := "kind: Kustomization\ntransformers:\n  - labels.yaml\n"
-	out, changed, err = AddTransformer([]byte(withOther), "p.yaml")
+	out, changed, err = addTransformer([]byte(withOther), "p.yaml")
 	require.NoError(t, err)
 	require.True(t, changed)
 	require.Equal(t, "kind: Kustomization\ntransformers:\n  - labels.yaml\n  - p.yaml\n", string(out), "the list's indentation is kept")
 
-	_, _, err = AddTransformer([]byte("kind: Kustomization\ntransformers: labels.yaml\n"), "p.yaml")
+	_, _, err = addTransformer([]byte("kind: Kustomization\ntransformers: labels.yaml\n"), "p.yaml")
 	require.ErrorContains(t, err, "transformers")
 }
 
@@ -37,22 +37,22 @@ func TestAddTransformer(t *testing.T) {
 // same configPath is updated, not duplicated.
 func TestAddMutator(t *testing.T) {
 	in := "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: prod # the package\ninfo:\n  description: prod\n"
-	out, changed, err := AddMutator([]byte(in), Runner{Exec: "../../bin/rotate-certs"}, "rotation-policy.yaml")
+	out, changed, err := addMutator([]byte(in), Runner{Exec: "../../bin/rotate-certs"}, "rotation-policy.yaml")
 	require.NoError(t, err)
 	require.True(t, changed)
 	require.Equal(t, in+"pipeline:\n  mutators:\n  - exec: ../../bin/rotate-certs\n    configPath: rotation-policy.yaml\n", string(out))
 
-	same, changed, err := AddMutator(out, Runner{Exec: "../../bin/rotate-certs"}, "rotation-policy.yaml")
+	same, changed, err := addMutator(out, Runner{Exec: "../../bin/rotate-certs"}, "rotation-policy.yaml")
 	require.NoError(t, err)
 	require.False(t, changed)
 	require.Equal(t, string(out), string(same))
 
-	image, changed, err := AddMutator(out, Runner{Image: "ghcr.io/rotate-certs/rotate-certs:v0.1.0"}, "rotation-policy.yaml")
+	image, changed, err := addMutator(out, Runner{Image: "ghcr.io/rotate-certs/rotate-certs:v0.1.0"}, "rotation-policy.yaml")
 	require.NoError(t, err)
 	require.True(t, changed)
 	require.Equal(t, in+"pipeline:\n  mutators:\n  - configPath: rotation-policy.yaml\n    image: ghcr.io/rotate-certs/rotate-certs:v0.1.0\n", string(image))
 
-	_, _, err = AddMutator([]byte("kind: Kustomization\n"), Runner{Exec: "x"}, "p.yaml")
+	_, _, err = addMutator([]byte("kind: Kustomization\n"), Runner{Exec: "x"}, "p.yaml")
 	require.ErrorContains(t, err, "not a Kptfile")
 }
 
@@ -70,7 +70,7 @@ func TestRebase(t *testing.T) {
 		{"clusters/prod/rotate-certs", "clusters/prod", "./rotate-certs"},
 		{"/usr/local/bin/rotate-certs", "clusters/prod", "/usr/local/bin/rotate-certs"},
 	} {
-		got, err := Rebase(tc.path, tc.dir)
+		got, err := rebase(tc.path, tc.dir)
 		require.NoError(t, err)
 		require.Equal(t, tc.want, got)
 	}
@@ -109,13 +109,13 @@ func TestWriteAllOrNothing(t *testing.T) {
 // new, every other line stays as it was.
 func TestEditsKeepCRLF(t *testing.T) {
 	in := "# the prod overlay\r\nkind: Kustomization\r\nresources:\r\n- trust.yaml # the target\r\n"
-	out, changed, err := AddTransformer([]byte(in), "rotation-policy.yaml")
+	out, changed, err := addTransformer([]byte(in), "rotation-policy.yaml")
 	require.NoError(t, err)
 	require.True(t, changed)
 	require.Equal(t, in+"transformers:\r\n- rotation-policy.yaml\r\n", string(out))
 
 	kpt := "apiVersion: kpt.dev/v1\r\nkind: Kptfile\r\nmetadata:\r\n  name: prod\r\n"
-	out, changed, err = AddMutator([]byte(kpt), Runner{Exec: "./rotate-certs"}, "p.yaml")
+	out, changed, err = addMutator([]byte(kpt), Runner{Exec: "./rotate-certs"}, "p.yaml")
 	require.NoError(t, err)
 	require.True(t, changed)
 	require.Equal(t, kpt+"pipeline:\r\n  mutators:\r\n  - exec: ./rotate-certs\r\n    configPath: p.yaml\r\n", string(out))

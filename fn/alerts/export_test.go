@@ -1,0 +1,4 @@
+package alerts
+
+// FiringTimes exposes firingTimes to the external tests.
+var FiringTimes = firingTimes

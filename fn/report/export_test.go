@@ -1,0 +1,4 @@
+package report
+
+// StatusAt exposes statusAt to the external tests.
+var StatusAt = statusAt
