@@ -23,11 +23,8 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
+	"github.com/rotate-certs/rotate-certs/fn/trustbundle"
 )
-
-// BundleHashAnnotation marks an object that rotate-certs already renders
-// (a target); init never proposes it as a source.
-const BundleHashAnnotation = "rotate-certs.dev/bundle-hash"
 
 // Candidate is one data value that holds CA certificates.
 type Candidate struct {
@@ -233,8 +230,8 @@ func (sc *scan) candidates(items []*yaml.RNode) ([]Candidate, error) {
 			sc.addTargetCAs(it)
 			continue
 		}
-		if _, ok := it.GetAnnotations(BundleHashAnnotation)[BundleHashAnnotation]; ok {
-			plan.Notes = append(plan.Notes, fmt.Sprintf("%s is already a rotate-certs target (%s): not a source", ref, BundleHashAnnotation))
+		if _, ok := it.GetAnnotations(trustbundle.HashAnnotation)[trustbundle.HashAnnotation]; ok {
+			plan.Notes = append(plan.Notes, fmt.Sprintf("%s is already a rotate-certs target (%s): not a source", ref, trustbundle.HashAnnotation))
 			sc.addTargetCAs(it)
 			continue
 		}

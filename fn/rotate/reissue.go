@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/anchors"
+	"github.com/rotate-certs/rotate-certs/fn/certmanager"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
@@ -21,11 +22,6 @@ import (
 func (r *run) reissueReport() {
 	r.results = append(r.results, report.ReissueResults(r.reissues())...)
 }
-
-// CertificateNameAnnotation is the annotation cert-manager sets on the
-// Secret of a Certificate: the Certificate's name (its namespace is the
-// Secret's).
-const CertificateNameAnnotation = "cert-manager.io/certificate-name"
 
 // reissues computes the re-issue list of every rendered bundle: one entry
 // per bundle, certificate location and CA it needs (targets fanned out to
@@ -115,7 +111,7 @@ func certificateName(node *yaml.RNode) string {
 	if node == nil {
 		return ""
 	}
-	name := node.GetAnnotations(CertificateNameAnnotation)[CertificateNameAnnotation]
+	name := node.GetAnnotations(certmanager.CertificateNameAnnotation)[certmanager.CertificateNameAnnotation]
 	if len(name) == 0 || len(name) > 253 || strings.Trim(name, "abcdefghijklmnopqrstuvwxyz0123456789-.") != "" {
 		return ""
 	}
