@@ -164,7 +164,7 @@ func (a *applier) templateRef(node *yaml.RNode, ref kube.Ref) (kind, namespace, 
 // roll.Name, unless the input or an earlier bundle already has it, and
 // says which: "emitted ..." or "reusing the existing ...". A copy that
 // cannot be made is an error result, and ok is false.
-func (a *applier) emitCopy(src *yaml.RNode, kind, namespace, name string, roll Roll) (emitted string, ok bool) {
+func (a *applier) emitCopy(src *yaml.RNode, kind, namespace, name string, roll etcdRoll) (emitted string, ok bool) {
 	copyKey := kube.Key{Kind: kind, Namespace: namespace, Name: roll.Name}
 	emitted = "reusing the existing " + copyKey.String()
 	if _, planned := a.pending[copyKey]; a.find(kind, namespace, roll.Name) == nil && !planned {

@@ -124,8 +124,8 @@ func leftText(expiry, now time.Time) string {
 	return "less than a day ago"
 }
 
-// Roll is the decision about the etcd machines of one etcd cluster.
-type Roll struct {
+// etcdRoll is the decision about the etcd machines of one etcd cluster.
+type etcdRoll struct {
 	// Due is the evidence inside the window, earliest expiry first.
 	Due []Evidence
 	// Expired is the evidence of certificates that have already expired.
@@ -160,8 +160,8 @@ type Roll struct {
 // machines (EKS Anywhere's expiresInDays counts down every day) keep it,
 // and a year later, when the replacement machines are due, the copy in
 // place gives the next number.
-func decideRoll(current string, evidence []Evidence, replacing []string, now time.Time, days int, taken func(string) bool) (Roll, bool) {
-	var r Roll
+func decideRoll(current string, evidence []Evidence, replacing []string, now time.Time, days int, taken func(string) bool) (etcdRoll, bool) {
+	var r etcdRoll
 	seen := map[string]bool{}
 	for _, e := range evidence {
 		if !seen[e.Machine] {
@@ -176,7 +176,7 @@ func decideRoll(current string, evidence []Evidence, replacing []string, now tim
 		}
 	}
 	if len(r.Due) == 0 {
-		return Roll{}, false
+		return etcdRoll{}, false
 	}
 	sort.Strings(r.Machines)
 	sort.SliceStable(r.Due, func(i, j int) bool { return r.Due[i].Expiry.Before(r.Due[j].Expiry) })

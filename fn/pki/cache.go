@@ -26,7 +26,7 @@ func (c *Cache) DecodePEM(data []byte) (Decoded, error) {
 
 // ScanPEM is ScanPEM with parsed certificates shared through the cache.
 func (c *Cache) ScanPEM(data []byte) (Decoded, []error) {
-	return scanPEM(data, c.Parse, MaxProblems)
+	return scanPEM(data, c.Parse, maxProblems)
 }
 
 // Parse returns the certificate of der, parsing it only the first time

@@ -81,13 +81,13 @@ func DecodePEM(data []byte) (Decoded, error) {
 // that opens or closes nothing (indented, misspelt, orphaned), or a line of
 // base64 (a body whose BEGIN line is damaged).
 func ScanPEM(data []byte) (Decoded, []error) {
-	return scanPEM(data, x509.ParseCertificate, MaxProblems)
+	return scanPEM(data, x509.ParseCertificate, maxProblems)
 }
 
-// MaxProblems is the most problems ScanPEM describes in one value; it
+// maxProblems is the most problems ScanPEM describes in one value; it
 // counts the rest in a last error ("and 374485 more problems"). 10 MB of
 // BEGIN lines are 374,000 broken blocks, and a report needs the first few.
-const MaxProblems = 10
+const maxProblems = 10
 
 func strict(d Decoded, errs []error) (Decoded, error) {
 	if len(errs) > 0 {

@@ -260,13 +260,13 @@ func TestOrdinal(t *testing.T) {
 }
 
 // A value of many broken blocks (10 MB of BEGIN lines is 374,000) is
-// described by its first MaxProblems problems and a count of the rest,
+// described by its first maxProblems problems and a count of the rest,
 // not by a message of tens of megabytes.
 func TestScanPEMCountsProblemsBeyondTheFirst(t *testing.T) {
 	in := bytes.Repeat([]byte("-----BEGIN CERTIFICATE-----\n"), 1000)
 	_, errs := ScanPEM(in)
-	require.Len(t, errs, MaxProblems+1)
-	require.EqualError(t, errs[MaxProblems], fmt.Sprintf("and %d more problem(s)", 1000-MaxProblems))
+	require.Len(t, errs, maxProblems+1)
+	require.EqualError(t, errs[maxProblems], fmt.Sprintf("and %d more problem(s)", 1000-maxProblems))
 	_, err := DecodePEM(in)
 	require.EqualError(t, err, errs[0].Error())
 }

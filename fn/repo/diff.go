@@ -13,8 +13,8 @@ import (
 	"strings"
 )
 
-// Context is the number of unchanged lines shown around each change.
-const Context = 3
+// diffContext is the number of unchanged lines shown around each change.
+const diffContext = 3
 
 // unifiedDiff returns the unified diff that turns before into after, with the
 // header lines "--- a/<path>" and "+++ b/<path>" ("/dev/null" for a text
@@ -184,7 +184,7 @@ type hunk struct {
 	lines          []string
 }
 
-// hunks groups the edit script into hunks with Context lines around
+// hunks groups the edit script into hunks with diffContext lines around
 // each change, merging hunks whose context would touch.
 func hunks(script []op, na, nb int) []hunk {
 	var changes []int
@@ -195,12 +195,12 @@ func hunks(script []op, na, nb int) []hunk {
 	}
 	var out []hunk
 	for i := 0; i < len(changes); {
-		start := max(changes[i]-Context, 0)
+		start := max(changes[i]-diffContext, 0)
 		j := i
-		for j+1 < len(changes) && changes[j+1]-changes[j] <= 2*Context {
+		for j+1 < len(changes) && changes[j+1]-changes[j] <= 2*diffContext {
 			j++
 		}
-		end := min(changes[j]+Context+1, len(script))
+		end := min(changes[j]+diffContext+1, len(script))
 		h := hunk{a0: -1, b0: -1}
 		aLines, bLines := 0, 0
 		for _, o := range script[start:end] {

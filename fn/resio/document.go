@@ -4,7 +4,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// DocumentParser parses YAML documents that hold one resource each - the
+// documentParser parses YAML documents that hold one resource each - the
 // documents of the files `rotate-certs render` reads - into the node tree
 // yaml.v3's decoder gives for them, for the part of YAML the block parser
 // follows (see blockParser): a block mapping whose first key is on the
@@ -13,14 +13,14 @@ import (
 // comment after the last value, a flow mapping, anything the block parser
 // declines - gives nil, and the caller hands the document to yaml.v3.
 // Nodes come from slabs shared by the documents a parser parses.
-type DocumentParser struct{ p *blockParser }
+type documentParser struct{ p *blockParser }
 
 // newDocumentParser returns a parser for the documents of one read.
-func newDocumentParser() *DocumentParser { return &DocumentParser{p: newBlockParser()} }
+func newDocumentParser() *documentParser { return &documentParser{p: newBlockParser()} }
 
 // Parse returns raw's document node (Kind yaml.DocumentNode, its content
 // the mapping), or nil.
-func (d *DocumentParser) Parse(raw []byte) *yaml.Node {
+func (d *documentParser) Parse(raw []byte) *yaml.Node {
 	p := d.p
 	m := p.mark()
 	doc := p.parseDocument(raw)

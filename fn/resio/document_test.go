@@ -72,7 +72,7 @@ func documentSeeds(t testing.TB) []string {
 
 // requireSameDocument checks the document parser against yaml.v3's
 // decoder on raw and reports whether the document parser took it.
-func requireSameDocument(t testing.TB, dp *DocumentParser, raw []byte) bool {
+func requireSameDocument(t testing.TB, dp *documentParser, raw []byte) bool {
 	got := dp.Parse(raw)
 	if got == nil {
 		return false

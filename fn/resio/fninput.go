@@ -19,15 +19,15 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio"
 )
 
-// Commands is the hint that ends every message: what to run instead.
-const Commands = "to render a directory of manifests in place: rotate-certs render DIR; " +
+// commandsHint is the hint that ends every message: what to run instead.
+const commandsHint = "to render a directory of manifests in place: rotate-certs render DIR; " +
 	"to report certificate expiry: rotate-certs check DIR (or - for stdin); see rotate-certs --help"
 
 // Explain returns what is wrong with input for function mode, or "" when
 // it is (or may be) a ResourceList, which the function reads.
 func Explain(input []byte) string {
 	if len(bytes.TrimSpace(input)) == 0 {
-		return "function mode read nothing on stdin: it reads a ResourceList, what kustomize and kpt send; " + Commands
+		return "function mode read nothing on stdin: it reads a ResourceList, what kustomize and kpt send; " + commandsHint
 	}
 	kind, ok := firstKind(input)
 	if !ok || kind == kio.ResourceListKind {
@@ -89,7 +89,7 @@ func describe(input []byte) string {
 	r := &kio.ByteReader{Reader: bytes.NewReader(input), OmitReaderAnnotations: true, DisableUnwrapping: true}
 	nodes, err := r.Read()
 	if err != nil || len(nodes) == 0 {
-		return "function mode reads a ResourceList on stdin, and this is not one; " + Commands
+		return "function mode reads a ResourceList on stdin, and this is not one; " + commandsHint
 	}
 	if kind := nodes[0].GetKind(); len(nodes) == 1 && strings.HasSuffix(kind, "List") {
 		n := 0

@@ -34,7 +34,7 @@ type Resources struct {
 	// one line each, to show the user.
 	Notes []string
 
-	docs  *DocumentParser // the block parser for the documents read
+	docs  *documentParser // the block parser for the documents read
 	list  *listReader     // a list on the fast path
 	kyaml *kyamlList      // a list through kyaml's reader
 	tree  *treeState      // a package tree

@@ -16,5 +16,5 @@ func isTemplate(data []byte) bool {
 
 // templateNote is the note shown for a template skipped at path.
 func templateNote(path string) string {
-	return fmt.Sprintf("%s: a template ({{ ... }}), not YAML: skipped; list it in %s to leave it out without this note", path, IgnoreFile)
+	return fmt.Sprintf("%s: a template ({{ ... }}), not YAML: skipped; list it in %s to leave it out without this note", path, ignoreFile)
 }

@@ -17,14 +17,14 @@ import (
 // sequence indentation and the file's path recorded, each resource's index
 // in the file), or for ReadPaths (rel "": no annotation) - node for node
 // and annotation for annotation, but parses the
-// documents DocumentParser takes with it rather than with yaml.v3:
+// documents documentParser takes with it rather than with yaml.v3:
 // reading the tree was the largest cost of `render`. ok is false when the
 // file holds something this reading leaves to kyaml's reader - CR line
 // ends, a separator line with content, a document that does not parse or
 // whose metadata kyaml refuses: read the file with it, which gives the
 // same resources or the same error. TestReadFileMatchesKyaml holds the
 // two together.
-func readFile(data []byte, rel string, dp *DocumentParser) (nodes []*yaml.RNode, ok bool) {
+func readFile(data []byte, rel string, dp *documentParser) (nodes []*yaml.RNode, ok bool) {
 	s := string(data)
 	if strings.Contains(s, "\r") {
 		return nil, false

@@ -31,8 +31,8 @@ import (
 	gitignore "github.com/monochromegane/go-gitignore"
 )
 
-// IgnoreFile is the name of the file that lists what to skip.
-const IgnoreFile = ".krmignore"
+// ignoreFile is the name of the file that lists what to skip.
+const ignoreFile = ".krmignore"
 
 // Manifests are the extensions render reads and writes.
 var Manifests = []string{".yaml", ".yml"}
@@ -96,7 +96,7 @@ func regularFile(p string, info fs.FileInfo) error {
 	case m&fs.ModeDevice != 0:
 		what = "a device, not a regular file"
 	}
-	return fmt.Errorf("%s: %s: not read (reading it could wait forever); remove it, or list it in %s", p, what, IgnoreFile)
+	return fmt.Errorf("%s: %s: not read (reading it could wait forever); remove it, or list it in %s", p, what, ignoreFile)
 }
 
 type walker struct {
@@ -131,7 +131,7 @@ func (w *walker) dir(dir string, ms []matcher) error {
 		return err
 	}
 	if m, err := readIgnore(abs); err != nil {
-		w.res.Problems = append(w.res.Problems, fmt.Errorf("%s: %w", filepath.Join(dir, IgnoreFile), err))
+		w.res.Problems = append(w.res.Problems, fmt.Errorf("%s: %w", filepath.Join(dir, ignoreFile), err))
 	} else if m != nil {
 		ms = append(ms[:len(ms):len(ms)], matcher{base: abs, m: m})
 	}
@@ -183,7 +183,7 @@ func (w *walker) wanted(name string) bool {
 
 // readIgnore reads dir's .krmignore; nil when there is none.
 func readIgnore(dir string) (gitignore.IgnoreMatcher, error) {
-	path := filepath.Join(dir, IgnoreFile)
+	path := filepath.Join(dir, ignoreFile)
 	info, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil

@@ -32,7 +32,7 @@ func rels(t *testing.T, root string, files []string) []string {
 // the extensions asked for are read, and a linked directory is not
 // entered while a linked file is read.
 func TestDirRules(t *testing.T) {
-	require.False(t, strings.Contains(IgnoreFile, "/"), "the ignore file is a name, not a path")
+	require.False(t, strings.Contains(ignoreFile, "/"), "the ignore file is a name, not a path")
 	root := t.TempDir()
 	for _, rel := range []string{
 		"a.yaml", "b.yml", "c.json", "notes.txt", ".hidden.yaml", ".git/x.yaml", "pkg/.expected/y.yaml",

@@ -296,8 +296,8 @@ func (a *applier) roll(w *Workload, entries []*entry) {
 		a.reportNever(w, entries, anyChanged)
 		return
 	}
-	decisions := make([]Decision, len(entries))
-	var hashes []BundleHash
+	decisions := make([]decision, len(entries))
+	var hashes []bundleHash
 	changed, deferred := false, false
 	var waiting *entry
 	for i, e := range entries {
@@ -305,7 +305,7 @@ func (a *applier) roll(w *Workload, entries []*entry) {
 		if !decisions[i].Roll {
 			continue
 		}
-		hashes = append(hashes, BundleHash{Bundle: e.bundle, Hash: e.target.Hash})
+		hashes = append(hashes, bundleHash{Bundle: e.bundle, Hash: e.target.Hash})
 		if e.deferred {
 			deferred = true
 			if waiting == nil {
@@ -391,7 +391,7 @@ func (a *applier) result(w *Workload, sev framework.Severity, field, msg string)
 
 // describeAll says, per bundle, which target the workload reads and, when
 // decisions is not nil, what decided.
-func describeAll(entries []*entry, decisions []Decision) string {
+func describeAll(entries []*entry, decisions []decision) string {
 	parts := make([]string, len(entries))
 	for i, e := range entries {
 		s := fmt.Sprintf("bundle %q (%s)", e.bundle, describeTarget(e))

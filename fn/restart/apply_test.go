@@ -56,7 +56,7 @@ func TestApplyMatchesByNamespaceAndKind(t *testing.T) {
 	)
 	b := Bundle{Name: "gw", Field: "spec.trustBundles[0]", Targets: []Target{trustTarget("a", "sha256:01", true)}, Restart: policy.Restart{Auto: yes()}}
 	results := apply([]Bundle{b}, Env{Items: items})
-	assert.Equal(t, trustHash([]BundleHash{{"gw", "sha256:01"}}), hashOf(t, items[0]))
+	assert.Equal(t, trustHash([]bundleHash{{"gw", "sha256:01"}}), hashOf(t, items[0]))
 	for _, n := range items[1:] {
 		assert.Empty(t, hashOf(t, n), n.GetNamespace()+"/"+n.GetName())
 	}
@@ -89,7 +89,7 @@ func TestApplyExplicitWorkloads(t *testing.T) {
 	across, isAcross := targetFor(b, "c")
 	require.True(t, isAcross)
 	assert.True(t, across.Changed, "changed when any target changed")
-	assert.Equal(t, trustHash([]BundleHash{{"gw", across.Hash}}), hashOf(t, items[1]))
+	assert.Equal(t, trustHash([]bundleHash{{"gw", across.Hash}}), hashOf(t, items[1]))
 	assert.Empty(t, hashOf(t, items[2]), "never wins over restart.workloads")
 
 	var got []string

@@ -13,9 +13,9 @@ import (
 // roll and an unchanged render leaves it alone.
 const TrustHashAnnotation = "rotate-certs.dev/trust-hash"
 
-// BundleHash is the hash of the bundle a workload reads, as the target
+// bundleHash is the hash of the bundle a workload reads, as the target
 // object it reads carries it (its rotate-certs.dev/bundle-hash).
-type BundleHash struct {
+type bundleHash struct {
 	// Bundle is the bundle's name.
 	Bundle string
 	// Hash is "sha256:" + hex of the rendered bundle.
@@ -25,8 +25,8 @@ type BundleHash struct {
 // trustHash combines the hashes of every bundle a workload consumes into
 // one value: "sha256:" + hex of the lines "name hash", sorted by bundle
 // name. The order the bundles were found in does not matter.
-func trustHash(hashes []BundleHash) string {
-	sorted := append([]BundleHash(nil), hashes...)
+func trustHash(hashes []bundleHash) string {
+	sorted := append([]bundleHash(nil), hashes...)
 	sort.Slice(sorted, func(i, j int) bool {
 		if sorted[i].Bundle != sorted[j].Bundle {
 			return sorted[i].Bundle < sorted[j].Bundle

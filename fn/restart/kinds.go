@@ -10,8 +10,8 @@ import (
 // Job kinds: their pods read a bundle at start like any other, but a Job
 // is never rolled - its next pod reads the new bundle by itself.
 const (
-	KindJob     = "Job"
-	KindCronJob = "CronJob"
+	kindJob     = "Job"
+	kindCronJob = "CronJob"
 )
 
 // Kinds whose pods read Secrets and ConfigMaps but which rotate-certs
@@ -19,8 +19,8 @@ const (
 // Deployment (the Deployment is what rolls), and a Pod's spec cannot be
 // changed in place.
 const (
-	KindReplicaSet = "ReplicaSet"
-	KindPod        = "Pod"
+	kindReplicaSet = "ReplicaSet"
+	kindPod        = "Pod"
 )
 
 // role is what rotate-certs does with a kind whose pods read Secrets and
@@ -57,10 +57,10 @@ var podKinds = map[string]podKind{
 	policy.KindStatefulSet: {[]string{"apps/v1"}, []string{"spec", "template"}, rolled},
 	policy.KindDaemonSet:   {[]string{"apps/v1"}, []string{"spec", "template"}, rolled},
 	policy.KindRollout:     {[]string{"argoproj.io/v1alpha1"}, []string{"spec", "template"}, rolled},
-	KindJob:                {[]string{"batch/v1"}, []string{"spec", "template"}, reported},
-	KindCronJob:            {[]string{"batch/v1", "batch/v1beta1"}, []string{"spec", "jobTemplate", "spec", "template"}, reported},
-	KindReplicaSet:         {[]string{"apps/v1"}, []string{"spec", "template"}, listed},
-	KindPod:                {[]string{"v1"}, nil, listed},
+	kindJob:                {[]string{"batch/v1"}, []string{"spec", "template"}, reported},
+	kindCronJob:            {[]string{"batch/v1", "batch/v1beta1"}, []string{"spec", "jobTemplate", "spec", "template"}, reported},
+	kindReplicaSet:         {[]string{"apps/v1"}, []string{"spec", "template"}, listed},
+	kindPod:                {[]string{"v1"}, nil, listed},
 }
 
 // kindOf returns what rotate-certs knows of node's kind at its API

@@ -182,16 +182,16 @@ func TestDecide(t *testing.T) {
 }
 
 func TestTrustHash(t *testing.T) {
-	a := BundleHash{Bundle: "a", Hash: "sha256:01"}
-	b := BundleHash{Bundle: "b", Hash: "sha256:02"}
-	b2 := BundleHash{Bundle: "b", Hash: "sha256:03"}
+	a := bundleHash{Bundle: "a", Hash: "sha256:01"}
+	b := bundleHash{Bundle: "b", Hash: "sha256:02"}
+	b2 := bundleHash{Bundle: "b", Hash: "sha256:03"}
 
-	ab := trustHash([]BundleHash{a, b})
+	ab := trustHash([]bundleHash{a, b})
 	assert.Regexp(t, `^sha256:[0-9a-f]{64}$`, ab)
-	assert.Equal(t, ab, trustHash([]BundleHash{b, a}), "order of discovery must not matter")
-	assert.NotEqual(t, ab, trustHash([]BundleHash{a, b2}), "a changed bundle must change the hash")
-	assert.NotEqual(t, ab, trustHash([]BundleHash{a}), "dropping a bundle must change the hash")
-	assert.NotEqual(t, trustHash([]BundleHash{{Bundle: "a", Hash: "sha256:02"}, {Bundle: "b", Hash: "sha256:01"}}), ab,
+	assert.Equal(t, ab, trustHash([]bundleHash{b, a}), "order of discovery must not matter")
+	assert.NotEqual(t, ab, trustHash([]bundleHash{a, b2}), "a changed bundle must change the hash")
+	assert.NotEqual(t, ab, trustHash([]bundleHash{a}), "dropping a bundle must change the hash")
+	assert.NotEqual(t, trustHash([]bundleHash{{Bundle: "a", Hash: "sha256:02"}, {Bundle: "b", Hash: "sha256:01"}}), ab,
 		"swapping hashes between bundles must change the hash")
-	assert.Equal(t, trustHash([]BundleHash{a}), trustHash([]BundleHash{a}))
+	assert.Equal(t, trustHash([]bundleHash{a}), trustHash([]bundleHash{a}))
 }

@@ -62,8 +62,8 @@ func parseReload(value string, set bool) (Reload, error) {
 	}
 }
 
-// Decision is what to do with one workload for one bundle.
-type Decision struct {
+// decision is what to do with one workload for one bundle.
+type decision struct {
 	// Roll is true when the workload must roll when the bundle changes.
 	Roll bool
 	// Because is the use that decided: the first static use when rolled
@@ -79,32 +79,32 @@ type Decision struct {
 // restart.workloads: it rolls whatever its uses, unless it opted out with
 // reload: never. Reason is a phrase about the target ("is read through
 // env at ..., which never sees an update").
-func decide(uses []Use, reload Reload, explicit bool) Decision {
+func decide(uses []Use, reload Reload, explicit bool) decision {
 	var first Use
 	if len(uses) > 0 {
 		first = uses[0]
 	}
 	if reload == ReloadNever {
-		return Decision{Because: first, Reason: "cannot roll it: the workload is annotated " + ReloadAnnotation + ": never"}
+		return decision{Because: first, Reason: "cannot roll it: the workload is annotated " + ReloadAnnotation + ": never"}
 	}
 	for _, u := range uses {
 		if u.Via == ViaInjected {
-			return Decision{Roll: true, Because: u, Reason: fmt.Sprintf("is copied into its pods at admission by %s, which never sees an update", u.Why)}
+			return decision{Roll: true, Because: u, Reason: fmt.Sprintf("is copied into its pods at admission by %s, which never sees an update", u.Why)}
 		}
 	}
 	for _, u := range uses {
 		if u.Via.Static() {
-			return Decision{Roll: true, Because: u, Reason: fmt.Sprintf("is read through %s at %s, which never sees an update", u.Via, u.Field)}
+			return decision{Roll: true, Because: u, Reason: fmt.Sprintf("is read through %s at %s, which never sees an update", u.Via, u.Field)}
 		}
 	}
 	if explicit {
-		return Decision{Roll: true, Because: first, Reason: "is named in restart.workloads"}
+		return decision{Roll: true, Because: first, Reason: "is named in restart.workloads"}
 	}
 	if len(uses) == 0 {
-		return Decision{Reason: "is not read"}
+		return decision{Reason: "is not read"}
 	}
 	if reload == ReloadHot {
-		return Decision{Because: first, Reason: fmt.Sprintf("is mounted as a whole volume at %s, and the workload is annotated %s: hot (it reloads the files by itself)", first.Field, ReloadAnnotation)}
+		return decision{Because: first, Reason: fmt.Sprintf("is mounted as a whole volume at %s, and the workload is annotated %s: hot (it reloads the files by itself)", first.Field, ReloadAnnotation)}
 	}
-	return Decision{Roll: true, Because: first, Reason: fmt.Sprintf("is mounted as a whole volume at %s, and the workload is not annotated %s: hot", first.Field, ReloadAnnotation)}
+	return decision{Roll: true, Because: first, Reason: fmt.Sprintf("is mounted as a whole volume at %s, and the workload is not annotated %s: hot", first.Field, ReloadAnnotation)}
 }

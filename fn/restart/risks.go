@@ -24,8 +24,8 @@ type Shape struct {
 	PodLabels map[string]string
 }
 
-// Risk is a reason a roll may hurt or not happen.
-type Risk struct {
+// risk is a reason a roll may hurt or not happen.
+type risk struct {
 	// Field is the workload field that causes it.
 	Field string
 	// Message says what happens and what to do.
@@ -35,21 +35,21 @@ type Risk struct {
 // risks lists what can go wrong when w is rolled. pdbs are the selectors
 // of the PodDisruptionBudgets in w's namespace (a PDB that selects nothing
 // is left out by the caller).
-func risks(w Shape, pdbs []kube.Selector) []Risk {
-	var out []Risk
+func risks(w Shape, pdbs []kube.Selector) []risk {
+	var out []risk
 	if w.Kind != policy.KindDaemonSet && singleReplica(w) && !covered(w.PodLabels, pdbs) {
 		what := "spec.replicas is unset"
 		if w.ReplicasSet {
 			what = "spec.replicas is 1"
 		}
-		out = append(out, Risk{Field: "spec.replicas", Message: fmt.Sprintf(
+		out = append(out, risk{Field: "spec.replicas", Message: fmt.Sprintf(
 			"rolled with a single pod (%s) and no PodDisruptionBudget in its namespace selects its pods: the roll may leave it without a ready pod; run 2 or more replicas or add a PodDisruptionBudget", what)})
 	}
 	if w.Paused && (w.Kind == policy.KindDeployment || w.Kind == policy.KindRollout) {
-		out = append(out, Risk{Field: "spec.paused", Message: "rolled while paused: the roll waits until spec.paused is false, and until then its pods keep the old trust"})
+		out = append(out, risk{Field: "spec.paused", Message: "rolled while paused: the roll waits until spec.paused is false, and until then its pods keep the old trust"})
 	}
 	if w.UpdateStrategy == "OnDelete" && (w.Kind == policy.KindStatefulSet || w.Kind == policy.KindDaemonSet) {
-		out = append(out, Risk{Field: "spec.updateStrategy.type", Message: "rolled with updateStrategy OnDelete: no pod is replaced until it is deleted; delete its pods (one at a time) to pick up the new trust"})
+		out = append(out, risk{Field: "spec.updateStrategy.type", Message: "rolled with updateStrategy OnDelete: no pod is replaced until it is deleted; delete its pods (one at a time) to pick up the new trust"})
 	}
 	return out
 }

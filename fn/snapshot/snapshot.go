@@ -28,8 +28,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// Header is the comment above every snapshot object.
-const Header = "Snapshot of an object that lives in the cluster (rotate-certs snapshot): its\n" +
+// header is the comment above every snapshot object.
+const header = "Snapshot of an object that lives in the cluster (rotate-certs snapshot): its\n" +
 	"certificates only, read by rotate-certs as a bundle source and never applied\n" +
 	"(local-config). Take it again when the live object changes."
 
@@ -146,7 +146,7 @@ func take(it *yaml.RNode) (*yaml.RNode, []string, error) {
 		s.notef("not written: it holds no certificate")
 		return nil, s.notes, nil
 	}
-	obj.YNode().HeadComment = Header
+	obj.YNode().HeadComment = header
 	return obj, s.notes, nil
 }
 

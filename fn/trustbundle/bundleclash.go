@@ -7,15 +7,15 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 )
 
-// NamespaceNameLabel is the label the API server sets on every Namespace
+// namespaceNameLabel is the label the API server sets on every Namespace
 // to its name; a namespaceSelector may select by it.
-const NamespaceNameLabel = "kubernetes.io/metadata.name"
+const namespaceNameLabel = "kubernetes.io/metadata.name"
 
 // namespaceLabels returns the labels of namespace ns as a selector sees
 // them: the Namespace's own when it is in the input, and always the name
 // label the API server sets.
 func (r *fanOut) namespaceLabels(ns string) map[string]string {
-	out := map[string]string{NamespaceNameLabel: ns}
+	out := map[string]string{namespaceNameLabel: ns}
 	if n := r.env.Index.Get(kube.Key{Kind: "Namespace", Name: ns}); n != nil {
 		for k, v := range n.GetLabels() {
 			out[k] = v

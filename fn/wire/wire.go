@@ -157,14 +157,14 @@ func Unlisted(kustomization []byte, files []string) ([]string, error) {
 	return out, nil
 }
 
-// KustomizationFiles are the names kustomize reads a directory's
+// kustomizationFiles are the names kustomize reads a directory's
 // kustomization from, in the order it looks for them.
-var KustomizationFiles = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
+var kustomizationFiles = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
 
 // FindKustomization returns the path of dir's kustomization, "" when it
 // has none.
 func FindKustomization(dir string) (string, error) {
-	for _, name := range KustomizationFiles {
+	for _, name := range kustomizationFiles {
 		p := filepath.Join(dir, name)
 		st, err := os.Stat(p)
 		if err == nil && !st.IsDir() {
