@@ -88,17 +88,6 @@ func isDue(expiry, now time.Time, days int) bool {
 	return now.Add(time.Duration(days) * 24 * time.Hour).After(expiry)
 }
 
-// daysLeft returns the whole days from now to expiry, rounded down;
-// negative once expired.
-func daysLeft(expiry, now time.Time) int {
-	d := expiry.Sub(now)
-	days := int(d / (24 * time.Hour))
-	if d < 0 && d%(24*time.Hour) != 0 {
-		days--
-	}
-	return days
-}
-
 // plural returns "1 day" or "n days".
 func plural(n int) string {
 	if n == 1 || n == -1 {

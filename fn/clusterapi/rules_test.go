@@ -61,24 +61,6 @@ func TestDueMatchesClusterAPI(t *testing.T) {
 	}
 }
 
-func TestDaysLeft(t *testing.T) {
-	tests := []struct {
-		d    time.Duration
-		want int
-	}{
-		{18 * 24 * time.Hour, 18},
-		{18*24*time.Hour + time.Hour, 18},
-		{0, 0},
-		{-time.Hour, -1},
-		{-24 * time.Hour, -1},
-	}
-	for _, tt := range tests {
-		if got := daysLeft(now.Add(tt.d), now); got != tt.want {
-			t.Errorf("daysLeft(now%+v) = %d, want %d", tt.d, got, tt.want)
-		}
-	}
-}
-
 func ev(machine, value string, expiry time.Time) Evidence {
 	return Evidence{Machine: machine, Source: "Machine ns/" + machine + " status.certificatesExpiryDate", Value: value, Expiry: expiry}
 }
