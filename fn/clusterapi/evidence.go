@@ -118,9 +118,7 @@ func (a *applier) gatherEvidence() {
 			continue
 		}
 		a.report(m.ref, field, m, *e)
-		if m.etcdCluster != nil {
-			a.evidence[*m.etcdCluster] = append(a.evidence[*m.etcdCluster], *e)
-		}
+		a.addEtcdEvidence(m, "metadata.name", m.ref, *e)
 	}
 	for _, node := range a.all {
 		if !IsEKSACluster(node) {
@@ -155,11 +153,27 @@ func (a *applier) gatherEvidence() {
 				InDays:  &days,
 			}
 			a.report(ref, info.Field, m, e)
-			if m.etcdCluster != nil {
-				a.evidence[*m.etcdCluster] = append(a.evidence[*m.etcdCluster], e)
-			}
+			a.addEtcdEvidence(m, info.Field, ref, e)
 		}
 	}
+}
+
+// addEtcdEvidence records e as evidence for the etcd roll of m's etcd
+// cluster, if m belongs to one. A machine whose name is not a valid object
+// name (no API server holds one) is an error at field of where: a roll
+// records the machines it replaces by name (ReplacesAnnotation), and a
+// name the next render cannot read back would start the roll again on
+// every render (found by FuzzProcess).
+func (a *applier) addEtcdEvidence(m machine, field string, where kube.Ref, e Evidence) {
+	if m.etcdCluster == nil {
+		return
+	}
+	if !kube.ValidObjectName(e.Machine) {
+		a.errorf(where, field, "the name of an etcd machine of %s is not a valid object name (lower-case letters, digits, '-' and '.'; no API server holds such a Machine): a roll could not record it in %s; fix the snapshot of the machine",
+			m.etcdCluster, ReplacesAnnotation)
+		return
+	}
+	a.evidence[*m.etcdCluster] = append(a.evidence[*m.etcdCluster], e)
 }
 
 // eksaMachine finds the machine an EKS Anywhere statement is about: the
