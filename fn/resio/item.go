@@ -172,9 +172,14 @@ type itemReader struct {
 func (r *itemReader) unsynced() { r.t.synced = false }
 
 // notObject records that the item is not a plain block mapping, and
-// returns false: reading stops.
+// returns false: reading stops, so what its annotations hold is not known
+// and the item's annotations are not in sync as far as the fast path can
+// tell (kyaml keeps its books: it refuses path, index or id forms that
+// differ, which the text reading stopped before seeing; found by
+// FuzzFastPathMatchesKyaml).
 func (r *itemReader) notObject() bool {
 	r.t.object = false
+	r.unsynced()
 	return false
 }
 
