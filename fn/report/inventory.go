@@ -34,24 +34,16 @@ type Found struct {
 	// in a kubeconfig; empty for a plain PEM value.
 	Within string
 	Cert   *x509.Certificate
-	// Nth is the certificate's place in its value (0 for the first): a
-	// value holding a chain (tls.crt, cert-chain.pem) has its own
-	// certificate first and the intermediates that signed it after it.
-	Nth int
-	// Supplies marks a CA that the certificate right before it in its
-	// value names as its issuer: a chain's link (see InChain).
-	Supplies bool
+	// Supplied marks a CA that a chain supplies: it follows, in its value,
+	// a certificate that names it as issuer and is not self-issued
+	// (tls.crt, cert-chain.pem: the certificate, then the intermediates
+	// that signed it). It is re-issued with the certificate it follows. A
+	// trust bundle's CAs (a caBundle, a ca.crt of several roots) are not a
+	// chain: each stands alone, whatever its place, so that the order a
+	// bundle is written in (the function writes its canonical order) never
+	// changes what chains to what.
+	Supplied bool
 }
-
-// InChain reports whether f is a CA that a chain supplies: it follows, in
-// its value, a certificate that names it as issuer and is not self-issued
-// (tls.crt, cert-chain.pem: the certificate, then the intermediates that
-// signed it). It is re-issued with the certificate it follows. A trust
-// bundle's CAs (a caBundle, a ca.crt of several roots) are not a chain:
-// each stands alone, whatever its place, so that the order a bundle is
-// written in (the function writes its canonical order) never changes
-// what chains to what.
-func (f Found) InChain() bool { return f.Supplies }
 
 // Key returns the field, followed by ":" and the location inside the value
 // when there is one: "data.value:users[admin].user.client-certificate-data".
@@ -200,8 +192,8 @@ func suppliedBy(prev, ca *x509.Certificate) bool {
 func (s *scanner) pem(ref func() kube.Ref, field, within string, data []byte, certOnly bool) {
 	d, errs := s.cache.ScanPEM(data)
 	for i, c := range d.Certificates {
-		s.inv.Certificates = append(s.inv.Certificates, Found{Ref: ref(), Field: field, Within: within, Cert: c, Nth: i,
-			Supplies: i > 0 && suppliedBy(d.Certificates[i-1], c)})
+		s.inv.Certificates = append(s.inv.Certificates, Found{Ref: ref(), Field: field, Within: within, Cert: c,
+			Supplied: i > 0 && suppliedBy(d.Certificates[i-1], c)})
 	}
 	// Only data that claims to be a certificate is a problem; other PEM
 	// (keys, PGP armour, CSRs) and prose that mentions a PEM header are

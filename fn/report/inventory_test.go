@@ -381,20 +381,13 @@ status:
 	}, problems)
 }
 
-// TestInChainIsAChainNotAPlace: a CA is a chain's link (re-issued with the
+// TestSuppliedIsAChainNotAPlace: a CA is a chain's link (re-issued with the
 // certificate before it) only when that certificate names it as issuer. A
 // trust bundle's roots stand alone in any order: the function rewrites a
 // bundle in its canonical order, and a render of its own output must see
 // the same chains (FuzzProcess found a caBundle whose second root was
 // taken for a chain's link after one render and not before).
-func TestInChainIsAChainNotAPlace(t *testing.T) {
-	pemOf := func(names ...string) string {
-		var b strings.Builder
-		for _, n := range names {
-			b.Write(testpki.Fixture(n).PEM())
-		}
-		return base64.StdEncoding.EncodeToString([]byte(b.String()))
-	}
+func TestSuppliedIsAChainNotAPlace(t *testing.T) {
 	tests := []struct {
 		name  string
 		value []string
@@ -408,10 +401,10 @@ func TestInChainIsAChainNotAPlace(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			inv := report.Scan(items(t, "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata:\n  ca.crt: "+pemOf(tt.value...)+"\n"))
+			inv := report.Scan(items(t, "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata:\n  ca.crt: {{b64 \""+strings.Join(tt.value, "\" \"")+"\"}}\n"))
 			var got []bool
 			for _, f := range inv.Certificates {
-				got = append(got, f.InChain())
+				got = append(got, f.Supplied)
 			}
 			require.Equal(t, tt.want, got)
 		})

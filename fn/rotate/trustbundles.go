@@ -31,7 +31,7 @@ func (r *run) chainIndex() *anchors.ChainIndex {
 		certs := r.scan().Certificates
 		held := make([]anchors.Held, len(certs))
 		for i, f := range certs {
-			held[i] = anchors.Held{Cert: f.Cert, Where: f.Where(), ID: i, Supplied: f.InChain()}
+			held[i] = anchors.Held{Cert: f.Cert, Where: f.Where(), ID: i, Supplied: f.Supplied}
 		}
 		r.chains = anchors.NewChainIndex(held, r.verifier())
 	}
