@@ -315,11 +315,7 @@ func copyTemplate(src *yaml.RNode, name, base string, machines []string) (*yaml.
 		return nil, err
 	}
 	if srcPath != "" {
-		file := strings.ToLower(c.GetKind()) + "_"
-		if ns := c.GetNamespace(); ns != "" {
-			file += ns + "_"
-		}
-		p := path.Join(path.Dir(srcPath), file+name+".yaml")
+		p := path.Join(path.Dir(srcPath), kube.NewFileName(kube.Key{Kind: c.GetKind(), Namespace: c.GetNamespace(), Name: name}))
 		set := map[string]string{kioutil.PathAnnotation: p, kioutil.IndexAnnotation: "0"}
 		if legacy {
 			set[kioutil.LegacyPathAnnotation], set[kioutil.LegacyIndexAnnotation] = p, "0"

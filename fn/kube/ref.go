@@ -80,6 +80,18 @@ func FileOf(node *yaml.RNode) (string, int) {
 	return fileOf(node)
 }
 
+// NewFileName is the file name of an object the function creates, put
+// beside the files of the input it comes from: "<kind>_<namespace>_<name>.yaml"
+// in lower-case kind, without the namespace for a cluster-scoped object, and
+// with any ':' of the name (a ClusterTrustBundle's signer prefix) as '_'.
+func NewFileName(key Key) string {
+	file := strings.ToLower(key.Kind) + "_"
+	if key.Namespace != "" {
+		file += key.Namespace + "_"
+	}
+	return file + strings.ReplaceAll(key.Name, ":", "_") + ".yaml"
+}
+
 // fileOf is FileOf for a node whose annotations can be read.
 func fileOf(node *yaml.RNode) (string, int) {
 	annos := node.GetAnnotations(kioutil.PathAnnotation, kioutil.LegacyPathAnnotation,

@@ -78,3 +78,15 @@ func TestSetAnnotationNotAMapping(t *testing.T) {
 	_, err := SetAnnotation(node, "k", "v")
 	require.ErrorContains(t, err, "metadata.annotations is not a mapping")
 }
+
+func TestNewFileName(t *testing.T) {
+	for key, want := range map[Key]string{
+		{Kind: "Secret", Namespace: "apps", Name: "trust"}:                        "secret_apps_trust.yaml",
+		{Kind: "ClusterTrustBundle", Name: "example.com:signer:roots"}:            "clustertrustbundle_example.com_signer_roots.yaml",
+		{Kind: "DockerMachineTemplate", Namespace: "eksa-system", Name: "etcd-2"}: "dockermachinetemplate_eksa-system_etcd-2.yaml",
+	} {
+		if got := NewFileName(key); got != want {
+			t.Errorf("NewFileName(%v) = %q, want %q", key, got, want)
+		}
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"iter"
 	"path"
-	"strings"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
@@ -121,12 +120,7 @@ func (r *renderer) newObject(apiVersion string, key kube.Key) *yaml.RNode {
 	}
 	_ = node.PipeE(yaml.SetField("metadata", meta))
 	if dir, ok := r.fileDir(); ok {
-		file := strings.ToLower(key.Kind) + "_"
-		if key.Namespace != "" {
-			file += key.Namespace + "_"
-		}
-		file += strings.ReplaceAll(key.Name, ":", "_") + ".yaml"
-		_ = node.PipeE(yaml.SetAnnotation(kioutil.PathAnnotation, path.Join(dir, file)))
+		_ = node.PipeE(yaml.SetAnnotation(kioutil.PathAnnotation, path.Join(dir, kube.NewFileName(key))))
 		_ = node.PipeE(yaml.SetAnnotation(kioutil.IndexAnnotation, "0"))
 	}
 	r.env.Index.Add(node)
