@@ -94,4 +94,3 @@ func splitAPIVersion(apiVersion string) (group, version string) {
 	return "", apiVersion
 }
 
-func annotationField(key string) string { return "metadata.annotations[" + key + "]" }

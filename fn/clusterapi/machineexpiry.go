@@ -67,7 +67,7 @@ type ExpiryStatement struct {
 // nothing.
 func MachineExpiry(node *yaml.RNode) (s ExpiryStatement, found bool, err error) {
 	if v, ok := node.GetAnnotations(ExpiryAnnotation)[ExpiryAnnotation]; ok {
-		s.Field, s.Value = "metadata.annotations["+ExpiryAnnotation+"]", v
+		s.Field, s.Value = kube.AnnotationField(ExpiryAnnotation), v
 	} else {
 		s.Field = kube.JoinPath(statusExpiry)
 		if s.Value, err = kube.StringAt(node, statusExpiry); err != nil || s.Value == "" {

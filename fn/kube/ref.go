@@ -80,6 +80,10 @@ func FileOf(node *yaml.RNode) (string, int) {
 	return fileOf(node)
 }
 
+// AnnotationField is the field path of annotation key, for results:
+// "metadata.annotations[key]".
+func AnnotationField(key string) string { return "metadata.annotations[" + key + "]" }
+
 // NewFileName is the file name of an object the function creates, put
 // beside the files of the input it comes from: "<kind>_<namespace>_<name>.yaml"
 // in lower-case kind, without the namespace for a cluster-scoped object, and

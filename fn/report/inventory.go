@@ -219,17 +219,6 @@ func apiGroup(item *yaml.RNode) string {
 	return ""
 }
 
-// Leaves returns the end-entity certificates of the inventory.
-func (inv *Inventory) Leaves() []Found {
-	var out []Found
-	for _, f := range inv.Certificates {
-		if !pki.IsCA(f.Cert) {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
 // Results returns one info result per certificate and reported expiry, a
 // warning for each one expiring within warnWithin or already expired, and
 // a warning per problem. Time passing alone never produces an error.

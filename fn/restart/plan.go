@@ -195,7 +195,7 @@ func (a *applier) readSeries(b Bundle) (Series, bool) {
 		s, has, err := parseRecord(text, b.Name, lim)
 		ref := kube.RefOf(node)
 		if err != nil {
-			a.results = append(a.results, ref.Result(framework.Warning, "metadata.annotations["+WavesAnnotation+"]",
+			a.results = append(a.results, ref.Result(framework.Warning, kube.AnnotationField(WavesAnnotation),
 				fmt.Sprintf("bundle %q: annotation %s of %s %v; the record is ignored - a roll-out record a render could not have written delays no roll and holds no CA", b.Name, WavesAnnotation, ref, err)))
 			continue
 		}
@@ -233,7 +233,7 @@ func (a *applier) writeSeries(b Bundle, s *Series) {
 			_, err = kube.SetAnnotation(node, WavesAnnotation, text)
 		}
 		if err != nil {
-			a.results = append(a.results, kube.RefOf(node).Result(framework.Error, "metadata.annotations["+WavesAnnotation+"]", err.Error()))
+			a.results = append(a.results, kube.RefOf(node).Result(framework.Error, kube.AnnotationField(WavesAnnotation), err.Error()))
 		}
 	}
 }

@@ -24,7 +24,7 @@ func (r *caBundles) cainjectorOwns(in injection) bool {
 	if in.path == "" {
 		ours = fmt.Sprintf("remove the object's %s: %s annotation", policy.InjectAnnotation, r.bundle.Name)
 	}
-	r.errorf(ref, "metadata.annotations["+key+"]",
+	r.errorf(ref, kube.AnnotationField(key),
 		"bundle %q: %s is annotated %s: %s, so cert-manager's cainjector writes its caBundle and would overwrite what rotate-certs writes (two writers: the object never stays in sync) - either remove the %s annotation to let rotate-certs own the caBundle, or %s to leave it to cainjector",
 		r.bundle.Name, ref, key, kube.Quote(value), key, ours)
 	return false

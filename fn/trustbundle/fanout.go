@@ -152,7 +152,7 @@ func (r *fanOut) read(ns string) (slot, bool) {
 		return slot{}, false
 	}
 	if snap := r.env.Snapshots.Get(key); node == nil && snap != nil {
-		r.errorf(kube.RefOf(snap), "metadata.annotations["+kube.LocalConfigAnnotation+"]",
+		r.errorf(kube.RefOf(snap), kube.AnnotationField(kube.LocalConfigAnnotation),
 			"bundle %q: target %s is in the input only as a local-config snapshot, which kustomize and kpt never apply: a snapshot copies an object that lives in the cluster and is a source, never a target - commit the target as a plain manifest (without %s)",
 			r.bundle.Name, key, kube.LocalConfigAnnotation)
 		return slot{}, false

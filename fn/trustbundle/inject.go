@@ -321,7 +321,7 @@ func CheckInjectAnnotations(p *policy.RotationPolicy, index *kube.Index) framewo
 				continue
 			}
 			ref := kube.RefOf(node)
-			out = append(out, ref.Result(framework.Error, "metadata.annotations["+policy.InjectAnnotation+"]", fmt.Sprintf(
+			out = append(out, ref.Result(framework.Error, kube.AnnotationField(policy.InjectAnnotation), fmt.Sprintf(
 				"%s asks for the CAs of bundle %s, which the policy does not define (its bundles: %s); without a bundle its caBundle misses every rotation - fix the annotation or add the bundle",
 				ref, kube.Quote(v), listOrNone(all))))
 		}

@@ -109,7 +109,7 @@ func (r *renderer) copyMemory(s slot, recorded bool, mem anchors.Memory, remembe
 	if why == "" {
 		return remembered
 	}
-	r.add(s.ref.Result(framework.Warning, annotationField(PreviousAnnotation), fmt.Sprintf(
+	r.add(s.ref.Result(framework.Warning, kube.AnnotationField(PreviousAnnotation), fmt.Sprintf(
 		"bundle %q: target %s annotation %s is ignored: %s, so it is not the memory of a Copy-mode render (whose %s holds exactly the CAs current at that render); an annotation never adds a CA to a bundle - if its CAs must be trusted, put them in a source",
 		r.bundle.Name, s.key, PreviousAnnotation, why, s.field)))
 	return nil
@@ -153,7 +153,7 @@ func (r *renderer) namedOnly(s slot, name string, certs []*x509.Certificate, dat
 		if data.Has(c) || cur.Has(c) {
 			continue
 		}
-		r.add(s.ref.Result(framework.Warning, annotationField(name), fmt.Sprintf(
+		r.add(s.ref.Result(framework.Warning, kube.AnnotationField(name), fmt.Sprintf(
 			"bundle %q: target %s annotation %s names CA %s, which neither %s nor a source holds; it is ignored (an annotation never adds a CA to a bundle) and this render drops it from the annotation",
 			r.bundle.Name, s.key, name, describeCA(c), s.dataName())))
 	}
@@ -178,7 +178,7 @@ func (r *renderer) recordNamesOnly(s slot, retired map[pki.Fingerprint]time.Time
 	sort.Slice(unknown, func(i, j int) bool { return bytes.Compare(unknown[i][:], unknown[j][:]) < 0 })
 	for _, fp := range unknown {
 		delete(retired, fp)
-		r.add(s.ref.Result(framework.Warning, annotationField(RetiredAnnotation), fmt.Sprintf(
+		r.add(s.ref.Result(framework.Warning, kube.AnnotationField(RetiredAnnotation), fmt.Sprintf(
 			"bundle %q: target %s annotation %s names CA sha256:%s, which neither %s nor a source holds; the line is ignored (an annotation never adds a CA to a bundle) and this render drops it",
 			r.bundle.Name, s.key, RetiredAnnotation, fp, s.dataName())))
 	}
@@ -225,7 +225,7 @@ func (r *renderer) memoryText(s slot, name string) (string, bool) {
 		problem = "is " + tooLarge(len(y.Value))
 	}
 	if problem != "" {
-		r.warnOnce(s.ref, annotationField(name), fmt.Sprintf(
+		r.warnOnce(s.ref, kube.AnnotationField(name), fmt.Sprintf(
 			"bundle %q: target %s annotation %s %s; it is ignored and this render rewrites it", r.bundle.Name, s.key, name, problem))
 		return "", false
 	}
@@ -236,7 +236,7 @@ func (r *renderer) memoryText(s slot, name string) (string, bool) {
 // belong to key (no Key header, or this key's).
 func (r *renderer) readPrevious(node *yaml.RNode, key, text string) ([]*x509.Certificate, bool) {
 	ref := kube.RefOf(node)
-	field := annotationField(PreviousAnnotation)
+	field := kube.AnnotationField(PreviousAnnotation)
 	fail := func(format string, args ...any) ([]*x509.Certificate, bool) {
 		r.errorf(ref, field, "bundle %q: target %s annotation %s %s; fix or delete the annotation (it holds the CAs Copy mode keeps for a switch back to Bundle mode)",
 			r.bundle.Name, ref, PreviousAnnotation, fmt.Sprintf(format, args...))
@@ -288,7 +288,7 @@ func (r *renderer) readSeen(s slot) ([]*x509.Certificate, bool) {
 		if err != nil {
 			problem = "is not PEM certificate data: " + err.Error()
 		}
-		r.add(s.ref.Result(framework.Warning, annotationField(SeenAnnotation), fmt.Sprintf(
+		r.add(s.ref.Result(framework.Warning, kube.AnnotationField(SeenAnnotation), fmt.Sprintf(
 			"bundle %q: target %s annotation %s %s; it is ignored and this render rewrites it", r.bundle.Name, s.key, SeenAnnotation, problem)))
 		return nil, false
 	}
@@ -334,7 +334,7 @@ func (r *renderer) readRecord(s slot, text string) (retired map[pki.Fingerprint]
 	if len(bad) == 0 {
 		return retired, true
 	}
-	r.warnOnce(s.ref, annotationField(RetiredAnnotation), fmt.Sprintf(
+	r.warnOnce(s.ref, kube.AnnotationField(RetiredAnnotation), fmt.Sprintf(
 		"bundle %q: target %s annotation %s is malformed (%s); each line must be \"<SHA-256 hex> <RFC 3339 time>\", the time no later than now. Those lines are ignored, and a previous CA without a valid line counts as retired at this render; this render rewrites the record",
 		r.bundle.Name, s.ref, RetiredAnnotation, strings.Join(bad, "; ")))
 	return retired, false
@@ -421,7 +421,7 @@ func (r *renderer) writeSeen(s slot, t Target) (changed, ok bool) {
 	}
 	changed, err := setText(s.node, SeenAnnotation, string(pki.EncodePEM(anchors.Canonical(t.Outcome.Current))))
 	if err != nil {
-		r.errorf(s.ref, annotationField(SeenAnnotation), "bundle %q: %v", r.bundle.Name, err)
+		r.errorf(s.ref, kube.AnnotationField(SeenAnnotation), "bundle %q: %v", r.bundle.Name, err)
 		return false, false
 	}
 	return changed, true
@@ -513,5 +513,3 @@ func annotationNode(node *yaml.RNode, key string) *yaml.Node {
 	return nil
 }
 
-// annotationField is the field path of annotation key in results.
-func annotationField(key string) string { return "metadata.annotations[" + key + "]" }

@@ -71,7 +71,7 @@ func (r *renderer) sourceObject(key kube.Key, field string) *yaml.RNode {
 		return snap
 	case snap != nil:
 		ref := kube.RefOf(snap)
-		r.add(ref.Result(framework.Warning, "metadata.annotations["+kube.LocalConfigAnnotation+"]", fmt.Sprintf(
+		r.add(ref.Result(framework.Warning, kube.AnnotationField(kube.LocalConfigAnnotation), fmt.Sprintf(
 			"bundle %q: source %s is both a manifest and a local-config snapshot; the manifest is read (%s) - delete the snapshot, or the manifest if the object lives in the cluster",
 			r.bundle.Name, key, field)))
 	}
