@@ -93,4 +93,3 @@ func splitAPIVersion(apiVersion string) (group, version string) {
 	}
 	return "", apiVersion
 }
-

@@ -512,4 +512,3 @@ func annotationNode(node *yaml.RNode, key string) *yaml.Node {
 	}
 	return nil
 }
-
