@@ -85,14 +85,6 @@ type Entry struct {
 	Status   Status
 }
 
-// Short returns the first 12 hex digits of the fingerprint, or "-".
-func (e Entry) Short() string {
-	if len(e.SHA256) < 12 {
-		return "-"
-	}
-	return e.SHA256[:12]
-}
-
 // ReissueState says how urgent a re-issue is.
 type ReissueState string
 
@@ -419,16 +411,16 @@ func issuerName(c *x509.Certificate) string {
 	return "-"
 }
 
-// Counts are the report's totals.
+// Counts are the report's totals (the JSON report's "summary").
 type Counts struct {
-	Certificates int
-	Expiries     int
-	OK           int
-	Warn         int
-	Fail         int
-	Expired      int
-	Problems     int
-	Reissues     int
+	Certificates int `json:"certificates"`
+	Expiries     int `json:"expiries"`
+	OK           int `json:"ok"`
+	Warn         int `json:"warn"`
+	Fail         int `json:"fail"`
+	Expired      int `json:"expired"`
+	Problems     int `json:"problems"`
+	Reissues     int `json:"reissues"`
 }
 
 // Counts adds up the entries by type and status.

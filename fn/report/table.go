@@ -169,7 +169,7 @@ func entriesTable(r Report, pkg bool, opts TableOptions) *table {
 			if e.Type == TypeExpiry {
 				issuer = "(reported)"
 			}
-			cells = []string{cell(e.Resource.String()), cell(e.Key), cell(e.Subject), cell(issuer), e.Short(), notAfter, days, tableStatus(e.Status)}
+			cells = []string{cell(e.Resource.String()), cell(e.Key), cell(e.Subject), cell(issuer), short(e.SHA256), notAfter, days, tableStatus(e.Status)}
 		} else {
 			date := e.NotAfter.Format(time.DateOnly)
 			if e.Approximate {
