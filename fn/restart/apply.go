@@ -283,10 +283,7 @@ func targetFor(b Bundle, ns string) (Target, bool) {
 // changes nothing stays quiet about the workloads it leaves alone.
 func (a *applier) roll(w *Workload, entries []*entry) {
 	sort.Slice(entries, func(i, j int) bool { return entries[i].bundle < entries[j].bundle })
-	anyChanged := false
-	for _, e := range entries {
-		anyChanged = anyChanged || e.target.Changed
-	}
+	anyChanged := slices.ContainsFunc(entries, func(e *entry) bool { return e.target.Changed })
 	if !w.Rollable {
 		a.reportJob(w, entries)
 		return
@@ -370,13 +367,9 @@ func (a *applier) reportJob(w *Workload, entries []*entry) {
 // a warning when the policy names it, an info when a bundle it reads
 // changed.
 func (a *applier) reportNever(w *Workload, entries []*entry, anyChanged bool) {
-	explicit := false
-	for _, e := range entries {
-		explicit = explicit || e.explicit
-	}
 	msg := fmt.Sprintf("not rolled for %s: the workload is annotated %s: never", describeAll(entries, nil), ReloadAnnotation)
 	switch {
-	case explicit:
+	case slices.ContainsFunc(entries, func(e *entry) bool { return e.explicit }):
 		a.result(w, framework.Warning, "metadata.annotations."+ReloadAnnotation, msg+", which wins over restart.workloads")
 	case anyChanged:
 		a.info(w, "metadata.annotations."+ReloadAnnotation, msg)

@@ -2,6 +2,7 @@ package restart
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
@@ -37,7 +38,8 @@ type risk struct {
 // is left out by the caller).
 func risks(w Shape, pdbs []kube.Selector) []risk {
 	var out []risk
-	if w.Kind != policy.KindDaemonSet && singleReplica(w) && !covered(w.PodLabels, pdbs) {
+	if w.Kind != policy.KindDaemonSet && singleReplica(w) &&
+		!slices.ContainsFunc(pdbs, func(s kube.Selector) bool { return s.Matches(w.PodLabels) }) {
 		what := "spec.replicas is unset"
 		if w.ReplicasSet {
 			what = "spec.replicas is 1"
@@ -59,13 +61,4 @@ func singleReplica(w Shape) bool {
 		return true
 	}
 	return w.Replicas != nil && *w.Replicas == 1
-}
-
-func covered(podLabels map[string]string, pdbs []kube.Selector) bool {
-	for _, s := range pdbs {
-		if s.Matches(podLabels) {
-			return true
-		}
-	}
-	return false
 }
