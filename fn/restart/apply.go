@@ -13,6 +13,7 @@ import (
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
+	"github.com/rotate-certs/rotate-certs/fn/report"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -62,7 +63,7 @@ type Outcome struct {
 	Results framework.Results
 	// Waves are the roll-outs in waves that the input records as not
 	// done, per bundle.
-	Waves []WaveStatus
+	Waves []report.PendingWaves
 }
 
 // consumer is a workload that reads one object.
@@ -107,7 +108,7 @@ type applier struct {
 	entries    map[*Workload][]*entry
 	pdbs       map[string][]kube.Selector
 	results    framework.Results
-	waves      []WaveStatus
+	waves      []report.PendingWaves
 }
 
 // Run rolls every workload whose trust changed, as the restart rules of

@@ -17,7 +17,6 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/report"
-	"github.com/rotate-certs/rotate-certs/fn/restart"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -73,7 +72,7 @@ type run struct {
 	// until counted.
 	workloads int
 	// waves are the roll-outs in waves the input records (restarts).
-	waves []restart.WaveStatus
+	waves []report.PendingWaves
 }
 
 // newRun is the one way a run starts: the policy, who it is in messages,
