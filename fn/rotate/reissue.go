@@ -240,7 +240,7 @@ func (r *run) trust() []report.Trusted {
 }
 
 // trustRows are target t's rows, without the target.
-func trustRows(name string, rb renderedBundle, t trustbundle.Target) []report.Trusted {
+func trustRows(name string, rb trustbundle.Rendered, t trustbundle.Target) []report.Trusted {
 	var rows []report.Trusted
 	row := func(c *x509.Certificate, why report.TrustReason) report.Trusted {
 		return report.Trusted{Bundle: name, Subject: pki.Subject(c), SHA256: pki.FingerprintOf(c).String(), NotAfter: c.NotAfter.UTC(), Reason: why}
