@@ -2,6 +2,7 @@ package restart
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -155,11 +156,9 @@ func describeSeries(bundle string, s Series, before int, rollers []roller, inter
 // it and is ignored; records that disagree are a warning, and the latest
 // started (the least rolled of those) counts.
 func (a *applier) readSeries(b Bundle) (Series, bool) {
-	lim := recordLimits{now: a.env.Now, maxWaves: 2}
+	lim := recordLimits{now: a.env.Now, maxWaves: math.MaxInt} // waves are off: any record ends
 	if w := b.Restart.Waves; w != nil {
 		lim.maxWaves = mostWaves(*w, CountWorkloads(a.env.Items))
-	} else {
-		lim.maxWaves = int(^uint(0) >> 1) // waves are off: any record ends
 	}
 	var best Series
 	found, disagree := false, false

@@ -38,7 +38,9 @@ type risk struct {
 // is left out by the caller).
 func risks(w Shape, pdbs []kube.Selector) []risk {
 	var out []risk
-	if w.Kind != policy.KindDaemonSet && singleReplica(w) &&
+	// A single pod: spec.replicas 1, or unset (the API server defaults it to 1).
+	singleReplica := !w.ReplicasSet || w.Replicas != nil && *w.Replicas == 1
+	if w.Kind != policy.KindDaemonSet && singleReplica &&
 		!slices.ContainsFunc(pdbs, func(s kube.Selector) bool { return s.Matches(w.PodLabels) }) {
 		what := "spec.replicas is unset"
 		if w.ReplicasSet {
@@ -54,11 +56,4 @@ func risks(w Shape, pdbs []kube.Selector) []risk {
 		out = append(out, risk{Field: "spec.updateStrategy.type", Message: "rolled with updateStrategy OnDelete: no pod is replaced until it is deleted; delete its pods (one at a time) to pick up the new trust"})
 	}
 	return out
-}
-
-func singleReplica(w Shape) bool {
-	if !w.ReplicasSet {
-		return true
-	}
-	return w.Replicas != nil && *w.Replicas == 1
 }
