@@ -18,9 +18,11 @@ import (
 
 // sortedObjects returns the keys of byObject in a fixed order.
 func sortedObjects(byObject map[Object][]Use) []Object {
-	return slices.SortedFunc(maps.Keys(byObject), func(a, b Object) int {
+	out := slices.AppendSeq(make([]Object, 0, len(byObject)), maps.Keys(byObject))
+	slices.SortFunc(out, func(a, b Object) int {
 		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Name, b.Name))
 	})
+	return out
 }
 
 // matchClusterTrustBundle records the workloads whose projected volumes
