@@ -77,7 +77,7 @@ func (r *run) reissueEntry(bundleName string, f report.Found, x anchors.Reissue)
 		e.IssuerSHA256 = pki.FingerprintOf(x.Issuer).String()
 		e.IssuerExpired = pki.Expired(x.Issuer, r.now)
 	}
-	if name := certificateName(r.secret(f.Ref)); name != "" {
+	if name := certificateName(r.secret(f.Ref)); name != "" && kube.ValidDNSLabel(f.Ref.Namespace) {
 		e.Certificate = f.Ref.Namespace + "/" + name
 		e.Command = fmt.Sprintf("cmctl renew -n %s %s", f.Ref.Namespace, name)
 	}
@@ -106,13 +106,16 @@ func (r *run) secret(ref kube.Ref) *yaml.RNode {
 
 // certificateName returns the cert-manager Certificate a Secret names in
 // its cert-manager.io/certificate-name annotation, when that is a
-// Kubernetes name (anything else is not quoted into a command).
+// Kubernetes object name. Anything else is not quoted into the command a
+// user runs: a name like "-x" or "--kubeconfig=..." would be read as a
+// flag. The Secret's namespace is held to the same rule (a DNS label) by
+// reissueEntry.
 func certificateName(node *yaml.RNode) string {
 	if node == nil {
 		return ""
 	}
 	name := node.GetAnnotations(certmanager.CertificateNameAnnotation)[certmanager.CertificateNameAnnotation]
-	if len(name) == 0 || len(name) > 253 || strings.Trim(name, "abcdefghijklmnopqrstuvwxyz0123456789-.") != "" {
+	if !kube.ValidObjectName(name) {
 		return ""
 	}
 	return name
