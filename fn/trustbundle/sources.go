@@ -28,7 +28,7 @@ func (r *renderer) readSources() []*x509.Certificate {
 				r.errorf(r.env.PolicyRef, field+".inline", "bundle %q: inline source is %s", r.bundle.Name, tooLarge(len(s.Inline)))
 				continue
 			}
-			d, err := r.decodePEM([]byte(s.Inline))
+			d, err := r.env.Certs.DecodePEM([]byte(s.Inline))
 			if err != nil {
 				r.errorf(r.env.PolicyRef, field+".inline", "bundle %q: inline source: %v", r.bundle.Name, err)
 				continue
@@ -106,7 +106,7 @@ func (r *renderer) readObjectSource(s policy.Source, field string) []*x509.Certi
 		r.unreadable(obj, v.Field, ref.Optional, fmt.Sprintf(" %s is %s", v.Field, tooLarge(len(v.Bytes))))
 		return nil
 	}
-	d, err := r.decodePEM(v.Bytes)
+	d, err := r.env.Certs.DecodePEM(v.Bytes)
 	if err != nil {
 		r.unreadable(obj, v.Field, ref.Optional, fmt.Sprintf(" %s is not PEM certificate data: %v", v.Field, err))
 		return nil

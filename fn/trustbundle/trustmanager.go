@@ -315,7 +315,7 @@ func (r *trustManager) readBundlePEM(ref kube.Ref, field string, data []byte) ([
 		r.errorf(ref, field, "bundle %q: source %s %s is %s", r.bundle.Name, ref, field, tooLarge(len(data)))
 		return nil, false
 	}
-	d, err := r.decodePEM(data)
+	d, err := r.env.Certs.DecodePEM(data)
 	if err != nil || len(d.Certificates) == 0 {
 		problem := "holds no certificate"
 		if err != nil {
