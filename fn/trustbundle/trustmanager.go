@@ -189,6 +189,10 @@ func managedBy(text string) string {
 	return strings.TrimSpace(rest)
 }
 
+// OwnInLineBundle returns the bundle an inLine source of rotate-certs'
+// own names on its managed-by line; false for any other source.
+func OwnInLineBundle(text string) (string, bool) { return strings.CutPrefix(managedBy(text), ownOwner) }
+
 // readBundleObjects reads a secret or configMap source of a Bundle: the
 // named object of the trust namespace, or every one its selector matches,
 // at key or (includeAllKeys) every key that holds certificates. A named
