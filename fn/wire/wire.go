@@ -47,9 +47,9 @@ func (r Runner) Empty() bool { return r.Exec == "" && r.Image == "" }
 // "container:\n  image: ...\n").
 func (r Runner) FunctionAnnotation() string {
 	if r.Image != "" {
-		return "container:\n  image: " + scalar(r.Image) + "\n"
+		return "container:\n  image: " + Scalar(r.Image) + "\n"
 	}
-	return "exec:\n  path: " + scalar(r.Exec) + "\n"
+	return "exec:\n  path: " + Scalar(r.Exec) + "\n"
 }
 
 // rebase returns the executable path (relative to the working directory,
@@ -281,8 +281,9 @@ func write(node *yaml.RNode) ([]byte, error) {
 
 func cleanRel(p string) string { return filepath.ToSlash(filepath.Clean(p)) }
 
-// scalar quotes s when YAML would read it as something else.
-func scalar(s string) string {
+// Scalar returns s as a YAML scalar, quoted when YAML would read it as
+// something else (the one rule for init's policy and the annotations).
+func Scalar(s string) string {
 	b, err := yaml.Marshal(s)
 	if err != nil {
 		return fmt.Sprintf("%q", s)
