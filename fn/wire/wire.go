@@ -90,13 +90,6 @@ func Rel(path, dir string) (string, error) {
 	return filepath.ToSlash(rel), nil
 }
 
-// addTransformer lists policy (a path relative to the kustomization's
-// directory) under the kustomization's transformers:, unless it is listed
-// already. changed is false when nothing had to change.
-func addTransformer(kustomization []byte, policy string) (out []byte, changed bool, err error) {
-	return addToList(kustomization, "transformers", policy)
-}
-
 // AddResources lists files (paths relative to the kustomization's
 // directory) under the kustomization's resources:, each unless it is
 // listed already. changed is false when nothing had to change.
@@ -105,7 +98,8 @@ func AddResources(kustomization []byte, files ...string) (out []byte, changed bo
 }
 
 // addToList appends each of paths not listed yet to the kustomization's
-// list field, created when absent.
+// list field (resources, transformers), created when absent. changed is
+// false when nothing had to change.
 func addToList(kustomization []byte, field string, paths ...string) ([]byte, bool, error) {
 	return edit(kustomization, func(node *yaml.RNode) (bool, error) {
 		seq, err := node.Pipe(yaml.LookupCreate(yaml.SequenceNode, field))
