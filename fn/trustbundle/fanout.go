@@ -198,7 +198,7 @@ func (r *fanOut) write(s slot, res *Target, pem []byte) (bool, bool) {
 		return false, false
 	}
 	res.field = field
-	res.keys = append([]string{t.Key}, r.formatKeys()...)
+	res.keys = t.Keys()
 	if (valueChanged || formatsChanged) && !res.Created {
 		r.warnImmutable(node, field)
 	}
