@@ -92,14 +92,14 @@ func (r *renderer) readObjectSource(s policy.Source, field string) []*x509.Certi
 			what = "has an empty " + v.Field
 		}
 		if ref.Optional {
-			r.add(obj.Result(framework.Info, dataField(s.Kind(), ref.Key, v),
+			r.add(obj.Result(framework.Info, dataFieldOf(node, ref.Key),
 				fmt.Sprintf("bundle %q: optional source %s %s; skipped", r.bundle.Name, obj, what)))
 			return nil
 		}
 		if !found {
 			what += "; it has " + kube.KeyList(kube.Keys(node))
 		}
-		r.errorf(obj, dataField(s.Kind(), ref.Key, v), "bundle %q: source %s %s", r.bundle.Name, obj, what)
+		r.errorf(obj, dataFieldOf(node, ref.Key), "bundle %q: source %s %s", r.bundle.Name, obj, what)
 		return nil
 	}
 	if len(v.Bytes) > MaxValueBytes {
@@ -195,13 +195,6 @@ func (r *renderer) skipped(ref kube.Ref, field string, d pki.Decoded) {
 		msg += "; a private key does not belong in a CA source - point the source at a key that holds only certificates"
 	}
 	r.add(ref.Result(framework.Warning, field, msg))
-}
-
-func dataField(kind, key string, v kube.Value) string {
-	if v.Field != "" {
-		return v.Field
-	}
-	return "data." + key
 }
 
 // origin is where a current certificate was read: a source object's field,
