@@ -14,6 +14,7 @@ import (
 	"crypto/x509"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -432,10 +433,8 @@ func candidateOf(it *yaml.RNode, now time.Time) (Candidate, candidateResult, err
 		return Candidate{}, noCandidate, err
 	}
 	rank := func(key string) int {
-		for i, k := range preferredKeys {
-			if k == key {
-				return i
-			}
+		if i := slices.Index(preferredKeys, key); i >= 0 {
+			return i
 		}
 		return len(preferredKeys)
 	}
