@@ -14,6 +14,7 @@ import (
 	"crypto/x509"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -339,9 +340,10 @@ func (sc *scan) target(b *Bundle, src Source, existing map[kube.Key]bool, consum
 		delete(existing, tk) // one bundle per target
 		return tk, false
 	}
-	b.TargetName = targetName(src.Ref.Name, func(name string) bool {
+	// "<source>-trust", or "<source>-trust-2", ... when that object exists.
+	b.TargetName = firstFree(func(name string) bool {
 		return sc.taken[kube.Key{Kind: b.TargetKind, Namespace: b.TargetNamespace, Name: name}]
-	})
+	}, src.Ref.Name+"-trust")
 	return kube.Key{}, false
 }
 
@@ -431,10 +433,8 @@ func candidateOf(it *yaml.RNode, now time.Time) (Candidate, candidateResult, err
 		return Candidate{}, noCandidate, err
 	}
 	rank := func(key string) int {
-		for i, k := range preferredKeys {
-			if k == key {
-				return i
-			}
+		if i := slices.Index(preferredKeys, key); i >= 0 {
+			return i
 		}
 		return len(preferredKeys)
 	}
@@ -641,37 +641,28 @@ func bundleName(ref kube.Ref) string {
 	return n
 }
 
-// uniqueName returns name, else namespace-name, else name-2, -3...
+// uniqueName returns name, else namespace-name, else name-2, -3..., and
+// marks it used.
 func uniqueName(name, namespace string, used map[string]bool) string {
-	candidates := []string{name}
+	var alt []string
 	if namespace != "" {
-		candidates = append(candidates, bundleName(kube.Ref{Name: namespace + "-" + name}))
+		alt = append(alt, bundleName(kube.Ref{Name: namespace + "-" + name}))
 	}
-	for _, c := range candidates {
-		if !used[c] {
-			used[c] = true
-			return c
-		}
-	}
-	for i := 2; ; i++ {
-		c := fmt.Sprintf("%s-%d", name, i)
-		if !used[c] {
-			used[c] = true
-			return c
-		}
-	}
+	n := firstFree(func(s string) bool { return used[s] }, name, alt...)
+	used[n] = true
+	return n
 }
 
-// targetName proposes "<source>-trust" (or "<source>-trust-2", ... when an
-// object of that name already exists).
-func targetName(source string, exists func(string) bool) string {
-	base := source + "-trust"
-	if !exists(base) {
-		return base
+// firstFree returns the first of base and alt that is not taken, else
+// base-2, base-3, ...
+func firstFree(taken func(string) bool, base string, alt ...string) string {
+	for _, n := range append([]string{base}, alt...) {
+		if !taken(n) {
+			return n
+		}
 	}
 	for i := 2; ; i++ {
-		n := fmt.Sprintf("%s-%d", base, i)
-		if !exists(n) {
+		if n := fmt.Sprintf("%s-%d", base, i); !taken(n) {
 			return n
 		}
 	}

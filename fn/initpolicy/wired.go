@@ -15,6 +15,7 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/restart"
+	"github.com/rotate-certs/rotate-certs/fn/trustbundle"
 )
 
 // What init recognises as already wired, so that the policy it proposes
@@ -329,10 +330,6 @@ func (sc *scan) proposeMeshRestarts(injected map[string][]string) {
 	}
 }
 
-// ownInLine starts the first line of the inLine source rotate-certs keeps
-// in a trust-manager Bundle, before the name of the bundle that keeps it.
-const ownInLine = "# managed-by: rotate-certs.dev/bundle="
-
 // bundleNameFor returns the name of the policy bundle that already renders
 // the trust-manager Bundle node: the one a RotationPolicy of the input
 // targets it with, else the one its own inLine source names (a render
@@ -350,9 +347,8 @@ func (sc *scan) bundleNameFor(node *yaml.RNode) string {
 		if in == nil || in.YNode().Kind != yaml.ScalarNode {
 			continue
 		}
-		first, _, _ := strings.Cut(strings.TrimSpace(in.YNode().Value), "\n")
-		if name, ok := strings.CutPrefix(strings.TrimSpace(first), ownInLine); ok && kube.ValidDNSLabel(strings.TrimSpace(name)) {
-			return strings.TrimSpace(name)
+		if name, ok := trustbundle.OwnInLineBundle(in.YNode().Value); ok && kube.ValidDNSLabel(name) {
+			return name
 		}
 	}
 	return ""

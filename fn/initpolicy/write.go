@@ -10,6 +10,7 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
+	"github.com/rotate-certs/rotate-certs/fn/wire"
 )
 
 // DefaultName is the metadata.name of a generated policy.
@@ -75,7 +76,7 @@ func (w *policyWriter) header(p *Plan, name string) {
 	line("apiVersion: %s", policy.APIVersion)
 	line("kind: %s", policy.Kind)
 	line("metadata:")
-	line("  name: %s", scalar(name))
+	line("  name: %s", wire.Scalar(name))
 	line("  annotations:")
 	if p.Function != "" {
 		line("    config.kubernetes.io/function: |")
@@ -127,23 +128,23 @@ func (w *policyWriter) bundle(b Bundle) {
 	if b.TargetExists {
 		comment("  ", fmt.Sprintf("The target %s exists: the CAs it holds now are carried over as previous CAs.", targetString(b)))
 	}
-	line("  - name: %s", scalar(b.Name))
+	line("  - name: %s", wire.Scalar(b.Name))
 	w.sources(b)
 	line("    target:")
 	line("      kind: %s", b.TargetKind)
-	line("      name: %s", scalar(b.TargetName))
+	line("      name: %s", wire.Scalar(b.TargetName))
 	if b.TargetNamespace != "" {
-		ns := []string{scalar(b.TargetNamespace)}
+		ns := []string{wire.Scalar(b.TargetNamespace)}
 		for _, o := range b.OtherNamespaces {
-			ns = append(ns, scalar(o))
+			ns = append(ns, wire.Scalar(o))
 		}
 		line("      namespaces: [%s]", strings.Join(ns, ", "))
 	}
 	if b.TargetKey != "" {
-		line("      key: %s", scalar(b.TargetKey))
+		line("      key: %s", wire.Scalar(b.TargetKey))
 	}
 	if b.TrustNamespace != "" {
-		line("      trustNamespace: %s", scalar(b.TrustNamespace))
+		line("      trustNamespace: %s", wire.Scalar(b.TrustNamespace))
 	}
 	w.restart(b)
 }
@@ -159,11 +160,11 @@ func (w *policyWriter) sources(b Bundle) {
 	for _, src := range b.Sources {
 		field := map[string]string{"Secret": "secret", "ConfigMap": "configMap"}[src.Ref.Kind]
 		w.line("    - %s:", field)
-		w.line("        name: %s", scalar(src.Ref.Name))
+		w.line("        name: %s", wire.Scalar(src.Ref.Name))
 		if src.Ref.Namespace != "" {
-			w.line("        namespace: %s", scalar(src.Ref.Namespace))
+			w.line("        namespace: %s", wire.Scalar(src.Ref.Namespace))
 		}
-		w.line("        key: %s", scalar(src.Key))
+		w.line("        key: %s", wire.Scalar(src.Key))
 	}
 }
 
@@ -207,16 +208,6 @@ func (w *policyWriter) controlPlanes(cps []kube.Ref) {
 	w.comment("  ", "Their certificates expire after a year; uncomment to roll machines before:")
 	w.comment("  ", "clusterAPI:")
 	w.comment("  ", "  certificatesExpiryDays: 30")
-}
-
-// scalar returns s as a YAML scalar, quoted when it would otherwise read
-// as something else.
-func scalar(s string) string {
-	b, err := yaml.Marshal(s)
-	if err != nil {
-		return fmt.Sprintf("%q", s)
-	}
-	return strings.TrimSuffix(string(b), "\n")
 }
 
 func fileOf(r kube.Ref) string {

@@ -9,7 +9,8 @@ import (
 // fifty namespaces holds the same few certificates fifty times; with a
 // cache they are hashed fifty times (cheap) and parsed once (not cheap), and
 // every occurrence shares one *x509.Certificate. The zero value is not
-// usable; call NewCache. Callers must treat the certificates as read-only.
+// usable; call NewCache. A nil *Cache parses every value anew. Callers must
+// treat the certificates as read-only.
 type Cache struct {
 	certs map[Fingerprint]*x509.Certificate
 }
@@ -32,6 +33,9 @@ func (c *Cache) ScanPEM(data []byte) (Decoded, []error) {
 // Parse returns the certificate of der, parsing it only the first time
 // these bytes are seen. A parse failure is not cached.
 func (c *Cache) Parse(der []byte) (*x509.Certificate, error) {
+	if c == nil {
+		return x509.ParseCertificate(der)
+	}
 	fp := Fingerprint(sha256.Sum256(der))
 	if cert, ok := c.certs[fp]; ok {
 		return cert, nil

@@ -132,9 +132,11 @@ func TestScanPEM(t *testing.T) {
 			}
 			require.EqualError(t, err, errs[0].Error(), "DecodePEM fails with the first problem")
 			require.Empty(t, strict.Certificates, "DecodePEM keeps nothing of a bad value")
-			cached, cerrs := NewCache().ScanPEM(tc.in)
-			require.Len(t, cached.Certificates, len(tc.certs))
-			require.Len(t, cerrs, len(tc.errs))
+			for _, c := range []*Cache{NewCache(), nil} { // a nil cache parses anew
+				cached, cerrs := c.ScanPEM(tc.in)
+				require.Len(t, cached.Certificates, len(tc.certs))
+				require.Len(t, cerrs, len(tc.errs))
+			}
 		})
 	}
 }

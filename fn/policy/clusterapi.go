@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
@@ -53,14 +54,7 @@ type ClusterAPI struct {
 }
 
 // HasKind reports whether kind is managed.
-func (c *ClusterAPI) HasKind(kind string) bool {
-	for _, k := range c.Kinds {
-		if k == kind {
-			return true
-		}
-	}
-	return false
-}
+func (c *ClusterAPI) HasKind(kind string) bool { return slices.Contains(c.Kinds, kind) }
 
 // Selects reports whether an object with these labels is selected.
 func (c *ClusterAPI) Selects(objectLabels map[string]string) bool {
@@ -100,17 +94,14 @@ func validateClusterAPI(c *ClusterAPI) FieldErrors {
 	seen := map[string]int{}
 	for i, k := range c.Kinds {
 		field := fmt.Sprintf("%s.kinds[%d]", path, i)
-		known := false
-		for _, want := range ClusterAPIKinds {
-			known = known || k == want
-		}
-		switch j, dup := seen[k]; {
-		case !known:
+		j, dup := seen[k]
+		switch {
+		case !slices.Contains(ClusterAPIKinds, k):
 			errs.add(field, "%s is not one of %s", kube.Quote(k), strings.Join(ClusterAPIKinds, ", "))
 		case dup:
 			errs.add(field, "duplicate kind %s (also %s.kinds[%d])", kube.Quote(k), path, j)
 		}
-		if _, dup := seen[k]; !dup {
+		if !dup {
 			seen[k] = i
 		}
 	}

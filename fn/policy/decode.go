@@ -87,8 +87,7 @@ func decodeJSON(raw []byte) (*RotationPolicy, error) {
 	}
 	var p RotationPolicy
 	if err := json.Unmarshal(raw, &p); err != nil {
-		var ute *json.UnmarshalTypeError
-		if ok := asTypeError(err, &ute); ok {
+		if ute, ok := err.(*json.UnmarshalTypeError); ok {
 			return nil, FieldErrors{{Field: ute.Field, Err: err}}
 		}
 		return nil, FieldErrors{{Err: err}}
@@ -98,14 +97,6 @@ func decodeJSON(raw []byte) (*RotationPolicy, error) {
 		return nil, errs
 	}
 	return &p, nil
-}
-
-func asTypeError(err error, target **json.UnmarshalTypeError) bool {
-	e, ok := err.(*json.UnmarshalTypeError)
-	if ok {
-		*target = e
-	}
-	return ok
 }
 
 // Name returns metadata.name, or "" when unset.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
@@ -61,7 +60,7 @@ func (b *TrustBundle) validateInject(path string) FieldErrors {
 	for i, in := range b.Inject {
 		p := fmt.Sprintf("%s.inject[%d]", path, i)
 		if _, ok := InjectKinds[in.Kind]; !ok {
-			errs.add(p+".kind", "%s is not one of %s", kube.Quote(in.Kind), strings.Join(injectKindNames(), ", "))
+			errs.add(p+".kind", "%s is not one of %s", kube.Quote(in.Kind), strings.Join(slices.Sorted(maps.Keys(InjectKinds)), ", "))
 		}
 		errs.checkObjectName(p+".name", kube.Safe(in.Kind), in.Name)
 		if len(in.Webhooks) > 0 && !isWebhookKind(in.Kind) {
@@ -136,7 +135,7 @@ func sharedWebhooks(a, b map[string]bool) string {
 		return "(webhooks " + strings.Join(slices.Sorted(maps.Keys(some)), ", ") + ")"
 	}
 	var both []string
-	for w := range a {
+	for _, w := range slices.Sorted(maps.Keys(a)) {
 		if b[w] {
 			both = append(both, w)
 		}
@@ -144,15 +143,5 @@ func sharedWebhooks(a, b map[string]bool) string {
 	if len(both) == 0 {
 		return ""
 	}
-	sort.Strings(both)
 	return "(webhooks " + strings.Join(both, ", ") + ")"
-}
-
-func injectKindNames() []string {
-	names := make([]string, 0, len(InjectKinds))
-	for k := range InjectKinds {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	return names
 }

@@ -101,25 +101,16 @@ func (r Restart) validate(path string) FieldErrors {
 	seen := map[WorkloadRef]int{}
 	for i, w := range r.Workloads {
 		wp := fmt.Sprintf("%s.workloads[%d]", path, i)
-		if !isWorkloadKind(w.Kind) {
+		if !slices.Contains(WorkloadKinds, w.Kind) {
 			errs.add(wp+".kind", "%s is not one of %s, %s, %s, %s (the kinds with a pod template rotate-certs can roll; Jobs and CronJobs read the new bundle on their next run)",
 				kube.Quote(w.Kind), WorkloadKinds[0], WorkloadKinds[1], WorkloadKinds[2], WorkloadKinds[3])
 		}
 		ok := errs.checkObjectName(wp+".name", "workload", w.Name)
 		ok = errs.checkNamespace(wp+".namespace", w.Namespace) && ok
-		if j, dup := seen[w]; dup && ok && isWorkloadKind(w.Kind) {
+		if j, dup := seen[w]; dup && ok && slices.Contains(WorkloadKinds, w.Kind) {
 			errs.add(wp, "duplicate of %s.workloads[%d] (%s)", path, j, w)
 		}
 		seen[w] = i
 	}
 	return errs
-}
-
-func isWorkloadKind(kind string) bool {
-	for _, k := range WorkloadKinds {
-		if k == kind {
-			return true
-		}
-	}
-	return false
 }

@@ -2,6 +2,7 @@ package trustbundle
 
 import (
 	"fmt"
+	"maps"
 
 	"github.com/rotate-certs/rotate-certs/fn/certmanager"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
@@ -17,9 +18,7 @@ const namespaceNameLabel = "kubernetes.io/metadata.name"
 func (r *fanOut) namespaceLabels(ns string) map[string]string {
 	out := map[string]string{namespaceNameLabel: ns}
 	if n := r.env.Index.Get(kube.Key{Kind: "Namespace", Name: ns}); n != nil {
-		for k, v := range n.GetLabels() {
-			out[k] = v
-		}
+		maps.Copy(out, n.GetLabels())
 	}
 	return out
 }

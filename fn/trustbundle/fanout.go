@@ -98,7 +98,7 @@ func (r *fanOut) readTarget(node *yaml.RNode) ([]*x509.Certificate, string, bool
 		r.errorf(ref, v.Field, "bundle %q: existing target %s %s is %s; fix or delete the value so the bundle can be rebuilt", r.bundle.Name, ref, v.Field, tooLarge(len(v.Bytes)))
 		return nil, "", false
 	}
-	d, err := r.decodePEM(v.Bytes)
+	d, err := r.env.Certs.DecodePEM(v.Bytes)
 	if err != nil {
 		r.errorf(ref, v.Field, "bundle %q: existing target %s %s is not PEM certificate data (%v); fix or delete the value so the bundle can be rebuilt", r.bundle.Name, ref, v.Field, err)
 		return nil, "", false
@@ -198,7 +198,7 @@ func (r *fanOut) write(s slot, res *Target, pem []byte) (bool, bool) {
 		return false, false
 	}
 	res.field = field
-	res.keys = append([]string{t.Key}, r.formatKeys()...)
+	res.keys = t.Keys()
 	if (valueChanged || formatsChanged) && !res.Created {
 		r.warnImmutable(node, field)
 	}

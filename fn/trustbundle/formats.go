@@ -31,15 +31,6 @@ func (r *fanOut) formats() []format {
 	return out
 }
 
-// formatKeys returns the keys of the target's binary truststores.
-func (r *fanOut) formatKeys() []string {
-	var keys []string
-	for _, f := range r.formats() {
-		keys = append(keys, f.key)
-	}
-	return keys
-}
-
 // writeFormats writes the binary truststores of target.additionalFormats
 // next to the PEM key, holding the same certificates. The encoders are
 // deterministic and a value is only written when its bytes differ, so an

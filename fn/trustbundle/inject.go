@@ -5,7 +5,8 @@ import (
 	"encoding/base64"
 	"fmt"
 	"iter"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
@@ -19,15 +20,6 @@ import (
 // Each field is a target of its own (a slot): its value is its previous
 // state, and the memory annotations of the object qualify their lines with
 // the field's path when the object has several such fields.
-
-// injectVersions are the apiVersions whose caBundle fields rotate-certs
-// knows, by kind.
-var injectVersions = map[string]string{
-	policy.KindMutatingWebhookConfiguration:   "admissionregistration.k8s.io/v1",
-	policy.KindValidatingWebhookConfiguration: "admissionregistration.k8s.io/v1",
-	policy.KindAPIService:                     "apiregistration.k8s.io/v1",
-	policy.KindCustomResourceDefinition:       "apiextensions.k8s.io/v1",
-}
 
 // injectKinds are the kinds of InjectKinds in a fixed order.
 var injectKinds = []string{
@@ -121,7 +113,8 @@ func (r *caBundles) caBundleSlots(in injection) ([]slot, bool) {
 	node := in.node
 	ref := kube.RefOf(node)
 	kind := node.GetKind()
-	if want := injectVersions[kind]; node.GetApiVersion() != want {
+	// rotate-certs knows the caBundle fields of each kind's v1 API.
+	if want := policy.InjectKinds[kind] + "/v1"; node.GetApiVersion() != want {
 		r.errorf(ref, "apiVersion", "bundle %q: %s has apiVersion %s; rotate-certs injects into %s only (the version every supported Kubernetes serves)",
 			r.bundle.Name, ref, kube.Quote(node.GetApiVersion()), want)
 		return nil, false
@@ -307,12 +300,9 @@ func listOrNone(names []string) string {
 // define: its caBundle would silently miss every rotation.
 func CheckInjectAnnotations(p *policy.RotationPolicy, index *kube.Index) framework.Results {
 	names := map[string]bool{}
-	var all []string
 	for _, b := range p.Spec.TrustBundles {
 		names[b.Name] = true
-		all = append(all, b.Name)
 	}
-	sort.Strings(all)
 	var out framework.Results
 	for _, kind := range injectKinds {
 		for _, node := range index.KindIn(policy.InjectKinds[kind], kind) {
@@ -323,7 +313,7 @@ func CheckInjectAnnotations(p *policy.RotationPolicy, index *kube.Index) framewo
 			ref := kube.RefOf(node)
 			out = append(out, ref.Result(framework.Error, kube.AnnotationField(policy.InjectAnnotation), fmt.Sprintf(
 				"%s asks for the CAs of bundle %s, which the policy does not define (its bundles: %s); without a bundle its caBundle misses every rotation - fix the annotation or add the bundle",
-				ref, kube.Quote(v), listOrNone(all))))
+				ref, kube.Quote(v), listOrNone(slices.Sorted(maps.Keys(names))))))
 		}
 	}
 	return out

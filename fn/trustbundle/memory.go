@@ -261,7 +261,7 @@ func (r *renderer) readPrevious(node *yaml.RNode, key, text string) ([]*x509.Cer
 		if k, ok := block.Headers[keyHeader]; ok && k != key {
 			continue
 		}
-		c, err := r.parse(block.Bytes)
+		c, err := r.env.Certs.Parse(block.Bytes)
 		if err != nil {
 			return fail("block %d is not a certificate (%v)", n, err)
 		}
@@ -282,7 +282,7 @@ func (r *renderer) readSeen(s slot) ([]*x509.Certificate, bool) {
 	if !found {
 		return nil, false
 	}
-	d, err := r.decodePEM([]byte(text))
+	d, err := r.env.Certs.DecodePEM([]byte(text))
 	if err != nil || len(d.SkippedTypes) > 0 {
 		problem := "holds a block that is not a certificate"
 		if err != nil {
@@ -293,14 +293,6 @@ func (r *renderer) readSeen(s slot) ([]*x509.Certificate, bool) {
 		return nil, false
 	}
 	return d.Certificates, true
-}
-
-// parse parses one DER certificate through the run's cache, if any.
-func (r *renderer) parse(der []byte) (*x509.Certificate, error) {
-	if r.env.Certs == nil {
-		return x509.ParseCertificate(der)
-	}
-	return r.env.Certs.Parse(der)
 }
 
 // readRecord reads the retirement record of slot s: the lines without a

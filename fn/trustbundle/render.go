@@ -45,7 +45,7 @@ type Env struct {
 	// Certs parses the certificates of sources and existing targets, so
 	// that a CA held by many targets is one *x509.Certificate and the
 	// answers Chains remembers per certificate are found again;
-	// nil parses every value anew.
+	// nil parses every value anew (a nil *pki.Cache does).
 	Certs *pki.Cache
 	// Hold says whether the existing target object node of bundle b must
 	// keep every previous CA it holds, and until when at least: its
@@ -141,14 +141,6 @@ func (r *renderer) warnOnce(ref kube.Ref, field, msg string) {
 	}
 	r.warned[key] = true
 	r.add(ref.Result(framework.Warning, field, msg))
-}
-
-// decodePEM is pki.DecodePEM through the run's certificate cache, if any.
-func (r *renderer) decodePEM(data []byte) (pki.Decoded, error) {
-	if r.env.Certs == nil {
-		return pki.DecodePEM(data)
-	}
-	return r.env.Certs.DecodePEM(data)
 }
 
 func (r *renderer) add(res *framework.Result) { r.results = append(r.results, res) }

@@ -28,7 +28,7 @@ func (r *renderer) readSources() []*x509.Certificate {
 				r.errorf(r.env.PolicyRef, field+".inline", "bundle %q: inline source is %s", r.bundle.Name, tooLarge(len(s.Inline)))
 				continue
 			}
-			d, err := r.decodePEM([]byte(s.Inline))
+			d, err := r.env.Certs.DecodePEM([]byte(s.Inline))
 			if err != nil {
 				r.errorf(r.env.PolicyRef, field+".inline", "bundle %q: inline source: %v", r.bundle.Name, err)
 				continue
@@ -92,21 +92,21 @@ func (r *renderer) readObjectSource(s policy.Source, field string) []*x509.Certi
 			what = "has an empty " + v.Field
 		}
 		if ref.Optional {
-			r.add(obj.Result(framework.Info, dataField(s.Kind(), ref.Key, v),
+			r.add(obj.Result(framework.Info, dataFieldOf(node, ref.Key),
 				fmt.Sprintf("bundle %q: optional source %s %s; skipped", r.bundle.Name, obj, what)))
 			return nil
 		}
 		if !found {
 			what += "; it has " + kube.KeyList(kube.Keys(node))
 		}
-		r.errorf(obj, dataField(s.Kind(), ref.Key, v), "bundle %q: source %s %s", r.bundle.Name, obj, what)
+		r.errorf(obj, dataFieldOf(node, ref.Key), "bundle %q: source %s %s", r.bundle.Name, obj, what)
 		return nil
 	}
 	if len(v.Bytes) > MaxValueBytes {
 		r.unreadable(obj, v.Field, ref.Optional, fmt.Sprintf(" %s is %s", v.Field, tooLarge(len(v.Bytes))))
 		return nil
 	}
-	d, err := r.decodePEM(v.Bytes)
+	d, err := r.env.Certs.DecodePEM(v.Bytes)
 	if err != nil {
 		r.unreadable(obj, v.Field, ref.Optional, fmt.Sprintf(" %s is not PEM certificate data: %v", v.Field, err))
 		return nil
@@ -195,13 +195,6 @@ func (r *renderer) skipped(ref kube.Ref, field string, d pki.Decoded) {
 		msg += "; a private key does not belong in a CA source - point the source at a key that holds only certificates"
 	}
 	r.add(ref.Result(framework.Warning, field, msg))
-}
-
-func dataField(kind, key string, v kube.Value) string {
-	if v.Field != "" {
-		return v.Field
-	}
-	return "data." + key
 }
 
 // origin is where a current certificate was read: a source object's field,

@@ -189,6 +189,10 @@ func managedBy(text string) string {
 	return strings.TrimSpace(rest)
 }
 
+// OwnInLineBundle returns the bundle an inLine source of rotate-certs'
+// own names on its managed-by line; false for any other source.
+func OwnInLineBundle(text string) (string, bool) { return strings.CutPrefix(managedBy(text), ownOwner) }
+
 // readBundleObjects reads a secret or configMap source of a Bundle: the
 // named object of the trust namespace, or every one its selector matches,
 // at key or (includeAllKeys) every key that holds certificates. A named
@@ -315,7 +319,7 @@ func (r *trustManager) readBundlePEM(ref kube.Ref, field string, data []byte) ([
 		r.errorf(ref, field, "bundle %q: source %s %s is %s", r.bundle.Name, ref, field, tooLarge(len(data)))
 		return nil, false
 	}
-	d, err := r.decodePEM(data)
+	d, err := r.env.Certs.DecodePEM(data)
 	if err != nil || len(d.Certificates) == 0 {
 		problem := "holds no certificate"
 		if err != nil {

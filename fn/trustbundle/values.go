@@ -29,7 +29,7 @@ func (r *renderer) readHeld(ref kube.Ref, field string, data []byte) ([]*x509.Ce
 		r.errorf(ref, field, "bundle %q: %s %s is %d bytes, more than the %d bytes rotate-certs reads from one value; fix or empty it", r.bundle.Name, ref, field, len(data), MaxValueBytes)
 		return nil, false
 	}
-	d, err := r.decodePEM(data)
+	d, err := r.env.Certs.DecodePEM(data)
 	if err != nil {
 		r.errorf(ref, field, "bundle %q: %s %s is not PEM certificate data (%v); fix or empty it so the bundle can be rebuilt", r.bundle.Name, ref, field, err)
 		return nil, false

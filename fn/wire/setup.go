@@ -74,7 +74,7 @@ func (s Setup) Wiring() ([]File, error) {
 		if err != nil {
 			return nil, err
 		}
-		b, changed, err := addTransformer(data, rel)
+		b, changed, err := addToList(data, "transformers", rel)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", s.Kustomization, err)
 		}

@@ -47,9 +47,9 @@ func (r Runner) Empty() bool { return r.Exec == "" && r.Image == "" }
 // "container:\n  image: ...\n").
 func (r Runner) FunctionAnnotation() string {
 	if r.Image != "" {
-		return "container:\n  image: " + scalar(r.Image) + "\n"
+		return "container:\n  image: " + Scalar(r.Image) + "\n"
 	}
-	return "exec:\n  path: " + scalar(r.Exec) + "\n"
+	return "exec:\n  path: " + Scalar(r.Exec) + "\n"
 }
 
 // rebase returns the executable path (relative to the working directory,
@@ -90,13 +90,6 @@ func Rel(path, dir string) (string, error) {
 	return filepath.ToSlash(rel), nil
 }
 
-// addTransformer lists policy (a path relative to the kustomization's
-// directory) under the kustomization's transformers:, unless it is listed
-// already. changed is false when nothing had to change.
-func addTransformer(kustomization []byte, policy string) (out []byte, changed bool, err error) {
-	return addToList(kustomization, "transformers", policy)
-}
-
 // AddResources lists files (paths relative to the kustomization's
 // directory) under the kustomization's resources:, each unless it is
 // listed already. changed is false when nothing had to change.
@@ -105,7 +98,8 @@ func AddResources(kustomization []byte, files ...string) (out []byte, changed bo
 }
 
 // addToList appends each of paths not listed yet to the kustomization's
-// list field, created when absent.
+// list field (resources, transformers), created when absent. changed is
+// false when nothing had to change.
 func addToList(kustomization []byte, field string, paths ...string) ([]byte, bool, error) {
 	return edit(kustomization, func(node *yaml.RNode) (bool, error) {
 		seq, err := node.Pipe(yaml.LookupCreate(yaml.SequenceNode, field))
@@ -281,8 +275,9 @@ func write(node *yaml.RNode) ([]byte, error) {
 
 func cleanRel(p string) string { return filepath.ToSlash(filepath.Clean(p)) }
 
-// scalar quotes s when YAML would read it as something else.
-func scalar(s string) string {
+// Scalar returns s as a YAML scalar, quoted when YAML would read it as
+// something else (the one rule for init's policy and the annotations).
+func Scalar(s string) string {
 	b, err := yaml.Marshal(s)
 	if err != nil {
 		return fmt.Sprintf("%q", s)

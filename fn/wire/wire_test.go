@@ -13,23 +13,23 @@ import (
 // call changes nothing.
 func TestAddTransformer(t *testing.T) {
 	in := "# the prod overlay\napiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- gateway-ca.yaml # written by certgen\n- trust.yaml\n"
-	out, changed, err := addTransformer([]byte(in), "rotation-policy.yaml")
+	out, changed, err := addToList([]byte(in), "transformers", "rotation-policy.yaml")
 	require.NoError(t, err)
 	require.True(t, changed)
 	require.Equal(t, "# the prod overlay\napiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- gateway-ca.yaml # written by certgen\n- trust.yaml\ntransformers:\n- rotation-policy.yaml\n", string(out))
 
-	again, changed, err := addTransformer(out, "./rotation-policy.yaml")
+	again, changed, err := addToList(out, "transformers", "./rotation-policy.yaml")
 	require.NoError(t, err)
 	require.False(t, changed, "already listed (./ or not)")
 	require.Equal(t, string(out), string(again))
 
 	withOther := "kind: Kustomization\ntransformers:\n  - labels.yaml\n"
-	out, changed, err = addTransformer([]byte(withOther), "p.yaml")
+	out, changed, err = addToList([]byte(withOther), "transformers", "p.yaml")
 	require.NoError(t, err)
 	require.True(t, changed)
 	require.Equal(t, "kind: Kustomization\ntransformers:\n  - labels.yaml\n  - p.yaml\n", string(out), "the list's indentation is kept")
 
-	_, _, err = addTransformer([]byte("kind: Kustomization\ntransformers: labels.yaml\n"), "p.yaml")
+	_, _, err = addToList([]byte("kind: Kustomization\ntransformers: labels.yaml\n"), "transformers", "p.yaml")
 	require.ErrorContains(t, err, "transformers")
 }
 
@@ -109,7 +109,7 @@ func TestWriteAllOrNothing(t *testing.T) {
 // new, every other line stays as it was.
 func TestEditsKeepCRLF(t *testing.T) {
 	in := "# the prod overlay\r\nkind: Kustomization\r\nresources:\r\n- trust.yaml # the target\r\n"
-	out, changed, err := addTransformer([]byte(in), "rotation-policy.yaml")
+	out, changed, err := addToList([]byte(in), "transformers", "rotation-policy.yaml")
 	require.NoError(t, err)
 	require.True(t, changed)
 	require.Equal(t, in+"transformers:\r\n- rotation-policy.yaml\r\n", string(out))
