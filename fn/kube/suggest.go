@@ -5,7 +5,8 @@
 package kube
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -104,12 +105,7 @@ func Keys(node *yaml.RNode) []string {
 			seen[Safe(c[i].Value)] = true
 		}
 	}
-	out := make([]string, 0, len(seen))
-	for k := range seen {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // KeyList describes keys for a message: "keys ca.crt, tls.crt" or "no
