@@ -54,12 +54,8 @@ func ConfigMapFunctionConfig() string {
 func firstKind(input []byte) (string, bool) {
 	started := false
 	for len(input) > 0 {
-		line := input
-		if i := bytes.IndexByte(input, '\n'); i >= 0 {
-			line, input = input[:i], input[i+1:]
-		} else {
-			input = nil
-		}
+		var line []byte
+		line, input, _ = bytes.Cut(input, []byte("\n"))
 		s := strings.TrimRight(string(line), " \t\r")
 		switch {
 		case s == "" || strings.HasPrefix(strings.TrimSpace(s), "#"):

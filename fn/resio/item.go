@@ -503,12 +503,8 @@ func hasSyncedText(text []byte) bool {
 // comment.
 func hasContent(text []byte) bool {
 	for len(text) > 0 {
-		line := text
-		if i := bytes.IndexByte(text, '\n'); i >= 0 {
-			line, text = text[:i], text[i+1:]
-		} else {
-			text = nil
-		}
+		var line []byte
+		line, text, _ = bytes.Cut(text, []byte("\n"))
 		if t := bytes.TrimLeft(line, " "); len(t) > 0 && t[0] != '#' {
 			return true
 		}

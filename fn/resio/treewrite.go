@@ -3,6 +3,7 @@ package resio
 import (
 	"bytes"
 	"cmp"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -54,10 +55,7 @@ func (r *Resources) CheckDuplicateKeys(dir string, items []*yaml.RNode) error {
 			continue
 		}
 		file := filepath.Join(dir, filepath.FromSlash(filePath(item)))
-		if err := DuplicateKeysError(file, r.tree.files[filePath(item)]); err != nil {
-			return err
-		}
-		return fmt.Errorf("%s: a mapping key is defined twice", file)
+		return errors.New(duplicateKeysMessage(file, duplicateKeys(r.tree.files[filePath(item)])))
 	}
 	return nil
 }

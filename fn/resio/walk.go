@@ -25,7 +25,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	gitignore "github.com/monochromegane/go-gitignore"
@@ -59,7 +59,7 @@ func Walk(root string, exts []string) Walked {
 	if err := w.dir(root, nil); err != nil {
 		res.Problems = append(res.Problems, err)
 	}
-	sort.Strings(res.Files)
+	slices.Sort(res.Files)
 	return res
 }
 
@@ -151,7 +151,7 @@ func (w *walker) dir(dir string, ms []matcher) error {
 			}
 			continue
 		}
-		if !w.wanted(name) || ignored(ms, absPath, false) {
+		if !slices.Contains(w.exts, strings.ToLower(filepath.Ext(name))) || ignored(ms, absPath, false) {
 			continue
 		}
 		info, err := os.Stat(path) // follows a link
@@ -169,16 +169,6 @@ func (w *walker) dir(dir string, ms []matcher) error {
 		w.res.Files = append(w.res.Files, path)
 	}
 	return nil
-}
-
-func (w *walker) wanted(name string) bool {
-	ext := strings.ToLower(filepath.Ext(name))
-	for _, e := range w.exts {
-		if ext == e {
-			return true
-		}
-	}
-	return false
 }
 
 // readIgnore reads dir's .krmignore; nil when there is none.
