@@ -12,7 +12,6 @@ package resio
 // rebuilds a changed file from its text (spliceDocuments).
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -122,14 +121,7 @@ func (s *Resources) parse(path string, b []byte) {
 	if s.docs == nil {
 		s.docs = newDocumentParser()
 	}
-	nodes, ok := readFile(b, "", s.docs)
-	var err error
-	if !ok {
-		// What the fast reading leaves to kyaml's reader: the same
-		// resources, or the same error.
-		r := &kio.ByteReader{Reader: bytes.NewReader(b), OmitReaderAnnotations: true, DisableUnwrapping: true}
-		nodes, err = r.Read()
-	}
+	nodes, err := readNodes(b, "", s.docs)
 	if err != nil {
 		if path != "-" && isTemplate(b) {
 			s.Notes = append(s.Notes, templateNote(path))

@@ -1,14 +1,11 @@
 package resio
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 
-	"sigs.k8s.io/kustomize/kyaml/kio"
-	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -47,18 +44,7 @@ func ReadTree(dir string) (*Resources, error) {
 		if err != nil {
 			return nil, err
 		}
-		if nodes, ok := readFile(data, rel, dp); ok {
-			t.Items = append(t.Items, nodes...)
-			t.tree.files[rel] = data
-			continue
-		}
-		r := &kio.ByteReader{
-			Reader:            bytes.NewReader(data),
-			DisableUnwrapping: true,
-			PreserveSeqIndent: true,
-			SetAnnotations:    map[string]string{kioutil.PathAnnotation: rel, kioutil.LegacyPathAnnotation: rel},
-		}
-		nodes, err := r.Read()
+		nodes, err := readNodes(data, rel, dp)
 		if err != nil {
 			if isTemplate(data) {
 				t.Notes = append(t.Notes, templateNote(f))
