@@ -435,15 +435,8 @@ func trimComment(v []byte) []byte {
 // word returns value as a type name when it is one plain word of the
 // characters an apiVersion or kind is made of.
 func word(value []byte, intern func([]byte) string) (string, typeState) {
-	for _, c := range value {
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '.', c == '/', c == '-', c == '_':
-		default:
-			return "", typeUnknown
-		}
-	}
-	if len(value) == 0 {
-		return "", typeUnknown // null
+	if !isPlainWord(value) {
+		return "", typeUnknown // null, or not a plain word
 	}
 	return intern(value), typePlain
 }
