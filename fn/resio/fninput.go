@@ -1,14 +1,11 @@
 package resio
 
-// What function mode accepts on stdin: this file owns what function mode accepts on stdin: how much it
-// reads (MaxInputBytes, MaxKyamlInputBytes, LimitReader) and the errors
-// that say so, and what to tell a person who ran rotate-certs in function
-// mode with the wrong input - what was received and which command fits: nothing on
-// stdin, plain manifests or a kubectl List instead of a ResourceList, or a
-// ResourceList without the RotationPolicy as its functionConfig (kpt fn
-// eval without --fn-config). It looks at as little of the input as it can:
-// a ResourceList, what kustomize and kpt send, is recognised from its
-// first lines.
+// What to tell a person who ran function mode with the wrong input: what
+// was received and which command fits - nothing on stdin, plain manifests
+// or a kubectl List instead of a ResourceList, or a ResourceList without
+// the RotationPolicy as its functionConfig (kpt fn eval without
+// --fn-config). A ResourceList, what kustomize and kpt send, is recognised
+// from its first lines (firstKind).
 
 import (
 	"bytes"

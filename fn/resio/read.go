@@ -1,16 +1,5 @@
 package resio
 
-// Reading paths: ReadPaths reads Kubernetes resources from the paths a user names
-// on the command line - files, directories walked by package walk's rules,
-// "-" for stdin - the way `check` and `init` need them: multi-document
-// YAML, kubectl Lists, typed lists (SecretList, ...) and ResourceLists all
-// give their resources, and each resource remembers its file. A file in
-// which a mapping defines a key twice is reported, not guessed at; a
-// template that is not YAML (a Helm chart's) is skipped with a note. It
-// also reads a package the way `render` needs it (ReadTree: every
-// resource annotated with its file and index, as kyaml's reader does) and
-// rebuilds a changed file from its text (spliceDocuments).
-
 import (
 	"fmt"
 	"io"
@@ -43,7 +32,7 @@ func (p Problem) String() string { return p.Message }
 // the internal.config.kubernetes.io/path annotation (unless it had one);
 // one from stdin carries none. Problems and Notes say what was not read.
 // Directories are walked for *.yaml, *.yml and *.json files in lexical
-// order by package walk's rules (hidden files and directories, .krmignore,
+// order by Walk's rules (hidden files and directories, .krmignore,
 // regular files only); stdin ("-") may be named once. A file reached twice
 // (named, and inside a directory named too) is read once.
 func ReadPaths(paths []string, stdin io.Reader) *Resources {

@@ -18,7 +18,7 @@ type treeState struct {
 	fp    fingerprinter
 }
 
-// ReadTree reads every *.yaml and *.yml file under dir by package walk's
+// ReadTree reads every *.yaml and *.yml file under dir by Walk's
 // rules, the way `render` needs them: each resource carries its file's
 // path relative to dir (slash-separated, in the internal and the legacy
 // annotation), its index in the file and the file's sequence indentation,
