@@ -2,26 +2,20 @@ package resio
 
 import (
 	"bytes"
+
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 )
 
-// The annotations kyaml keeps in sync on every item it hands a function
-// (framework.Execute): the path, index and id of the item's file, each in
-// an internal and a legacy form. kpt and kustomize put them on every item.
-const (
-	internalPath  = "internal.config.kubernetes.io/path"
-	internalIndex = "internal.config.kubernetes.io/index"
-	internalID    = "internal.config.kubernetes.io/id"
-	legacyPath    = "config.kubernetes.io/path"
-	legacyIndex   = "config.kubernetes.io/index"
-	legacyID      = "config.k8s.io/id"
-	// migrationID is set by kyaml on every item before the function runs
-	// and deleted after it: an item that arrives with it loses it.
-	migrationID = "internal.config.kubernetes.io/annotations-migration-resource-id"
-)
+// fileKeys are the annotations kyaml keeps in sync on every item it hands
+// a function (framework.Execute): the path, index and id of the item's
+// file, each internal form followed by its legacy form. kpt and kustomize
+// put them on every item.
+var fileKeys = [6]string{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation, kioutil.IndexAnnotation,
+	kioutil.LegacyIndexAnnotation, kioutil.IdAnnotation, kioutil.LegacyIdAnnotation}
 
-// fileKeys are the synced annotations: each internal form followed by its
-// legacy form.
-var fileKeys = [6]string{internalPath, legacyPath, internalIndex, legacyIndex, internalID, legacyID}
+// migrationID is set by kyaml on every item before the function runs and
+// deleted after it: an item that arrives with it loses it.
+const migrationID = kioutil.InternalAnnotationsMigrationResourceIDAnnotation
 
 // pattern records which synced annotations an item carries: bit i for
 // fileKeys[i].

@@ -278,13 +278,11 @@ func sortByIndex(inFile []*yaml.RNode) error {
 // item in a file is numbered after it). Reading every item's metadata the
 // way it does cost render more than the function's own steps.
 func defaultPathAndIndex(items []*yaml.RNode) error {
-	keys := []string{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation, kioutil.IndexAnnotation,
-		kioutil.LegacyIndexAnnotation, kioutil.IdAnnotation, kioutil.LegacyIdAnnotation}
 	var todo []*yaml.RNode
 	last := map[string]*yaml.RNode{} // by path, the settled item with the highest index
 	lastIndex := map[string]int{}
 	for _, item := range items {
-		a := item.GetAnnotations(keys...)
+		a := item.GetAnnotations(fileKeys[:]...)
 		if !settled(a) {
 			todo = append(todo, item)
 			continue
@@ -313,10 +311,8 @@ func defaultPathAndIndex(items []*yaml.RNode) error {
 func settled(a map[string]string) bool {
 	_, path := a[kioutil.PathAnnotation]
 	_, index := a[kioutil.IndexAnnotation]
-	pairs := [][2]string{{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation},
-		{kioutil.IndexAnnotation, kioutil.LegacyIndexAnnotation}, {kioutil.IdAnnotation, kioutil.LegacyIdAnnotation}}
-	for _, p := range pairs {
-		if (a[p[0]] == "") != (a[p[1]] == "") {
+	for j := 0; j < len(fileKeys); j += 2 {
+		if (a[fileKeys[j]] == "") != (a[fileKeys[j+1]] == "") {
 			return false
 		}
 	}
