@@ -335,8 +335,8 @@ func (r *itemReader) annotation(rest []byte, indent int, isEntry bool) {
 		return
 	}
 	if string(key) == migrationID {
-		if r.migrationSeen || !singleLine(value) {
-			r.unsynced()
+		if _, scalar := scalarValue(value); r.migrationSeen || !scalar {
+			r.unsynced() // twice, or not a scalar on its line (a block scalar's header)
 		}
 		r.migrationSeen = true
 		r.t.cutStart, r.t.cutEnd = r.lineStart, r.lineEnd
@@ -471,13 +471,6 @@ func scalarValue(v []byte) ([]byte, bool) {
 		return nil, false
 	}
 	return v, true
-}
-
-// singleLine reports whether a value is a scalar on its line (not the
-// header of a block scalar, which continues below).
-func singleLine(v []byte) bool {
-	_, ok := scalarValue(v)
-	return ok
 }
 
 // hasSyncedText reports whether text may name a synced or kyaml-managed
