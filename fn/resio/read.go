@@ -25,9 +25,6 @@ type Problem struct {
 	NotYAML bool
 }
 
-// String returns the message.
-func (p Problem) String() string { return p.Message }
-
 // ReadPaths loads every resource from paths ("." when there are none), as
 // check, init and snapshot read them. A resource read from a file carries
 // the internal.config.kubernetes.io/path annotation (unless it had one);
