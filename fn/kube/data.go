@@ -100,16 +100,14 @@ func (e entry) decode() (Value, error) {
 // eachEntry calls fn for every entry of node's data fields in the order
 // Values documents, stopping at the first error.
 func eachEntry(node *yaml.RNode, fn func(entry) error) error {
+	secret := node.GetKind() == "Secret"
 	fields := []struct {
 		name   string
 		base64 bool
-	}{{"data", node.GetKind() == "Secret"}, {"stringData", false}, {"binaryData", true}}
-	if node.GetKind() != "Secret" {
-		fields[1].name = ""
-	}
+	}{{"data", secret}, {"stringData", false}, {"binaryData", true}}
 	for _, f := range fields {
-		if f.name == "" {
-			continue
+		if f.name == "stringData" && !secret {
+			continue // a Secret's only
 		}
 		m := node.Field(f.name)
 		if m == nil || m.Value == nil {
