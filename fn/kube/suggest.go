@@ -24,11 +24,8 @@ func Nearest(want Key, have []Key) (best Key, ok bool) {
 		if h.Kind != want.Kind || h == want {
 			continue
 		}
-		var score int
-		switch {
-		case h.Name == want.Name:
-			score = 0
-		default:
+		score := 0 // the same name
+		if h.Name != want.Name {
 			d := distance(h.Name, want.Name)
 			if d > limit {
 				continue

@@ -99,17 +99,9 @@ func describe(input []byte) string {
 			names = append(names, "...")
 			break
 		}
-		r := kube.RefOf(n)
-		names = append(names, strings.TrimSpace(r.Kind+" "+nsName(r)))
+		names = append(names, strings.TrimSpace(kube.RefOf(n).String()))
 	}
 	return fmt.Sprintf("function mode reads a ResourceList on stdin, and received %d plain manifest(s) (%s): "+
 		"to render the files of a directory in place: rotate-certs render DIR; to report the expiry of manifests on stdin: rotate-certs check -; see rotate-certs --help",
 		len(nodes), strings.Join(names, ", "))
-}
-
-func nsName(r kube.Ref) string {
-	if r.Namespace == "" {
-		return r.Name
-	}
-	return r.Namespace + "/" + r.Name
 }
