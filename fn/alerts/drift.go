@@ -1,8 +1,9 @@
 package alerts
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 )
@@ -84,11 +85,8 @@ func WithDrift(groups []Group, drifts []Drift) []Group {
 		at[g.Name] = i
 	}
 	for b, ds := range byBundle {
-		sort.Slice(ds, func(i, j int) bool {
-			if ds[i].Namespace+"/"+ds[i].Name != ds[j].Namespace+"/"+ds[j].Name {
-				return ds[i].Namespace+"/"+ds[i].Name < ds[j].Namespace+"/"+ds[j].Name
-			}
-			return ds[i].SHA256 < ds[j].SHA256
+		slices.SortFunc(ds, func(a, b Drift) int {
+			return cmp.Or(cmp.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name), cmp.Compare(a.SHA256, b.SHA256))
 		})
 		i, ok := at[groupName(b)]
 		if !ok {
@@ -100,6 +98,6 @@ func WithDrift(groups []Group, drifts []Drift) []Group {
 			groups[i].Rules = append(groups[i].Rules, driftRule(d))
 		}
 	}
-	sort.SliceStable(groups, func(i, j int) bool { return groups[i].Name < groups[j].Name })
+	slices.SortStableFunc(groups, func(a, b Group) int { return cmp.Compare(a.Name, b.Name) })
 	return groups
 }

@@ -2,8 +2,9 @@ package alerts
 
 import (
 	"fmt"
+	"maps"
 	"path"
-	"sort"
+	"slices"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
@@ -36,12 +37,7 @@ func Apply(node *yaml.RNode, groups []Group, labels map[string]string) (bool, er
 		}
 		changed = true
 	}
-	keys := make([]string, 0, len(labels))
-	for k := range labels {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
 		if node.GetLabels()[k] == labels[k] {
 			continue
 		}

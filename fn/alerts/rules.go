@@ -20,10 +20,11 @@
 package alerts
 
 import (
+	"cmp"
 	"crypto/x509"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -137,29 +138,15 @@ func Groups(certs []Certificate, warnWithin, failWithin time.Duration) []Group {
 		cp.Where = append([]string(nil), c.Where...)
 		m[k] = &entry{Certificate: cp, fp: fp}
 	}
-	bundles := make([]string, 0, len(byBundle))
-	for b := range byBundle {
-		bundles = append(bundles, b)
-	}
-	sort.Strings(bundles)
-	groups := make([]Group, 0, len(bundles))
-	for _, b := range bundles {
-		entries := make([]*entry, 0, len(byBundle[b]))
-		for _, e := range byBundle[b] {
-			entries = append(entries, e)
-		}
-		sort.Slice(entries, func(i, j int) bool {
-			a, c := entries[i], entries[j]
-			if rank(a.Role) != rank(c.Role) {
-				return rank(a.Role) < rank(c.Role)
-			}
-			if !a.at().Equal(c.at()) {
-				return a.at().Before(c.at())
-			}
-			if a.fp != c.fp {
-				return a.fp < c.fp
-			}
-			return a.IssuerSHA256+a.Issuer < c.IssuerSHA256+c.Issuer
+	groups := make([]Group, 0, len(byBundle))
+	for _, b := range slices.Sorted(maps.Keys(byBundle)) {
+		entries := slices.SortedFunc(maps.Values(byBundle[b]), func(a, c *entry) int {
+			return cmp.Or(
+				cmp.Compare(rank(a.Role), rank(c.Role)),
+				a.at().Compare(c.at()),
+				cmp.Compare(a.fp, c.fp),
+				cmp.Compare(a.IssuerSHA256+a.Issuer, c.IssuerSHA256+c.Issuer),
+			)
 		})
 		g := Group{Name: groupName(b), Rules: []Rule{}}
 		for _, e := range entries {

@@ -166,24 +166,20 @@ func thresholds(groups []group) (warn, fail time.Duration, ok, agree bool) {
 func build(groups []group, now time.Time, warn, fail time.Duration, in *inputErrors) report.Report {
 	var parts []report.Report
 	for _, g := range groups {
-		var reissues []report.Reissue
-		var waves []report.PendingWaves
-		var trust []report.Trusted
-		var renewals []report.Renewal
+		var all rotate.Explanation
 		for _, p := range g.policies {
 			e, err := rotate.Explain(g.items, p, now)
 			if err != nil {
 				in.errorf("policy %s: %v", describe(p), err)
 				continue
 			}
-			reissues = append(reissues, e.Reissues...)
-			trust = append(trust, e.Trust...)
-			waves = append(waves, e.Waves...)
-			renewals = append(renewals, e.Renewals...)
+			all.Reissues = append(all.Reissues, e.Reissues...)
+			all.Trust = append(all.Trust, e.Trust...)
+			all.Waves = append(all.Waves, e.Waves...)
+			all.Renewals = append(all.Renewals, e.Renewals...)
 		}
-		part := report.Build(report.Scan(g.items), dedupeReissues(reissues), trust, now, warn, fail)
-		part.Waves = waves
-		part.Renewals = renewals
+		part := report.Build(report.Scan(g.items), dedupeReissues(all.Reissues), all.Trust, now, warn, fail)
+		part.Waves, part.Renewals = all.Waves, all.Renewals
 		part = part.InPackage(g.path)
 		if len(g.policies) > 0 {
 			pkg := report.Package{Path: g.path}

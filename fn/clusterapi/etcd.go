@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
@@ -308,27 +307,18 @@ func copyTemplate(src *yaml.RNode, name, base string, machines []string) (*yaml.
 			return nil, err
 		}
 	}
-	if err := c.PipeE(yaml.SetAnnotation(CopiedFromAnnotation, base)); err != nil {
-		return nil, err
-	}
-	if err := c.PipeE(yaml.SetAnnotation(ReplacesAnnotation, formatMachines(machines))); err != nil {
-		return nil, err
-	}
+	set := [][2]string{{CopiedFromAnnotation, base}, {ReplacesAnnotation, formatMachines(machines)}}
 	if srcPath != "" {
 		p := path.Join(path.Dir(srcPath), kube.NewFileName(kube.Key{Kind: c.GetKind(), Namespace: c.GetNamespace(), Name: name}))
-		set := map[string]string{kioutil.PathAnnotation: p, kioutil.IndexAnnotation: "0"}
+		set = append(set, [2]string{kioutil.PathAnnotation, p}, [2]string{kioutil.IndexAnnotation, "0"})
 		if legacy {
-			set[kioutil.LegacyPathAnnotation], set[kioutil.LegacyIndexAnnotation] = p, "0"
+			set = append(set, [2]string{kioutil.LegacyPathAnnotation, p}, [2]string{kioutil.LegacyIndexAnnotation, "0"})
 		}
-		for _, k := range []string{kioutil.PathAnnotation, kioutil.IndexAnnotation, kioutil.LegacyPathAnnotation, kioutil.LegacyIndexAnnotation} {
-			if v, ok := set[k]; ok {
-				if err := c.PipeE(yaml.SetAnnotation(k, v)); err != nil {
-					return nil, err
-				}
-			}
+	}
+	for _, kv := range set {
+		if err := c.PipeE(yaml.SetAnnotation(kv[0], kv[1])); err != nil {
+			return nil, err
 		}
 	}
 	return c, nil
 }
-
-func itoa(i int) string { return strconv.Itoa(i) }

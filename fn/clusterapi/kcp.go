@@ -1,6 +1,8 @@
 package clusterapi
 
 import (
+	"fmt"
+
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -32,7 +34,7 @@ func (a *applier) planKCP(node *yaml.RNode, ref kube.Ref, paths kcpPaths) {
 	}
 	was := "unset"
 	if present {
-		was = "was " + itoa(current)
+		was = fmt.Sprintf("was %d", current)
 	}
 	a.edits = append(a.edits, func() error {
 		_, err := setInt(node, paths.expiry, days)

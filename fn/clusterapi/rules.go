@@ -199,7 +199,8 @@ func decideRoll(current string, evidence []Evidence, replacing []string, now tim
 // when needed.
 func nextName(name string) string {
 	prefix, next := name, "1"
-	if i := strings.LastIndexByte(name, '-'); i >= 0 && allDigits(name[i+1:]) {
+	// Digits only, as \d+ (ParseInt would take a sign); "" fails to parse.
+	if i := strings.LastIndexByte(name, '-'); i >= 0 && strings.Trim(name[i+1:], "0123456789") == "" {
 		if n, err := strconv.ParseInt(name[i+1:], 10, 64); err == nil && n < math.MaxInt64 {
 			prefix, next = name[:i], strconv.FormatInt(n+1, 10)
 		}
@@ -209,18 +210,6 @@ func nextName(name string) string {
 		prefix = strings.TrimRight(prefix[:maxNameLength-len(suffix)], "-.")
 	}
 	return prefix + suffix
-}
-
-func allDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // formatMachines writes a list of machine names as ReplacesAnnotation holds

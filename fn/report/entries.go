@@ -85,14 +85,6 @@ type Entry struct {
 	Status   Status
 }
 
-// Short returns the first 12 hex digits of the fingerprint, or "-".
-func (e Entry) Short() string {
-	if len(e.SHA256) < 12 {
-		return "-"
-	}
-	return e.SHA256[:12]
-}
-
 // ReissueState says how urgent a re-issue is.
 type ReissueState string
 
@@ -257,25 +249,30 @@ type Package struct {
 
 // InPackage labels every row of r with the package path p and returns r.
 func (r Report) InPackage(p string) Report {
+	r.eachPackage(func(pkg *string) { *pkg = p })
+	return r
+}
+
+// eachPackage calls fn with the package field of every row of r.
+func (r Report) eachPackage(fn func(pkg *string)) {
 	for i := range r.Entries {
-		r.Entries[i].Package = p
+		fn(&r.Entries[i].Package)
 	}
 	for i := range r.Reissues {
-		r.Reissues[i].Package = p
-	}
-	for i := range r.Waves {
-		r.Waves[i].Package = p
-	}
-	for i := range r.Renewals {
-		r.Renewals[i].Package = p
+		fn(&r.Reissues[i].Package)
 	}
 	for i := range r.Trust {
-		r.Trust[i].Package = p
+		fn(&r.Trust[i].Package)
 	}
 	for i := range r.Problems {
-		r.Problems[i].Package = p
+		fn(&r.Problems[i].Package)
 	}
-	return r
+	for i := range r.Waves {
+		fn(&r.Waves[i].Package)
+	}
+	for i := range r.Renewals {
+		fn(&r.Renewals[i].Package)
+	}
 }
 
 // Merge joins reports made at the same time with the same thresholds (one
@@ -303,24 +300,7 @@ func Merge(now time.Time, warnWithin, failWithin time.Duration, parts ...Report)
 // (or from none and some): then each row must say which.
 func (r Report) MultiPackage() bool {
 	seen := map[string]bool{}
-	for _, e := range r.Entries {
-		seen[e.Package] = true
-	}
-	for _, x := range r.Reissues {
-		seen[x.Package] = true
-	}
-	for _, x := range r.Trust {
-		seen[x.Package] = true
-	}
-	for _, p := range r.Problems {
-		seen[p.Package] = true
-	}
-	for _, w := range r.Waves {
-		seen[w.Package] = true
-	}
-	for _, x := range r.Renewals {
-		seen[x.Package] = true
-	}
+	r.eachPackage(func(pkg *string) { seen[*pkg] = true })
 	return len(seen) > 1
 }
 
@@ -419,16 +399,16 @@ func issuerName(c *x509.Certificate) string {
 	return "-"
 }
 
-// Counts are the report's totals.
+// Counts are the report's totals (the JSON report's "summary").
 type Counts struct {
-	Certificates int
-	Expiries     int
-	OK           int
-	Warn         int
-	Fail         int
-	Expired      int
-	Problems     int
-	Reissues     int
+	Certificates int `json:"certificates"`
+	Expiries     int `json:"expiries"`
+	OK           int `json:"ok"`
+	Warn         int `json:"warn"`
+	Fail         int `json:"fail"`
+	Expired      int `json:"expired"`
+	Problems     int `json:"problems"`
+	Reissues     int `json:"reissues"`
 }
 
 // Counts adds up the entries by type and status.

@@ -118,7 +118,7 @@ func Scan(items []*yaml.RNode) *Inventory { return ScanWith(items, pki.NewCache(
 func ScanWith(items []*yaml.RNode, certs *pki.Cache) *Inventory {
 	s := &scanner{inv: &Inventory{}, cache: certs}
 	for _, item := range items {
-		kind, group := item.GetKind(), apiGroup(item)
+		kind, group := item.GetKind(), kube.GroupOf(item.GetApiVersion())
 		core := (kind == "Secret" || kind == "ConfigMap") && group == ""
 		// A local-config Secret or ConfigMap is a snapshot of an object
 		// that lives in the cluster: its certificates are real, and read.
@@ -153,21 +153,27 @@ func (s *scanner) values(item *yaml.RNode) {
 		s.problem(kube.RefOf(item), kube.FieldOf(err), "%v", err)
 		return
 	}
-	var ref *kube.Ref
-	refOf := func() kube.Ref {
-		if ref == nil {
-			r := kube.RefOf(item)
-			ref = &r
-		}
-		return *ref
-	}
+	refOf := lazyRef(item)
 	for _, v := range values {
 		switch {
 		case pki.LooksLikePEM(v.Bytes):
 			s.pem(refOf, v.Field, "", v.Bytes, false)
 		case looksLikeKubeconfig(v.Bytes):
-			s.kubeconfig(refOf(), v)
+			s.kubeconfig(refOf, v)
 		}
+	}
+}
+
+// lazyRef returns item's Ref, read on the first call: most values and
+// objects the scan looks at hold nothing it records.
+func lazyRef(item *yaml.RNode) func() kube.Ref {
+	var ref *kube.Ref
+	return func() kube.Ref {
+		if ref == nil {
+			r := kube.RefOf(item)
+			ref = &r
+		}
+		return *ref
 	}
 }
 
@@ -206,17 +212,6 @@ func (s *scanner) pem(ref func() kube.Ref, field, within string, data []byte, ce
 		msgs[i] = err.Error()
 	}
 	s.problem(ref(), joinKey(field, within), "%s", strings.Join(msgs, "; "))
-}
-
-// apiGroup returns the group of the item's apiVersion ("" for core).
-func apiGroup(item *yaml.RNode) string {
-	av := item.GetApiVersion()
-	for i := 0; i < len(av); i++ {
-		if av[i] == '/' {
-			return av[:i]
-		}
-	}
-	return ""
 }
 
 // Results returns one info result per certificate and reported expiry, a

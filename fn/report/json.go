@@ -22,7 +22,7 @@ type jsonReport struct {
 	WarnWithinSeconds int64         `json:"warnWithinSeconds"`
 	FailWithinSeconds int64         `json:"failWithinSeconds"`
 	Failing           bool          `json:"failing"`
-	Summary           jsonSummary   `json:"summary"`
+	Summary           Counts        `json:"summary"`
 	Entries           []jsonEntry   `json:"entries"`
 	Reissues          []jsonReissue `json:"reissues"`
 	Trust             []jsonTrusted `json:"trust"`
@@ -36,17 +36,6 @@ type jsonReport struct {
 type jsonPackage struct {
 	Path     string         `json:"path"`
 	Policies []jsonResource `json:"policies"`
-}
-
-type jsonSummary struct {
-	Certificates int `json:"certificates"`
-	Expiries     int `json:"expiries"`
-	OK           int `json:"ok"`
-	Warn         int `json:"warn"`
-	Fail         int `json:"fail"`
-	Expired      int `json:"expired"`
-	Problems     int `json:"problems"`
-	Reissues     int `json:"reissues"`
 }
 
 type jsonResource struct {
@@ -126,22 +115,20 @@ type jsonProblem struct {
 // RenderJSON renders the report in the stable schema JSONSchemaVersion:
 // lists are never null, times are RFC 3339 UTC, durations whole seconds.
 func RenderJSON(r Report) ([]byte, error) {
-	c := r.Counts()
 	out := jsonReport{
 		SchemaVersion:     JSONSchemaVersion,
 		Now:               stamp(r.Now),
 		WarnWithinSeconds: int64(r.WarnWithin / time.Second),
 		FailWithinSeconds: int64(r.FailWithin / time.Second),
 		Failing:           r.Failing(),
-		Summary: jsonSummary{Certificates: c.Certificates, Expiries: c.Expiries, OK: c.OK, Warn: c.Warn, Fail: c.Fail,
-			Expired: c.Expired, Problems: c.Problems, Reissues: c.Reissues},
-		Entries:  []jsonEntry{},
-		Reissues: []jsonReissue{},
-		Trust:    []jsonTrusted{},
-		Problems: []jsonProblem{},
-		Packages: []jsonPackage{},
-		Waves:    wavesJSON(r.Waves),
-		Renewals: renewalsJSON(r),
+		Summary:           r.Counts(),
+		Entries:           []jsonEntry{},
+		Reissues:          []jsonReissue{},
+		Trust:             []jsonTrusted{},
+		Problems:          []jsonProblem{},
+		Packages:          []jsonPackage{},
+		Waves:             wavesJSON(r.Waves),
+		Renewals:          renewalsJSON(r),
 	}
 	for _, p := range r.Packages {
 		jp := jsonPackage{Path: p.Path, Policies: []jsonResource{}}

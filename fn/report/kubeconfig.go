@@ -26,13 +26,13 @@ func looksLikeKubeconfig(b []byte) bool {
 // kubeconfig records the certificates of a kubeconfig value (the
 // <cluster>-kubeconfig Secrets of Cluster API, kube-public/cluster-info,
 // an admin.conf kept in a Secret).
-func (s *scanner) kubeconfig(ref kube.Ref, v kube.Value) {
+func (s *scanner) kubeconfig(ref func() kube.Ref, v kube.Value) {
 	doc, err := yaml.Parse(string(v.Bytes))
 	if err != nil {
-		s.problem(ref, v.Field, "value mentions kubeconfig certificate data but is not YAML: %v", firstLine(err.Error()))
+		first, _, _ := strings.Cut(err.Error(), "\n")
+		s.problem(ref(), v.Field, "value mentions kubeconfig certificate data but is not YAML: %v", first)
 		return
 	}
-	refOf := func() kube.Ref { return ref }
 	for _, kf := range kubeconfigFields {
 		list := doc.Field(kf.list)
 		if list == nil || list.Value == nil || list.Value.YNode().Kind != yaml.SequenceNode {
@@ -51,17 +51,10 @@ func (s *scanner) kubeconfig(ref kube.Ref, v kube.Value) {
 			}
 			pem, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(data), ""))
 			if err != nil {
-				s.problem(ref, joinKey(v.Field, within), "invalid base64: %v", err)
+				s.problem(ref(), joinKey(v.Field, within), "invalid base64: %v", err)
 				continue
 			}
-			s.pem(refOf, v.Field, within, pem, true)
+			s.pem(ref, v.Field, within, pem, true)
 		}
 	}
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }

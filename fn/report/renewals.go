@@ -1,7 +1,8 @@
 package report
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
@@ -67,21 +68,19 @@ func (x Renewal) keyCell() string {
 // sortRenewals orders renewals by date (disabled last), then package,
 // Certificate and bundle.
 func sortRenewals(rs []Renewal) {
-	sort.SliceStable(rs, func(i, j int) bool {
-		a, b := rs[i], rs[j]
+	slices.SortStableFunc(rs, func(a, b Renewal) int {
 		if a.Disabled != b.Disabled {
-			return b.Disabled
+			if a.Disabled {
+				return 1
+			}
+			return -1
 		}
-		if !a.RenewsAt.Equal(b.RenewsAt) {
-			return a.RenewsAt.Before(b.RenewsAt)
-		}
-		if a.Package != b.Package {
-			return a.Package < b.Package
-		}
-		if ka, kb := refKey(a.Certificate), refKey(b.Certificate); ka != kb {
-			return ka < kb
-		}
-		return a.Bundle < b.Bundle
+		return cmp.Or(
+			a.RenewsAt.Compare(b.RenewsAt),
+			cmp.Compare(a.Package, b.Package),
+			cmp.Compare(refKey(a.Certificate), refKey(b.Certificate)),
+			cmp.Compare(a.Bundle, b.Bundle),
+		)
 	})
 }
 
@@ -90,10 +89,7 @@ func renewalsTable(r Report, pkg bool, opts TableOptions) *table {
 	t := newTable(pkg, opts,
 		[]string{"CERTIFICATE", "BUNDLE", "RENEWS (UTC)", "STATE", "KEY", "RULE", "CA SHA256", "SOURCE"},
 		[]string{"CERTIFICATE", "BUNDLE", "RENEWS", "STATE", "KEY", "SOURCE"})
-	layout := time.DateOnly
-	if opts.Wide {
-		layout = tableTime
-	}
+	layout := opts.layout()
 	for _, x := range r.Renewals {
 		at := "never"
 		if !x.Disabled {

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
 )
 
 // Layout of the timeline, in SVG user units (pixels at 100%).
@@ -111,12 +113,11 @@ func (c *svgCanvas) axis(l timeline) {
 // rowLabels writes the stripes and the labels of the rows: the subject,
 // and where it is held (with its package when there are several).
 func (c *svgCanvas) rowLabels(l timeline, multi bool) {
-	for i, row := range l.rows {
+	for i, e := range l.rows {
 		y := svgTop + float64(i)*svgRowHeight
 		if i%2 == 1 {
 			c.w(`<rect class="stripe" x="0" y="%s" width="%s" height="%s" fill="#000000" fill-opacity="0.035"/>`+"\n", num(y), num(svgWidth), num(svgRowHeight))
 		}
-		e := row.entry
 		subject := e.Subject
 		if e.IsCA {
 			subject = "CA " + subject
@@ -146,8 +147,7 @@ func (c *svgCanvas) overlaps(l timeline) {
 // bars writes a bar per certificate and a diamond per reported expiry,
 // each with its expiry date and days left.
 func (c *svgCanvas) bars(l timeline) {
-	for i, row := range l.rows {
-		e := row.entry
+	for i, e := range l.rows {
 		mid := l.mid(i)
 		fill := statusFill[e.Status]
 		date := e.NotAfter.Format("2006-01-02")
@@ -185,7 +185,7 @@ func (c *svgCanvas) bars(l timeline) {
 // bundle.
 func (c *svgCanvas) reissues(r Report, l timeline) {
 	for _, re := range r.Reissues {
-		i, ok := l.index[reissueRowID(re)]
+		i, ok := l.index[rowID(re.Package, re.Resource, re.Key, re.SHA256)]
 		if !ok {
 			continue
 		}
@@ -231,21 +231,16 @@ func (c *svgCanvas) legend(r Report, l timeline) {
 	item(fmt.Sprintf(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#c0392b" stroke-width="1.5" stroke-dasharray="5 3"/>`, num(lx+8), num(ly-7), num(lx+8), num(ly+7)), "today", 0)
 }
 
-type svgRow struct{ entry Entry }
-
-func (r svgRow) id() string {
-	return r.entry.Package + "\x00" + refKey(r.entry.Resource) + "\x00" + r.entry.Key + "\x00" + r.entry.SHA256
-}
-
-// reissueRowID is the id of the row of the leaf a re-issue is about.
-func reissueRowID(re Reissue) string {
-	return re.Package + "\x00" + refKey(re.Resource) + "\x00" + re.Key + "\x00" + re.SHA256
+// rowID names the row of a certificate: the value that holds it and its
+// fingerprint (a re-issue marker finds its leaf's row by it).
+func rowID(pkg string, ref kube.Ref, key, sha256 string) string {
+	return pkg + "\x00" + refKey(ref) + "\x00" + key + "\x00" + sha256
 }
 
 // svgRows groups entries by the value that holds them (so that a bundle's
 // CAs sit together), groups ordered by their soonest expiry, entries in a
 // group by NotBefore.
-func svgRows(entries []Entry) []svgRow {
+func svgRows(entries []Entry) []Entry {
 	type group struct {
 		key     string
 		soonest time.Time
@@ -269,14 +264,12 @@ func svgRows(entries []Entry) []svgRow {
 	slices.SortStableFunc(groups, func(a, b *group) int {
 		return cmp.Or(a.soonest.Compare(b.soonest), cmp.Compare(a.key, b.key))
 	})
-	var rows []svgRow
+	var rows []Entry
 	for _, g := range groups {
 		slices.SortStableFunc(g.entries, func(a, b Entry) int {
 			return cmp.Or(a.NotBefore.Compare(b.NotBefore), cmp.Compare(a.SHA256, b.SHA256))
 		})
-		for _, e := range g.entries {
-			rows = append(rows, svgRow{entry: e})
-		}
+		rows = append(rows, g.entries...)
 	}
 	return rows
 }
@@ -288,15 +281,15 @@ type svgOverlap struct {
 
 // svgOverlaps finds, within each group of rows, consecutive CA
 // certificates whose validity overlaps: the old CA and the new one.
-func svgOverlaps(rows []svgRow) []svgOverlap {
+func svgOverlaps(rows []Entry) []svgOverlap {
 	var out []svgOverlap
 	for i := 0; i < len(rows); i++ {
-		a := rows[i].entry
+		a := rows[i]
 		if a.Type != TypeCertificate || !a.IsCA {
 			continue
 		}
 		for j := i + 1; j < len(rows); j++ {
-			b := rows[j].entry
+			b := rows[j]
 			if b.Package != a.Package || refKey(b.Resource) != refKey(a.Resource) || b.Key != a.Key {
 				break
 			}
@@ -319,11 +312,10 @@ func svgOverlaps(rows []svgRow) []svgOverlap {
 // svgWindow returns the time range drawn: every date in the report plus
 // today and the warn zone, clipped to svgMaxPast and svgMaxFuture around
 // now, with a small margin.
-func svgWindow(r Report, rows []svgRow) (time.Time, time.Time) {
+func svgWindow(r Report, rows []Entry) (time.Time, time.Time) {
 	now := r.Now
 	t0, t1 := now.Add(-30*day), now.Add(max(r.WarnWithin, 30*day)+30*day)
-	for _, row := range rows {
-		e := row.entry
+	for _, e := range rows {
 		start := e.NotBefore
 		if e.Type == TypeExpiry {
 			start = e.NotAfter

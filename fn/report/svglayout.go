@@ -5,7 +5,7 @@ import "time"
 // timeline is where the timeline's parts go: its rows, the time window
 // drawn and how times map to x, and the sizes that follow from them.
 type timeline struct {
-	rows   []svgRow
+	rows   []Entry
 	t0, t1 time.Time
 	plotW  float64
 	height float64 // of the whole document
@@ -31,12 +31,12 @@ func layoutTimeline(r Report) timeline {
 		index:    map[string]int{},
 		markerAt: map[int]float64{},
 	}
-	for i, row := range rows {
-		l.index[row.id()] = i
+	for i, e := range rows {
+		l.index[rowID(e.Package, e.Resource, e.Key, e.SHA256)] = i
 	}
 	// Where each leaf's issuer leaves its bundle (latest marker per row).
 	for _, re := range r.Reissues {
-		if i, ok := l.index[reissueRowID(re)]; ok {
+		if i, ok := l.index[rowID(re.Package, re.Resource, re.Key, re.SHA256)]; ok {
 			l.markerAt[i] = max(l.markerAt[i], l.x(re.IssuerLeavesAt))
 		}
 	}

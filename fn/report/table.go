@@ -158,25 +158,19 @@ func entriesTable(r Report, pkg bool, opts TableOptions) *table {
 		[]string{"RESOURCE", "KEY", "SUBJECT", "ISSUER", "SHA256", "NOT AFTER (UTC)", "DAYS", "STATUS"},
 		[]string{"RESOURCE", "KEY", "SUBJECT", "EXPIRES", "DAYS", "STATUS"})
 	for _, e := range r.Entries {
-		days := fmt.Sprintf("%d", e.DaysLeft)
-		var cells []string
+		date := e.NotAfter.Format(opts.layout())
+		if e.Approximate {
+			date = "~" + e.NotAfter.Format(time.DateOnly)
+		}
+		cells := []string{cell(e.Resource.String()), cell(e.Key), cell(e.Subject)}
 		if opts.Wide {
-			notAfter := e.NotAfter.Format(tableTime)
-			if e.Approximate {
-				notAfter = "~" + e.NotAfter.Format(time.DateOnly)
-			}
 			issuer := e.Issuer
 			if e.Type == TypeExpiry {
 				issuer = "(reported)"
 			}
-			cells = []string{cell(e.Resource.String()), cell(e.Key), cell(e.Subject), cell(issuer), e.Short(), notAfter, days, tableStatus(e.Status)}
-		} else {
-			date := e.NotAfter.Format(time.DateOnly)
-			if e.Approximate {
-				date = "~" + date
-			}
-			cells = []string{cell(e.Resource.String()), cell(e.Key), cell(e.Subject), date, days, tableStatus(e.Status)}
+			cells = append(cells, cell(issuer), short(e.SHA256))
 		}
+		cells = append(cells, date, fmt.Sprintf("%d", e.DaysLeft), tableStatus(e.Status))
 		t.addRow(pkg, e.Package, cells, statusColour[e.Status])
 	}
 	return t
@@ -245,6 +239,15 @@ func (t *table) write(buf *bytes.Buffer, opts TableOptions) {
 func runes(s string) int { return len([]rune(s)) }
 
 const tableTime = "2006-01-02 15:04"
+
+// layout is how the table writes a time: to the minute in the wide table,
+// the date alone in the narrow one.
+func (o TableOptions) layout() string {
+	if o.Wide {
+		return tableTime
+	}
+	return time.DateOnly
+}
 
 // cell keeps a value on one line and out of the column grid.
 func cell(s string) string {

@@ -51,14 +51,7 @@ func (s *scanner) trustFields(item *yaml.RNode, kind, group string) bool {
 	if !ok {
 		return false
 	}
-	var ref *kube.Ref
-	read(s, func() kube.Ref {
-		if ref == nil {
-			r := kube.RefOf(item)
-			ref = &r
-		}
-		return *ref
-	}, item)
+	read(s, lazyRef(item), item)
 	return true
 }
 

@@ -1,8 +1,9 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
@@ -36,11 +37,8 @@ type PendingWave struct {
 
 // sortWaves orders roll-outs by package and bundle.
 func sortWaves(ws []PendingWaves) {
-	sort.SliceStable(ws, func(i, j int) bool {
-		if ws[i].Package != ws[j].Package {
-			return ws[i].Package < ws[j].Package
-		}
-		return ws[i].Bundle < ws[j].Bundle
+	slices.SortStableFunc(ws, func(a, b PendingWaves) int {
+		return cmp.Or(cmp.Compare(a.Package, b.Package), cmp.Compare(a.Bundle, b.Bundle))
 	})
 }
 
@@ -51,10 +49,7 @@ func wavesTable(r Report, pkg bool, opts TableOptions) *table {
 	t := newTable(pkg, opts,
 		[]string{"BUNDLE", "WAVE", "DUE (UTC)", "STATE", "PREVIOUS CAS HELD UNTIL (UTC)", "WORKLOAD"},
 		[]string{"BUNDLE", "WAVE", "DUE", "STATE", "CAS HELD UNTIL", "WORKLOAD"})
-	layout := time.DateOnly
-	if opts.Wide {
-		layout = tableTime
-	}
+	layout := opts.layout()
 	for _, w := range r.Waves {
 		for _, p := range w.Pending {
 			state := "pending"

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
+	"github.com/rotate-certs/rotate-certs/fn/report"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -62,7 +63,7 @@ type Outcome struct {
 	Results framework.Results
 	// Waves are the roll-outs in waves that the input records as not
 	// done, per bundle.
-	Waves []WaveStatus
+	Waves []report.PendingWaves
 }
 
 // consumer is a workload that reads one object.
@@ -107,7 +108,7 @@ type applier struct {
 	entries    map[*Workload][]*entry
 	pdbs       map[string][]kube.Selector
 	results    framework.Results
-	waves      []WaveStatus
+	waves      []report.PendingWaves
 }
 
 // Run rolls every workload whose trust changed, as the restart rules of
@@ -283,10 +284,7 @@ func targetFor(b Bundle, ns string) (Target, bool) {
 // changes nothing stays quiet about the workloads it leaves alone.
 func (a *applier) roll(w *Workload, entries []*entry) {
 	sort.Slice(entries, func(i, j int) bool { return entries[i].bundle < entries[j].bundle })
-	anyChanged := false
-	for _, e := range entries {
-		anyChanged = anyChanged || e.target.Changed
-	}
+	anyChanged := slices.ContainsFunc(entries, func(e *entry) bool { return e.target.Changed })
 	if !w.Rollable {
 		a.reportJob(w, entries)
 		return
@@ -370,13 +368,9 @@ func (a *applier) reportJob(w *Workload, entries []*entry) {
 // a warning when the policy names it, an info when a bundle it reads
 // changed.
 func (a *applier) reportNever(w *Workload, entries []*entry, anyChanged bool) {
-	explicit := false
-	for _, e := range entries {
-		explicit = explicit || e.explicit
-	}
 	msg := fmt.Sprintf("not rolled for %s: the workload is annotated %s: never", describeAll(entries, nil), ReloadAnnotation)
 	switch {
-	case explicit:
+	case slices.ContainsFunc(entries, func(e *entry) bool { return e.explicit }):
 		a.result(w, framework.Warning, "metadata.annotations."+ReloadAnnotation, msg+", which wins over restart.workloads")
 	case anyChanged:
 		a.info(w, "metadata.annotations."+ReloadAnnotation, msg)

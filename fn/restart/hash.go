@@ -1,9 +1,10 @@
 package restart
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -26,12 +27,9 @@ type bundleHash struct {
 // one value: "sha256:" + hex of the lines "name hash", sorted by bundle
 // name. The order the bundles were found in does not matter.
 func trustHash(hashes []bundleHash) string {
-	sorted := append([]bundleHash(nil), hashes...)
-	sort.Slice(sorted, func(i, j int) bool {
-		if sorted[i].Bundle != sorted[j].Bundle {
-			return sorted[i].Bundle < sorted[j].Bundle
-		}
-		return sorted[i].Hash < sorted[j].Hash
+	sorted := slices.Clone(hashes)
+	slices.SortFunc(sorted, func(a, b bundleHash) int {
+		return cmp.Or(cmp.Compare(a.Bundle, b.Bundle), cmp.Compare(a.Hash, b.Hash))
 	})
 	var b strings.Builder
 	for _, h := range sorted {

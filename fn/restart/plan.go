@@ -2,6 +2,7 @@ package restart
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -11,32 +12,6 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
-
-// WaveStatus is a roll-out in waves as the input records it.
-type WaveStatus struct {
-	// Bundle is the bundle's name.
-	Bundle string
-	// Interval is the time between two waves.
-	Interval time.Duration
-	// Series is the record.
-	Series Series
-	// Pending are the waves the record says have not rolled, with the
-	// workloads each one rolls (in the order of the waves).
-	Pending []Wave
-	// HeldUntil is when the bundle stops holding its previous CAs, at the
-	// earliest.
-	HeldUntil time.Time
-}
-
-// Wave is one wave of a roll-out.
-type Wave struct {
-	// Number counts from 1.
-	Number int
-	// Due is when it rolls: the first render at or after it rolls it.
-	Due time.Time
-	// Workloads are what it rolls.
-	Workloads []kube.Ref
-}
 
 // roller is a workload that rolls for a bundle, in the order of its waves.
 type roller struct {
@@ -136,11 +111,13 @@ func (a *applier) planWaves(b Bundle) {
 	a.results = append(a.results, a.env.PolicyRef.Result(framework.Info, b.Field+".restart.waves", describeSeries(b.Name, s, before, rollers, interval)))
 }
 
-// status is the WaveStatus of a recorded series.
-func status(bundle string, interval time.Duration, s Series, pending map[int][]kube.Ref) WaveStatus {
-	st := WaveStatus{Bundle: bundle, Interval: interval, Series: s, HeldUntil: s.HoldsUntil(interval)}
+// status is a recorded series as the expiry report lists it: the waves
+// the record says have not rolled, with the workloads each one rolls.
+func status(bundle string, interval time.Duration, s Series, pending map[int][]kube.Ref) report.PendingWaves {
+	st := report.PendingWaves{Bundle: bundle, Started: s.Started, Waves: s.Waves, Rolled: s.Rolled, Interval: interval,
+		HeldUntil: s.HoldsUntil(interval)}
 	for j := s.Rolled; j < s.Waves; j++ {
-		st.Pending = append(st.Pending, Wave{Number: j + 1, Due: s.Due(j, interval), Workloads: pending[j]})
+		st.Pending = append(st.Pending, report.PendingWave{Number: j + 1, Due: s.Due(j, interval), Workloads: pending[j]})
 	}
 	return st
 }
@@ -179,11 +156,9 @@ func describeSeries(bundle string, s Series, before int, rollers []roller, inter
 // it and is ignored; records that disagree are a warning, and the latest
 // started (the least rolled of those) counts.
 func (a *applier) readSeries(b Bundle) (Series, bool) {
-	lim := recordLimits{now: a.env.Now, maxWaves: 2}
+	lim := recordLimits{now: a.env.Now, maxWaves: math.MaxInt} // waves are off: any record ends
 	if w := b.Restart.Waves; w != nil {
 		lim.maxWaves = mostWaves(*w, CountWorkloads(a.env.Items))
-	} else {
-		lim.maxWaves = int(^uint(0) >> 1) // waves are off: any record ends
 	}
 	var best Series
 	found, disagree := false, false

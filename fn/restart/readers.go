@@ -1,8 +1,10 @@
 package restart
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/rotate-certs/rotate-certs/fn/certmanager"
@@ -16,15 +18,9 @@ import (
 
 // sortedObjects returns the keys of byObject in a fixed order.
 func sortedObjects(byObject map[Object][]Use) []Object {
-	out := make([]Object, 0, len(byObject))
-	for o := range byObject {
-		out = append(out, o)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Kind != out[j].Kind {
-			return out[i].Kind < out[j].Kind
-		}
-		return out[i].Name < out[j].Name
+	out := slices.AppendSeq(make([]Object, 0, len(byObject)), maps.Keys(byObject))
+	slices.SortFunc(out, func(a, b Object) int {
+		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Name, b.Name))
 	})
 	return out
 }
@@ -148,10 +144,5 @@ func (a *applier) matchInjected(b Bundle) {
 // changed reports whether the render changed the trust of any of b's
 // targets.
 func (b Bundle) changed() bool {
-	for _, t := range b.Targets {
-		if t.Changed {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(b.Targets, func(t Target) bool { return t.Changed })
 }

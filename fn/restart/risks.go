@@ -2,6 +2,7 @@ package restart
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
@@ -37,7 +38,10 @@ type risk struct {
 // is left out by the caller).
 func risks(w Shape, pdbs []kube.Selector) []risk {
 	var out []risk
-	if w.Kind != policy.KindDaemonSet && singleReplica(w) && !covered(w.PodLabels, pdbs) {
+	// A single pod: spec.replicas 1, or unset (the API server defaults it to 1).
+	singleReplica := !w.ReplicasSet || w.Replicas != nil && *w.Replicas == 1
+	if w.Kind != policy.KindDaemonSet && singleReplica &&
+		!slices.ContainsFunc(pdbs, func(s kube.Selector) bool { return s.Matches(w.PodLabels) }) {
 		what := "spec.replicas is unset"
 		if w.ReplicasSet {
 			what = "spec.replicas is 1"
@@ -52,20 +56,4 @@ func risks(w Shape, pdbs []kube.Selector) []risk {
 		out = append(out, risk{Field: "spec.updateStrategy.type", Message: "rolled with updateStrategy OnDelete: no pod is replaced until it is deleted; delete its pods (one at a time) to pick up the new trust"})
 	}
 	return out
-}
-
-func singleReplica(w Shape) bool {
-	if !w.ReplicasSet {
-		return true
-	}
-	return w.Replicas != nil && *w.Replicas == 1
-}
-
-func covered(podLabels map[string]string, pdbs []kube.Selector) bool {
-	for _, s := range pdbs {
-		if s.Matches(podLabels) {
-			return true
-		}
-	}
-	return false
 }

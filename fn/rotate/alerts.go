@@ -8,6 +8,7 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/anchors"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
+	"github.com/rotate-certs/rotate-certs/fn/trustbundle"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 )
 
@@ -79,7 +80,7 @@ func (r *run) alerts() {
 // their entries would repeat the first target's (alerts.Groups merges
 // repeats), so the chained certificates and re-issues are listed once per
 // distinct bundle content, not once per target.
-func (r *run) bundleAlerts(name string, rb renderedBundle) []alerts.Certificate {
+func (r *run) bundleAlerts(name string, rb trustbundle.Rendered) []alerts.Certificate {
 	var certs []alerts.Certificate
 	listed := map[string]bool{}
 	for _, t := range rb.Targets {

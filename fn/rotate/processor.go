@@ -17,7 +17,7 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/report"
-	"github.com/rotate-certs/rotate-certs/fn/restart"
+	"github.com/rotate-certs/rotate-certs/fn/trustbundle"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -55,8 +55,9 @@ type run struct {
 	index     *kube.Index
 	inventory *report.Inventory
 	results   framework.Results
-	// bundles maps a bundle's name to what it rendered, for later steps.
-	bundles map[string]renderedBundle
+	// bundles maps a bundle's name to what it rendered, for later steps
+	// (restarts, alerts, the re-issue list).
+	bundles map[string]trustbundle.Rendered
 	// chains indexes the input's certificates once for every step
 	// (chainIndex).
 	chains *anchors.ChainIndex
@@ -73,7 +74,7 @@ type run struct {
 	// until counted.
 	workloads int
 	// waves are the roll-outs in waves the input records (restarts).
-	waves []restart.WaveStatus
+	waves []report.PendingWaves
 }
 
 // newRun is the one way a run starts: the policy, who it is in messages,
@@ -90,7 +91,7 @@ func newRun(pol *policy.RotationPolicy, policyRef kube.Ref, now time.Time, items
 		items:     items,
 		positions: positions,
 		index:     kube.NewIndex(items),
-		bundles:   map[string]renderedBundle{},
+		bundles:   map[string]trustbundle.Rendered{},
 		certs:     certs,
 		workloads: -1,
 	}

@@ -185,22 +185,7 @@ func Explain(items []*yaml.RNode, fnConfig *yaml.RNode, now time.Time) (Explanat
 	if err != nil {
 		return Explanation{}, err
 	}
-	return Explanation{Reissues: r.reissues(), Trust: r.trust(), Waves: r.pendingWaves(), Renewals: r.renewalRows()}, nil
-}
-
-// pendingWaves are the roll-outs in waves (restart.waves) that the input
-// records as not done, with the waves still to roll.
-func (r *run) pendingWaves() []report.PendingWaves {
-	var out []report.PendingWaves
-	for _, w := range r.waves {
-		pw := report.PendingWaves{Bundle: w.Bundle, Started: w.Series.Started, Waves: w.Series.Waves, Rolled: w.Series.Rolled,
-			Interval: w.Interval, HeldUntil: w.HeldUntil}
-		for _, p := range w.Pending {
-			pw.Pending = append(pw.Pending, report.PendingWave{Number: p.Number, Due: p.Due, Workloads: p.Workloads})
-		}
-		out = append(out, pw)
-	}
-	return out
+	return Explanation{Reissues: r.reissues(), Trust: r.trust(), Waves: r.waves, Renewals: r.renewalRows()}, nil
 }
 
 // dryRun runs steps of the function over a copy of items at now.
@@ -255,7 +240,7 @@ func (r *run) trust() []report.Trusted {
 }
 
 // trustRows are target t's rows, without the target.
-func trustRows(name string, rb renderedBundle, t trustbundle.Target) []report.Trusted {
+func trustRows(name string, rb trustbundle.Rendered, t trustbundle.Target) []report.Trusted {
 	var rows []report.Trusted
 	row := func(c *x509.Certificate, why report.TrustReason) report.Trusted {
 		return report.Trusted{Bundle: name, Subject: pki.Subject(c), SHA256: pki.FingerprintOf(c).String(), NotAfter: c.NotAfter.UTC(), Reason: why}

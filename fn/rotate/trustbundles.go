@@ -9,12 +9,6 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/trustbundle"
 )
 
-// renderedBundle is what later steps (restarts, alerts) need to know of a
-// bundle.
-type renderedBundle struct {
-	trustbundle.Rendered
-}
-
 // scan builds the certificate inventory once per run.
 func (r *run) scan() *report.Inventory {
 	if r.inventory == nil {
@@ -62,7 +56,7 @@ func (r *run) trustBundles() {
 				r.items = append(r.items, t.Node)
 			}
 		}
-		r.bundles[b.Name] = renderedBundle{out}
+		r.bundles[b.Name] = out
 		all = append(all, out)
 	}
 	// The annotations of a target object cover every bundle that writes

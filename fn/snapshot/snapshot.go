@@ -20,7 +20,8 @@ import (
 	"encoding/base64"
 	"encoding/pem"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
@@ -179,7 +180,7 @@ func (s *snap) dropFields(it *yaml.RNode, kind string) {
 		}
 	}
 	if len(dropped) > 0 {
-		sort.Strings(dropped)
+		slices.Sort(dropped)
 		s.notef("dropped %s: a snapshot keeps only apiVersion, kind, name, namespace, labels, the annotations it knows, a Secret's type and the certificate values", strings.Join(dropped, ", "))
 	}
 }
@@ -245,7 +246,7 @@ func (s *snap) metadata(it *yaml.RNode) *yaml.RNode {
 		}
 	}
 	if len(unknown) > 0 {
-		sort.Strings(unknown)
+		slices.Sort(unknown)
 		s.notef("dropped annotation(s) %s: a snapshot keeps only the annotations it knows to be safe (cert-manager's on the Secrets it issues)", strings.Join(unknown, ", "))
 	}
 	annotations[kube.LocalConfigAnnotation] = "true"
@@ -281,7 +282,7 @@ func (s *snap) values(it *yaml.RNode, name string, encoded bool) (*yaml.RNode, e
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %v", s.ref, name, err)
 	}
-	sort.Strings(keys)
+	slices.Sort(keys)
 	out := yaml.NewMapRNode(nil)
 	for _, key := range keys {
 		field := name + "." + key
@@ -388,13 +389,8 @@ func unique(s []string) []string {
 
 // stringMap returns m as a mapping node, keys sorted.
 func stringMap(m map[string]string) *yaml.RNode {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	out := yaml.NewMapRNode(nil)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		v := yaml.NewStringRNode(m[k])
 		if strings.Contains(m[k], "\n") {
 			v.YNode().Style = yaml.LiteralStyle
