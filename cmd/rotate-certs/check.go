@@ -12,9 +12,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Exit statuses of check: those of every command (usage.go), with 2 also
-// for input check could not read - a gate must not pass on what it did
-// not see.
+// checkOptions are check's flags.
 type checkOptions struct {
 	output     string
 	warnWithin string
@@ -116,14 +114,10 @@ func runCheck(cmd *cobra.Command, o *checkOptions, args []string, stdin io.Reade
 		fmt.Fprintf(stderr, "check: -o %s: want table, wide, json or svg\n", kube.Quote(o.output))
 		return check.Usage
 	}
-	now := time.Now().UTC()
-	if o.now != "" {
-		t, err := parseNow(o.now)
-		if err != nil {
-			fmt.Fprintf(stderr, "check: --now: %v\n", err)
-			return check.Usage
-		}
-		now = t
+	now, err := parseNow(o.now, time.Now().UTC())
+	if err != nil {
+		fmt.Fprintf(stderr, "check: --now: %v\n", err)
+		return check.Usage
 	}
 	opts := check.Options{
 		Paths: args, Stdin: stdin, Now: now, PolicyFile: o.policy,
@@ -138,7 +132,12 @@ func runCheck(cmd *cobra.Command, o *checkOptions, args []string, stdin io.Reade
 	return check.Run(opts, stdout, stderr)
 }
 
-func parseNow(s string) (time.Time, error) {
+// parseNow parses the --now flag s, an RFC 3339 time or a date; "" is
+// unset, the time def.
+func parseNow(s string, def time.Time) (time.Time, error) {
+	if s == "" {
+		return def, nil
+	}
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
 		return t.UTC(), nil
 	}

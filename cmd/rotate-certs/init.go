@@ -77,13 +77,9 @@ func newInitCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 // runInit is init once its flags are parsed: it scans the input, writes
 // the policy and, when asked, wires it into the kustomization or Kptfile.
 func runInit(cmd *cobra.Command, name, nowFlag string, setup wire.Setup, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	now := time.Now().UTC()
-	if nowFlag != "" {
-		t, err := parseNow(nowFlag)
-		if err != nil {
-			return usageError(cmd, fmt.Errorf("--now: %w", err))
-		}
-		now = t
+	now, err := parseNow(nowFlag, time.Now().UTC())
+	if err != nil {
+		return usageError(cmd, fmt.Errorf("--now: %w", err))
 	}
 	if err := setup.Check(); err != nil {
 		return usageError(cmd, err)

@@ -69,13 +69,11 @@ render removes what it left.`,
   rotate-certs render . --dry-run --now 2026-11-25`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o := repo.Options{PolicyFile: policyFile, DryRun: dryRun, Kustomization: kustomization, Now: time.Now, Stdout: stdout, Stderr: stderr}
-			if nowFlag != "" {
-				var err error
-				if o.At, err = parseNow(nowFlag); err != nil {
-					return usageError(cmd, fmt.Errorf("--now: %w", err))
-				}
+			at, err := parseNow(nowFlag, time.Time{})
+			if err != nil {
+				return usageError(cmd, fmt.Errorf("--now: %w", err))
 			}
+			o := repo.Options{PolicyFile: policyFile, DryRun: dryRun, Kustomization: kustomization, Now: time.Now, At: at, Stdout: stdout, Stderr: stderr}
 			if code := repo.Render(args[0], o); code != exitOK {
 				return exit(code, nil)
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"regexp"
@@ -39,7 +40,7 @@ func resolveVersion(ldVersion, ldCommit string, info *debug.BuildInfo) (string, 
 		c = ""
 	}
 	if info == nil {
-		return orDefault(v, "dev"), orDefault(c, "unknown")
+		return cmp.Or(v, "dev"), cmp.Or(c, "unknown")
 	}
 	mainVersion := info.Main.Version
 	if mainVersion == "(devel)" {
@@ -68,14 +69,7 @@ func resolveVersion(ldVersion, ldCommit string, info *debug.BuildInfo) (string, 
 			c += "-dirty"
 		}
 	}
-	return orDefault(v, "dev"), orDefault(c, "unknown")
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
+	return cmp.Or(v, "dev"), cmp.Or(c, "unknown")
 }
 
 func newVersionCommand(stdout io.Writer) *cobra.Command {

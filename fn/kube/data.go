@@ -80,7 +80,7 @@ func (e entry) decode() (Value, error) {
 	field := e.field + "." + e.key
 	var s string
 	switch v := e.value; {
-	case v.Kind == yaml.ScalarNode && v.ShortTag() == yaml.NodeTagNull:
+	case IsNull(v):
 		// `key:` or `key: null` reads as "" in the API server.
 	case v.Kind == yaml.ScalarNode:
 		s = v.Value
@@ -100,23 +100,21 @@ func (e entry) decode() (Value, error) {
 // eachEntry calls fn for every entry of node's data fields in the order
 // Values documents, stopping at the first error.
 func eachEntry(node *yaml.RNode, fn func(entry) error) error {
+	secret := node.GetKind() == "Secret"
 	fields := []struct {
 		name   string
 		base64 bool
-	}{{"data", node.GetKind() == "Secret"}, {"stringData", false}, {"binaryData", true}}
-	if node.GetKind() != "Secret" {
-		fields[1].name = ""
-	}
+	}{{"data", secret}, {"stringData", false}, {"binaryData", true}}
 	for _, f := range fields {
-		if f.name == "" {
-			continue
+		if f.name == "stringData" && !secret {
+			continue // a Secret's only
 		}
 		m := node.Field(f.name)
 		if m == nil || m.Value == nil {
 			continue
 		}
 		y := resolveAlias(m.Value.YNode())
-		if y == nil || y.Kind == yaml.ScalarNode && y.ShortTag() == yaml.NodeTagNull {
+		if y == nil || IsNull(y) {
 			continue
 		}
 		if y.Kind != yaml.MappingNode {
@@ -222,15 +220,10 @@ func decodeBase64(s string) ([]byte, error) {
 	return base64.StdEncoding.DecodeString(s)
 }
 
-// SetField sets key in mapping m to value, keeping the comments of the
-// value it replaces (see setField): the setter for fields of other kinds
-// than Secrets and ConfigMaps.
-func SetField(m *yaml.RNode, key string, value *yaml.RNode) error { return setField(m, key, value) }
-
-// setField sets key in mapping m to value as yaml.SetField does (an
+// SetField sets key in mapping m to value as yaml.SetField does (an
 // existing value keeps its position and quoting style), and keeps the
 // comments of the value it replaces: `ca.crt: <old> # why` stays commented.
-func setField(m *yaml.RNode, key string, value *yaml.RNode) error {
+func SetField(m *yaml.RNode, key string, value *yaml.RNode) error {
 	var head, line, foot string
 	if f := m.Field(key); f != nil && f.Value != nil {
 		y := f.Value.YNode()
@@ -282,40 +275,37 @@ func SetAnnotation(node *yaml.RNode, key, value string) (bool, error) {
 	if cur, ok := node.GetAnnotations(key)[key]; ok && cur == value {
 		return false, nil
 	}
-	meta, err := mapField(node, yaml.MetadataField)
+	meta, err := MapField(node, yaml.MetadataField)
 	if err != nil {
 		return false, fmt.Errorf("%s: set annotation %s: %w", RefOf(node), key, err)
 	}
-	annotations, err := mapField(meta, yaml.AnnotationsField)
+	annotations, err := MapField(meta, yaml.AnnotationsField)
 	if err != nil {
 		return false, fmt.Errorf("%s: set annotation %s: metadata.%w", RefOf(node), key, err)
 	}
 	v := yaml.NewStringRNode(value)
 	// Some tools misread the type of an unquoted annotation value.
 	v.YNode().Style = yaml.SingleQuotedStyle
-	if err := setField(annotations, key, v); err != nil {
+	if err := SetField(annotations, key, v); err != nil {
 		return false, fmt.Errorf("%s: set annotation %s: %w", RefOf(node), key, err)
 	}
 	return true, nil
 }
 
-// mapField returns the mapping at field name of parent, appending an empty
+// MapField returns the mapping at field name of parent, appending an empty
 // one when the field is absent. A null value (`name: null`, `name:`) is
 // turned into an empty block mapping in place, and so is an empty flow
 // mapping (`name: {}`): the field keeps its position and its line comment,
 // which moves to the key (`name: # comment`), where a block mapping can
 // carry it.
-// MapField is mapField for the writers of other packages.
-func MapField(parent *yaml.RNode, name string) (*yaml.RNode, error) { return mapField(parent, name) }
-
-func mapField(parent *yaml.RNode, name string) (*yaml.RNode, error) {
+func MapField(parent *yaml.RNode, name string) (*yaml.RNode, error) {
 	f := parent.Field(name)
 	if f == nil || f.Value == nil {
 		return parent.Pipe(yaml.LookupCreate(yaml.MappingNode, name))
 	}
 	y := f.Value.YNode()
 	switch {
-	case y.Kind == yaml.ScalarNode && y.ShortTag() == yaml.NodeTagNull:
+	case IsNull(y):
 		y.Kind, y.Tag, y.Value, y.Style = yaml.MappingNode, yaml.NodeTagMap, "", 0
 	case y.Kind == yaml.MappingNode && len(y.Content) == 0:
 		y.Style = 0

@@ -49,10 +49,9 @@ func DuplicateKeysOf(node *yaml.RNode) []DuplicateKey {
 // or a node of one), offset being added to their lines: the lines of the
 // document before n's text.
 func DuplicateKeysAt(n *yaml.Node, offset int) []DuplicateKey {
-	var out []DuplicateKey
-	w := dupWalker{offset: offset, found: func(d DuplicateKey) { out = append(out, d) }}
+	w := dupWalker{offset: offset}
 	w.walk(n, true)
-	return out
+	return w.found
 }
 
 // dupWalker finds duplicate keys; offset is added to the lines. path is the
@@ -60,7 +59,7 @@ func DuplicateKeysAt(n *yaml.Node, offset int) []DuplicateKey {
 // found.
 type dupWalker struct {
 	offset int
-	found  func(DuplicateKey)
+	found  []DuplicateKey
 	path   []pathPart
 }
 
@@ -93,7 +92,7 @@ func (w *dupWalker) field(key string) string {
 // for each would cost more than the comparisons.
 const smallMapping = 16
 
-// walk calls w.found for every duplicate key under n. Aliases are not
+// walk adds every duplicate key under n to w.found. Aliases are not
 // followed: the anchored node is walked where it is defined.
 func (w *dupWalker) walk(n *yaml.Node, root bool) {
 	if n == nil {
@@ -119,7 +118,7 @@ func (w *dupWalker) walk(n *yaml.Node, root bool) {
 			k := n.Content[i]
 			if k.Kind == yaml.ScalarNode {
 				if line, dup := w.seen(n.Content, i, first); dup {
-					w.found(DuplicateKey{Key: k.Value, Field: w.field(k.Value), Line: k.Line + w.offset, FirstLine: line + w.offset, TopLevel: root})
+					w.found = append(w.found, DuplicateKey{Key: k.Value, Field: w.field(k.Value), Line: k.Line + w.offset, FirstLine: line + w.offset, TopLevel: root})
 				}
 			}
 			w.path = append(w.path, pathPart{key: k.Value, index: -1})

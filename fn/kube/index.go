@@ -14,7 +14,7 @@ import (
 // twice (a broken input), the first one wins and Duplicates reports it.
 type Index struct {
 	byKey      map[groupKey]*yaml.RNode
-	byKind     map[groupKind][]*yaml.RNode
+	byKind     map[GroupKind][]*yaml.RNode
 	duplicates []Key
 }
 
@@ -23,16 +23,11 @@ type groupKey struct {
 	key   Key
 }
 
-type groupKind struct {
-	group string
-	kind  string
-}
-
 // NewIndex indexes items.
 func NewIndex(items []*yaml.RNode) *Index {
 	idx := &Index{
 		byKey:  make(map[groupKey]*yaml.RNode, len(items)),
-		byKind: map[groupKind][]*yaml.RNode{},
+		byKind: map[GroupKind][]*yaml.RNode{},
 	}
 	for _, item := range items {
 		idx.Add(item)
@@ -52,7 +47,7 @@ func (x *Index) Add(item *yaml.RNode) {
 		return
 	}
 	x.byKey[groupKey{g, k}] = item
-	x.byKind[groupKind{g, k.Kind}] = append(x.byKind[groupKind{g, k.Kind}], item)
+	x.byKind[GroupKind{g, k.Kind}] = append(x.byKind[GroupKind{g, k.Kind}], item)
 }
 
 // Get returns the core-group object (apiVersion v1) with key k, or nil.
@@ -66,7 +61,7 @@ func (x *Index) Get(k Key) *yaml.RNode { return x.byKey[groupKey{"", k}] }
 func (x *Index) GetIn(group string, k Key) *yaml.RNode { return x.byKey[groupKey{group, k}] }
 
 // Kind returns every indexed core-group object of kind, in input order.
-func (x *Index) Kind(kind string) []*yaml.RNode { return x.byKind[groupKind{"", kind}] }
+func (x *Index) Kind(kind string) []*yaml.RNode { return x.byKind[GroupKind{"", kind}] }
 
 // Duplicates returns the keys seen more than once in one API group.
 func (x *Index) Duplicates() []Key { return x.duplicates }
@@ -83,4 +78,4 @@ func GroupOf(apiVersion string) string {
 
 // KindIn returns every indexed object of API group group and kind, in
 // input order.
-func (x *Index) KindIn(group, kind string) []*yaml.RNode { return x.byKind[groupKind{group, kind}] }
+func (x *Index) KindIn(group, kind string) []*yaml.RNode { return x.byKind[GroupKind{group, kind}] }

@@ -49,20 +49,9 @@ func At(node *yaml.RNode, path ...string) *yaml.RNode {
 		if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
 			n = n.Content[0]
 		}
-		if n.Kind != yaml.MappingNode {
+		if n = MapValue(n, key); n == nil {
 			return nil
 		}
-		var next *yaml.Node
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if n.Content[i].Value == key {
-				next = n.Content[i+1]
-				break
-			}
-		}
-		if next == nil {
-			return nil
-		}
-		n = next
 	}
 	if n.Kind == yaml.AliasNode && n.Alias != nil {
 		n = n.Alias

@@ -157,10 +157,10 @@ func Safe(s string) string {
 // values).
 var kyamlEchoes = []string{": node contents:", ", content summary:"}
 
-// lineEchoes are the markers after which an error repeats one line of its
+// lineEcho is the marker after which an error repeats one line of its
 // input as written (kyaml's reader: "invalid document separator: ---...",
 // where the line may be a private key's armour pasted at column 0).
-var lineEchoes = []string{"invalid document separator: "}
+const lineEcho = "invalid document separator: "
 
 // keyMarkers are what no message may carry however it came to quote its
 // input: PEM armour and the name of a private key block.
@@ -188,7 +188,7 @@ func ScrubError(err error) error {
 // that word on.
 func ScrubMessage(msg string) string {
 	msg = cutNodeEcho(msg)
-	msg = describeLineEchoes(msg)
+	msg = describeLineEcho(msg)
 	return cutKeyMarkers(msg)
 }
 
@@ -206,27 +206,19 @@ func cutNodeEcho(msg string) string {
 	return msg[:cut] + " (the node is not shown)"
 }
 
-// describeLineEchoes replaces each quoted line after a lineEchoes marker
-// with its description, unless it is plain and names no key.
-func describeLineEchoes(msg string) string {
-	for _, m := range lineEchoes {
-		i := strings.Index(msg, m)
-		if i < 0 {
-			continue
-		}
-		start := i + len(m)
-		end := strings.IndexByte(msg[start:], '\n')
-		if end < 0 {
-			end = len(msg) - start
-		}
-		line := msg[start : start+end]
-		shown := "<" + Describe(line) + ">"
-		if Plain(line) && markerAt(line) < 0 {
-			shown = line
-		}
-		msg = msg[:start] + shown + msg[start+end:]
+// describeLineEcho replaces the quoted line after lineEcho with its
+// description, unless it is plain and names no key.
+func describeLineEcho(msg string) string {
+	before, rest, found := strings.Cut(msg, lineEcho)
+	if !found {
+		return msg
 	}
-	return msg
+	line, _, _ := strings.Cut(rest, "\n")
+	shown := "<" + Describe(line) + ">"
+	if Plain(line) && markerAt(line) < 0 {
+		shown = line
+	}
+	return before + lineEcho + shown + rest[len(line):]
 }
 
 // cutKeyMarkers cuts msg at the word that holds the first key marker, the

@@ -53,7 +53,7 @@ type ItemRule struct {
 
 // Plan is what a union of declarations reads: see Union.
 type Plan struct {
-	kinds         map[string]map[string]*kindPlan // by group, then kind
+	kinds         map[GroupKind]*kindPlan
 	groups        map[string]bool
 	groupSuffixes []string
 	kindSuffixes  []string
@@ -75,7 +75,7 @@ type kindPlan struct {
 // no rule can look at it, and whoever reads its kind must see it to
 // refuse it.
 func Union(reads ...Reads) *Plan {
-	p := &Plan{kinds: map[string]map[string]*kindPlan{}, groups: map[string]bool{}}
+	p := &Plan{kinds: map[GroupKind]*kindPlan{}, groups: map[string]bool{}}
 	for _, r := range reads {
 		for _, g := range r.Groups {
 			p.groups[g] = true
@@ -93,27 +93,18 @@ func Union(reads ...Reads) *Plan {
 			k.rules = append(k.rules, rule.Reads)
 		}
 	}
-	for group, kinds := range p.kinds {
-		for kind, k := range kinds {
-			k.whole = k.whole || p.wholly(group, kind)
-		}
+	for gk, k := range p.kinds {
+		k.whole = k.whole || p.wholly(gk.Group, gk.Kind)
 	}
 	return p
 }
 
 // kind returns the plan of gk, added empty when it has none.
 func (p *Plan) kind(gk GroupKind) *kindPlan {
-	kinds := p.kinds[gk.Group]
-	if kinds == nil {
-		kinds = map[string]*kindPlan{}
-		p.kinds[gk.Group] = kinds
+	if p.kinds[gk] == nil {
+		p.kinds[gk] = &kindPlan{}
 	}
-	k := kinds[gk.Kind]
-	if k == nil {
-		k = &kindPlan{}
-		kinds[gk.Kind] = k
-	}
-	return k
+	return p.kinds[gk]
 }
 
 // wholly reports whether group or kind is read whole by its name: the
@@ -143,16 +134,12 @@ func (p *Plan) Kind(apiVersion, kind string) bool {
 		return false
 	}
 	group := GroupOf(apiVersion)
-	if p.kinds[group][kind] != nil {
-		return true
-	}
-	return p.wholly(group, kind)
+	return p.kinds[GroupKind{group, kind}] != nil || p.wholly(group, kind)
 }
 
 // Item reports whether the plan reads item, of a kind that Kind accepts.
 func (p *Plan) Item(item *yaml.RNode) bool {
-	gk := GroupKindOf(item)
-	k := p.kinds[gk.Group][gk.Kind]
+	k := p.kinds[GroupKindOf(item)]
 	if k == nil || k.whole {
 		return true
 	}

@@ -179,7 +179,7 @@ func IsLocalConfig(node *yaml.RNode) bool {
 	// Read straight from the nodes: every item is asked, several times a
 	// run, and kyaml's GetAnnotations visits metadata through filters.
 	v := ""
-	if annos := mappingField(mappingField(node.YNode(), yaml.MetadataField), yaml.AnnotationsField); annos != nil {
+	if annos := MapValue(MapValue(node.YNode(), yaml.MetadataField), yaml.AnnotationsField); annos != nil && annos.Kind == yaml.MappingNode {
 		for i := 0; i+1 < len(annos.Content); i += 2 {
 			if annos.Content[i].Value == LocalConfigAnnotation {
 				v = annos.Content[i+1].Value // the last one, as GetAnnotations reads it
@@ -187,22 +187,6 @@ func IsLocalConfig(node *yaml.RNode) bool {
 		}
 	}
 	return strings.EqualFold(v, "true")
-}
-
-// mappingField returns the mapping value of key in mapping m, or nil.
-func mappingField(m *yaml.Node, key string) *yaml.Node {
-	if m == nil || m.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key {
-			if v := m.Content[i+1]; v.Kind == yaml.MappingNode {
-				return v
-			}
-			return nil
-		}
-	}
-	return nil
 }
 
 // LocalConfigAnnotation marks resources that are configuration for tools,

@@ -5,8 +5,8 @@ package kube
 
 import (
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -94,11 +94,7 @@ func (s Selector) Matches(labels map[string]string) bool {
 // expression as "key in (a,b)", "key notin (a,b)", "key" (Exists) or
 // "!key" (DoesNotExist), joined by commas. The empty selector is "".
 func (s Selector) String() string {
-	keys := make([]string, 0, len(s.MatchLabels))
-	for k := range s.MatchLabels {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(s.MatchLabels))
 	parts := make([]string, 0, len(keys)+len(s.MatchExpressions))
 	for _, k := range keys {
 		parts = append(parts, k+"="+s.MatchLabels[k])

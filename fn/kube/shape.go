@@ -58,14 +58,14 @@ func badShape(n *yaml.Node) int {
 		return shapeItem
 	}
 	meta := MapValue(n, yaml.MetadataField)
-	if absent(meta) {
+	if meta == nil || IsNull(meta) {
 		return shapeOK
 	}
 	if meta.Kind != yaml.MappingNode && meta.Kind != yaml.AliasNode {
 		return shapeMetadata
 	}
 	for i, name := range []string{yaml.LabelsField, yaml.AnnotationsField} {
-		if v := MapValue(meta, name); !absent(v) && v.Kind != yaml.MappingNode && v.Kind != yaml.AliasNode {
+		if v := MapValue(meta, name); v != nil && !IsNull(v) && v.Kind != yaml.MappingNode && v.Kind != yaml.AliasNode {
 			return shapeLabels + i
 		}
 	}
@@ -84,11 +84,6 @@ func MapValue(n *yaml.Node, key string) *yaml.Node {
 		}
 	}
 	return nil
-}
-
-// absent reports whether a value is missing or null.
-func absent(n *yaml.Node) bool {
-	return n == nil || n.Kind == yaml.ScalarNode && n.ShortTag() == yaml.NodeTagNull
 }
 
 // NodeKindName names a YAML node kind for messages: "object", "list",

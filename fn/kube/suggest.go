@@ -5,7 +5,8 @@
 package kube
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -23,11 +24,8 @@ func Nearest(want Key, have []Key) (best Key, ok bool) {
 		if h.Kind != want.Kind || h == want {
 			continue
 		}
-		var score int
-		switch {
-		case h.Name == want.Name:
-			score = 0
-		default:
+		score := 0 // the same name
+		if h.Name != want.Name {
 			d := distance(h.Name, want.Name)
 			if d > limit {
 				continue
@@ -104,12 +102,7 @@ func Keys(node *yaml.RNode) []string {
 			seen[Safe(c[i].Value)] = true
 		}
 	}
-	out := make([]string, 0, len(seen))
-	for k := range seen {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // KeyList describes keys for a message: "keys ca.crt, tls.crt" or "no

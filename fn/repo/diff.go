@@ -17,24 +17,20 @@ import (
 const diffContext = 3
 
 // unifiedDiff returns the unified diff that turns before into after, with the
-// header lines "--- a/<path>" and "+++ b/<path>" ("/dev/null" for a text
-// that is created or removed: created or removed set). It returns "" when
-// the texts are equal.
-func unifiedDiff(path, before, after string, created, removed bool) string {
-	if before == after && !created && !removed {
+// header lines "--- a/<path>" ("--- /dev/null" for a text that is created)
+// and "+++ b/<path>". It returns "" when the texts are equal.
+func unifiedDiff(path, before, after string, created bool) string {
+	if before == after && !created {
 		return ""
 	}
 	a, b := lines(before), lines(after)
-	from, to := "a/"+path, "b/"+path
+	from := "a/" + path
 	if created {
 		from = "/dev/null"
 	}
-	if removed {
-		to = "/dev/null"
-	}
 	var out strings.Builder
-	fmt.Fprintf(&out, "--- %s\n+++ %s\n", from, to)
-	for _, h := range hunks(edits(a, b), len(a), len(b)) {
+	fmt.Fprintf(&out, "--- %s\n+++ b/%s\n", from, path)
+	for _, h := range hunks(edits(a, b)) {
 		fmt.Fprintf(&out, "@@ -%s +%s @@\n", span(h.a0, h.a1-h.a0), span(h.b0, h.b1-h.b0))
 		for _, l := range h.lines {
 			out.WriteString(l)
@@ -150,7 +146,11 @@ func backtrack(trace [][]int, a, b []string, a0, b0, off int) []op {
 		}
 		px := v[off+pk]
 		py := px - pk
-		for x > px+boolInt(pk == k-1) {
+		diagonal := px
+		if pk == k-1 {
+			diagonal++
+		}
+		for x > diagonal {
 			x, y = x-1, y-1
 			rev = append(rev, op{' ', a0 + x, b0 + y, a[x]})
 		}
@@ -172,13 +172,6 @@ func backtrack(trace [][]int, a, b []string, a0, b0, off int) []op {
 	return out
 }
 
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 type hunk struct {
 	a0, a1, b0, b1 int
 	lines          []string
@@ -186,7 +179,7 @@ type hunk struct {
 
 // hunks groups the edit script into hunks with diffContext lines around
 // each change, merging hunks whose context would touch.
-func hunks(script []op, na, nb int) []hunk {
+func hunks(script []op) []hunk {
 	var changes []int
 	for i, o := range script {
 		if o.kind != ' ' {

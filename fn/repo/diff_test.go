@@ -33,7 +33,7 @@ func TestDiffFormat(t *testing.T) {
 			"--- a/f.yaml\n+++ b/f.yaml\n@@ -1,4 +1,4 @@\n-1\n+x\n 2\n 3\n 4\n@@ -9,4 +9,4 @@\n 9\n 10\n 11\n-12\n+y\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			require.Equal(t, tc.want, unifiedDiff("f.yaml", tc.before, tc.after, tc.created, false))
+			require.Equal(t, tc.want, unifiedDiff("f.yaml", tc.before, tc.after, tc.created))
 		})
 	}
 }
@@ -46,7 +46,7 @@ func TestDiffAppliesAndIsMinimal(t *testing.T) {
 	for i := 0; i < 500; i++ {
 		a := randomText(r)
 		b := mutate(r, a)
-		d := unifiedDiff("f", a, b, false, false)
+		d := unifiedDiff("f", a, b, false)
 		if a == b {
 			require.Empty(t, d)
 			continue
@@ -75,7 +75,7 @@ func TestDiffMatchesPatch(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "f"), []byte(a), 0o644))
 		cmd := exec.Command(patch, "-p1", "--quiet")
 		cmd.Dir = dir
-		cmd.Stdin = strings.NewReader(unifiedDiff("f", a, b, false, false))
+		cmd.Stdin = strings.NewReader(unifiedDiff("f", a, b, false))
 		out, err := cmd.CombinedOutput()
 		require.NoError(t, err, "%s", out)
 		got, err := os.ReadFile(filepath.Join(dir, "f"))

@@ -324,7 +324,7 @@ func diff(dir string, files []resio.File, w io.Writer) error {
 		if !filepath.IsAbs(dir) {
 			name = filepath.ToSlash(filepath.Join(dir, filepath.FromSlash(f.Path)))
 		}
-		if _, err := io.WriteString(w, unifiedDiff(name, string(old), string(f.Data), created, false)); err != nil {
+		if _, err := io.WriteString(w, unifiedDiff(name, string(old), string(f.Data), created)); err != nil {
 			return err
 		}
 	}

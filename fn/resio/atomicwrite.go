@@ -44,12 +44,10 @@ const tempPrefix, tempSuffix = ".", ".rotate-certs-tmp"
 // temporary file in the same directory did not already need) can leave
 // the set half replaced - each file still old or new.
 func ReplaceFiles(dir string, files []File) error {
-	return replaceFiles(dir, files, hooks{})
-}
-
-// hooks lets tests fail a step; nil means the real operation.
-type hooks struct {
-	writeData func(f *os.File, data []byte) error
+	return replaceFiles(dir, files, func(f *os.File, data []byte) error {
+		_, err := f.Write(data)
+		return err
+	})
 }
 
 // target is a file to replace, resolved.
@@ -68,7 +66,9 @@ type target struct {
 	fs uint64
 }
 
-func replaceFiles(dir string, files []File, h hooks) (err error) {
+// replaceFiles is ReplaceFiles writing each temporary file's data with
+// write (tests fail it).
+func replaceFiles(dir string, files []File, write func(f *os.File, data []byte) error) (err error) {
 	root, err := filepath.Abs(dir)
 	if err != nil {
 		return err
@@ -106,7 +106,7 @@ func replaceFiles(dir string, files []File, h hooks) (err error) {
 				return fmt.Errorf("%s: %w", t.Path, err)
 			}
 		}
-		if err := writeTemp(t, h); err != nil {
+		if err := writeTemp(t, write); err != nil {
 			return err
 		}
 	}
@@ -197,19 +197,12 @@ func rel(root, path string) string {
 // writeTemp writes t's data to a new temporary file beside t.real,
 // flushed, with the mode and owner of the file it replaces (a new file
 // gets 0666 less the umask, as os.WriteFile gives).
-func writeTemp(t *target, h hooks) error {
+func writeTemp(t *target, write func(f *os.File, data []byte) error) error {
 	f, err := createTemp(filepath.Dir(t.real), tempPrefix+filepath.Base(t.real)+".", tempSuffix)
 	if err != nil {
 		return fmt.Errorf("%s: creating a temporary file: %w", t.Path, err)
 	}
 	t.temp = f.Name()
-	write := h.writeData
-	if write == nil {
-		write = func(f *os.File, data []byte) error {
-			_, err := f.Write(data)
-			return err
-		}
-	}
 	err = write(f, t.Data)
 	if err == nil {
 		err = flushTemp(f, t)

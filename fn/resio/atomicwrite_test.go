@@ -82,7 +82,7 @@ func TestFailedWriteChangesNothing(t *testing.T) {
 	dir := tree(t, map[string]string{"a.yaml": "old a", "b.yaml": "old b"})
 	before := snapshot(t, dir)
 	calls := 0
-	h := hooks{writeData: func(f *os.File, data []byte) error {
+	write := func(f *os.File, data []byte) error {
 		calls++
 		if calls == 3 {
 			_, _ = f.Write(data[:2]) // cut short, as a full disk would
@@ -90,8 +90,8 @@ func TestFailedWriteChangesNothing(t *testing.T) {
 		}
 		_, err := f.Write(data)
 		return err
-	}}
-	err := replaceFiles(dir, []File{{"a.yaml", []byte("new a")}, {"new/c.yaml", []byte("new c")}, {"b.yaml", []byte("new b")}}, h)
+	}
+	err := replaceFiles(dir, []File{{"a.yaml", []byte("new a")}, {"new/c.yaml", []byte("new c")}, {"b.yaml", []byte("new b")}}, write)
 	require.ErrorContains(t, err, "b.yaml: writing: file too large; nothing was written")
 	require.Equal(t, before, snapshot(t, dir))
 }

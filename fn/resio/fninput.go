@@ -1,14 +1,11 @@
 package resio
 
-// What function mode accepts on stdin: this file owns what function mode accepts on stdin: how much it
-// reads (MaxInputBytes, MaxKyamlInputBytes, LimitReader) and the errors
-// that say so, and what to tell a person who ran rotate-certs in function
-// mode with the wrong input - what was received and which command fits: nothing on
-// stdin, plain manifests or a kubectl List instead of a ResourceList, or a
-// ResourceList without the RotationPolicy as its functionConfig (kpt fn
-// eval without --fn-config). It looks at as little of the input as it can:
-// a ResourceList, what kustomize and kpt send, is recognised from its
-// first lines.
+// What to tell a person who ran function mode with the wrong input: what
+// was received and which command fits - nothing on stdin, plain manifests
+// or a kubectl List instead of a ResourceList, or a ResourceList without
+// the RotationPolicy as its functionConfig (kpt fn eval without
+// --fn-config). A ResourceList, what kustomize and kpt send, is recognised
+// from its first lines (firstKind).
 
 import (
 	"bytes"
@@ -54,12 +51,8 @@ func ConfigMapFunctionConfig() string {
 func firstKind(input []byte) (string, bool) {
 	started := false
 	for len(input) > 0 {
-		line := input
-		if i := bytes.IndexByte(input, '\n'); i >= 0 {
-			line, input = input[:i], input[i+1:]
-		} else {
-			input = nil
-		}
+		var line []byte
+		line, input, _ = bytes.Cut(input, []byte("\n"))
 		s := strings.TrimRight(string(line), " \t\r")
 		switch {
 		case s == "" || strings.HasPrefix(strings.TrimSpace(s), "#"):
@@ -106,17 +99,9 @@ func describe(input []byte) string {
 			names = append(names, "...")
 			break
 		}
-		r := kube.RefOf(n)
-		names = append(names, strings.TrimSpace(r.Kind+" "+nsName(r)))
+		names = append(names, strings.TrimSpace(kube.RefOf(n).String()))
 	}
 	return fmt.Sprintf("function mode reads a ResourceList on stdin, and received %d plain manifest(s) (%s): "+
 		"to render the files of a directory in place: rotate-certs render DIR; to report the expiry of manifests on stdin: rotate-certs check -; see rotate-certs --help",
 		len(nodes), strings.Join(names, ", "))
-}
-
-func nsName(r kube.Ref) string {
-	if r.Namespace == "" {
-		return r.Name
-	}
-	return r.Namespace + "/" + r.Name
 }

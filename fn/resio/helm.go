@@ -7,7 +7,6 @@ import (
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"sigs.k8s.io/kustomize/kyaml/kio"
-	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -36,10 +35,7 @@ func WriteDocuments(w io.Writer, items []*yaml.RNode) error {
 		}
 	}
 	var b bytes.Buffer
-	bw := kio.ByteWriter{Writer: &b, ClearAnnotations: []string{
-		kioutil.PathAnnotation, kioutil.LegacyPathAnnotation, kioutil.IndexAnnotation, kioutil.LegacyIndexAnnotation,
-		kioutil.IdAnnotation, kioutil.LegacyIdAnnotation,
-	}}
+	bw := kio.ByteWriter{Writer: &b, ClearAnnotations: fileKeys[:]}
 	if err := bw.Write(out); err != nil {
 		return err
 	}

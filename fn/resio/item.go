@@ -2,26 +2,20 @@ package resio
 
 import (
 	"bytes"
+
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 )
 
-// The annotations kyaml keeps in sync on every item it hands a function
-// (framework.Execute): the path, index and id of the item's file, each in
-// an internal and a legacy form. kpt and kustomize put them on every item.
-const (
-	internalPath  = "internal.config.kubernetes.io/path"
-	internalIndex = "internal.config.kubernetes.io/index"
-	internalID    = "internal.config.kubernetes.io/id"
-	legacyPath    = "config.kubernetes.io/path"
-	legacyIndex   = "config.kubernetes.io/index"
-	legacyID      = "config.k8s.io/id"
-	// migrationID is set by kyaml on every item before the function runs
-	// and deleted after it: an item that arrives with it loses it.
-	migrationID = "internal.config.kubernetes.io/annotations-migration-resource-id"
-)
+// fileKeys are the annotations kyaml keeps in sync on every item it hands
+// a function (framework.Execute): the path, index and id of the item's
+// file, each internal form followed by its legacy form. kpt and kustomize
+// put them on every item.
+var fileKeys = [6]string{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation, kioutil.IndexAnnotation,
+	kioutil.LegacyIndexAnnotation, kioutil.IdAnnotation, kioutil.LegacyIdAnnotation}
 
-// fileKeys are the synced annotations: each internal form followed by its
-// legacy form.
-var fileKeys = [6]string{internalPath, legacyPath, internalIndex, legacyIndex, internalID, legacyID}
+// migrationID is set by kyaml on every item before the function runs and
+// deleted after it: an item that arrives with it loses it.
+const migrationID = kioutil.InternalAnnotationsMigrationResourceIDAnnotation
 
 // pattern records which synced annotations an item carries: bit i for
 // fileKeys[i].
@@ -341,8 +335,8 @@ func (r *itemReader) annotation(rest []byte, indent int, isEntry bool) {
 		return
 	}
 	if string(key) == migrationID {
-		if r.migrationSeen || !singleLine(value) {
-			r.unsynced()
+		if _, scalar := scalarValue(value); r.migrationSeen || !scalar {
+			r.unsynced() // twice, or not a scalar on its line (a block scalar's header)
 		}
 		r.migrationSeen = true
 		r.t.cutStart, r.t.cutEnd = r.lineStart, r.lineEnd
@@ -435,15 +429,8 @@ func trimComment(v []byte) []byte {
 // word returns value as a type name when it is one plain word of the
 // characters an apiVersion or kind is made of.
 func word(value []byte, intern func([]byte) string) (string, typeState) {
-	for _, c := range value {
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '.', c == '/', c == '-', c == '_':
-		default:
-			return "", typeUnknown
-		}
-	}
-	if len(value) == 0 {
-		return "", typeUnknown // null
+	if !isPlainWord(value) {
+		return "", typeUnknown // null, or not a plain word
 	}
 	return intern(value), typePlain
 }
@@ -486,13 +473,6 @@ func scalarValue(v []byte) ([]byte, bool) {
 	return v, true
 }
 
-// singleLine reports whether a value is a scalar on its line (not the
-// header of a block scalar, which continues below).
-func singleLine(v []byte) bool {
-	_, ok := scalarValue(v)
-	return ok
-}
-
 // hasSyncedText reports whether text may name a synced or kyaml-managed
 // annotation.
 func hasSyncedText(text []byte) bool {
@@ -503,12 +483,8 @@ func hasSyncedText(text []byte) bool {
 // comment.
 func hasContent(text []byte) bool {
 	for len(text) > 0 {
-		line := text
-		if i := bytes.IndexByte(text, '\n'); i >= 0 {
-			line, text = text[:i], text[i+1:]
-		} else {
-			text = nil
-		}
+		var line []byte
+		line, text, _ = bytes.Cut(text, []byte("\n"))
 		if t := bytes.TrimLeft(line, " "); len(t) > 0 && t[0] != '#' {
 			return true
 		}

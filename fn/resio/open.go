@@ -23,10 +23,7 @@ func newOpenScanner() *openScanner { return &openScanner{blockIndent: -1} }
 // leavesOpen reports whether line (without its newline) leaves a quoted
 // scalar or flow collection open.
 func (s *openScanner) leavesOpen(line []byte) bool {
-	indent := 0
-	for indent < len(line) && line[indent] == ' ' {
-		indent++
-	}
+	indent := leadingSpaces(line)
 	if s.blockIndent >= 0 {
 		if indent == len(line) || indent > s.blockIndent {
 			return false // block scalar content (or a blank line in it)

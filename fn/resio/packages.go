@@ -9,7 +9,7 @@ package resio
 // each other's objects.
 //
 // It is plain data over already-read resources: the caller reads the
-// files (package walk's rules) and annotates each resource with its path.
+// files (Walk's rules) and annotates each resource with its path.
 
 import (
 	"fmt"

@@ -1,16 +1,5 @@
 package resio
 
-// Reading paths: ReadPaths reads Kubernetes resources from the paths a user names
-// on the command line - files, directories walked by package walk's rules,
-// "-" for stdin - the way `check` and `init` need them: multi-document
-// YAML, kubectl Lists, typed lists (SecretList, ...) and ResourceLists all
-// give their resources, and each resource remembers its file. A file in
-// which a mapping defines a key twice is reported, not guessed at; a
-// template that is not YAML (a Helm chart's) is skipped with a note. It
-// also reads a package the way `render` needs it (ReadTree: every
-// resource annotated with its file and index, as kyaml's reader does) and
-// rebuilds a changed file from its text (spliceDocuments).
-
 import (
 	"bytes"
 	"fmt"
@@ -36,15 +25,12 @@ type Problem struct {
 	NotYAML bool
 }
 
-// String returns the message.
-func (p Problem) String() string { return p.Message }
-
 // ReadPaths loads every resource from paths ("." when there are none), as
 // check, init and snapshot read them. A resource read from a file carries
 // the internal.config.kubernetes.io/path annotation (unless it had one);
 // one from stdin carries none. Problems and Notes say what was not read.
 // Directories are walked for *.yaml, *.yml and *.json files in lexical
-// order by package walk's rules (hidden files and directories, .krmignore,
+// order by Walk's rules (hidden files and directories, .krmignore,
 // regular files only); stdin ("-") may be named once. A file reached twice
 // (named, and inside a directory named too) is read once.
 func ReadPaths(paths []string, stdin io.Reader) *Resources {
@@ -122,14 +108,7 @@ func (s *Resources) parse(path string, b []byte) {
 	if s.docs == nil {
 		s.docs = newDocumentParser()
 	}
-	nodes, ok := readFile(b, "", s.docs)
-	var err error
-	if !ok {
-		// What the fast reading leaves to kyaml's reader: the same
-		// resources, or the same error.
-		r := &kio.ByteReader{Reader: bytes.NewReader(b), OmitReaderAnnotations: true, DisableUnwrapping: true}
-		nodes, err = r.Read()
-	}
+	nodes, err := readNodes(b, "", s.docs)
 	if err != nil {
 		if path != "-" && isTemplate(b) {
 			s.Notes = append(s.Notes, templateNote(path))
@@ -248,4 +227,18 @@ func rnodes(nodes []*yaml.Node) []*yaml.RNode {
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
+}
+
+// isTemplate reports whether data holds template actions ({{ ... }}), as
+// a Helm chart's templates do. Such a file is read like any other when it
+// parses as YAML; one that does not is a template, not a manifest, and is
+// skipped instead of failing the whole run.
+func isTemplate(data []byte) bool {
+	open := bytes.Index(data, []byte("{{"))
+	return open >= 0 && bytes.Contains(data[open:], []byte("}}"))
+}
+
+// templateNote is the note shown for a template skipped at path.
+func templateNote(path string) string {
+	return fmt.Sprintf("%s: a template ({{ ... }}), not YAML: skipped; list it in %s to leave it out without this note", path, ignoreFile)
 }

@@ -418,10 +418,10 @@ func parseFunctionConfig(text []byte) (*yaml.RNode, error) {
 func writeList(w io.Writer, fp *fingerprinter, lt *listText, cuts []cut, parsed []*parsedItem, out []*yaml.RNode, fnConfig *yaml.RNode, results framework.Results) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	fmt.Fprintf(bw, "apiVersion: %s\nkind: %s\n", lt.apiVersion, lt.kind)
-	// Items the function never parsed are part of the output too: the list
-	// is empty only when the function returned nothing and no item passed
-	// through unparsed.
-	if len(out) == 0 && !hasUnparsed(lt, parsed) {
+	// Items the function never parsed (nil in parsed) are part of the
+	// output too: the list is empty only when the function returned nothing
+	// and no item passed through unparsed.
+	if len(out) == 0 && !slices.Contains(parsed, nil) {
 		bw.WriteString("items: []\n")
 	} else {
 		bw.WriteString("items:\n")
@@ -489,17 +489,6 @@ func writeCut(w *bufio.Writer, raw []byte, c cut) {
 	}
 	w.Write(raw[:c.start])
 	w.Write(raw[c.end:])
-}
-
-// hasUnparsed reports whether any item was passed through without being
-// parsed (a nil entry in parsed).
-func hasUnparsed(lt *listText, parsed []*parsedItem) bool {
-	for i := range lt.items {
-		if parsed[i] == nil {
-			return true
-		}
-	}
-	return false
 }
 
 // encode writes item as an entry of the items list.

@@ -185,7 +185,7 @@ func (s *splicer) mapping(m *yaml.Node, from, to int) bool {
 func (s *splicer) hasKeyLine(from, to, indent int) bool {
 	for n := from; n < to; n++ {
 		l := s.line(n)
-		if len(l) <= indent || !allSpaces(l[:indent]) {
+		if len(l) <= indent || len(bytes.TrimLeft(l[:indent], " ")) > 0 {
 			continue
 		}
 		switch c := l[indent]; c {
@@ -229,15 +229,6 @@ func (s *splicer) splitTrailer(from, end, indent int) int {
 		}
 	}
 	return body
-}
-
-func allSpaces(b []byte) bool {
-	for _, c := range b {
-		if c != ' ' {
-			return false
-		}
-	}
-	return true
 }
 
 // hasComment reports whether a line in [from, to) is a comment.

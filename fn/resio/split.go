@@ -232,10 +232,10 @@ func (sp *splitter) topLevelKey(line []byte, at int) string {
 }
 
 // isPlainWord reports whether v is a non-empty run of letters, digits and
-// ".", "/", "_", "-": an apiVersion or kind the splitter may take as
-// written.
-func isPlainWord(v string) bool {
-	if v == "" {
+// ".", "/", "_", "-": an apiVersion or kind the splitter and the item
+// reader may take as written.
+func isPlainWord[T string | []byte](v T) bool {
+	if len(v) == 0 {
 		return false
 	}
 	for i := 0; i < len(v); i++ {

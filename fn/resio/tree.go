@@ -1,14 +1,11 @@
 package resio
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 
-	"sigs.k8s.io/kustomize/kyaml/kio"
-	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -21,7 +18,7 @@ type treeState struct {
 	fp    fingerprinter
 }
 
-// ReadTree reads every *.yaml and *.yml file under dir by package walk's
+// ReadTree reads every *.yaml and *.yml file under dir by Walk's
 // rules, the way `render` needs them: each resource carries its file's
 // path relative to dir (slash-separated, in the internal and the legacy
 // annotation), its index in the file and the file's sequence indentation,
@@ -47,18 +44,7 @@ func ReadTree(dir string) (*Resources, error) {
 		if err != nil {
 			return nil, err
 		}
-		if nodes, ok := readFile(data, rel, dp); ok {
-			t.Items = append(t.Items, nodes...)
-			t.tree.files[rel] = data
-			continue
-		}
-		r := &kio.ByteReader{
-			Reader:            bytes.NewReader(data),
-			DisableUnwrapping: true,
-			PreserveSeqIndent: true,
-			SetAnnotations:    map[string]string{kioutil.PathAnnotation: rel, kioutil.LegacyPathAnnotation: rel},
-		}
-		nodes, err := r.Read()
+		nodes, err := readNodes(data, rel, dp)
 		if err != nil {
 			if isTemplate(data) {
 				t.Notes = append(t.Notes, templateNote(f))

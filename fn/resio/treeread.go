@@ -8,9 +8,24 @@ import (
 	"strconv"
 	"strings"
 
+	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
+
+// readNodes reads the resources of one file (see readFile): on the fast
+// reading when it can, else with kyaml's reader, which gives the same
+// resources or the same error.
+func readNodes(data []byte, rel string, dp *documentParser) ([]*yaml.RNode, error) {
+	if nodes, ok := readFile(data, rel, dp); ok {
+		return nodes, nil
+	}
+	r := &kio.ByteReader{Reader: bytes.NewReader(data), DisableUnwrapping: true, OmitReaderAnnotations: rel == "", PreserveSeqIndent: rel != ""}
+	if rel != "" {
+		r.SetAnnotations = map[string]string{kioutil.PathAnnotation: rel, kioutil.LegacyPathAnnotation: rel}
+	}
+	return r.Read()
+}
 
 // readFile reads the resources of one file as kyaml's ByteReader does -
 // for ReadTree (rel, the file's path, set: lists not unwrapped, the

@@ -3,6 +3,7 @@ package resio
 import (
 	"bytes"
 	"cmp"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -54,10 +55,7 @@ func (r *Resources) CheckDuplicateKeys(dir string, items []*yaml.RNode) error {
 			continue
 		}
 		file := filepath.Join(dir, filepath.FromSlash(filePath(item)))
-		if err := DuplicateKeysError(file, r.tree.files[filePath(item)]); err != nil {
-			return err
-		}
-		return fmt.Errorf("%s: a mapping key is defined twice", file)
+		return errors.New(duplicateKeysMessage(file, duplicateKeys(r.tree.files[filePath(item)])))
 	}
 	return nil
 }
@@ -90,7 +88,7 @@ func (r *Resources) WriteFiles(out []*yaml.RNode) ([]File, error) {
 			return nil, err
 		}
 		if b == nil {
-			if b, err = encodeFile(p, inFile); err != nil {
+			if b, err = encodeFile(p, inFile...); err != nil {
 				return nil, err
 			}
 		}
@@ -146,11 +144,11 @@ func (t *treeState) keepUnchangedDocuments(path string, inFile []*yaml.RNode, no
 	// Only the resources that changed, and the new ones, are encoded.
 	var encodeErr error
 	encode := func(item *yaml.RNode) string {
-		text, err := encodeItem(item)
+		text, err := encodeFile(filePath(item), item)
 		if err != nil && encodeErr == nil {
 			encodeErr = err
 		}
-		return text
+		return string(text)
 	}
 	var appended []string
 	for _, item := range inFile[old:] {
@@ -197,7 +195,7 @@ func (t *treeState) readFrom(path string, inFile []*yaml.RNode) int {
 	return old
 }
 
-// spliceItem is encodeItem for a resource the function changed, read from
+// spliceItem is encodeFile for a resource the function changed, read from
 // the document doc: the pairs it did not change keep their text as
 // written, and only those it replaced or added are encoded (splice). ok is
 // false where the splice does not follow the change, or the file's
@@ -207,7 +205,7 @@ func spliceItem(item *yaml.RNode, doc string, parsedKeys int) (string, bool) {
 	if item.GetAnnotations(kioutil.SeqIndentAnnotation)[kioutil.SeqIndentAnnotation] == string(yaml.WideSequenceStyle) {
 		return "", false
 	}
-	// What kyaml's writer takes off before it writes (encodeItem), on a
+	// What kyaml's writer takes off before it writes (encodeFile), on a
 	// copy: the items are read again if the file is encoded whole.
 	c := item.Copy()
 	for _, a := range []string{kioutil.IndexAnnotation, kioutil.LegacyIndexAnnotation, kioutil.SeqIndentAnnotation,
@@ -223,28 +221,13 @@ func spliceItem(item *yaml.RNode, doc string, parsedKeys int) (string, bool) {
 	return string(text), ok
 }
 
-func encodeItem(item *yaml.RNode) (string, error) {
-	var b strings.Builder
-	w := kio.ByteWriter{Writer: &b, ClearAnnotations: []string{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation}}
-	if err := w.Write([]*yaml.RNode{item}); err != nil {
-		return "", fmt.Errorf("%s: %w", filePath(item), err)
-	}
-	return b.String(), nil
-}
-
 // encodeFile returns the text of package file path as kyaml's writer
-// writes it: inFile, the items placed in it, in index order.
-func encodeFile(path string, inFile []*yaml.RNode) ([]byte, error) {
-	nodes := make([]*yaml.RNode, 0, len(inFile))
-	for _, item := range inFile {
-		nodes = append(nodes, item.Copy())
-	}
-	if err := kioutil.SortNodes(nodes); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
+// writes it (on copies): items, the items placed in it, in index order -
+// or one changed resource of it.
+func encodeFile(path string, items ...*yaml.RNode) ([]byte, error) {
 	var b bytes.Buffer
-	w := kio.ByteWriter{Writer: &b, ClearAnnotations: []string{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation}}
-	if err := w.Write(nodes); err != nil {
+	w := kio.ByteWriter{Writer: &b, Sort: true, ClearAnnotations: []string{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation}}
+	if err := w.Write(items); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return b.Bytes(), nil
@@ -295,13 +278,11 @@ func sortByIndex(inFile []*yaml.RNode) error {
 // item in a file is numbered after it). Reading every item's metadata the
 // way it does cost render more than the function's own steps.
 func defaultPathAndIndex(items []*yaml.RNode) error {
-	keys := []string{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation, kioutil.IndexAnnotation,
-		kioutil.LegacyIndexAnnotation, kioutil.IdAnnotation, kioutil.LegacyIdAnnotation}
 	var todo []*yaml.RNode
 	last := map[string]*yaml.RNode{} // by path, the settled item with the highest index
 	lastIndex := map[string]int{}
 	for _, item := range items {
-		a := item.GetAnnotations(keys...)
+		a := item.GetAnnotations(fileKeys[:]...)
 		if !settled(a) {
 			todo = append(todo, item)
 			continue
@@ -330,10 +311,8 @@ func defaultPathAndIndex(items []*yaml.RNode) error {
 func settled(a map[string]string) bool {
 	_, path := a[kioutil.PathAnnotation]
 	_, index := a[kioutil.IndexAnnotation]
-	pairs := [][2]string{{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation},
-		{kioutil.IndexAnnotation, kioutil.LegacyIndexAnnotation}, {kioutil.IdAnnotation, kioutil.LegacyIdAnnotation}}
-	for _, p := range pairs {
-		if (a[p[0]] == "") != (a[p[1]] == "") {
+	for j := 0; j < len(fileKeys); j += 2 {
+		if (a[fileKeys[j]] == "") != (a[fileKeys[j+1]] == "") {
 			return false
 		}
 	}

@@ -25,7 +25,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	gitignore "github.com/monochromegane/go-gitignore"
@@ -55,11 +55,11 @@ type Walked struct {
 // without regard to case).
 func Walk(root string, exts []string) Walked {
 	var res Walked
-	w := &walker{root: root, exts: exts, res: &res}
+	w := &walker{exts: exts, res: &res}
 	if err := w.dir(root, nil); err != nil {
 		res.Problems = append(res.Problems, err)
 	}
-	sort.Strings(res.Files)
+	slices.Sort(res.Files)
 	return res
 }
 
@@ -100,28 +100,18 @@ func regularFile(p string, info fs.FileInfo) error {
 }
 
 type walker struct {
-	root string
 	exts []string
 	res  *Walked
 }
 
-// matcher is one .krmignore, with the directory it applies to.
-type matcher struct {
-	base string
-	m    gitignore.IgnoreMatcher
-}
-
-func ignored(ms []matcher, path string, isDir bool) bool {
-	for _, m := range ms {
-		if m.m.Match(path, isDir) {
-			return true
-		}
-	}
-	return false
+// ignored reports whether one of the .krmignore files ms (each knows the
+// directory it applies to) lists path.
+func ignored(ms []gitignore.IgnoreMatcher, path string, isDir bool) bool {
+	return slices.ContainsFunc(ms, func(m gitignore.IgnoreMatcher) bool { return m.Match(path, isDir) })
 }
 
 // dir reads one directory: its .krmignore first, then its entries.
-func (w *walker) dir(dir string, ms []matcher) error {
+func (w *walker) dir(dir string, ms []gitignore.IgnoreMatcher) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return fmt.Errorf("%s: %w", dir, err)
@@ -133,7 +123,7 @@ func (w *walker) dir(dir string, ms []matcher) error {
 	if m, err := readIgnore(abs); err != nil {
 		w.res.Problems = append(w.res.Problems, fmt.Errorf("%s: %w", filepath.Join(dir, ignoreFile), err))
 	} else if m != nil {
-		ms = append(ms[:len(ms):len(ms)], matcher{base: abs, m: m})
+		ms = append(ms[:len(ms):len(ms)], m)
 	}
 	for _, e := range entries {
 		name := e.Name()
@@ -151,7 +141,7 @@ func (w *walker) dir(dir string, ms []matcher) error {
 			}
 			continue
 		}
-		if !w.wanted(name) || ignored(ms, absPath, false) {
+		if !slices.Contains(w.exts, strings.ToLower(filepath.Ext(name))) || ignored(ms, absPath, false) {
 			continue
 		}
 		info, err := os.Stat(path) // follows a link
@@ -169,16 +159,6 @@ func (w *walker) dir(dir string, ms []matcher) error {
 		w.res.Files = append(w.res.Files, path)
 	}
 	return nil
-}
-
-func (w *walker) wanted(name string) bool {
-	ext := strings.ToLower(filepath.Ext(name))
-	for _, e := range w.exts {
-		if ext == e {
-			return true
-		}
-	}
-	return false
 }
 
 // readIgnore reads dir's .krmignore; nil when there is none.
