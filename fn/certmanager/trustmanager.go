@@ -1,7 +1,6 @@
 package certmanager
 
 import (
-	"encoding/json"
 	"slices"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
@@ -64,9 +63,8 @@ func ReadBundleTarget(node *yaml.RNode) (BundleTarget, bool) {
 		t.Keys[k.kind] = append(keys, formats...)
 	}
 	if sel := kube.At(node, "spec", "target", "namespaceSelector"); sel != nil {
-		var s kube.Selector
-		raw, err := sel.MarshalJSON()
-		if err != nil || json.Unmarshal(raw, &s) != nil || s.Validate() != nil {
+		s, err := kube.SelectorOf(sel)
+		if err != nil {
 			return t, false
 		}
 		t.Selector = &s

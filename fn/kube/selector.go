@@ -4,10 +4,13 @@ package kube
 // maps as the API server does, without pulling in k8s.io/apimachinery.
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // Selector is a Kubernetes LabelSelector. The zero value selects everything.
@@ -26,6 +29,20 @@ type Requirement struct {
 	Operator string `json:"operator"`
 	// Values are the candidate values for In and NotIn.
 	Values []string `json:"values,omitempty"`
+}
+
+// SelectorOf decodes the label selector at node through JSON, as the API
+// server does, and validates it.
+func SelectorOf(node *yaml.RNode) (Selector, error) {
+	var s Selector
+	raw, err := node.MarshalJSON()
+	if err == nil {
+		err = json.Unmarshal(raw, &s)
+	}
+	if err == nil {
+		err = s.Validate()
+	}
+	return s, err
 }
 
 // Validate returns an error describing the first malformed requirement.

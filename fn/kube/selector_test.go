@@ -1,6 +1,11 @@
 package kube
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
 
 func TestSelectorMatches(t *testing.T) {
 	labels := map[string]string{"trust": "gateway", "tier": "edge"}
@@ -25,6 +30,32 @@ func TestSelectorMatches(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := tt.sel.Matches(labels); got != tt.want {
 				t.Fatalf("Matches = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSelectorOf(t *testing.T) {
+	tests := []struct {
+		name, in, want, err string
+	}{
+		{"labels and expressions", "{matchLabels: {a: b}, matchExpressions: [{key: t, operator: In, values: [x]}]}", "a=b,t in (x)", ""},
+		{"empty", "{}", "", ""},
+		{"not an object", "[a]", "", "cannot unmarshal array"},
+		{"labels not strings", "{matchLabels: {a: [b]}}", "", "cannot unmarshal array"},
+		{"invalid requirement", "{matchExpressions: [{key: t, operator: In}]}", "", "matchExpressions[0].values: must be non-empty for operator In"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := SelectorOf(yaml.MustParse(tt.in))
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("SelectorOf error = %v, want one containing %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil || s.String() != tt.want {
+				t.Fatalf("SelectorOf = %q, %v; want %q", s, err, tt.want)
 			}
 		})
 	}

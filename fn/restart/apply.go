@@ -3,7 +3,6 @@ package restart
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -429,17 +428,16 @@ func (a *applier) pdbsIn(ns string) []kube.Selector {
 // one in policy/v1beta1, where empty selects nothing; in policy/v1 empty
 // selects every pod of the namespace).
 func pdbSelector(pdb *yaml.RNode) (kube.Selector, bool) {
-	var s kube.Selector
 	apiVersion := pdb.GetApiVersion()
 	if apiVersion != "policy/v1" && apiVersion != "policy/v1beta1" {
-		return s, false
+		return kube.Selector{}, false
 	}
 	node := kube.At(pdb, "spec", "selector")
 	if node == nil {
-		return s, false
+		return kube.Selector{}, false
 	}
-	raw, err := node.MarshalJSON()
-	if err != nil || json.Unmarshal(raw, &s) != nil || s.Validate() != nil {
+	s, err := kube.SelectorOf(node)
+	if err != nil {
 		return s, false
 	}
 	if s.Empty() && apiVersion == "policy/v1beta1" {

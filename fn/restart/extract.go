@@ -1,7 +1,6 @@
 package restart
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -195,14 +194,7 @@ func readClusterTrustBundle(s *yaml.RNode, field string) (Ref, error) {
 	if ref.Name == "" || node == nil {
 		return ref, nil
 	}
-	var sel kube.Selector
-	raw, err := node.MarshalJSON()
-	if err == nil {
-		err = json.Unmarshal(raw, &sel)
-	}
-	if err == nil {
-		err = sel.Validate()
-	}
+	sel, err := kube.SelectorOf(node)
 	if err != nil {
 		return ref, kube.FieldErrorf(field+".labelSelector", "is not a label selector: %v", err)
 	}
