@@ -118,15 +118,12 @@ func ReadBundleSources(node *yaml.RNode) []BundleSource {
 			if s == nil {
 				continue
 			}
-			name, key, all := kube.At(s, "name"), kube.At(s, "key"), kube.At(s, "includeAllKeys")
+			name := kube.At(s, "name")
 			if name == nil || name.YNode().Kind != yaml.ScalarNode {
 				continue
 			}
-			src := BundleSource{Kind: k.kind, Name: name.YNode().Value, AllKeys: all != nil && all.YNode().Value == "true"}
-			if key != nil && key.YNode().Kind == yaml.ScalarNode {
-				src.Key = key.YNode().Value
-			}
-			out = append(out, src)
+			key, all := kube.ScalarAt(s, "key"), kube.ScalarAt(s, "includeAllKeys") == "true"
+			out = append(out, BundleSource{Kind: k.kind, Name: name.YNode().Value, Key: key, AllKeys: all})
 		}
 	}
 	return out

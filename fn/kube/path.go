@@ -61,3 +61,14 @@ func At(node *yaml.RNode, path ...string) *yaml.RNode {
 	}
 	return yaml.NewRNode(n)
 }
+
+// ScalarAt returns the scalar at path in node as written (see At: an alias
+// at the end is followed, a null is absent), "" when absent or not a
+// scalar.
+func ScalarAt(node *yaml.RNode, path ...string) string {
+	n := At(node, path...)
+	if n == nil || n.YNode().Kind != yaml.ScalarNode {
+		return ""
+	}
+	return n.YNode().Value
+}

@@ -228,3 +228,59 @@ func TestAt(t *testing.T) {
 		require.Equal(t, tc.want, got.YNode().Value)
 	}
 }
+
+// TestScalarAt pins ScalarAt on hostile input: an alias is followed only
+// at the end of the path (not on the way, not through a merge key), a
+// non-string scalar reads as written, a parent that is not a mapping and
+// a value that is not a scalar read as "", and a duplicate key reads its
+// first value.
+func TestScalarAt(t *testing.T) {
+	doc := yaml.MustParse(`anchored: &a v
+obj: &o {k: inner}
+nul: &n null
+spec:
+  str: x
+  int: 5
+  bool: true
+  quoted: "007"
+  empty: ""
+  none: null
+  tilde: ~
+  list: [a]
+  map: {k: v}
+  text: scalar
+  ref: *a
+  refObj: *o
+  refNull: *n
+  viaAlias: *o
+  merged: {<<: *o}
+  dup: first
+  dup: second
+`)
+	for _, tc := range []struct {
+		path []string
+		want string
+	}{
+		{[]string{"spec", "str"}, "x"},
+		{[]string{"spec", "int"}, "5"},
+		{[]string{"spec", "bool"}, "true"},
+		{[]string{"spec", "quoted"}, "007"},
+		{[]string{"spec", "empty"}, ""},
+		{[]string{"spec", "none"}, ""},
+		{[]string{"spec", "tilde"}, ""},
+		{[]string{"spec", "missing"}, ""},
+		{[]string{"spec", "list"}, ""},
+		{[]string{"spec", "map"}, ""},
+		{[]string{"spec", "list", "0"}, ""},
+		{[]string{"spec", "text", "k"}, ""},
+		{[]string{"spec", "none", "k"}, ""},
+		{[]string{"spec", "ref"}, "v"},
+		{[]string{"spec", "refObj"}, ""},
+		{[]string{"spec", "refNull"}, ""},
+		{[]string{"spec", "viaAlias", "k"}, ""},
+		{[]string{"spec", "merged", "k"}, ""},
+		{[]string{"spec", "dup"}, "first"},
+	} {
+		require.Equal(t, tc.want, ScalarAt(doc, tc.path...), "%v", tc.path)
+	}
+}

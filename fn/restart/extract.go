@@ -77,8 +77,8 @@ func readWorkload(node *yaml.RNode) (*Workload, error) {
 	}
 	w.Shape = readShape(node, w.Template)
 	w.Pod = Pod{Labels: w.Template.GetLabels(), Annotations: w.Template.GetAnnotations(),
-		HostNetwork:           str(w.Template, "spec", "hostNetwork") == "true",
-		NoServiceAccountToken: str(w.Template, "spec", "automountServiceAccountToken") == "false"}
+		HostNetwork:           kube.ScalarAt(w.Template, "spec", "hostNetwork") == "true",
+		NoServiceAccountToken: kube.ScalarAt(w.Template, "spec", "automountServiceAccountToken") == "false"}
 	return w, nil
 }
 
@@ -160,17 +160,17 @@ func readTemplate(tmpl *yaml.RNode, prefix string) (Template, error) {
 // readVolume reads the objects a volume is backed by: its secret or
 // configMap, then its projected sources.
 func readVolume(v *yaml.RNode, field string) (Volume, error) {
-	vol := Volume{Name: str(v, "name")}
-	vol.Sources = appendRef(vol.Sources, Ref{Object: Object{Kind: "Secret", Name: str(v, "secret", "secretName")}, Field: field + ".secret"})
-	vol.Sources = appendRef(vol.Sources, Ref{Object: Object{Kind: "ConfigMap", Name: str(v, "configMap", "name")}, Field: field + ".configMap"})
+	vol := Volume{Name: kube.ScalarAt(v, "name")}
+	vol.Sources = appendRef(vol.Sources, Ref{Object: Object{Kind: "Secret", Name: kube.ScalarAt(v, "secret", "secretName")}, Field: field + ".secret"})
+	vol.Sources = appendRef(vol.Sources, Ref{Object: Object{Kind: "ConfigMap", Name: kube.ScalarAt(v, "configMap", "name")}, Field: field + ".configMap"})
 	sources, err := elements(v, field+".projected.sources", "projected", "sources")
 	if err != nil {
 		return vol, err
 	}
 	for j, s := range sources {
 		sf := fmt.Sprintf("%s.projected.sources[%d]", field, j)
-		vol.Sources = appendRef(vol.Sources, Ref{Object: Object{Kind: "Secret", Name: str(s, "secret", "name")}, Field: sf + ".secret", Projected: true})
-		vol.Sources = appendRef(vol.Sources, Ref{Object: Object{Kind: "ConfigMap", Name: str(s, "configMap", "name")}, Field: sf + ".configMap", Projected: true})
+		vol.Sources = appendRef(vol.Sources, Ref{Object: Object{Kind: "Secret", Name: kube.ScalarAt(s, "secret", "name")}, Field: sf + ".secret", Projected: true})
+		vol.Sources = appendRef(vol.Sources, Ref{Object: Object{Kind: "ConfigMap", Name: kube.ScalarAt(s, "configMap", "name")}, Field: sf + ".configMap", Projected: true})
 		if kube.At(s, "clusterTrustBundle") != nil {
 			ref, err := readClusterTrustBundle(s, sf+".clusterTrustBundle")
 			if err != nil {
@@ -186,10 +186,10 @@ func readVolume(v *yaml.RNode, field string) (Volume, error) {
 // ClusterTrustBundle by name, or those of a signer that its labelSelector
 // selects.
 func readClusterTrustBundle(s *yaml.RNode, field string) (Ref, error) {
-	if name := str(s, "clusterTrustBundle", "name"); name != "" {
+	if name := kube.ScalarAt(s, "clusterTrustBundle", "name"); name != "" {
 		return Ref{Object: Object{Kind: KindClusterTrustBundle, Name: name}, Field: field + ".name", Projected: true}, nil
 	}
-	ref := Ref{Object: Object{Kind: KindSigner, Name: str(s, "clusterTrustBundle", "signerName")}, Field: field + ".signerName", Projected: true}
+	ref := Ref{Object: Object{Kind: KindSigner, Name: kube.ScalarAt(s, "clusterTrustBundle", "signerName")}, Field: field + ".signerName", Projected: true}
 	node := kube.At(s, "clusterTrustBundle", "labelSelector")
 	if ref.Name == "" || node == nil {
 		return ref, nil
@@ -210,9 +210,9 @@ func readContainer(c *yaml.RNode, field string) (Container, error) {
 	}
 	for i, e := range env {
 		ef := fmt.Sprintf("%s.env[%d].valueFrom", field, i)
-		name := str(e, "name")
-		ct.Env = appendRef(ct.Env, Ref{Object: Object{Kind: "Secret", Name: str(e, "valueFrom", "secretKeyRef", "name")}, Field: ef + ".secretKeyRef", Var: name})
-		ct.Env = appendRef(ct.Env, Ref{Object: Object{Kind: "ConfigMap", Name: str(e, "valueFrom", "configMapKeyRef", "name")}, Field: ef + ".configMapKeyRef", Var: name})
+		name := kube.ScalarAt(e, "name")
+		ct.Env = appendRef(ct.Env, Ref{Object: Object{Kind: "Secret", Name: kube.ScalarAt(e, "valueFrom", "secretKeyRef", "name")}, Field: ef + ".secretKeyRef", Var: name})
+		ct.Env = appendRef(ct.Env, Ref{Object: Object{Kind: "ConfigMap", Name: kube.ScalarAt(e, "valueFrom", "configMapKeyRef", "name")}, Field: ef + ".configMapKeyRef", Var: name})
 	}
 	envFrom, err := elements(c, field+".envFrom", "envFrom")
 	if err != nil {
@@ -220,8 +220,8 @@ func readContainer(c *yaml.RNode, field string) (Container, error) {
 	}
 	for i, e := range envFrom {
 		ef := fmt.Sprintf("%s.envFrom[%d]", field, i)
-		ct.EnvFrom = appendRef(ct.EnvFrom, Ref{Object: Object{Kind: "Secret", Name: str(e, "secretRef", "name")}, Field: ef + ".secretRef"})
-		ct.EnvFrom = appendRef(ct.EnvFrom, Ref{Object: Object{Kind: "ConfigMap", Name: str(e, "configMapRef", "name")}, Field: ef + ".configMapRef"})
+		ct.EnvFrom = appendRef(ct.EnvFrom, Ref{Object: Object{Kind: "Secret", Name: kube.ScalarAt(e, "secretRef", "name")}, Field: ef + ".secretRef"})
+		ct.EnvFrom = appendRef(ct.EnvFrom, Ref{Object: Object{Kind: "ConfigMap", Name: kube.ScalarAt(e, "configMapRef", "name")}, Field: ef + ".configMapRef"})
 	}
 	mounts, err := elements(c, field+".volumeMounts", "volumeMounts")
 	if err != nil {
@@ -229,11 +229,11 @@ func readContainer(c *yaml.RNode, field string) (Container, error) {
 	}
 	for i, m := range mounts {
 		mf := fmt.Sprintf("%s.volumeMounts[%d]", field, i)
-		mount := Mount{Volume: str(m, "name"), Field: mf}
-		if str(m, "subPath") != "" || str(m, "subPathExpr") != "" {
+		mount := Mount{Volume: kube.ScalarAt(m, "name"), Field: mf}
+		if kube.ScalarAt(m, "subPath") != "" || kube.ScalarAt(m, "subPathExpr") != "" {
 			mount.SubPath = true
 			mount.Field = mf + ".subPath"
-			if str(m, "subPath") == "" {
+			if kube.ScalarAt(m, "subPath") == "" {
 				mount.Field = mf + ".subPathExpr"
 			}
 		}
@@ -246,8 +246,8 @@ func readContainer(c *yaml.RNode, field string) (Container, error) {
 func readShape(node, tmpl *yaml.RNode) Shape {
 	s := Shape{
 		Kind:           node.GetKind(),
-		Paused:         str(node, "spec", "paused") == "true",
-		UpdateStrategy: str(node, "spec", "updateStrategy", "type"),
+		Paused:         kube.ScalarAt(node, "spec", "paused") == "true",
+		UpdateStrategy: kube.ScalarAt(node, "spec", "updateStrategy", "type"),
 		PodLabels:      tmpl.GetLabels(),
 	}
 	if r := kube.At(node, "spec", "replicas"); r != nil {
@@ -283,15 +283,6 @@ func appendRef(refs []Ref, r Ref) []Ref {
 		return refs
 	}
 	return append(refs, r)
-}
-
-// str returns the scalar at path, or "".
-func str(node *yaml.RNode, path ...string) string {
-	n := kube.At(node, path...)
-	if n == nil || n.YNode().Kind != yaml.ScalarNode {
-		return ""
-	}
-	return n.YNode().Value
 }
 
 // elements returns the items of the list at path (none when absent); a

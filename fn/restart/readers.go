@@ -36,7 +36,7 @@ func (a *applier) matchClusterTrustBundle(b Bundle, t Target) {
 	if t.Node == nil {
 		return
 	}
-	signer := str(t.Node, "spec", "signerName")
+	signer := kube.ScalarAt(t.Node, "spec", "signerName")
 	if signer == "" {
 		return
 	}
