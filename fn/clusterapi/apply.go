@@ -14,7 +14,6 @@
 package clusterapi
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -163,12 +162,8 @@ func (a *applier) errorf(ref kube.Ref, field, format string, args ...any) {
 // fieldErr reports err as an error result at its own field when it is a
 // *kube.FieldError, else at field.
 func (a *applier) fieldErr(ref kube.Ref, field string, err error) {
-	var fe *kube.FieldError
-	if errors.As(err, &fe) {
-		a.errorf(ref, fe.Field, "%s", fe.Err.Error())
-		return
-	}
-	a.errorf(ref, field, "%v", err)
+	field, msg := kube.SplitFieldError(err, field)
+	a.errorf(ref, field, "%s", msg)
 }
 
 func (a *applier) infof(ref kube.Ref, field, format string, args ...any) {

@@ -43,6 +43,16 @@ func FieldOf(err error) string {
 	return ""
 }
 
+// SplitFieldError returns the field and message of the *FieldError in
+// err's chain, or field and err's message when it holds none.
+func SplitFieldError(err error, field string) (string, string) {
+	var fe *FieldError
+	if errors.As(err, &fe) {
+		return fe.Field, fe.Err.Error()
+	}
+	return field, err.Error()
+}
+
 // JoinPath writes a field path given as its steps, such as
 // ["spec", "template"], as "spec.template".
 func JoinPath(path []string) string { return strings.Join(path, ".") }

@@ -1,8 +1,6 @@
 package report
 
 import (
-	"errors"
-
 	"github.com/rotate-certs/rotate-certs/fn/clusterapi"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -46,10 +44,6 @@ func (s *scanner) eksaCluster(item *yaml.RNode) {
 
 // fieldProblem records err, a *kube.FieldError, as a problem at its field.
 func (s *scanner) fieldProblem(ref kube.Ref, err error) {
-	var fe *kube.FieldError
-	if errors.As(err, &fe) {
-		s.problem(ref, fe.Field, "%s", fe.Err.Error())
-		return
-	}
-	s.problem(ref, "", "%s", err.Error())
+	field, msg := kube.SplitFieldError(err, "")
+	s.problem(ref, field, "%s", msg)
 }

@@ -3,7 +3,6 @@ package restart
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -156,11 +155,7 @@ func (a *applier) scan() {
 		w, err := readWorkload(item)
 		if err != nil {
 			a.failed[key] = true
-			field, msg := "", err.Error()
-			var fe *kube.FieldError
-			if errors.As(err, &fe) {
-				field, msg = fe.Field, fe.Err.Error()
-			}
+			field, msg := kube.SplitFieldError(err, "")
 			a.results = append(a.results, kube.RefOf(item).Result(framework.Error, field, msg))
 			continue
 		}

@@ -202,13 +202,10 @@ func checkItems(items []*yaml.RNode, positions []int) framework.Results {
 			continue
 		}
 		i := kube.Position(positions, j)
-		var ve *kube.FieldError
-		if !errors.As(err, &ve) {
-			ve = &kube.FieldError{Err: err}
-		}
+		field, msg := kube.SplitFieldError(err, "")
 		res := &framework.Result{Severity: framework.Error, Field: &framework.Field{Path: fmt.Sprintf("items[%d]", i)}}
-		if ve.Field == "" {
-			res.Message = fmt.Sprintf("items[%d] %v; every item of a ResourceList must be a Kubernetes object", i, ve.Err)
+		if field == "" {
+			res.Message = fmt.Sprintf("items[%d] %s; every item of a ResourceList must be a Kubernetes object", i, msg)
 		} else {
 			// RefOf reads what it can: the name when metadata is a map
 			// (only its labels or annotations are not).
@@ -216,12 +213,12 @@ func checkItems(items []*yaml.RNode, positions []int) framework.Results {
 			id := &yaml.ResourceIdentifier{TypeMeta: yaml.TypeMeta{APIVersion: ref.APIVersion, Kind: ref.Kind},
 				NameMeta: yaml.NameMeta{Name: ref.Name, Namespace: ref.Namespace}}
 			what := ref.Kind
-			if ve.Field != "metadata" {
+			if field != "metadata" {
 				what = ref.String()
 			}
 			res.ResourceRef = id
-			res.Field.Path += "." + ve.Field
-			res.Message = fmt.Sprintf("items[%d] (%s): %s %v", i, what, ve.Field, ve.Err)
+			res.Field.Path += "." + field
+			res.Message = fmt.Sprintf("items[%d] (%s): %s %s", i, what, field, msg)
 		}
 		out = append(out, res)
 	}
