@@ -2,12 +2,13 @@ package initpolicy
 
 import (
 	"encoding/base64"
-	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rotate-certs/rotate-certs/fn/resio"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -201,7 +202,14 @@ spec: {}
 
 func parseAll(t *testing.T, text string) []*yaml.RNode {
 	t.Helper()
-	set := resio.ReadFile("repo/all.yaml", []byte(text))
+	t.Chdir(t.TempDir())
+	if err := os.Mkdir("repo", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile("repo/all.yaml", []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	set := resio.ReadPaths([]string{"repo/all.yaml"}, nil)
 	if len(set.Problems) > 0 {
 		t.Fatal(set.Problems)
 	}

@@ -3,6 +3,15 @@ package resio
 // WriteResultsForTest exposes writeResults to the external tests.
 var WriteResultsForTest = writeResults
 
+// ReadFile reads data as the contents of the file at path as ReadPaths
+// reads a file; the resources are annotated with path ("-" for stdin: no
+// annotation).
+func ReadFile(path string, data []byte) *Resources {
+	s := &Resources{}
+	s.parse(path, data)
+	return s
+}
+
 // parseItem parses an item's chunk as Run does (readTree) and takes its
 // fingerprint.
 func (ip *itemParser) parseItem(raw []byte, t itemText, own bool) (*parsedItem, error) {

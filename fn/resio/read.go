@@ -85,15 +85,6 @@ func (s *Resources) problemf(format string, a ...any) {
 	s.Problems = append(s.Problems, Problem{Message: fmt.Sprintf(format, a...)})
 }
 
-// ReadFile reads data as the contents of the file at path as ReadPaths
-// reads a file; the resources are annotated with path ("-" for stdin: no
-// annotation).
-func ReadFile(path string, data []byte) *Resources {
-	s := &Resources{}
-	s.parse(path, data)
-	return s
-}
-
 // parse reads one file's documents. A file in which a mapping defines a
 // key twice is a problem, and none of its resources is read: which of the
 // two values was meant is anyone's guess.

@@ -56,7 +56,7 @@ type: kubernetes.io/tls
 
 func take(t *testing.T, input string) (snapshot.Result, string, error) {
 	t.Helper()
-	set := resio.ReadFile("-", []byte(input))
+	set := resio.ReadPaths([]string{"-"}, strings.NewReader(input))
 	require.Empty(t, set.Problems)
 	res, err := snapshot.Take(set.Items)
 	if err != nil {
