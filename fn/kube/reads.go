@@ -155,8 +155,3 @@ func (p *Plan) Item(item *yaml.RNode) bool {
 	}
 	return false
 }
-
-// Reads reports whether the plan reads item: Kind, then Item.
-func (p *Plan) Reads(item *yaml.RNode) bool {
-	return p.Kind(item.GetApiVersion(), item.GetKind()) && p.Item(item)
-}

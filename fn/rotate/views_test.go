@@ -46,7 +46,7 @@ func ReadViews() []string {
 // are built before the first step, each over its own view.
 func Hiding(p Processor, names []string, only func(*yaml.RNode) bool) Processor {
 	return hiding(p, names, func(plan *kube.Plan, it *yaml.RNode) bool {
-		return !plan.Reads(it) && (only == nil || only(it))
+		return !(plan.Kind(it.GetApiVersion(), it.GetKind()) && plan.Item(it)) && (only == nil || only(it))
 	})
 }
 
