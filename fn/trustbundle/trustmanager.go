@@ -237,17 +237,16 @@ func (r *trustManager) readBundleObjects(b *trustManagerBundle, kind string, sel
 	return out, true
 }
 
-// bundleSelector decodes a Bundle source's label selector.
+// bundleSelector decodes a Bundle source's label selector as the API
+// server does (kube.SelectorOf: through JSON, whose field names are the
+// selector's; a YAML decoding would see no matchLabels and select every
+// object of the trust namespace).
 func bundleSelector(sel *yaml.RNode) (kube.Selector, error) {
-	var s kube.Selector
 	m, err := mapping(sel, "selector")
 	if err != nil || m == nil {
-		return s, fmt.Errorf("a source needs a name or a selector")
+		return kube.Selector{}, fmt.Errorf("a source needs a name or a selector")
 	}
-	if err := m.YNode().Decode(&s); err != nil {
-		return s, err
-	}
-	return s, s.Validate()
+	return kube.SelectorOf(m)
 }
 
 // selectSources returns the objects of kind in namespace ns (manifests,

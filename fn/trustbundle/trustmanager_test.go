@@ -155,3 +155,40 @@ func TestClusterTrustBundleSignerNameIsImmutable(t *testing.T) {
 		parseItems(t, sourceSecret(caNew), ctb))
 	require.Len(t, r.matching(`has spec.signerName "example.com/other" but the policy's target.signerName is "example.com/gw"`), 1)
 }
+
+// TestTrustManagerSelectorSelects: a Bundle source that selects by label
+// reads exactly the objects of the trust namespace its selector matches,
+// as trust-manager does - never an object the selector leaves out, which
+// would pin that object's CA as trusted. Each ConfigMap holds one CA under
+// the source's key.
+func TestTrustManagerSelectorSelects(t *testing.T) {
+	cm := func(name, labels string, ca testpki.Cert) string {
+		return "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: " + name + ", namespace: trust, labels: {" + labels + "}}\ndata:\n  ca.crt: |\n    " + indent(4, pemOf(ca)) + "\n"
+	}
+	objects := []string{
+		cm("current", "root: \"true\", stage: current", caNew),
+		cm("previous", "root: \"true\"", caOld),
+		cm("retired", "root: \"true\", stage: retired", caNext),
+		cm("unrelated", "team: payments", signerA),
+	}
+	for _, tc := range []struct {
+		name, selector string
+		want           []string
+	}{
+		{"matchLabels", `{matchLabels: {root: "true"}}`, []string{"next", "new", "old"}},
+		{"NotIn", `{matchLabels: {root: "true"}, matchExpressions: [{key: stage, operator: NotIn, values: [retired]}]}`, []string{"new", "old"}},
+		{"In", `{matchExpressions: [{key: stage, operator: In, values: [current, retired]}]}`, []string{"next", "new"}},
+		{"Exists", `{matchExpressions: [{key: team, operator: Exists}]}`, []string{"signer-a"}},
+		{"DoesNotExist", `{matchExpressions: [{key: stage, operator: DoesNotExist}]}`, []string{"signer-a", "old"}},
+		{"empty selects every object, as the API server's", `{}`, []string{"next", "new", "signer-a", "old"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			items := parseItems(t, append(objects, trustManagerBundle("", "configMap: {selector: "+tc.selector+", key: ca.crt}"))...)
+			r := render(t, tmBundle, items)
+			require.Empty(t, r.matching("error"))
+			got := inLines(t, r.items)
+			require.Len(t, got, 1)
+			require.Equal(t, tc.want, inLineCerts(t, got[0]))
+		})
+	}
+}
