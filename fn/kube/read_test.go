@@ -284,3 +284,37 @@ spec:
 		require.Equal(t, tc.want, ScalarAt(doc, tc.path...), "%v", tc.path)
 	}
 }
+
+// TestIndexClusterScopedIgnoresNamespace: kustomize's namespace transformer
+// sets metadata.namespace on kinds its built-in schema does not know -
+// ClusterTrustBundle and trust-manager's Bundle among them - and the API
+// server clears a namespace on a cluster-scoped object. Such an object is
+// found by its name alone, and the same name with and without a namespace
+// is one object written twice.
+func TestIndexClusterScopedIgnoresNamespace(t *testing.T) {
+	for _, tc := range []struct{ apiVersion, kind string }{
+		{"certificates.k8s.io/v1beta1", "ClusterTrustBundle"},
+		{"trust.cert-manager.io/v1alpha1", "Bundle"},
+		{"admissionregistration.k8s.io/v1", "MutatingWebhookConfiguration"},
+		{"admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration"},
+		{"apiregistration.k8s.io/v1", "APIService"},
+		{"apiextensions.k8s.io/v1", "CustomResourceDefinition"},
+		{"v1", "Namespace"},
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			withNS := parse(t, "apiVersion: "+tc.apiVersion+"\nkind: "+tc.kind+"\nmetadata: {name: a, namespace: team-a}\n")
+			plain := parse(t, "apiVersion: "+tc.apiVersion+"\nkind: "+tc.kind+"\nmetadata: {name: a}\n")
+			group := GroupOf(tc.apiVersion)
+			idx := NewIndex([]*yaml.RNode{withNS})
+			require.Same(t, withNS, idx.GetIn(group, Key{Kind: tc.kind, Name: "a"}))
+			require.Equal(t, []*yaml.RNode{withNS}, idx.KindIn(group, tc.kind))
+			idx = NewIndex([]*yaml.RNode{withNS, plain})
+			require.Equal(t, []Key{{Kind: tc.kind, Name: "a"}}, idx.Duplicates(), "one object written twice")
+		})
+	}
+	// A namespaced kind keeps its namespace in the key.
+	secret := parse(t, "apiVersion: v1\nkind: Secret\nmetadata: {name: a, namespace: team-a}\n")
+	idx := NewIndex([]*yaml.RNode{secret})
+	require.Nil(t, idx.Get(Key{Kind: "Secret", Name: "a"}))
+	require.Same(t, secret, idx.Get(Key{Kind: "Secret", Namespace: "team-a", Name: "a"}))
+}

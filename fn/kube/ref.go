@@ -164,12 +164,35 @@ func (k Key) String() string {
 	return Ref{Kind: k.Kind, Namespace: k.Namespace, Name: k.Name}.String()
 }
 
-// KeyOf returns the key of node (see RefOf for a node it cannot read).
+// KeyOf returns the key of node (see RefOf for a node it cannot read): the
+// identity the API server gives it. The namespace of a kind in
+// clusterScoped is left out, as the API server clears it: kustomize's
+// namespace transformer sets metadata.namespace on every kind its built-in
+// schema (Kubernetes 1.21) does not know, ClusterTrustBundles and
+// trust-manager Bundles among them, and such an object is still the
+// cluster's one object of its name.
 func KeyOf(node *yaml.RNode) Key {
 	if meta, _ := readable(node); !meta {
 		return Key{Kind: RefOf(node).Kind}
 	}
-	return Key{Kind: node.GetKind(), Namespace: node.GetNamespace(), Name: node.GetName()}
+	k := Key{Kind: node.GetKind(), Namespace: node.GetNamespace(), Name: node.GetName()}
+	if clusterScoped[GroupKind{GroupOf(node.GetApiVersion()), k.Kind}] {
+		k.Namespace = ""
+	}
+	return k
+}
+
+// clusterScoped are the cluster-scoped kinds rotate-certs looks up by
+// name: the targets (ClusterTrustBundle, trust-manager Bundle), the objects
+// it injects caBundles into, and Namespaces.
+var clusterScoped = map[GroupKind]bool{
+	{Group: "certificates.k8s.io", Kind: "ClusterTrustBundle"}:                      true,
+	{Group: "trust.cert-manager.io", Kind: "Bundle"}:                                true,
+	{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration"}:   true,
+	{Group: "admissionregistration.k8s.io", Kind: "ValidatingWebhookConfiguration"}: true,
+	{Group: "apiregistration.k8s.io", Kind: "APIService"}:                           true,
+	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}:               true,
+	{Group: "", Kind: "Namespace"}:                                                  true,
 }
 
 // IsLocalConfig reports whether node is marked
