@@ -72,3 +72,26 @@ func ScalarAt(node *yaml.RNode, path ...string) string {
 	}
 	return n.YNode().Value
 }
+
+// BoolAt reads the boolean at path in node (see At) as kubectl, Helm,
+// Argo CD and Flux read YAML (sigs.k8s.io/yaml, YAML 1.1 booleans): a
+// plain true, True, TRUE, yes, on or y is true, their false forms false.
+// set is false for anything else - absent, null, quoted or tagged (a string, which
+// the API server refuses for a boolean field) or not a boolean.
+func BoolAt(node *yaml.RNode, path ...string) (value, set bool) {
+	n := At(node, path...)
+	if n == nil {
+		return false, false
+	}
+	y := n.YNode()
+	if y.Kind != yaml.ScalarNode || y.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.TaggedStyle) != 0 {
+		return false, false
+	}
+	switch y.Value {
+	case "true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON", "y", "Y":
+		return true, true
+	case "false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF", "n", "N":
+		return false, true
+	}
+	return false, false
+}

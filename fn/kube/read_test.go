@@ -318,3 +318,20 @@ func TestIndexClusterScopedIgnoresNamespace(t *testing.T) {
 	require.Nil(t, idx.Get(Key{Kind: "Secret", Name: "a"}))
 	require.Same(t, secret, idx.Get(Key{Kind: "Secret", Namespace: "team-a", Name: "a"}))
 }
+
+// TestBoolAt: a boolean field reads as kubectl, Helm, Argo CD and Flux read
+// it (sigs.k8s.io/yaml, YAML 1.1): yes, on, y and True are true; a quoted
+// value is a string, which the API server refuses for a boolean.
+func TestBoolAt(t *testing.T) {
+	for in, want := range map[string]struct{ v, set bool }{
+		"true": {true, true}, "True": {true, true}, "TRUE": {true, true}, "yes": {true, true}, "Yes": {true, true},
+		"on": {true, true}, "ON": {true, true}, "y": {true, true}, "Y": {true, true},
+		"false": {false, true}, "False": {false, true}, "no": {false, true}, "off": {false, true}, "n": {false, true}, "N": {false, true},
+		`"true"`: {}, `'yes'`: {}, "!!str true": {}, "null": {}, "1": {}, "[true]": {}, "tru": {},
+	} {
+		v, set := BoolAt(yaml.MustParse("spec:\n  f: "+in+"\n"), "spec", "f")
+		require.Equal(t, want, struct{ v, set bool }{v, set}, in)
+	}
+	v, set := BoolAt(yaml.MustParse("spec: {}\n"), "spec", "f")
+	require.False(t, v || set, "absent")
+}

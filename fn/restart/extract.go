@@ -76,9 +76,12 @@ func readWorkload(node *yaml.RNode) (*Workload, error) {
 		return nil, err
 	}
 	w.Shape = readShape(node, w.Template)
+	// Booleans read as kubectl reads them (kube.BoolAt: yes and True are
+	// true).
+	hostNetwork, _ := kube.BoolAt(w.Template, "spec", "hostNetwork")
+	automount, automountSet := kube.BoolAt(w.Template, "spec", "automountServiceAccountToken")
 	w.Pod = Pod{Labels: w.Template.GetLabels(), Annotations: w.Template.GetAnnotations(),
-		HostNetwork:           kube.ScalarAt(w.Template, "spec", "hostNetwork") == "true",
-		NoServiceAccountToken: kube.ScalarAt(w.Template, "spec", "automountServiceAccountToken") == "false"}
+		HostNetwork: hostNetwork, NoServiceAccountToken: automountSet && !automount}
 	return w, nil
 }
 
@@ -244,9 +247,10 @@ func readContainer(c *yaml.RNode, field string) (Container, error) {
 
 // readShape reads what decides how a roll goes.
 func readShape(node, tmpl *yaml.RNode) Shape {
+	paused, _ := kube.BoolAt(node, "spec", "paused")
 	s := Shape{
 		Kind:           node.GetKind(),
-		Paused:         kube.ScalarAt(node, "spec", "paused") == "true",
+		Paused:         paused,
 		UpdateStrategy: kube.ScalarAt(node, "spec", "updateStrategy", "type"),
 		PodLabels:      tmpl.GetLabels(),
 	}

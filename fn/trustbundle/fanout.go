@@ -114,8 +114,7 @@ func (r *fanOut) readTarget(node *yaml.RNode) ([]*x509.Certificate, string, bool
 // API server refuses any update of an immutable Secret's or ConfigMap's
 // data, so the object has to be replaced.
 func (r *fanOut) warnImmutable(node *yaml.RNode, field string) {
-	f := node.Field("immutable")
-	if f == nil || f.Value == nil || f.Value.YNode().Kind != yaml.ScalarNode || f.Value.YNode().Value != "true" {
+	if immutable, _ := kube.BoolAt(node, "immutable"); !immutable {
 		return
 	}
 	ref := kube.RefOf(node)

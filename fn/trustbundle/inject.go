@@ -221,7 +221,8 @@ func (r *caBundles) webhookFields(ref kube.Ref, node *yaml.RNode, in injection) 
 
 // apiServiceField returns an APIService's spec. A local APIService (no
 // spec.service) is served by the API server itself and takes no caBundle;
-// insecureSkipTLSVerify: true and a caBundle together are refused.
+// insecureSkipTLSVerify: true (however YAML spells it for kubectl: True,
+// yes, on) and a caBundle together are refused.
 func (r *caBundles) apiServiceField(ref kube.Ref, node *yaml.RNode) ([]slot, bool) {
 	spec, err := mapping(node, "spec")
 	if err != nil || spec == nil {
@@ -233,7 +234,7 @@ func (r *caBundles) apiServiceField(ref kube.Ref, node *yaml.RNode) ([]slot, boo
 			r.bundle.Name, ref, policy.InjectAnnotation)
 		return nil, false
 	}
-	if v, _, _ := scalar(spec, "insecureSkipTLSVerify"); v == "true" {
+	if insecure, _ := kube.BoolAt(spec, "insecureSkipTLSVerify"); insecure {
 		r.errorf(ref, "spec.insecureSkipTLSVerify", "bundle %q: %s sets insecureSkipTLSVerify: true, which the API refuses together with a caBundle; remove it so the API server verifies the service against the bundle",
 			r.bundle.Name, ref)
 		return nil, false

@@ -9,6 +9,7 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/anchors"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -139,4 +140,33 @@ func TestInjectLeavesTargetMetadataToTheTarget(t *testing.T) {
 	require.Empty(t, r.matching("error"))
 	require.Empty(t, r.items[1].GetLabels(), "the webhook configuration keeps its own labels")
 	require.Equal(t, "edge", r.items[2].GetLabels()["team"], "the created target gets them")
+}
+
+// TestInjectInsecureAPIServiceAnyBooleanSpelling: insecureSkipTLSVerify is
+// refused with a caBundle however YAML spells true for kubectl (True, yes,
+// on): the API server would refuse the apply.
+func TestInjectInsecureAPIServiceAnyBooleanSpelling(t *testing.T) {
+	const bundle = `  - name: apis
+    sources: [{secret: {name: src, namespace: gw}}]
+    inject: [{kind: APIService, name: v1.api.example.com}]
+`
+	apiService := func(v string) string {
+		return `apiVersion: apiregistration.k8s.io/v1
+kind: APIService
+metadata: {name: v1.api.example.com}
+spec:
+  service: {name: api, namespace: gw}
+  group: api.example.com
+  version: v1
+  insecureSkipTLSVerify: ` + v + `
+`
+	}
+	for _, v := range []string{"true", "True", "yes", "on"} {
+		r := render(t, bundle, parseItems(t, sourceSecret(caNew), apiService(v)))
+		got := r.matching("sets insecureSkipTLSVerify: true")
+		require.Len(t, got, 1, v)
+		require.Equal(t, framework.Error, got[0].Severity, v)
+	}
+	r := render(t, bundle, parseItems(t, sourceSecret(caNew), apiService("false")))
+	require.Empty(t, r.matching("insecureSkipTLSVerify"))
 }

@@ -314,6 +314,8 @@ func TestImmutableTargetWarns(t *testing.T) {
 	}{
 		{"immutable and the data changes", target("immutable: true\n", caOld), true},
 		{"immutable and only the annotations are added", target("immutable: true\n", caNew, caOld), false},
+		{"immutable: True, as kubectl reads YAML", target("immutable: True\n", caOld), true},
+		{"immutable: yes, as kubectl reads YAML", target("immutable: yes\n", caOld), true},
 		{"immutable: false", target("immutable: false\n", caOld), false},
 		{"mutable", target("", caOld), false},
 	}
