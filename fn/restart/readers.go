@@ -69,16 +69,26 @@ func (a *applier) matchTrustManager(b Bundle, t Target) {
 	for _, kind := range tt.Kinds() {
 		for _, c := range a.byName[Object{Kind: kind, Name: t.Key.Name}] {
 			ns := c.workload.Ref.Namespace
-			if tt.Selector != nil {
-				n := a.namespace(ns)
-				if n == nil || !tt.Selects(n.Labels) {
-					continue
-				}
+			if tt.Selector != nil && !a.selects(tt, ns) {
+				continue
 			}
 			a.add(c.workload, &entry{bundle: b.Name, target: t, uses: c.uses,
 				reads: fmt.Sprintf("%s written by trust-manager Bundle %s", kube.Key{Kind: kind, Namespace: ns, Name: t.Key.Name}, t.Key.Name)})
 		}
 	}
+}
+
+// selects reports whether the namespaceSelector of t selects namespace
+// ns, whose labels include the name label the API server sets. A
+// namespace the input lacks is selected only when its name alone decides.
+func (a *applier) selects(t certmanager.BundleTarget, ns string) bool {
+	var own map[string]string
+	if n := a.namespace(ns); n != nil {
+		own = n.Labels
+	} else if !t.Selector.Only(kube.NamespaceNameLabel) {
+		return false
+	}
+	return t.Selects(kube.NamespaceLabels(ns, own))
 }
 
 // namespace returns the Namespace object named ns in the input, nil when

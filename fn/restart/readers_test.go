@@ -62,6 +62,31 @@ func TestTrustManagerReaders(t *testing.T) {
 	assert.NotEmpty(t, hashOf(t, items[4]))
 }
 
+// TestTrustManagerReadersByNamespaceName: a namespaceSelector on the
+// name label the API server sets on every Namespace
+// (kubernetes.io/metadata.name) selects by it, though no Namespace
+// manifest carries that label, and decides a namespace the input lacks.
+func TestTrustManagerReadersByNamespaceName(t *testing.T) {
+	reads := "      containers:\n      - name: c\n        env:\n        - {name: CA, valueFrom: {configMapKeyRef: {name: roots, key: ca.crt}}}\n"
+	items := parseItems(t,
+		"apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n",
+		"apiVersion: v1\nkind: Namespace\nmetadata: {name: b}\n",
+		deployment("a", "selected", "", reads),
+		deployment("b", "not-selected", "", reads),
+		deployment("z", "namespace-absent-selected", "", reads),
+		deployment("y", "namespace-absent-not-selected", "", reads),
+		"apiVersion: trust.cert-manager.io/v1alpha1\nkind: Bundle\nmetadata: {name: roots}\nspec:\n  sources: []\n  target:\n    configMap: {key: ca.crt}\n"+
+			"    namespaceSelector: {matchExpressions: [{key: kubernetes.io/metadata.name, operator: In, values: [a, z]}]}\n",
+	)
+	b := Bundle{Name: "tm", Targets: []Target{{Key: kube.Key{Kind: "Bundle", Name: "roots"}, Hash: "sha256:01", Changed: true, Node: items[6]}},
+		Restart: policy.Restart{Auto: yes()}}
+	apply([]Bundle{b}, Env{Items: items})
+	assert.NotEmpty(t, hashOf(t, items[2]), "selected by its name label")
+	assert.Empty(t, hashOf(t, items[3]))
+	assert.NotEmpty(t, hashOf(t, items[4]), "a selector on the name label alone decides an absent Namespace")
+	assert.Empty(t, hashOf(t, items[5]))
+}
+
 func TestInjectedConsumersRoll(t *testing.T) {
 	items := parseItems(t,
 		"apiVersion: v1\nkind: Namespace\nmetadata: {name: app, annotations: {linkerd.io/inject: enabled}}\n",
