@@ -143,7 +143,7 @@ func (r *trustManager) readBundleSource(b *trustManagerBundle, i int, e *yaml.RN
 			return r.readBundleObjects(b, strings.ToUpper(kind[:1])+kind[1:], sel, field+"."+kind)
 		}
 	}
-	if v, _, _ := scalar(e, "useDefaultCAs"); v == "true" {
+	if kube.TrueAt(e, "useDefaultCAs") {
 		r.add(b.ref.Result(framework.Info, field+".useDefaultCAs", fmt.Sprintf(
 			"bundle %q: the default CA package is trust-manager's own; rotate-certs neither sees nor carries it, and trust-manager keeps it trusted", r.bundle.Name)))
 	}
@@ -251,21 +251,21 @@ func (r *trustManager) readBundleObjects(b *trustManagerBundle, kind string, sel
 // key would pin CAs it never distributes.
 func (r *trustManager) sourceKeys(b *trustManagerBundle, sel *yaml.RNode, field, name string) (string, bool, bool) {
 	key, _, _ := scalar(sel, "key")
-	all, _, _ := scalar(sel, "includeAllKeys")
+	all := kube.TrueAt(sel, "includeAllKeys")
 	if s, _ := mapping(sel, "selector"); s != nil && name != "" {
 		r.errorf(b.ref, field+".selector", "bundle %q: %s %s sets both name and selector; trust-manager accepts exactly one - delete one", r.bundle.Name, b.ref, field)
 		return "", false, false
 	}
 	switch {
-	case key != "" && all == "true":
+	case key != "" && all:
 		r.errorf(b.ref, field+".includeAllKeys", "bundle %q: %s %s sets both key and includeAllKeys: true; trust-manager accepts one of them - delete key to read every key, or includeAllKeys to read %s alone",
 			r.bundle.Name, b.ref, field, kube.Quote(key))
 		return "", false, false
-	case key == "" && all != "true":
+	case key == "" && !all:
 		r.errorf(b.ref, field+".key", "bundle %q: %s %s names no key and does not set includeAllKeys: true; trust-manager requires one of them", r.bundle.Name, b.ref, field)
 		return "", false, false
 	}
-	return key, all == "true", true
+	return key, all, true
 }
 
 // bundleSelector decodes a Bundle source's label selector as the API

@@ -229,3 +229,27 @@ func TestTrustManagerRefusesWhatTrustManagerRefuses(t *testing.T) {
 		})
 	}
 }
+
+// TestTrustManagerBooleanSpellings: includeAllKeys is a boolean, and
+// kubectl, Argo CD and Flux read manifests as YAML 1.1 (sigs.k8s.io/yaml),
+// where True, yes and on are true; a quoted "true" is a string the API
+// server refuses for it.
+func TestTrustManagerBooleanSpellings(t *testing.T) {
+	roots := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: roots, namespace: trust}\ndata:\n  a.pem: |\n    " + indent(4, pemOf(caNew)) + "\n  b.pem: |\n    " + indent(4, pemOf(caOld)) + "\n"
+	for _, tc := range []struct {
+		spelling string
+		all      bool
+	}{{"true", true}, {"True", true}, {"TRUE", true}, {"yes", true}, {"on", true}, {"\"true\"", false}, {"false", false}, {"no", false}} {
+		t.Run(tc.spelling, func(t *testing.T) {
+			r := render(t, tmBundle, parseItems(t, roots, trustManagerBundle("", "configMap: {name: roots, includeAllKeys: "+tc.spelling+"}")))
+			if !tc.all {
+				require.NotEmpty(t, r.rendered[0].Results, "no key and includeAllKeys not true")
+				require.Empty(t, r.rendered[0].Targets)
+				return
+			}
+			got := inLines(t, r.items)
+			require.Len(t, got, 1, "%v", r.results)
+			require.Equal(t, []string{"new", "old"}, inLineCerts(t, got[0]))
+		})
+	}
+}
