@@ -92,7 +92,8 @@ func (a *applier) selects(t certmanager.BundleTarget, ns string) bool {
 }
 
 // namespace returns the Namespace object named ns in the input, nil when
-// it is absent.
+// it is absent. Its labels are those a namespaceSelector sees: the
+// manifest's and the name label the API server sets (kube.NamespaceLabels).
 func (a *applier) namespace(ns string) *Namespace {
 	if a.namespaces == nil {
 		a.namespaces = map[string]*Namespace{}
@@ -101,7 +102,7 @@ func (a *applier) namespace(ns string) *Namespace {
 				continue
 			}
 			if _, dup := a.namespaces[it.GetName()]; !dup {
-				a.namespaces[it.GetName()] = &Namespace{Labels: it.GetLabels(), Annotations: it.GetAnnotations()}
+				a.namespaces[it.GetName()] = &Namespace{Labels: kube.NamespaceLabels(it.GetName(), it.GetLabels()), Annotations: it.GetAnnotations()}
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package restart
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 
@@ -109,4 +110,36 @@ func TestInjectedConsumersRoll(t *testing.T) {
 	}
 	assert.Contains(t, joined, "is copied into its pods at admission by Namespace annotation linkerd.io/inject: enabled (restart.mesh: linkerd)")
 	assert.Contains(t, joined, "warning bundle \"mesh\": the Namespace elsewhere is not in the input")
+}
+
+// TestInjectedByNamespaceName: restart.injected's namespaceSelector sees
+// the name label the API server sets on every Namespace
+// (kubernetes.io/metadata.name), as trust-manager's does: a selection by
+// namespace name - In [app], or every namespace NotIn [kube-system] -
+// selects the workloads of the Namespaces in the input by their names.
+func TestInjectedByNamespaceName(t *testing.T) {
+	for _, tc := range []struct {
+		name, selector string
+		rolled         []bool // app, kube-system
+	}{
+		{"In", `{"matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["app"]}]}`, []bool{true, false}},
+		{"NotIn", `{"matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "NotIn", "values": ["kube-system"]}]}`, []bool{true, false}},
+		{"matchLabels", `{"matchLabels": {"kubernetes.io/metadata.name": "kube-system"}}`, []bool{false, true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			items := parseItems(t,
+				"apiVersion: v1\nkind: Namespace\nmetadata: {name: app}\n",
+				"apiVersion: v1\nkind: Namespace\nmetadata: {name: kube-system}\n",
+				deployment("app", "meshed", "", readsNothing),
+				deployment("kube-system", "system", "", readsNothing),
+			)
+			var sel kube.Selector
+			require.NoError(t, json.Unmarshal([]byte(tc.selector), &sel))
+			b := Bundle{Name: "mesh", Field: "spec.trustBundles[0]", Targets: []Target{{Key: kube.Key{Kind: "ConfigMap", Namespace: "mesh", Name: "roots"}, Hash: "sha256:01", Changed: true}},
+				Restart: policy.Restart{Auto: yes(), Injected: []policy.Selection{{NamespaceSelector: &sel}}}}
+			apply([]Bundle{b}, Env{Items: items, PolicyRef: kube.Ref{Kind: "RotationPolicy", Name: "p"}})
+			assert.Equal(t, tc.rolled[0], hashOf(t, items[2]) != "", "app")
+			assert.Equal(t, tc.rolled[1], hashOf(t, items[3]) != "", "kube-system")
+		})
+	}
 }
