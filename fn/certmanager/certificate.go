@@ -95,7 +95,7 @@ func readCertificate(node *yaml.RNode) (Certificate, error) {
 	if err != nil {
 		return c, err
 	}
-	c.IsCA = isCA == "true"
+	c.IsCA = isCA != "" && kube.TrueAt(node, "spec", "isCA")
 	if before != "" {
 		d, perr := time.ParseDuration(before)
 		if perr != nil || d < 0 {

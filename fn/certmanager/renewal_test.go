@@ -115,3 +115,15 @@ func TestCAInjectorOwns(t *testing.T) {
 		require.Equal(t, tt.want != "", ok)
 	}
 }
+
+// TestCertificateIsCASpellings: spec.isCA is a boolean, which kubectl
+// reads as YAML 1.1 (True, yes and on are true); a quoted "true" is a
+// string the API server refuses.
+func TestCertificateIsCASpellings(t *testing.T) {
+	for spelling, want := range map[string]bool{"true": true, "True": true, "yes": true, "on": true, `"true"`: false, "false": false, "no": false} {
+		node := yaml.MustParse("apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata: {name: ca, namespace: trust}\nspec: {secretName: ca, isCA: " + spelling + "}\n")
+		c, err := readCertificate(node)
+		require.NoError(t, err)
+		require.Equal(t, want, c.IsCA, spelling)
+	}
+}

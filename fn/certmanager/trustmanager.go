@@ -122,7 +122,7 @@ func ReadBundleSources(node *yaml.RNode) []BundleSource {
 			if name == nil || name.YNode().Kind != yaml.ScalarNode {
 				continue
 			}
-			key, all := kube.ScalarAt(s, "key"), kube.ScalarAt(s, "includeAllKeys") == "true"
+			key, all := kube.ScalarAt(s, "key"), kube.TrueAt(s, "includeAllKeys")
 			out = append(out, BundleSource{Kind: k.kind, Name: name.YNode().Value, Key: key, AllKeys: all})
 		}
 	}

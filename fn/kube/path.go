@@ -62,6 +62,25 @@ func At(node *yaml.RNode, path ...string) *yaml.RNode {
 	return yaml.NewRNode(n)
 }
 
+// yaml11True are the spellings of true in YAML 1.1, by which kubectl,
+// Argo CD and Flux read manifests (sigs.k8s.io/yaml, go.yaml.in/yaml/v2).
+var yaml11True = map[string]bool{"y": true, "Y": true, "yes": true, "Yes": true, "YES": true,
+	"true": true, "True": true, "TRUE": true, "on": true, "On": true, "ON": true}
+
+// TrueAt reports whether the field at path (see At) is a boolean the API
+// server receives as true: a plain scalar spelt true in YAML 1.1 (True,
+// yes, on...). A quoted "true" is a string, which a boolean field refuses.
+func TrueAt(node *yaml.RNode, path ...string) bool {
+	n := At(node, path...)
+	if n == nil || n.YNode().Kind != yaml.ScalarNode {
+		return false
+	}
+	y := n.YNode()
+	quoted := y.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0
+	tagged := y.Style&yaml.TaggedStyle != 0 && y.ShortTag() != yaml.NodeTagBool // `!!str yes`
+	return !quoted && !tagged && yaml11True[y.Value]
+}
+
 // ScalarAt returns the scalar at path in node as written (see At: an alias
 // at the end is followed, a null is absent), "" when absent or not a
 // scalar.

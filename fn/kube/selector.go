@@ -67,6 +67,37 @@ func (s Selector) Validate() error {
 	return nil
 }
 
+// NamespaceNameLabel is the label the API server sets on every Namespace
+// to its name; a namespaceSelector may select by it, though no Namespace
+// manifest in git carries it.
+const NamespaceNameLabel = "kubernetes.io/metadata.name"
+
+// NamespaceLabels returns the labels a namespaceSelector sees on namespace
+// ns whose manifest carries labels (nil when the input lacks it): those,
+// and always the name label.
+func NamespaceLabels(ns string, labels map[string]string) map[string]string {
+	out := make(map[string]string, len(labels)+1)
+	maps.Copy(out, labels)
+	out[NamespaceNameLabel] = ns
+	return out
+}
+
+// Only reports whether every requirement of s is on label key, so that a
+// label set holding only key decides whether s matches.
+func (s Selector) Only(key string) bool {
+	for k := range s.MatchLabels {
+		if k != key {
+			return false
+		}
+	}
+	for _, r := range s.MatchExpressions {
+		if r.Key != key {
+			return false
+		}
+	}
+	return true
+}
+
 // Empty reports whether the selector has no requirement (and so selects
 // everything).
 func (s Selector) Empty() bool {

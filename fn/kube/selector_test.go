@@ -97,3 +97,24 @@ func TestSelectorString(t *testing.T) {
 		}
 	}
 }
+
+func TestSelectorOnly(t *testing.T) {
+	for _, tc := range []struct {
+		sel  Selector
+		want bool
+	}{
+		{Selector{}, true},
+		{Selector{MatchLabels: map[string]string{NamespaceNameLabel: "a"}}, true},
+		{Selector{MatchExpressions: []Requirement{{Key: NamespaceNameLabel, Operator: "NotIn", Values: []string{"kube-system"}}}}, true},
+		{Selector{MatchLabels: map[string]string{NamespaceNameLabel: "a", "team": "x"}}, false},
+		{Selector{MatchExpressions: []Requirement{{Key: "team", Operator: "Exists"}}}, false},
+	} {
+		if got := tc.sel.Only(NamespaceNameLabel); got != tc.want {
+			t.Errorf("%q.Only(name label) = %v, want %v", tc.sel.String(), got, tc.want)
+		}
+	}
+	got := NamespaceLabels("a", map[string]string{"team": "x", NamespaceNameLabel: "forged"})
+	if len(got) != 2 || got["team"] != "x" || got[NamespaceNameLabel] != "a" {
+		t.Errorf("NamespaceLabels = %v: the API server sets the name label to the name", got)
+	}
+}

@@ -41,6 +41,10 @@ type Decoded struct {
 	// certificate (for example "PRIVATE KEY"), in input order. The block
 	// contents are never kept.
 	SkippedTypes []string
+	// HeaderBlocks counts the CERTIFICATE blocks that carry PEM headers
+	// ("Proc-Type: ..."): parsed as any other, but RFC 7468 has none, and
+	// trust-manager refuses a source that holds one.
+	HeaderBlocks int
 }
 
 // HasPrivateKey reports whether any skipped block was key material.
@@ -169,6 +173,9 @@ func scanPEM(data []byte, parse func([]byte) (*x509.Certificate, error), limit i
 				problem(func() error { return fmt.Errorf("the %s PEM block (line %d): %w", ordinal(blocks), line, err) })
 			} else {
 				out.Certificates = append(out.Certificates, cert)
+				if len(block.Headers) > 0 {
+					out.HeaderBlocks++
+				}
 			}
 		}
 		if block != nil {

@@ -69,11 +69,8 @@ func (a *applier) matchTrustManager(b Bundle, t Target) {
 	for _, kind := range tt.Kinds() {
 		for _, c := range a.byName[Object{Kind: kind, Name: t.Key.Name}] {
 			ns := c.workload.Ref.Namespace
-			if tt.Selector != nil {
-				n := a.namespace(ns)
-				if n == nil || !tt.Selects(n.Labels) {
-					continue
-				}
+			if tt.Selector != nil && !a.selects(tt, ns) {
+				continue
 			}
 			a.add(c.workload, &entry{bundle: b.Name, target: t, uses: c.uses,
 				reads: fmt.Sprintf("%s written by trust-manager Bundle %s", kube.Key{Kind: kind, Namespace: ns, Name: t.Key.Name}, t.Key.Name)})
@@ -81,8 +78,22 @@ func (a *applier) matchTrustManager(b Bundle, t Target) {
 	}
 }
 
+// selects reports whether the namespaceSelector of t selects namespace
+// ns, whose labels include the name label the API server sets. A
+// namespace the input lacks is selected only when its name alone decides.
+func (a *applier) selects(t certmanager.BundleTarget, ns string) bool {
+	var own map[string]string
+	if n := a.namespace(ns); n != nil {
+		own = n.Labels
+	} else if !t.Selector.Only(kube.NamespaceNameLabel) {
+		return false
+	}
+	return t.Selects(kube.NamespaceLabels(ns, own))
+}
+
 // namespace returns the Namespace object named ns in the input, nil when
-// it is absent.
+// it is absent. Its labels are those a namespaceSelector sees: the
+// manifest's and the name label the API server sets (kube.NamespaceLabels).
 func (a *applier) namespace(ns string) *Namespace {
 	if a.namespaces == nil {
 		a.namespaces = map[string]*Namespace{}
@@ -91,7 +102,7 @@ func (a *applier) namespace(ns string) *Namespace {
 				continue
 			}
 			if _, dup := a.namespaces[it.GetName()]; !dup {
-				a.namespaces[it.GetName()] = &Namespace{Labels: it.GetLabels(), Annotations: it.GetAnnotations()}
+				a.namespaces[it.GetName()] = &Namespace{Labels: kube.NamespaceLabels(it.GetName(), it.GetLabels()), Annotations: it.GetAnnotations()}
 			}
 		}
 	}

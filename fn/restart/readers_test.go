@@ -1,6 +1,7 @@
 package restart
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 
@@ -8,6 +9,7 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 const projectCTB = "      containers:\n      - name: c\n        volumeMounts: [{name: roots, mountPath: /roots}]\n      volumes:\n      - name: roots\n        projected:\n          sources:\n          - clusterTrustBundle: %s\n"
@@ -35,31 +37,53 @@ func TestClusterTrustBundleReaders(t *testing.T) {
 	assert.Contains(t, msgs[1], "by signer name example.com/gateway")
 }
 
-func TestTrustManagerReaders(t *testing.T) {
-	reads := "      containers:\n      - name: c\n        env:\n        - {name: CA, valueFrom: {configMapKeyRef: {name: roots, key: ca.crt}}}\n"
-	items := parseItems(t,
-		"apiVersion: v1\nkind: Namespace\nmetadata: {name: a, labels: {trust: 'yes'}}\n",
-		"apiVersion: v1\nkind: Namespace\nmetadata: {name: b}\n",
-		deployment("a", "selected", "", reads),
-		deployment("b", "not-selected", "", reads),
-		deployment("z", "namespace-absent", "", reads),
-		"apiVersion: trust.cert-manager.io/v1alpha1\nkind: Bundle\nmetadata: {name: roots}\nspec:\n  sources: []\n  target:\n    configMap: {key: ca.crt}\n    namespaceSelector: {matchLabels: {trust: 'yes'}}\n",
-		"apiVersion: trust.cert-manager.io/v1alpha1\nkind: Bundle\nmetadata: {name: roots}\nspec:\n  sources: []\n  target:\n    configMap: {key: ca.crt}\n",
-	)
-	bundle := func(node int) Bundle {
-		return Bundle{Name: "tm", Targets: []Target{{Key: kube.Key{Kind: "Bundle", Name: "roots"}, Hash: "sha256:01", Changed: true, Node: items[node]}},
-			Restart: policy.Restart{Auto: yes()}}
-	}
-	results := apply([]Bundle{bundle(5)}, Env{Items: items})
-	assert.NotEmpty(t, hashOf(t, items[2]))
-	assert.Empty(t, hashOf(t, items[3]), "a namespace the Bundle's namespaceSelector does not select gets no copy")
-	assert.Empty(t, hashOf(t, items[4]), "a namespace the input does not hold cannot be told selected")
-	require.Len(t, results, 1)
-	assert.Contains(t, results[0].Message, "ConfigMap a/roots written by trust-manager Bundle roots")
+// readsRoots is a pod template that reads key ca.crt of ConfigMap roots.
+const readsRoots = "      containers:\n      - name: c\n        env:\n        - {name: CA, valueFrom: {configMapKeyRef: {name: roots, key: ca.crt}}}\n"
 
-	apply([]Bundle{bundle(6)}, Env{Items: items})
-	assert.NotEmpty(t, hashOf(t, items[3]), "without a namespaceSelector trust-manager writes every namespace")
-	assert.NotEmpty(t, hashOf(t, items[4]))
+// rootsBundle is a policy bundle whose target is trust-manager Bundle
+// roots, read from node.
+func rootsBundle(node *yaml.RNode) Bundle {
+	return Bundle{Name: "tm", Targets: []Target{{Key: kube.Key{Kind: "Bundle", Name: "roots"}, Hash: "sha256:01", Changed: true, Node: node}},
+		Restart: policy.Restart{Auto: yes()}}
+}
+
+// TestTrustManagerReaders: the workloads that read the object a
+// trust-manager Bundle writes, in each namespace its namespaceSelector
+// selects: on the labels of the input's Namespace, plus the name label the
+// API server sets on every Namespace (kubernetes.io/metadata.name), which
+// no manifest carries and which alone decides a namespace the input lacks.
+func TestTrustManagerReaders(t *testing.T) {
+	const bundle = "apiVersion: trust.cert-manager.io/v1alpha1\nkind: Bundle\nmetadata: {name: roots}\nspec:\n  sources: []\n  target:\n    configMap: {key: ca.crt}\n"
+	// Namespace a (labelled trust: yes) and b are in the input, y and z not.
+	namespaces := []string{"a", "b", "y", "z"}
+	for _, tc := range []struct {
+		name, selector string
+		rolled         []bool // per namespace
+	}{
+		{"by label; an absent namespace cannot be told selected", "{matchLabels: {trust: 'yes'}}", []bool{true, false, false, false}},
+		{"no namespaceSelector: every namespace", "", []bool{true, true, true, true}},
+		{"by the name label", "{matchExpressions: [{key: kubernetes.io/metadata.name, operator: In, values: [a, z]}]}", []bool{true, false, false, true}},
+		{"by the name label and another", "{matchLabels: {kubernetes.io/metadata.name: z, trust: 'yes'}}", []bool{false, false, false, false}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			docs := []string{"apiVersion: v1\nkind: Namespace\nmetadata: {name: a, labels: {trust: 'yes'}}\n", "apiVersion: v1\nkind: Namespace\nmetadata: {name: b}\n"}
+			for _, ns := range namespaces {
+				docs = append(docs, deployment(ns, "reader", "", readsRoots))
+			}
+			b := bundle
+			if tc.selector != "" {
+				b += "    namespaceSelector: " + tc.selector + "\n"
+			}
+			items := parseItems(t, append(docs, b)...)
+			results := apply([]Bundle{rootsBundle(items[len(items)-1])}, Env{Items: items})
+			for i, ns := range namespaces {
+				assert.Equal(t, tc.rolled[i], hashOf(t, items[2+i]) != "", "namespace %s", ns)
+			}
+			if tc.rolled[0] {
+				assert.Contains(t, results[0].Message, "ConfigMap a/roots written by trust-manager Bundle roots")
+			}
+		})
+	}
 }
 
 func TestInjectedConsumersRoll(t *testing.T) {
@@ -86,4 +110,36 @@ func TestInjectedConsumersRoll(t *testing.T) {
 	}
 	assert.Contains(t, joined, "is copied into its pods at admission by Namespace annotation linkerd.io/inject: enabled (restart.mesh: linkerd)")
 	assert.Contains(t, joined, "warning bundle \"mesh\": the Namespace elsewhere is not in the input")
+}
+
+// TestInjectedByNamespaceName: restart.injected's namespaceSelector sees
+// the name label the API server sets on every Namespace
+// (kubernetes.io/metadata.name), as trust-manager's does: a selection by
+// namespace name - In [app], or every namespace NotIn [kube-system] -
+// selects the workloads of the Namespaces in the input by their names.
+func TestInjectedByNamespaceName(t *testing.T) {
+	for _, tc := range []struct {
+		name, selector string
+		rolled         []bool // app, kube-system
+	}{
+		{"In", `{"matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["app"]}]}`, []bool{true, false}},
+		{"NotIn", `{"matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "NotIn", "values": ["kube-system"]}]}`, []bool{true, false}},
+		{"matchLabels", `{"matchLabels": {"kubernetes.io/metadata.name": "kube-system"}}`, []bool{false, true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			items := parseItems(t,
+				"apiVersion: v1\nkind: Namespace\nmetadata: {name: app}\n",
+				"apiVersion: v1\nkind: Namespace\nmetadata: {name: kube-system}\n",
+				deployment("app", "meshed", "", readsNothing),
+				deployment("kube-system", "system", "", readsNothing),
+			)
+			var sel kube.Selector
+			require.NoError(t, json.Unmarshal([]byte(tc.selector), &sel))
+			b := Bundle{Name: "mesh", Field: "spec.trustBundles[0]", Targets: []Target{{Key: kube.Key{Kind: "ConfigMap", Namespace: "mesh", Name: "roots"}, Hash: "sha256:01", Changed: true}},
+				Restart: policy.Restart{Auto: yes(), Injected: []policy.Selection{{NamespaceSelector: &sel}}}}
+			apply([]Bundle{b}, Env{Items: items, PolicyRef: kube.Ref{Kind: "RotationPolicy", Name: "p"}})
+			assert.Equal(t, tc.rolled[0], hashOf(t, items[2]) != "", "app")
+			assert.Equal(t, tc.rolled[1], hashOf(t, items[3]) != "", "kube-system")
+		})
+	}
 }

@@ -2,25 +2,20 @@ package trustbundle
 
 import (
 	"fmt"
-	"maps"
 
 	"github.com/rotate-certs/rotate-certs/fn/certmanager"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 )
 
-// namespaceNameLabel is the label the API server sets on every Namespace
-// to its name; a namespaceSelector may select by it.
-const namespaceNameLabel = "kubernetes.io/metadata.name"
-
 // namespaceLabels returns the labels of namespace ns as a selector sees
 // them: the Namespace's own when it is in the input, and always the name
 // label the API server sets.
 func (r *fanOut) namespaceLabels(ns string) map[string]string {
-	out := map[string]string{namespaceNameLabel: ns}
+	var own map[string]string
 	if n := r.env.Index.Get(kube.Key{Kind: "Namespace", Name: ns}); n != nil {
-		maps.Copy(out, n.GetLabels())
+		own = n.GetLabels()
 	}
-	return out
+	return kube.NamespaceLabels(ns, own)
 }
 
 // trustManagerWrites refuses a Secret or ConfigMap target that a

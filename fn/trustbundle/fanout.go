@@ -51,7 +51,7 @@ func (r *fanOut) namespaces() []string {
 	}
 	for _, n := range r.env.Index.Kind("Namespace") {
 		name := n.GetName()
-		if seen[name] || n.GetApiVersion() != "v1" || !t.NamespaceSelector.Matches(n.GetLabels()) {
+		if seen[name] || n.GetApiVersion() != "v1" || !t.NamespaceSelector.Matches(kube.NamespaceLabels(name, n.GetLabels())) {
 			continue
 		}
 		if r.readsFrom(name) {

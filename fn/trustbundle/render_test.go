@@ -474,3 +474,34 @@ func TestFixtureLayout(t *testing.T) {
 	require.True(t, caGone.Cert.NotAfter.Before(now))
 	require.True(t, caNew.Cert.NotBefore.Before(now) && caOld.Cert.NotAfter.After(now.Add(30*24*time.Hour)))
 }
+
+// TestNamespaceSelectorSeesTheNameLabel: a target's namespaceSelector sees
+// the name label the API server sets on every Namespace
+// (kubernetes.io/metadata.name) beside the manifest's labels, so that a
+// selection by name writes the target into the Namespaces it names - and
+// not into one it excludes by name.
+func TestNamespaceSelectorSeesTheNameLabel(t *testing.T) {
+	for _, tc := range []struct {
+		name, selector string
+		want           []string
+	}{
+		{"NotIn", "{matchExpressions: [{key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system]}]}", []string{"apps", "billing"}},
+		{"In", "{matchExpressions: [{key: kubernetes.io/metadata.name, operator: In, values: [billing]}]}", []string{"billing"}},
+		{"matchLabels with another label", "{matchLabels: {kubernetes.io/metadata.name: apps, team: web}}", []string{"apps"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bundles := "  - name: a\n    sources: [{secret: {name: src, namespace: gw}}]\n    target: {name: trust, namespaces: [], namespaceSelector: " + tc.selector + "}\n"
+			items := parseItems(t, sourceSecret(caNew),
+				"apiVersion: v1\nkind: Namespace\nmetadata: {name: apps, labels: {team: web}}\n",
+				"apiVersion: v1\nkind: Namespace\nmetadata: {name: billing}\n",
+				"apiVersion: v1\nkind: Namespace\nmetadata: {name: kube-system}\n")
+			r := render(t, bundles, items)
+			require.Empty(t, r.matching("error"), "%v", r.results)
+			var got []string
+			for _, tg := range r.rendered[0].Targets {
+				got = append(got, tg.Key.Namespace)
+			}
+			require.ElementsMatch(t, tc.want, got)
+		})
+	}
+}

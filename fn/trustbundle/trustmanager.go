@@ -143,7 +143,7 @@ func (r *trustManager) readBundleSource(b *trustManagerBundle, i int, e *yaml.RN
 			return r.readBundleObjects(b, strings.ToUpper(kind[:1])+kind[1:], sel, field+"."+kind)
 		}
 	}
-	if v, _, _ := scalar(e, "useDefaultCAs"); v == "true" {
+	if kube.TrueAt(e, "useDefaultCAs") {
 		r.add(b.ref.Result(framework.Info, field+".useDefaultCAs", fmt.Sprintf(
 			"bundle %q: the default CA package is trust-manager's own; rotate-certs neither sees nor carries it, and trust-manager keeps it trusted", r.bundle.Name)))
 	}
@@ -201,8 +201,10 @@ func OwnInLineBundle(text string) (string, bool) { return strings.CutPrefix(mana
 func (r *trustManager) readBundleObjects(b *trustManagerBundle, kind string, sel *yaml.RNode, field string) ([]*x509.Certificate, bool) {
 	ns := r.bundle.Target.TrustNamespace
 	name, _, _ := scalar(sel, "name")
-	key, _, _ := scalar(sel, "key")
-	all, _, _ := scalar(sel, "includeAllKeys")
+	key, all, ok := r.sourceKeys(b, sel, field, name)
+	if !ok {
+		return nil, false
+	}
 	var objects []*yaml.RNode
 	if name != "" {
 		k := kube.Key{Kind: kind, Namespace: ns, Name: name}
@@ -228,13 +230,42 @@ func (r *trustManager) readBundleObjects(b *trustManagerBundle, kind string, sel
 	}
 	var out []*x509.Certificate
 	for _, node := range objects {
-		certs, ok := r.readBundleObject(node, key, all == "true")
+		if all && kind == "Secret" && kube.ScalarAt(node, "type") == "kubernetes.io/tls" {
+			r.errorf(b.ref, field+".includeAllKeys", "bundle %q: %s %s.includeAllKeys reads every key of %s, a TLS Secret, whose tls.key is a private key; trust-manager refuses includeAllKeys for TLS Secrets (the Bundle stops syncing) - read its ca.crt with key: ca.crt",
+				r.bundle.Name, b.ref, field, kube.RefOf(node))
+			return nil, false
+		}
+		certs, ok := r.readBundleObject(node, key, all)
 		if !ok {
 			return nil, false
 		}
 		out = append(out, certs...)
 	}
 	return out, true
+}
+
+// sourceKeys reads which keys a configMap or secret source reads: key, or
+// every key (includeAllKeys). It refuses what trust-manager's webhook
+// refuses - both or neither, a name beside a selector - rather than guess:
+// with both, trust-manager's controller reads key alone, and reading every
+// key would pin CAs it never distributes.
+func (r *trustManager) sourceKeys(b *trustManagerBundle, sel *yaml.RNode, field, name string) (string, bool, bool) {
+	key, _, _ := scalar(sel, "key")
+	all := kube.TrueAt(sel, "includeAllKeys")
+	if s, _ := mapping(sel, "selector"); s != nil && name != "" {
+		r.errorf(b.ref, field+".selector", "bundle %q: %s %s sets both name and selector; trust-manager accepts exactly one - delete one", r.bundle.Name, b.ref, field)
+		return "", false, false
+	}
+	switch {
+	case key != "" && all:
+		r.errorf(b.ref, field+".includeAllKeys", "bundle %q: %s %s sets both key and includeAllKeys: true; trust-manager accepts one of them - delete key to read every key, or includeAllKeys to read %s alone",
+			r.bundle.Name, b.ref, field, kube.Quote(key))
+		return "", false, false
+	case key == "" && !all:
+		r.errorf(b.ref, field+".key", "bundle %q: %s %s names no key and does not set includeAllKeys: true; trust-manager requires one of them", r.bundle.Name, b.ref, field)
+		return "", false, false
+	}
+	return key, all, true
 }
 
 // bundleSelector decodes a Bundle source's label selector as the API
@@ -311,23 +342,31 @@ func (r *trustManager) readBundleObject(node *yaml.RNode, key string, allKeys bo
 }
 
 // readBundlePEM reads one PEM value of a Bundle's source as current
-// certificates; trust-manager itself refuses a value that is not
-// certificates, so rotate-certs does too.
+// certificates. trust-manager refuses a value that holds anything but
+// CERTIFICATE blocks without PEM headers (a private key, say), and stops
+// syncing the whole Bundle, so rotate-certs refuses it too: it would
+// otherwise pin that value's CAs, which trust-manager never distributed.
 func (r *trustManager) readBundlePEM(ref kube.Ref, field string, data []byte) ([]*x509.Certificate, bool) {
 	if len(data) > MaxValueBytes {
 		r.errorf(ref, field, "bundle %q: source %s %s is %s", r.bundle.Name, ref, field, tooLarge(len(data)))
 		return nil, false
 	}
 	d, err := r.env.Certs.DecodePEM(data)
-	if err != nil || len(d.Certificates) == 0 {
-		problem := "holds no certificate"
-		if err != nil {
-			problem = "is not PEM certificate data: " + err.Error()
-		}
-		r.errorf(ref, field, "bundle %q: source %s %s %s; trust-manager refuses such a source too", r.bundle.Name, ref, field, problem)
+	var problem string
+	switch {
+	case err != nil:
+		problem = "is not PEM certificate data: " + err.Error()
+	case len(d.SkippedTypes) > 0:
+		problem = fmt.Sprintf("holds %d PEM block(s) that are not certificates (%s)", len(d.SkippedTypes), strings.ToLower(strings.Join(d.SkippedTypes, ", ")))
+	case d.HeaderBlocks > 0:
+		problem = fmt.Sprintf("holds %d CERTIFICATE block(s) with PEM headers", d.HeaderBlocks)
+	case len(d.Certificates) == 0:
+		problem = "holds no certificate"
+	}
+	if problem != "" {
+		r.errorf(ref, field, "bundle %q: source %s %s %s; trust-manager refuses such a source too (only CERTIFICATE blocks without PEM headers) and stops syncing the Bundle", r.bundle.Name, ref, field, problem)
 		return nil, false
 	}
-	r.skipped(ref, field, d)
 	r.warnLeaves(ref, field, fmt.Sprintf("source %s %s", ref, field), d.Certificates)
 	r.from(ref, field, d.Certificates)
 	return d.Certificates, true

@@ -192,3 +192,64 @@ func TestTrustManagerSelectorSelects(t *testing.T) {
 		})
 	}
 }
+
+// TestTrustManagerRefusesWhatTrustManagerRefuses: a configMap or secret
+// source that trust-manager's webhook or controller refuses (key and
+// includeAllKeys together or neither, includeAllKeys on a TLS Secret, a
+// value that holds more than CERTIFICATE blocks) is an error naming the
+// field, never read: rotate-certs would pin CAs that trust-manager never
+// distributes (with key and includeAllKeys both set it reads key alone).
+func TestTrustManagerRefusesWhatTrustManagerRefuses(t *testing.T) {
+	objects := []string{
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: roots, namespace: trust}\ndata:\n  ca.crt: |\n    " + indent(4, pemOf(caNew)) + "\n  other.pem: |\n    " + indent(4, pemOf(caOld)) + "\n",
+		"apiVersion: v1\nkind: Secret\nmetadata: {name: serving, namespace: trust}\ntype: kubernetes.io/tls\nstringData:\n  ca.crt: |\n    " + indent(4, pemOf(caNew)) + "\n  tls.crt: |\n    " + indent(4, pemOf(caNew)) + "\n  tls.key: \"\"\n",
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: mixed, namespace: trust}\ndata:\n  ca.crt: |\n    " + indent(4, pemOf(caNew)+"-----BEGIN PRIVATE KEY-----\nMAA=\n-----END PRIVATE KEY-----\n") + "\n",
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: headers, namespace: trust}\ndata:\n  ca.crt: |\n    " + indent(4, strings.Replace(pemOf(caNew), "-----\n", "-----\nProc-Type: 4,ENCRYPTED\n\n", 1)) + "\n",
+	}
+	for _, tc := range []struct{ name, source, field string }{
+		{"key and includeAllKeys", "configMap: {name: roots, key: ca.crt, includeAllKeys: true}", "spec.sources[0].configMap.includeAllKeys"},
+		{"neither key nor includeAllKeys", "configMap: {name: roots}", "spec.sources[0].configMap.key"},
+		{"includeAllKeys false and no key", "configMap: {name: roots, includeAllKeys: false}", "spec.sources[0].configMap.key"},
+		{"name and selector", "configMap: {name: roots, selector: {matchLabels: {a: b}}, key: ca.crt}", "spec.sources[0].configMap.selector"},
+		{"includeAllKeys on a TLS Secret", "secret: {name: serving, includeAllKeys: true}", "spec.sources[0].secret.includeAllKeys"},
+		{"a private key beside the CA", "configMap: {name: mixed, key: ca.crt}", "data.ca.crt"},
+		{"a PEM header", "configMap: {name: headers, key: ca.crt}", "data.ca.crt"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			items := parseItems(t, append(objects, trustManagerBundle("", tc.source))...)
+			r := render(t, tmBundle, items)
+			var fields []string
+			for _, res := range r.results {
+				if res.Severity == framework.Error && res.Field != nil {
+					fields = append(fields, res.Field.Path)
+				}
+			}
+			require.Equal(t, []string{tc.field}, fields, "%v", r.results)
+			require.Empty(t, r.rendered[0].Targets)
+		})
+	}
+}
+
+// TestTrustManagerBooleanSpellings: includeAllKeys is a boolean, and
+// kubectl, Argo CD and Flux read manifests as YAML 1.1 (sigs.k8s.io/yaml),
+// where True, yes and on are true; a quoted "true" is a string the API
+// server refuses for it.
+func TestTrustManagerBooleanSpellings(t *testing.T) {
+	roots := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: roots, namespace: trust}\ndata:\n  a.pem: |\n    " + indent(4, pemOf(caNew)) + "\n  b.pem: |\n    " + indent(4, pemOf(caOld)) + "\n"
+	for _, tc := range []struct {
+		spelling string
+		all      bool
+	}{{"true", true}, {"True", true}, {"TRUE", true}, {"yes", true}, {"on", true}, {"\"true\"", false}, {"false", false}, {"no", false}} {
+		t.Run(tc.spelling, func(t *testing.T) {
+			r := render(t, tmBundle, parseItems(t, roots, trustManagerBundle("", "configMap: {name: roots, includeAllKeys: "+tc.spelling+"}")))
+			if !tc.all {
+				require.NotEmpty(t, r.rendered[0].Results, "no key and includeAllKeys not true")
+				require.Empty(t, r.rendered[0].Targets)
+				return
+			}
+			got := inLines(t, r.items)
+			require.Len(t, got, 1, "%v", r.results)
+			require.Equal(t, []string{"new", "old"}, inLineCerts(t, got[0]))
+		})
+	}
+}
