@@ -62,23 +62,11 @@ func At(node *yaml.RNode, path ...string) *yaml.RNode {
 	return yaml.NewRNode(n)
 }
 
-// yaml11True are the spellings of true in YAML 1.1, by which kubectl,
-// Argo CD and Flux read manifests (sigs.k8s.io/yaml, go.yaml.in/yaml/v2).
-var yaml11True = map[string]bool{"y": true, "Y": true, "yes": true, "Yes": true, "YES": true,
-	"true": true, "True": true, "TRUE": true, "on": true, "On": true, "ON": true}
-
 // TrueAt reports whether the field at path (see At) is a boolean the API
-// server receives as true: a plain scalar spelt true in YAML 1.1 (True,
-// yes, on...). A quoted "true" is a string, which a boolean field refuses.
+// server receives as true (BoolAt).
 func TrueAt(node *yaml.RNode, path ...string) bool {
-	n := At(node, path...)
-	if n == nil || n.YNode().Kind != yaml.ScalarNode {
-		return false
-	}
-	y := n.YNode()
-	quoted := y.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0
-	tagged := y.Style&yaml.TaggedStyle != 0 && y.ShortTag() != yaml.NodeTagBool // `!!str yes`
-	return !quoted && !tagged && yaml11True[y.Value]
+	v, _ := BoolAt(node, path...)
+	return v
 }
 
 // ScalarAt returns the scalar at path in node as written (see At: an alias
@@ -95,15 +83,18 @@ func ScalarAt(node *yaml.RNode, path ...string) string {
 // BoolAt reads the boolean at path in node (see At) as kubectl, Helm,
 // Argo CD and Flux read YAML (sigs.k8s.io/yaml, YAML 1.1 booleans): a
 // plain true, True, TRUE, yes, on or y is true, their false forms false.
-// set is false for anything else - absent, null, quoted or tagged (a string, which
-// the API server refuses for a boolean field) or not a boolean.
+// set is false for anything else - absent, null, quoted, a block scalar
+// or tagged as another type than !!bool (a string, which the API server
+// refuses for a boolean field) or not a boolean.
 func BoolAt(node *yaml.RNode, path ...string) (value, set bool) {
 	n := At(node, path...)
 	if n == nil {
 		return false, false
 	}
 	y := n.YNode()
-	if y.Kind != yaml.ScalarNode || y.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.TaggedStyle) != 0 {
+	quoted := y.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0
+	tagged := y.Style&yaml.TaggedStyle != 0 && y.ShortTag() != yaml.NodeTagBool // `!!str yes`; `!!bool yes` is a boolean
+	if y.Kind != yaml.ScalarNode || quoted || tagged {
 		return false, false
 	}
 	switch y.Value {

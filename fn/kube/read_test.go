@@ -328,6 +328,7 @@ func TestBoolAt(t *testing.T) {
 		"on": {true, true}, "ON": {true, true}, "y": {true, true}, "Y": {true, true},
 		"false": {false, true}, "False": {false, true}, "no": {false, true}, "off": {false, true}, "n": {false, true}, "N": {false, true},
 		`"true"`: {}, `'yes'`: {}, "!!str true": {}, "null": {}, "1": {}, "[true]": {}, "tru": {},
+		"!!bool yes": {true, true}, "|\n    true": {},
 	} {
 		v, set := BoolAt(yaml.MustParse("spec:\n  f: "+in+"\n"), "spec", "f")
 		require.Equal(t, want, struct{ v, set bool }{v, set}, in)
