@@ -38,16 +38,13 @@ type Workload struct {
 }
 
 // Pod is what decides whether an admission webhook injects the pods of a
-// template: their labels and annotations, and the pod spec fields the
+// template: their labels and annotations, and the pod spec field the
 // meshes' injectors skip on.
 type Pod struct {
 	// Labels and Annotations are the pod template's.
 	Labels, Annotations map[string]string
 	// HostNetwork is spec.hostNetwork: true (no mesh injects such a pod).
 	HostNetwork bool
-	// NoServiceAccountToken is spec.automountServiceAccountToken: false
-	// (Linkerd's injector skips such a pod).
-	NoServiceAccountToken bool
 }
 
 // readWorkload reads a workload (isWorkload must be true). An unknown reload
@@ -76,12 +73,9 @@ func readWorkload(node *yaml.RNode) (*Workload, error) {
 		return nil, err
 	}
 	w.Shape = readShape(node, w.Template)
-	// Booleans read as kubectl reads them (kube.BoolAt: yes and True are
-	// true).
+	// Read as kubectl reads a boolean (kube.BoolAt: yes and True are true).
 	hostNetwork, _ := kube.BoolAt(w.Template, "spec", "hostNetwork")
-	automount, automountSet := kube.BoolAt(w.Template, "spec", "automountServiceAccountToken")
-	w.Pod = Pod{Labels: w.Template.GetLabels(), Annotations: w.Template.GetAnnotations(),
-		HostNetwork: hostNetwork, NoServiceAccountToken: automountSet && !automount}
+	w.Pod = Pod{Labels: w.Template.GetLabels(), Annotations: w.Template.GetAnnotations(), HostNetwork: hostNetwork}
 	return w, nil
 }
 

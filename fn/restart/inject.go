@@ -117,13 +117,12 @@ const (
 // linkerdRule: the pod template's linkerd.io/inject annotation (enabled or
 // ingress) injects; in a Namespace annotated enabled or ingress every pod
 // is injected unless its template says disabled. A value other than these
-// three, on either, disables injection, and so does
-// automountServiceAccountToken: false.
+// three, on either, disables injection. automountServiceAccountToken:
+// false does not: since stable-2.12 the proxy authenticates with its own
+// projected token, and the injector's report reads the field only when
+// identity.serviceAccountTokenProjection is off (it is on by default).
 func linkerdRule(pod Pod, ns *Namespace) Injection {
 	why := meshWhy(policy.MeshLinkerd)
-	if pod.NoServiceAccountToken {
-		return Injection{}
-	}
 	podValue, podSet := pod.Annotations[linkerdInject]
 	if podSet && !validLinkerd(podValue) {
 		return Injection{}

@@ -6,6 +6,7 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // ruleCase is one workload a mesh preset decides on.
@@ -58,11 +59,32 @@ func TestLinkerdRule(t *testing.T) {
 		{"invalid pod value", Pod{Annotations: m{"linkerd.io/inject": "true"}}, ns(nil, m{"linkerd.io/inject": "enabled"}), false, false},
 		{"invalid namespace value", Pod{Annotations: m{"linkerd.io/inject": "enabled"}}, ns(nil, m{"linkerd.io/inject": "yes"}), false, false},
 		{"host network", Pod{HostNetwork: true}, ns(nil, m{"linkerd.io/inject": "enabled"}), false, false},
-		{"no service account token", Pod{NoServiceAccountToken: true}, ns(nil, m{"linkerd.io/inject": "enabled"}), false, false},
 		{"namespace absent, pod enabled", Pod{Annotations: m{"linkerd.io/inject": "enabled"}}, nil, true, false},
 		{"namespace absent, pod disabled", Pod{Annotations: m{"linkerd.io/inject": "disabled"}}, nil, false, false},
 		{"namespace absent, pod silent", Pod{}, nil, false, true},
 	}, "linkerd.io/inject", "restart.mesh: linkerd")
+}
+
+// automountServiceAccountToken: false does not keep Linkerd's proxy out:
+// since stable-2.12 the proxy authenticates with its own projected token
+// (linkerd-identity-token; identity.serviceAccountTokenProjection, true by
+// default), and the injector's report counts the pod's field only when
+// that is off. Read from YAML, as the restart rules read a workload.
+func TestLinkerdInjectsWithoutServiceAccountToken(t *testing.T) {
+	for _, no := range []string{"false", "False", "no"} {
+		w, err := readWorkload(mustParse(t, `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api, namespace: shop}
+spec:
+  template:
+    spec:
+      automountServiceAccountToken: `+no+`
+      containers: [{name: c}]
+`))
+		require.NoError(t, err)
+		got := Injected(policy.Restart{Mesh: policy.MeshLinkerd}, w.Pod, ns(nil, m{"linkerd.io/inject": "enabled"}))
+		assert.True(t, got.Injected, "automountServiceAccountToken: %s", no)
+	}
 }
 
 // The Istio preset follows the sidecar injector's webhooks (namespace and
