@@ -2,7 +2,6 @@ package restart
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
@@ -169,7 +168,10 @@ const (
 // neither label, a pod template labelled (or annotated)
 // sidecar.istio.io/inject: "true", or labelled istio.io/rev, is injected.
 // The pod's own sidecar.istio.io/inject - the label when present, else the
-// annotation - opts out with any value other than true, y, yes or on.
+// annotation - opts out with "false" alone: since 1.27 the injector
+// (injectRequired) reads any other value as unset and falls back to the
+// Namespace's choice; before, it opted out with anything but y, yes, true
+// or on, so on an older Istio such a pod is rolled needlessly.
 func istioRule(pod Pod, ns *Namespace) Injection {
 	why := meshWhy(policy.MeshIstio)
 	where, value := "label", ""
@@ -178,17 +180,10 @@ func istioRule(pod Pod, ns *Namespace) Injection {
 	} else if v, ok := pod.Annotations[istioSidecar]; ok {
 		where, value = "annotation", v
 	}
-	optIn, optOut := false, false
-	switch strings.ToLower(value) {
-	case "":
-	case "true", "y", "yes", "on":
-		optIn = true
-	default:
-		optOut = true
-	}
-	if optOut {
+	if value == "false" {
 		return Injection{}
 	}
+	optIn := value == "true"
 	_, podRev := pod.Labels[istioRev]
 	podWhy := func() string {
 		if optIn {
