@@ -13,10 +13,10 @@ import (
 // whose pod template reads it in the workload's namespace, as the restart
 // rules read pod templates (restart.ReadTemplate): volumes (secret,
 // configMap, projected), env valueFrom and envFrom. Besides the kinds the
-// restart rules read, it lists ReplicaSets and Pods (restart.IsReader):
-// they read the CA too, and the user should point them at the target. A
-// workload whose pod template cannot be read is not listed; the notes say
-// which and why, as a render's error result would.
+// restart rules read, it lists ReplicaSets, ReplicationControllers and
+// Pods (restart.IsReader): they read the CA too, and the user should point
+// them at the target. A workload whose pod template cannot be read is not
+// listed; the notes say which and why, as a render's error result would.
 func findConsumers(items []*yaml.RNode) (map[kube.Key][]Consumer, []string) {
 	out := map[kube.Key][]Consumer{}
 	var notes []string

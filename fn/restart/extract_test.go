@@ -129,7 +129,8 @@ func TestReadKinds(t *testing.T) {
 }
 
 // TestReadTemplateKinds: the kinds init lists as readers of a CA are the
-// restart rules' kinds plus ReplicaSet and Pod, at the same API versions.
+// restart rules' kinds plus ReplicaSet, ReplicationController and Pod, at
+// the same API versions.
 func TestReadTemplateKinds(t *testing.T) {
 	const volume = "{volumes: [{name: ca, secret: {secretName: trust}}]}"
 	cases := []struct {
@@ -141,6 +142,7 @@ func TestReadTemplateKinds(t *testing.T) {
 		{"CronJob", "apiVersion: batch/v1beta1\nkind: CronJob\nspec: {jobTemplate: {spec: {template: {spec: " + volume + "}}}}", true, true, "spec.jobTemplate.spec.template.spec.volumes[0].secret"},
 		{"ReplicaSet", "apiVersion: apps/v1\nkind: ReplicaSet\nspec: {template: {spec: " + volume + "}}", true, false, "spec.template.spec.volumes[0].secret"},
 		{"Pod", "apiVersion: v1\nkind: Pod\nspec: " + volume, true, false, "spec.volumes[0].secret"},
+		{"ReplicationController", "apiVersion: v1\nkind: ReplicationController\nspec: {template: {spec: " + volume + "}}", true, false, "spec.template.spec.volumes[0].secret"},
 		{"old Deployment API", "apiVersion: extensions/v1beta1\nkind: Deployment\nspec: {template: {spec: " + volume + "}}", false, false, ""},
 		{"old ReplicaSet API", "apiVersion: extensions/v1beta1\nkind: ReplicaSet\nspec: {template: {spec: " + volume + "}}", false, false, ""},
 		{"Service", "apiVersion: v1\nkind: Service\nspec: {}", false, false, ""},

@@ -16,11 +16,13 @@ const (
 
 // Kinds whose pods read Secrets and ConfigMaps but which rotate-certs
 // leaves alone when trust changes: a ReplicaSet is normally owned by a
-// Deployment (the Deployment is what rolls), and a Pod's spec cannot be
-// changed in place.
+// Deployment (the Deployment is what rolls), a ReplicationController
+// starts only its new pods from a changed template (it never rolls the
+// running ones), and a Pod's spec cannot be changed in place.
 const (
-	kindReplicaSet = "ReplicaSet"
-	kindPod        = "Pod"
+	kindReplicaSet            = "ReplicaSet"
+	kindReplicationController = "ReplicationController"
+	kindPod                   = "Pod"
 )
 
 // role is what rotate-certs does with a kind whose pods read Secrets and
@@ -53,14 +55,15 @@ type podKind struct {
 // the rolled and reported ones, init lists readers of every one. A kind at
 // another API version is not read by either.
 var podKinds = map[string]podKind{
-	policy.KindDeployment:  {[]string{"apps/v1"}, []string{"spec", "template"}, rolled},
-	policy.KindStatefulSet: {[]string{"apps/v1"}, []string{"spec", "template"}, rolled},
-	policy.KindDaemonSet:   {[]string{"apps/v1"}, []string{"spec", "template"}, rolled},
-	policy.KindRollout:     {[]string{"argoproj.io/v1alpha1"}, []string{"spec", "template"}, rolled},
-	kindJob:                {[]string{"batch/v1"}, []string{"spec", "template"}, reported},
-	kindCronJob:            {[]string{"batch/v1", "batch/v1beta1"}, []string{"spec", "jobTemplate", "spec", "template"}, reported},
-	kindReplicaSet:         {[]string{"apps/v1"}, []string{"spec", "template"}, listed},
-	kindPod:                {[]string{"v1"}, nil, listed},
+	policy.KindDeployment:     {[]string{"apps/v1"}, []string{"spec", "template"}, rolled},
+	policy.KindStatefulSet:    {[]string{"apps/v1"}, []string{"spec", "template"}, rolled},
+	policy.KindDaemonSet:      {[]string{"apps/v1"}, []string{"spec", "template"}, rolled},
+	policy.KindRollout:        {[]string{"argoproj.io/v1alpha1"}, []string{"spec", "template"}, rolled},
+	kindJob:                   {[]string{"batch/v1"}, []string{"spec", "template"}, reported},
+	kindCronJob:               {[]string{"batch/v1", "batch/v1beta1"}, []string{"spec", "jobTemplate", "spec", "template"}, reported},
+	kindReplicaSet:            {[]string{"apps/v1"}, []string{"spec", "template"}, listed},
+	kindReplicationController: {[]string{"v1"}, []string{"spec", "template"}, listed},
+	kindPod:                   {[]string{"v1"}, nil, listed},
 }
 
 // kindOf returns what rotate-certs knows of node's kind at its API
@@ -83,7 +86,7 @@ func isWorkload(node *yaml.RNode) bool {
 
 // IsReader reports whether node's pods read Secrets and ConfigMaps through
 // a pod template rotate-certs can read (ReadTemplate): a workload
-// (isWorkload), a ReplicaSet or a Pod.
+// (isWorkload), a ReplicaSet, a ReplicationController or a Pod.
 func IsReader(node *yaml.RNode) bool {
 	_, ok := kindOf(node)
 	return ok
