@@ -297,7 +297,7 @@ func meshNamespaces(items []*yaml.RNode) map[string][]string {
 		}
 		ns := &restart.Namespace{Labels: it.GetLabels(), Annotations: it.GetAnnotations()}
 		for _, mesh := range policy.Meshes {
-			if in := restart.Injected(policy.Restart{Mesh: mesh}, restart.Pod{}, ns); in.Injected {
+			if in := restart.Injected(policy.Restart{Mesh: mesh}, restart.Pod{Namespace: it.GetName()}, ns); in.Injected {
 				why := strings.TrimSuffix(in.Why, " (restart.mesh: "+mesh+")")
 				out[mesh] = append(out[mesh], fmt.Sprintf("%s (%s)", kube.Safe(it.GetName()), why))
 			}

@@ -41,6 +41,8 @@ type Workload struct {
 // template: their labels and annotations, and the pod spec field the
 // meshes' injectors skip on.
 type Pod struct {
+	// Namespace is the workload's namespace, the admission request's.
+	Namespace string
 	// Labels and Annotations are the pod template's.
 	Labels, Annotations map[string]string
 	// HostNetwork is spec.hostNetwork: true (no mesh injects such a pod).
@@ -75,7 +77,7 @@ func readWorkload(node *yaml.RNode) (*Workload, error) {
 	w.Shape = readShape(node, w.Template)
 	// Read as kubectl reads a boolean (kube.BoolAt: yes and True are true).
 	hostNetwork, _ := kube.BoolAt(w.Template, "spec", "hostNetwork")
-	w.Pod = Pod{Labels: w.Template.GetLabels(), Annotations: w.Template.GetAnnotations(), HostNetwork: hostNetwork}
+	w.Pod = Pod{Namespace: w.Ref.Namespace, Labels: w.Template.GetLabels(), Annotations: w.Template.GetAnnotations(), HostNetwork: hostNetwork}
 	return w, nil
 }
 

@@ -2,6 +2,7 @@ package restart
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
@@ -85,13 +86,20 @@ func hasPairs(have, want map[string]string) bool {
 	return true
 }
 
-// meshRule applies a mesh's own injection rules.
+// meshRule applies a mesh's own injection rules, after the namespaces and
+// pods its webhook is never called for.
 func meshRule(mesh string, pod Pod, ns *Namespace) Injection {
 	if pod.HostNetwork {
 		return Injection{} // neither mesh injects a pod on the host network
 	}
 	if mesh == policy.MeshLinkerd {
+		if linkerdWebhookSkips(pod, ns) {
+			return Injection{}
+		}
 		return linkerdRule(pod, ns)
+	}
+	if slices.Contains(istioIgnored, pod.Namespace) {
+		return Injection{}
 	}
 	return istioRule(pod, ns)
 }
@@ -149,9 +157,38 @@ func linkerdRule(pod Pod, ns *Namespace) Injection {
 	return Injection{}
 }
 
+// The default selectors of the proxy injector's webhook (the
+// linkerd-control-plane chart's proxyInjector.namespaceSelector and
+// objectSelector, since stable-2.12): the API server never calls it for a
+// pod of these namespaces, of a Namespace labelled
+// config.linkerd.io/admission-webhooks: disabled, or with these labels.
+var (
+	linkerdSkippedNamespaces = []string{"kube-system", "cert-manager"}
+	linkerdSkippedPodLabels  = []string{"linkerd.io/control-plane-component", "linkerd.io/cni-resource"}
+)
+
+// linkerdWebhookSkips reports whether the proxy injector's webhook is
+// never called for the pod.
+func linkerdWebhookSkips(pod Pod, ns *Namespace) bool {
+	if slices.Contains(linkerdSkippedNamespaces, pod.Namespace) {
+		return true
+	}
+	if ns != nil && ns.Labels["config.linkerd.io/admission-webhooks"] == "disabled" {
+		return true
+	}
+	return slices.ContainsFunc(linkerdSkippedPodLabels, func(l string) bool {
+		_, ok := pod.Labels[l]
+		return ok
+	})
+}
+
 func validLinkerd(v string) bool {
 	return v == "" || v == linkerdEnabled || v == linkerdDisabled || v == linkerdIngress
 }
+
+// istioIgnored are the namespaces Istio's injector never injects
+// (pkg/kube/inject IgnoredNamespaces).
+var istioIgnored = []string{"kube-system", "kube-public", "kube-node-lease", "local-path-storage"}
 
 // Istio's sidecar injector: its webhooks' namespace and object selectors
 // (istio-discovery chart, mutatingwebhook.yaml) and injectRequired

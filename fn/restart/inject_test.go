@@ -62,6 +62,11 @@ func TestLinkerdRule(t *testing.T) {
 		{"namespace absent, pod enabled", Pod{Annotations: m{"linkerd.io/inject": "enabled"}}, nil, true, false},
 		{"namespace absent, pod disabled", Pod{Annotations: m{"linkerd.io/inject": "disabled"}}, nil, false, false},
 		{"namespace absent, pod silent", Pod{}, nil, false, true},
+		{"kube-system (webhook namespaceSelector)", Pod{Namespace: "kube-system", Annotations: m{"linkerd.io/inject": "enabled"}}, nil, false, false},
+		{"cert-manager (webhook namespaceSelector)", Pod{Namespace: "cert-manager"}, ns(nil, m{"linkerd.io/inject": "enabled"}), false, false},
+		{"namespace admission-webhooks disabled", Pod{Annotations: m{"linkerd.io/inject": "enabled"}}, ns(m{"config.linkerd.io/admission-webhooks": "disabled"}, nil), false, false},
+		{"control plane pod (webhook objectSelector)", Pod{Labels: m{"linkerd.io/control-plane-component": "destination"}}, ns(nil, m{"linkerd.io/inject": "enabled"}), false, false},
+		{"linkerd-cni pod (webhook objectSelector)", Pod{Labels: m{"linkerd.io/cni-resource": "true"}, Annotations: m{"linkerd.io/inject": "enabled"}}, nil, false, false},
 	}, "linkerd.io/inject", "restart.mesh: linkerd")
 }
 
@@ -117,6 +122,8 @@ func TestIstioRule(t *testing.T) {
 		{"namespace absent, pod opt-in", Pod{Labels: m{"sidecar.istio.io/inject": "true"}}, nil, true, false},
 		{"namespace absent, pod opt-out", Pod{Labels: m{"sidecar.istio.io/inject": "false"}}, nil, false, false},
 		{"namespace absent, pod silent", Pod{}, nil, false, true},
+		{"kube-system (ignored namespace)", Pod{Namespace: "kube-system"}, ns(m{"istio-injection": "enabled"}, nil), false, false},
+		{"kube-node-lease, namespace absent", Pod{Namespace: "kube-node-lease", Labels: m{"sidecar.istio.io/inject": "true"}}, nil, false, false},
 	}, "restart.mesh: istio")
 }
 
