@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/base64"
 	"fmt"
 	"strings"
@@ -84,7 +85,10 @@ func eachMapping(item *yaml.RNode, path []string, fn func(i int, e *yaml.RNode))
 
 // caBundle reads the base64 caBundle at path under node; field names it.
 // A caBundle can only hold certificates, so anything unreadable is a
-// problem.
+// problem. One that decodes to blank text is empty, as the trust bundles
+// read it: Cg== (a newline) is the placeholder controller-gen wrote into
+// webhook and CRD manifests for cainjector to fill, which many projects
+// still ship.
 func (s *scanner) caBundle(ref func() kube.Ref, node *yaml.RNode, field string, path ...string) {
 	v := stringAt(node, path...)
 	if v == "" {
@@ -93,6 +97,9 @@ func (s *scanner) caBundle(ref func() kube.Ref, node *yaml.RNode, field string, 
 	b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(v))
 	if err != nil {
 		s.problem(ref(), field, "not base64: %v", err)
+		return
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
 		return
 	}
 	s.pem(ref, field, "", b, true)
