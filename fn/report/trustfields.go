@@ -40,11 +40,6 @@ var trustKinds = map[[2]string]func(s *scanner, ref func() kube.Ref, item *yaml.
 // the trust bundles inject (policy.InjectKinds).
 func injectKind(kind string) [2]string { return [2]string{policy.InjectKinds[kind], kind} }
 
-// IsExpiryKind reports whether kind reports certificate expiry dates
-// without the certificates (Cluster API Machines, EKS Anywhere Clusters),
-// as opposed to an object that holds certificates.
-func IsExpiryKind(kind string) bool { return kind == "Machine" || kind == "Cluster" }
-
 // trustFields reads item when it is one of trustKinds, and reports whether
 // it was.
 func (s *scanner) trustFields(item *yaml.RNode, kind, group string) bool {
