@@ -416,41 +416,17 @@ func TestSuppliedIsAChainNotAPlace(t *testing.T) {
 // Machine controller reads it there when the Machine has no annotation of
 // its own; the status is that copy, and may lag or be absent from a dump.
 func TestScanMachineBootstrapConfig(t *testing.T) {
-	inv := report.Scan(items(t, `apiVersion: cluster.x-k8s.io/v1beta2
-kind: Machine
-metadata:
-  name: prod-cp-7x2k
-  namespace: default
-  labels: {cluster.x-k8s.io/control-plane: ""}
-spec:
-  bootstrap:
-    configRef: {apiGroup: bootstrap.cluster.x-k8s.io, kind: KubeadmConfig, name: prod-cp-7x2k}
-status:
-  certificatesExpiryDate: "2027-11-01T00:00:00Z"
----
-apiVersion: bootstrap.cluster.x-k8s.io/v1beta2
-kind: KubeadmConfig
-metadata:
-  name: prod-cp-7x2k
-  namespace: default
-  annotations:
-    machine.cluster.x-k8s.io/certificates-expiry: "2026-12-01T00:00:00Z"
----
-apiVersion: cluster.x-k8s.io/v1beta1
-kind: Machine
-metadata: {name: prod-cp-9q4m, namespace: default}
-spec:
-  bootstrap:
-    configRef: {apiVersion: bootstrap.cluster.x-k8s.io/v1beta1, kind: KubeadmConfig, name: prod-cp-9q4m, namespace: default}
----
-apiVersion: bootstrap.cluster.x-k8s.io/v1beta1
-kind: KubeadmConfig
-metadata:
-  name: prod-cp-9q4m
-  namespace: default
-  annotations:
-    machine.cluster.x-k8s.io/certificates-expiry: "soon"
-`))
+	// machine is a Machine without a date of its own and the KubeadmConfig
+	// its configRef names, with the annotation KCP writes.
+	machine := func(version, name, configRef, status, date string) string {
+		return "apiVersion: cluster.x-k8s.io/" + version + "\nkind: Machine\nmetadata: {name: " + name + ", namespace: default}\n" +
+			"spec:\n  bootstrap:\n    configRef: " + configRef + "\n" + status +
+			"---\napiVersion: bootstrap.cluster.x-k8s.io/" + version + "\nkind: KubeadmConfig\nmetadata:\n  name: " + name +
+			"\n  namespace: default\n  annotations:\n    machine.cluster.x-k8s.io/certificates-expiry: " + date + "\n"
+	}
+	inv := report.Scan(items(t, machine("v1beta2", "prod-cp-7x2k", "{apiGroup: bootstrap.cluster.x-k8s.io, kind: KubeadmConfig, name: prod-cp-7x2k}",
+		"status:\n  certificatesExpiryDate: \"2027-11-01T00:00:00Z\"\n", `"2026-12-01T00:00:00Z"`)+"---\n"+
+		machine("v1beta1", "prod-cp-9q4m", "{apiVersion: bootstrap.cluster.x-k8s.io/v1beta1, kind: KubeadmConfig, name: prod-cp-9q4m, namespace: default}", "", "soon")))
 	require.Len(t, inv.Expiries, 1)
 	e := inv.Expiries[0]
 	require.Equal(t, "KubeadmConfig default/prod-cp-7x2k metadata.annotations[machine.cluster.x-k8s.io/certificates-expiry] certificates of machine prod-cp-7x2k",
