@@ -32,7 +32,8 @@ the caBundle fields of webhook configurations, APIServices and CRD conversion
 webhooks, ClusterTrustBundles' spec.trustBundle, trust-manager Bundles' inLine
 sources, Cluster API Machines'
 certificate expiry (the machine.cluster.x-k8s.io/certificates-expiry
-annotation, else status.certificatesExpiryDate) and EKS Anywhere Clusters'
+annotation, else that of the Machine's bootstrap config, such as its
+KubeadmConfig, else status.certificatesExpiryDate) and EKS Anywhere Clusters'
 status.clusterCertificateInfo (days left as reported). With no PATH it reads
 the current directory. Private keys are never read or printed.
 

@@ -65,15 +65,16 @@ func classify(node *yaml.RNode) machine {
 }
 
 // machineEvidence reads what a Machine states about its certificates
-// (Machine: the annotation when present, else
-// status.certificatesExpiryDate); nil when it states nothing. A value that
-// cannot be read is a *kube.FieldError naming its field.
-func machineEvidence(node *yaml.RNode, m machine) (*Evidence, string, error) {
-	st, found, err := MachineExpiry(node)
+// (MachineExpiry: its annotation, else its bootstrap config's, else
+// status.certificatesExpiryDate) and the statement's source; nil evidence
+// when it states nothing. A value that cannot be read is a
+// *kube.FieldError naming its field of the source.
+func machineEvidence(node, bootstrap *yaml.RNode, m machine) (*Evidence, ExpiryStatement, error) {
+	st, found, err := MachineExpiry(node, bootstrap)
 	if err != nil || !found {
-		return nil, "", err
+		return nil, st, err
 	}
-	return &Evidence{Machine: m.ref.Name, Source: m.ref.String() + " " + st.Field, Value: st.Value, Expiry: st.Expiry}, st.Field, nil
+	return &Evidence{Machine: m.ref.Name, Source: st.Source.String() + " " + st.Field, Value: st.Value, Expiry: st.Expiry}, st, nil
 }
 
 // eksaCertificateInfos reads status.clusterCertificateInfo of an EKS
@@ -103,21 +104,22 @@ func (a *applier) eksaCertificateInfos(ref kube.Ref, node *yaml.RNode) ([]Certif
 // never by the etcd roll.
 func (a *applier) gatherEvidence() {
 	machines := map[string][]machine{} // by name, for EKS Anywhere statements
+	bootstrap := IndexBootstrapConfigs(a.all)
 	for _, node := range a.all {
 		if !IsMachine(node) {
 			continue
 		}
 		m := classify(node)
 		machines[m.ref.Name] = append(machines[m.ref.Name], m)
-		e, field, err := machineEvidence(node, m)
+		e, st, err := machineEvidence(node, bootstrap.Of(node), m)
 		if err != nil {
-			a.fieldErr(m.ref, field, err)
+			a.fieldErr(st.Source, st.Field, err)
 			continue
 		}
 		if e == nil {
 			continue
 		}
-		a.report(m.ref, field, m, *e)
+		a.report(st.Source, st.Field, m, *e)
 		a.addEtcdEvidence(m, "metadata.name", m.ref, *e)
 	}
 	for _, node := range a.all {

@@ -1,7 +1,8 @@
 // machineexpiry.go reads what Cluster API and EKS Anywhere state about
 // when a machine's certificates expire: a Machine's
-// machine.cluster.x-k8s.io/certificates-expiry annotation or
-// status.certificatesExpiryDate, and an EKS Anywhere Cluster's
+// machine.cluster.x-k8s.io/certificates-expiry annotation, else the same
+// annotation on its bootstrap config (where KubeadmControlPlane records
+// it), else status.certificatesExpiryDate, and an EKS Anywhere Cluster's
 // status.clusterCertificateInfo. It is the one reader of those fields: the
 // expiry report (fn/report) and the etcd roll (fn/clusterapi) both take
 // their statements from it, so they accept and refuse the same values.
@@ -48,9 +49,16 @@ func IsEKSACluster(node *yaml.RNode) bool {
 	return node.GetKind() == kindCluster && kube.GroupOf(node.GetApiVersion()) == groupEKSAnywhere
 }
 
+// groupBootstrap is the API group of Cluster API's bootstrap configs
+// (KubeadmConfig, EtcdadmConfig and the other bootstrap providers').
+const groupBootstrap = "bootstrap.cluster.x-k8s.io"
+
 // ExpiryStatement is what a Machine states about when its certificates expire.
 type ExpiryStatement struct {
-	// Field is where it says so: the annotation
+	// Source is the object that states it: the Machine, or its bootstrap
+	// config.
+	Source kube.Ref
+	// Field is where Source says so: the annotation
 	// (metadata.annotations[machine.cluster.x-k8s.io/certificates-expiry])
 	// or status.certificatesExpiryDate.
 	Field string
@@ -60,24 +68,73 @@ type ExpiryStatement struct {
 	Expiry time.Time
 }
 
-// Machine reads a Machine's statement, as the Cluster API Machine
-// controller does: the annotation when it is present (even empty), else
-// status.certificatesExpiryDate; the value is an RFC 3339 date, taken as
-// written (no surrounding spaces). found is false when the Machine states
-// nothing.
-func MachineExpiry(node *yaml.RNode) (s ExpiryStatement, found bool, err error) {
-	if v, ok := node.GetAnnotations(ExpiryAnnotation)[ExpiryAnnotation]; ok {
+// MachineExpiry reads a Machine's statement as the Cluster API Machine
+// controller derives status.certificatesExpiryDate (reconcileCertificateExpiry):
+// the Machine's annotation when it is present (even empty), else the
+// annotation of its bootstrap config - bootstrap, nil when the input does
+// not hold it (BootstrapConfigs.Of) - where KubeadmControlPlane records
+// the expiry of each control-plane machine's certificates, else
+// status.certificatesExpiryDate, which the controller copied from one of
+// them. The value is an RFC 3339 date, taken as written (no surrounding
+// spaces). found is false when nothing states a date. With an error,
+// s.Source still names the object whose field is wrong.
+func MachineExpiry(node, bootstrap *yaml.RNode) (s ExpiryStatement, found bool, err error) {
+	s.Source = kube.RefOf(node)
+	annotated := func(n *yaml.RNode) bool {
+		v, ok := n.GetAnnotations(ExpiryAnnotation)[ExpiryAnnotation]
 		s.Field, s.Value = kube.AnnotationField(ExpiryAnnotation), v
-	} else {
+		return ok
+	}
+	switch {
+	case annotated(node):
+	case bootstrap != nil && annotated(bootstrap):
+		s.Source = kube.RefOf(bootstrap)
+	default:
 		s.Field = kube.JoinPath(statusExpiry)
 		if s.Value, err = kube.StringAt(node, statusExpiry); err != nil || s.Value == "" {
-			return ExpiryStatement{}, false, err
+			return ExpiryStatement{Source: s.Source}, false, err
 		}
 	}
 	if s.Expiry, err = parseDate(s.Value); err != nil {
-		return ExpiryStatement{}, false, &kube.FieldError{Field: s.Field, Err: err}
+		return ExpiryStatement{Source: s.Source}, false, &kube.FieldError{Field: s.Field, Err: err}
 	}
 	return s, true, nil
+}
+
+// BootstrapConfigs are the bootstrap configs of an input, by API group,
+// kind, namespace and name, for finding each Machine's.
+type BootstrapConfigs map[[4]string]*yaml.RNode
+
+// IndexBootstrapConfigs returns the objects of items in Cluster API's
+// bootstrap group.
+func IndexBootstrapConfigs(items []*yaml.RNode) BootstrapConfigs {
+	out := BootstrapConfigs{}
+	for _, it := range items {
+		if kube.GroupOf(it.GetApiVersion()) == groupBootstrap {
+			k := kube.KeyOf(it)
+			out[[4]string{groupBootstrap, k.Kind, k.Namespace, k.Name}] = it
+		}
+	}
+	return out
+}
+
+// Of returns the bootstrap config that machine's spec.bootstrap.configRef
+// names (v1beta1: apiVersion, kind and name; v1beta2: apiGroup, kind and
+// name), in the Machine's namespace as Cluster API looks it up; nil when
+// the input does not hold it.
+func (b BootstrapConfigs) Of(machine *yaml.RNode) *yaml.RNode {
+	if len(b) == 0 {
+		return nil
+	}
+	at := func(f string) string {
+		v, _ := kube.StringAt(machine, []string{"spec", "bootstrap", "configRef", f})
+		return v
+	}
+	group := at("apiGroup")
+	if group == "" {
+		group = kube.GroupOf(at("apiVersion"))
+	}
+	return b[[4]string{group, at("kind"), kube.KeyOf(machine).Namespace, at("name")}]
 }
 
 // parseDate parses an expiry date as Cluster API writes and reads it

@@ -23,43 +23,73 @@ func fieldError(err error) string {
 
 const expiryAnnotationField = "metadata.annotations[machine.cluster.x-k8s.io/certificates-expiry]"
 
-// TestMachine: the rules of the Cluster API Machine controller - the
-// annotation wins whenever it is present, even empty, and a date is read
-// as written.
+// TestMachine: the rules of the Cluster API Machine controller
+// (reconcileCertificateExpiry) - the Machine's annotation wins whenever it
+// is present, even empty; else the annotation of the bootstrap config its
+// spec.bootstrap.configRef names, where KubeadmControlPlane records it;
+// else the status the controller copied from one of them - and a date is
+// read as written.
 func TestMachine(t *testing.T) {
 	machine := func(annotations, status string) string {
-		return "apiVersion: cluster.x-k8s.io/v1beta1\nkind: Machine\nmetadata:\n  name: m\n" + annotations + status
+		return "apiVersion: cluster.x-k8s.io/v1beta1\nkind: Machine\nmetadata:\n  name: m\n  namespace: ns\n" + annotations +
+			"spec:\n  bootstrap:\n    configRef: {apiVersion: bootstrap.cluster.x-k8s.io/v1beta1, kind: KubeadmConfig, name: m-boot, namespace: ns}\n" + status
 	}
 	annotated := func(v string) string { return "  annotations:\n    " + ExpiryAnnotation + ": " + v + "\n" }
+	config := func(group, name, namespace, annotations string) string {
+		return "---\napiVersion: " + group + "/v1beta1\nkind: KubeadmConfig\nmetadata:\n  name: " + name + "\n  namespace: " + namespace + "\n" + annotations
+	}
+	boot := config("bootstrap.cluster.x-k8s.io", "m-boot", "ns", annotated(`"2026-10-01T00:00:00Z"`))
 	const status = "status:\n  certificatesExpiryDate: \"2027-11-01T00:00:00Z\"\n"
+	v1beta2 := strings.Replace(machine("", status), "apiVersion: bootstrap.cluster.x-k8s.io/v1beta1, kind: KubeadmConfig, name: m-boot, namespace: ns",
+		"apiGroup: bootstrap.cluster.x-k8s.io, kind: KubeadmConfig, name: m-boot", 1)
+	const machineRef, bootRef = "Machine ns/m", "KubeadmConfig ns/m-boot"
 	cases := []struct {
-		name, doc   string
-		found       bool
-		field, when string
-		err         string
+		name, doc           string
+		found               bool
+		source, field, when string
+		err                 string
 	}{
-		{name: "annotation wins", doc: machine(annotated(`"2026-12-01T01:00:00+01:00"`), status), found: true, field: expiryAnnotationField, when: "2026-12-01T00:00:00Z"},
-		{name: "status", doc: machine("", status), found: true, field: "status.certificatesExpiryDate", when: "2027-11-01T00:00:00Z"},
+		{name: "annotation wins", doc: machine(annotated(`"2026-12-01T01:00:00+01:00"`), status) + boot, found: true, source: machineRef, field: expiryAnnotationField, when: "2026-12-01T00:00:00Z"},
+		{name: "status", doc: machine("", status), found: true, source: machineRef, field: "status.certificatesExpiryDate", when: "2027-11-01T00:00:00Z"},
+		{name: "the bootstrap config's annotation wins over the status", doc: machine("", status) + boot,
+			found: true, source: bootRef, field: expiryAnnotationField, when: "2026-10-01T00:00:00Z"},
+		{name: "the bootstrap config's annotation without a status", doc: machine("", "") + boot,
+			found: true, source: bootRef, field: expiryAnnotationField, when: "2026-10-01T00:00:00Z"},
+		{name: "a v1beta2 configRef (apiGroup)", doc: v1beta2 + boot, found: true, source: bootRef, field: expiryAnnotationField, when: "2026-10-01T00:00:00Z"},
+		{name: "a config of another name is not the Machine's", doc: machine("", status) + config("bootstrap.cluster.x-k8s.io", "other", "ns", annotated(`"2026-10-01T00:00:00Z"`)),
+			found: true, source: machineRef, field: "status.certificatesExpiryDate", when: "2027-11-01T00:00:00Z"},
+		{name: "a config of another namespace is not the Machine's", doc: machine("", status) + config("bootstrap.cluster.x-k8s.io", "m-boot", "other", annotated(`"2026-10-01T00:00:00Z"`)),
+			found: true, source: machineRef, field: "status.certificatesExpiryDate", when: "2027-11-01T00:00:00Z"},
+		{name: "a config of another group is not the Machine's", doc: machine("", status) + config("example.com", "m-boot", "ns", annotated(`"2026-10-01T00:00:00Z"`)),
+			found: true, source: machineRef, field: "status.certificatesExpiryDate", when: "2027-11-01T00:00:00Z"},
+		{name: "a config without the annotation", doc: machine("", status) + config("bootstrap.cluster.x-k8s.io", "m-boot", "ns", ""),
+			found: true, source: machineRef, field: "status.certificatesExpiryDate", when: "2027-11-01T00:00:00Z"},
 		{name: "nothing stated", doc: machine("", "status: {phase: Running}\n")},
 		{name: "empty status date", doc: machine("", "status: {certificatesExpiryDate: \"\"}\n")},
-		{name: "an empty annotation still wins", doc: machine(annotated(`""`), status),
+		{name: "an empty annotation still wins", doc: machine(annotated(`""`), status) + boot, source: machineRef,
 			err: expiryAnnotationField + `: "" is not an RFC 3339 date such as 2027-01-31T00:00:00Z`},
-		{name: "spaces are not trimmed", doc: machine(annotated(`" 2026-12-01T00:00:00Z"`), ""),
+		{name: "a bootstrap config's bad date", doc: machine("", status) + config("bootstrap.cluster.x-k8s.io", "m-boot", "ns", annotated("soon")), source: bootRef,
+			err: expiryAnnotationField + `: "soon" is not an RFC 3339 date`},
+		{name: "spaces are not trimmed", doc: machine(annotated(`" 2026-12-01T00:00:00Z"`), ""), source: machineRef,
 			err: expiryAnnotationField + `: " 2026-12-01T00:00:00Z" is not an RFC 3339 date`},
-		{name: "a date without a time", doc: machine("", "status: {certificatesExpiryDate: \"2026-12-01\"}\n"),
+		{name: "a date without a time", doc: machine("", "status: {certificatesExpiryDate: \"2026-12-01\"}\n"), source: machineRef,
 			err: `status.certificatesExpiryDate: "2026-12-01" is not an RFC 3339 date`},
-		{name: "status not an object", doc: machine("", "status: [a]\n"), err: "status: must be an object"},
-		{name: "date not a string", doc: machine("", "status: {certificatesExpiryDate: {a: b}}\n"), err: "status.certificatesExpiryDate: must be a string"},
+		{name: "status not an object", doc: machine("", "status: [a]\n"), source: machineRef, err: "status: must be an object"},
+		{name: "date not a string", doc: machine("", "status: {certificatesExpiryDate: {a: b}}\n"), source: machineRef, err: "status.certificatesExpiryDate: must be a string"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			s, found, err := MachineExpiry(yaml.MustParse(tc.doc))
+			var nodes []*yaml.RNode
+			for _, doc := range strings.Split(tc.doc, "---\n") {
+				nodes = append(nodes, yaml.MustParse(doc))
+			}
+			s, found, err := MachineExpiry(nodes[0], IndexBootstrapConfigs(nodes).Of(nodes[0]))
 			if tc.err != "" {
 				if err == nil || !strings.HasPrefix(fieldError(err), tc.err) {
 					t.Fatalf("error %v, want one starting %q", err, tc.err)
 				}
-				if found {
-					t.Error("found is true with an error")
+				if found || s.Source.String() != tc.source {
+					t.Errorf("found %v, source %s; want not found, source %s", found, s.Source, tc.source)
 				}
 				return
 			}
@@ -69,8 +99,8 @@ func TestMachine(t *testing.T) {
 			if !found {
 				return
 			}
-			if s.Field != tc.field || s.Expiry.Format(time.RFC3339) != tc.when || s.Expiry.Location() != time.UTC {
-				t.Errorf("statement %+v, want %s at %s (UTC)", s, tc.when, tc.field)
+			if s.Source.String() != tc.source || s.Field != tc.field || s.Expiry.Format(time.RFC3339) != tc.when || s.Expiry.Location() != time.UTC {
+				t.Errorf("statement %+v, want %s %s at %s (UTC)", s, tc.source, tc.field, tc.when)
 			}
 		})
 	}

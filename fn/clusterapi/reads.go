@@ -15,8 +15,12 @@ func Reads() kube.Reads {
 }
 
 // ExpiryReads declares what reading machines' certificate expiry reads:
-// Cluster API Machines (IsMachine) and EKS Anywhere Clusters
-// (IsEKSACluster), which the expiry report reads too.
+// Cluster API Machines (IsMachine), their bootstrap configs
+// (MachineExpiry) and EKS Anywhere Clusters (IsEKSACluster), which the
+// expiry report reads too.
 func ExpiryReads() kube.Reads {
-	return kube.Reads{Kinds: []kube.GroupKind{{Group: groupCluster, Kind: kindMachine}, {Group: groupEKSAnywhere, Kind: kindCluster}}}
+	return kube.Reads{
+		Kinds:  []kube.GroupKind{{Group: groupCluster, Kind: kindMachine}, {Group: groupEKSAnywhere, Kind: kindCluster}},
+		Groups: []string{groupBootstrap},
+	}
 }

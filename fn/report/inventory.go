@@ -64,6 +64,10 @@ type Problem struct {
 	Ref     kube.Ref
 	Field   string
 	Message string
+	// Expiry marks a reported expiry date that could not be read (a
+	// Machine's, its bootstrap config's, an EKS Anywhere Cluster's), as
+	// opposed to certificate data.
+	Expiry bool
 }
 
 // Expiry is an expiry date that a controller reported for certificates
@@ -130,7 +134,7 @@ func ScanWith(items []*yaml.RNode, certs *pki.Cache) *Inventory {
 			s.values(item)
 		case s.trustFields(item, kind, group):
 		case clusterapi.IsMachine(item):
-			s.machine(item)
+			s.machine(item, items)
 		case clusterapi.IsEKSACluster(item):
 			s.eksaCluster(item)
 		}
@@ -141,6 +145,9 @@ func ScanWith(items []*yaml.RNode, certs *pki.Cache) *Inventory {
 type scanner struct {
 	inv   *Inventory
 	cache *pki.Cache
+	// bootstrap indexes the bootstrap configs of the input, made at the
+	// first Machine.
+	bootstrap clusterapi.BootstrapConfigs
 }
 
 func (s *scanner) problem(ref kube.Ref, field, format string, args ...any) {
@@ -254,7 +261,7 @@ func (inv *Inventory) Results(now time.Time, warnWithin time.Duration) framework
 	}
 	for _, p := range inv.Problems {
 		what := "unreadable certificate data: "
-		if IsExpiryKind(p.Ref.Kind) {
+		if p.Expiry {
 			what = "unreadable certificate expiry: "
 		}
 		out = append(out, p.Ref.Result(framework.Warning, p.Field, what+p.Message))

@@ -410,3 +410,30 @@ func TestSuppliedIsAChainNotAPlace(t *testing.T) {
 		})
 	}
 }
+
+// TestScanMachineBootstrapConfig: KubeadmControlPlane records a
+// control-plane machine's certificate expiry on its KubeadmConfig, and the
+// Machine controller reads it there when the Machine has no annotation of
+// its own; the status is that copy, and may lag or be absent from a dump.
+func TestScanMachineBootstrapConfig(t *testing.T) {
+	// machine is a Machine without a date of its own and the KubeadmConfig
+	// its configRef names, with the annotation KCP writes.
+	machine := func(version, name, configRef, status, date string) string {
+		return "apiVersion: cluster.x-k8s.io/" + version + "\nkind: Machine\nmetadata: {name: " + name + ", namespace: default}\n" +
+			"spec:\n  bootstrap:\n    configRef: " + configRef + "\n" + status +
+			"---\napiVersion: bootstrap.cluster.x-k8s.io/" + version + "\nkind: KubeadmConfig\nmetadata:\n  name: " + name +
+			"\n  namespace: default\n  annotations:\n    machine.cluster.x-k8s.io/certificates-expiry: " + date + "\n"
+	}
+	inv := report.Scan(items(t, machine("v1beta2", "prod-cp-7x2k", "{apiGroup: bootstrap.cluster.x-k8s.io, kind: KubeadmConfig, name: prod-cp-7x2k}",
+		"status:\n  certificatesExpiryDate: \"2027-11-01T00:00:00Z\"\n", `"2026-12-01T00:00:00Z"`)+"---\n"+
+		machine("v1beta1", "prod-cp-9q4m", "{apiVersion: bootstrap.cluster.x-k8s.io/v1beta1, kind: KubeadmConfig, name: prod-cp-9q4m, namespace: default}", "", "soon")))
+	require.Len(t, inv.Expiries, 1)
+	e := inv.Expiries[0]
+	require.Equal(t, "KubeadmConfig default/prod-cp-7x2k metadata.annotations[machine.cluster.x-k8s.io/certificates-expiry] certificates of machine prod-cp-7x2k",
+		e.Ref.String()+" "+e.Field+" "+e.Subject, "the bootstrap config's date, not the status")
+	require.Equal(t, time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), e.At(now))
+	require.Len(t, inv.Problems, 1)
+	p := inv.Problems[0]
+	require.Equal(t, "KubeadmConfig default/prod-cp-9q4m metadata.annotations[machine.cluster.x-k8s.io/certificates-expiry]", p.Ref.String()+" "+p.Field)
+	require.True(t, p.Expiry, "a reported expiry, not certificate data")
+}

@@ -7,17 +7,27 @@ import (
 )
 
 // machine records a Cluster API Machine's certificate expiry, as
-// package clusterapi reads it.
-func (s *scanner) machine(item *yaml.RNode) {
+// package clusterapi reads it: from the Machine, or from its bootstrap
+// config in items (the entry is then that object's, about the machine's
+// certificates).
+func (s *scanner) machine(item *yaml.RNode, items []*yaml.RNode) {
+	if s.bootstrap == nil {
+		s.bootstrap = clusterapi.IndexBootstrapConfigs(items)
+	}
 	ref := kube.RefOf(item)
-	st, found, err := clusterapi.MachineExpiry(item)
+	st, found, err := clusterapi.MachineExpiry(item, s.bootstrap.Of(item))
 	if err != nil {
-		s.fieldProblem(ref, err)
+		s.fieldProblem(st.Source, err)
 		return
 	}
-	if found {
-		s.inv.Expiries = append(s.inv.Expiries, Expiry{Ref: ref, Field: st.Field, Subject: "machine certificates", NotAfter: st.Expiry})
+	if !found {
+		return
 	}
+	subject := "machine certificates"
+	if st.Source != ref {
+		subject = "certificates of machine " + kube.Safe(ref.Name)
+	}
+	s.inv.Expiries = append(s.inv.Expiries, Expiry{Ref: st.Source, Field: st.Field, Subject: subject, NotAfter: st.Expiry})
 }
 
 // eksaCluster records an EKS Anywhere Cluster's
@@ -42,8 +52,9 @@ func (s *scanner) eksaCluster(item *yaml.RNode) {
 	}
 }
 
-// fieldProblem records err, a *kube.FieldError, as a problem at its field.
+// fieldProblem records err, a *kube.FieldError, as a problem with a
+// reported expiry at its field.
 func (s *scanner) fieldProblem(ref kube.Ref, err error) {
 	field, msg := kube.SplitFieldError(err, "")
-	s.problem(ref, field, "%s", msg)
+	s.inv.Problems = append(s.inv.Problems, Problem{Ref: ref, Field: field, Message: msg, Expiry: true})
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/base64"
 	"fmt"
 	"strings"
@@ -38,11 +39,6 @@ var trustKinds = map[[2]string]func(s *scanner, ref func() kube.Ref, item *yaml.
 // injectKind is the key of trustKinds of a kind whose caBundle fields
 // the trust bundles inject (policy.InjectKinds).
 func injectKind(kind string) [2]string { return [2]string{policy.InjectKinds[kind], kind} }
-
-// IsExpiryKind reports whether kind reports certificate expiry dates
-// without the certificates (Cluster API Machines, EKS Anywhere Clusters),
-// as opposed to an object that holds certificates.
-func IsExpiryKind(kind string) bool { return kind == "Machine" || kind == "Cluster" }
 
 // trustFields reads item when it is one of trustKinds, and reports whether
 // it was.
@@ -84,7 +80,10 @@ func eachMapping(item *yaml.RNode, path []string, fn func(i int, e *yaml.RNode))
 
 // caBundle reads the base64 caBundle at path under node; field names it.
 // A caBundle can only hold certificates, so anything unreadable is a
-// problem.
+// problem. One that decodes to blank text is empty, as the trust bundles
+// read it: Cg== (a newline) is the placeholder controller-gen wrote into
+// webhook and CRD manifests for cainjector to fill, which many projects
+// still ship.
 func (s *scanner) caBundle(ref func() kube.Ref, node *yaml.RNode, field string, path ...string) {
 	v := stringAt(node, path...)
 	if v == "" {
@@ -93,6 +92,9 @@ func (s *scanner) caBundle(ref func() kube.Ref, node *yaml.RNode, field string, 
 	b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(v))
 	if err != nil {
 		s.problem(ref(), field, "not base64: %v", err)
+		return
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
 		return
 	}
 	s.pem(ref, field, "", b, true)

@@ -73,7 +73,7 @@ func (r *run) expiryReport() {
 		// (which machine, which window); say it once.
 		only := report.Inventory{Certificates: inv.Certificates}
 		for _, p := range inv.Problems {
-			if !report.IsExpiryKind(p.Ref.Kind) {
+			if !p.Expiry {
 				only.Problems = append(only.Problems, p)
 			}
 		}

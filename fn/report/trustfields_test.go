@@ -1,0 +1,56 @@
+package report_test
+
+import (
+	"testing"
+
+	"github.com/rotate-certs/rotate-certs/fn/report"
+	"github.com/stretchr/testify/require"
+)
+
+// TestScanCABundles: the caBundle fields the report reads, in the shapes
+// upstream manifests hold them. A caBundle that decodes to blank text -
+// Cg== (a newline), the placeholder that controller-gen wrote and that
+// kubebuilder projects, OpenKruise, HNC and Gatekeeper ship for cainjector
+// or their own controller to fill - is empty, as the trust bundles read it,
+// not unreadable certificate data.
+func TestScanCABundles(t *testing.T) {
+	webhook := func(caBundle string) string {
+		return "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata: {name: hooks}\n" +
+			"webhooks:\n- name: v.example.io\n  clientConfig:\n    caBundle: " + caBundle + "\n"
+	}
+	const (
+		apiService = "apiVersion: apiregistration.k8s.io/v1\nkind: APIService\nmetadata: {name: v1beta1.metrics.k8s.io}\nspec:\n  caBundle: "
+		crd        = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: alphas.example.io}\n" +
+			"spec:\n  conversion:\n    strategy: Webhook\n    webhook:\n      clientConfig:\n        caBundle: "
+	)
+	cases := []struct {
+		name, doc string
+		found     []string
+		problems  []string
+	}{
+		{name: "webhook", doc: webhook(`{{b64 "ca-2025"}}`),
+			found: []string{"ValidatingWebhookConfiguration hooks webhooks[name=v.example.io].clientConfig.caBundle ca-2025"}},
+		{name: "webhook placeholder Cg==", doc: webhook("Cg==")},
+		{name: "webhook empty", doc: webhook(`""`)},
+		{name: "APIService placeholder", doc: apiService + "Cg==\n"},
+		{name: "APIService blank lines", doc: apiService + "DQoNCg==\n"},
+		{name: "CRD conversion placeholder", doc: crd + "Cg==\n"},
+		{name: "CRD conversion", doc: crd + `{{b64 "ca-2026"}}` + "\n",
+			found: []string{"CustomResourceDefinition alphas.example.io spec.conversion.webhook.clientConfig.caBundle ca-2026"}},
+		{name: "not base64", doc: webhook(`"!!!"`),
+			problems: []string{"webhooks[name=v.example.io].clientConfig.caBundle: not base64: illegal base64 data at input byte 0"}},
+		{name: "text that is no certificate", doc: apiService + "aGVsbG8K\n",
+			problems: []string{"spec.caBundle: no PEM data found"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			inv := report.Scan(items(t, tc.doc))
+			require.Equal(t, tc.found, found(inv))
+			var problems []string
+			for _, p := range inv.Problems {
+				problems = append(problems, p.Field+": "+p.Message)
+			}
+			require.Equal(t, tc.problems, problems)
+		})
+	}
+}
