@@ -25,6 +25,7 @@ import (
 	"strings"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -319,40 +320,69 @@ func (s *snap) values(it *yaml.RNode, name string, encoded bool) (*yaml.RNode, e
 	return out, nil
 }
 
-// certificates returns the CERTIFICATE blocks of a value (the value itself
-// when it holds nothing else) and whether there is one. What is dropped is
-// noted by block type: a private key is never copied, nor echoed.
+// certificates returns the certificates of a value (the value itself when
+// it holds nothing else) and whether there is one. Only a CERTIFICATE
+// block whose bytes parse as an X.509 certificate is kept, written anew
+// from the parsed certificate's bytes: a block so labelled that does not
+// parse (a DER private key armoured as CERTIFICATE) is dropped like any
+// other block. What is dropped is noted by block type or by the place of
+// the block, never by its content: a private key is never copied, nor
+// echoed.
 func (s *snap) certificates(field string, raw []byte) ([]byte, bool) {
-	var certs bytes.Buffer
-	var dropped []string
-	rest := raw
+	var certs []*x509.Certificate
+	var dropped, bad []string
+	rest, n := raw, 0
 	for {
 		block, next := pem.Decode(rest)
 		if block == nil {
 			break
 		}
 		rest = next
-		if block.Type == "CERTIFICATE" {
-			_ = pem.Encode(&certs, &pem.Block{Type: block.Type, Bytes: block.Bytes})
+		if block.Type != "CERTIFICATE" {
+			dropped = append(dropped, strings.ToLower(block.Type))
 			continue
 		}
-		dropped = append(dropped, strings.ToLower(block.Type))
+		n++
+		cert, err := x509.ParseCertificate(block.Bytes)
+		if err != nil {
+			bad = append(bad, notCertificate(n, block.Bytes))
+			continue
+		}
+		certs = append(certs, cert)
 	}
 	key := holdsPrivateKey(raw)
 	switch {
-	case certs.Len() == 0 && key:
+	case len(certs) == 0 && len(bad) > 0:
+		s.notef("dropped %s: %s", field, strings.Join(bad, "; "))
+		return nil, false
+	case len(certs) == 0 && key:
 		s.notef("dropped %s: a private key, which a snapshot never copies", field)
 		return nil, false
-	case certs.Len() == 0:
+	case len(certs) == 0:
 		s.notef("dropped %s: it holds no PEM certificate", field)
 		return nil, false
-	case len(dropped) > 0:
-		s.notef("kept only the certificates of %s: dropped %s", field, strings.Join(unique(dropped), ", "))
+	case len(dropped) > 0 || len(bad) > 0:
+		what := bad
+		if len(dropped) > 0 {
+			what = append([]string{strings.Join(unique(dropped), ", ")}, bad...)
+		}
+		s.notef("kept only the certificates of %s: dropped %s", field, strings.Join(what, "; "))
 	}
-	if len(dropped) == 0 && !key && bytes.Equal(bytes.TrimSpace(raw), bytes.TrimSpace(certs.Bytes())) {
+	out := pki.EncodePEM(certs)
+	if len(dropped) == 0 && len(bad) == 0 && !key && bytes.Equal(bytes.TrimSpace(raw), bytes.TrimSpace(out)) {
 		return raw, true
 	}
-	return certs.Bytes(), true
+	return out, true
+}
+
+// notCertificate says what CERTIFICATE block n (counted from 1) of a
+// value is when its bytes do not parse as a certificate, without showing
+// them.
+func notCertificate(n int, der []byte) string {
+	if isPrivateKeyDER(der) {
+		return fmt.Sprintf("CERTIFICATE block %d, a private key, which a snapshot never copies", n)
+	}
+	return fmt.Sprintf("CERTIFICATE block %d, which is not an X.509 certificate", n)
 }
 
 // holdsPrivateKey reports whether b holds a private key: a PEM key block
@@ -366,9 +396,12 @@ func holdsPrivateKey(b []byte) bool {
 	if err != nil {
 		return false
 	}
-	if bytes.Contains(der, []byte("PRIVATE KEY")) {
-		return true
-	}
+	return bytes.Contains(der, []byte("PRIVATE KEY")) || isPrivateKeyDER(der)
+}
+
+// isPrivateKeyDER reports whether der is a PKCS #8, PKCS #1 or SEC 1
+// private key.
+func isPrivateKeyDER(der []byte) bool {
 	_, e1 := x509.ParsePKCS8PrivateKey(der)
 	_, e2 := x509.ParsePKCS1PrivateKey(der)
 	_, e3 := x509.ParseECPrivateKey(der)

@@ -222,3 +222,32 @@ func TestSnapshotBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestSnapshotKeepsOnlyParsedCertificates: a block labelled CERTIFICATE
+// whose bytes are not a certificate (a DER private key armoured as one,
+// bytes that are no DER at all) is dropped and named by its place, never
+// quoted; the certificates beside it are kept.
+func TestSnapshotKeepsOnlyParsedCertificates(t *testing.T) {
+	key, _ := pem.Decode(leaf.KeyPEM())
+	fakeCert := func(der []byte) string {
+		return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
+	}
+	input := "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: n}\ndata:\n" +
+		"  ca.crt: " + b64(string(ca.PEM())+fakeCert(key.Bytes)) + "\n" +
+		"  armoured.crt: " + b64(fakeCert(key.Bytes)) + "\n" +
+		"  junk.crt: " + b64(fakeCert([]byte("not DER at all"))+string(leaf.PEM())) + "\n"
+	res, out, err := take(t, input)
+	require.NoError(t, err)
+	written := out + strings.Join(res.Notes, "\n")
+	for _, needle := range []string{base64.StdEncoding.EncodeToString(key.Bytes)[:40], b64(fakeCert(key.Bytes))[:40], "not DER"} {
+		require.NotContains(t, written, needle)
+	}
+	require.Contains(t, out, "  ca.crt: "+b64(string(ca.PEM()))+"\n")
+	require.Contains(t, out, "  junk.crt: "+b64(string(leaf.PEM()))+"\n")
+	require.NotContains(t, out, "armoured.crt")
+	require.Equal(t, []string{
+		"Secret n/s: dropped data.armoured.crt: CERTIFICATE block 1, a private key, which a snapshot never copies",
+		"Secret n/s: kept only the certificates of data.ca.crt: dropped CERTIFICATE block 2, a private key, which a snapshot never copies",
+		"Secret n/s: kept only the certificates of data.junk.crt: dropped CERTIFICATE block 1, which is not an X.509 certificate",
+	}, res.Notes)
+}
