@@ -3,7 +3,6 @@ package kube
 import (
 	"encoding/base64"
 	"fmt"
-	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -205,18 +204,15 @@ func mappingPairs(m *yaml.Node) ([][2]*yaml.Node, error) {
 	return out, nil
 }
 
-// decodeBase64 accepts standard base64 with or without line breaks, as
-// kubectl and editors write it.
+// decodeBase64 decodes a base64 value by the API server's rule: the JSON
+// it decodes holds a Secret's data and a ConfigMap's binaryData as []byte,
+// which encoding/json (and its fork sigs.k8s.io/json) reads with
+// base64.StdEncoding. That skips line breaks (\n, \r), so a value wrapped
+// as kubectl and editors write it, in a YAML literal block, decodes; and
+// it refuses a space or a tab, so does this: a plain YAML scalar continued
+// on a second line folds the break into a space, and the API server
+// refuses what such a manifest holds.
 func decodeBase64(s string) ([]byte, error) {
-	if !strings.ContainsAny(s, "\n\r \t") {
-		return base64.StdEncoding.DecodeString(s)
-	}
-	s = strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\r' || r == ' ' || r == '\t' {
-			return -1
-		}
-		return r
-	}, s)
 	return base64.StdEncoding.DecodeString(s)
 }
 

@@ -127,3 +127,44 @@ func TestStartsWithPEM(t *testing.T) {
 		})
 	}
 }
+
+// TestDecodeBase64 holds decodeBase64 to the API server's rule: a []byte
+// field of the JSON it decodes is base64.StdEncoding, which skips line
+// breaks (\n, \r: a YAML literal block, kubectl's wrapped output) and
+// refuses anything else that is not base64 - a space, a tab, a missing
+// pad, the URL alphabet. A plain YAML scalar continued on a second line
+// folds the break into a space, so such a value is refused as well.
+func TestDecodeBase64(t *testing.T) {
+	for _, tt := range []struct {
+		name, in, want string
+		ok             bool
+	}{
+		{"plain", "aGVsbG8=", "hello", true},
+		{"line breaks", "aGVs\nbG8=\n", "hello", true},
+		{"CRLF line breaks", "aGVs\r\nbG8=\r\n", "hello", true},
+		{"empty", "", "", true},
+		{"a space (a folded plain scalar)", "aGVs bG8=", "", false},
+		{"a tab", "aGVs\tbG8=", "", false},
+		{"a trailing space", "aGVsbG8= ", "", false},
+		{"no padding", "aGVsbG8", "", false},
+		{"URL alphabet", "-_8=", "", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := decodeBase64(tt.in)
+			if !tt.ok {
+				require.Error(t, err)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tt.want, string(got))
+		})
+	}
+}
+
+// TestValuesRefusesFoldedBase64: a Secret value written as a plain scalar
+// over two lines reads as two words joined by a space, which the API
+// server refuses; so does Values, naming the field.
+func TestValuesRefusesFoldedBase64(t *testing.T) {
+	_, err := Values(parse(t, "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata:\n  a: aGVs\n    bG8=\n"))
+	require.ErrorContains(t, err, "data.a: invalid base64")
+}
