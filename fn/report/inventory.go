@@ -157,11 +157,16 @@ func (s *scanner) problem(ref kube.Ref, field, format string, args ...any) {
 func (s *scanner) values(item *yaml.RNode) {
 	values, err := kube.Values(item)
 	if err != nil {
-		s.problem(kube.RefOf(item), kube.FieldOf(err), "%v", err)
+		field, msg := kube.SplitFieldError(err, "")
+		if field = safeField(field); field != "" {
+			msg = field + ": " + msg
+		}
+		s.problem(kube.RefOf(item), field, "%s", msg)
 		return
 	}
 	refOf := lazyRef(item)
 	for _, v := range values {
+		v.Field = safeField(v.Field)
 		switch {
 		case pki.LooksLikePEM(v.Bytes):
 			s.pem(refOf, v.Field, "", v.Bytes, false)
@@ -169,6 +174,19 @@ func (s *scanner) values(item *yaml.RNode) {
 			s.kubeconfig(refOf, v)
 		}
 	}
+}
+
+// safeField returns a data field path ("data.ca.crt") to show in a
+// result: its key as written when it is plain, else described
+// (kube.Safe). A data key is the user's text, and a hostile manifest may
+// put anything there - PEM, a terminal escape - that a report must not
+// repeat.
+func safeField(field string) string {
+	prefix, key, ok := strings.Cut(field, ".")
+	if !ok {
+		return field
+	}
+	return prefix + "." + kube.Safe(key)
 }
 
 // lazyRef returns item's Ref, read on the first call: most values and

@@ -437,3 +437,57 @@ func TestScanMachineBootstrapConfig(t *testing.T) {
 	require.Equal(t, "KubeadmConfig default/prod-cp-9q4m metadata.annotations[machine.cluster.x-k8s.io/certificates-expiry]", p.Ref.String()+" "+p.Field)
 	require.True(t, p.Expiry, "a reported expiry, not certificate data")
 }
+
+// TestScanQuotesOnlyPlainNames: the Key of a result names a kubeconfig's
+// clusters[] and users[] entry, and a data key, only when the name is
+// plain (kube.Safe): a name that holds PEM text or a control character is
+// written as its index, or described, so that a hostile manifest cannot
+// put key material or terminal escapes into a report.
+func TestScanQuotesOnlyPlainNames(t *testing.T) {
+	keyPEM := string(testpki.Fixture("kube-admin").KeyPEM())
+	pemName := strings.ReplaceAll(strings.TrimSpace(keyPEM), "\n", `\n`)
+	keyName := base64.StdEncoding.EncodeToString([]byte(keyPEM))[:64] // a kubeconfig value that holds PEM text is read as PEM
+	kubeconfig := func(cluster, user string) string {
+		doc := "clusters:\n- name: \"" + cluster + "\"\n  cluster: {certificate-authority-data: " + b64("signer-b-1") + "}\n" +
+			"users:\n- name: \"" + user + "\"\n  user: {client-certificate-data: " + b64("kube-admin") + "}\n"
+		return base64.StdEncoding.EncodeToString([]byte(doc))
+	}
+	secret := func(data string) string {
+		return "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: n}\n" + data
+	}
+	for _, tt := range []struct {
+		name, in string
+		want     []string
+	}{
+		{"plain kubeconfig names, an EKS ARN included", secret("data:\n  value: " + kubeconfig("arn:aws:eks:eu-west-1:123456789012:cluster/prod", "kubernetes-admin@prod") + "\n"),
+			[]string{"data.value:clusters[arn:aws:eks:eu-west-1:123456789012:cluster/prod].cluster.certificate-authority-data", "data.value:users[kubernetes-admin@prod].user.client-certificate-data"}},
+		{"key-material and control-character kubeconfig names", secret("data:\n  value: " + kubeconfig(keyName, `adm\x1b[31min`) + "\n"),
+			[]string{"data.value:clusters[0].cluster.certificate-authority-data", "data.value:users[0].user.client-certificate-data"}},
+		{"PEM-ish data key", secret("data:\n  \"" + pemName + "\": " + b64("signer-b-1") + "\n"),
+			[]string{"data.<a string of " + fmt.Sprint(len(strings.TrimSpace(keyPEM))) + " bytes over 3 lines, PEM data>"}},
+		{"control-character data key", secret("data:\n  \"ca\\a.crt\": " + b64("signer-b-1") + "\n"),
+			[]string{"data.<a string of 7 bytes>"}},
+		{"control-character key of a value that does not decode", secret("data:\n  \"ca\\e.crt\": '!!!'\n"),
+			[]string{"problem data.<a string of 7 bytes>"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			inv := report.Scan(items(t, tt.in))
+			var got []string
+			for _, f := range inv.Certificates {
+				got = append(got, f.Key())
+			}
+			for _, p := range inv.Problems {
+				got = append(got, "problem "+p.Field)
+			}
+			require.Equal(t, tt.want, got)
+			for _, r := range inv.Results(now, 0) {
+				for _, s := range []string{r.Message, r.Field.Path} {
+					require.NotContains(t, s, "PRIVATE KEY")
+					require.NotContains(t, s, keyName)
+					require.NotContains(t, s, "\x1b")
+					require.NotContains(t, s, "\a")
+				}
+			}
+		})
+	}
+}

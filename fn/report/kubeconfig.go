@@ -29,7 +29,7 @@ func looksLikeKubeconfig(b []byte) bool {
 func (s *scanner) kubeconfig(ref func() kube.Ref, v kube.Value) {
 	doc, err := yaml.Parse(string(v.Bytes))
 	if err != nil {
-		first, _, _ := strings.Cut(err.Error(), "\n")
+		first, _, _ := strings.Cut(kube.ScrubMessage(err.Error()), "\n")
 		s.problem(ref(), v.Field, "value mentions kubeconfig certificate data but is not YAML: %v", first)
 		return
 	}
@@ -41,7 +41,9 @@ func (s *scanner) kubeconfig(ref func() kube.Ref, v kube.Value) {
 		for i, entry := range list.Value.YNode().Content {
 			e := yaml.NewRNode(entry)
 			name := fmt.Sprint(i)
-			if n, err := e.GetString("name"); err == nil && n != "" {
+			// A kubeconfig name is free text (user@cluster, an EKS ARN);
+			// one that is not plain is not repeated.
+			if n, err := e.GetString("name"); err == nil && n != "" && kube.Plain(n) {
 				name = n
 			}
 			within := fmt.Sprintf("%s[%s].%s.%s", kf.list, name, kf.object, kf.field)

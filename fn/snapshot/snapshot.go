@@ -270,7 +270,8 @@ func (s *snap) labels(it *yaml.RNode) map[string]string {
 }
 
 // values returns the certificate values of data field name (nil when none
-// is kept), each holding its certificates only.
+// is kept), each holding its certificates only, under the keys the API
+// server accepts.
 func (s *snap) values(it *yaml.RNode, name string, encoded bool) (*yaml.RNode, error) {
 	f := it.Field(name)
 	if f == nil || f.Value == nil || f.Value.YNode().Kind == yaml.ScalarNode && f.Value.YNode().ShortTag() == yaml.NodeTagNull {
@@ -286,6 +287,10 @@ func (s *snap) values(it *yaml.RNode, name string, encoded bool) (*yaml.RNode, e
 	slices.Sort(keys)
 	out := yaml.NewMapRNode(nil)
 	for _, key := range keys {
+		if !kube.ValidDataKey(key) { // a name the API server refuses may hold anything, a key too
+			s.notef("dropped %s.%s: not a data key the API server accepts", name, kube.Safe(key))
+			continue
+		}
 		field := name + "." + key
 		v := f.Value.Field(key).Value.YNode()
 		if v.Kind != yaml.ScalarNode {

@@ -251,3 +251,25 @@ func TestSnapshotKeepsOnlyParsedCertificates(t *testing.T) {
 		"Secret n/s: kept only the certificates of data.junk.crt: dropped CERTIFICATE block 1, which is not an X.509 certificate",
 	}, res.Notes)
 }
+
+// TestSnapshotKeysAreDataKeys: a value is copied only under a key the API
+// server accepts (letters, digits, '-', '_', '.'); a key that holds PEM
+// text or a control character is dropped with its value, and the note
+// describes it rather than repeating it.
+func TestSnapshotKeysAreDataKeys(t *testing.T) {
+	pemKey := strings.ReplaceAll(strings.TrimSpace(string(leaf.KeyPEM())), "\n", `\n`)
+	input := "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: n}\ndata:\n" +
+		"  \"" + pemKey + "\": " + b64(string(ca.PEM())) + "\n" +
+		"  \"ca\\e.crt\": " + b64(string(ca.PEM())) + "\n" +
+		"  ca.crt: " + b64(string(ca.PEM())) + "\n"
+	res, out, err := take(t, input)
+	require.NoError(t, err)
+	written := out + strings.Join(res.Notes, "\n")
+	require.NotContains(t, written, "PRIVATE KEY")
+	require.NotContains(t, written, "\x1b")
+	require.Contains(t, out, "data:\n  ca.crt: "+b64(string(ca.PEM()))+"\n")
+	require.Equal(t, []string{
+		"Secret n/s: dropped data.<a string of " + fmt.Sprint(len(strings.TrimSpace(string(leaf.KeyPEM())))) + " bytes over 3 lines, PEM data>: not a data key the API server accepts",
+		"Secret n/s: dropped data.<a string of 7 bytes>: not a data key the API server accepts",
+	}, res.Notes)
+}
