@@ -4,12 +4,13 @@
 // mode, and the expiry report of `rotate-certs check` (a plain list of
 // entries that the table, JSON and SVG renderers turn into output).
 //
-// Scanning reads Secret and ConfigMap values (PEM, and the certificates
-// inside kubeconfig values; local-config snapshots included), the trust
-// fields outside them (caBundles, ClusterTrustBundles, trust-manager
-// inLine sources), Cluster API Machines' certificate expiry and EKS
-// Anywhere Clusters' status.clusterCertificateInfo (as package
-// clusterapi reads them), in one pass over the input.
+// Scanning reads Secret and ConfigMap values (PEM, a value that is one
+// DER certificate, and the certificates inside kubeconfig values;
+// local-config snapshots included), the trust fields outside them
+// (caBundles, ClusterTrustBundles, trust-manager inLine sources), Cluster
+// API Machines' certificate expiry and EKS Anywhere Clusters'
+// status.clusterCertificateInfo (as package clusterapi reads them), in
+// one pass over the input.
 package report
 
 import (
@@ -107,10 +108,12 @@ type Inventory struct {
 	Problems     []Problem
 }
 
-// Scan reads every item once. Core (v1) Secret and ConfigMap values that hold PEM
-// certificates or a kubeconfig give Certificates; Cluster API Machines and
-// EKS Anywhere Clusters give Expiries. Values with no certificate in them
-// (no PEM, a private or public key, a PGP block) are skipped quietly;
+// Scan reads every item once. Core (v1) Secret and ConfigMap values that
+// hold PEM certificates, one DER certificate or a kubeconfig give
+// Certificates; Cluster API Machines and EKS Anywhere Clusters give
+// Expiries. Values with no certificate in them (no PEM, a private or
+// public key, a PGP block, DER that is not one certificate) are skipped
+// quietly;
 // certificate data that does not parse becomes a Problem (an unrelated
 // broken Secret must not fail a render). Each distinct certificate is
 // parsed once, however often it occurs.
@@ -172,6 +175,8 @@ func (s *scanner) values(item *yaml.RNode) {
 			s.pem(refOf, v.Field, "", v.Bytes, false)
 		case looksLikeKubeconfig(v.Bytes):
 			s.kubeconfig(refOf, v)
+		case looksLikeDER(v.Bytes):
+			s.der(refOf, v.Field, v.Bytes)
 		}
 	}
 }
@@ -203,10 +208,10 @@ func lazyRef(item *yaml.RNode) func() kube.Ref {
 }
 
 // scans reports whether the scan reads a Secret or ConfigMap value: PEM,
-// or a kubeconfig's certificate fields. A Secret or ConfigMap with no such
+// a kubeconfig's certificate fields, or what may be a DER certificate. A Secret or ConfigMap with no such
 // value, and whose values all decode, adds nothing to the inventory.
 func scans(value []byte) bool {
-	return pki.LooksLikePEM(value) || looksLikeKubeconfig(value)
+	return pki.LooksLikePEM(value) || looksLikeKubeconfig(value) || looksLikeDER(value)
 }
 
 // suppliedBy reports whether ca is the link of a chain after prev: a CA

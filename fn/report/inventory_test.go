@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"encoding/base64"
+	"encoding/pem"
 	"fmt"
 	"strings"
 	"testing"
@@ -490,4 +491,44 @@ func TestScanQuotesOnlyPlainNames(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestScanDERValues: a Secret or ConfigMap value that is one DER
+// certificate (a ConfigMap's binaryData, a Secret's ca.der) is read as
+// that certificate, and its object is declared read; a DER value that is
+// not a certificate (a private key, a truststore) is skipped like a PEM
+// key, and so is DER with anything after it.
+func TestScanDERValues(t *testing.T) {
+	der := func(name string) string { return base64.StdEncoding.EncodeToString(testpki.Fixture(name).Cert.Raw) }
+	keyBlock, _ := pem.Decode(testpki.Fixture("kube-admin").KeyPEM())
+	in := items(t, `apiVersion: v1
+kind: ConfigMap
+metadata: {name: roots, namespace: a}
+binaryData:
+  ca.der: `+der("signer-a-1")+`
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: tls, namespace: a}
+data:
+  ca.der: `+der("signer-b-1")+`
+  tls.key.der: `+base64.StdEncoding.EncodeToString(keyBlock.Bytes)+`
+  trailing.der: `+base64.StdEncoding.EncodeToString(append(testpki.Fixture("kube-admin").Cert.Raw, 0))+`
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: key-only, namespace: a}
+binaryData:
+  key.der: `+base64.StdEncoding.EncodeToString(keyBlock.Bytes)+`
+`)
+	inv := report.Scan(in)
+	require.Equal(t, []string{"ConfigMap a/roots binaryData.ca.der signer-a-1", "Secret a/tls data.ca.der signer-b-1"}, found(inv))
+	require.Empty(t, inv.Problems)
+	var rule func(*yaml.RNode) bool
+	for _, r := range report.Reads().Some {
+		if r.Kind == "ConfigMap" {
+			rule = r.Reads
+		}
+	}
+	require.True(t, rule(in[0]), "a ConfigMap whose binaryData holds a DER certificate is read")
 }

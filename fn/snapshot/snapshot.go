@@ -332,8 +332,13 @@ func (s *snap) values(it *yaml.RNode, name string, encoded bool) (*yaml.RNode, e
 // parse (a DER private key armoured as CERTIFICATE) is dropped like any
 // other block. What is dropped is noted by block type or by the place of
 // the block, never by its content: a private key is never copied, nor
-// echoed.
+// echoed. A value that is one DER certificate (binaryData, a ca.der) is
+// written as PEM from the parsed certificate.
 func (s *snap) certificates(field string, raw []byte) ([]byte, bool) {
+	if cert, err := x509.ParseCertificate(raw); err == nil {
+		s.notef("wrote %s as PEM: it holds one DER certificate, and a trust bundle reads its sources as PEM", field)
+		return pki.EncodePEM([]*x509.Certificate{cert}), true
+	}
 	var certs []*x509.Certificate
 	var dropped, bad []string
 	rest, n := raw, 0
@@ -391,10 +396,10 @@ func notCertificate(n int, der []byte) string {
 }
 
 // holdsPrivateKey reports whether b holds a private key: a PEM key block
-// (or what is left of one), as text or base64-encoded, or base64 of a DER
-// key.
+// (or what is left of one), as text or base64-encoded, or a DER key, as
+// it is or base64-encoded.
 func holdsPrivateKey(b []byte) bool {
-	if bytes.Contains(b, []byte("PRIVATE KEY")) {
+	if bytes.Contains(b, []byte("PRIVATE KEY")) || isPrivateKeyDER(b) {
 		return true
 	}
 	der, err := base64.StdEncoding.DecodeString(string(bytes.TrimSpace(b)))

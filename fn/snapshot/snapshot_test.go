@@ -273,3 +273,31 @@ func TestSnapshotKeysAreDataKeys(t *testing.T) {
 		"Secret n/s: dropped data.<a string of 7 bytes>: not a data key the API server accepts",
 	}, res.Notes)
 }
+
+// TestSnapshotOfDERValues: a value that is one DER certificate (a
+// ConfigMap's binaryData, a Secret's ca.der) is kept, written as PEM from
+// the parsed certificate and named in a note; a DER private key is
+// dropped as a private key, and DER that is no certificate as no
+// certificate.
+func TestSnapshotOfDERValues(t *testing.T) {
+	der := base64.StdEncoding.EncodeToString(ca.Cert.Raw)
+	key, _ := pem.Decode(leaf.KeyPEM())
+	input := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: roots, namespace: n}\nbinaryData:\n  ca.der: " + der + "\n" +
+		"  key.der: " + base64.StdEncoding.EncodeToString(key.Bytes) + "\n" +
+		"  blob.bin: " + base64.StdEncoding.EncodeToString(append(append([]byte{}, ca.Cert.Raw...), 0)) + "\n"
+	res, out, err := take(t, input)
+	require.NoError(t, err)
+	require.Contains(t, out, "binaryData:\n  ca.der: "+b64(string(ca.PEM()))+"\n")
+	require.NotContains(t, out, "key.der")
+	require.NotContains(t, out+strings.Join(res.Notes, "\n"), base64.StdEncoding.EncodeToString(key.Bytes)[:40])
+	require.Equal(t, []string{
+		"ConfigMap n/roots: dropped binaryData.blob.bin: it holds no PEM certificate",
+		"ConfigMap n/roots: wrote binaryData.ca.der as PEM: it holds one DER certificate, and a trust bundle reads its sources as PEM",
+		"ConfigMap n/roots: dropped binaryData.key.der: a private key, which a snapshot never copies",
+	}, res.Notes)
+
+	// A snapshot of the snapshot is the same snapshot.
+	_, again, err := take(t, out)
+	require.NoError(t, err)
+	require.Equal(t, out, again)
+}
