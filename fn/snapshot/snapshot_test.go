@@ -67,6 +67,14 @@ func take(t *testing.T, input string) (snapshot.Result, string, error) {
 	return res, string(out), nil
 }
 
+// requireFixedPoint: a snapshot of a snapshot is the same snapshot.
+func requireFixedPoint(t *testing.T, out string) {
+	t.Helper()
+	_, again, err := take(t, out)
+	require.NoError(t, err)
+	require.Equal(t, out, again)
+}
+
 func TestSnapshotOfKubectlOutput(t *testing.T) {
 	res, out, err := take(t, kubectlSecret(""))
 	require.NoError(t, err)
@@ -97,10 +105,7 @@ data:
 		"Secret envoy-gateway-system/envoy-gateway: dropped data.tls.key: a private key, which a snapshot never copies",
 	}, res.Notes)
 
-	// A snapshot of a snapshot is the same snapshot.
-	_, again, err := take(t, out)
-	require.NoError(t, err)
-	require.Equal(t, out, again)
+	requireFixedPoint(t, out)
 }
 
 func TestSnapshotOfAList(t *testing.T) {
@@ -296,8 +301,5 @@ func TestSnapshotOfDERValues(t *testing.T) {
 		"ConfigMap n/roots: dropped binaryData.key.der: a private key, which a snapshot never copies",
 	}, res.Notes)
 
-	// A snapshot of the snapshot is the same snapshot.
-	_, again, err := take(t, out)
-	require.NoError(t, err)
-	require.Equal(t, out, again)
+	requireFixedPoint(t, out)
 }
