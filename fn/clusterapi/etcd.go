@@ -72,7 +72,8 @@ func (a *applier) planRoll(node *yaml.RNode, ref kube.Ref, evidence []Evidence) 
 	if !ok {
 		return
 	}
-	src := a.find(kind, namespace, name)
+	apiVersion, _ := kube.StringAt(node, append(infrastructureTemplate, "apiVersion"))
+	src := a.find(kube.GroupOf(apiVersion), kind, namespace, name)
 	base := name
 	// replacing stays nil unless the template in place is a copy that
 	// rotate-certs made; a copy without the list replaces no machine
@@ -166,7 +167,7 @@ func (a *applier) templateRef(node *yaml.RNode, ref kube.Ref) (kind, namespace, 
 func (a *applier) emitCopy(src *yaml.RNode, kind, namespace, name string, roll etcdRoll) (emitted string, ok bool) {
 	copyKey := kube.Key{Kind: kind, Namespace: namespace, Name: roll.Name}
 	emitted = "reusing the existing " + copyKey.String()
-	if _, planned := a.pending[copyKey]; a.find(kind, namespace, roll.Name) == nil && !planned {
+	if _, planned := a.pending[copyKey]; a.find("", kind, namespace, roll.Name) == nil && !planned {
 		a.pending[copyKey] = copyOf{from: name, machines: formatMachines(roll.Machines)}
 		copied, err := copyTemplate(src, roll.Name, name, roll.Machines)
 		if err != nil {
@@ -206,7 +207,7 @@ func (a *applier) takenFor(kind, namespace, name string, evidence []Evidence) fu
 		if c, ok := a.pending[kube.Key{Kind: kind, Namespace: namespace, Name: candidate}]; ok {
 			return c != want
 		}
-		obj := a.find(kind, namespace, candidate)
+		obj := a.find("", kind, namespace, candidate)
 		if obj == nil {
 			return false
 		}
@@ -262,10 +263,11 @@ func describeDue(due []Evidence) string {
 	return strings.Join(parts, ", ")
 }
 
-// find returns the input object of kind, namespace and name, or nil.
-func (a *applier) find(kind, namespace, name string) *yaml.RNode {
+// find returns the input object of kind, namespace and name, or nil; of
+// API group group unless it is "" (a name taken in any group).
+func (a *applier) find(group, kind, namespace, name string) *yaml.RNode {
 	for _, n := range a.items {
-		if n.GetKind() == kind && n.GetName() == name && n.GetNamespace() == namespace {
+		if n.GetKind() == kind && n.GetName() == name && n.GetNamespace() == namespace && (group == "" || kube.GroupOf(n.GetApiVersion()) == group) {
 			return n
 		}
 	}

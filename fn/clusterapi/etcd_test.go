@@ -325,6 +325,8 @@ func TestEtcdRollProblems(t *testing.T) {
 			"EtcdadmCluster eksa-system/prod-etcd apiVersion: unsupported apiVersion etcdcluster.cluster.x-k8s.io/v1beta2"},
 		{"template missing", docs(etcdadmCluster, due), framework.Warning,
 			"EtcdadmCluster eksa-system/prod-etcd spec.infrastructureTemplate: etcd machines are due (prod-etcd-aaaaa (2026-12-10)) but VSphereMachineTemplate eksa-system/prod-etcd-template-1700000000000 is not in the input"},
+		{"template of another API group", docs(etcdadmCluster, strings.Replace(etcdTemplate, "infrastructure.cluster.x-k8s.io/v1beta1", "infrastructure.example.com/v1", 1), due), framework.Warning,
+			"EtcdadmCluster eksa-system/prod-etcd spec.infrastructureTemplate: etcd machines are due (prod-etcd-aaaaa (2026-12-10)) but VSphereMachineTemplate eksa-system/prod-etcd-template-1700000000000 is not in the input"},
 		{"template name missing", docs(strings.Replace(etcdadmCluster, "    name: prod-etcd-template-1700000000000 # written by eksctl\n", "", 1), due), framework.Error,
 			"EtcdadmCluster eksa-system/prod-etcd spec.infrastructureTemplate.name: required"},
 		{"already expired", docs(etcdadmCluster, etcdTemplate, etcdMachine("prod-etcd-aaaaa", "2026-11-01T00:00:00Z")), framework.Warning,

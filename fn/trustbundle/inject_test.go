@@ -58,7 +58,7 @@ func caBundleAt(t *testing.T, node *yaml.RNode, webhook int) []string {
 // object's retirement record names each field.
 func TestInjectEveryWebhook(t *testing.T) {
 	r := render(t, injectBundle, parseItems(t, sourceSecret(caNew), webhookConfig(b64(caOld))))
-	require.Empty(t, r.matching("error"))
+	require.Empty(t, r.errors())
 	node := r.items[1]
 	require.Equal(t, []string{"new", "old"}, caBundleAt(t, node, 0))
 	require.Equal(t, []string{"new"}, caBundleAt(t, node, 1))
@@ -99,7 +99,7 @@ func TestInjectKeepsTheBytesOfAnUnchangedSet(t *testing.T) {
     sources: [{secret: {name: src, namespace: gw}}]
     inject: [{kind: MutatingWebhookConfiguration, name: hooks, webhooks: [a.example.com]}]
 `, parseItems(t, sourceSecret(caNew), doc))
-	require.Empty(t, r.matching("error"))
+	require.Empty(t, r.errors())
 	v, err := r.items[1].Pipe(yaml.Lookup("webhooks", "[name=a.example.com]", "clientConfig", "caBundle"))
 	require.NoError(t, err)
 	require.Equal(t, strings.Join(append(wrapped, enc), "\n")+"\n", v.YNode().Value, "an unchanged set must keep the field's bytes")
@@ -137,7 +137,7 @@ func TestInjectLeavesTargetMetadataToTheTarget(t *testing.T) {
     target: {name: trust, metadata: {labels: {team: edge}}}
     inject: [{kind: MutatingWebhookConfiguration, name: hooks}]
 `, parseItems(t, sourceSecret(caNew), webhookConfig(b64(caOld))))
-	require.Empty(t, r.matching("error"))
+	require.Empty(t, r.errors())
 	require.Empty(t, r.items[1].GetLabels(), "the webhook configuration keeps its own labels")
 	require.Equal(t, "edge", r.items[2].GetLabels()["team"], "the created target gets them")
 }

@@ -134,6 +134,18 @@ func (r run) matching(substr string) framework.Results {
 	return out
 }
 
+// errors returns the results of severity error (a message need not say
+// "error").
+func (r run) errors() framework.Results {
+	var out framework.Results
+	for _, res := range r.results {
+		if res.Severity == framework.Error {
+			out = append(out, res)
+		}
+	}
+	return out
+}
+
 func sourceSecret(certs ...testpki.Cert) string {
 	return "apiVersion: v1\nkind: Secret\nmetadata: {name: src, namespace: gw}\ndata:\n  ca.crt: " + b64(certs...) + "\n"
 }
@@ -496,7 +508,7 @@ func TestNamespaceSelectorSeesTheNameLabel(t *testing.T) {
 				"apiVersion: v1\nkind: Namespace\nmetadata: {name: billing}\n",
 				"apiVersion: v1\nkind: Namespace\nmetadata: {name: kube-system}\n")
 			r := render(t, bundles, items)
-			require.Empty(t, r.matching("error"), "%v", r.results)
+			require.Empty(t, r.errors(), "%v", r.results)
 			var got []string
 			for _, tg := range r.rendered[0].Targets {
 				got = append(got, tg.Key.Namespace)

@@ -346,25 +346,30 @@ func (r *trustManager) readBundleObject(node *yaml.RNode, key string, allKeys bo
 // CERTIFICATE blocks without PEM headers (a private key, say), and stops
 // syncing the whole Bundle, so rotate-certs refuses it too: it would
 // otherwise pin that value's CAs, which trust-manager never distributed.
+// A value with no certificate at all is an error here too, stricter than
+// trust-manager (which adds nothing for it): its CAs could not be carried
+// when they leave.
 func (r *trustManager) readBundlePEM(ref kube.Ref, field string, data []byte) ([]*x509.Certificate, bool) {
 	if len(data) > MaxValueBytes {
 		r.errorf(ref, field, "bundle %q: source %s %s is %s", r.bundle.Name, ref, field, tooLarge(len(data)))
 		return nil, false
 	}
 	d, err := r.env.Certs.DecodePEM(data)
-	var problem string
+	const refused = "trust-manager refuses such a source too (only CERTIFICATE blocks without PEM headers) and stops syncing the Bundle"
+	const unread = "rotate-certs cannot carry CAs it cannot read (trust-manager adds nothing for it, and fails only when the whole Bundle is empty)"
+	var problem, why string
 	switch {
 	case err != nil:
-		problem = "is not PEM certificate data: " + err.Error()
+		problem, why = "is not PEM certificate data: "+err.Error(), unread
 	case len(d.SkippedTypes) > 0:
-		problem = fmt.Sprintf("holds %d PEM block(s) that are not certificates (%s)", len(d.SkippedTypes), strings.ToLower(strings.Join(d.SkippedTypes, ", ")))
+		problem, why = fmt.Sprintf("holds %d PEM block(s) that are not certificates (%s)", len(d.SkippedTypes), strings.ToLower(strings.Join(d.SkippedTypes, ", "))), refused
 	case d.HeaderBlocks > 0:
-		problem = fmt.Sprintf("holds %d CERTIFICATE block(s) with PEM headers", d.HeaderBlocks)
+		problem, why = fmt.Sprintf("holds %d CERTIFICATE block(s) with PEM headers", d.HeaderBlocks), refused
 	case len(d.Certificates) == 0:
-		problem = "holds no certificate"
+		problem, why = "holds no certificate", unread
 	}
 	if problem != "" {
-		r.errorf(ref, field, "bundle %q: source %s %s %s; trust-manager refuses such a source too (only CERTIFICATE blocks without PEM headers) and stops syncing the Bundle", r.bundle.Name, ref, field, problem)
+		r.errorf(ref, field, "bundle %q: source %s %s %s; %s", r.bundle.Name, ref, field, problem, why)
 		return nil, false
 	}
 	r.warnLeaves(ref, field, fmt.Sprintf("source %s %s", ref, field), d.Certificates)

@@ -72,7 +72,7 @@ func TestTrustManagerInLineLifecycle(t *testing.T) {
 	pinned := inLine("# our partner\n" + pemOf(caNext))
 	first := render(t, tmBundle, parseItems(t, roots(caOld),
 		trustManagerBundle("", "configMap: {name: roots, includeAllKeys: true}", pinned)))
-	require.Empty(t, first.matching("error"))
+	require.Empty(t, first.errors())
 	got := inLines(t, first.items)
 	require.Len(t, got, 2, "the user's inLine and rotate-certs' own")
 	require.Equal(t, "# our partner\n"+pemOf(caNext), got[0], "the user's source is never edited")
@@ -113,7 +113,7 @@ func TestTrustManagerInLineOwners(t *testing.T) {
 	// CA is current, and rotate-certs' own source pins it.
 	r := render(t, tmBundle, parseItems(t, src,
 		trustManagerBundle("", "secret: {name: root, key: ca.crt}", inLine("# managed by hand\n"+pemOf(caOld)))))
-	require.Empty(t, r.matching("error"))
+	require.Empty(t, r.errors())
 	got := inLines(t, r.items)
 	require.Len(t, got, 2)
 	require.Equal(t, "# managed by hand\n"+pemOf(caOld), got[0])
@@ -126,7 +126,7 @@ func TestTrustManagerReadsSnapshots(t *testing.T) {
 	snap := "apiVersion: v1\nkind: Secret\nmetadata:\n  name: root\n  namespace: trust\n  annotations: {config.kubernetes.io/local-config: \"true\"}\ndata:\n  ca.crt: " + b64(caNew) + "\n"
 	items := parseItems(t, snap, trustManagerBundle("", "secret: {name: root, key: ca.crt}"))
 	r := render(t, tmBundle, items)
-	require.Empty(t, r.matching("error"))
+	require.Empty(t, r.errors())
 	got := inLines(t, r.items)
 	require.Len(t, got, 1)
 	require.Equal(t, []string{"new"}, inLineCerts(t, got[0]))
@@ -139,7 +139,7 @@ func TestTrustManagerSeenNeverAddsACA(t *testing.T) {
 	src := "apiVersion: v1\nkind: Secret\nmetadata: {name: root, namespace: trust}\ndata:\n  ca.crt: " + b64(caNew) + "\n"
 	own := inLine("# managed-by: rotate-certs.dev/bundle=corp\n" + pemOf(caNew))
 	r := render(t, tmBundle, parseItems(t, src, trustManagerBundle(pemOf(caNew, caOld), "secret: {name: root, key: ca.crt}", own)))
-	require.Empty(t, r.matching("error"))
+	require.Empty(t, r.errors())
 	warned := r.matching(`annotation rotate-certs.dev/seen names CA "CN=old,O=rotate-certs test" sha256:` + pki.FingerprintOf(caOld.Cert).String())
 	require.Len(t, warned, 1)
 	require.Equal(t, framework.Warning, warned[0].Severity)
@@ -185,7 +185,7 @@ func TestTrustManagerSelectorSelects(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			items := parseItems(t, append(objects, trustManagerBundle("", "configMap: {selector: "+tc.selector+", key: ca.crt}"))...)
 			r := render(t, tmBundle, items)
-			require.Empty(t, r.matching("error"))
+			require.Empty(t, r.errors())
 			got := inLines(t, r.items)
 			require.Len(t, got, 1)
 			require.Equal(t, tc.want, inLineCerts(t, got[0]))
@@ -250,6 +250,27 @@ func TestTrustManagerBooleanSpellings(t *testing.T) {
 			got := inLines(t, r.items)
 			require.Len(t, got, 1, "%v", r.results)
 			require.Equal(t, []string{"new", "old"}, inLineCerts(t, got[0]))
+		})
+	}
+}
+
+// TestTrustManagerSourceWithoutCertificate: a source value that holds no
+// certificate is an error (its CAs could not be carried), stricter than
+// trust-manager, which adds nothing for it; the message says so and does
+// not claim trust-manager refuses it. A private key beside a CA is what
+// trust-manager refuses, and that message says so.
+func TestTrustManagerSourceWithoutCertificate(t *testing.T) {
+	for _, tc := range []struct{ name, value, want, not string }{
+		{"no PEM", "not a certificate", "rotate-certs cannot carry CAs it cannot read", "trust-manager refuses"},
+		{"a private key", "-----BEGIN PRIVATE KEY-----\nMAA=\n-----END PRIVATE KEY-----", "trust-manager refuses such a source too", "cannot carry"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cm := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: roots, namespace: trust}\ndata:\n  ca.crt: |\n    " + indent(4, tc.value) + "\n"
+			r := render(t, tmBundle, parseItems(t, cm, trustManagerBundle("", "configMap: {name: roots, key: ca.crt}")))
+			errs := r.errors()
+			require.Len(t, errs, 1, "%v", r.results)
+			require.Contains(t, errs[0].Message, tc.want)
+			require.NotContains(t, errs[0].Message, tc.not)
 		})
 	}
 }
