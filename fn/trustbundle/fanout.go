@@ -77,6 +77,14 @@ func (r *fanOut) readsFrom(ns string) bool {
 	return false
 }
 
+// secretTypeTLS is the type of a Secret whose tls.crt and tls.key are a
+// server's certificate and private key, which the API server requires.
+const secretTypeTLS = "kubernetes.io/tls"
+
+// servingKeys are the keys of a kubernetes.io/tls Secret that are its
+// server's own: never a trust bundle's target.
+var servingKeys = map[string]bool{"tls.crt": true, "tls.key": true}
+
 // readTarget returns the certificates the existing target holds (the
 // bundle's memory of previous CAs) and the field they were read from ("" when
 // the target has no such key).
@@ -84,6 +92,12 @@ func (r *fanOut) readTarget(node *yaml.RNode) ([]*x509.Certificate, string, bool
 	ref := kube.RefOf(node)
 	if kube.IsSOPSEncrypted(node) {
 		r.errorf(ref, "sops", "bundle %q: target %s is SOPS-encrypted; a trust bundle holds only public certificates - keep it unencrypted", r.bundle.Name, ref)
+		return nil, "", false
+	}
+	if key := r.bundle.Target.Key; node.GetKind() == "Secret" && servingKeys[key] && kube.ScalarAt(node, "type") == secretTypeTLS {
+		field := dataFieldOf(node, key)
+		r.errorf(ref, field, "bundle %q: target %s is a %s Secret and %s is its own serving certificate or key; a trust bundle never replaces them - write the bundle to another key (ca.crt) or another Secret",
+			r.bundle.Name, ref, secretTypeTLS, key)
 		return nil, "", false
 	}
 	v, found, err := kube.Lookup(node, r.bundle.Target.Key)
@@ -101,6 +115,11 @@ func (r *fanOut) readTarget(node *yaml.RNode) ([]*x509.Certificate, string, bool
 	d, err := r.env.Certs.DecodePEM(v.Bytes)
 	if err != nil {
 		r.errorf(ref, v.Field, "bundle %q: existing target %s %s is not PEM certificate data (%v); fix or delete the value so the bundle can be rebuilt", r.bundle.Name, ref, v.Field, err)
+		return nil, "", false
+	}
+	if d.HasPrivateKey() {
+		r.errorf(ref, v.Field, "bundle %q: target %s %s holds a private key; rotate-certs never overwrites, copies or moves key material - point target.key at the value that holds the CA certificates (Istio's cacerts: root-cert.pem; a TLS Secret: ca.crt)",
+			r.bundle.Name, ref, v.Field)
 		return nil, "", false
 	}
 	if len(d.SkippedTypes) > 0 {

@@ -517,3 +517,58 @@ func TestNamespaceSelectorSeesTheNameLabel(t *testing.T) {
 		})
 	}
 }
+
+// A target value that holds a private key, or a kubernetes.io/tls Secret's
+// own tls.crt and tls.key, is never overwritten: the key would be lost (a
+// target that points at Istio's cacerts ca-key.pem, or Linkerd's issuer
+// key.pem), or a server would present a CA bundle with its own key. Every
+// other key, and the type, stays byte for byte.
+func TestTargetNeverOverwritesAKeyOrAServingCertificate(t *testing.T) {
+	key := string(caOld.KeyPEM())
+	keyB64 := base64.StdEncoding.EncodeToString(caOld.KeyPEM())
+	target := func(name, key string) string {
+		return "  - name: gw\n    sources: [{secret: {name: src, namespace: gw}}]\n    target: {name: " + name + ", key: " + key + "}\n"
+	}
+	tests := []struct {
+		name, bundle, object string
+		field                string // the field of the error, "" for none
+	}{
+		{"Istio's cacerts, ca-key.pem in stringData", target("cacerts", "ca-key.pem"),
+			"apiVersion: v1\nkind: Secret\nmetadata: {name: cacerts, namespace: gw}\nstringData:\n  ca-key.pem: |\n    " + indent(4, key) + "\n  root-cert.pem: |\n    " + indent(4, pemOf(caOld)) + "\n",
+			"stringData.ca-key.pem"},
+		{"Linkerd's issuer, key.pem in data", target("linkerd-identity-issuer", "key.pem"),
+			"apiVersion: v1\nkind: Secret\nmetadata: {name: linkerd-identity-issuer, namespace: gw}\ndata:\n  crt.pem: " + b64(caOld) + "\n  key.pem: " + keyB64 + "\n",
+			"data.key.pem"},
+		{"a certificate and its key in one value", target("combined", "server.pem"),
+			"apiVersion: v1\nkind: Secret\nmetadata: {name: combined, namespace: gw}\ndata:\n  server.pem: " + base64.StdEncoding.EncodeToString([]byte(pemOf(caOld)+key)) + "\n",
+			"data.server.pem"},
+		{"a TLS Secret's tls.crt", target("serving", "tls.crt"),
+			"apiVersion: v1\nkind: Secret\nmetadata: {name: serving, namespace: gw}\ntype: kubernetes.io/tls\ndata:\n  tls.crt: " + b64(caOld) + "\n  tls.key: " + keyB64 + "\n",
+			"data.tls.crt"},
+		{"a TLS Secret's tls.key, absent", target("serving", "tls.key"),
+			"apiVersion: v1\nkind: Secret\nmetadata: {name: serving, namespace: gw}\ntype: kubernetes.io/tls\ndata:\n  tls.crt: " + b64(caOld) + "\n",
+			"data.tls.key"},
+		{"a TLS Secret's ca.crt is a target like any", target("serving", "ca.crt"),
+			"apiVersion: v1\nkind: Secret\nmetadata: {name: serving, namespace: gw}\ntype: kubernetes.io/tls\ndata:\n  tls.crt: " + b64(caOld) + "\n  tls.key: " + keyB64 + "\n  ca.crt: " + b64(caOld) + "\n",
+			""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := render(t, tt.bundle, parseItems(t, sourceSecret(caNew), tt.object))
+			out := r.text()[1]
+			if tt.field == "" {
+				require.Empty(t, r.errors())
+				require.Contains(t, out, "type: kubernetes.io/tls\n")
+				require.Contains(t, out, "  tls.crt: "+b64(caOld)+"\n  tls.key: "+keyB64+"\n")
+				require.Contains(t, out, "  ca.crt: "+b64(caNew, caOld)+"\n")
+				return
+			}
+			errs := r.errors()
+			require.Len(t, errs, 1)
+			require.Equal(t, tt.field, errs[0].Field.Path)
+			require.Contains(t, errs[0].Message, "never")
+			require.NotContains(t, errs[0].Message, "PRIVATE KEY-----")
+			require.Equal(t, tt.object, out, "the target is left as it was")
+		})
+	}
+}
