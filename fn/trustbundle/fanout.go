@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -26,12 +27,31 @@ func (r *fanOut) current() ([]*x509.Certificate, bool) { return r.readSources(),
 // slots yields the target object of each target namespace.
 func (r *fanOut) slots() iter.Seq[slot] {
 	return func(yield func(slot) bool) {
+		r.warnIstiodOwns()
 		for _, ns := range r.namespaces() {
 			if s, ok := r.read(ns); ok && !yield(s) {
 				return
 			}
 		}
 	}
+}
+
+// istioRootCertConfigMap is the ConfigMap istiod writes into every
+// namespace from its CA's roots (key root-cert.pem).
+const istioRootCertConfigMap = "istio-ca-root-cert"
+
+// warnIstiodOwns warns when the target is istiod's istio-ca-root-cert: its
+// namespace controller rewrites root-cert.pem whenever it differs from the
+// roots of istiod's CA, so a rendered overlap is undone at once, and the
+// sync tool and istiod fight over the object.
+func (r *fanOut) warnIstiodOwns() {
+	t := r.bundle.Target
+	if t.Kind != policy.TargetConfigMap || t.Name != istioRootCertConfigMap {
+		return
+	}
+	r.add(r.env.PolicyRef.Result(framework.Warning, r.path+".target.name", fmt.Sprintf(
+		"bundle %q: ConfigMap %s is written by istiod into every namespace from the roots of its CA, and istiod overwrites any other value of root-cert.pem, so this bundle is undone as soon as it is applied (and the sync tool and istiod keep rewriting it); with Istio's plug-in CA, target Secret istio-system/cacerts key root-cert.pem, from which istiod writes this ConfigMap",
+		r.bundle.Name, istioRootCertConfigMap)))
 }
 
 // namespaces returns the target namespaces: the listed ones, then every

@@ -572,3 +572,33 @@ func TestTargetNeverOverwritesAKeyOrAServingCertificate(t *testing.T) {
 		})
 	}
 }
+
+// istiod writes ConfigMap istio-ca-root-cert into every namespace from its
+// CA's roots and overwrites any other value of root-cert.pem: a bundle
+// rendered into it is undone at once, and the sync tool and istiod fight
+// over it. The render says so, once per bundle, and names cacerts.
+func TestTargetIstiodOwnsIsAWarning(t *testing.T) {
+	tests := []struct {
+		name, bundle string
+		warn         bool
+	}{
+		{"istio-ca-root-cert", "  - name: mesh\n    sources: [{secret: {name: src, namespace: gw}}]\n    target: {kind: ConfigMap, name: istio-ca-root-cert, namespaces: [shop, catalog], key: root-cert.pem}\n", true},
+		{"cacerts", "  - name: mesh\n    sources: [{secret: {name: src, namespace: gw}}]\n    target: {kind: Secret, name: cacerts, namespaces: [istio-system], key: root-cert.pem}\n", false},
+		{"a Secret of that name is not istiod's", "  - name: mesh\n    sources: [{secret: {name: src, namespace: gw}}]\n    target: {kind: Secret, name: istio-ca-root-cert, namespaces: [shop]}\n", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := render(t, tt.bundle, parseItems(t, sourceSecret(caNew)))
+			warns := r.matching("istiod")
+			if !tt.warn {
+				require.Empty(t, warns)
+				return
+			}
+			require.Len(t, warns, 1)
+			require.Equal(t, framework.Warning, warns[0].Severity)
+			require.Equal(t, "spec.trustBundles[0].target.name", warns[0].Field.Path)
+			require.Contains(t, warns[0].Message, "overwrites")
+			require.Contains(t, warns[0].Message, "cacerts")
+		})
+	}
+}
