@@ -134,6 +134,25 @@ func (r run) matching(substr string) framework.Results {
 	return out
 }
 
+// oneWarning requires one warning about substr at field whose message
+// holds each of words when want is true, and none about substr otherwise.
+// It returns want.
+func (r run) oneWarning(t *testing.T, substr string, want bool, field string, words ...string) bool {
+	t.Helper()
+	warns := r.matching(substr)
+	if !want {
+		require.Empty(t, warns)
+		return false
+	}
+	require.Len(t, warns, 1)
+	require.Equal(t, framework.Warning, warns[0].Severity)
+	require.Equal(t, field, warns[0].Field.Path)
+	for _, w := range words {
+		require.Contains(t, warns[0].Message, w)
+	}
+	return true
+}
+
 // errors returns the results of severity error (a message need not say
 // "error").
 func (r run) errors() framework.Results {
@@ -334,16 +353,9 @@ func TestImmutableTargetWarns(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := render(t, gwBundle, parseItems(t, sourceSecret(caNew), tt.target))
-			warns := r.matching("is immutable")
-			if !tt.warn {
-				require.Empty(t, warns)
+			if !r.oneWarning(t, "is immutable", tt.warn, "immutable", "Secret gw/trust", "deleted and re-created") {
 				return
 			}
-			require.Len(t, warns, 1)
-			require.Equal(t, framework.Warning, warns[0].Severity)
-			require.Equal(t, "immutable", warns[0].Field.Path)
-			require.Contains(t, warns[0].Message, "Secret gw/trust")
-			require.Contains(t, warns[0].Message, "deleted and re-created")
 			// Re-rendered, nothing changes and nothing is said.
 			r2 := render(t, gwBundle, r.again(t))
 			require.Empty(t, r2.matching("is immutable"))
@@ -589,16 +601,7 @@ func TestTargetIstiodOwnsIsAWarning(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := render(t, tt.bundle, parseItems(t, sourceSecret(caNew)))
-			warns := r.matching("istiod")
-			if !tt.warn {
-				require.Empty(t, warns)
-				return
-			}
-			require.Len(t, warns, 1)
-			require.Equal(t, framework.Warning, warns[0].Severity)
-			require.Equal(t, "spec.trustBundles[0].target.name", warns[0].Field.Path)
-			require.Contains(t, warns[0].Message, "overwrites")
-			require.Contains(t, warns[0].Message, "cacerts")
+			r.oneWarning(t, "istiod", tt.warn, "spec.trustBundles[0].target.name", "overwrites", "cacerts")
 		})
 	}
 }
