@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -26,12 +27,31 @@ func (r *fanOut) current() ([]*x509.Certificate, bool) { return r.readSources(),
 // slots yields the target object of each target namespace.
 func (r *fanOut) slots() iter.Seq[slot] {
 	return func(yield func(slot) bool) {
+		r.warnIstiodOwns()
 		for _, ns := range r.namespaces() {
 			if s, ok := r.read(ns); ok && !yield(s) {
 				return
 			}
 		}
 	}
+}
+
+// istioRootCertConfigMap is the ConfigMap istiod writes into every
+// namespace from its CA's roots (key root-cert.pem).
+const istioRootCertConfigMap = "istio-ca-root-cert"
+
+// warnIstiodOwns warns when the target is istiod's istio-ca-root-cert: its
+// namespace controller rewrites root-cert.pem whenever it differs from the
+// roots of istiod's CA, so a rendered overlap is undone at once, and the
+// sync tool and istiod fight over the object.
+func (r *fanOut) warnIstiodOwns() {
+	t := r.bundle.Target
+	if t.Kind != policy.TargetConfigMap || t.Name != istioRootCertConfigMap {
+		return
+	}
+	r.add(r.env.PolicyRef.Result(framework.Warning, r.path+".target.name", fmt.Sprintf(
+		"bundle %q: ConfigMap %s is written by istiod into every namespace from the roots of its CA, and istiod overwrites any other value of root-cert.pem, so this bundle is undone as soon as it is applied (and the sync tool and istiod keep rewriting it); with Istio's plug-in CA, target Secret istio-system/cacerts key root-cert.pem, from which istiod writes this ConfigMap",
+		r.bundle.Name, istioRootCertConfigMap)))
 }
 
 // namespaces returns the target namespaces: the listed ones, then every
@@ -77,6 +97,14 @@ func (r *fanOut) readsFrom(ns string) bool {
 	return false
 }
 
+// secretTypeTLS is the type of a Secret whose tls.crt and tls.key are a
+// server's certificate and private key, which the API server requires.
+const secretTypeTLS = "kubernetes.io/tls"
+
+// servingKeys are the keys of a kubernetes.io/tls Secret that are its
+// server's own: never a trust bundle's target.
+var servingKeys = map[string]bool{"tls.crt": true, "tls.key": true}
+
 // readTarget returns the certificates the existing target holds (the
 // bundle's memory of previous CAs) and the field they were read from ("" when
 // the target has no such key).
@@ -84,6 +112,12 @@ func (r *fanOut) readTarget(node *yaml.RNode) ([]*x509.Certificate, string, bool
 	ref := kube.RefOf(node)
 	if kube.IsSOPSEncrypted(node) {
 		r.errorf(ref, "sops", "bundle %q: target %s is SOPS-encrypted; a trust bundle holds only public certificates - keep it unencrypted", r.bundle.Name, ref)
+		return nil, "", false
+	}
+	if key := r.bundle.Target.Key; node.GetKind() == "Secret" && servingKeys[key] && kube.ScalarAt(node, "type") == secretTypeTLS {
+		field := dataFieldOf(node, key)
+		r.errorf(ref, field, "bundle %q: target %s is a %s Secret and %s is its own serving certificate or key; a trust bundle never replaces them - write the bundle to another key (ca.crt) or another Secret",
+			r.bundle.Name, ref, secretTypeTLS, key)
 		return nil, "", false
 	}
 	v, found, err := kube.Lookup(node, r.bundle.Target.Key)
@@ -101,6 +135,11 @@ func (r *fanOut) readTarget(node *yaml.RNode) ([]*x509.Certificate, string, bool
 	d, err := r.env.Certs.DecodePEM(v.Bytes)
 	if err != nil {
 		r.errorf(ref, v.Field, "bundle %q: existing target %s %s is not PEM certificate data (%v); fix or delete the value so the bundle can be rebuilt", r.bundle.Name, ref, v.Field, err)
+		return nil, "", false
+	}
+	if d.HasPrivateKey() {
+		r.errorf(ref, v.Field, "bundle %q: target %s %s holds a private key; rotate-certs never overwrites, copies or moves key material - point target.key at the value that holds the CA certificates (Istio's cacerts: root-cert.pem; a TLS Secret: ca.crt)",
+			r.bundle.Name, ref, v.Field)
 		return nil, "", false
 	}
 	if len(d.SkippedTypes) > 0 {

@@ -134,6 +134,25 @@ func (r run) matching(substr string) framework.Results {
 	return out
 }
 
+// oneWarning requires one warning about substr at field whose message
+// holds each of words when want is true, and none about substr otherwise.
+// It returns want.
+func (r run) oneWarning(t *testing.T, substr string, want bool, field string, words ...string) bool {
+	t.Helper()
+	warns := r.matching(substr)
+	if !want {
+		require.Empty(t, warns)
+		return false
+	}
+	require.Len(t, warns, 1)
+	require.Equal(t, framework.Warning, warns[0].Severity)
+	require.Equal(t, field, warns[0].Field.Path)
+	for _, w := range words {
+		require.Contains(t, warns[0].Message, w)
+	}
+	return true
+}
+
 // errors returns the results of severity error (a message need not say
 // "error").
 func (r run) errors() framework.Results {
@@ -334,16 +353,9 @@ func TestImmutableTargetWarns(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := render(t, gwBundle, parseItems(t, sourceSecret(caNew), tt.target))
-			warns := r.matching("is immutable")
-			if !tt.warn {
-				require.Empty(t, warns)
+			if !r.oneWarning(t, "is immutable", tt.warn, "immutable", "Secret gw/trust", "deleted and re-created") {
 				return
 			}
-			require.Len(t, warns, 1)
-			require.Equal(t, framework.Warning, warns[0].Severity)
-			require.Equal(t, "immutable", warns[0].Field.Path)
-			require.Contains(t, warns[0].Message, "Secret gw/trust")
-			require.Contains(t, warns[0].Message, "deleted and re-created")
 			// Re-rendered, nothing changes and nothing is said.
 			r2 := render(t, gwBundle, r.again(t))
 			require.Empty(t, r2.matching("is immutable"))
@@ -514,6 +526,82 @@ func TestNamespaceSelectorSeesTheNameLabel(t *testing.T) {
 				got = append(got, tg.Key.Namespace)
 			}
 			require.ElementsMatch(t, tc.want, got)
+		})
+	}
+}
+
+// A target value that holds a private key, or a kubernetes.io/tls Secret's
+// own tls.crt and tls.key, is never overwritten: the key would be lost (a
+// target that points at Istio's cacerts ca-key.pem, or Linkerd's issuer
+// key.pem), or a server would present a CA bundle with its own key. Every
+// other key, and the type, stays byte for byte.
+func TestTargetNeverOverwritesAKeyOrAServingCertificate(t *testing.T) {
+	key := string(caOld.KeyPEM())
+	keyB64 := base64.StdEncoding.EncodeToString(caOld.KeyPEM())
+	target := func(name, key string) string {
+		return "  - name: gw\n    sources: [{secret: {name: src, namespace: gw}}]\n    target: {name: " + name + ", key: " + key + "}\n"
+	}
+	tests := []struct {
+		name, bundle, object string
+		field                string // the field of the error, "" for none
+	}{
+		{"Istio's cacerts, ca-key.pem in stringData", target("cacerts", "ca-key.pem"),
+			"apiVersion: v1\nkind: Secret\nmetadata: {name: cacerts, namespace: gw}\nstringData:\n  ca-key.pem: |\n    " + indent(4, key) + "\n  root-cert.pem: |\n    " + indent(4, pemOf(caOld)) + "\n",
+			"stringData.ca-key.pem"},
+		{"Linkerd's issuer, key.pem in data", target("linkerd-identity-issuer", "key.pem"),
+			"apiVersion: v1\nkind: Secret\nmetadata: {name: linkerd-identity-issuer, namespace: gw}\ndata:\n  crt.pem: " + b64(caOld) + "\n  key.pem: " + keyB64 + "\n",
+			"data.key.pem"},
+		{"a certificate and its key in one value", target("combined", "server.pem"),
+			"apiVersion: v1\nkind: Secret\nmetadata: {name: combined, namespace: gw}\ndata:\n  server.pem: " + base64.StdEncoding.EncodeToString([]byte(pemOf(caOld)+key)) + "\n",
+			"data.server.pem"},
+		{"a TLS Secret's tls.crt", target("serving", "tls.crt"),
+			"apiVersion: v1\nkind: Secret\nmetadata: {name: serving, namespace: gw}\ntype: kubernetes.io/tls\ndata:\n  tls.crt: " + b64(caOld) + "\n  tls.key: " + keyB64 + "\n",
+			"data.tls.crt"},
+		{"a TLS Secret's tls.key, absent", target("serving", "tls.key"),
+			"apiVersion: v1\nkind: Secret\nmetadata: {name: serving, namespace: gw}\ntype: kubernetes.io/tls\ndata:\n  tls.crt: " + b64(caOld) + "\n",
+			"data.tls.key"},
+		{"a TLS Secret's ca.crt is a target like any", target("serving", "ca.crt"),
+			"apiVersion: v1\nkind: Secret\nmetadata: {name: serving, namespace: gw}\ntype: kubernetes.io/tls\ndata:\n  tls.crt: " + b64(caOld) + "\n  tls.key: " + keyB64 + "\n  ca.crt: " + b64(caOld) + "\n",
+			""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := render(t, tt.bundle, parseItems(t, sourceSecret(caNew), tt.object))
+			out := r.text()[1]
+			if tt.field == "" {
+				require.Empty(t, r.errors())
+				require.Contains(t, out, "type: kubernetes.io/tls\n")
+				require.Contains(t, out, "  tls.crt: "+b64(caOld)+"\n  tls.key: "+keyB64+"\n")
+				require.Contains(t, out, "  ca.crt: "+b64(caNew, caOld)+"\n")
+				return
+			}
+			errs := r.errors()
+			require.Len(t, errs, 1)
+			require.Equal(t, tt.field, errs[0].Field.Path)
+			require.Contains(t, errs[0].Message, "never")
+			require.NotContains(t, errs[0].Message, "PRIVATE KEY-----")
+			require.Equal(t, tt.object, out, "the target is left as it was")
+		})
+	}
+}
+
+// istiod writes ConfigMap istio-ca-root-cert into every namespace from its
+// CA's roots and overwrites any other value of root-cert.pem: a bundle
+// rendered into it is undone at once, and the sync tool and istiod fight
+// over it. The render says so, once per bundle, and names cacerts.
+func TestTargetIstiodOwnsIsAWarning(t *testing.T) {
+	tests := []struct {
+		name, bundle string
+		warn         bool
+	}{
+		{"istio-ca-root-cert", "  - name: mesh\n    sources: [{secret: {name: src, namespace: gw}}]\n    target: {kind: ConfigMap, name: istio-ca-root-cert, namespaces: [shop, catalog], key: root-cert.pem}\n", true},
+		{"cacerts", "  - name: mesh\n    sources: [{secret: {name: src, namespace: gw}}]\n    target: {kind: Secret, name: cacerts, namespaces: [istio-system], key: root-cert.pem}\n", false},
+		{"a Secret of that name is not istiod's", "  - name: mesh\n    sources: [{secret: {name: src, namespace: gw}}]\n    target: {kind: Secret, name: istio-ca-root-cert, namespaces: [shop]}\n", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := render(t, tt.bundle, parseItems(t, sourceSecret(caNew)))
+			r.oneWarning(t, "istiod", tt.warn, "spec.trustBundles[0].target.name", "overwrites", "cacerts")
 		})
 	}
 }

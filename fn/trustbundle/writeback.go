@@ -47,7 +47,7 @@ func SetValue(node *yaml.RNode, key string, b []byte) (field string, changed boo
 	}
 	m, err := kube.MapField(node, field)
 	if err == nil {
-		err = kube.SetField(m, key, value)
+		err = setUnaliased(node, m, key, value)
 	}
 	if err != nil {
 		return "", false, fmt.Errorf("%s: set %s.%s: %w", kube.RefOf(node), field, key, err)
@@ -58,6 +58,45 @@ func SetValue(node *yaml.RNode, key string, b []byte) (field string, changed boo
 		}
 	}
 	return field + "." + key, true, nil
+}
+
+// setUnaliased sets key of mapping m (a data field of node) to value, as
+// kube.SetField does, keeping the anchor of the value it replaces. A value
+// whose anchor an alias of node uses is not replaced: the node is shared,
+// so the alias would change with it, and the anchor would leave the
+// output, leaving an alias that no tool can parse.
+func setUnaliased(node, m *yaml.RNode, key string, value *yaml.RNode) error {
+	var anchor string
+	if f := m.Field(key); f != nil && f.Value != nil && f.Value.YNode().Anchor != "" {
+		old := f.Value.YNode()
+		if aliased(node.YNode(), old) {
+			return fmt.Errorf("the value is YAML anchor &%s, which another value aliases; a new bundle there would change that value too - write the value out in full instead of the anchor", old.Anchor)
+		}
+		anchor = old.Anchor
+	}
+	if err := kube.SetField(m, key, value); err != nil {
+		return err
+	}
+	if anchor != "" {
+		m.Field(key).Value.YNode().Anchor = anchor
+	}
+	return nil
+}
+
+// aliased reports whether an alias under n refers to target.
+func aliased(n, target *yaml.Node) bool {
+	if n == nil {
+		return false
+	}
+	if n.Kind == yaml.AliasNode {
+		return n.Alias == target
+	}
+	for _, c := range n.Content {
+		if aliased(c, target) {
+			return true
+		}
+	}
+	return false
 }
 
 func literal(s string) *yaml.RNode {

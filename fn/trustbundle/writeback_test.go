@@ -234,3 +234,25 @@ func TestSetBinaryValue(t *testing.T) {
 		})
 	}
 }
+
+// A value that carries a YAML anchor other values alias cannot be replaced
+// in place: the aliases would change with it (another key silently holding
+// the bundle) and the anchor would vanish from the output, leaving an alias
+// to nothing - a file no tool parses. It is an error; an anchor nothing
+// aliases is kept.
+func TestSetValueAnchoredValue(t *testing.T) {
+	aliased := parseNode(t, "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata:\n  ca.crt: &ca b2xk\n  backup.crt: *ca\n")
+	before := aliased.MustString()
+	_, _, err := SetValue(aliased, "ca.crt", []byte("new"))
+	require.ErrorContains(t, err, "anchor")
+	require.Equal(t, before, aliased.MustString())
+
+	unused := parseNode(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  ca.crt: &ca old\n")
+	_, changed, err := SetValue(unused, "ca.crt", []byte("new"))
+	require.NoError(t, err)
+	require.True(t, changed)
+	out := unused.MustString()
+	require.Contains(t, out, "ca.crt: &ca new")
+	_, err = yaml.Parse(out)
+	require.NoError(t, err)
+}
