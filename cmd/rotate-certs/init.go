@@ -26,9 +26,11 @@ CAs would not render. What was skipped, and why, goes to stderr.
 What is already wired is proposed as the target instead of a new object: a
 trust-manager Bundle whose sources read a CA source (kind: Bundle, no sources in
 the policy), or the object a mesh's workloads trust - Linkerd's
-linkerd-identity-trust-roots (ca-bundle.crt), Istio's istio-ca-root-cert and
-cacerts (root-cert.pem) - under its own name and key, with restart.mesh for that
-mesh and the namespaces it injects listed as comments.
+linkerd-identity-trust-roots (ca-bundle.crt), Istio's plug-in CA Secret cacerts
+(root-cert.pem) - under its own name and key, with restart.mesh for that mesh and
+the namespaces it injects listed as comments. Istio's istio-ca-root-cert
+ConfigMaps are neither target nor source (istiod writes them from its CA's
+roots): a note names them and asks for cacerts.
 
 So that the next step runs with no hand edits: --exec PATH (the rotate-certs
 binary) or --image REF (its container image) writes the policy's

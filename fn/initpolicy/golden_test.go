@@ -34,7 +34,7 @@ func TestInitGolden(t *testing.T) {
 		{"istio", "examples/istio", "Secret istio-system/cacerts root-cert.pem", "istio"},
 		{"trust-manager", "examples/trust-manager", "Bundle /corp-trust ", ""},
 		{"linkerd-trust-manager", "testdata/init/linkerd-trust-manager/input", "Bundle /linkerd-identity-trust-roots ", "linkerd"},
-		{"istio-ca-root-cert", "testdata/init/istio-ca-root-cert/input", "ConfigMap shop/istio-ca-root-cert root-cert.pem", "istio"},
+		{"istio-ca-root-cert", "testdata/init/istio-ca-root-cert/input", "ConfigMap istio-system/istio-root-ca-trust root-cert.pem", ""},
 		{"mesh-without-trust-object", "testdata/init/mesh-without-trust-object/input", "ConfigMap shop/payments-ca-trust ca.crt", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -86,7 +86,7 @@ func TestInitNotesAMeshNoTargetReaches(t *testing.T) {
 		t.Fatal(err)
 	}
 	notes := strings.Join(plan.Notes, "\n")
-	for _, want := range []string{"Istio injects the pods of Namespace shop (Namespace label istio-injection: enabled)", "ConfigMap istio-ca-root-cert", "restart.mesh: istio"} {
+	for _, want := range []string{"Istio injects the pods of Namespace shop (Namespace label istio-injection: enabled)", "Secret cacerts", "restart.mesh: istio"} {
 		if !strings.Contains(notes, want) {
 			t.Errorf("notes lack %q:\n%s", want, notes)
 		}

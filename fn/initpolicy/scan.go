@@ -169,6 +169,7 @@ func Scan(items []*yaml.RNode, now time.Time) (*Plan, error) {
 	consumers, notes := findConsumers(items)
 	sc.plan.Notes = append(sc.plan.Notes, notes...)
 	sc.planBundles(kept, existing, consumers, w)
+	sc.noteIstiodRootCerts(items)
 	sc.proposeMeshRestarts(meshNamespaces(items))
 	return sc.plan, nil
 }
@@ -184,6 +185,9 @@ type scan struct {
 	// the bundles that write them: a leaf Secret's copy of one of them is
 	// an older root another source's bundle carries, not a new source.
 	targetCAs carriedCAs
+	// istiodRootCerts are the namespaces of the input's istio-ca-root-cert
+	// ConfigMaps: istiod writes them, so they are neither source nor target.
+	istiodRootCerts []string
 }
 
 // ownersOf returns the sources of the known bundles that write target.
@@ -206,7 +210,8 @@ func (sc *scan) addTargetCAs(it *yaml.RNode) {
 
 // candidates reads every Secret and ConfigMap that could be a source,
 // noting the Cluster API control planes and why an object is not a
-// source (SOPS-encrypted, a target already, only expired CAs).
+// source (SOPS-encrypted, a target already, written by istiod, only expired
+// CAs).
 func (sc *scan) candidates(items []*yaml.RNode) ([]Candidate, error) {
 	var cands []Candidate
 	plan := sc.plan
@@ -234,6 +239,10 @@ func (sc *scan) candidates(items []*yaml.RNode) ([]Candidate, error) {
 		if _, ok := it.GetAnnotations(trustbundle.HashAnnotation)[trustbundle.HashAnnotation]; ok {
 			plan.Notes = append(plan.Notes, fmt.Sprintf("%s is already a rotate-certs target (%s): not a source", ref, trustbundle.HashAnnotation))
 			sc.addTargetCAs(it)
+			continue
+		}
+		if istiodWrites(it) {
+			sc.istiodRootCerts = append(sc.istiodRootCerts, it.GetNamespace())
 			continue
 		}
 		c, found, err := candidateOf(it, sc.now)

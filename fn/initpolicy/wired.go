@@ -35,14 +35,46 @@ type meshTrust struct {
 }
 
 // meshTrustObjects are the trust objects of the meshes restart.mesh knows,
-// as their charts and controllers write them.
+// as their charts write them. Istio's istio-ca-root-cert ConfigMaps are not
+// among them: istiod writes them from cacerts (see istiodWrites).
 var meshTrustObjects = []meshTrust{
 	{Kind: "ConfigMap", Name: "linkerd-identity-trust-roots", Key: "ca-bundle.crt", Mesh: policy.MeshLinkerd,
 		What: "Linkerd's trust anchors (the linkerd-control-plane chart's identityTrustAnchorsPEM): its proxy injector copies them into every meshed pod"},
-	{Kind: "ConfigMap", Name: "istio-ca-root-cert", Key: "root-cert.pem", Mesh: policy.MeshIstio,
-		What: "the roots istiod writes into every namespace, which Istio's sidecars mount"},
 	{Kind: "Secret", Name: "cacerts", Key: "root-cert.pem", Mesh: policy.MeshIstio,
 		What: "Istio's plug-in CA: istiod hands every workload the roots of its root-cert.pem"},
+}
+
+// istiodWrites reports whether it is one of the istio-ca-root-cert
+// ConfigMaps istiod writes into every namespace from the roots of its CA
+// (and rewrites whenever root-cert.pem differs from them): a render into it
+// is undone on apply, and a render warns on such a target; the CA it holds
+// comes from elsewhere. Init proposes it neither as a target nor a source.
+func istiodWrites(it *yaml.RNode) bool {
+	return it.GetKind() == "ConfigMap" && it.GetApiVersion() == "v1" && it.GetName() == trustbundle.IstioRootCertConfigMap
+}
+
+// noteIstiodRootCerts notes the istio-ca-root-cert ConfigMaps of the input
+// and where Istio's trust is rotated instead: its plug-in CA, Secret
+// cacerts key root-cert.pem, which init proposes as a target (with
+// restart.mesh: istio) once the input holds it.
+func (sc *scan) noteIstiodRootCerts(items []*yaml.RNode) {
+	if len(sc.istiodRootCerts) == 0 {
+		return
+	}
+	var namespaces []string
+	for _, ns := range sc.istiodRootCerts {
+		namespaces = append(namespaces, kube.Safe(ns))
+	}
+	cacerts := slices.ContainsFunc(items, func(it *yaml.RNode) bool {
+		m, ok := meshTrustOf(it.GetKind(), it.GetName(), "")
+		return ok && m.Mesh == policy.MeshIstio && it.GetApiVersion() == "v1"
+	})
+	next := "add Istio's plug-in CA, Secret istio-system/cacerts (or its snapshot: rotate-certs snapshot), to the input: init then proposes it as the target, key root-cert.pem, with restart.mesh: istio, and istiod writes its roots into these ConfigMaps"
+	if cacerts {
+		next = "Istio's trust is rotated in its plug-in CA, Secret cacerts key root-cert.pem, from which istiod writes them"
+	}
+	sc.plan.Notes = append(sc.plan.Notes, fmt.Sprintf("ConfigMap %s key root-cert.pem (in %s) is what istiod writes into every namespace from the roots of its CA, overwriting any other value (kept in git, the sync tool and istiod fight over it): proposed neither as a target nor as a source; %s",
+		trustbundle.IstioRootCertConfigMap, strings.Join(namespaces, ", "), next))
 }
 
 // meshTrustOf returns the mesh trust object of that kind, name and key.

@@ -25,6 +25,17 @@ func caSecret(name, namespace string, pem []byte) string {
 	return "apiVersion: v1\nkind: Secret\nmetadata:\n  name: " + name + "\n  namespace: " + namespace + "\ndata:\n  ca.crt: " + b64(pem) + "\n"
 }
 
+// istioRootCert is the istio-ca-root-cert ConfigMap istiod writes into
+// namespace ns, holding pem.
+func istioRootCert(ns string, pem []byte) string {
+	return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: istio-ca-root-cert\n  namespace: " + ns + "\ndata:\n  root-cert.pem: |\n" + indented(pem, 4) + "\n"
+}
+
+// cacerts is Istio's plug-in CA Secret with pem as its root-cert.pem.
+func cacerts(pem []byte) string {
+	return "apiVersion: v1\nkind: Secret\nmetadata:\n  name: cacerts\n  namespace: istio-system\ndata:\n  root-cert.pem: " + b64(pem) + "\n"
+}
+
 // TestScanWiredTargets: what decides that a target is already wired, and
 // what does not.
 func TestScanWiredTargets(t *testing.T) {
@@ -65,6 +76,18 @@ func TestScanWiredTargets(t *testing.T) {
 			input:   caSecret("a", "trust", anchorOld.PEM()) + "---\n" + caSecret("b", "trust", otherRoot.PEM()) + "---\n" + bundle("  - secret: {name: a, key: ca.crt}\n  - configMap: {name: unrelated, key: x}\n  - secret: {name: b, key: ca.crt}\n"),
 			targets: []string{"corp: Bundle /corp  trust"},
 			note:    "trust-manager Bundle corp also reads ConfigMap trust/unrelated, which is not in the input: a render of the Bundle needs it",
+		},
+		{
+			name:    "istiod's istio-ca-root-cert is neither target nor source: cacerts is asked for",
+			input:   istioRootCert("shop", rootCA.PEM()) + "---\n" + istioRootCert("web", rootCA.PEM()) + "---\n" + caSecret("root", "istio-system", rootCA.PEM()),
+			targets: []string{"root: Secret istio-system/root-trust ca.crt "},
+			note:    "ConfigMap istio-ca-root-cert key root-cert.pem (in shop, web) is what istiod writes into every namespace from the roots of its CA, overwriting any other value (kept in git, the sync tool and istiod fight over it): proposed neither as a target nor as a source; add Istio's plug-in CA, Secret istio-system/cacerts (or its snapshot: rotate-certs snapshot), to the input",
+		},
+		{
+			name:    "with cacerts in the input, cacerts is the target and istio-ca-root-cert is left to istiod",
+			input:   istioRootCert("shop", rootCA.PEM()) + "---\n" + cacerts(rootCA.PEM()) + "---\n" + caSecret("root", "istio-system", rootCA.PEM()),
+			targets: []string{"cacerts: Secret istio-system/cacerts root-cert.pem "},
+			note:    "proposed neither as a target nor as a source; Istio's trust is rotated in its plug-in CA, Secret cacerts key root-cert.pem, from which istiod writes them",
 		},
 		{
 			name:    "a Bundle reading no source is not a target",

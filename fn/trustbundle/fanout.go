@@ -36,9 +36,9 @@ func (r *fanOut) slots() iter.Seq[slot] {
 	}
 }
 
-// istioRootCertConfigMap is the ConfigMap istiod writes into every
+// IstioRootCertConfigMap is the ConfigMap istiod writes into every
 // namespace from its CA's roots (key root-cert.pem).
-const istioRootCertConfigMap = "istio-ca-root-cert"
+const IstioRootCertConfigMap = "istio-ca-root-cert"
 
 // warnIstiodOwns warns when the target is istiod's istio-ca-root-cert: its
 // namespace controller rewrites root-cert.pem whenever it differs from the
@@ -46,12 +46,12 @@ const istioRootCertConfigMap = "istio-ca-root-cert"
 // sync tool and istiod fight over the object.
 func (r *fanOut) warnIstiodOwns() {
 	t := r.bundle.Target
-	if t.Kind != policy.TargetConfigMap || t.Name != istioRootCertConfigMap {
+	if t.Kind != policy.TargetConfigMap || t.Name != IstioRootCertConfigMap {
 		return
 	}
 	r.add(r.env.PolicyRef.Result(framework.Warning, r.path+".target.name", fmt.Sprintf(
 		"bundle %q: ConfigMap %s is written by istiod into every namespace from the roots of its CA, and istiod overwrites any other value of root-cert.pem, so this bundle is undone as soon as it is applied (and the sync tool and istiod keep rewriting it); with Istio's plug-in CA, target Secret istio-system/cacerts key root-cert.pem, from which istiod writes this ConfigMap",
-		r.bundle.Name, istioRootCertConfigMap)))
+		r.bundle.Name, IstioRootCertConfigMap)))
 }
 
 // namespaces returns the target namespaces: the listed ones, then every
