@@ -89,7 +89,7 @@ func (e entry) decode() (Value, error) {
 	if !e.base64 {
 		return Value{Key: e.key, Field: field, Bytes: []byte(s)}, nil
 	}
-	b, err := decodeBase64(s)
+	b, err := DecodeBase64(s)
 	if err != nil {
 		return Value{}, &FieldError{Field: field, Err: fmt.Errorf("invalid base64: %w", err)}
 	}
@@ -204,7 +204,7 @@ func mappingPairs(m *yaml.Node) ([][2]*yaml.Node, error) {
 	return out, nil
 }
 
-// decodeBase64 decodes a base64 value by the API server's rule: the JSON
+// DecodeBase64 decodes a base64 value by the API server's rule: the JSON
 // it decodes holds a Secret's data and a ConfigMap's binaryData as []byte,
 // which encoding/json (and its fork sigs.k8s.io/json) reads with
 // base64.StdEncoding. That skips line breaks (\n, \r), so a value wrapped
@@ -212,7 +212,7 @@ func mappingPairs(m *yaml.Node) ([][2]*yaml.Node, error) {
 // it refuses a space or a tab, so does this: a plain YAML scalar continued
 // on a second line folds the break into a space, and the API server
 // refuses what such a manifest holds.
-func decodeBase64(s string) ([]byte, error) {
+func DecodeBase64(s string) ([]byte, error) {
 	return base64.StdEncoding.DecodeString(s)
 }
 

@@ -128,7 +128,7 @@ func TestStartsWithPEM(t *testing.T) {
 	}
 }
 
-// TestDecodeBase64 holds decodeBase64 to the API server's rule: a []byte
+// TestDecodeBase64 holds DecodeBase64 to the API server's rule: a []byte
 // field of the JSON it decodes is base64.StdEncoding, which skips line
 // breaks (\n, \r: a YAML literal block, kubectl's wrapped output) and
 // refuses anything else that is not base64 - a space, a tab, a missing
@@ -150,7 +150,7 @@ func TestDecodeBase64(t *testing.T) {
 		{"URL alphabet", "-_8=", "", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := decodeBase64(tt.in)
+			got, err := DecodeBase64(tt.in)
 			if !tt.ok {
 				require.Error(t, err)
 				return

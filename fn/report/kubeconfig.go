@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"encoding/base64"
 	"fmt"
 	"strings"
 
@@ -51,7 +50,7 @@ func (s *scanner) kubeconfig(ref func() kube.Ref, v kube.Value) {
 			if err != nil || strings.TrimSpace(data) == "" {
 				continue
 			}
-			pem, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(data), ""))
+			pem, err := kube.DecodeBase64(data)
 			if err != nil {
 				s.problem(ref(), joinKey(v.Field, within), "invalid base64: %v", err)
 				continue

@@ -2,9 +2,7 @@ package report
 
 import (
 	"bytes"
-	"encoding/base64"
 	"fmt"
-	"strings"
 
 	"github.com/rotate-certs/rotate-certs/fn/certmanager"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
@@ -89,7 +87,7 @@ func (s *scanner) caBundle(ref func() kube.Ref, node *yaml.RNode, field string, 
 	if v == "" {
 		return
 	}
-	b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(v))
+	b, err := kube.DecodeBase64(v)
 	if err != nil {
 		s.problem(ref(), field, "not base64: %v", err)
 		return

@@ -39,6 +39,8 @@ func TestScanCABundles(t *testing.T) {
 			found: []string{"CustomResourceDefinition alphas.example.io spec.conversion.webhook.clientConfig.caBundle ca-2026"}},
 		{name: "not base64", doc: webhook(`"!!!"`),
 			problems: []string{"webhooks[name=v.example.io].clientConfig.caBundle: not base64: illegal base64 data at input byte 0"}},
+		{name: "a space inside, which the API server refuses", doc: webhook(`"Cg= ="`),
+			problems: []string{"webhooks[name=v.example.io].clientConfig.caBundle: not base64: illegal base64 data at input byte 2"}},
 		{name: "text that is no certificate", doc: apiService + "aGVsbG8K\n",
 			problems: []string{"spec.caBundle: no PEM data found"}},
 	}

@@ -143,7 +143,7 @@ func (r *caBundles) caBundleSlots(in injection) ([]slot, bool) {
 			r.errorf(ref, f.field, "bundle %q: %s %s %v", r.bundle.Name, ref, f.field, err)
 			return nil, false
 		}
-		pem, err := decodeCABundle(value)
+		pem, err := kube.DecodeBase64(value)
 		if err != nil {
 			r.errorf(ref, f.field, "bundle %q: %s %s is not base64 (%v): a caBundle is the base64 of PEM certificates; fix or empty it so the bundle can be rebuilt",
 				r.bundle.Name, ref, f.field, err)
@@ -285,7 +285,7 @@ func (r *caBundles) write(s slot, t *Target, pem []byte) (bool, bool) {
 // sameBytes reports whether caBundle value decodes to exactly pem: an
 // unchanged bundle leaves the field as it was written, line breaks and all.
 func sameBytes(value string, pem []byte) bool {
-	b, err := decodeCABundle(value)
+	b, err := kube.DecodeBase64(value)
 	return err == nil && string(b) == string(pem)
 }
 

@@ -2,7 +2,6 @@ package trustbundle
 
 import (
 	"crypto/x509"
-	"encoding/base64"
 	"fmt"
 	"strings"
 
@@ -79,12 +78,6 @@ func mapping(m *yaml.RNode, name string) (*yaml.RNode, error) {
 		return nil, fmt.Errorf("is a YAML %s, not a map", kube.NodeKindName(y.Kind))
 	}
 	return f.Value, nil
-}
-
-// decodeCABundle decodes a caBundle: standard base64, line breaks allowed
-// (encoding/base64 skips them, as the API server's JSON decoding does).
-func decodeCABundle(s string) ([]byte, error) {
-	return base64.StdEncoding.DecodeString(strings.TrimSpace(s))
 }
 
 // setString sets field name of mapping m to value unless it holds it
