@@ -177,6 +177,7 @@ func (r *fanOut) newTarget(key kube.Key) *yaml.RNode {
 func (r *fanOut) read(ns string) (slot, bool) {
 	t := r.bundle.Target
 	key := kube.Key{Kind: t.Kind, Namespace: ns, Name: t.Name}
+	r.warnGatewayKey(key)
 	if !r.trustManagerWrites(key) {
 		return slot{}, false
 	}

@@ -15,6 +15,9 @@ import (
 //     cainjector annotations on them), ClusterTrustBundles, and every
 //     trust-manager Bundle (a Secret or ConfigMap target must not be one
 //     that a Bundle of the input writes: bundleclash.go);
+//   - every Gateway API BackendTLSPolicy and Envoy Gateway
+//     ClientTrafficPolicy, whose CA references read only key ca.crt of a
+//     Secret or ConfigMap target (gateway.go);
 //   - of core Secrets and ConfigMaps, manifests and local-config snapshots
 //     alike: the sources and targets, by name; every one in the trust
 //     namespace of a trust-manager Bundle target, whose sources the Bundle
@@ -73,6 +76,7 @@ func Reads(bundles []policy.TrustBundle) kube.Reads {
 			{GroupKind: kube.GroupKind{Kind: "Namespace"}, Reads: func(*yaml.RNode) bool { return namespaces }},
 		},
 	}
+	r.Kinds = append(r.Kinds, caRefReaderKinds()...)
 	for kind, group := range policy.InjectKinds {
 		r.Kinds = append(r.Kinds, kube.GroupKind{Group: group, Kind: kind})
 	}
