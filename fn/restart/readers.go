@@ -79,16 +79,14 @@ func (a *applier) matchTrustManager(b Bundle, t Target) {
 }
 
 // selects reports whether the namespaceSelector of t selects namespace
-// ns, whose labels include the name label the API server sets. A
-// namespace the input lacks is selected only when its name alone decides.
+// ns, whose labels include the name label the API server sets (namespace
+// reads them so). A namespace the input lacks is selected only when its
+// name alone decides.
 func (a *applier) selects(t certmanager.BundleTarget, ns string) bool {
-	var own map[string]string
 	if n := a.namespace(ns); n != nil {
-		own = n.Labels
-	} else if !t.Selector.Only(kube.NamespaceNameLabel) {
-		return false
+		return t.Selects(n.Labels)
 	}
-	return t.Selects(kube.NamespaceLabels(ns, own))
+	return t.Selector.Only(kube.NamespaceNameLabel) && t.Selects(kube.NamespaceLabels(ns, nil))
 }
 
 // namespace returns the Namespace object named ns in the input, nil when
