@@ -87,7 +87,7 @@ func readCertificate(node *yaml.RNode) (Certificate, error) {
 		return s
 	}
 	c.SecretName = str("spec", "secretName")
-	isCA := str("spec", "isCA")
+	str("spec", "isCA") // a scalar, or a field error; its value is a boolean, below
 	before := str("spec", "renewBefore")
 	pct := str("spec", "renewBeforePercentage")
 	c.RotationPolicy = str("spec", "privateKey", "rotationPolicy")
@@ -95,7 +95,7 @@ func readCertificate(node *yaml.RNode) (Certificate, error) {
 	if err != nil {
 		return c, err
 	}
-	c.IsCA = isCA != "" && kube.TrueAt(node, "spec", "isCA")
+	c.IsCA = kube.TrueAt(node, "spec", "isCA")
 	if before != "" {
 		d, perr := time.ParseDuration(before)
 		if perr != nil || d < 0 {
