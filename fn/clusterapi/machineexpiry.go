@@ -101,9 +101,10 @@ func MachineExpiry(node, bootstrap *yaml.RNode) (s ExpiryStatement, found bool, 
 	return s, true, nil
 }
 
-// BootstrapConfigs are the bootstrap configs of an input, by API group,
-// kind, namespace and name, for finding each Machine's.
-type BootstrapConfigs map[[4]string]*yaml.RNode
+// BootstrapConfigs are the bootstrap configs of an input (the objects of
+// Cluster API's bootstrap group, local-config dumps included), by kind,
+// namespace and name, for finding each Machine's.
+type BootstrapConfigs map[kube.Key]*yaml.RNode
 
 // IndexBootstrapConfigs returns the objects of items in Cluster API's
 // bootstrap group.
@@ -111,8 +112,7 @@ func IndexBootstrapConfigs(items []*yaml.RNode) BootstrapConfigs {
 	out := BootstrapConfigs{}
 	for _, it := range items {
 		if kube.GroupOf(it.GetApiVersion()) == groupBootstrap {
-			k := kube.KeyOf(it)
-			out[[4]string{groupBootstrap, k.Kind, k.Namespace, k.Name}] = it
+			out[kube.KeyOf(it)] = it
 		}
 	}
 	return out
@@ -134,7 +134,10 @@ func (b BootstrapConfigs) Of(machine *yaml.RNode) *yaml.RNode {
 	if group == "" {
 		group = kube.GroupOf(at("apiVersion"))
 	}
-	return b[[4]string{group, at("kind"), kube.KeyOf(machine).Namespace, at("name")}]
+	if group != groupBootstrap {
+		return nil
+	}
+	return b[kube.Key{Kind: at("kind"), Namespace: kube.KeyOf(machine).Namespace, Name: at("name")}]
 }
 
 // parseDate parses an expiry date as Cluster API writes and reads it
