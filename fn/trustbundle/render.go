@@ -69,12 +69,16 @@ type Target struct {
 	Created bool
 	// Changed is true when the render changed the object (set by Finish).
 	Changed bool
-	// TrustChanged is true when the set of trusted certificates changed:
-	// the object was created, or the certificates it held under the key
-	// differ from the rendered ones as a set. Rewriting the same set in
-	// canonical form (another order, CRLF, text around the PEM, a move out
-	// of binaryData) and adopting a correct target (adding only the
-	// annotations) are not trust changes, so they roll nobody.
+	// TrustChanged is true when the set of certificates the target's
+	// readers trust changed: the object was created, or what they held
+	// before this render (slot.readBefore: the certificates the value
+	// held; for a trust-manager Bundle before rotate-certs' first render,
+	// what its sources hold) differs from the rendered ones as a set, by
+	// SHA-256. Rewriting the same set in canonical form (another order,
+	// CRLF, text around the PEM, a move out of binaryData, a caBundle
+	// folded over lines) and adopting a correct target (adding only the
+	// annotations, or a trust-manager Bundle's inLine source that pins
+	// what its sources hold) are not trust changes, so they roll nobody.
 	TrustChanged bool
 	// Outcome is the merge: current and kept previous certificates.
 	Outcome anchors.Outcome

@@ -45,6 +45,11 @@ type slot struct {
 	// seen is true for a trust-manager Bundle, whose object also keeps
 	// the seen annotation.
 	seen bool
+	// readsSources is true when the value's readers hold what the
+	// bundle's sources hold rather than previous: a trust-manager Bundle
+	// without rotate-certs' inLine source yet, whose readers get from
+	// trust-manager what its sources hold (readBefore).
+	readsSources bool
 	// parent is the mapping that holds the value when it is a plain field
 	// (values.go): a ClusterTrustBundle's spec, the clientConfig or spec
 	// that holds a caBundle.
@@ -118,7 +123,7 @@ func (r *renderer) merge(s slot, current []*x509.Certificate) (Target, []byte, b
 func (r *renderer) complete(t *Target, s slot, dataChanged bool) {
 	t.dataChanged = dataChanged
 	t.Changed = dataChanged || t.Created
-	t.TrustChanged = t.Created || !sameSet(s.previous, t.Outcome.Certificates())
+	t.TrustChanged = t.Created || !sameSet(s.readBefore(t.Outcome), t.Outcome.Certificates())
 	ref := kube.RefOf(t.Node)
 	r.warnNoneValid(ref, t.field, t.Outcome)
 	o := t.Outcome
@@ -126,6 +131,21 @@ func (r *renderer) complete(t *Target, s slot, dataChanged bool) {
 		r.bundle.Name, len(o.Current)+len(o.Previous), len(o.Current), len(o.Previous))
 	t.summary = ref.Result(framework.Info, "", t.summaryText+changeWord(*t))
 	r.add(t.summary)
+}
+
+// readBefore returns the CAs the readers of the slot's value held before
+// this render, which its trust changed against: what the value holds
+// (previous). A trust-manager Bundle distributes the union of its
+// sources, so before rotate-certs' first render its readers hold what the
+// sources hold: the current CAs of o (trust-manager also copies an expired
+// source CA, which rule 1 leaves out of o; it is in what the readers hold
+// before and after alike). Adopting such a Bundle pins exactly those CAs
+// and changes no reader's trust, unless the render adds a previous CA.
+func (s slot) readBefore(o anchors.Outcome) []*x509.Certificate {
+	if s.readsSources {
+		return o.Current
+	}
+	return s.previous
 }
 
 func changeWord(t Target) string {

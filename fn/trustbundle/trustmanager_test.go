@@ -81,6 +81,7 @@ func TestTrustManagerInLineLifecycle(t *testing.T) {
 	require.Len(t, first.matching("has no inLine source of rotate-certs yet"), 1)
 	seen := first.items[1].GetAnnotations()["rotate-certs.dev/seen"]
 	require.Equal(t, pemOf(caNext, signerA, caOld), seen, "seen is what every visible source holds now, canonical")
+	require.False(t, first.rendered[0].Targets[0].TrustChanged, "the pin holds what trust-manager already distributes: no reader's trust changed")
 
 	// The source rotates: the old CA is in the pin, so it is carried.
 	items := first.again(t)
@@ -90,6 +91,7 @@ func TestTrustManagerInLineLifecycle(t *testing.T) {
 		require.Equal(t, framework.Info, res.Severity, res.Message)
 	}
 	require.Equal(t, []string{"next", "new", "signer-a", "old"}, inLineCerts(t, inLines(t, rotated.items)[1]), "the CA that left the sources is carried")
+	require.True(t, rotated.rendered[0].Targets[0].TrustChanged, "the readers held the pin; now they also hold the new CA")
 
 	// The policy retires the old CA: the pin stays, without it.
 	later := render(t, strings.Replace(tmBundle, "trust}\n", "trust}\n    retain: {maxPrevious: 0}\n", 1), rotated.again(t))
