@@ -35,8 +35,11 @@ type Target struct {
 	Key kube.Key
 	// Hash is the object's bundle hash ("sha256:...").
 	Hash string
-	// Changed is true when this render created or changed the object.
+	// Changed is true when this render created the object or changed the
+	// set of CAs it holds.
 	Changed bool
+	// Created is true when this render created the object.
+	Created bool
 	// Node is the object: a ClusterTrustBundle's signer and labels and a
 	// trust-manager Bundle's target say who reads it, and the object
 	// carries the memory of a roll-out in waves. Nil in tests that need
@@ -77,8 +80,8 @@ type entry struct {
 	uses     []Use
 	explicit bool
 	// across is true when the workload is named explicitly, or injected,
-	// and the bundle has no target in its namespace: the hash then covers
-	// every target.
+	// and the bundle has no target in its namespace: it then stands for
+	// every target (targetFor).
 	across bool
 	// reads describes the object read when it is not the target itself
 	// (what a trust-manager Bundle writes); empty otherwise.
@@ -249,8 +252,13 @@ func (a *applier) usesOf(w *Workload, key kube.Key) []Use {
 }
 
 // targetFor returns the target of b in namespace ns. When b has none there
-// (an explicit workload elsewhere), it returns one target standing for all
-// of them: its hash covers every target's, and it changed when any did.
+// (an explicit or injected workload elsewhere), it returns one target
+// standing for all of them. What such a workload reads is one of the sets
+// of CAs the targets hold, so its hash covers the distinct sets - the one
+// set's own hash when every target holds the same - and not which
+// namespaces hold a copy; it changed when a target's set changed, or a
+// created target holds a set no target that existed holds (a copy of the
+// same CAs in a new namespace changes nothing it reads).
 func targetFor(b Bundle, ns string) (Target, bool) {
 	for _, t := range b.Targets {
 		if t.Key.Namespace == ns {
@@ -261,13 +269,25 @@ func targetFor(b Bundle, ns string) (Target, bool) {
 		return b.Targets[0], true
 	}
 	all := Target{Key: kube.Key{Kind: b.Targets[0].Key.Kind, Name: b.Targets[0].Key.Name}}
-	lines := make([]string, 0, len(b.Targets))
+	existing := map[string]bool{}
 	for _, t := range b.Targets {
-		lines = append(lines, t.Key.Namespace+" "+t.Hash+"\n")
-		all.Changed = all.Changed || t.Changed
+		if !t.Created {
+			existing[t.Hash] = true
+			all.Changed = all.Changed || t.Changed
+		}
 	}
-	sort.Strings(lines)
-	sum := sha256.Sum256([]byte(strings.Join(lines, "")))
+	var sets []string
+	for _, t := range b.Targets {
+		all.Changed = all.Changed || (t.Created && !existing[t.Hash])
+		sets = append(sets, t.Hash)
+	}
+	slices.Sort(sets)
+	sets = slices.Compact(sets)
+	if len(sets) == 1 {
+		all.Hash = sets[0]
+		return all, true
+	}
+	sum := sha256.Sum256([]byte(strings.Join(sets, "\n") + "\n"))
 	all.Hash = "sha256:" + hex.EncodeToString(sum[:])
 	return all, true
 }

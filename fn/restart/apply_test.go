@@ -150,3 +150,39 @@ func TestApplyIsQuietWhenNothingChanged(t *testing.T) {
 	assert.Empty(t, apply([]Bundle{b}, Env{Items: items}))
 	assert.Equal(t, before, []string{items[0].MustString(), items[1].MustString()})
 }
+
+// TestTargetForAcrossFollowsTheSets: a workload that reads the bundle where
+// it has no target stands for every target; its trust changes when the set
+// of CAs some target holds changes, not when a copy of the same set is
+// created in another namespace, and its hash does not depend on which
+// namespaces hold a copy.
+func TestTargetForAcrossFollowsTheSets(t *testing.T) {
+	created := func(ns, hash string) Target {
+		tg := trustTarget(ns, hash, true)
+		tg.Created = true
+		return tg
+	}
+	a, b := trustTarget("a", "sha256:01", false), trustTarget("b", "sha256:01", false)
+	tests := []struct {
+		name     string
+		targets  []Target
+		changed  bool
+		sameHash bool // the hash of the unchanged a and b
+	}{
+		{"unchanged", []Target{a, b}, false, true},
+		{"a copy of the same set in a new namespace", []Target{a, b, created("c", "sha256:01")}, false, true},
+		{"the same, listed first", []Target{created("c", "sha256:01"), b, a}, false, true},
+		{"a new namespace holding another set", []Target{a, b, created("c", "sha256:02")}, true, false},
+		{"a target's set changed", []Target{trustTarget("a", "sha256:02", true), b}, true, false},
+		{"every target created", []Target{created("a", "sha256:01"), created("b", "sha256:01")}, true, true},
+	}
+	base, _ := targetFor(Bundle{Targets: []Target{a, b}}, "z")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, across := targetFor(Bundle{Targets: tt.targets}, "z")
+			require.True(t, across)
+			assert.Equal(t, tt.changed, got.Changed, "Changed")
+			assert.Equal(t, tt.sameHash, got.Hash == base.Hash, "hash %s against %s", got.Hash, base.Hash)
+		})
+	}
+}

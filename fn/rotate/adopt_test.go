@@ -126,3 +126,27 @@ func TestAdoptingATargetRollsNobody(t *testing.T) {
 		})
 	}
 }
+
+// TestANewCopyRollsNobodyElsewhere: a workload named in restart.workloads
+// in a namespace where the bundle has no target reads one of its targets'
+// sets of CAs. Creating a copy of the same set in a new namespace, at the
+// render that adopts the others, changes none of them: it is not rolled.
+// Replacing the CA then rolls it.
+func TestANewCopyRollsNobodyElsewhere(t *testing.T) {
+	ca := base64.StdEncoding.EncodeToString([]byte(pemText("ca-2026")))
+	a := adoption{bundle: "    - name: gw\n      sources: [{secret: {name: ca, namespace: gw}}]\n      target: {name: trust, namespaces: [a, b, c]}\n" +
+		"      restart: {workloads: [{kind: Deployment, namespace: ops, name: app}]}\n"}
+	objects := "- {apiVersion: v1, kind: Secret, metadata: {name: trust, namespace: a}, data: {ca.crt: " + ca + "}}\n" +
+		"- {apiVersion: v1, kind: Secret, metadata: {name: trust, namespace: b}, data: {ca.crt: " + ca + "}}\n" +
+		"- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: app, namespace: ops}\n  spec:\n    replicas: 2\n    selector: {matchLabels: {app: app}}\n    template:\n      metadata: {labels: {app: app}}\n      spec:\n        " + podPlain + "\n"
+	app := kube.Key{Kind: "Deployment", Namespace: "ops", Name: "app"}
+	r := renderRestart(t, adoptKindInput(a, "ca-2026", objects))
+	require.Contains(t, r.items, kube.Key{Kind: "Secret", Namespace: "c", Name: "trust"}, "the copy in c is created")
+	require.Empty(t, trustHashOf(t, r.items[app]), "a copy of the same CAs rolls nobody")
+
+	rotated := renderRestart(t, r.input(t, func(items []*yaml.RNode) {
+		next := base64.StdEncoding.EncodeToString(testpki.Fixture("ca-2027").PEM())
+		require.NoError(t, items[0].PipeE(yaml.Lookup("data"), yaml.SetField("ca.crt", yaml.NewStringRNode(next))))
+	}))
+	require.NotEmpty(t, trustHashOf(t, rotated.items[app]), "a new CA rolls it")
+}

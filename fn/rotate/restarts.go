@@ -21,7 +21,7 @@ func (r *run) restarts() {
 		}
 		rb := restart.Bundle{Name: b.Name, Field: fmt.Sprintf("spec.trustBundles[%d]", i), Restart: b.Restart}
 		for _, t := range rendered.Targets {
-			rb.Targets = append(rb.Targets, restart.Target{Key: t.Key, Hash: t.Hash, Changed: t.TrustChanged, Node: t.Node})
+			rb.Targets = append(rb.Targets, restart.Target{Key: t.Key, Hash: t.Hash, Changed: t.TrustChanged, Created: t.Created, Node: t.Node})
 		}
 		bundles = append(bundles, rb)
 	}
