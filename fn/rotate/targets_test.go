@@ -77,29 +77,22 @@ items:
 }
 
 func TestAdoptingTheSameSetRollsNobody(t *testing.T) {
-	pem := func(names ...string) string {
-		var b strings.Builder
-		for _, n := range names {
-			b.Write(testpki.Fixture(n).PEM())
-		}
-		return b.String()
-	}
-	canonical := pem("ca-2026", "ca-2025")
+	canonical := pemText("ca-2026", "ca-2025")
 	tests := []struct {
 		name  string
 		trust string
 		roll  bool
 	}{
 		{"canonical", canonical, false},
-		{"oldest first", pem("ca-2025", "ca-2026"), false},
-		{"CRLF", strings.ReplaceAll(pem("ca-2025", "ca-2026"), "\n", "\r\n"), false},
-		{"text around and a repeat", "# gateway trust\n" + pem("ca-2025") + "next:\n" + pem("ca-2026", "ca-2025") + "-- end --\n", false},
-		{"a CA is missing", pem("ca-2025"), true},
+		{"oldest first", pemText("ca-2025", "ca-2026"), false},
+		{"CRLF", strings.ReplaceAll(pemText("ca-2025", "ca-2026"), "\n", "\r\n"), false},
+		{"text around and a repeat", "# gateway trust\n" + pemText("ca-2025") + "next:\n" + pemText("ca-2026", "ca-2025") + "-- end --\n", false},
+		{"a CA is missing", pemText("ca-2025"), true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := renderRestart(t, adoptionInput(pem("ca-2026"), tt.trust))
-			require.Equal(t, canonical, string(renderedBundle(t, adoptionInput(pem("ca-2026"), tt.trust))), "rewritten in canonical form")
+			r := renderRestart(t, adoptionInput(pemText("ca-2026"), tt.trust))
+			require.Equal(t, canonical, string(renderedBundle(t, adoptionInput(pemText("ca-2026"), tt.trust))), "rewritten in canonical form")
 			hash := trustHashOf(t, r.items[gwKey("Deployment", "app")])
 			if tt.roll {
 				require.NotEmpty(t, hash, "the trusted set changed: the consumer rolls")
