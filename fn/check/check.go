@@ -10,6 +10,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/inventory"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/report"
@@ -115,7 +116,7 @@ func resolveThresholds(groups []group, warnFlag, failFlag *string, stderr io.Wri
 		warn, fail = w, f
 	} else if ok && warnFlag == nil && failFlag == nil {
 		fmt.Fprintf(stderr, "check: note: the policies set different spec.expiry thresholds; using %s and %s (set --warn-within and --fail-within)\n",
-			report.FormatDuration(warn), report.FormatDuration(fail))
+			policy.FormatDuration(warn), policy.FormatDuration(fail))
 	}
 	for _, fl := range []struct {
 		name  string
@@ -135,7 +136,7 @@ func resolveThresholds(groups []group, warnFlag, failFlag *string, stderr io.Wri
 		*fl.into = d
 	}
 	if fail > warn {
-		return 0, 0, fmt.Errorf("--fail-within %s is longer than --warn-within %s", report.FormatDuration(fail), report.FormatDuration(warn))
+		return 0, 0, fmt.Errorf("--fail-within %s is longer than --warn-within %s", policy.FormatDuration(fail), policy.FormatDuration(warn))
 	}
 	return warn, fail, nil
 }
@@ -178,7 +179,7 @@ func build(groups []group, now time.Time, warn, fail time.Duration, in *inputErr
 			all.Waves = append(all.Waves, e.Waves...)
 			all.Renewals = append(all.Renewals, e.Renewals...)
 		}
-		part := report.Build(report.Scan(g.items), dedupeReissues(all.Reissues), all.Trust, now, warn, fail)
+		part := report.Build(inventory.Scan(g.items), dedupeReissues(all.Reissues), all.Trust, now, warn, fail)
 		part.Waves, part.Renewals = all.Waves, all.Renewals
 		part = part.InPackage(g.path)
 		if len(g.policies) > 0 {
@@ -216,7 +217,7 @@ func exitStatus(rep report.Report, in *inputErrors, fail time.Duration, stderr i
 		return Usage
 	case rep.Failing():
 		c := rep.Counts()
-		fmt.Fprintf(stderr, "check: %d expired, %d inside --fail-within %s\n", c.Expired, c.Fail, report.FormatDuration(fail))
+		fmt.Fprintf(stderr, "check: %d expired, %d inside --fail-within %s\n", c.Expired, c.Fail, policy.FormatDuration(fail))
 		return Failing
 	}
 	return OK

@@ -4,7 +4,7 @@
 // annotation on its bootstrap config (where KubeadmControlPlane records
 // it), else status.certificatesExpiryDate, and an EKS Anywhere Cluster's
 // status.clusterCertificateInfo. It is the one reader of those fields: the
-// expiry report (fn/report) and the etcd roll (fn/clusterapi) both take
+// certificate inventory (fn/inventory) and the etcd roll (fn/clusterapi) both take
 // their statements from it, so they accept and refuse the same values.
 //
 // A value that cannot be read is a *kube.FieldError naming its field; what

@@ -83,7 +83,7 @@ func decodePEMSeeds() [][]byte {
 
 // requireNothingSkipped: every line-start BEGIN line opened a block that
 // was read (a certificate or a skipped type), and what the function scans
-// is what it decodes (report.Scan skips values LooksLikePEM rejects).
+// is what it decodes (inventory.Scan skips values LooksLikePEM rejects).
 func requireNothingSkipped(t *testing.T, data []byte, d Decoded) {
 	begins := bytes.Count(data, []byte("\n-----BEGIN "))
 	if bytes.HasPrefix(data, []byte("-----BEGIN ")) {

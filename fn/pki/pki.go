@@ -400,6 +400,12 @@ func DaysLeft(cert *x509.Certificate, now time.Time) int {
 	return days
 }
 
+// DaysUntil is DaysLeft for a bare date: the whole days from now until
+// notAfter, rounded down; negative once it has passed.
+func DaysUntil(notAfter, now time.Time) int {
+	return DaysLeft(&x509.Certificate{NotAfter: notAfter}, now)
+}
+
 // IsCA reports whether cert may act as a trust anchor or issuer: a CA by its
 // basic constraints, or a self-signed certificate without basic constraints
 // (old roots).

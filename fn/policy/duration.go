@@ -89,3 +89,31 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 func (d Duration) MarshalJSON() ([]byte, error) {
 	return json.Marshal(d.Duration.String())
 }
+
+// FormatDuration writes a duration for people, as ParseDuration reads it: whole days as days ("30d",
+// "0d"), a part of a day after them ("1d12h"), shorter spans in Go
+// notation without zero units ("90m", "1h30m").
+func FormatDuration(d time.Duration) string {
+	const dayLen = 24 * time.Hour
+	sign := ""
+	if d < 0 {
+		sign, d = "-", -d
+	}
+	days, rest := d/dayLen, d%dayLen
+	var b strings.Builder
+	b.WriteString(sign)
+	if days > 0 || rest == 0 {
+		fmt.Fprintf(&b, "%dd", days)
+	}
+	if rest > 0 {
+		s := rest.String() // e.g. 12h0m0s, 1h30m0s, 45m0s, 1.5s
+		if strings.HasSuffix(s, "m0s") {
+			s = strings.TrimSuffix(s, "0s")
+		}
+		if strings.HasSuffix(s, "h0m") {
+			s = strings.TrimSuffix(s, "0m")
+		}
+		b.WriteString(s)
+	}
+	return b.String()
+}

@@ -83,3 +83,20 @@ func TestParseDurationTellsOverflowFromTypos(t *testing.T) {
 		require.ErrorContains(t, err, want, in)
 	}
 }
+
+func TestFormatDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		0:                        "0d",
+		7 * 24 * time.Hour:       "7d",
+		720 * time.Hour:          "30d",
+		36 * time.Hour:           "1d12h",
+		90 * time.Minute:         "1h30m",
+		12 * time.Hour:           "12h",
+		-48 * time.Hour:          "-2d",
+		24*time.Hour + time.Hour: "1d1h",
+	} {
+		require.Equal(t, want, FormatDuration(d), "%v", d)
+	}
+}
+
+// wideReport has rows in two packages with long names.

@@ -1,3 +1,9 @@
+// Package report presents what the function and `rotate-certs check`
+// found: the expiry and re-issue results of function mode, and check's
+// report (a plain list of entries, re-issues, trust rows, waves and
+// renewals) as a table, JSON or an SVG timeline. It finds nothing itself:
+// the certificates come from package inventory, the re-issue list and the
+// trust rows from the rules, the waves from package restart.
 package report
 
 import (
@@ -8,8 +14,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/inventory"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
+	"github.com/rotate-certs/rotate-certs/fn/restart"
 )
 
 // Status is where an expiry stands against the thresholds.
@@ -234,7 +242,7 @@ type Report struct {
 	Packages []Package
 	// Waves are the roll-outs of restarts in waves that are not done, by
 	// package and bundle.
-	Waves []PendingWaves
+	Waves []restart.PendingWaves
 	// Renewals are the cert-manager renewals of CAs the bundles read, by
 	// date.
 	Renewals []Renewal
@@ -306,7 +314,7 @@ func (r Report) MultiPackage() bool {
 
 // Build turns an inventory (and the re-issue list and the trust of each
 // bundle, if a policy was known) into a report at now.
-func Build(inv *Inventory, reissues []Reissue, trust []Trusted, now time.Time, warnWithin, failWithin time.Duration) Report {
+func Build(inv *inventory.Inventory, reissues []Reissue, trust []Trusted, now time.Time, warnWithin, failWithin time.Duration) Report {
 	r := Report{Now: now.UTC(), WarnWithin: warnWithin, FailWithin: failWithin}
 	for _, f := range inv.Certificates {
 		c := f.Cert
@@ -333,7 +341,7 @@ func Build(inv *Inventory, reissues []Reissue, trust []Trusted, now time.Time, w
 			Subject:     e.Subject,
 			NotAfter:    at,
 			Approximate: e.Approximate(),
-			DaysLeft:    DaysLeft(at, now),
+			DaysLeft:    pki.DaysUntil(at, now),
 			Status:      statusAt(at, now, warnWithin, failWithin),
 		})
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/policy"
 )
 
 // Layout of the timeline, in SVG user units (pixels at 100%).
@@ -80,7 +81,7 @@ func (c *svgCanvas) header(r Report, l timeline) {
 	n := r.Counts()
 	c.w(`<text x="12" y="20" font-size="14" font-weight="bold">Certificate timeline</text>` + "\n")
 	c.w(`<text x="12" y="36" fill="#555555">now %s · warn within %s · fail within %s · %d certificate(s): %d ok, %d warn, %d FAIL, %d expired</text>`+"\n",
-		esc(r.Now.Format("2006-01-02 15:04 UTC")), FormatDuration(r.WarnWithin), FormatDuration(r.FailWithin), n.Certificates, n.OK, n.Warn, n.Fail, n.Expired)
+		esc(r.Now.Format("2006-01-02 15:04 UTC")), policy.FormatDuration(r.WarnWithin), policy.FormatDuration(r.FailWithin), n.Certificates, n.OK, n.Warn, n.Fail, n.Expired)
 }
 
 // zones writes the zones after today: fail first (nearest), then warn.
@@ -95,7 +96,7 @@ func (c *svgCanvas) zones(r Report, l timeline) {
 	c.w(`<rect class="zone-fail" x="%s" y="%s" width="%s" height="%s" fill="#f9d0ce" stroke="#d43f3a" stroke-width="0.8"/>`+"\n",
 		num(x(now)), num(svgTop-8), num(max(x(failEnd)-x(now), svgMinZone)), num(bottom-svgTop+8))
 	c.w(`<text class="zone-fail-label" x="%s" y="%s" fill="#b0302b" font-size="9">fail zone to %s (%s)</text>`+"\n",
-		num(x(now)+2), num(bottom+11), failEnd.Format(time.DateOnly), FormatDuration(r.FailWithin))
+		num(x(now)+2), num(bottom+11), failEnd.Format(time.DateOnly), policy.FormatDuration(r.FailWithin))
 }
 
 // axis writes the month ticks of l.ticks, labelled by month or year.
@@ -219,8 +220,8 @@ func (c *svgCanvas) legend(r Report, l timeline) {
 	for _, s := range []Status{StatusOK, StatusWarn, StatusFail, StatusExpired} {
 		item(fmt.Sprintf(`<rect x="%s" y="%s" width="16" height="10" rx="2" fill="%s"/>`, num(lx), num(ly-5), statusFill[s]), tableStatus(s), 80)
 	}
-	item(fmt.Sprintf(`<rect x="%s" y="%s" width="16" height="10" fill="#f9d0ce"/>`, num(lx), num(ly-5)), "fail zone ("+FormatDuration(r.FailWithin)+")", 130)
-	item(fmt.Sprintf(`<rect x="%s" y="%s" width="16" height="10" fill="#fff1c2"/>`, num(lx), num(ly-5)), "warn zone ("+FormatDuration(r.WarnWithin)+")", 140)
+	item(fmt.Sprintf(`<rect x="%s" y="%s" width="16" height="10" fill="#f9d0ce"/>`, num(lx), num(ly-5)), "fail zone ("+policy.FormatDuration(r.FailWithin)+")", 130)
+	item(fmt.Sprintf(`<rect x="%s" y="%s" width="16" height="10" fill="#fff1c2"/>`, num(lx), num(ly-5)), "warn zone ("+policy.FormatDuration(r.WarnWithin)+")", 140)
 	item(fmt.Sprintf(`<rect x="%s" y="%s" width="16" height="10" fill="#2f6fd6" fill-opacity="0.13" stroke="#2f6fd6" stroke-dasharray="3 2"/>`, num(lx), num(ly-5)), "CA overlap", 110)
 	item(fmt.Sprintf(`<path d="M %s %s l 5 -9 l -10 0 z" fill="#7b2cbf"/>`, num(lx+8), num(ly+4)), "issuer leaves bundle", 0)
 	ly += 20

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/rotate-certs/rotate-certs/fn/policy"
 )
 
 // TableOptions tune the table renderer.
@@ -115,7 +117,7 @@ func RenderTable(r Report, opts TableOptions) []byte {
 	if n := len(r.Packages); n > 1 {
 		fmt.Fprintf(&buf, "%d package(s) with a policy\n", n)
 	}
-	fmt.Fprintf(&buf, "now %s, warn within %s, fail within %s\n", r.Now.Format(time.RFC3339), FormatDuration(r.WarnWithin), FormatDuration(r.FailWithin))
+	fmt.Fprintf(&buf, "now %s, warn within %s, fail within %s\n", r.Now.Format(time.RFC3339), policy.FormatDuration(r.WarnWithin), policy.FormatDuration(r.FailWithin))
 	return buf.Bytes()
 }
 
@@ -269,32 +271,4 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// FormatDuration writes a duration for people: whole days as days ("30d",
-// "0d"), a part of a day after them ("1d12h"), shorter spans in Go
-// notation without zero units ("90m", "1h30m").
-func FormatDuration(d time.Duration) string {
-	const dayLen = 24 * time.Hour
-	sign := ""
-	if d < 0 {
-		sign, d = "-", -d
-	}
-	days, rest := d/dayLen, d%dayLen
-	var b strings.Builder
-	b.WriteString(sign)
-	if days > 0 || rest == 0 {
-		fmt.Fprintf(&b, "%dd", days)
-	}
-	if rest > 0 {
-		s := rest.String() // e.g. 12h0m0s, 1h30m0s, 45m0s, 1.5s
-		if strings.HasSuffix(s, "m0s") {
-			s = strings.TrimSuffix(s, "0s")
-		}
-		if strings.HasSuffix(s, "h0m") {
-			s = strings.TrimSuffix(s, "0m")
-		}
-		b.WriteString(s)
-	}
-	return b.String()
 }

@@ -9,22 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestFormatDuration(t *testing.T) {
-	for d, want := range map[time.Duration]string{
-		0:                        "0d",
-		7 * 24 * time.Hour:       "7d",
-		720 * time.Hour:          "30d",
-		36 * time.Hour:           "1d12h",
-		90 * time.Minute:         "1h30m",
-		12 * time.Hour:           "12h",
-		-48 * time.Hour:          "-2d",
-		24*time.Hour + time.Hour: "1d1h",
-	} {
-		require.Equal(t, want, FormatDuration(d), "%v", d)
-	}
-}
-
-// wideReport has rows in two packages with long names.
 func wideReport() Report {
 	now := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
 	var entries []Entry

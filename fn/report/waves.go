@@ -6,38 +6,12 @@ import (
 	"slices"
 	"time"
 
-	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/restart"
 )
 
-// PendingWaves is a roll-out of restarts in waves (restart.waves) that the
-// input records as not done: the waves still to roll, and until when the
-// bundle keeps its previous CAs.
-type PendingWaves struct {
-	Package string
-	Bundle  string
-	// Started is the render that changed the trust.
-	Started time.Time
-	// Waves and Rolled count the waves, and those that have rolled.
-	Waves, Rolled int
-	Interval      time.Duration
-	// HeldUntil is when the bundle's previous CAs may go, at the earliest.
-	HeldUntil time.Time
-	Pending   []PendingWave
-}
-
-// PendingWave is one wave still to roll.
-type PendingWave struct {
-	// Number counts from 1.
-	Number int
-	// Due is when it rolls: the first render at or after it.
-	Due time.Time
-	// Workloads are what it rolls.
-	Workloads []kube.Ref
-}
-
 // sortWaves orders roll-outs by package and bundle.
-func sortWaves(ws []PendingWaves) {
-	slices.SortStableFunc(ws, func(a, b PendingWaves) int {
+func sortWaves(ws []restart.PendingWaves) {
+	slices.SortStableFunc(ws, func(a, b restart.PendingWaves) int {
 		return cmp.Or(cmp.Compare(a.Package, b.Package), cmp.Compare(a.Bundle, b.Bundle))
 	})
 }
@@ -83,7 +57,7 @@ type jsonPending struct {
 	Workloads []jsonResource `json:"workloads"`
 }
 
-func wavesJSON(ws []PendingWaves) []jsonWaves {
+func wavesJSON(ws []restart.PendingWaves) []jsonWaves {
 	out := []jsonWaves{}
 	for _, w := range ws {
 		jw := jsonWaves{Package: w.Package, Bundle: w.Bundle, Started: stamp(w.Started), Waves: w.Waves, Rolled: w.Rolled,

@@ -555,7 +555,7 @@ func TestAnnotationBookkeepingMatchesKyaml(t *testing.T) {
 
 // TestFunctionSeesOnlyWhatItReads: of the core Secrets and ConfigMaps, the
 // function is handed only the ones a step reads (rotate.Needs): sources
-// and targets by name, and values the certificate report scans; the rest
+// and targets by name, and values the certificate inventory scans; the rest
 // pass through as text, on an output equal to kyaml's.
 func TestFunctionSeesOnlyWhatItReads(t *testing.T) {
 	input := synth.ResourceList(synth.Options{Resources: 120, Bundles: 2, Seed: 8, Shape: synth.Kustomize})

@@ -11,7 +11,6 @@ import (
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
-	"github.com/rotate-certs/rotate-certs/fn/report"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -64,7 +63,7 @@ type Outcome struct {
 	Results framework.Results
 	// Waves are the roll-outs in waves that the input records as not
 	// done, per bundle.
-	Waves []report.PendingWaves
+	Waves []PendingWaves
 }
 
 // consumer is a workload that reads one object.
@@ -109,7 +108,7 @@ type applier struct {
 	entries    map[*Workload][]*entry
 	pdbs       map[string][]kube.Selector
 	results    framework.Results
-	waves      []report.PendingWaves
+	waves      []PendingWaves
 }
 
 // Run rolls every workload whose trust changed, as the restart rules of

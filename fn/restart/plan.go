@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
-	"github.com/rotate-certs/rotate-certs/fn/report"
+	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -113,11 +113,11 @@ func (a *applier) planWaves(b Bundle) {
 
 // status is a recorded series as the expiry report lists it: the waves
 // the record says have not rolled, with the workloads each one rolls.
-func status(bundle string, interval time.Duration, s Series, pending map[int][]kube.Ref) report.PendingWaves {
-	st := report.PendingWaves{Bundle: bundle, Started: s.Started, Waves: s.Waves, Rolled: s.Rolled, Interval: interval,
+func status(bundle string, interval time.Duration, s Series, pending map[int][]kube.Ref) PendingWaves {
+	st := PendingWaves{Bundle: bundle, Started: s.Started, Waves: s.Waves, Rolled: s.Rolled, Interval: interval,
 		HeldUntil: s.HoldsUntil(interval)}
 	for j := s.Rolled; j < s.Waves; j++ {
-		st.Pending = append(st.Pending, report.PendingWave{Number: j + 1, Due: s.Due(j, interval), Workloads: pending[j]})
+		st.Pending = append(st.Pending, PendingWave{Number: j + 1, Due: s.Due(j, interval), Workloads: pending[j]})
 	}
 	return st
 }
@@ -132,7 +132,7 @@ func describeSeries(bundle string, s Series, before int, rollers []roller, inter
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "bundle %q: the trust change of %s rolls %d workload(s) in %d waves, one every %s; ", bundle, s.Started.Format(time.RFC3339), len(rollers), s.Waves, report.FormatDuration(interval))
+	fmt.Fprintf(&b, "bundle %q: the trust change of %s rolls %d workload(s) in %d waves, one every %s; ", bundle, s.Started.Format(time.RFC3339), len(rollers), s.Waves, policy.FormatDuration(interval))
 	switch {
 	case s.Rolled == before:
 		fmt.Fprintf(&b, "%d of %d waves have rolled, none is due at this render", s.Rolled, s.Waves)

@@ -4,9 +4,9 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/alerts"
 	"github.com/rotate-certs/rotate-certs/fn/certmanager"
 	"github.com/rotate-certs/rotate-certs/fn/clusterapi"
+	"github.com/rotate-certs/rotate-certs/fn/inventory"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
-	"github.com/rotate-certs/rotate-certs/fn/report"
 	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"github.com/rotate-certs/rotate-certs/fn/restart"
 	"github.com/rotate-certs/rotate-certs/fn/trustbundle"
@@ -17,7 +17,7 @@ import (
 // fnConfig (package resio parses only those; the others pass through as
 // text): the union (kube.Union) of what each step declares it reads, in
 // the reads.go of the package that reads - trustbundle, certmanager,
-// restart, clusterapi, report, alerts; see the steps' table - and of what
+// restart, clusterapi, inventory, alerts; see the steps' table - and of what
 // the processor reads itself (ownReads). A step that comes to read
 // another kind, or other items of a kind, says so in its package's
 // declaration; TestStepsReadWhatTheyDeclare fails when a step's output
@@ -68,7 +68,7 @@ const (
 	readsRenewals                   // certmanager.Reads
 	readsRestarts                   // restart.Reads
 	readsClusterAPI                 // clusterapi.Reads
-	readsReport                     // report.Reads
+	readsInventory                  // inventory.Reads
 	readsAlerts                     // alerts.Reads
 )
 
@@ -83,8 +83,8 @@ func (rd reader) declare(bundles []policy.TrustBundle) kube.Reads {
 		return restart.Reads(bundles)
 	case readsClusterAPI:
 		return clusterapi.Reads()
-	case readsReport:
-		return report.Reads()
+	case readsInventory:
+		return inventory.Reads()
 	}
 	return alerts.Reads()
 }

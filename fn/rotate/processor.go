@@ -13,10 +13,11 @@ import (
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/anchors"
+	"github.com/rotate-certs/rotate-certs/fn/inventory"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
-	"github.com/rotate-certs/rotate-certs/fn/report"
+	"github.com/rotate-certs/rotate-certs/fn/restart"
 	"github.com/rotate-certs/rotate-certs/fn/trustbundle"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -53,7 +54,7 @@ type run struct {
 	items     []*yaml.RNode
 	positions []int // input-list index of each of items (nil: the same)
 	index     *kube.Index
-	inventory *report.Inventory
+	inventory *inventory.Inventory
 	results   framework.Results
 	// bundles maps a bundle's name to what it rendered, for later steps
 	// (restarts, alerts, the re-issue list).
@@ -74,7 +75,7 @@ type run struct {
 	// until counted.
 	workloads int
 	// waves are the roll-outs in waves the input records (restarts).
-	waves []report.PendingWaves
+	waves []restart.PendingWaves
 }
 
 // newRun is the one way a run starts: the policy, who it is in messages,
@@ -106,7 +107,7 @@ type step struct {
 	// reads are the declarations the step reads the input through: its
 	// package's, and those of the packages whose answers it asks for. The
 	// run's certificate inventory (scan) is built over what package
-	// report declares, and its count of workloads (holdFor) over what
+	// inventory declares, and its count of workloads (holdFor) over what
 	// package restart declares, whichever step asks first.
 	reads []reader
 }
@@ -117,8 +118,8 @@ var steps = []step{
 	{"renewals", (*run).renewals, []reader{readsRenewals, readsTrustBundles}}, // the bundles' sources
 	{"restarts", (*run).restarts, []reader{readsRestarts}},
 	{"cluster API", (*run).clusterAPI, []reader{readsClusterAPI}},
-	{"expiry report", (*run).expiryReport, []reader{readsReport}},
-	{"re-issue report", (*run).reissueReport, []reader{readsReport}},                   // the Secrets of the certificates
+	{"expiry report", (*run).expiryReport, []reader{readsInventory}},
+	{"re-issue report", (*run).reissueReport, []reader{readsInventory}},                // the Secrets of the certificates
 	{"alerts", (*run).alerts, []reader{readsAlerts, readsRenewals, readsTrustBundles}}, // the drift alerts' forecasts
 }
 

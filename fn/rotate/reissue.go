@@ -8,10 +8,12 @@ import (
 
 	"github.com/rotate-certs/rotate-certs/fn/anchors"
 	"github.com/rotate-certs/rotate-certs/fn/certmanager"
+	"github.com/rotate-certs/rotate-certs/fn/inventory"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/report"
+	"github.com/rotate-certs/rotate-certs/fn/restart"
 	"github.com/rotate-certs/rotate-certs/fn/trustbundle"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -67,11 +69,11 @@ func (r *run) reissues() []report.Reissue {
 // reissueEntry is x, of bundle, as the report lists it: where the
 // certificate is, the CA it needs, and the cert-manager Certificate that
 // writes its Secret, when the Secret names one.
-func (r *run) reissueEntry(bundleName string, f report.Found, x anchors.Reissue) report.Reissue {
+func (r *run) reissueEntry(bundleName string, f inventory.Found, x anchors.Reissue) report.Reissue {
 	e := report.Reissue{
 		Resource: f.Ref, Key: f.Key(), Subject: pki.Subject(f.Cert), SHA256: pki.FingerprintOf(f.Cert).String(), IsCA: pki.IsCA(f.Cert),
 		NotAfter: f.Cert.NotAfter.UTC(), Bundle: bundleName, Issuer: x.IssuerName,
-		IssuerLeavesAt: x.LeavesAt.UTC(), DaysLeft: report.DaysLeft(x.LeavesAt, r.now), State: report.ReissueState(x.State),
+		IssuerLeavesAt: x.LeavesAt.UTC(), DaysLeft: pki.DaysUntil(x.LeavesAt, r.now), State: report.ReissueState(x.State),
 	}
 	if x.Issuer != nil {
 		e.IssuerSHA256 = pki.FingerprintOf(x.Issuer).String()
@@ -173,7 +175,7 @@ func (k *outcomeKeys) add(o anchors.Outcome) bool {
 type Explanation struct {
 	Reissues []report.Reissue
 	Trust    []report.Trusted
-	Waves    []report.PendingWaves
+	Waves    []restart.PendingWaves
 	// Renewals are the cert-manager renewals of the CAs the bundles read.
 	Renewals []report.Renewal
 }

@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/rotate-certs/rotate-certs/fn/anchors"
+	"github.com/rotate-certs/rotate-certs/fn/inventory"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
-	"github.com/rotate-certs/rotate-certs/fn/report"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -42,7 +42,7 @@ func TestReissueCommandQuotesOnlyNames(t *testing.T) {
 				require.NoError(t, secret.SetAnnotations(map[string]string{"cert-manager.io/certificate-name": tc.certificate}))
 			}
 			r := &run{items: []*yaml.RNode{secret}, now: testpki.Date(2026, 2, 1)}
-			f := report.Found{Ref: kube.Ref{APIVersion: "v1", Kind: "Secret", Namespace: tc.namespace, Name: "tls"}, Cert: leaf.Cert}
+			f := inventory.Found{Ref: kube.Ref{APIVersion: "v1", Kind: "Secret", Namespace: tc.namespace, Name: "tls"}, Cert: leaf.Cert}
 			e := r.reissueEntry("mesh", f, anchors.Reissue{IssuerName: "reissue-cmd-ca", LeavesAt: testpki.Date(2026, 6, 1)})
 			require.Equal(t, tc.want, e.Command)
 			if tc.want == "" {

@@ -5,14 +5,15 @@ import (
 	"fmt"
 
 	"github.com/rotate-certs/rotate-certs/fn/anchors"
+	"github.com/rotate-certs/rotate-certs/fn/inventory"
 	"github.com/rotate-certs/rotate-certs/fn/report"
 	"github.com/rotate-certs/rotate-certs/fn/trustbundle"
 )
 
 // scan builds the certificate inventory once per run.
-func (r *run) scan() *report.Inventory {
+func (r *run) scan() *inventory.Inventory {
 	if r.inventory == nil {
-		r.inventory = report.ScanWith(r.items, r.certs)
+		r.inventory = inventory.ScanWith(r.items, r.certs)
 	}
 	return r.inventory
 }
@@ -71,7 +72,7 @@ func (r *run) expiryReport() {
 	if r.policy.Spec.ClusterAPI != nil {
 		// The clusterAPI step reports machine expiry in its own context
 		// (which machine, which window); say it once.
-		only := report.Inventory{Certificates: inv.Certificates}
+		only := inventory.Inventory{Certificates: inv.Certificates}
 		for _, p := range inv.Problems {
 			if !p.Expiry {
 				only.Problems = append(only.Problems, p)
@@ -79,5 +80,5 @@ func (r *run) expiryReport() {
 		}
 		inv = &only
 	}
-	r.results = append(r.results, inv.Results(r.now, r.policy.Spec.Expiry.WarnWithin.Duration)...)
+	r.results = append(r.results, report.ExpiryResults(inv, r.now, r.policy.Spec.Expiry.WarnWithin.Duration)...)
 }

@@ -23,7 +23,7 @@ func views() []view {
 		out = append(out, view{name: s.name, reads: s.reads, run: s.run})
 	}
 	return append(out,
-		view{name: "certificate inventory", reads: []reader{readsReport}, run: func(r *run) { r.scan() }},
+		view{name: "certificate inventory", reads: []reader{readsInventory}, run: func(r *run) { r.scan() }},
 		view{name: "workload count", reads: []reader{readsRestarts}, run: func(r *run) { r.workloadCount() }},
 	)
 }
@@ -102,7 +102,7 @@ func Declarations() []Declared {
 // String names the package that declares.
 func (rd reader) String() string {
 	return map[reader]string{readsTrustBundles: "trustbundle", readsRenewals: "certmanager", readsRestarts: "restart",
-		readsClusterAPI: "clusterapi", readsReport: "report", readsAlerts: "alerts"}[rd]
+		readsClusterAPI: "clusterapi", readsInventory: "inventory", readsAlerts: "alerts"}[rd]
 }
 
 // namedKinds returns the kinds r names, read whole or in part.

@@ -31,7 +31,7 @@ import (
 //     package declared its reads, so that the plan never narrowed.
 //
 // The certificates that chain to a bundle's CAs come from the run's
-// certificate inventory, which reads what package report declares.
+// certificate inventory, which reads what package inventory declares.
 func Reads(bundles []policy.TrustBundle) kube.Reads {
 	names := map[string]bool{}
 	trust := map[string]bool{} // the trust namespaces of trust-manager Bundle targets

@@ -1,4 +1,4 @@
-package report
+package inventory
 
 import (
 	"github.com/rotate-certs/rotate-certs/fn/clusterapi"

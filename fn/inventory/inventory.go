@@ -1,8 +1,9 @@
-// Package report finds every certificate in the input and reports on it:
-// one info result per certificate (subject, fingerprint, NotAfter, days
-// left) and a warning for each one inside the warning window in function
-// mode, and the expiry report of `rotate-certs check` (a plain list of
-// entries that the table, JSON and SVG renderers turn into output).
+// Package inventory finds the certificates a set of resources holds, and
+// the objects that carry trust: what the function's steps ask of the input
+// (the chains of the trust bundles, the re-issue list, the alerts) and
+// what `rotate-certs check` and the expiry results report. It decides
+// nothing and presents nothing; package report turns an Inventory into
+// results, tables, JSON and SVG.
 //
 // Scanning reads Secret and ConfigMap values (PEM, a value that is one
 // DER certificate, and the certificates inside kubeconfig values;
@@ -11,7 +12,7 @@
 // API Machines' certificate expiry and EKS Anywhere Clusters'
 // status.clusterCertificateInfo (as package clusterapi reads them), in
 // one pass over the input.
-package report
+package inventory
 
 import (
 	"crypto/x509"
@@ -22,7 +23,6 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/clusterapi"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
-	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -242,58 +242,4 @@ func (s *scanner) pem(ref func() kube.Ref, field, within string, data []byte, ce
 		msgs[i] = err.Error()
 	}
 	s.problem(ref(), joinKey(field, within), "%s", strings.Join(msgs, "; "))
-}
-
-// Results returns one info result per certificate and reported expiry, a
-// warning for each one expiring within warnWithin or already expired, and
-// a warning per problem. Time passing alone never produces an error.
-func (inv *Inventory) Results(now time.Time, warnWithin time.Duration) framework.Results {
-	var out framework.Results
-	for _, f := range inv.Certificates {
-		c := f.Cert
-		days := pki.DaysLeft(c, now)
-		msg := fmt.Sprintf("certificate %q sha256:%s expires %s (%d days left)",
-			pki.Subject(c), pki.FingerprintOf(c), c.NotAfter.UTC().Format(time.RFC3339), days)
-		field := f.Key()
-		out = append(out, f.Ref.Result(framework.Info, field, msg))
-		switch {
-		case pki.Expired(c, now):
-			out = append(out, f.Ref.Result(framework.Warning, field,
-				fmt.Sprintf("certificate %q sha256:%s expired %s", pki.Subject(c), pki.FingerprintOf(c).Short(), c.NotAfter.UTC().Format(time.RFC3339))))
-		case c.NotAfter.Sub(now) <= warnWithin:
-			out = append(out, f.Ref.Result(framework.Warning, field,
-				fmt.Sprintf("certificate %q sha256:%s expires in %d days (%s), inside expiry.warnWithin %s",
-					pki.Subject(c), pki.FingerprintOf(c).Short(), days, c.NotAfter.UTC().Format(time.RFC3339), warnWithin)))
-		}
-	}
-	for _, e := range inv.Expiries {
-		at := e.At(now)
-		days := DaysLeft(at, now)
-		when := at.UTC().Format(time.RFC3339)
-		if e.Approximate() {
-			when = "as reported in days, not as a date"
-		}
-		out = append(out, e.Ref.Result(framework.Info, e.Field, fmt.Sprintf("%s expire in %d days (%s)", e.Subject, days, when)))
-		switch {
-		case now.After(at):
-			out = append(out, e.Ref.Result(framework.Warning, e.Field, fmt.Sprintf("%s have expired (%s)", e.Subject, when)))
-		case at.Sub(now) <= warnWithin:
-			out = append(out, e.Ref.Result(framework.Warning, e.Field,
-				fmt.Sprintf("%s expire in %d days (%s), inside expiry.warnWithin %s", e.Subject, days, when, warnWithin)))
-		}
-	}
-	for _, p := range inv.Problems {
-		what := "unreadable certificate data: "
-		if p.Expiry {
-			what = "unreadable certificate expiry: "
-		}
-		out = append(out, p.Ref.Result(framework.Warning, p.Field, what+p.Message))
-	}
-	return out
-}
-
-// DaysLeft returns the whole days from now until notAfter, rounded down;
-// negative once it has passed. It is pki.DaysLeft for a bare date.
-func DaysLeft(notAfter, now time.Time) int {
-	return pki.DaysLeft(&x509.Certificate{NotAfter: notAfter}, now)
 }

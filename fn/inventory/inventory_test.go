@@ -1,4 +1,4 @@
-package report_test
+package inventory_test
 
 import (
 	"encoding/base64"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/inventory"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/rotate-certs/rotate-certs/fn/report"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
@@ -29,7 +30,7 @@ func items(t *testing.T, tmpl string) []*yaml.RNode {
 
 func b64(name string) string { return base64.StdEncoding.EncodeToString(testpki.Fixture(name).PEM()) }
 
-func found(inv *report.Inventory) []string {
+func found(inv *inventory.Inventory) []string {
 	var got []string
 	for _, f := range inv.Certificates {
 		got = append(got, fmt.Sprintf("%s %s %s", f.Ref, f.Key(), f.Cert.Subject.CommonName))
@@ -51,7 +52,7 @@ users:
     client-certificate-data: ` + b64("kube-admin") + `
     client-key-data: ` + base64.StdEncoding.EncodeToString(testpki.Fixture("kube-admin").KeyPEM()) + `
 `
-	inv := report.Scan(items(t, `apiVersion: v1
+	inv := inventory.Scan(items(t, `apiVersion: v1
 kind: Secret
 metadata: {name: prod-kubeconfig, namespace: default}
 data:
@@ -90,7 +91,7 @@ stringData:
 }
 
 func TestScanMachineAndEKSAnywhere(t *testing.T) {
-	inv := report.Scan(items(t, `apiVersion: cluster.x-k8s.io/v1beta1
+	inv := inventory.Scan(items(t, `apiVersion: cluster.x-k8s.io/v1beta1
 kind: Machine
 metadata:
   name: cp-annotated
@@ -163,7 +164,7 @@ status:
 }
 
 func TestScanValues(t *testing.T) {
-	inv := report.Scan(items(t, `apiVersion: v1
+	inv := inventory.Scan(items(t, `apiVersion: v1
 kind: Secret
 metadata: {name: tls, namespace: a}
 type: kubernetes.io/tls
@@ -231,7 +232,7 @@ func TestScanParsesEachCertificateOnce(t *testing.T) {
 		fmt.Fprintf(&b, "---\napiVersion: v1\nkind: Secret\nmetadata: {name: trust, namespace: ns%d}\ndata:\n  ca.crt: %s\n", i,
 			base64.StdEncoding.EncodeToString(append(testpki.Fixture("ca-2026").PEM(), testpki.Fixture("ca-2025").PEM()...)))
 	}
-	inv := report.Scan(items(t, b.String()))
+	inv := inventory.Scan(items(t, b.String()))
 	require.Len(t, inv.Certificates, 100)
 	distinct := map[any]bool{}
 	for _, f := range inv.Certificates {
@@ -252,7 +253,7 @@ func BenchmarkScanFanOut(b *testing.B) {
 	}
 	b.Run("scan", func(b *testing.B) {
 		for b.Loop() {
-			report.Scan(nodes)
+			inventory.Scan(nodes)
 		}
 	})
 	b.Run("uncached-decode", func(b *testing.B) {
@@ -278,50 +279,13 @@ func BenchmarkScanFanOut(b *testing.B) {
 	})
 }
 
-func TestStatusAt(t *testing.T) {
-	day := 24 * time.Hour
-	na := now.Add(10 * day)
-	for _, tc := range []struct {
-		at   time.Time
-		want report.Status
-	}{
-		{now, report.StatusWarn},
-		{na.Add(-7 * day), report.StatusFail},
-		{na.Add(-7*day - time.Second), report.StatusWarn},
-		{na.Add(-30 * day), report.StatusWarn},
-		{na.Add(-30*day - time.Second), report.StatusOK},
-		{na, report.StatusFail},
-		{na.Add(time.Second), report.StatusExpired},
-	} {
-		require.Equal(t, tc.want, report.StatusAt(na, tc.at, 30*day, 7*day), "at %s", tc.at)
-	}
-}
-
-func TestRenderTableColour(t *testing.T) {
-	inv := report.Scan(items(t, `apiVersion: v1
-kind: Secret
-metadata: {name: s, namespace: a}
-data:
-  ok.crt: {{b64 "ca-2026"}}
-  old.crt: {{b64 "ca-expired"}}
-`))
-	rep := report.Build(inv, nil, nil, now, 30*24*time.Hour, 7*24*time.Hour)
-	plain := string(report.RenderTable(rep, report.TableOptions{}))
-	require.NotContains(t, plain, "\x1b[")
-	coloured := string(report.RenderTable(rep, report.TableOptions{Color: true}))
-	require.Contains(t, coloured, "\x1b[32mok\x1b[0m")
-	require.Contains(t, coloured, "\x1b[2;31mexpired\x1b[0m")
-	// Colour only in the last column: stripping it gives the plain table.
-	require.Equal(t, plain, strings.NewReplacer("\x1b[32m", "", "\x1b[2;31m", "", "\x1b[0m", "").Replace(coloured))
-}
-
 // TestScanPartlyReadable: the certificates of a value are found even when
 // a later block is broken, and the broken block is a problem; text that
 // only mentions a PEM header is not certificate data.
 func TestScanPartlyReadable(t *testing.T) {
 	good := string(testpki.Fixture("ca-2026").PEM())
 	truncated := good + "-----BEGIN CERTIFICATE-----\nMIIBmDCCAT6gAwIBAgIIGOpN6iK/QXQw\n"
-	inv := report.Scan(items(t, `apiVersion: v1
+	inv := inventory.Scan(items(t, `apiVersion: v1
 kind: Secret
 metadata: {name: half, namespace: default}
 data:
@@ -344,7 +308,7 @@ data:
 	require.Equal(t, "the 2nd PEM block (line 11) is malformed: its END line is missing or misspelt", inv.Problems[0].Message)
 
 	var msgs []string
-	for _, r := range inv.Results(now, 30*24*time.Hour) {
+	for _, r := range report.ExpiryResults(inv, now, 30*24*time.Hour) {
 		msgs = append(msgs, string(r.Severity)+": "+r.Message)
 	}
 	require.Len(t, msgs, 2, "%v", msgs)
@@ -358,7 +322,7 @@ data:
 // the field; the bound itself still reads.
 func TestScanDaysOutOfRange(t *testing.T) {
 	now := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
-	inv := report.Scan(items(t, `apiVersion: anywhere.eks.amazonaws.com/v1alpha1
+	inv := inventory.Scan(items(t, `apiVersion: anywhere.eks.amazonaws.com/v1alpha1
 kind: Cluster
 metadata: {name: edge, namespace: default}
 status:
@@ -402,7 +366,7 @@ func TestSuppliedIsAChainNotAPlace(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			inv := report.Scan(items(t, "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata:\n  ca.crt: {{b64 \""+strings.Join(tt.value, "\" \"")+"\"}}\n"))
+			inv := inventory.Scan(items(t, "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata:\n  ca.crt: {{b64 \""+strings.Join(tt.value, "\" \"")+"\"}}\n"))
 			var got []bool
 			for _, f := range inv.Certificates {
 				got = append(got, f.Supplied)
@@ -425,7 +389,7 @@ func TestScanMachineBootstrapConfig(t *testing.T) {
 			"---\napiVersion: bootstrap.cluster.x-k8s.io/" + version + "\nkind: KubeadmConfig\nmetadata:\n  name: " + name +
 			"\n  namespace: default\n  annotations:\n    machine.cluster.x-k8s.io/certificates-expiry: " + date + "\n"
 	}
-	inv := report.Scan(items(t, machine("v1beta2", "prod-cp-7x2k", "{apiGroup: bootstrap.cluster.x-k8s.io, kind: KubeadmConfig, name: prod-cp-7x2k}",
+	inv := inventory.Scan(items(t, machine("v1beta2", "prod-cp-7x2k", "{apiGroup: bootstrap.cluster.x-k8s.io, kind: KubeadmConfig, name: prod-cp-7x2k}",
 		"status:\n  certificatesExpiryDate: \"2027-11-01T00:00:00Z\"\n", `"2026-12-01T00:00:00Z"`)+"---\n"+
 		machine("v1beta1", "prod-cp-9q4m", "{apiVersion: bootstrap.cluster.x-k8s.io/v1beta1, kind: KubeadmConfig, name: prod-cp-9q4m, namespace: default}", "", "soon")))
 	require.Len(t, inv.Expiries, 1)
@@ -472,7 +436,7 @@ func TestScanQuotesOnlyPlainNames(t *testing.T) {
 			[]string{"problem data.<a string of 7 bytes>"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			inv := report.Scan(items(t, tt.in))
+			inv := inventory.Scan(items(t, tt.in))
 			var got []string
 			for _, f := range inv.Certificates {
 				got = append(got, f.Key())
@@ -481,7 +445,7 @@ func TestScanQuotesOnlyPlainNames(t *testing.T) {
 				got = append(got, "problem "+p.Field)
 			}
 			require.Equal(t, tt.want, got)
-			for _, r := range inv.Results(now, 0) {
+			for _, r := range report.ExpiryResults(inv, now, 0) {
 				for _, s := range []string{r.Message, r.Field.Path} {
 					require.NotContains(t, s, "PRIVATE KEY")
 					require.NotContains(t, s, keyName)
@@ -521,11 +485,11 @@ metadata: {name: key-only, namespace: a}
 binaryData:
   key.der: `+base64.StdEncoding.EncodeToString(keyBlock.Bytes)+`
 `)
-	inv := report.Scan(in)
+	inv := inventory.Scan(in)
 	require.Equal(t, []string{"ConfigMap a/roots binaryData.ca.der signer-a-1", "Secret a/tls data.ca.der signer-b-1"}, found(inv))
 	require.Empty(t, inv.Problems)
 	var rule func(*yaml.RNode) bool
-	for _, r := range report.Reads().Some {
+	for _, r := range inventory.Reads().Some {
 		if r.Kind == "ConfigMap" {
 			rule = r.Reads
 		}

@@ -1,9 +1,9 @@
-package report_test
+package inventory_test
 
 import (
 	"testing"
 
-	"github.com/rotate-certs/rotate-certs/fn/report"
+	"github.com/rotate-certs/rotate-certs/fn/inventory"
 	"github.com/stretchr/testify/require"
 )
 
@@ -46,7 +46,7 @@ func TestScanCABundles(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			inv := report.Scan(items(t, tc.doc))
+			inv := inventory.Scan(items(t, tc.doc))
 			require.Equal(t, tc.found, found(inv))
 			var problems []string
 			for _, p := range inv.Problems {
