@@ -82,31 +82,105 @@ func TestIssuerProtectsTheAnchor(t *testing.T) {
 	require.Equal(t, IssuerPending, out.Reissues()[0].State)
 }
 
-// TestReissuedIssuerFreesTheAnchor walks the mesh procedure: once the
-// issuer is re-issued from the new anchor, nothing chains to the old one
-// (unused); retain.dropUnusedAfter then drops it, and until then the
-// verdict says when.
+// unusedStep is one render of a walk over a target with the old anchor
+// as its previous CA: the issuer the input holds at now, the old anchor's
+// expected unused entry (zero: none), its verdict, and whether it left.
+type unusedStep struct {
+	name    string
+	now     time.Time
+	issuer  testpki.Cert
+	since   time.Time
+	verdict string
+	gone    bool
+}
+
+// walkUnused renders each step over what the step before wrote, starting
+// from mem, and checks each render is a fixed point: rendering its own
+// output again at the same time gives the same bundle and records.
+func walkUnused(t *testing.T, mem Memory, opts Options, steps []unusedStep) {
+	t.Helper()
+	oldFP := pki.FingerprintOf(anchorOld.Cert)
+	for _, s := range steps {
+		index := NewChainIndex(meshInput(s.issuer, proxyOld)[:1], nil)
+		out, err := MergeTarget(certs(anchorNew), mem, index, opts, s.now)
+		require.NoError(t, err, s.name)
+		require.Equal(t, s.verdict, out.Fates[0].Verdict.String(), s.name)
+		require.Equal(t, s.gone, len(out.Previous) == 0, s.name)
+		want := []Retirement{}
+		if !s.since.IsZero() {
+			want = []Retirement{{oldFP, s.since}}
+		}
+		require.Equal(t, want, out.UnusedRecord(), s.name)
+		again, err := MergeTarget(certs(anchorNew), record(out), index, opts, s.now)
+		require.NoError(t, err, s.name)
+		require.Equal(t, out.PEM(), again.PEM(), "%s: a fixed point", s.name)
+		require.Equal(t, out.Record(), again.Record(), "%s: a fixed point", s.name)
+		require.Equal(t, out.UnusedRecord(), again.UnusedRecord(), "%s: a fixed point", s.name)
+		mem = record(out)
+	}
+}
+
+// TestReissuedIssuerFreesTheAnchor walks Linkerd's manual procedure with
+// retain.dropUnusedAfter: 24h. The anchor is rotated on day 105 and the
+// issuer re-issued on day 108: nothing in the input chains to the old
+// anchor from then on, but every proxy still holds a certificate of the
+// old issuer for up to a day. The count starts on day 108, the first
+// render that finds the anchor unused; counted from the retirement, the
+// day-108 render dropped the anchor at once.
 func TestReissuedIssuerFreesTheAnchor(t *testing.T) {
-	proxyNew := testpki.NewLeaf("proxy-new", issuerNew, day(105), testpki.Days(30))
-	mem := Memory{Certificates: certs(anchorOld), Retired: map[pki.Fingerprint]time.Time{pki.FingerprintOf(anchorOld.Cert): day(100)}, Recorded: true}
-	opts := Options{MaxPrevious: 1, DropUnusedAfter: 7 * 24 * time.Hour, ProtectIssuers: true}
-	index := NewChainIndex(meshInput(issuerNew, proxyNew), nil)
+	opts := Options{MaxPrevious: 1, DropUnusedAfter: 24 * time.Hour, ProtectIssuers: true}
+	reissue := day(108)
+	leaves := "unused: safe to drop now (leaves on 2026-04-20)"
+	walkUnused(t, Memory{Certificates: certs(anchorOld)}, opts, []unusedStep{
+		{"day 105: the anchor rotated, the issuer still on the old one", day(105), issuerOld, time.Time{}, "kept (maxPrevious)", false},
+		{"day 107: not re-issued yet", day(107), issuerOld, time.Time{}, "kept (maxPrevious)", false},
+		{"day 108: re-issued, unused from this render", reissue, issuerNew, reissue, leaves, false},
+		{"day 108 + 23h: within dropUnusedAfter", reissue.Add(23 * time.Hour), issuerNew, reissue, leaves, false},
+		{"day 109: the deadline itself", day(109), issuerNew, reissue, leaves, false},
+		{"day 109 + 1m: dropped, and its entry with it", day(109).Add(time.Minute), issuerNew, time.Time{}, "dropped (unused: retain.dropUnusedAfter elapsed)", true},
+	})
+}
 
-	out, err := MergeTarget(certs(anchorNew), mem, index, opts, day(106))
-	require.NoError(t, err)
-	require.Equal(t, FateUnused, out.Fates[0].State)
-	require.Equal(t, "unused: safe to drop now (leaves on 2026-04-18)", out.Fates[0].Verdict.String())
-	require.Empty(t, out.Reissues())
-
-	out, err = MergeTarget(certs(anchorNew), mem, index, opts, day(107).Add(time.Second))
-	require.NoError(t, err)
-	require.Empty(t, out.Previous)
-	require.Equal(t, "dropped (unused: retain.dropUnusedAfter elapsed)", out.Fates[0].Verdict.String())
-
-	// dropUnusedAfter never drops a CA something still chains to.
-	out, err = MergeTarget(certs(anchorNew), mem, NewChainIndex(meshInput(issuerOld, proxyOld), nil), opts, day(120))
-	require.NoError(t, err)
-	require.Equal(t, "kept (maxPrevious)", out.Fates[0].Verdict.String())
+// TestUnusedRecord: the unused entry is cleared when something chains to
+// the CA again, starts at the first render for a CA already unused
+// there, and an edited entry is never after now nor before the
+// retirement - so an edit can at worst end the overlap where counting
+// from the retirement would. Without dropUnusedAfter nothing is recorded.
+func TestUnusedRecord(t *testing.T) {
+	opts := Options{MaxPrevious: 1, DropUnusedAfter: 24 * time.Hour, ProtectIssuers: true}
+	oldFP := pki.FingerprintOf(anchorOld.Cert)
+	at := func(retired, unused time.Time) Memory {
+		return Memory{Certificates: certs(anchorNew, anchorOld), Recorded: true,
+			Retired: map[pki.Fingerprint]time.Time{oldFP: retired}, Unused: map[pki.Fingerprint]time.Time{oldFP: unused}}
+	}
+	used := "kept (maxPrevious)"
+	for _, tc := range []struct {
+		name  string
+		mem   Memory
+		opts  Options
+		steps []unusedStep
+	}{
+		{"used again: the entry is cleared, and starts anew", at(day(105), day(108)), opts, []unusedStep{
+			{"issuer rolled back to the old anchor", day(108).Add(12 * time.Hour), issuerOld, time.Time{}, used, false},
+			{"re-issued again", day(108).Add(20 * time.Hour), issuerNew, day(108).Add(20 * time.Hour), "unused: safe to drop now (leaves on 2026-04-20)", false},
+			{"a day after the first re-issue: kept", day(109).Add(time.Hour), issuerNew, day(108).Add(20 * time.Hour), "unused: safe to drop now (leaves on 2026-04-20)", false},
+		}},
+		{"already unused at the first render: counts from it", Memory{Certificates: certs(anchorOld)}, opts, []unusedStep{
+			{"first render", day(108), issuerNew, day(108), "unused: safe to drop now (leaves on 2026-04-20)", false},
+		}},
+		{"an entry after now counts from now", at(day(105), day(200)), opts, []unusedStep{
+			{"edited into the future", day(108), issuerNew, day(108), "unused: safe to drop now (leaves on 2026-04-20)", false},
+		}},
+		{"an entry before the retirement counts from the retirement", at(day(105), day(50)), opts, []unusedStep{
+			{"edited into the past", day(105).Add(12 * time.Hour), issuerNew, day(105), "unused: safe to drop now (leaves on 2026-04-17)", false},
+			{"retain ends as counted from the retirement", day(108), issuerNew, time.Time{}, "dropped (unused: retain.dropUnusedAfter elapsed)", true},
+		}},
+		{"without dropUnusedAfter nothing is recorded", at(day(105), day(106)), Options{MaxPrevious: 1}, []unusedStep{
+			{"unused, kept by maxPrevious", day(108), issuerNew, time.Time{}, "unused: safe to drop now (leaves on 2028-01-01)", false},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { walkUnused(t, tc.mem, tc.opts, tc.steps) })
+	}
 }
 
 // TestBrokenChains: a certificate whose CA has left the bundle or expired

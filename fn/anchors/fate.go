@@ -15,7 +15,8 @@ const (
 	// FateKept: in the bundle, by maxPrevious or retain.for (see Fate.Why).
 	FateKept FateState = "kept"
 	// FateUnused: in the bundle, and nothing in the input chains to it:
-	// safe to drop now; retain.dropUnusedAfter drops it.
+	// safe to drop now; retain.dropUnusedAfter drops it once nothing has
+	// chained to it for that long (see Fate.UnusedSince).
 	FateUnused FateState = "unused"
 	// FateProtected: in the bundle only because certificates of the input
 	// chain to it (protectIssuers); the retain policy would have dropped
@@ -42,9 +43,14 @@ type Fate struct {
 	Why KeptBy
 	// Reason says why a dropped CA was dropped.
 	Reason Reason
+	// UnusedSince is, with retain.dropUnusedAfter, the first render at
+	// which nothing in the input chained to it, since when nothing has
+	// (the target's unused record carries it from render to render);
+	// zero when something chains to it or dropUnusedAfter is not set.
+	UnusedSince time.Time
 	// LeavesAt is when the retain policy lets it go: for a kept or unused
 	// CA, the earliest of its NotAfter, the retain.for deadline and (when
-	// unused) the dropUnusedAfter deadline; for a protected one, when the
+	// unused) UnusedSince plus dropUnusedAfter; for a protected one, when the
 	// policy would have dropped it (a date in the past); for a dropped or
 	// remembered one, when the rule that dropped it took effect.
 	LeavesAt time.Time

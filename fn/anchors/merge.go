@@ -32,7 +32,9 @@ type Options struct {
 	// retirement (see Memory).
 	RetainFor time.Duration
 	// DropUnusedAfter, when positive, drops a previous CA that nothing in
-	// the input chains to that long after its retirement.
+	// the input has chained to for that long: counted from the first
+	// render at which nothing did (Fate.UnusedSince, Memory.Unused), not
+	// from its retirement.
 	DropUnusedAfter time.Duration
 	// ProtectIssuers keeps a previous CA that a valid certificate of the
 	// input still chains to.
@@ -254,7 +256,7 @@ func (m *merger) fate(c *x509.Certificate, retired time.Time, state FateState, r
 
 // keepPrevious applies rules 3 and 4 and retain.dropUnusedAfter to the
 // previous CAs that have not expired: it ranks them by retirement, drops
-// those whose retain.for has run out and the unused ones past
+// those whose retain.for has run out and those nothing has chained to for
 // dropUnusedAfter, keeps the maxPrevious most recently retired of the
 // rest, and keeps any other that a valid certificate of the input still
 // chains to (protectIssuers).
@@ -270,9 +272,13 @@ func (m *merger) keepPrevious(prev []*x509.Certificate, opts Options) []Fate {
 		at := retired[pki.FingerprintOf(c)]
 		f := m.fate(c, at, FateKept, "", c.NotAfter)
 		used := len(f.Dependents) > 0
-		retainEnd, unusedEnd := deadline(at, opts.RetainFor), deadline(at, opts.DropUnusedAfter)
+		retainEnd, unusedEnd := deadline(at, opts.RetainFor), time.Time{}
+		if !used && opts.DropUnusedAfter > 0 {
+			f.UnusedSince = m.target.unusedSince(c, at, m.now)
+			unusedEnd = deadline(f.UnusedSince, opts.DropUnusedAfter)
+		}
 		switch {
-		case !used && !unusedEnd.IsZero() && m.now.After(unusedEnd):
+		case !unusedEnd.IsZero() && m.now.After(unusedEnd):
 			f.State, f.Reason, f.LeavesAt = FateDropped, DroppedUnused, unusedEnd
 		case !retainEnd.IsZero() && m.now.After(retainEnd):
 			f.State, f.Reason, f.LeavesAt = FateDropped, DroppedRetainFor, retainEnd
@@ -300,12 +306,12 @@ func (m *merger) keepPrevious(prev []*x509.Certificate, opts Options) []Fate {
 	return fates
 }
 
-// deadline is retired plus d, zero when d is not set.
-func deadline(retired time.Time, d time.Duration) time.Time {
+// deadline is from plus d, zero when d is not set.
+func deadline(from time.Time, d time.Duration) time.Time {
 	if d <= 0 {
 		return time.Time{}
 	}
-	return retired.Add(d).UTC()
+	return from.Add(d).UTC()
 }
 
 // earliest returns the earliest of the non-zero times.

@@ -43,13 +43,20 @@ type Memory struct {
 	// commits it, so counting from a NotBefore would drop the old CA in
 	// the render that should start the overlap.
 	Recorded bool
+	// Unused maps the SHA-256 of a previous CA to the first render at
+	// which nothing in the input chained to it, since when nothing has:
+	// the target's unused record, which retain.dropUnusedAfter counts
+	// from (see unusedSince).
+	Unused map[pki.Fingerprint]time.Time
 }
 
-// Retirement is one entry of a target's retirement record.
+// Retirement is one entry of a target's retirement record, or of its
+// unused record.
 type Retirement struct {
 	// SHA256 identifies the previous CA.
 	SHA256 pki.Fingerprint
-	// At is when it was retired.
+	// At is when it was retired (in the unused record: since when nothing
+	// has chained to it).
 	At time.Time
 }
 
@@ -60,6 +67,27 @@ func (mem Memory) retiredAt(c *x509.Certificate, now time.Time) time.Time {
 	at, ok := mem.Retired[pki.FingerprintOf(c)]
 	if !ok || at.After(now) {
 		at = now
+	}
+	return at.UTC()
+}
+
+// unusedSince returns since when nothing in the input has chained to
+// previous CA c, retired at retired, which nothing chains to at this
+// render: the time mem records, else now. A CA without an entry had
+// something chain to it at the last render, or the target kept no record
+// (written by hand or by an older version, or dropUnusedAfter was just
+// set): counting from now can only lengthen the overlap. The time is
+// never after now (a hand edit: no CA is unused in the future) nor before
+// the retirement (a CA is unused as a previous CA only once it is one), so
+// an edited entry can at worst end the overlap where counting from the
+// retirement would.
+func (mem Memory) unusedSince(c *x509.Certificate, retired, now time.Time) time.Time {
+	at, ok := mem.Unused[pki.FingerprintOf(c)]
+	if !ok || at.After(now) {
+		at = now
+	}
+	if at.Before(retired) {
+		at = retired
 	}
 	return at.UTC()
 }
@@ -110,10 +138,25 @@ func (o Outcome) RetiredAt(c *x509.Certificate) (time.Time, bool) {
 // when there is none: an empty record still tells the next render that
 // every certificate it finds without an entry was current at this one.
 func (o Outcome) Record() []Retirement {
+	return o.entries(func(f Fate) time.Time { return f.RetiredAt })
+}
+
+// UnusedRecord returns the unused record the target must carry after this
+// render: one entry per previous CA it keeps or remembers that nothing in
+// the input chains to, with Fate.UnusedSince, sorted by SHA-256. Empty
+// when there is none (always without retain.dropUnusedAfter): a CA
+// without an entry at the next render counts as unused from that render.
+func (o Outcome) UnusedRecord() []Retirement {
+	return o.entries(func(f Fate) time.Time { return f.UnusedSince })
+}
+
+// entries returns at(f) for each previous CA the target keeps or
+// remembers whose at is set, sorted by SHA-256; empty, not nil, for none.
+func (o Outcome) entries(at func(Fate) time.Time) []Retirement {
 	out := make([]Retirement, 0, len(o.Previous)+len(o.Remembered))
 	for _, f := range o.Fates {
-		if f.InBundle() || f.State == FateRemembered {
-			out = append(out, Retirement{SHA256: pki.FingerprintOf(f.Cert), At: f.RetiredAt})
+		if (f.InBundle() || f.State == FateRemembered) && !at(f).IsZero() {
+			out = append(out, Retirement{SHA256: pki.FingerprintOf(f.Cert), At: at(f)})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return bytes.Compare(out[i].SHA256[:], out[j].SHA256[:]) < 0 })

@@ -10,12 +10,15 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// record turns an outcome's record into the Memory of the target it was
+// record turns an outcome's records into the Memory of the target it was
 // written to, as the next render reads it back.
 func record(o Outcome) Memory {
-	m := Memory{Certificates: o.Certificates(), Retired: map[pki.Fingerprint]time.Time{}, Recorded: true}
+	m := Memory{Certificates: o.Certificates(), Retired: map[pki.Fingerprint]time.Time{}, Recorded: true, Unused: map[pki.Fingerprint]time.Time{}}
 	for _, e := range o.Record() {
 		m.Retired[e.SHA256] = e.At
+	}
+	for _, e := range o.UnusedRecord() {
+		m.Unused[e.SHA256] = e.At
 	}
 	m.Remembered = o.Remembered
 	return m

@@ -184,32 +184,74 @@ func TestMeshProcedureKeepsChainsVerifying(t *testing.T) {
 	out = meshStep(t, out, t2, "linkerd-anchor-new", "linkerd-issuer-old")
 	require.Len(t, meshBundle(t, out), 2)
 
-	// Step 2: the issuer is re-issued from the new anchor. Nothing chains
-	// to the old anchor any more: unused, and dropped at the first render
-	// after dropUnusedAfter.
-	out = meshStep(t, out, t2.Add(time.Hour), "linkerd-anchor-new", "linkerd-issuer-new")
-	require.Len(t, meshBundle(t, out), 1, "retired five days ago, unused now: dropUnusedAfter (72h) has passed")
+	// Step 2: the issuer is re-issued from the new anchor. Nothing in git
+	// chains to the old anchor any more, but the proxies hold certificates
+	// of the old issuer until they renew: unused from this render, which
+	// the target records, and kept for dropUnusedAfter from it - although
+	// it retired five days ago.
+	t3 := t2.Add(time.Hour)
+	out = meshStep(t, out, t3, "linkerd-anchor-new", "linkerd-issuer-new")
+	require.Len(t, meshBundle(t, out), 2, "retired five days ago, unused only from now: kept")
+	// A proxy certificate the old issuer minted just before the re-issue,
+	// valid for a day (Linkerd's default), still verifies.
+	proxyLast := testpki.NewLeaf("web.emojivoto.last", testpki.Fixture("linkerd-issuer-old"), t2, testpki.Days(1))
+	require.NoError(t, verifyChain(proxyLast.Cert, issuerOld, meshBundle(t, out), t3.Add(20*time.Hour)))
+	require.Equal(t, unusedLine("linkerd-anchor-old", t3), meshRoots(t, out).GetAnnotations()[trustbundle.UnusedAnnotation])
+	require.Equal(t, "unused: safe to drop now (leaves on 2026-11-30)", verdictOf(explain(t, out, t3), "linkerd-anchor-old"))
+	require.Empty(t, explain(t, out, t3).Reissues)
+
+	// Step 3: the first render after dropUnusedAfter since the re-issue.
+	t4 := t3.Add(72*time.Hour + time.Minute)
+	out = meshStep(t, out, t4, "linkerd-anchor-new", "linkerd-issuer-new")
+	require.Len(t, meshBundle(t, out), 1, "unused for 72h: dropped")
 	require.Error(t, verifyChain(proxyOld.Cert, issuerOld, meshBundle(t, out), t1), "the old anchor has gone")
 	require.NoError(t, verifyChain(proxyNew.Cert, issuerNew, meshBundle(t, out), t1))
-	require.Empty(t, explain(t, out, t2).Reissues)
+	require.NotContains(t, meshRoots(t, out).GetAnnotations(), trustbundle.UnusedAnnotation, "the record leaves with the CA")
 }
 
-// Re-issued within dropUnusedAfter, the old anchor stays, unused, until
-// dropUnusedAfter has passed since its retirement: the workloads'
-// certificates of the old issuer, which git never sees, keep verifying
-// through that time.
-func TestDropUnusedAfterWaitsFromRetirement(t *testing.T) {
+// meshRoots returns the rendered trust roots ConfigMap.
+func meshRoots(t *testing.T, out []byte) *yaml.RNode {
+	t.Helper()
+	key := kube.Key{Kind: "ConfigMap", Namespace: "linkerd", Name: "linkerd-identity-trust-roots"}
+	for _, it := range parseResourceList(t, out).items {
+		if kube.KeyOf(it) == key {
+			return it
+		}
+	}
+	t.Fatalf("no %s in the output", key)
+	return nil
+}
+
+// unusedLine is the unused record of one CA, unused since at.
+func unusedLine(ca string, at time.Time) string {
+	return pki.FingerprintOf(testpki.Fixture(ca).Cert).String() + " " + at.UTC().Format(time.RFC3339) + "\n"
+}
+
+// Re-issued a day after the rotation, the old anchor stays, unused, until
+// dropUnusedAfter has passed since the render that found it unused - not
+// since its retirement: the workloads' certificates of the old issuer,
+// which git never sees, keep verifying through that time.
+func TestDropUnusedAfterCountsFromReissue(t *testing.T) {
 	t1 := testpki.Date(2026, 11, 22)
-	proxyOld := testpki.NewLeaf("web.emojivoto", testpki.Fixture("linkerd-issuer-old"), t1, testpki.Days(2))
+	reissue := t1.Add(24 * time.Hour)
+	proxyOld := testpki.NewLeaf("web.emojivoto", testpki.Fixture("linkerd-issuer-old"), t1, testpki.Days(5))
 	out := meshRender(t, meshInput("{dropUnusedAfter: 72h}", t1, "linkerd-anchor-new", "linkerd-issuer-old", "linkerd-anchor-old"))
-	out = meshStep(t, out, t1.Add(24*time.Hour), "linkerd-anchor-new", "linkerd-issuer-new")
+	out = meshStep(t, out, reissue, "linkerd-anchor-new", "linkerd-issuer-new")
 	require.Len(t, meshBundle(t, out), 2)
-	require.NoError(t, verifyChain(proxyOld.Cert, testpki.Fixture("linkerd-issuer-old").Cert, meshBundle(t, out), t1.Add(36*time.Hour)))
-	require.Equal(t, "unused: safe to drop now (leaves on 2026-11-25)", verdictOf(explain(t, out, t1.Add(24*time.Hour)), "linkerd-anchor-old"))
-	out = meshStep(t, out, t1.Add(72*time.Hour), "linkerd-anchor-new", "linkerd-issuer-new")
-	require.Len(t, meshBundle(t, out), 2, "kept for the whole dropUnusedAfter")
-	out = meshStep(t, out, t1.Add(72*time.Hour+time.Second), "linkerd-anchor-new", "linkerd-issuer-new")
-	require.Len(t, meshBundle(t, out), 1)
+	require.NoError(t, verifyChain(proxyOld.Cert, testpki.Fixture("linkerd-issuer-old").Cert, meshBundle(t, out), reissue.Add(36*time.Hour)))
+	require.Equal(t, "unused: safe to drop now (leaves on 2026-11-26)", verdictOf(explain(t, out, reissue), "linkerd-anchor-old"))
+	for _, s := range []struct {
+		at   time.Time
+		kept int
+		why  string
+	}{
+		{t1.Add(72*time.Hour + time.Second), 2, "72h after the retirement, unused for 48h: kept"},
+		{reissue.Add(72 * time.Hour), 2, "72h after the re-issue, the deadline itself: kept"},
+		{reissue.Add(72*time.Hour + time.Second), 1, "past 72h after the re-issue: dropped"},
+	} {
+		out = meshStep(t, out, s.at, "linkerd-anchor-new", "linkerd-issuer-new")
+		require.Len(t, meshBundle(t, out), s.kept, s.why)
+	}
 }
 
 // retain.for with protectIssuers: the old anchor outlives retain.for while
@@ -284,7 +326,7 @@ func serverHandshake(t *testing.T, bundle []*x509.Certificate, leaf testpki.Cert
 // certificate and the issuer that signed it, a client trusts the bundle
 // each step of the mesh procedure renders. The old issuer's chain is
 // accepted from before the rotation until dropUnusedAfter has passed
-// after the issuer was re-issued; the new issuer's chain from the first
+// since the issuer was re-issued (not since the rotation); the new issuer's chain from the first
 // render on. A render that drops the old anchor while the issuer still
 // needs it (protectIssuers: false) breaks the old chain: the test can see
 // the outage the rules prevent.
@@ -306,7 +348,8 @@ func TestTLSChainThroughTheMeshProcedure(t *testing.T) {
 		{"1. the new anchor bundled with the old", t1, "linkerd-anchor-new", "linkerd-issuer-old", true, true, 2},
 		{"   a day later, the issuer not yet re-issued", t1.Add(24 * time.Hour), "linkerd-anchor-new", "linkerd-issuer-old", true, true, 2},
 		{"2. the issuer re-issued from the new anchor", t1.Add(48 * time.Hour), "linkerd-anchor-new", "linkerd-issuer-new", true, true, 2},
-		{"3. dropUnusedAfter (72h) has passed: the old anchor goes", t1.Add(72*time.Hour + time.Minute), "linkerd-anchor-new", "linkerd-issuer-new", false, true, 1},
+		{"   a day later, proxies still on the old issuer", t1.Add(72*time.Hour + time.Minute), "linkerd-anchor-new", "linkerd-issuer-new", true, true, 2},
+		{"3. dropUnusedAfter (72h) has passed since the re-issue: the old anchor goes", t1.Add(120*time.Hour + time.Minute), "linkerd-anchor-new", "linkerd-issuer-new", false, true, 1},
 	} {
 		out = meshStep(t, out, s.at, s.anchor, s.issuer)
 		bundle := meshBundle(t, out)

@@ -79,7 +79,7 @@ func decodeLoose(s string) string {
 // memoryOnly are the annotations that are memory and may name no CA the
 // output trusts: only the previous annotation, the memory of a Copy-mode
 // render, may bring one back.
-var memoryOnly = map[string]bool{trustbundle.SeenAnnotation: true, trustbundle.RetiredAnnotation: true}
+var memoryOnly = map[string]bool{trustbundle.SeenAnnotation: true, trustbundle.RetiredAnnotation: true, trustbundle.UnusedAnnotation: true}
 
 // requireNoForeignCA fails when the output items hold a certificate that
 // the input holds nowhere but in memory annotations other than previous:
@@ -162,6 +162,9 @@ func TestAnnotationsNeverAddTrust(t *testing.T) {
 		{"a retired line alone", "Bundle", nil,
 			map[string]string{trustbundle.RetiredAnnotation: retiredOf("attacker-ca")},
 			"annotation rotate-certs.dev/retired names CA sha256:" + pki.FingerprintOf(attacker.Cert).String() + ", which neither data.ca.crt nor a source holds"},
+		{"an unused line alone", "Bundle", nil,
+			map[string]string{trustbundle.UnusedAnnotation: retiredOf("attacker-ca")},
+			"annotation rotate-certs.dev/unused names CA sha256:" + pki.FingerprintOf(attacker.Cert).String() + ", which neither data.ca.crt nor a source holds"},
 		{"previous and retired on data of another key", "Bundle", []string{"ca-2026"},
 			map[string]string{trustbundle.PreviousAnnotation: block(strings.Replace(string(attacker.PEM()), "-----BEGIN CERTIFICATE-----\n", "-----BEGIN CERTIFICATE-----\nKey: other.crt\n\n", 1)),
 				trustbundle.RetiredAnnotation: retiredOf("attacker-ca")},
@@ -206,7 +209,7 @@ func TestCopyRestoreIsAWarning(t *testing.T) {
 // refuse the render.
 func TestOversizedMemory(t *testing.T) {
 	huge := strings.Repeat(string(testpki.Fixture("ca-2025").PEM()), (3<<20)/len(testpki.Fixture("ca-2025").PEM()))
-	for _, name := range []string{trustbundle.PreviousAnnotation, trustbundle.RetiredAnnotation} {
+	for _, name := range []string{trustbundle.PreviousAnnotation, trustbundle.RetiredAnnotation, trustbundle.UnusedAnnotation} {
 		out, err := execute(t, withAnnotations("Bundle", []string{"ca-2026"}, map[string]string{name: block(huge)}))
 		require.NoError(t, err, name)
 		require.Contains(t, string(out), "annotation "+name+" is "+fmt.Sprint(len(huge))+" bytes")

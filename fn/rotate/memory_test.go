@@ -251,6 +251,13 @@ func TestMalformedMemory(t *testing.T) {
 	require.Contains(t, string(out), "path: metadata.annotations[rotate-certs.dev/retired]")
 	require.Equal(t, retiredLine("ca-2025", testpki.GoldenNow), trustIn(t, out, "gw").GetAnnotations()[trustbundle.RetiredAnnotation])
 
+	future := strings.TrimSuffix(retiredLine("ca-2025", testpki.GoldenNow.Add(time.Hour)), "\n")
+	out, err = execute(t, withAnnotation(trustbundle.UnusedAnnotation, future+"\n"))
+	require.NoError(t, err, string(out))
+	require.Contains(t, string(out), "annotation rotate-certs.dev/unused is malformed (line 1 \""+future+"\": "+testpki.GoldenNow.Add(time.Hour).Format(time.RFC3339)+" is after this render")
+	require.Contains(t, string(out), "counts as unused from this render on (when nothing chains to it)")
+	require.NotContains(t, trustIn(t, out, "gw").GetAnnotations(), trustbundle.UnusedAnnotation, "no dropUnusedAfter: no record")
+
 	out, err = execute(t, withAnnotation(trustbundle.PreviousAnnotation, "-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydA==\n-----END CERTIFICATE-----\n"))
 	require.Error(t, err)
 	require.Contains(t, string(out), "severity: error")

@@ -39,6 +39,13 @@ const (
 	// tells the next render that any certificate of the target without a
 	// line was current at this one.
 	RetiredAnnotation = "rotate-certs.dev/retired"
+	// UnusedAnnotation records, for a bundle with retain.dropUnusedAfter,
+	// since when nothing in the input has chained to each previous CA the
+	// target carries (or remembers) that nothing chains to: the first
+	// render that found it so, which dropUnusedAfter counts from. Same
+	// lines as RetiredAnnotation; removed when there is no such CA. A CA
+	// without a line counts as unused from the render that finds it so.
+	UnusedAnnotation = "rotate-certs.dev/unused"
 	// PreviousAnnotation holds, in Copy mode, the previous CAs that Bundle
 	// mode would carry (public PEM, canonical order), so that switching
 	// back to Bundle restores them. On an object written in several
@@ -76,7 +83,10 @@ func (r *renderer) readMemory(s slot, current []*x509.Certificate) (mem anchors.
 	data := pki.NewSet(s.previous...)
 	recordText, recorded := r.memoryText(s, RetiredAnnotation)
 	if recorded {
-		mem.Retired, mem.Recorded = r.readRecord(s, recordText)
+		mem.Retired, mem.Recorded = r.readRecord(s, RetiredAnnotation, recordText)
+	}
+	if text, found := r.memoryText(s, UnusedAnnotation); found {
+		mem.Unused, _ = r.readRecord(s, UnusedAnnotation, text)
 	}
 	var remembered []*x509.Certificate
 	if text, found := r.memoryText(s, PreviousAnnotation); found {
@@ -91,7 +101,8 @@ func (r *renderer) readMemory(s slot, current []*x509.Certificate) (mem anchors.
 		seenCerts, seen = r.readSeen(s)
 		r.namedOnly(s, SeenAnnotation, seenCerts, data, current)
 	}
-	r.recordNamesOnly(s, mem.Retired, data, current, mem.Remembered)
+	r.recordNamesOnly(s, RetiredAnnotation, mem.Retired, data, current, mem.Remembered)
+	r.recordNamesOnly(s, UnusedAnnotation, mem.Unused, data, current, mem.Remembered)
 	return mem, len(s.previous) > 0 || len(mem.Remembered) > 0 || seen, true
 }
 
@@ -159,10 +170,11 @@ func (r *renderer) namedOnly(s slot, name string, certs []*x509.Certificate, dat
 	}
 }
 
-// recordNamesOnly warns about each line of the retirement record whose CA
-// is neither in the slot's value, nor current, nor in the memory of a
-// Copy-mode render (remembered), and removes it from retired.
-func (r *renderer) recordNamesOnly(s slot, retired map[pki.Fingerprint]time.Time, data *pki.Set, current, remembered []*x509.Certificate) {
+// recordNamesOnly warns about each line of record annotation name (the
+// retirement or the unused record) whose CA is neither in the slot's
+// value, nor current, nor in the memory of a Copy-mode render
+// (remembered), and removes it from retired.
+func (r *renderer) recordNamesOnly(s slot, name string, retired map[pki.Fingerprint]time.Time, data *pki.Set, current, remembered []*x509.Certificate) {
 	known := map[pki.Fingerprint]bool{}
 	for _, list := range [][]*x509.Certificate{data.List(), current, remembered} {
 		for _, c := range list {
@@ -178,9 +190,9 @@ func (r *renderer) recordNamesOnly(s slot, retired map[pki.Fingerprint]time.Time
 	sort.Slice(unknown, func(i, j int) bool { return bytes.Compare(unknown[i][:], unknown[j][:]) < 0 })
 	for _, fp := range unknown {
 		delete(retired, fp)
-		r.add(s.ref.Result(framework.Warning, kube.AnnotationField(RetiredAnnotation), fmt.Sprintf(
+		r.add(s.ref.Result(framework.Warning, kube.AnnotationField(name), fmt.Sprintf(
 			"bundle %q: target %s annotation %s names CA sha256:%s, which neither %s nor a source holds; the line is ignored (an annotation never adds a CA to a bundle) and this render drops it",
-			r.bundle.Name, s.key, RetiredAnnotation, fp, s.dataName())))
+			r.bundle.Name, s.key, name, fp, s.dataName())))
 	}
 }
 
@@ -295,12 +307,12 @@ func (r *renderer) readSeen(s slot) ([]*x509.Certificate, bool) {
 	return d.Certificates, true
 }
 
-// readRecord reads the retirement record of slot s: the lines without a
-// key and the lines of its key. recorded is false when a line is
-// malformed (then, with a warning, the record is not trusted to be
-// complete); a line whose time is after now is malformed too: no CA is
-// retired in the future.
-func (r *renderer) readRecord(s slot, text string) (retired map[pki.Fingerprint]time.Time, recorded bool) {
+// readRecord reads record annotation name of slot s (the retirement or
+// the unused record): the lines without a key and the lines of its key.
+// recorded is false when a line is malformed (then, with a warning, the
+// record is not trusted to be complete); a line whose time is after now
+// is malformed too: no CA is retired, or unused, in the future.
+func (r *renderer) readRecord(s slot, name, text string) (retired map[pki.Fingerprint]time.Time, recorded bool) {
 	retired = map[pki.Fingerprint]time.Time{}
 	var bad []string
 	for i, line := range strings.Split(text, "\n") {
@@ -326,9 +338,13 @@ func (r *renderer) readRecord(s slot, text string) (retired map[pki.Fingerprint]
 	if len(bad) == 0 {
 		return retired, true
 	}
-	r.warnOnce(s.ref, kube.AnnotationField(RetiredAnnotation), fmt.Sprintf(
-		"bundle %q: target %s annotation %s is malformed (%s); each line must be \"<SHA-256 hex> <RFC 3339 time>\", the time no later than now. Those lines are ignored, and a previous CA without a valid line counts as retired at this render; this render rewrites the record",
-		r.bundle.Name, s.ref, RetiredAnnotation, strings.Join(bad, "; ")))
+	fallback := "retired at this render"
+	if name == UnusedAnnotation {
+		fallback = "unused from this render on (when nothing chains to it)"
+	}
+	r.warnOnce(s.ref, kube.AnnotationField(name), fmt.Sprintf(
+		"bundle %q: target %s annotation %s is malformed (%s); each line must be \"<SHA-256 hex> <RFC 3339 time>\", the time no later than now. Those lines are ignored, and a previous CA without a valid line counts as %s; this render rewrites the record",
+		r.bundle.Name, s.ref, name, strings.Join(bad, "; "), fallback))
 	return retired, false
 }
 
@@ -357,7 +373,7 @@ func parseRecordLine(line string) (pki.Fingerprint, time.Time, string, error) {
 
 // writeMemory writes the annotations of an object written by targets
 // once every bundle is rendered (Finish): bundle-hash, rotated-at, the
-// retirement record and the previous annotation. It reports whether any
+// retirement and unused records and the previous annotation. It reports whether any
 // changed.
 func writeMemory(node *yaml.RNode, targets []*Target) (bool, error) {
 	hash, rotatedAt := objectHash(targets)
@@ -367,7 +383,13 @@ func writeMemory(node *yaml.RNode, targets []*Target) (bool, error) {
 		func() (bool, error) {
 			return kube.SetAnnotation(node, RotatedAtAnnotation, rotatedAt.UTC().Format(time.RFC3339))
 		},
-		func() (bool, error) { return setText(node, RetiredAnnotation, formatRecord(targets)) },
+		func() (bool, error) { return setText(node, RetiredAnnotation, formatRecord(targets, retiredRecord)) },
+		func() (bool, error) {
+			if unused := formatRecord(targets, unusedRecord); unused != "" {
+				return setText(node, UnusedAnnotation, unused)
+			}
+			return removeAnnotation(node, UnusedAnnotation)
+		},
 		func() (bool, error) {
 			if prev := formatPrevious(targets); prev != "" {
 				return setText(node, PreviousAnnotation, prev)
@@ -419,13 +441,18 @@ func (r *renderer) writeSeen(s slot, t Target) (changed, ok bool) {
 	return changed, true
 }
 
-// formatRecord returns the retirement record of an object written by
-// targets: each target's entries, qualified by its data key when there is
+// retiredRecord and unusedRecord are a target's entries of the
+// retirement and of the unused record.
+func retiredRecord(t *Target) []anchors.Retirement { return t.record }
+func unusedRecord(t *Target) []anchors.Retirement  { return t.unused }
+
+// formatRecord returns a record of an object written by targets: each
+// target's entries (of entries), qualified by its data key when there is
 // more than one target, sorted, one per line.
-func formatRecord(targets []*Target) string {
+func formatRecord(targets []*Target, entries func(*Target) []anchors.Retirement) string {
 	var lines []string
 	for _, t := range targets {
-		for _, e := range t.record {
+		for _, e := range entries(t) {
 			line := e.SHA256.String() + " " + e.At.UTC().Format(time.RFC3339)
 			if len(targets) > 1 {
 				line += " " + t.keys[0]

@@ -94,6 +94,7 @@ type Target struct {
 	// The target's memory (memory.go) and static metadata, written by
 	// Finish over every bundle that writes the object.
 	record     []anchors.Retirement
+	unused     []anchors.Retirement
 	remembered []*x509.Certificate
 	metadata   *policy.TargetMetadata
 }

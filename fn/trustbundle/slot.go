@@ -101,7 +101,7 @@ func (r *renderer) merge(s slot, current []*x509.Certificate) (Target, []byte, b
 	}
 	sum := sha256.Sum256(pem)
 	t := Target{Key: s.key, Node: s.node, Hash: "sha256:" + hex.EncodeToString(sum[:]), Outcome: outcome, bundle: r.bundle.Name,
-		rotatedAt: outcome.LatestNotBefore(), record: outcome.Record(), remembered: anchors.Canonical(outcome.Remembered),
+		rotatedAt: outcome.LatestNotBefore(), record: outcome.Record(), unused: outcome.UnusedRecord(), remembered: anchors.Canonical(outcome.Remembered),
 		metadata: r.bundle.Target.Metadata, field: s.field, keys: []string{s.memKey}}
 	switch {
 	case s.node == nil:
@@ -241,8 +241,10 @@ func (r *renderer) reportDecisions(ref kube.Ref, field string, o anchors.Outcome
 			msg = fmt.Sprintf("previous CA %s, retired %s: %s", c, f.RetiredAt.Format(time.RFC3339), f.Verdict)
 			if len(f.Dependents) > 0 {
 				msg += fmt.Sprintf("; %d certificate(s) chain to it: %s", len(f.Dependents), named(f.Dependents))
-			} else {
+			} else if f.UnusedSince.IsZero() {
 				msg += "; nothing in the input chains to it"
+			} else {
+				msg += "; nothing in the input has chained to it since " + f.UnusedSince.Format(time.RFC3339) + ", which retain.dropUnusedAfter counts from"
 			}
 		}
 		r.add(ref.Result(sev, field, fmt.Sprintf("bundle %q: %s", r.bundle.Name, msg)))

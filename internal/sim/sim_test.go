@@ -204,3 +204,22 @@ func TestMeshIssuerChains(t *testing.T) {
 		require.Equal(t, 2*st.Rotations, st.BundleChanges, "seed %d: the old anchor enters and leaves once per rotation", seed)
 	}
 }
+
+// A mesh's dropUnusedAfter need not cover the time the issuer takes to be
+// re-issued: it counts from the first render that finds nothing chaining
+// to the old anchor, so 3 days - shorter than the issuer's 5-day delay,
+// longer than the workloads' tail - has no failure. Counted from the
+// retirement, it dropped the anchor in the render that saw the issuer
+// re-issued, while the workloads still presented the old issuer's
+// certificates.
+func TestMeshDropUnusedAfterCountsFromReissue(t *testing.T) {
+	c, err := CadenceByID(7)
+	require.NoError(t, err)
+	settings := Settings{Mode: policy.ModeBundle, MaxPrevious: 1, DropUnusedAfterDays: 3}
+	for seed := uint64(1); seed <= 3; seed++ {
+		st, err := Run(Config{Cadence: c, Days: shortDays, Seed: seed, Settings: &settings})
+		require.NoError(t, err)
+		require.Zero(t, st.Failures, "seed %d: %s", seed, strings.Join(st.Examples, "\n"))
+		require.Equal(t, 2*st.Rotations, st.BundleChanges, "seed %d: the old anchor enters and leaves once per rotation", seed)
+	}
+}

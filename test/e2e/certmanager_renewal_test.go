@@ -43,7 +43,7 @@ var renewalWalk = []renewalStep{
 	{name: "cert-manager renews the root in the cluster", now: "2026-12-05", live: "example-internal-root-new", oldLeavesTrusted: true},
 	{name: "snapshot of the renewed root, render", now: "2026-12-06", copyFrom: "renewed", render: true, live: "example-internal-root-new", oldLeavesTrusted: true, rolls: true},
 	{name: "leaves re-issued, render", now: "2026-12-07", copyFrom: "reissued", render: true, live: "example-internal-root-new", oldLeavesTrusted: true},
-	{name: "dropUnusedAfter has passed, render", now: "2026-12-10", render: true, live: "example-internal-root-new", rolls: true},
+	{name: "dropUnusedAfter has passed since the leaves were re-issued, render", now: "2026-12-11", render: true, live: "example-internal-root-new", rolls: true},
 }
 
 // TestCertManagerRenewalWalk follows examples/cert-manager-renewal: at
