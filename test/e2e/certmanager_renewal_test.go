@@ -123,7 +123,7 @@ func requireSeen(t *testing.T, dir string, step renewalStep) {
 		require.Contains(t, out, "cmctl renew -n orders orders-api")
 		require.Contains(t, out, "cmctl renew -n payments payments-api")
 	case "reissued":
-		require.Contains(t, out, "unused: safe to drop now (leaves on 2026-12-09)")
+		require.Contains(t, out, "unused: safe to drop now (leaves on 2026-12-10)", "72h after the render that found it unused, not after its retirement")
 	}
 }
 
