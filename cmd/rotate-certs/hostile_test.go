@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -230,4 +231,27 @@ func TestDuplicateKeysInFunctionMode(t *testing.T) {
 		require.Equal(t, 0, code, stderr)
 		require.Contains(t, out, "spec: {a: 1, a: 2}")
 	})
+}
+
+// snapshot printed a skipped object's apiVersion as written: an apiVersion
+// holding a private key block was echoed whole on stderr (its kind was
+// shown described). It is described too, and so is a kind or apiVersion
+// in the error of an object that is not an object's shape.
+func TestSnapshotDoesNotEchoAPIVersion(t *testing.T) {
+	key := string(testpki.Fixture("ca-2026").KeyPEM())
+	body := strings.Split(key, "\n")[1]
+	field := func(s string) string { return strconv.Quote(s) }
+	for name, in := range map[string]string{
+		"skipped":      "apiVersion: " + field(key) + "\nkind: Secret\nmetadata: {name: s, namespace: n}\n",
+		"skipped kind": "apiVersion: " + field(key) + "\nkind: " + field(key) + "\nmetadata: {name: s, namespace: n}\n",
+		"bad shape":    "apiVersion: " + field(key) + "\nkind: " + field(key) + "\nmetadata: [x]\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			out, stderr, code := runCLI(t, in, "snapshot", "-")
+			require.NotZero(t, code)
+			for _, secret := range []string{"PRIVATE KEY", body} {
+				require.NotContains(t, stderr+out, secret)
+			}
+		})
+	}
 }

@@ -111,14 +111,14 @@ func Take(items []*yaml.RNode) (Result, error) {
 func take(it *yaml.RNode) (*yaml.RNode, []string, error) {
 	kind, apiVersion := it.GetKind(), it.GetApiVersion()
 	if err := kube.CheckShape(it, ""); err != nil {
-		return nil, nil, fmt.Errorf("%s %s: %v", apiVersion, kind, err)
+		return nil, nil, fmt.Errorf("%s %s: %v", kube.Safe(apiVersion), kube.Safe(kind), err)
 	}
 	ref := kube.Ref{Kind: kind, Namespace: it.GetNamespace(), Name: it.GetName()}
 	if (kind != "Secret" && kind != "ConfigMap") || apiVersion != "v1" {
-		return nil, []string{fmt.Sprintf("skipped %s %s: a snapshot holds core v1 Secrets and ConfigMaps only", apiVersion, ref)}, nil
+		return nil, []string{fmt.Sprintf("skipped %s %s: a snapshot holds core v1 Secrets and ConfigMaps only", kube.Safe(apiVersion), ref)}, nil
 	}
 	if ref.Name == "" {
-		return nil, nil, fmt.Errorf("a %s without metadata.name: not what kubectl get prints", kind)
+		return nil, nil, fmt.Errorf("a %s without metadata.name: not what kubectl get prints", kube.Safe(kind))
 	}
 	s := &snap{ref: ref}
 	obj := yaml.NewMapRNode(nil)
