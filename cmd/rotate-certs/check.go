@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/check"
+	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/spf13/cobra"
 )
@@ -92,10 +93,7 @@ func newCheckCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
   rotate-certs check ./clusters/prod -o svg > timeline.svg`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if code := runCheck(cmd, o, args, stdin, stdout, stderr); code != check.OK {
-				return exit(code, nil)
-			}
-			return nil
+			return runCheck(cmd, o, args, stdin, stdout, stderr)
 		},
 	}
 	f := cmd.Flags()
@@ -109,16 +107,14 @@ func newCheckCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 }
 
 // runCheck turns the flags into check.Options and runs the check: it
-// returns the exit status.
-func runCheck(cmd *cobra.Command, o *checkOptions, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// returns what ends the command (check.Run).
+func runCheck(cmd *cobra.Command, o *checkOptions, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if !slices.Contains(check.Formats, o.output) {
-		fmt.Fprintf(stderr, "check: -o %s: want table, wide, json or svg\n", kube.Quote(o.output))
-		return check.Usage
+		return exit.Misuse(fmt.Errorf("-o %s: want table, wide, json or svg", kube.Quote(o.output)))
 	}
 	now, err := parseNow(o.now, time.Now().UTC())
 	if err != nil {
-		fmt.Fprintf(stderr, "check: --now: %v\n", err)
-		return check.Usage
+		return exit.Misuse(fmt.Errorf("--now: %w", err))
 	}
 	opts := check.Options{
 		Paths: args, Stdin: stdin, Now: now, PolicyFile: o.policy,
@@ -130,7 +126,7 @@ func runCheck(cmd *cobra.Command, o *checkOptions, args []string, stdin io.Reade
 	if cmd.Flags().Changed("fail-within") {
 		opts.FailWithin = &o.failWithin
 	}
-	return check.Run(opts, stdout, stderr)
+	return check.Run(opts, stdout, logFor(cmd, stderr))
 }
 
 // parseNow parses the --now flag s, an RFC 3339 time or a date; "" is

@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/spf13/cobra"
@@ -39,7 +40,7 @@ or each install creates it anew, with no previous CA to carry.`,
 			if policyFile == "" {
 				return usageError(cmd, errors.New("--policy FILE is required"))
 			}
-			return postRender(policyFile, stdin, stdout, stderr)
+			return postRender(policyFile, stdin, stdout, logFor(cmd, stderr))
 		},
 	}
 	cmd.Flags().StringVar(&policyFile, "policy", "", "RotationPolicy file (required)")
@@ -51,25 +52,22 @@ or each install creates it anew, with no previous CA to carry.`,
 // order they came, new resources (a created target, an alerts
 // PrometheusRule) after them - all of it, or nothing when the function
 // fails.
-func postRender(policyFile string, stdin io.Reader, stdout, stderr io.Writer) error {
+func postRender(policyFile string, stdin io.Reader, stdout io.Writer, log exit.Printer) error {
 	policy, err := resio.ReadPolicyFile(policyFile)
 	if err != nil {
-		return fmt.Errorf("helm-post-renderer: %w", err)
+		return exit.Fail(err)
 	}
 	input, err := io.ReadAll(resio.LimitReader(stdin, resio.MaxInputBytes))
 	if err != nil {
-		return fmt.Errorf("helm-post-renderer: reading stdin: %w", err)
+		return exit.Fail(fmt.Errorf("reading stdin: %w", err))
 	}
 	docs, err := resio.ReadDocuments(input)
 	if err != nil {
-		return fmt.Errorf("helm-post-renderer: %w", err)
+		return exit.Fail(err)
 	}
-	out, _, err := rotate.Processor{Now: time.Now, Stderr: stderr}.Run(policy, docs.Items, nil)
+	out, _, err := rotate.Processor{Now: time.Now, Stderr: log}.Run(policy, docs.Items, nil)
 	if err != nil {
-		return err
+		return exit.Fail(err)
 	}
-	if err := resio.WriteDocuments(stdout, out); err != nil {
-		return fmt.Errorf("helm-post-renderer: %w", err)
-	}
-	return nil
+	return resio.WriteDocuments(stdout, out)
 }

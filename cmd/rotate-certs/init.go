@@ -5,8 +5,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/rotate-certs/rotate-certs/fn/initpolicy"
-	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/wire"
 	"github.com/spf13/cobra"
 )
@@ -86,45 +86,46 @@ func runInit(cmd *cobra.Command, name, nowFlag string, setup wire.Setup, args []
 	if err := setup.Check(); err != nil {
 		return usageError(cmd, err)
 	}
+	log := logFor(cmd, stderr)
 	items, warnings, err := initpolicy.Read(args, stdin)
 	if err != nil {
-		return fmt.Errorf("init: %w", err)
+		return exit.Fail(err)
 	}
 	for _, w := range warnings {
-		fmt.Fprintln(stderr, "rotate-certs init: "+kube.ScrubMessage(w))
+		log.Print(w)
 	}
 	plan, err := initpolicy.Scan(items, now)
 	if err != nil {
-		return fmt.Errorf("init: %w", err)
+		return exit.Fail(err)
 	}
 	for _, n := range plan.Notes {
-		fmt.Fprintln(stderr, "rotate-certs init: "+kube.ScrubMessage(n))
+		log.Print(n)
 	}
 	if len(plan.Bundles) == 0 {
-		fmt.Fprintln(stderr, "rotate-certs init: no Secret or ConfigMap holding a CA certificate found")
+		log.Print("no Secret or ConfigMap holding a CA certificate found")
 	}
 	if !setup.Runner.Empty() {
 		r := setup.Runner
 		if r.Exec, err = setup.ExecFor(); err != nil {
-			return fmt.Errorf("init: %w", err)
+			return exit.Fail(err)
 		}
 		plan.Function = r.FunctionAnnotation()
 	}
 	out, err := plan.YAML(name)
 	if err != nil {
-		return fmt.Errorf("init: %w", err)
+		return exit.Fail(err)
 	}
 	if setup.Policy == "" || setup.Policy == "-" {
 		_, err = stdout.Write(out)
-		return err
+		return exit.Fail(err)
 	}
 	files, err := setup.Wiring()
 	if err != nil {
-		return fmt.Errorf("init: %w", err)
+		return exit.Fail(err)
 	}
 	files = append([]wire.File{{Path: setup.Policy, Data: out, Changed: true}}, files...)
 	if err := wire.Write(files); err != nil {
-		return fmt.Errorf("init: %w", err)
+		return exit.Fail(err)
 	}
 	for _, f := range files {
 		verb := "wrote"

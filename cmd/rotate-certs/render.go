@@ -73,11 +73,8 @@ render removes what it left.`,
 			if err != nil {
 				return usageError(cmd, fmt.Errorf("--now: %w", err))
 			}
-			o := repo.Options{PolicyFile: policyFile, DryRun: dryRun, Kustomization: kustomization, Now: time.Now, At: at, Stdout: stdout, Stderr: stderr}
-			if code := repo.Render(args[0], o); code != exitOK {
-				return exit(code, nil)
-			}
-			return nil
+			o := repo.Options{PolicyFile: policyFile, DryRun: dryRun, Kustomization: kustomization, Now: time.Now, At: at, Stdout: stdout, Stderr: logFor(cmd, stderr)}
+			return repo.Render(args[0], o)
 		},
 	}
 	cmd.Flags().StringVar(&policyFile, "policy", "", "RotationPolicy file: render DIR as one package with it (default: every policy under DIR, each for its own package)")

@@ -7,7 +7,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
@@ -36,8 +36,9 @@ kpt (fn eval / fn render) call it.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			hintOnTerminal(stdin, stderr)
-			return runFunction(stdin, stdout, stderr)
+			log := logFor(cmd, stderr)
+			hintOnTerminal(stdin, log)
+			return runFunction(stdin, stdout, log)
 		},
 	}
 	root.SetIn(stdin)
@@ -61,24 +62,24 @@ kpt (fn eval / fn render) call it.`,
 // (resio.RunList). A call with the wrong input is a usage error (exit 2)
 // that says which command fits: not a ResourceList (nothing is written on
 // stdout then), or no RotationPolicy as its functionConfig.
-func runFunction(stdin io.Reader, stdout, stderr io.Writer) error {
+func runFunction(stdin io.Reader, stdout io.Writer, log exit.Printer) error {
 	input, err := io.ReadAll(resio.LimitReader(stdin, resio.MaxInputBytes))
 	if err != nil {
 		return fmt.Errorf("reading the ResourceList: %w", err)
 	}
 	if hint := resio.Explain(input); hint != "" {
-		return exit(exitUsage, errors.New("rotate-certs: "+hint))
+		return exit.Misuse(errors.New(hint))
 	}
 	defer resio.TuneMemory(len(input))()
-	p := rotate.Processor{Now: time.Now, Stderr: stderr}
+	p := rotate.Processor{Now: time.Now, Stderr: log}
 	err = resio.RunList(input, stdout, rotate.Needs, p.Run)
 	switch {
 	case errors.Is(err, policy.ErrNoFunctionConfig):
 		// How it was called, not what it was given: say how to call it.
-		return exit(exitUsage, errors.New("rotate-certs: "+resio.NoFunctionConfig()))
+		return exit.Misuse(errors.New(resio.NoFunctionConfig()))
 	case errors.Is(err, policy.ErrConfigMapFunctionConfig):
 		// kpt fn eval without --fn-config sends an empty ConfigMap.
-		return exit(exitUsage, errors.New(kube.ScrubError(err).Error()+"\nrotate-certs: "+resio.ConfigMapFunctionConfig()))
+		return exit.Misuse(errors.Join(err, errors.New(resio.ConfigMapFunctionConfig())))
 	}
 	return err
 }
@@ -86,8 +87,8 @@ func runFunction(stdin io.Reader, stdout, stderr io.Writer) error {
 // hintOnTerminal says on stderr what function mode waits for when stdin is
 // a terminal: someone typed rotate-certs without arguments, and would
 // otherwise wait for a ResourceList that never comes.
-func hintOnTerminal(stdin io.Reader, stderr io.Writer) {
+func hintOnTerminal(stdin io.Reader, log exit.Printer) {
 	if f, ok := stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		fmt.Fprintln(stderr, "rotate-certs: function mode: reading a ResourceList from stdin (end with Ctrl-D); see rotate-certs --help for render, check and init")
+		log.Print("function mode: reading a ResourceList from stdin (end with Ctrl-D); see rotate-certs --help for render, check and init")
 	}
 }

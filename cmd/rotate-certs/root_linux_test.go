@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 )
@@ -52,7 +53,7 @@ func TestHintOnTerminal(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stderr bytes.Buffer
-			hintOnTerminal(tc.stdin, &stderr)
+			hintOnTerminal(tc.stdin, exit.NewPrinter(&stderr, "rotate-certs"))
 			if !tc.hint {
 				require.Empty(t, stderr.String())
 				return

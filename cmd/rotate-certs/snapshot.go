@@ -1,10 +1,11 @@
 package main
 
 import (
-	"fmt"
+	"errors"
 	"io"
 	"path/filepath"
 
+	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"github.com/rotate-certs/rotate-certs/fn/snapshot"
 	"github.com/spf13/cobra"
@@ -40,24 +41,25 @@ certificate (nothing written); 2 usage.`,
 			if len(args) == 0 {
 				args = []string{"-"}
 			}
+			log := logFor(cmd, stderr)
 			set := resio.ReadPaths(args, stdin)
-			for _, p := range set.Problems {
-				fmt.Fprintln(stderr, "rotate-certs snapshot: "+p.Message)
-			}
 			if len(set.Problems) > 0 {
-				return exit(exitFailed, nil)
+				errs := make([]error, len(set.Problems))
+				for i, p := range set.Problems {
+					errs[i] = errors.New(p.Message)
+				}
+				return exit.Fail(errors.Join(errs...))
 			}
 			res, err := snapshot.Take(set.Items)
 			for _, n := range res.Notes {
-				fmt.Fprintln(stderr, "rotate-certs snapshot: "+n)
+				log.Print(n)
 			}
 			if err != nil {
-				fmt.Fprintln(stderr, "rotate-certs snapshot: "+err.Error())
-				return exit(exitFailed, nil)
+				return exit.Fail(err)
 			}
 			out, err := snapshot.Encode(res.Objects)
 			if err != nil {
-				return fmt.Errorf("snapshot: %w", err)
+				return exit.Fail(err)
 			}
 			if output == "" || output == "-" {
 				_, err = stdout.Write(out)

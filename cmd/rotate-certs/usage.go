@@ -1,64 +1,35 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 
-	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/spf13/cobra"
 )
 
-// Exit statuses: every command uses these (check documents its own 1 and
-// 2 with the same meaning).
-const (
-	exitOK     = 0
-	exitFailed = 1
-	exitUsage  = 2
-)
-
-// exitError ends a command with an exit status. err, when set, is what to
-// print first; nil when the command has said why already.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string {
-	if e.err == nil {
-		return fmt.Sprintf("exit status %d", e.code)
-	}
-	return e.err.Error()
-}
-
-func (e *exitError) Unwrap() error { return e.err }
-
-// exit returns the exit error of status code, err printed first (nil:
-// nothing to print).
-func exit(code int, err error) error { return &exitError{code: code, err: err} }
-
-// run executes cmd and returns its exit status, after printing on stderr
-// the error that ended it, if any, scrubbed of key material.
+// run executes cmd and returns its exit status (exit.CodeOf), after
+// printing on stderr the error that ended it, if any, through the printer
+// of the command that ran: main's one place that prints an ending error.
 func run(cmd *cobra.Command, stderr io.Writer) int {
-	err := cmd.Execute()
-	if err == nil {
-		return exitOK
+	ran, err := cmd.ExecuteC()
+	if ran == nil {
+		ran = cmd
 	}
-	code := exitFailed
-	var e *exitError
-	if errors.As(err, &e) {
-		code, err = e.code, e.err
-	}
-	if err != nil {
-		fmt.Fprintln(stderr, kube.ScrubError(err))
-	}
-	return code
+	logFor(ran, stderr).Error(err)
+	return int(exit.CodeOf(err))
+}
+
+// logFor is the printer of cmd's messages on stderr: each begins with the
+// command's path ("rotate-certs", "rotate-certs check").
+func logFor(cmd *cobra.Command, stderr io.Writer) exit.Printer {
+	return exit.NewPrinter(stderr, cmd.CommandPath())
 }
 
 // usageError is a command-line mistake (an unknown flag, a wrong number of
 // arguments): exit status 2, with a pointer to the command's help.
 func usageError(cmd *cobra.Command, err error) error {
-	return exit(exitUsage, fmt.Errorf("%s: %v (see '%s --help')", cmd.CommandPath(), err, cmd.CommandPath()))
+	return exit.Misuse(fmt.Errorf("%v (see '%s --help')", err, cmd.CommandPath()))
 }
 
 // withUsageErrors makes every flag and argument error of root and its

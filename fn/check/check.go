@@ -6,10 +6,12 @@
 package check
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/rotate-certs/rotate-certs/fn/inventory"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
@@ -17,15 +19,6 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
-)
-
-// Exit statuses of check: 0 nothing is inside the fail window or expired;
-// 1 something is; 2 a usage or input error - also input check could not
-// read, since a gate must not pass on what it did not see. 2 wins over 1.
-const (
-	OK      = 0
-	Failing = 1
-	Usage   = 2
 )
 
 // Formats are the output formats Run writes (-o).
@@ -50,10 +43,14 @@ type Options struct {
 	NoHeaders bool
 }
 
-// Run checks what o names, writes the report to stdout and notes and
-// errors to stderr (each line prefixed "check: "), and returns the exit
-// status.
-func Run(o Options, stdout, stderr io.Writer) int {
+// Run checks what o names, writes the report to stdout and notes to log,
+// and returns what ends the command (an *exit.Error, nil when all is
+// well): exit.Failed when something is inside the fail window or expired;
+// exit.Usage for a usage or input error - also input check could not
+// read, since a gate must not pass on what it did not see - which wins
+// over exit.Failed. Its message is the input errors, a line each, and a
+// summary line, printed after the report.
+func Run(o Options, stdout io.Writer, log exit.Printer) error {
 	paths := o.Paths
 	if len(paths) == 0 {
 		paths = []string{"."}
@@ -64,7 +61,7 @@ func Run(o Options, stdout, stderr io.Writer) int {
 		in.errorf("%s", p.Message)
 	}
 	for _, n := range set.Notes {
-		fmt.Fprintf(stderr, "check: note: %s\n", n)
+		log.Note(n)
 	}
 	var forced *yaml.RNode
 	if o.PolicyFile != "" {
@@ -77,46 +74,40 @@ func Run(o Options, stdout, stderr io.Writer) int {
 	}
 	groups := splitPackages(set, forced)
 
-	warn, fail, err := resolveThresholds(groups, o.WarnWithin, o.FailWithin, stderr)
+	warn, fail, err := resolveThresholds(groups, o.WarnWithin, o.FailWithin, log)
 	if err != nil {
-		fmt.Fprintf(stderr, "check: %v\n", err)
-		return Usage
+		return exit.Misuse(err)
 	}
 	rep := build(groups, o.Now, warn, fail, in)
 	out, err := render(rep, o)
 	if err != nil {
-		fmt.Fprintf(stderr, "check: %v\n", err)
-		return Usage
+		return exit.Misuse(err)
 	}
 	if _, err := stdout.Write(out); err != nil {
-		fmt.Fprintf(stderr, "check: writing output: %v\n", err)
-		return Usage
+		return exit.Misuse(fmt.Errorf("writing output: %w", err))
 	}
-	for _, e := range in.errs {
-		fmt.Fprintf(stderr, "check: %s\n", kube.ScrubMessage(e))
-	}
-	return exitStatus(rep, in, fail, stderr)
+	return exitStatus(rep, in, fail)
 }
 
 // inputErrors gathers the input errors check reports after its output.
 type inputErrors struct {
-	errs []string
+	errs []error
 }
 
 func (in *inputErrors) errorf(format string, a ...any) {
-	in.errs = append(in.errs, fmt.Sprintf(format, a...))
+	in.errs = append(in.errs, fmt.Errorf(format, a...))
 }
 
 // resolveThresholds returns the warn and fail windows: the policies'
 // spec.expiry when they agree (a note on stderr when they do not and no
 // flag decides), the defaults otherwise, each overridden by its flag.
-func resolveThresholds(groups []group, warnFlag, failFlag *string, stderr io.Writer) (warn, fail time.Duration, err error) {
+func resolveThresholds(groups []group, warnFlag, failFlag *string, log exit.Printer) (warn, fail time.Duration, err error) {
 	warn, fail = policy.DefaultWarnWithin, policy.DefaultFailWithin
 	if w, f, ok, agree := thresholds(groups); ok && agree {
 		warn, fail = w, f
 	} else if ok && warnFlag == nil && failFlag == nil {
-		fmt.Fprintf(stderr, "check: note: the policies set different spec.expiry thresholds; using %s and %s (set --warn-within and --fail-within)\n",
-			policy.FormatDuration(warn), policy.FormatDuration(fail))
+		log.Note(fmt.Sprintf("the policies set different spec.expiry thresholds; using %s and %s (set --warn-within and --fail-within)",
+			policy.FormatDuration(warn), policy.FormatDuration(fail)))
 	}
 	for _, fl := range []struct {
 		name  string
@@ -207,20 +198,21 @@ func render(rep report.Report, o Options) ([]byte, error) {
 }
 
 // exitStatus is check's exit policy: input it could not read is a usage
-// error (2), before anything inside the fail window or expired (1).
-func exitStatus(rep report.Report, in *inputErrors, fail time.Duration, stderr io.Writer) int {
+// error (exit.Usage), before anything inside the fail window or expired
+// (exit.Failed).
+func exitStatus(rep report.Report, in *inputErrors, fail time.Duration) error {
 	switch {
 	case len(in.errs) > 0 || len(rep.Problems) > 0:
+		errs := in.errs
 		if len(rep.Problems) > 0 {
-			fmt.Fprintf(stderr, "check: %d value(s) hold certificate data that does not parse\n", len(rep.Problems))
+			errs = append(errs, fmt.Errorf("%d value(s) hold certificate data that does not parse", len(rep.Problems)))
 		}
-		return Usage
+		return exit.Misuse(errors.Join(errs...))
 	case rep.Failing():
 		c := rep.Counts()
-		fmt.Fprintf(stderr, "check: %d expired, %d inside --fail-within %s\n", c.Expired, c.Fail, policy.FormatDuration(fail))
-		return Failing
+		return exit.Fail(fmt.Errorf("%d expired, %d inside --fail-within %s", c.Expired, c.Fail, policy.FormatDuration(fail)))
 	}
-	return OK
+	return nil
 }
 
 // describe names a policy for messages: its name and file, what of them

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/report"
 	"github.com/stretchr/testify/require"
@@ -28,7 +29,7 @@ func TestResolveThresholds(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var notes bytes.Buffer
-			warn, fail, err := resolveThresholds(nil, tc.warn, tc.fail, &notes)
+			warn, fail, err := resolveThresholds(nil, tc.warn, tc.fail, exit.NewPrinter(&notes, "rotate-certs check"))
 			if tc.wantErr != "" {
 				require.ErrorContains(t, err, tc.wantErr)
 				return

@@ -38,3 +38,7 @@ func (e ErrorResults) Error() string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// Results returns the error results: what tells the function's report
+// from any other error (exit.Printer prints it as it is).
+func (e ErrorResults) Results() framework.Results { return framework.Results(e) }

@@ -3,12 +3,13 @@ package repo
 import (
 	"errors"
 	"fmt"
-	"io"
+
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 
+	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"github.com/rotate-certs/rotate-certs/fn/wire"
@@ -38,7 +39,7 @@ func createdFiles(dir string, files []resio.File) (map[string]bool, error) {
 // (render --kustomization) it returns the kustomizations edited to list
 // them (comments, order and line ends kept; one that defines a key twice is
 // refused). files are sorted by path, as renderJobs returns them.
-func kustomizations(dir string, files []resio.File, created map[string]bool, add bool, stderr io.Writer) ([]resio.File, error) {
+func kustomizations(dir string, files []resio.File, created map[string]bool, add bool, log exit.Printer) ([]resio.File, error) {
 	byDir := map[string][]string{}
 	var dirs []string
 	for _, f := range files {
@@ -60,7 +61,7 @@ func kustomizations(dir string, files []resio.File, created map[string]bool, add
 			}
 			continue
 		}
-		edit, err := listCreated(k, byDir[d], add, stderr)
+		edit, err := listCreated(k, byDir[d], add, log)
 		if err != nil {
 			return nil, err
 		}
@@ -77,7 +78,7 @@ func kustomizations(dir string, files []resio.File, created map[string]bool, add
 // named after an object's name described when it is not plain text. it warns about those it does
 // not list or, with add, returns the kustomization edited to list them
 // (nil when it lists them all).
-func listCreated(k string, created []string, add bool, stderr io.Writer) ([]byte, error) {
+func listCreated(k string, created []string, add bool, log exit.Printer) ([]byte, error) {
 	read := os.ReadFile
 	if add {
 		read = wire.ReadKustomization
@@ -91,8 +92,8 @@ func listCreated(k string, created []string, add bool, stderr io.Writer) ([]byte
 		if add {
 			return nil, fmt.Errorf("%s: %w", k, err)
 		}
-		fmt.Fprintf(stderr, "rotate-certs render: warning: %s cannot be read (%v): see that it lists the created %s under resources\n",
-			k, kube.ScrubError(err), filepath.Join(filepath.Dir(k), kube.SafePath(created[0])))
+		log.Warn(fmt.Sprintf("%s cannot be read (%v): see that it lists the created %s under resources",
+			k, err, filepath.Join(filepath.Dir(k), kube.SafePath(created[0]))))
 		return nil, nil
 	}
 	if len(missing) == 0 {
@@ -100,8 +101,8 @@ func listCreated(k string, created []string, add bool, stderr io.Writer) ([]byte
 	}
 	if !add {
 		for _, m := range missing {
-			fmt.Fprintf(stderr, "rotate-certs render: warning: %s does not list %s under resources: kustomize build would leave this new target out; list it there, or render with --kustomization\n",
-				k, filepath.Join(filepath.Dir(k), kube.SafePath(m)))
+			log.Warn(fmt.Sprintf("%s does not list %s under resources: kustomize build would leave this new target out; list it there, or render with --kustomization",
+				k, filepath.Join(filepath.Dir(k), kube.SafePath(m))))
 		}
 		return nil, nil
 	}

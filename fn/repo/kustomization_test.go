@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/rotate-certs/rotate-certs/internal/e2eharness"
 	"github.com/rotate-certs/rotate-certs/internal/golden"
 	"github.com/stretchr/testify/require"
@@ -31,9 +32,10 @@ const createdTarget = "secret_envoy-gateway-system_envoy-gateway-trust.yaml"
 func renderNewTarget(t *testing.T, dir string, o Options) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errs bytes.Buffer
-	o.Stdout, o.Stderr = &out, &errs
-	code = Render(dir, o)
-	return code, out.String(), errs.String()
+	o.Stdout, o.Stderr = &out, exit.NewPrinter(&errs, "rotate-certs render")
+	err := Render(dir, o)
+	o.Stderr.Error(err)
+	return int(exit.CodeOf(err)), out.String(), errs.String()
 }
 
 // TestRenderWarnsAboutAnUnlistedNewFile: a render that creates the

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
@@ -45,30 +46,22 @@ type Options struct {
 	// it, a kustomization that does not list one is warned about.
 	Kustomization bool
 	// Stdout gets one line per file written ("wrote PATH") or created
-	// ("created PATH"), or the diff of a dry run; Stderr the notes, the
-	// function's warnings and the summary.
-	Stdout, Stderr io.Writer
+	// ("created PATH"), or the diff of a dry run.
+	Stdout io.Writer
+	// Stderr, the command's printer, gets the notes, the function's
+	// warnings and the summary.
+	Stderr exit.Printer
 }
 
-// Render renders dir (see the package comment) and returns the exit
-// status: 0, or 1 when anything failed - then nothing is written anywhere,
-// and Stderr says what went wrong, a line each (scrubbed of key material),
-// the function's own errors as it reports them.
-func Render(dir string, o Options) int {
-	err := render(dir, o)
-	if err == nil {
-		return 0
+// Render renders dir (see the package comment). It returns nil, or when
+// anything failed - then nothing is written anywhere - an exit.Failed
+// error that holds every problem (errors.Join), the function's own error
+// results among them as it reports them.
+func Render(dir string, o Options) error {
+	if err := render(dir, o); err != nil {
+		return exit.Fail(err)
 	}
-	errs := []error{err}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		errs = j.Unwrap()
-	}
-	for _, e := range errs {
-		if _, ok := e.(reported); !ok {
-			fmt.Fprintln(o.Stderr, kube.ScrubError(fmt.Errorf("render: %w", e)))
-		}
-	}
-	return 1
+	return nil
 }
 
 func render(dir string, o Options) (err error) {
@@ -103,7 +96,7 @@ func render(dir string, o Options) (err error) {
 		return fmt.Errorf("reading %s: %w", dir, err)
 	}
 	for _, n := range tree.Notes {
-		fmt.Fprintln(o.Stderr, "rotate-certs render: note: "+n)
+		o.Stderr.Note(n)
 	}
 	jobs, err := plan(dir, tree.Items, forced, o.Stderr)
 	if err != nil {
@@ -144,12 +137,6 @@ func readPolicy(dir, file string) (*yaml.RNode, error) {
 	return policy, policy.PipeE(yaml.SetAnnotation(kioutil.PathAnnotation, rel))
 }
 
-// reported is a package the function refused, whose errors it has
-// printed (the function's results are printed where they happen).
-type reported struct{ err error }
-
-func (r reported) Error() string { return r.err.Error() }
-
 // paceCollector sets the garbage collector for one render, unless GOGC or
 // GOMEMLIMIT are set, and returns what restores it. A render keeps every
 // resource it read until it has written the files, so nearly all it
@@ -174,7 +161,7 @@ func renderJobs(dir string, tree *resio.Resources, jobs []job, o Options) ([]res
 	for _, j := range jobs {
 		fs, err := renderPackage(dir, tree, j, o)
 		if err != nil {
-			if _, ok := err.(reported); !ok && len(jobs) > 1 {
+			if !exit.IsReport(err) && len(jobs) > 1 {
 				err = fmt.Errorf("package %s: %w", kube.SafePath(j.dir), err)
 			}
 			errs = append(errs, err)
@@ -206,8 +193,7 @@ func renderPackage(dir string, tree *resio.Resources, j job, o Options) ([]resio
 	p := rotate.Processor{Now: o.Now, At: o.At, Stderr: o.Stderr}
 	out, _, err := p.Run(j.policy, j.items, nil)
 	if err != nil {
-		fmt.Fprintln(o.Stderr, err)
-		return nil, reported{err}
+		return nil, err
 	}
 	return tree.WriteFiles(out)
 }
@@ -225,7 +211,7 @@ func write(dir string, files []resio.File, created map[string]bool, packages int
 		}
 		fmt.Fprintf(o.Stdout, "%s %s\n", verb, filepath.Join(dir, filepath.FromSlash(f.Path)))
 	}
-	fmt.Fprintln(o.Stderr, "rotate-certs render: "+summary(packages, len(files), len(created)))
+	o.Stderr.Print(summary(packages, len(files), len(created)))
 	return nil
 }
 
