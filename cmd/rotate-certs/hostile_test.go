@@ -1,7 +1,13 @@
 package main
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
 	"encoding/base64"
+	"encoding/pem"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +19,8 @@ import (
 	"github.com/rotate-certs/rotate-certs/internal/golden"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
 	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -253,5 +261,200 @@ func TestSnapshotDoesNotEchoAPIVersion(t *testing.T) {
 				require.NotContains(t, stderr+out, secret)
 			}
 		})
+	}
+}
+
+// keyMaterial is a private key in one of the forms a user could paste
+// into a manifest: PEM of each key type, and the base64 of a DER key.
+type keyMaterial struct {
+	name  string
+	value string
+}
+
+// keyMaterials returns an RSA (PKCS#1), an EC (SEC 1) and a PKCS#8 key
+// as PEM, and the RSA key's DER as base64.
+func keyMaterials(t *testing.T) []keyMaterial {
+	t.Helper()
+	rsaKey, err := rsa.GenerateKey(rand.Reader, 1024)
+	require.NoError(t, err)
+	ecKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	ecDER, err := x509.MarshalECPrivateKey(ecKey)
+	require.NoError(t, err)
+	rsaDER := x509.MarshalPKCS1PrivateKey(rsaKey)
+	return []keyMaterial{
+		{"RSA PEM", string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: rsaDER}))},
+		{"EC PEM", string(pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: ecDER}))},
+		{"PKCS8 PEM", string(testpki.Fixture("ca-2026").KeyPEM())},
+		{"base64 DER", base64.StdEncoding.EncodeToString(rsaDER)},
+	}
+}
+
+// needles are what of k no output may hold: the words of a PEM key's
+// armour and two runs of its encoded bytes, past the DER header that
+// every key of a type shares. For a file name, k is written as base64url
+// on one line (a file name holds no slash).
+func (k keyMaterial) needles() []string {
+	body := k.value
+	if i := strings.Index(body, "-----\n"); i >= 0 {
+		body = body[i+len("-----\n"):]
+	}
+	return []string{"PRIVATE KEY", "-----BEGIN", body[16:40], body[40:64]}
+}
+
+// fileName is k as the name of a YAML file: one line, no slash, at most
+// 255 bytes.
+func (k keyMaterial) fileName() string {
+	s := strings.NewReplacer("\n", "", "/", "_", "+", "-").Replace(k.value)
+	return s[:min(len(s), 240)] + ".yaml"
+}
+
+// hostileSpots are the places of a manifest key material is put in, one
+// at a time: each returns the hostile Secret (a CA certificate in its
+// data, so that every command reads it) and the name of its file.
+var hostileSpots = []struct {
+	name string
+	put  func(obj map[string]any, meta map[string]any, k keyMaterial) (file string)
+}{
+	{"apiVersion", func(obj, _ map[string]any, k keyMaterial) string { obj["apiVersion"] = k.value; return "" }},
+	{"kind", func(obj, _ map[string]any, k keyMaterial) string { obj["kind"] = k.value; return "" }},
+	{"metadata.name", func(_, meta map[string]any, k keyMaterial) string { meta["name"] = k.value; return "" }},
+	{"metadata.namespace", func(_, meta map[string]any, k keyMaterial) string { meta["namespace"] = k.value; return "" }},
+	{"data key", func(obj, _ map[string]any, k keyMaterial) string {
+		obj["data"].(map[string]any)[k.value] = obj["data"].(map[string]any)["ca.crt"]
+		return ""
+	}},
+	{"annotation key", func(_, meta map[string]any, k keyMaterial) string {
+		meta["annotations"] = map[string]any{k.value: "x"}
+		return ""
+	}},
+	{"file name", func(_, _ map[string]any, k keyMaterial) string { return k.fileName() }},
+}
+
+// hostilePackage writes examples/envoy-gateway to a new directory with
+// one more file, the hostile Secret of spot, and returns the directory
+// and the file's name.
+func hostilePackage(t *testing.T, spot int, k keyMaterial) (dir, file string) {
+	t.Helper()
+	dir = t.TempDir()
+	require.NoError(t, os.CopyFS(dir, os.DirFS(golden.Path("examples", "envoy-gateway"))))
+	meta := map[string]any{"name": "hostile", "namespace": "default"}
+	obj := map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": meta,
+		"data": map[string]any{"ca.crt": base64.StdEncoding.EncodeToString(testpki.Fixture("ca-2026").PEM())}}
+	file = hostileSpots[spot].put(obj, meta, k)
+	if file == "" {
+		file = "hostile.yaml"
+	}
+	text, err := yaml.Marshal(obj)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, file), text, 0o644))
+	return dir, file
+}
+
+// resourceList is the package in dir as function mode reads it: its
+// manifests as items, each with its file's name as its path annotation,
+// the policy as the functionConfig.
+func resourceList(t *testing.T, dir string) string {
+	t.Helper()
+	nodes, err := kio.LocalPackageReader{PackagePath: dir, OmitReaderAnnotations: false}.Read()
+	require.NoError(t, err)
+	var items []*yaml.RNode
+	var policy *yaml.RNode
+	for _, n := range nodes {
+		switch n.GetKind() {
+		case "RotationPolicy":
+			policy = n
+		case "Kptfile", "Kustomization":
+		default:
+			items = append(items, n)
+		}
+	}
+	var b strings.Builder
+	require.NoError(t, kio.ByteWriter{Writer: &b, FunctionConfig: policy, WrappingKind: kio.ResourceListKind, WrappingAPIVersion: kio.ResourceListAPIVersion}.Write(items))
+	return b.String()
+}
+
+// documents is the package in dir as Helm pipes it to a post-renderer:
+// every manifest but the policy, the Kptfile and the kustomization.
+func documents(t *testing.T, dir string) string {
+	t.Helper()
+	list := resourceList(t, dir)
+	root, err := yaml.Parse(list)
+	require.NoError(t, err)
+	items, err := root.Pipe(yaml.Lookup("items"))
+	require.NoError(t, err)
+	nodes, err := items.Elements()
+	require.NoError(t, err)
+	var b strings.Builder
+	require.NoError(t, kio.ByteWriter{Writer: &b, ClearAnnotations: []string{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation}}.Write(nodes))
+	return b.String()
+}
+
+// invocation is one command the key material test runs: its arguments
+// and stdin for the package in dir (the hostile file's name is file), and
+// what of its stdout must hold no key material - all of it, but for the
+// input that a command passes through as it is.
+type invocation struct {
+	name  string
+	args  func(dir, file string) []string
+	stdin func(t *testing.T, dir string) string
+	shown func(stdout string) string
+}
+
+func all(stdout string) string { return stdout }
+
+// commands are every command of rotate-certs, run on a package: a new
+// command is one row.
+var commands = []invocation{
+	{name: "function mode", stdin: resourceList, shown: notEchoed},
+	{name: "render", args: func(dir, _ string) []string { return []string{"render", dir, "--now", checkNow} }, shown: all},
+	{name: "render --dry-run", args: func(dir, _ string) []string { return []string{"render", dir, "--dry-run", "--now", checkNow} }, shown: all},
+	{name: "check", args: func(dir, _ string) []string { return []string{"check", dir, "--now", checkNow} }, shown: all},
+	{name: "check -o wide", args: func(dir, _ string) []string { return []string{"check", dir, "--now", checkNow, "-o", "wide"} }, shown: all},
+	{name: "check -o json", args: func(dir, _ string) []string { return []string{"check", dir, "--now", checkNow, "-o", "json"} }, shown: all},
+	{name: "check -o svg", args: func(dir, _ string) []string { return []string{"check", dir, "--now", checkNow, "-o", "svg"} }, shown: all},
+	{name: "init", args: func(dir, _ string) []string { return []string{"init", dir, "--now", checkNow} }, shown: all},
+	{name: "snapshot", args: func(dir, file string) []string {
+		return []string{"snapshot", filepath.Join(dir, file), filepath.Join(dir, "gateway-ca.yaml")}
+	}, shown: all},
+	{
+		name: "helm-post-renderer", stdin: documents,
+		args: func(dir, _ string) []string {
+			return []string{"helm-post-renderer", "--policy", filepath.Join(dir, "rotation-policy.yaml")}
+		},
+		// The chart's documents come out as they went in.
+		shown: func(string) string { return "" },
+	},
+}
+
+// No command repeats key material put in a manifest's apiVersion, kind,
+// name, namespace, data key or annotation key, or in the name of its
+// file, on stderr or in what it prints on stdout: every command, every
+// form of key, every place.
+func TestNoCommandPrintsKeyMaterial(t *testing.T) {
+	for _, k := range keyMaterials(t) {
+		for spot := range hostileSpots {
+			for _, c := range commands {
+				t.Run(k.name+"/"+hostileSpots[spot].name+"/"+c.name, func(t *testing.T) {
+					dir, file := hostilePackage(t, spot, k)
+					var args []string
+					if c.args != nil {
+						args = c.args(dir, file)
+					}
+					stdin := ""
+					if c.stdin != nil {
+						stdin = c.stdin(t, dir)
+					}
+					stdout, stderr, _ := runCLI(t, stdin, args...)
+					for _, where := range []struct{ name, text string }{{"stdout", c.shown(stdout)}, {"stderr", stderr}} {
+						for _, n := range k.needles() {
+							if i := strings.Index(where.text, n); i >= 0 {
+								t.Fatalf("%s repeats the key (%q): %q", where.name, n, where.text[max(0, i-200):min(len(where.text), i+80)])
+							}
+						}
+					}
+				})
+			}
+		}
 	}
 }

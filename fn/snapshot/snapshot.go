@@ -120,6 +120,12 @@ func take(it *yaml.RNode) (*yaml.RNode, []string, error) {
 	if ref.Name == "" {
 		return nil, nil, fmt.Errorf("a %s without metadata.name: not what kubectl get prints", kube.Safe(kind))
 	}
+	if !kube.ValidObjectName(ref.Name) {
+		return nil, nil, fmt.Errorf("%s metadata.name is not a name the API server accepts (a lowercase DNS subdomain): not what kubectl get prints", ref)
+	}
+	if ref.Namespace != "" && !kube.ValidDNSLabel(ref.Namespace) {
+		return nil, nil, fmt.Errorf("%s metadata.namespace is not a namespace the API server accepts (a lowercase DNS label): not what kubectl get prints", ref)
+	}
 	s := &snap{ref: ref}
 	obj := yaml.NewMapRNode(nil)
 	set := func(field string, v *yaml.RNode) { _ = obj.PipeE(yaml.SetField(field, v)) }

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/pem"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -218,6 +219,10 @@ func TestSnapshotBadInput(t *testing.T) {
 			"no Secret or ConfigMap in the input holds a certificate"},
 		{"data is a list", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: n}\ndata: [a]\n",
 			"ConfigMap n/c data is a YAML list, not a map"},
+		{"a key as the name", "apiVersion: v1\nkind: Secret\nmetadata: {name: " + strconv.Quote(string(leaf.KeyPEM())) + ", namespace: n}\ndata: {ca.crt: " + b64(string(ca.PEM())) + "}\n",
+			"Secret n/<a string of 119 bytes over 3 lines, PEM data> metadata.name is not a name the API server accepts"},
+		{"a key as the namespace", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: " + b64(string(leaf.KeyPEM())) + "}\ndata: {ca.crt: " + strconv.Quote(string(ca.PEM())) + "}\n",
+			"metadata.namespace is not a namespace the API server accepts"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, _, err := take(t, tt.input)
