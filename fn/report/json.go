@@ -12,7 +12,9 @@ import (
 // added within a version; none is renamed, retyped or removed. (Added in
 // v1: "packages", and "package" on every entry, re-issue and problem;
 // "trust"; "isCA", "issuerExpired", "certificate" and "command" on every
-// re-issue; "waves", the roll-outs of restarts in waves still to roll.)
+// re-issue; "waves", the roll-outs of restarts in waves still to roll;
+// "renewals", the cert-manager renewals of the CAs the bundles read,
+// present only when there are some.)
 const JSONSchemaVersion = "rotate-certs.dev/check/v1"
 
 // jsonReport is the documented JSON schema (docs/reference/check.md).

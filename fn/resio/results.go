@@ -17,7 +17,7 @@ import (
 // scale, and kyaml's reflection-based marshalling of them cost as much as
 // the rest of the output; results are flat records of strings, so they are
 // written directly, each string in the style the YAML encoder would choose
-// (appendScalar). A result with a field value, tags, or a string the
+// (scalars.append). A result with a field value, tags, or a string the
 // direct writer does not style (line breaks, tabs, control characters) is
 // marshalled by kyaml.
 func writeResults(w *bufio.Writer, results framework.Results) error {

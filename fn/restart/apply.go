@@ -87,7 +87,7 @@ type entry struct {
 	reads string
 	// deferred is true when the bundle rolls out in waves and the
 	// workload's wave is not due; due is true when its wave became due at
-	// this render (see wave.go).
+	// this render (see waves.go).
 	deferred, due bool
 	// wave and waves place a deferred workload, for results.
 	wave, waves int

@@ -1,8 +1,8 @@
-// Package rotate is the rotate-certs KRM function: a framework
-// ResourceListProcessor that decodes the RotationPolicy and runs each
-// concern of the policy over the input, in order. Every concern lives in its own
-// package; this one only sequences them and enforces the all-or-nothing
-// output rule.
+// Package rotate is the rotate-certs KRM function: Processor.Run decodes
+// the RotationPolicy and runs each concern of the policy over the input,
+// in order (resio reads and writes the ResourceList around it). Every
+// concern lives in its own package; this one only sequences them and
+// enforces the all-or-nothing output rule.
 package rotate
 
 import (
@@ -30,9 +30,9 @@ type Processor struct {
 	// At, when not zero, is the render time: it wins over spec.now and
 	// the clock (render --now).
 	At time.Time
-	// Stderr receives a summary of warnings and errors (kustomize shows no
-	// results when the exit code is 0, but passes stderr through). Nil
-	// means no summary.
+	// Stderr receives a summary of the warnings (kustomize shows no
+	// results when the exit code is 0, but passes stderr through); the
+	// errors are Run's error. Nil means no summary.
 	Stderr io.Writer
 
 	// newVerifier makes the run's signature check; nil means
@@ -262,7 +262,7 @@ func (p Processor) finish(items []*yaml.RNode, results framework.Results) ([]*ya
 	return items, results, nil
 }
 
-// summarize prints warnings and errors to Stderr, one line each.
+// summarize prints the warnings to Stderr, one line each, under a count.
 func (p Processor) summarize(results framework.Results) {
 	if p.Stderr == nil {
 		return

@@ -30,7 +30,7 @@ func (r *run) reissueReport() {
 // several namespaces agree or, if their previous CAs differ, the earliest
 // date wins).
 //
-// Targets of a bundle whose outcomes are alike (see outcomeKey) have the
+// Targets of a bundle whose outcomes are alike (see outcomeKeys) have the
 // same re-issue list, so only the first of them is expanded: a bundle
 // fanned out to many namespaces costs its targets plus its certificates,
 // not their product.
