@@ -104,7 +104,7 @@ func TestCheckInputShapes(t *testing.T) {
 			out, stderr, code := runCLI(t, in, "check", "-", "--now", checkNow, "-o", tc.format)
 			checkGolden(t, filepath.Join(checkDir, "input-shapes", tc.file), out)
 			require.Equal(t, 2, code, "unreadable certificate data is an input error; stderr: %s", stderr)
-			require.Contains(t, stderr, "check: 1 value(s) hold certificate data that does not parse")
+			require.Contains(t, stderr, "rotate-certs check: 1 value(s) hold certificate data that does not parse")
 		})
 	}
 	out, _, _ := runCLI(t, in, "check", "-", "--now", checkNow, "-o", "json")
@@ -136,7 +136,7 @@ func TestCheckDuplicateKeys(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			out, stderr, code := runCLI(t, tc.stdin, append([]string{"check", "--now", checkNow, "-o", "json"}, tc.args...)...)
 			require.Equal(t, 2, code, "stderr: %s", stderr)
-			require.Contains(t, stderr, "check: "+tc.where+` mapping key "apiVersion" already defined at line 1 (a missing --- between two documents?); 3 more duplicate key(s) in the file`)
+			require.Contains(t, stderr, "rotate-certs check: "+tc.where+` mapping key "apiVersion" already defined at line 1 (a missing --- between two documents?); 3 more duplicate key(s) in the file`)
 			var names []string
 			for _, e := range parseJSON(t, out).Entries {
 				names = append(names, e.Resource.Name)

@@ -36,7 +36,7 @@ func TestCheckReportsABrokenBlockBetweenGoodOnes(t *testing.T) {
 	require.Equal(t, 2, code, "stderr: %s", stderr)
 	require.Contains(t, out, "Secret default/roots data.ca.crt: the 2nd PEM block (line 11) is malformed: its body is not valid base64")
 	require.Contains(t, out, "2 certificate(s)")
-	require.Contains(t, stderr, "check: 1 value(s) hold certificate data that does not parse")
+	require.Contains(t, stderr, "rotate-certs check: 1 value(s) hold certificate data that does not parse")
 }
 
 // mutations returns, for every distinct field path of the golden inputs

@@ -1,6 +1,7 @@
 package exit
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"strings"
@@ -27,11 +28,19 @@ func NewPrinter(w io.Writer, command string) Printer {
 	return Printer{w: w, prefix: command + ": "}
 }
 
-// Write writes p, one message, scrubbed: Printer is the io.Writer that
-// code printing on its own (the function's warnings summary) is given.
-// It reports all of p written.
+// Write writes b, one message, scrubbed (a message cut short keeps its
+// line end): Printer is the io.Writer that code printing on its own (the
+// function's warnings summary) is given. It reports all of b written.
+// The zero Printer prints nothing.
 func (p Printer) Write(b []byte) (int, error) {
-	if _, err := io.WriteString(p.w, kube.ScrubMessage(string(b))); err != nil {
+	if p.w == nil {
+		return len(b), nil
+	}
+	msg := kube.ScrubMessage(string(b))
+	if bytes.HasSuffix(b, []byte("\n")) && !strings.HasSuffix(msg, "\n") {
+		msg += "\n"
+	}
+	if _, err := io.WriteString(p.w, msg); err != nil {
 		return 0, err
 	}
 	return len(b), nil

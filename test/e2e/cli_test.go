@@ -155,7 +155,7 @@ func renderErrorCases() []errorCase {
 				require.NoError(t, os.Remove(filepath.Join(dir, "rotation-policy.yaml")))
 				return []string{"render", "."}, ""
 			},
-			lines: [][]string{{"render: no RotationPolicy (apiVersion rotate-certs.dev/v1alpha1) under .", "--policy FILE", "rotate-certs init . -o rotation-policy.yaml"}},
+			lines: [][]string{{"rotate-certs render: no RotationPolicy (apiVersion rotate-certs.dev/v1alpha1) under .", "--policy FILE", "rotate-certs init . -o rotation-policy.yaml"}},
 		},
 	}
 }
@@ -209,14 +209,14 @@ func commandErrorCases() []errorCase {
 			setup: func(t *testing.T, dir string) ([]string, string) {
 				return []string{"init", "does-not-exist"}, ""
 			},
-			lines: [][]string{{"init:", "does-not-exist", "no such file or directory"}},
+			lines: [][]string{{"rotate-certs init:", "does-not-exist", "no such file or directory"}},
 		},
 		{
 			name: "init: stdin that is not YAML",
 			setup: func(t *testing.T, dir string) ([]string, string) {
 				return []string{"init", "-"}, "kind: [\n"
 			},
-			lines: [][]string{{"init: stdin", "yaml: line 1"}},
+			lines: [][]string{{"rotate-certs init: stdin", "yaml: line 1"}},
 		},
 		{
 			name: "function mode: a policy mistake",

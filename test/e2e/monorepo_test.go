@@ -142,7 +142,7 @@ func TestCheckEveryPackage(t *testing.T) {
 	writeFile(t, root, "infra/ca.yaml", caSecret("infra-ca", "default", "ca-2026"))
 	stdout, stderr, code := runIn(t, root, "", "check", ".", "--now", checkNow, "-o", "json")
 	require.Equal(t, 0, code, stderr)
-	require.Contains(t, stderr, "check: note: charts/gateway/templates/secret.yaml: a template")
+	require.Contains(t, stderr, "rotate-certs check: note: charts/gateway/templates/secret.yaml: a template")
 	var rep struct {
 		Entries []struct {
 			Package  string `json:"package"`

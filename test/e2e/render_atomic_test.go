@@ -47,7 +47,7 @@ func TestRenderReadOnlyFileChangesNothing(t *testing.T) {
 	dir := stageExample(t, "envoy-gateway")
 	require.NoError(t, os.Chmod(filepath.Join(dir, "trust.yaml"), 0o444))
 	// ratelimit.yaml, sorted first, is not written either.
-	requireRenderFails(t, dir, "render: trust.yaml: the file is read-only (mode -r--r--r--): nothing was written")
+	requireRenderFails(t, dir, "rotate-certs render: trust.yaml: the file is read-only (mode -r--r--r--): nothing was written")
 }
 
 // render keeps the mode of the files it replaces.
@@ -75,7 +75,7 @@ func TestRenderRefusesAConcurrentRender(t *testing.T) {
 	require.NoError(t, err)
 	stderr, code := renderExample(t, dir)
 	require.Equal(t, 1, code)
-	require.Contains(t, stderr, "render: "+filepath.Join(".", resio.LockName)+" is locked: another rotate-certs is writing .; wait for it to finish")
+	require.Contains(t, stderr, "rotate-certs render: "+filepath.Join(".", resio.LockName)+" is locked: another rotate-certs is writing .; wait for it to finish")
 	delete(before, resio.LockName)
 	got := e2eharness.Files(t, dir)
 	delete(got, resio.LockName)
@@ -110,7 +110,7 @@ func TestRenderStoppedByAFileSizeLimitChangesNothing(t *testing.T) {
 	r := e2eharness.Cmd{Dir: dir}.Run(t, prlimit, "--fsize="+strconv.Itoa(limit), "--", binary, "render", ".", "--policy", "rotation-policy.yaml")
 	out := r.Stdout + r.Stderr
 	require.Error(t, r.Err, "the render must fail: %s", out)
-	require.Contains(t, out, "render: trust.yaml: writing: ")
+	require.Contains(t, out, "rotate-certs render: trust.yaml: writing: ")
 	require.Contains(t, out, "file too large; nothing was written")
 	require.Equal(t, before, e2eharness.Files(t, dir), "nothing changed, nothing left")
 
@@ -137,7 +137,7 @@ func TestRenderRefusesToWriteThroughLinksOutside(t *testing.T) {
 		require.NoError(t, err)
 		stderr, code := renderExample(t, dir)
 		require.Equal(t, 1, code)
-		require.Contains(t, stderr, "render: trust.yaml: trust.yaml is a symbolic link (or lies under one) that resolves to "+outside+", outside .: refusing to write through it")
+		require.Contains(t, stderr, "rotate-certs render: trust.yaml: trust.yaml is a symbolic link (or lies under one) that resolves to "+outside+", outside .: refusing to write through it")
 		require.Equal(t, before, e2eharness.Files(t, dir))
 		outsideAfter, err := os.ReadFile(outside)
 		require.NoError(t, err)

@@ -23,6 +23,6 @@ func TestRenderRefusesDuplicateKeys(t *testing.T) {
 	require.Equal(t, 1, strings.Count(text, "\napiVersion:"), "one document, whose apiVersion is on line 3")
 	appended := text + "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra, namespace: envoy-gateway-system}\n"
 	require.NoError(t, os.WriteFile(caFile, []byte(appended), 0o644))
-	requireRenderFails(t, dir, fmt.Sprintf(`render: gateway-ca.yaml:%d: mapping key "apiVersion" already defined at line 3 (a missing --- between two documents?); 2 more duplicate key(s) in the file`,
+	requireRenderFails(t, dir, fmt.Sprintf(`rotate-certs render: gateway-ca.yaml:%d: mapping key "apiVersion" already defined at line 3 (a missing --- between two documents?); 2 more duplicate key(s) in the file`,
 		strings.Count(text, "\n")+1))
 }
