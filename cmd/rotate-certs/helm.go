@@ -69,5 +69,5 @@ func postRender(policyFile string, stdin io.Reader, stdout io.Writer, log exit.P
 	if err != nil {
 		return exit.Fail(err)
 	}
-	return resio.WriteDocuments(stdout, out)
+	return exit.Fail(resio.WriteDocuments(stdout, out))
 }

@@ -65,7 +65,7 @@ kpt (fn eval / fn render) call it.`,
 func runFunction(stdin io.Reader, stdout io.Writer, log exit.Printer) error {
 	input, err := io.ReadAll(resio.LimitReader(stdin, resio.MaxInputBytes))
 	if err != nil {
-		return fmt.Errorf("reading the ResourceList: %w", err)
+		return exit.Fail(fmt.Errorf("reading the ResourceList: %w", err))
 	}
 	if hint := resio.Explain(input); hint != "" {
 		return exit.Misuse(errors.New(hint))
@@ -81,7 +81,7 @@ func runFunction(stdin io.Reader, stdout io.Writer, log exit.Printer) error {
 		// kpt fn eval without --fn-config sends an empty ConfigMap.
 		return exit.Misuse(errors.Join(err, errors.New(resio.ConfigMapFunctionConfig())))
 	}
-	return err
+	return exit.Fail(err)
 }
 
 // hintOnTerminal says on stderr what function mode waits for when stdin is

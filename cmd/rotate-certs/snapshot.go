@@ -63,9 +63,9 @@ certificate (nothing written); 2 usage.`,
 			}
 			if output == "" || output == "-" {
 				_, err = stdout.Write(out)
-				return err
+				return exit.Fail(err)
 			}
-			return resio.ReplaceFiles(filepath.Dir(output), []resio.File{{Path: filepath.Base(output), Data: out}})
+			return exit.Fail(resio.ReplaceFiles(filepath.Dir(output), []resio.File{{Path: filepath.Base(output), Data: out}}))
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "", "write to this file (replaced only when the snapshot succeeds) instead of stdout")
