@@ -46,6 +46,7 @@ kpt (fn eval / fn render) call it.`,
 	root.SetErr(stderr)
 	root.AddCommand(newRenderCommand(stdout, stderr), newVersionCommand(stdout))
 	root.AddCommand(newCheckCommand(stdin, stdout, stderr))
+	root.AddCommand(newDiffCommand(stdout, stderr))
 	root.AddCommand(newInitCommand(stdin, stdout, stderr))
 	root.AddCommand(newSnapshotCommand(stdin, stdout, stderr))
 	root.AddCommand(newHelmPostRendererCommand(stdin, stdout, stderr))

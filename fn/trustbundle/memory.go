@@ -319,7 +319,7 @@ func (r *renderer) readRecord(s slot, name, text string) (retired map[pki.Finger
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		fp, at, lineKey, err := parseRecordLine(line)
+		fp, at, lineKey, err := ParseRecordLine(line)
 		if err == nil && lineKey != "" && lineKey != s.memKey {
 			continue
 		}
@@ -348,8 +348,10 @@ func (r *renderer) readRecord(s slot, name, text string) (retired map[pki.Finger
 	return retired, false
 }
 
-// parseRecordLine reads "<SHA-256 hex> <RFC 3339 time>[ <data key>]".
-func parseRecordLine(line string) (pki.Fingerprint, time.Time, string, error) {
+// ParseRecordLine reads one line of the retirement record,
+// "<SHA-256 hex> <RFC 3339 time>[ <data key>]" (the one reader of its
+// format; `diff` reads records through it too).
+func ParseRecordLine(line string) (pki.Fingerprint, time.Time, string, error) {
 	var fp pki.Fingerprint
 	fields := strings.Fields(line)
 	if len(fields) != 2 && len(fields) != 3 {

@@ -1,0 +1,219 @@
+package resio
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+)
+
+// Reading a git revision: `rotate-certs diff` reads the files of a commit
+// by the same rules as a directory (Walk) by writing the blobs a walk may
+// read - manifests and .krmignore files - into a temporary directory, with
+// the `git` binary (ls-tree and cat-file, never the network, nothing
+// written to the repository). git archive is not used: it honours the
+// commit's own export-ignore attributes, by which a change could hide a
+// file from its own review.
+
+// Revision is a commit's tree, checked out into a temporary directory.
+type Revision struct {
+	// Dir is the temporary directory that holds the tree: the top of the
+	// repository. Remove it with Close.
+	Dir string
+	// Prefix is the directory of the repository the command runs in,
+	// relative to its top ("" at the top, else ending in "/"): the paths
+	// a user names are relative to it.
+	Prefix string
+	// Notes are the entries skipped on purpose (symbolic links,
+	// submodules), one line each.
+	Notes []string
+}
+
+// Close removes the temporary directory.
+func (r *Revision) Close() error { return os.RemoveAll(r.Dir) }
+
+// IsRevision reports whether rev names a commit of the git repository
+// that holds dir.
+func IsRevision(dir, rev string) bool {
+	if rev == "" || strings.HasPrefix(rev, "-") {
+		return false
+	}
+	_, err := git(dir, nil, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	return err == nil
+}
+
+// GitTop returns the top directory of the repository that holds dir and
+// dir's path below it ("" or ending in "/").
+func GitTop(dir string) (top, prefix string, err error) {
+	out, err := git(dir, nil, "rev-parse", "--show-toplevel", "--show-prefix")
+	if err != nil {
+		return "", "", err
+	}
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	top = lines[0]
+	if len(lines) > 1 {
+		prefix = lines[1]
+	}
+	return top, prefix, nil
+}
+
+// ReadRevision writes the manifests (*.yaml, *.yml, *.json) and .krmignore
+// files of commit rev of the repository that holds dir into a new
+// temporary directory. Symbolic links and submodules are skipped, each
+// with a note: what they point at is not in the commit.
+func ReadRevision(dir, rev string) (*Revision, error) {
+	if !IsRevision(dir, rev) {
+		return nil, fmt.Errorf("%s is not a commit of the git repository at %s", kube.Quote(rev), kube.SafePath(dir))
+	}
+	_, prefix, err := GitTop(dir)
+	if err != nil {
+		return nil, err
+	}
+	list, err := git(dir, nil, "ls-tree", "-r", "-z", "--full-tree", "--end-of-options", rev)
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp("", "rotate-certs-diff-")
+	if err != nil {
+		return nil, err
+	}
+	r := &Revision{Dir: tmp, Prefix: prefix}
+	if err := r.extract(dir, list); err != nil {
+		_ = r.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// blob is one file of a tree listing.
+type blob struct{ id, name string }
+
+// extract writes the blobs of an ls-tree -z listing that a walk may read.
+func (r *Revision) extract(dir string, list []byte) error {
+	var blobs []blob
+	for _, entry := range bytes.Split(list, []byte{0}) {
+		meta, name, ok := strings.Cut(string(entry), "\t")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(meta)
+		if len(f) != 3 {
+			continue
+		}
+		switch {
+		case f[1] != "blob":
+			r.Notes = append(r.Notes, fmt.Sprintf("%s: a submodule, not read", kube.SafePath(name)))
+		case f[0] == "120000" && walkable(name):
+			r.Notes = append(r.Notes, fmt.Sprintf("%s: a symbolic link in the commit, not read", kube.SafePath(name)))
+		case f[0] != "120000" && walkable(name):
+			blobs = append(blobs, blob{id: f[2], name: name})
+		}
+	}
+	return r.write(dir, blobs)
+}
+
+// walkable reports whether a walk may read the file name: a manifest or
+// an ignore file.
+func walkable(name string) bool {
+	base := path.Base(name)
+	if base == ignoreFile {
+		return true
+	}
+	return hasExt(base, ManifestsAndJSON)
+}
+
+// hasExt reports whether name ends in one of exts, regardless of case.
+func hasExt(name string, exts []string) bool {
+	lower := strings.ToLower(name)
+	for _, e := range exts {
+		if strings.HasSuffix(lower, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// write reads blobs through one `git cat-file --batch` and writes each
+// under r.Dir.
+func (r *Revision) write(dir string, blobs []blob) error {
+	if len(blobs) == 0 {
+		return nil
+	}
+	var ids bytes.Buffer
+	for _, b := range blobs {
+		ids.WriteString(b.id + "\n")
+	}
+	out, err := git(dir, &ids, "cat-file", "--batch")
+	if err != nil {
+		return err
+	}
+	rd := bufio.NewReader(bytes.NewReader(out))
+	for _, b := range blobs {
+		data, err := readBatchEntry(rd)
+		if err != nil {
+			return fmt.Errorf("reading %s from git: %w", kube.SafePath(b.name), err)
+		}
+		target := filepath.Join(r.Dir, filepath.FromSlash(b.name))
+		if !strings.HasPrefix(target, r.Dir+string(filepath.Separator)) {
+			return fmt.Errorf("%s: a path outside the tree", kube.SafePath(b.name))
+		}
+		if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
+			return err
+		}
+		if err := os.WriteFile(target, data, 0o600); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readBatchEntry reads one "<id> blob <size>\n<content>\n" entry of git
+// cat-file --batch.
+func readBatchEntry(rd *bufio.Reader) ([]byte, error) {
+	header, err := rd.ReadString('\n')
+	if err != nil {
+		return nil, err
+	}
+	f := strings.Fields(header)
+	if len(f) != 3 || f[1] != "blob" {
+		return nil, fmt.Errorf("unexpected git cat-file answer %s", kube.Quote(strings.TrimSpace(header)))
+	}
+	size, err := strconv.Atoi(f[2])
+	if err != nil || size < 0 {
+		return nil, fmt.Errorf("unexpected git cat-file size %s", kube.Quote(f[2]))
+	}
+	data := make([]byte, size+1)
+	if _, err := io.ReadFull(rd, data); err != nil {
+		return nil, err
+	}
+	return data[:size], nil
+}
+
+// git runs the git binary in dir with stdin and returns its stdout; the
+// error holds the first line of its stderr.
+func git(dir string, stdin io.Reader, args ...string) ([]byte, error) {
+	cmd := exec.Command("git", append([]string{"-c", "core.quotepath=off"}, args...)...)
+	cmd.Dir = dir
+	cmd.Stdin = stdin
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		msg, _, _ := strings.Cut(strings.TrimSpace(stderr.String()), "\n")
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && msg != "" {
+			return nil, fmt.Errorf("git %s: %s", args[0], kube.Safe(msg))
+		}
+		return nil, fmt.Errorf("git %s: %v", args[0], err)
+	}
+	return out, nil
+}

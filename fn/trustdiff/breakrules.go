@@ -1,0 +1,199 @@
+package trustdiff
+
+import (
+	"crypto/x509"
+	"time"
+
+	"github.com/rotate-certs/rotate-certs/fn/pki"
+)
+
+// Reasons of breaks, in words.
+const (
+	reasonLost    = "verified against this trust at BASE and does not at HEAD"
+	reasonNewCert = "issued by the new CA, and these consumers read the trust once and are not rolled: they keep the old trust"
+	reasonOldCert = "issued by the old CA and still presented (its holder is read once and not rolled), and these consumers see the new trust"
+)
+
+// breaker finds the breaks of one change.
+type breaker struct {
+	base, head *side
+	v          *verifier
+	keys       []string
+	b, h       map[string]*TrustObject
+	baseAt     map[string]Cert
+	headHas    map[string]bool
+	rolled     map[string]bool
+	seen       map[string]bool
+	out        []Break
+}
+
+// breaks lists the certificates the change breaks: those that verified
+// against a trust object with consumers at base and do not at head, and,
+// for a trust object whose CAs were replaced, the old and new CAs'
+// certificates against the trust each consumer keeps.
+func breaks(base, head *Tree, now time.Time) []Break {
+	k := &breaker{base: newSide(base), head: newSide(head), seen: map[string]bool{}, baseAt: map[string]Cert{}, rolled: rolled(base, head),
+		v: &verifier{now: now, pools: map[*TrustObject]*x509.CertPool{}, seen: map[verifyKey]*x509.Certificate{}}, headHas: map[string]bool{}}
+	k.keys, k.b, k.h = pairs(base, head)
+	for _, c := range base.Certs {
+		k.baseAt[c.at()] = c
+	}
+	for _, c := range head.Certs {
+		k.headHas[c.at()+"\x00"+sha(c.Cert)] = true
+	}
+	for _, c := range head.Certs {
+		cand := candidates(c.Cert, k.base, k.head)
+		for _, key := range k.keys {
+			if cand[key] {
+				k.lost(c, key)
+				k.newAgainstOld(c, key)
+			}
+		}
+	}
+	for _, c := range base.Certs {
+		cand := candidates(c.Cert, k.base, k.head)
+		for _, key := range k.keys {
+			if cand[key] {
+				k.oldAgainstNew(c, key)
+			}
+		}
+	}
+	return k.out
+}
+
+// add records a break once.
+func (k *breaker) add(c Cert, o *TrustObject, consumers []Consumer, needs CARef, reason string) {
+	id := c.at() + "\x00" + sha(c.Cert) + "\x00" + o.key() + "\x00" + reason
+	if k.seen[id] || len(consumers) == 0 {
+		return
+	}
+	k.seen[id] = true
+	k.out = append(k.out, Break{Certificate: certRef(c), Needs: needs, Trust: TrustRef{Resource: o.Resource, Field: o.Field},
+		Consumers: consumers, Reason: reason})
+}
+
+// lost: c, or the certificate its place held at base, verified against
+// the trust object at base, and c does not verify against it at head.
+func (k *breaker) lost(c Cert, key string) {
+	bo, ho := k.b[key], k.h[key]
+	if bo == nil {
+		return
+	}
+	consumers := unionConsumers(bo.Consumers, ho)
+	if len(consumers) == 0 {
+		return
+	}
+	a := k.v.anchor(c.Cert, bo, k.base)
+	before := a != nil
+	if prev, ok := k.baseAt[c.at()]; !before && ok {
+		before = k.v.anchor(prev.Cert, bo, k.base) != nil
+	}
+	if !before || k.v.anchor(c.Cert, ho, k.head) != nil {
+		return
+	}
+	need := needs(c.Cert, k.v, ho, k.head, k.base)
+	if a != nil {
+		need = CARef{Subject: pki.Subject(a), SHA256: sha(a)}
+	}
+	o := ho
+	if o == nil {
+		o = bo
+	}
+	k.add(c, o, consumers, need, reasonLost)
+}
+
+// replaced returns the two sides of a trust object whose CAs the change
+// replaced (some added, some removed), nil when it did not.
+func (k *breaker) replaced(key string) (bo, ho *TrustObject) {
+	bo, ho = k.b[key], k.h[key]
+	if bo == nil || ho == nil {
+		return nil, nil
+	}
+	bs, hs := shas(bo), shas(ho)
+	added, removed := false, false
+	for s := range hs {
+		added = added || !bs[s]
+	}
+	for s := range bs {
+		removed = removed || !hs[s]
+	}
+	if !added || !removed {
+		return nil, nil
+	}
+	return bo, ho
+}
+
+// keepers splits the consumers of a trust object into those that keep the
+// old trust after the change (they read it once and are not rolled by
+// it) and those that see the new one.
+func (k *breaker) keepers(cs []Consumer) (keep, fresh []Consumer) {
+	for _, c := range cs {
+		if c.Once && (c.Never || !k.rolled[c.Resource.id()]) {
+			keep = append(keep, c)
+		} else {
+			fresh = append(fresh, c)
+		}
+	}
+	return keep, fresh
+}
+
+// newAgainstOld: c verifies against the new trust and not against the old
+// one, which some consumers keep.
+func (k *breaker) newAgainstOld(c Cert, key string) {
+	bo, ho := k.replaced(key)
+	if bo == nil {
+		return
+	}
+	keep, _ := k.keepers(ho.Consumers)
+	a := k.v.anchor(c.Cert, ho, k.head)
+	if len(keep) == 0 || a == nil || k.v.anchor(c.Cert, bo, k.head) != nil {
+		return
+	}
+	k.add(c, ho, keep, CARef{Subject: pki.Subject(a), SHA256: sha(a)}, reasonNewCert)
+}
+
+// oldAgainstNew: base certificate c verified against the old trust, is no
+// longer at its place at head but is still presented (its holder is read
+// once by a workload the change does not roll), and does not verify
+// against the new trust that consumers which reload see.
+func (k *breaker) oldAgainstNew(c Cert, key string) {
+	bo, ho := k.replaced(key)
+	if bo == nil || !k.stillPresented(c) {
+		return
+	}
+	_, fresh := k.keepers(ho.Consumers)
+	a := k.v.anchor(c.Cert, bo, k.base)
+	if len(fresh) == 0 || a == nil || k.v.anchor(c.Cert, ho, k.base) != nil {
+		return
+	}
+	k.add(c, ho, fresh, CARef{Subject: pki.Subject(a), SHA256: sha(a)}, reasonOldCert)
+}
+
+// stillPresented reports whether base certificate c left its place and a
+// workload that reads its holder once, and is not rolled, keeps it.
+func (k *breaker) stillPresented(c Cert) bool {
+	if k.headHas[c.at()+"\x00"+sha(c.Cert)] {
+		return false // still in the tree: lost covers it
+	}
+	keep, _ := k.keepers(k.head.tree.Readers[readerKey(c.Resource.Kind, c.Resource.Namespace, c.Resource.Name)])
+	return len(keep) > 0
+}
+
+// unionConsumers returns a's consumers and those of o (may be nil) that a
+// does not name.
+func unionConsumers(a []Consumer, o *TrustObject) []Consumer {
+	out := append([]Consumer(nil), a...)
+	if o == nil {
+		return out
+	}
+	for _, c := range o.Consumers {
+		dup := false
+		for _, x := range out {
+			dup = dup || x.Resource.id() == c.Resource.id() && x.Via == c.Via
+		}
+		if !dup {
+			out = append(out, c)
+		}
+	}
+	return out
+}

@@ -1,0 +1,156 @@
+package trustdiff
+
+import (
+	"crypto/x509"
+	"time"
+
+	"github.com/rotate-certs/rotate-certs/fn/pki"
+)
+
+// CertRef names a certificate in a break.
+type CertRef struct {
+	Resource Resource `json:"resource"`
+	Key      string   `json:"key"`
+	Subject  string   `json:"subject"`
+	SHA256   string   `json:"sha256"`
+}
+
+// CARef names the CA a certificate needs; SHA256 is empty when no object
+// of either tree holds it.
+type CARef struct {
+	Subject string `json:"subject"`
+	SHA256  string `json:"sha256,omitempty"`
+}
+
+// TrustRef names the trust object that lost or lacks a CA.
+type TrustRef struct {
+	Resource Resource `json:"resource"`
+	Field    string   `json:"field"`
+}
+
+// Break is a certificate the change makes a consumer reject.
+type Break struct {
+	Certificate CertRef    `json:"certificate"`
+	Needs       CARef      `json:"needs"`
+	Trust       TrustRef   `json:"trust"`
+	Consumers   []Consumer `json:"consumers"`
+	// Reason says which case it is, in words.
+	Reason string `json:"reason"`
+}
+
+// side is one tree with what verifying against its trust objects needs.
+type side struct {
+	tree  *Tree
+	inter *x509.CertPool
+	// bySubject maps a CA subject to the trust objects holding a CA of
+	// that subject: which objects a certificate may chain to.
+	bySubject map[string][]*TrustObject
+	inters    map[string][]*x509.Certificate
+}
+
+func newSide(t *Tree) *side {
+	s := &side{tree: t, inter: x509.NewCertPool(), bySubject: map[string][]*TrustObject{}, inters: map[string][]*x509.Certificate{}}
+	for _, c := range t.Intermediates {
+		s.inter.AddCert(c)
+		s.inters[string(c.RawSubject)] = append(s.inters[string(c.RawSubject)], c)
+	}
+	for _, o := range t.Trust {
+		for _, c := range o.CAs {
+			s.bySubject[string(c.RawSubject)] = append(s.bySubject[string(c.RawSubject)], o)
+		}
+	}
+	return s
+}
+
+// verifier verifies certificates against trust objects at one time, each
+// pair once.
+type verifier struct {
+	now   time.Time
+	pools map[*TrustObject]*x509.CertPool
+	seen  map[verifyKey]*x509.Certificate
+}
+
+type verifyKey struct {
+	cert  *x509.Certificate
+	trust *TrustObject
+}
+
+// anchor returns the CA of o that c chains to at v.now through the
+// intermediates of s, nil when it does not verify. A nil o holds nothing.
+func (v *verifier) anchor(c *x509.Certificate, o *TrustObject, s *side) *x509.Certificate {
+	if o == nil || len(o.CAs) == 0 {
+		return nil
+	}
+	k := verifyKey{c, o}
+	if a, ok := v.seen[k]; ok {
+		return a
+	}
+	pool, ok := v.pools[o]
+	if !ok {
+		pool = x509.NewCertPool()
+		for _, ca := range o.CAs {
+			pool.AddCert(ca)
+		}
+		v.pools[o] = pool
+	}
+	var a *x509.Certificate
+	chains, err := c.Verify(x509.VerifyOptions{Roots: pool, Intermediates: s.inter, CurrentTime: v.now, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageAny}})
+	if err == nil && len(chains) > 0 {
+		chain := chains[0]
+		a = chain[len(chain)-1]
+	}
+	v.seen[k] = a
+	return a
+}
+
+// candidates returns the keys of the trust objects of either side that c
+// may chain to: those holding a CA whose subject names c's issuer or the
+// issuer of an intermediate on the way.
+func candidates(c *x509.Certificate, sides ...*side) map[string]bool {
+	out := map[string]bool{}
+	for _, s := range sides {
+		issuer, seen := c, map[string]bool{}
+		for depth := 0; depth < 8 && issuer != nil && !seen[string(issuer.RawIssuer)]; depth++ {
+			seen[string(issuer.RawIssuer)] = true
+			for _, o := range s.bySubject[string(issuer.RawIssuer)] {
+				out[o.key()] = true
+			}
+			issuer = s.intermediate(issuer.RawIssuer)
+		}
+	}
+	return out
+}
+
+// intermediate returns an intermediate of s with subject raw, nil when none.
+func (s *side) intermediate(raw []byte) *x509.Certificate {
+	if cs := s.inters[string(raw)]; len(cs) > 0 {
+		return cs[0]
+	}
+	return nil
+}
+
+// needs names the CA c needs from trust object o: the anchor it chains to
+// through the other side's trust, else its issuer by name.
+func needs(c *x509.Certificate, v *verifier, o *TrustObject, sides ...*side) CARef {
+	for _, s := range sides {
+		for _, other := range s.tree.Trust {
+			if other == o {
+				continue
+			}
+			if a := v.anchor(c, other, s); a != nil {
+				return CARef{Subject: pki.Subject(a), SHA256: sha(a)}
+			}
+		}
+	}
+	return CARef{Subject: issuerName(c)}
+}
+
+// issuerName is c's issuer in RFC 2253 form.
+func issuerName(c *x509.Certificate) string {
+	return pki.Subject(&x509.Certificate{Subject: c.Issuer})
+}
+
+// certRef names certificate c at its place.
+func certRef(c Cert) CertRef {
+	return CertRef{Resource: c.Resource, Key: c.Key, Subject: pki.Subject(c.Cert), SHA256: sha(c.Cert)}
+}

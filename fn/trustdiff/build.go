@@ -1,0 +1,247 @@
+package trustdiff
+
+import (
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"github.com/rotate-certs/rotate-certs/fn/certmanager"
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/pki"
+	"github.com/rotate-certs/rotate-certs/fn/report"
+	"github.com/rotate-certs/rotate-certs/fn/restart"
+	"github.com/rotate-certs/rotate-certs/fn/trustbundle"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// Input is one tree as Build reads it.
+type Input struct {
+	// Items are the resources, policies included.
+	Items []*yaml.RNode
+	// Explained are, for the policies among Items, why each bundle's
+	// targets hold each CA (rotate.Explain's Trust rows).
+	Explained []report.Trusted
+	// File maps the file a resource was read from to the path shown (the
+	// path below the top of the tree); nil shows it as read.
+	File func(string) string
+}
+
+// certKeys are the data keys that hold a certificate with its chain, not
+// trust, whatever they hold: a CA Secret's own tls.crt, Istio's plug-in
+// ca-cert.pem and cert-chain.pem.
+var certKeys = map[string]bool{"tls.crt": true, "ca-cert.pem": true, "cert-chain.pem": true, "cert.pem": true, "tls-combined.pem": true}
+
+// builder builds one Tree.
+type builder struct {
+	in    Input
+	tree  *Tree
+	nodes map[kube.Ref]*yaml.RNode
+	// byName are the readers of Secrets and ConfigMaps by object name
+	// (trust-manager Bundle targets), bySigner of ClusterTrustBundle
+	// signers.
+	byName   map[string][]Consumer
+	bySigner []signerReader
+	reasons  map[string][]report.Trusted
+}
+
+type signerReader struct {
+	signer   string
+	selector *kube.Selector
+	consumer Consumer
+}
+
+// Build maps a tree's resources onto its model.
+func Build(in Input) *Tree {
+	b := &builder{in: in, tree: &Tree{Holders: map[string][]Holder{}, Readers: map[string][]Consumer{}},
+		nodes: map[kube.Ref]*yaml.RNode{}, byName: map[string][]Consumer{}, reasons: map[string][]report.Trusted{}}
+	for _, r := range in.Explained {
+		b.reasons[r.Target] = append(b.reasons[r.Target], r)
+	}
+	for _, item := range in.Items {
+		b.nodes[kube.RefOf(item)] = item
+		b.object(item)
+	}
+	certs, problems := findCertificates(withoutPolicies(in.Items))
+	b.values(certs)
+	for _, p := range problems {
+		b.tree.Problems = append(b.tree.Problems, kube.ScrubMessage(fmt.Sprintf("%s %s: %s", p.Ref, p.Field, p.Message)))
+	}
+	return b.tree
+}
+
+// withoutPolicies drops the RotationPolicies of items.
+func withoutPolicies(items []*yaml.RNode) []*yaml.RNode {
+	out := make([]*yaml.RNode, 0, len(items))
+	for _, it := range items {
+		if !isPolicy(it) {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// resource names the object ref as the result shows it.
+func (b *builder) resource(ref kube.Ref) Resource {
+	file := ref.Path
+	if b.in.File != nil && file != "" {
+		file = b.in.File(file)
+	}
+	return Resource{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name, File: kube.SafePath(file)}
+}
+
+// value is the certificates of one value of one resource.
+type value struct {
+	ref    kube.Ref
+	field  string
+	certs  []found
+	within bool
+}
+
+// values groups the certificates found by value and files each value as
+// trust, or as certificates presented and CAs held.
+func (b *builder) values(certs []found) {
+	var vs []*value
+	at := map[string]*value{}
+	for _, f := range certs {
+		k := fmt.Sprint(f.Ref, "\x00", f.Key())
+		v, ok := at[k]
+		if !ok {
+			v = &value{ref: f.Ref, field: f.Key(), within: f.Within != ""}
+			at[k] = v
+			vs = append(vs, v)
+		}
+		v.certs = append(v.certs, f)
+	}
+	for _, v := range vs {
+		node := b.nodes[v.ref]
+		if b.isTrust(v, node) {
+			b.trust(v, node)
+			continue
+		}
+		b.held(v, node)
+	}
+}
+
+// isTrust reports whether value v of node holds trust: a caBundle, a
+// ClusterTrustBundle, a trust-manager inLine source, or a Secret or
+// ConfigMap value (not a snapshot's) of CAs only that is not a chain and
+// not under a certificate key.
+func (b *builder) isTrust(v *value, node *yaml.RNode) bool {
+	if node == nil || v.within {
+		return false
+	}
+	if v.ref.Kind != "Secret" && v.ref.Kind != "ConfigMap" {
+		return true
+	}
+	if kube.IsLocalConfig(node) || certKeys[dataKey(v.field)] {
+		return false
+	}
+	for _, f := range v.certs {
+		if !pki.IsCA(f.Cert) || f.Supplied {
+			return false
+		}
+	}
+	return true
+}
+
+// dataKey returns the data key of a field path ("data.ca.crt": "ca.crt").
+func dataKey(field string) string {
+	_, key, _ := strings.Cut(field, ".")
+	return key
+}
+
+// trust files value v as a trust object.
+func (b *builder) trust(v *value, node *yaml.RNode) {
+	o := &TrustObject{Resource: b.resource(v.ref), Field: v.field, Memory: memoryOf(node)}
+	for _, f := range v.certs {
+		o.CAs = append(o.CAs, f.Cert)
+		b.intermediate(f.Cert)
+	}
+	for _, r := range b.reasons[v.ref.String()+" "+v.field] {
+		if o.Reasons == nil {
+			o.Reasons = map[string]Reason{}
+		}
+		o.Bundle = r.Bundle
+		o.Reasons[r.SHA256] = Reason{Why: string(r.Reason), Source: r.Source}
+	}
+	o.Consumers = b.consumers(o, node)
+	b.tree.Trust = append(b.tree.Trust, o)
+}
+
+// held files value v: its CAs explain trust elsewhere, its certificates
+// that are not self-signed are presented.
+func (b *builder) held(v *value, node *yaml.RNode) {
+	res := b.resource(v.ref)
+	for _, f := range v.certs {
+		c := f.Cert
+		if pki.IsCA(c) {
+			s := sha(c)
+			b.tree.Holders[s] = append(b.tree.Holders[s], Holder{Resource: res, Key: v.field})
+		}
+		b.intermediate(c)
+		if !selfSigned(c) {
+			b.tree.Certs = append(b.tree.Certs, Cert{Resource: res, Key: f.Key(), Cert: c})
+		}
+	}
+}
+
+// intermediate records c for chains when it is a CA that is not
+// self-signed.
+func (b *builder) intermediate(c *x509.Certificate) {
+	if pki.IsCA(c) && !selfSigned(c) {
+		b.tree.Intermediates = append(b.tree.Intermediates, c)
+	}
+}
+
+// selfSigned reports whether c names itself as issuer.
+func selfSigned(c *x509.Certificate) bool { return string(c.RawIssuer) == string(c.RawSubject) }
+
+// memoryOf returns node's memory annotations that are set.
+func memoryOf(node *yaml.RNode) map[string]string {
+	out := map[string]string{}
+	if node == nil {
+		return out
+	}
+	annos := node.GetAnnotations(trustbundle.RetiredAnnotation, trustbundle.PreviousAnnotation, trustbundle.SeenAnnotation)
+	for k, v := range annos {
+		out[k] = v
+	}
+	return out
+}
+
+// consumers returns what reads trust object o (node): the workloads that
+// read its Secret or ConfigMap, project its ClusterTrustBundle or read
+// what its trust-manager Bundle writes, or the API server for a caBundle.
+func (b *builder) consumers(o *TrustObject, node *yaml.RNode) []Consumer {
+	switch {
+	case o.Resource.Kind == "Secret" || o.Resource.Kind == "ConfigMap":
+		return b.tree.Readers[readerKey(o.Resource.Kind, o.Resource.Namespace, o.Resource.Name)]
+	case o.Resource.Kind == restart.KindClusterTrustBundle:
+		out := append([]Consumer(nil), b.tree.Readers[readerKey(o.Resource.Kind, "", o.Resource.Name)]...)
+		signer := kube.ScalarAt(node, "spec", "signerName")
+		for _, r := range b.bySigner {
+			if signer != "" && r.signer == signer && r.selector != nil && r.selector.Matches(node.GetLabels()) {
+				out = append(out, r.consumer)
+			}
+		}
+		return out
+	case o.Resource.Kind == certmanager.KindBundle:
+		return b.byName[o.Resource.Name]
+	}
+	return []Consumer{{Resource: o.Resource, Via: "API server"}}
+}
+
+// digest is a short hex SHA-256 of node's YAML; "" for nil.
+func digest(nodes ...*yaml.RNode) string {
+	h := sha256.New()
+	for _, n := range nodes {
+		if n != nil {
+			s, _ := n.String()
+			h.Write([]byte(s))
+		}
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:12])
+}

@@ -1,0 +1,283 @@
+package trustdiff
+
+import (
+	"crypto/x509"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rotate-certs/rotate-certs/fn/pki"
+)
+
+// CA is a CA of a trust object in the result.
+type CA struct {
+	Subject  string    `json:"subject"`
+	SHA256   string    `json:"sha256"`
+	NotAfter time.Time `json:"notAfter"`
+	// Why is source, carried, restored or unexplained.
+	Why string `json:"why"`
+	// Source says, for source, where the CA is current.
+	Source string `json:"source,omitempty"`
+}
+
+// TrustChange is what a change does to one trust object.
+type TrustChange struct {
+	Resource  Resource   `json:"resource"`
+	Field     string     `json:"field"`
+	Bundle    string     `json:"bundle,omitempty"`
+	Added     []CA       `json:"added"`
+	Removed   []CA       `json:"removed"`
+	Kept      []CA       `json:"kept"`
+	Consumers []Consumer `json:"consumers"`
+}
+
+// Change is a change said in words: a roll-out, an alert rule, a policy.
+type Change struct {
+	Resource Resource `json:"resource"`
+	Change   string   `json:"change"`
+}
+
+// Roll is a workload the change rolls.
+type Roll struct {
+	Resource Resource `json:"resource"`
+	Wave     string   `json:"wave,omitempty"`
+}
+
+// Summary counts the result.
+type Summary struct {
+	Added   int `json:"added"`
+	Removed int `json:"removed"`
+	Breaks  int `json:"breaks"`
+	Planted int `json:"planted"`
+	Rolls   int `json:"rolls"`
+}
+
+// Result is what a change does to trust.
+type Result struct {
+	SchemaVersion string        `json:"schemaVersion"`
+	Now           time.Time     `json:"now"`
+	Summary       Summary       `json:"summary"`
+	Trust         []TrustChange `json:"trust"`
+	Breaks        []Break       `json:"breaks"`
+	Planted       []Planted     `json:"planted"`
+	Rolls         []Roll        `json:"rolls"`
+	Rollouts      []Change      `json:"rollouts"`
+	Alerts        []Change      `json:"alerts"`
+	Policies      []Change      `json:"policies"`
+}
+
+// Empty reports whether the change does nothing the diff reports.
+func (r Result) Empty() bool {
+	return len(r.Trust)+len(r.Breaks)+len(r.Planted)+len(r.Rolls)+len(r.Rollouts)+len(r.Alerts)+len(r.Policies) == 0
+}
+
+// Compare says what changing base into head does to trust, verified at
+// now. It reads only its arguments.
+func Compare(base, head *Tree, now time.Time) Result {
+	r := Result{SchemaVersion: SchemaVersion, Now: now.UTC()}
+	r.Trust = trustChanges(base, head)
+	r.Breaks = breaks(base, head, now)
+	r.Planted = append(plantedCAs(r.Trust), memoryChanges(base, head)...)
+	r.Rolls = rolls(base, head)
+	r.Rollouts = rollouts(base, head)
+	r.Alerts = alertChanges(base, head)
+	r.Policies = policyChanges(base, head)
+	for _, t := range r.Trust {
+		r.Summary.Added += len(t.Added)
+		r.Summary.Removed += len(t.Removed)
+	}
+	r.Summary.Breaks, r.Summary.Planted, r.Summary.Rolls = len(r.Breaks), len(r.Planted), len(r.Rolls)
+	return r
+}
+
+// trustIndex maps trust objects by key.
+func trustIndex(t *Tree) map[string]*TrustObject {
+	out := make(map[string]*TrustObject, len(t.Trust))
+	for _, o := range t.Trust {
+		out[o.key()] = o
+	}
+	return out
+}
+
+// pairs returns every trust object key of either tree, head's order first,
+// with the object of each side (nil when absent).
+func pairs(base, head *Tree) (keys []string, b, h map[string]*TrustObject) {
+	b, h = trustIndex(base), trustIndex(head)
+	for _, o := range head.Trust {
+		keys = append(keys, o.key())
+	}
+	for _, o := range base.Trust {
+		if h[o.key()] == nil {
+			keys = append(keys, o.key())
+		}
+	}
+	return slices.Compact(keys), b, h
+}
+
+// trustChanges lists, per trust object whose set of CAs changed, the CAs
+// added, removed and kept.
+func trustChanges(base, head *Tree) []TrustChange {
+	keys, b, h := pairs(base, head)
+	var out []TrustChange
+	for _, k := range keys {
+		bo, ho := b[k], h[k]
+		bs, hs := shas(bo), shas(ho)
+		tc := TrustChange{}
+		if ho != nil {
+			tc.Resource, tc.Field, tc.Bundle, tc.Consumers = ho.Resource, ho.Field, ho.Bundle, ho.Consumers
+			for _, c := range uniqueCAs(ho) {
+				ca := explain(head, ho, c, bs[sha(c)])
+				if bs[sha(c)] {
+					tc.Kept = append(tc.Kept, ca)
+				} else {
+					tc.Added = append(tc.Added, ca)
+				}
+			}
+		} else {
+			tc.Resource, tc.Field, tc.Bundle, tc.Consumers = bo.Resource, bo.Field, bo.Bundle, bo.Consumers
+		}
+		if bo != nil {
+			for _, c := range uniqueCAs(bo) {
+				if !hs[sha(c)] {
+					tc.Removed = append(tc.Removed, explain(base, bo, c, true))
+				}
+			}
+		}
+		if len(tc.Added)+len(tc.Removed) > 0 {
+			out = append(out, tc)
+		}
+	}
+	return out
+}
+
+// shas returns the set of SHA-256 of o's CAs; empty for nil.
+func shas(o *TrustObject) map[string]bool {
+	out := map[string]bool{}
+	if o != nil {
+		for _, c := range o.CAs {
+			out[sha(c)] = true
+		}
+	}
+	return out
+}
+
+// uniqueCAs returns o's CAs without repeats, in data order.
+func uniqueCAs(o *TrustObject) []*x509.Certificate {
+	return pki.NewSet(o.CAs...).List()
+}
+
+// explain says why trust object o of tree t holds CA c; before says the
+// object held it on the other side too (for a CA kept or removed).
+func explain(t *Tree, o *TrustObject, c *x509.Certificate, before bool) CA {
+	s := sha(c)
+	ca := CA{Subject: pki.Subject(c), SHA256: s, NotAfter: c.NotAfter.UTC(), Why: WhyUnexplained}
+	if r, ok := o.Reasons[s]; ok && (r.Why != WhyCarried || before) {
+		ca.Why, ca.Source = r.Why, r.Source
+		return ca
+	}
+	if where := heldElsewhere(t, o, s); where != "" {
+		ca.Why, ca.Source = WhySource, where
+		return ca
+	}
+	if before {
+		ca.Why = WhyCarried
+	}
+	return ca
+}
+
+// heldElsewhere names an object of t other than o that holds the CA sha:
+// a policy's source, an object holding it outside trust data (the CA's own
+// Secret, a snapshot), or another trust object that holds it; "" when none
+// does.
+func heldElsewhere(t *Tree, o *TrustObject, s string) string {
+	if hs := t.Holders[s]; len(hs) > 0 {
+		return hs[0].Resource.String() + " " + hs[0].Key
+	}
+	for _, other := range t.Trust {
+		if other != o && other.Resource.id() != o.Resource.id() && shas(other)[s] {
+			return other.Resource.String() + " " + other.Field
+		}
+	}
+	return ""
+}
+
+// plantedCAs are the CAs added to a trust object that nothing explains.
+func plantedCAs(changes []TrustChange) []Planted {
+	var out []Planted
+	for _, t := range changes {
+		for _, c := range t.Added {
+			if c.Why == WhyUnexplained {
+				out = append(out, Planted{Resource: t.Resource, Field: t.Field, Subject: c.Subject, SHA256: c.SHA256,
+					Reason: "in data at HEAD, and no source holds it and no rule put it there"})
+			}
+		}
+	}
+	return out
+}
+
+// rolls lists the workloads of both trees whose pod template changed.
+func rolls(base, head *Tree) []Roll {
+	before := map[string]string{}
+	for _, w := range base.Workloads {
+		before[w.Resource.id()] = w.Template
+	}
+	var out []Roll
+	for _, w := range head.Workloads {
+		if t, ok := before[w.Resource.id()]; ok && t != w.Template {
+			out = append(out, Roll{Resource: w.Resource, Wave: w.Wave})
+		}
+	}
+	return out
+}
+
+// rolled returns the ids of the workloads rolls lists.
+func rolled(base, head *Tree) map[string]bool {
+	out := map[string]bool{}
+	for _, r := range rolls(base, head) {
+		out[r.Resource.id()] = true
+	}
+	return out
+}
+
+// rollouts lists the Cluster API objects whose machine templates change.
+func rollouts(base, head *Tree) []Change {
+	before := map[string]string{}
+	for _, r := range base.Rollouts {
+		before[r.Resource.id()] = r.Digest
+	}
+	var out []Change
+	for _, r := range head.Rollouts {
+		if d, ok := before[r.Resource.id()]; ok && d != r.Digest {
+			out = append(out, Change{Resource: r.Resource, Change: "its machines roll out: the machine template or rollout fields changed"})
+		}
+	}
+	return out
+}
+
+// alertChanges lists the alert rules added and removed.
+func alertChanges(base, head *Tree) []Change {
+	id := func(a Alert) string { return a.Resource.id() + "\x00" + a.Name }
+	in := func(t *Tree) map[string]bool {
+		m := map[string]bool{}
+		for _, a := range t.Alerts {
+			m[id(a)] = true
+		}
+		return m
+	}
+	b, h := in(base), in(head)
+	var out []Change
+	for _, a := range head.Alerts {
+		if !b[id(a)] {
+			out = append(out, Change{Resource: a.Resource, Change: "alert " + a.Name + " added"})
+		}
+	}
+	for _, a := range base.Alerts {
+		if !h[id(a)] {
+			out = append(out, Change{Resource: a.Resource, Change: "alert " + a.Name + " removed"})
+		}
+	}
+	return out
+}
+
+// joinWords joins words with ", ".
+func joinWords(ws []string) string { return strings.Join(ws, ", ") }

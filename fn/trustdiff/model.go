@@ -1,0 +1,196 @@
+// Package trustdiff says what a change does to trust: it compares the
+// models of two trees (Tree: the trust objects of each, what each holds
+// and why, who reads it, the certificates presented, the workloads, Cluster
+// API rollouts, alert rules and policies) and returns the CAs added,
+// removed and kept per trust object, the certificates the change breaks,
+// the trust it plants, and the rolls, rollouts, alerts and policy changes
+// in words (Result). Compare is pure: no I/O, no YAML; build.go maps
+// resources onto a Tree, output.go writes a Result.
+package trustdiff
+
+import (
+	"crypto/x509"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/rotate-certs/rotate-certs/fn/pki"
+)
+
+// SchemaVersion is the version of the JSON output.
+const SchemaVersion = "rotate-certs.dev/diff/v1"
+
+// Resource names an object of a tree, as the JSON output shows it.
+type Resource struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace,omitempty"`
+	Name       string `json:"name"`
+	// File is the file the object was read from, relative to the top of
+	// the tree.
+	File string `json:"file,omitempty"`
+}
+
+// id is the identity of an object across the two trees: the directory of
+// its file (a repository of many clusters holds the same object once per
+// cluster), its API group, kind, namespace and name. Its file name and API
+// version are not: renaming a file or moving an API version is no change.
+func (r Resource) id() string {
+	group, _, _ := strings.Cut(r.APIVersion, "/")
+	if !strings.Contains(r.APIVersion, "/") {
+		group = ""
+	}
+	return path.Dir(r.File) + "\x00" + group + "\x00" + r.Kind + "\x00" + r.Namespace + "\x00" + r.Name
+}
+
+// String names the object for tables: "Secret ns/name".
+func (r Resource) String() string {
+	if r.Namespace == "" {
+		return r.Kind + " " + r.Name
+	}
+	return r.Kind + " " + r.Namespace + "/" + r.Name
+}
+
+// Why words: why a trust object holds a CA.
+const (
+	// WhySource: current in a source - a policy's, or, without a policy,
+	// another object of the tree that holds it.
+	WhySource = "source"
+	// WhyCarried: a previous CA the object's own data already held.
+	WhyCarried = "carried"
+	// WhyRestored: restored from Copy-mode memory (rotate-certs.dev/previous).
+	WhyRestored = "restored"
+	// WhyUnexplained: in data, no source holds it and no rule put it there.
+	WhyUnexplained = "unexplained"
+)
+
+// Reason is why a policy's render holds a CA in a trust object: a Why word
+// and, for a source, where it was read.
+type Reason struct {
+	Why    string
+	Source string
+}
+
+// TrustObject is one value that holds trust: a Secret or ConfigMap key, a
+// caBundle field, a ClusterTrustBundle's spec.trustBundle, a trust-manager
+// Bundle's inLine source.
+type TrustObject struct {
+	Resource Resource
+	Field    string
+	// Bundle is the policy bundle that renders it, "" when none does.
+	Bundle string
+	// CAs are the CAs it holds, in data order.
+	CAs []*x509.Certificate
+	// Reasons are, by SHA-256, why a policy's render holds each CA;
+	// empty when no policy renders the object.
+	Reasons map[string]Reason
+	// Consumers are what reads it.
+	Consumers []Consumer
+	// Memory are the object's memory annotations (retired, previous,
+	// seen) by name, as written.
+	Memory map[string]string
+}
+
+// key is the identity of a trust object across the two trees.
+func (t *TrustObject) key() string { return t.Resource.id() + "\x00" + t.Field }
+
+// Consumer is what reads a trust object: a workload, or the API server
+// for a caBundle (the object that holds it is named).
+type Consumer struct {
+	Resource Resource `json:"resource"`
+	// Via says how it reads the trust ("volume", "env", "subPath mount",
+	// "API server").
+	Via string `json:"via"`
+	// Once is true when it reads the trust once and keeps it until it is
+	// restarted: env, envFrom, a subPath mount, or a workload annotated
+	// reload: never.
+	Once bool `json:"readsOnce,omitempty"`
+	// Never is true for a workload annotated rotate-certs.dev/reload: never,
+	// which nothing rolls.
+	Never bool `json:"-"`
+}
+
+// Cert is a certificate the tree presents: a leaf, or an issuer or
+// intermediate, outside the trust objects, with where it is held.
+type Cert struct {
+	Resource Resource
+	Key      string
+	Cert     *x509.Certificate
+}
+
+// at is the identity of the place a certificate is held across the two
+// trees.
+func (c Cert) at() string { return c.Resource.id() + "\x00" + c.Key }
+
+// Holder is an object that holds a CA outside trust objects' data (a CA
+// Secret's tls.crt, a snapshot), which explains the CA without a policy.
+type Holder struct {
+	Resource Resource
+	Key      string
+}
+
+// Workload is a workload of the tree and a digest of its pod template: a
+// change of the digest rolls it.
+type Workload struct {
+	Resource Resource
+	Template string
+	// Wave is the restart wave the policy's render puts it in, "" when
+	// the bundle rolls in one step.
+	Wave string
+}
+
+// Rollout is a Cluster API object whose machine template a change rolls
+// out, and a digest of what rolls it.
+type Rollout struct {
+	Resource Resource
+	Digest   string
+}
+
+// Alert is one alert rule of a PrometheusRule.
+type Alert struct {
+	Resource Resource
+	Name     string
+}
+
+// Policy is a RotationPolicy as the diff words its changes.
+type Policy struct {
+	Resource Resource
+	// Bundles are its trust bundles by name.
+	Bundles map[string]BundleSpec
+}
+
+// BundleSpec is what of a bundle the diff words.
+type BundleSpec struct {
+	Mode   string
+	Retain string
+	// RetainFor is retain.for (0 when unset).
+	RetainFor time.Duration
+	Sources   []string
+	Target    string
+}
+
+// Tree is the model of one side of a change.
+type Tree struct {
+	Trust []*TrustObject
+	// Certs are the certificates presented (not self-signed), in tree
+	// order.
+	Certs []Cert
+	// Intermediates are every CA of the tree that is not self-signed,
+	// for chains.
+	Intermediates []*x509.Certificate
+	// Holders are, by SHA-256, the objects that hold a CA outside trust
+	// objects.
+	Holders map[string][]Holder
+	// Readers are, by readerKey, the workloads that read a
+	// Secret or ConfigMap: who keeps presenting a certificate it holds.
+	Readers   map[string][]Consumer
+	Workloads []Workload
+	Rollouts  []Rollout
+	Alerts    []Alert
+	Policies  []Policy
+	// Problems are what could not be read, one line each (scrubbed).
+	Problems []string
+}
+
+// sha is the hex SHA-256 of c.
+func sha(c *x509.Certificate) string { return pki.FingerprintOf(c).String() }

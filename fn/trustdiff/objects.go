@@ -1,0 +1,189 @@
+package trustdiff
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/policy"
+	"github.com/rotate-certs/rotate-certs/fn/restart"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// isPolicy reports whether item is a RotationPolicy.
+func isPolicy(item *yaml.RNode) bool {
+	return item.GetKind() == policy.Kind && item.GetApiVersion() == policy.APIVersion
+}
+
+// object reads what the diff needs of an item besides its certificates:
+// a workload (its readers, its pod template), a Cluster API object that
+// rolls out machines, a PrometheusRule's alerts, a RotationPolicy.
+func (b *builder) object(item *yaml.RNode) {
+	kind, group := item.GetKind(), kube.GroupOf(item.GetApiVersion())
+	switch {
+	case kube.IsLocalConfig(item) && !isPolicy(item):
+	case isPolicy(item):
+		b.policy(item)
+	case restart.IsReader(item):
+		b.workload(item)
+	case rolloutFields[group+"/"+kind] != nil:
+		fields := rolloutFields[group+"/"+kind]
+		nodes := make([]*yaml.RNode, len(fields))
+		for i, f := range fields {
+			nodes[i] = kube.At(item, strings.Split(f, ".")...)
+		}
+		b.tree.Rollouts = append(b.tree.Rollouts, Rollout{Resource: b.resource(kube.RefOf(item)), Digest: digest(nodes...)})
+	case group == "monitoring.coreos.com" && kind == "PrometheusRule":
+		b.alerts(item)
+	}
+}
+
+// rolloutFields are, by API group and kind, the fields whose change rolls
+// out a Cluster API object's machines.
+var rolloutFields = map[string][]string{
+	"cluster.x-k8s.io/MachineDeployment":                {"spec.template", "spec.rolloutAfter"},
+	"cluster.x-k8s.io/MachineSet":                       {"spec.template"},
+	"controlplane.cluster.x-k8s.io/KubeadmControlPlane": {"spec.machineTemplate", "spec.kubeadmConfigSpec", "spec.rolloutAfter", "spec.rolloutBefore"},
+	"etcdcluster.cluster.x-k8s.io/EtcdadmCluster":       {"spec.etcdadmConfigSpec", "spec.infrastructureTemplate"},
+	"cluster.x-k8s.io/MachinePool":                      {"spec.template"},
+	"controlplane.cluster.x-k8s.io/KThreesControlPlane": {"spec.machineTemplate", "spec.kthreesConfigSpec", "spec.rolloutAfter"},
+	"controlplane.cluster.x-k8s.io/TalosControlPlane":   {"spec.infrastructureTemplate", "spec.controlPlaneConfig", "spec.rolloutStrategy"},
+}
+
+// workload records a workload's pod template digest and what it reads.
+func (b *builder) workload(item *yaml.RNode) {
+	ref := kube.RefOf(item)
+	res := b.resource(ref)
+	tmpl := kube.At(item, "spec", "template")
+	if tmpl == nil {
+		tmpl = kube.At(item, "spec", "jobTemplate", "spec", "template")
+	}
+	if tmpl == nil {
+		tmpl = kube.At(item, "spec")
+	}
+	b.tree.Workloads = append(b.tree.Workloads, Workload{Resource: res, Template: digest(tmpl)})
+	t, err := restart.ReadTemplate(item)
+	if err != nil {
+		b.tree.Problems = append(b.tree.Problems, kube.ScrubMessage(fmt.Sprintf("%s: %v (what it reads is not known)", ref, err)))
+		return
+	}
+	never := item.GetAnnotations(restart.ReloadAnnotation)[restart.ReloadAnnotation] == restart.ReloadValueNever
+	for _, u := range t.Uses() {
+		c := Consumer{Resource: res, Via: u.Via.String(), Once: u.Via.Static() || never, Never: never}
+		switch u.Object.Kind {
+		case "Secret", "ConfigMap":
+			b.addReader(b.tree.Readers, readerKey(u.Object.Kind, ref.Namespace, u.Object.Name), c)
+			b.addReader(b.byName, u.Object.Name, c)
+		case restart.KindClusterTrustBundle:
+			b.addReader(b.tree.Readers, readerKey(u.Object.Kind, "", u.Object.Name), c)
+		case restart.KindSigner:
+			b.bySigner = append(b.bySigner, signerReader{signer: u.Object.Name, selector: u.Selector, consumer: c})
+		}
+	}
+}
+
+// addReader adds c to m[k] unless the same workload reads it the same way.
+func (b *builder) addReader(m map[string][]Consumer, k string, c Consumer) {
+	for _, x := range m[k] {
+		if x.Resource.id() == c.Resource.id() && x.Via == c.Via {
+			return
+		}
+	}
+	m[k] = append(m[k], c)
+}
+
+// alerts records the alert rules of a PrometheusRule.
+func (b *builder) alerts(item *yaml.RNode) {
+	res := b.resource(kube.RefOf(item))
+	groups := kube.At(item, "spec", "groups")
+	if groups == nil {
+		return
+	}
+	gs, _ := groups.Elements()
+	for _, g := range gs {
+		rules := kube.At(g, "rules")
+		if rules == nil {
+			continue
+		}
+		rs, _ := rules.Elements()
+		for _, r := range rs {
+			if name := kube.ScalarAt(r, "alert"); name != "" {
+				b.tree.Alerts = append(b.tree.Alerts, Alert{Resource: res, Name: kube.Safe(name)})
+			}
+		}
+	}
+}
+
+// policy records what of a RotationPolicy the diff words; a policy that
+// does not decode is a problem (render and check fail on it).
+func (b *builder) policy(item *yaml.RNode) {
+	ref := kube.RefOf(item)
+	p, err := policy.Decode(item)
+	if err != nil {
+		b.tree.Problems = append(b.tree.Problems, kube.ScrubMessage(fmt.Sprintf("%s: %v", ref, err)))
+		return
+	}
+	out := Policy{Resource: b.resource(ref), Bundles: map[string]BundleSpec{}}
+	for _, tb := range p.Spec.TrustBundles {
+		spec := BundleSpec{Mode: tb.Mode, Target: kube.Safe(fmt.Sprintf("%s %s", targetKind(tb.Target), tb.Target.Name)), Retain: retainWords(tb.Retain)}
+		if spec.Mode == "" {
+			spec.Mode = policy.ModeBundle
+		}
+		if tb.Retain.For != nil {
+			spec.RetainFor = tb.Retain.For.Duration
+		}
+		for _, s := range tb.Sources {
+			spec.Sources = append(spec.Sources, sourceWords(s))
+		}
+		out.Bundles[kube.Safe(tb.Name)] = spec
+	}
+	b.tree.Policies = append(b.tree.Policies, out)
+}
+
+// targetKind is a target's kind, Secret when unset.
+func targetKind(t policy.Target) string {
+	if t.Kind == "" {
+		return "Secret"
+	}
+	return t.Kind
+}
+
+// retainWords words a retain block.
+func retainWords(r policy.Retain) string {
+	var ws []string
+	if r.MaxPrevious != nil {
+		ws = append(ws, fmt.Sprintf("maxPrevious %d", *r.MaxPrevious))
+	}
+	if r.For != nil {
+		ws = append(ws, "for "+r.For.Duration.String())
+	}
+	if r.ProtectIssuers != nil {
+		ws = append(ws, fmt.Sprintf("protectIssuers %t", *r.ProtectIssuers))
+	}
+	if r.DropUnusedAfter != nil {
+		ws = append(ws, "dropUnusedAfter "+r.DropUnusedAfter.Duration.String())
+	}
+	if len(ws) == 0 {
+		return "(defaults)"
+	}
+	return strings.Join(ws, " ")
+}
+
+// sourceWords names a source.
+func sourceWords(s policy.Source) string {
+	switch {
+	case s.Secret != nil:
+		return kube.Safe(fmt.Sprintf("Secret %s/%s %s", s.Secret.Namespace, s.Secret.Name, s.Secret.Key))
+	case s.ConfigMap != nil:
+		return kube.Safe(fmt.Sprintf("ConfigMap %s/%s %s", s.ConfigMap.Namespace, s.ConfigMap.Name, s.ConfigMap.Key))
+	default:
+		return "inline PEM"
+	}
+}
+
+// readerKey is the key of Tree.Readers: what a pod template names, the
+// kind, the workload's namespace and the name. It is not scoped to a
+// directory: in a repository of many clusters, a workload counts as a
+// reader of every object of that name, which may name more consumers than
+// read it, never fewer.
+func readerKey(kind, namespace, name string) string { return kind + "\x00" + namespace + "\x00" + name }

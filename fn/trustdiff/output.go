@@ -1,0 +1,191 @@
+package trustdiff
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// JSON writes r as the stable JSON schema rotate-certs.dev/diff/v1.
+func JSON(r Result) ([]byte, error) {
+	r = r.nonNil()
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// nonNil returns r with empty lists instead of nil ones, so that JSON
+// shows [] rather than null.
+func (r Result) nonNil() Result {
+	for i := range r.Trust {
+		t := &r.Trust[i]
+		t.Added, t.Removed, t.Kept, t.Consumers = orEmpty(t.Added), orEmpty(t.Removed), orEmpty(t.Kept), orEmpty(t.Consumers)
+	}
+	for i := range r.Breaks {
+		r.Breaks[i].Consumers = orEmpty(r.Breaks[i].Consumers)
+	}
+	r.Trust, r.Breaks, r.Planted, r.Rolls = orEmpty(r.Trust), orEmpty(r.Breaks), orEmpty(r.Planted), orEmpty(r.Rolls)
+	r.Rollouts, r.Alerts, r.Policies = orEmpty(r.Rollouts), orEmpty(r.Alerts), orEmpty(r.Policies)
+	return r
+}
+
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// Verdict is the result in one line.
+func (r Result) Verdict(allowUnexplained bool) string {
+	switch {
+	case len(r.Breaks) > 0:
+		return "FAIL: this change breaks trust"
+	case len(r.Planted) > 0 && !allowUnexplained:
+		return "FAIL: this change plants trust nothing explains"
+	case len(r.Planted) > 0:
+		return "PASS with warnings: planted trust allowed by --allow-unexplained"
+	case r.Empty():
+		return "PASS: no change to trust"
+	}
+	return "PASS: trust changes, nothing breaks, nothing is planted"
+}
+
+// Counts is the summary in words.
+func (r Result) Counts() string {
+	s := r.Summary
+	return fmt.Sprintf("%d CA(s) added, %d removed, %d break(s), %d planted, %d roll(s), %d Cluster API rollout(s), %d alert change(s), %d policy change(s)",
+		s.Added, s.Removed, s.Breaks, s.Planted, s.Rolls, len(r.Rollouts), len(r.Alerts), len(r.Policies))
+}
+
+// section is one part of the result as lines of text.
+type section struct {
+	title string
+	lines []string
+}
+
+// sections are the parts of r, in the order every format shows them.
+func (r Result) sections() []section {
+	var out []section
+	add := func(title string, lines []string) {
+		if len(lines) > 0 {
+			out = append(out, section{title, lines})
+		}
+	}
+	add("Breaks", mapLines(r.Breaks, breakLine))
+	add("Planted", mapLines(r.Planted, plantedLine))
+	var trust []string
+	for _, t := range r.Trust {
+		trust = append(trust, trustLines(t)...)
+	}
+	add("Trust", trust)
+	add("Rolls", mapLines(r.Rolls, func(w Roll) string {
+		if w.Wave != "" {
+			return w.Resource.String() + " rolls (wave " + w.Wave + ")"
+		}
+		return w.Resource.String() + " rolls"
+	}))
+	add("Cluster API rollouts", mapLines(r.Rollouts, changeLine))
+	add("Alerts", mapLines(r.Alerts, changeLine))
+	add("Policies", mapLines(r.Policies, changeLine))
+	return out
+}
+
+func mapLines[T any](xs []T, f func(T) string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
+	}
+	return out
+}
+
+// breakLine words a break.
+func breakLine(b Break) string {
+	needs := b.Needs.Subject
+	if b.Needs.SHA256 != "" {
+		needs += " sha256:" + short(b.Needs.SHA256)
+	}
+	return fmt.Sprintf("%s %s (%s, sha256:%s) needs CA %s from %s %s, which consumers %s will not have: %s",
+		b.Certificate.Resource, b.Certificate.Key, b.Certificate.Subject, short(b.Certificate.SHA256), needs,
+		b.Trust.Resource, b.Trust.Field, consumerList(b.Consumers), b.Reason)
+}
+
+// plantedLine words planted trust.
+func plantedLine(p Planted) string {
+	where := p.Resource.String() + " " + p.Field
+	if p.Annotation != "" {
+		where = p.Resource.String() + " annotation " + p.Annotation
+	}
+	return fmt.Sprintf("%s: CA %s sha256:%s: %s", where, p.Subject, short(p.SHA256), p.Reason)
+}
+
+// trustLines words the change of one trust object, one line per CA.
+func trustLines(t TrustChange) []string {
+	head := t.Resource.String() + " " + t.Field
+	if t.Bundle != "" {
+		head += " (bundle " + t.Bundle + ")"
+	}
+	if len(t.Consumers) > 0 {
+		head += ", read by " + consumerList(t.Consumers)
+	} else {
+		head += ", read by nothing in the tree"
+	}
+	lines := []string{head}
+	for _, l := range []struct {
+		sign string
+		cas  []CA
+	}{{"+", t.Added}, {"-", t.Removed}, {"=", t.Kept}} {
+		for _, c := range l.cas {
+			lines = append(lines, fmt.Sprintf("  %s %s sha256:%s notAfter %s %s", l.sign, c.Subject, short(c.SHA256), c.NotAfter.UTC().Format(time.DateOnly), whyWords(c)))
+		}
+	}
+	return lines
+}
+
+// whyWords is a CA's why, with its source.
+func whyWords(c CA) string {
+	if c.Source != "" {
+		return c.Why + " (" + c.Source + ")"
+	}
+	return c.Why
+}
+
+// changeLine words a change.
+func changeLine(c Change) string { return c.Resource.String() + ": " + c.Change }
+
+// consumerList names consumers.
+func consumerList(cs []Consumer) string {
+	var ws []string
+	for _, c := range cs {
+		w := c.Resource.String() + " via " + c.Via
+		if c.Once {
+			w += " (reads once)"
+		}
+		ws = append(ws, w)
+	}
+	return strings.Join(ws, ", ")
+}
+
+// short is the first 12 digits of a fingerprint.
+func short(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}
+
+// Table writes r as text for a terminal.
+func Table(r Result, allowUnexplained bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n%s\n", r.Verdict(allowUnexplained), r.Counts())
+	for _, s := range r.sections() {
+		fmt.Fprintf(&b, "\n%s:\n", strings.ToUpper(s.title))
+		for _, l := range s.lines {
+			fmt.Fprintf(&b, "  %s\n", l)
+		}
+	}
+	return b.String()
+}

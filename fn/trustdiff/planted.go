@@ -1,0 +1,187 @@
+package trustdiff
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rotate-certs/rotate-certs/fn/pki"
+	"github.com/rotate-certs/rotate-certs/fn/trustbundle"
+)
+
+// Planted is trust a change plants: a CA added to a trust object's data
+// that nothing explains, or an edit of a memory annotation that alters
+// what is trusted or when it leaves.
+type Planted struct {
+	Resource Resource `json:"resource"`
+	Field    string   `json:"field"`
+	Subject  string   `json:"subject"`
+	SHA256   string   `json:"sha256"`
+	// Annotation is the memory annotation edited, "" for a CA in data.
+	Annotation string `json:"annotation,omitempty"`
+	Reason     string `json:"reason"`
+}
+
+// memory is one object's memory annotations on both sides, and the CAs
+// its trust data holds on each.
+type memory struct {
+	res          Resource
+	field        string
+	before, now  map[string]string
+	dataB, dataH map[string]bool
+}
+
+// memoryChanges lists the edits of the memory annotations (retired,
+// previous, seen) of every trust object that alter what it trusts or when
+// a CA leaves it. What a render writes is not listed: a retired line for a
+// CA that stopped being current, a line dropped with its CA, previous and
+// seen naming CAs the data or a source held.
+func memoryChanges(base, head *Tree) []Planted {
+	var out []Planted
+	for _, m := range memories(base, head) {
+		if m.before[trustbundle.RetiredAnnotation] != m.now[trustbundle.RetiredAnnotation] {
+			out = append(out, retiredEdits(m, base, head)...)
+		}
+		for _, name := range []string{trustbundle.PreviousAnnotation, trustbundle.SeenAnnotation} {
+			if m.before[name] != m.now[name] {
+				out = append(out, pemEdits(m, name, base, head)...)
+			}
+		}
+	}
+	return out
+}
+
+// memories pairs the objects of both trees that hold trust by resource.
+func memories(base, head *Tree) []*memory {
+	byID := map[string]*memory{}
+	var order []*memory
+	get := func(o *TrustObject) *memory {
+		m, ok := byID[o.Resource.id()]
+		if !ok {
+			m = &memory{res: o.Resource, field: o.Field, before: map[string]string{}, now: map[string]string{}, dataB: map[string]bool{}, dataH: map[string]bool{}}
+			byID[o.Resource.id()] = m
+			order = append(order, m)
+		}
+		return m
+	}
+	for _, o := range head.Trust {
+		m := get(o)
+		m.now = o.Memory
+		for s := range shas(o) {
+			m.dataH[s] = true
+		}
+	}
+	for _, o := range base.Trust {
+		m := get(o)
+		m.before = o.Memory
+		for s := range shas(o) {
+			m.dataB[s] = true
+		}
+	}
+	return order
+}
+
+// record reads a retirement record: entry (SHA-256 and key) to time;
+// malformed lines are left out (the render ignores and rewrites them).
+func record(text string) map[string]time.Time {
+	out := map[string]time.Time{}
+	for _, line := range strings.Split(text, "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		fp, at, key, err := trustbundle.ParseRecordLine(line)
+		if err == nil {
+			out[fp.String()+" "+key] = at
+		}
+	}
+	return out
+}
+
+// retiredEdits words the edits of a retirement record that a render does
+// not make: a time changed, a line added for a CA still current or never
+// current, a line dropped for a CA the data still holds and no source does.
+func retiredEdits(m *memory, base, head *Tree) []Planted {
+	b, h := record(m.before[trustbundle.RetiredAnnotation]), record(m.now[trustbundle.RetiredAnnotation])
+	var out []Planted
+	add := func(entry, reason string) {
+		s, _, _ := strings.Cut(entry, " ")
+		out = append(out, Planted{Resource: m.res, Field: m.field, Subject: subjectIn(s, base, head), SHA256: s,
+			Annotation: trustbundle.RetiredAnnotation, Reason: reason})
+	}
+	for _, e := range sortedKeys(h) {
+		s, _, _ := strings.Cut(e, " ")
+		at, was := b[e]
+		switch {
+		case was && !at.Equal(h[e]):
+			add(e, fmt.Sprintf("retirement time changed from %s to %s: it changes when the CA leaves", stamp(at), stamp(h[e])))
+		case !was && (current(head, s) || !current(base, s)):
+			add(e, fmt.Sprintf("retirement line added (%s) for a CA that did not stop being current: it changes when the CA leaves", stamp(h[e])))
+		}
+	}
+	for _, e := range sortedKeys(b) {
+		s, _, _ := strings.Cut(e, " ")
+		if _, still := h[e]; !still && m.dataH[s] && !current(head, s) {
+			add(e, "retirement line removed while the data still holds the CA: it stays trusted past its retirement")
+		}
+	}
+	return out
+}
+
+// pemEdits words the CAs added to a previous or seen annotation that
+// neither the object's data at base, the annotation at base, nor (for
+// seen) a source at head holds: memory that could restore or pin a CA.
+func pemEdits(m *memory, name string, base, head *Tree) []Planted {
+	before := certsIn(m.before[name])
+	var out []Planted
+	for _, c := range certsIn(m.now[name]).List() {
+		s := sha(c)
+		if before.Has(c) || m.dataB[s] || name == trustbundle.SeenAnnotation && current(head, s) {
+			continue
+		}
+		out = append(out, Planted{Resource: m.res, Field: m.field, Subject: pki.Subject(c), SHA256: s, Annotation: name,
+			Reason: "names a CA that neither the data nor a source held: memory that could restore it"})
+	}
+	return out
+}
+
+// certsIn returns the certificates of the PEM text of a memory annotation.
+func certsIn(text string) *pki.Set {
+	d, _ := pki.ScanPEM([]byte(text))
+	return pki.NewSet(d.Certificates...)
+}
+
+// current reports whether CA s is current in t: a policy reads it from a
+// source, or an object outside trust data holds it.
+func current(t *Tree, s string) bool {
+	if len(t.Holders[s]) > 0 {
+		return true
+	}
+	for _, o := range t.Trust {
+		if r, ok := o.Reasons[s]; ok && r.Why == WhySource {
+			return true
+		}
+	}
+	return false
+}
+
+// subjectIn returns the subject of CA s in either tree, or a placeholder.
+func subjectIn(s string, trees ...*Tree) string {
+	for _, t := range trees {
+		for _, o := range t.Trust {
+			for _, c := range o.CAs {
+				if sha(c) == s {
+					return pki.Subject(c)
+				}
+			}
+		}
+	}
+	return "(a CA in no trust data)"
+}
+
+// stamp formats a time for a reason.
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// sortedKeys returns m's keys in order.
+func sortedKeys(m map[string]time.Time) []string { return slices.Sorted(maps.Keys(m)) }
