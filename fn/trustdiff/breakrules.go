@@ -2,6 +2,7 @@ package trustdiff
 
 import (
 	"crypto/x509"
+	"maps"
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/pki"
@@ -43,6 +44,9 @@ func breaks(base, head *Tree, now time.Time) []Break {
 	}
 	for _, c := range head.Certs {
 		cand := candidates(c.Cert, k.base, k.head)
+		if prev, ok := k.baseAt[c.at()]; ok {
+			maps.Copy(cand, candidates(prev.Cert, k.base, k.head))
+		}
 		for _, key := range k.keys {
 			if cand[key] {
 				k.lost(c, key)

@@ -175,6 +175,10 @@ func explain(t *Tree, o *TrustObject, c *x509.Certificate, before bool) CA {
 		ca.Why, ca.Source = r.Why, r.Source
 		return ca
 	}
+	if where := issuedBeside(t, o, c); where != "" {
+		ca.Why, ca.Source = WhySource, where
+		return ca
+	}
 	if where := heldElsewhere(t, o, s); where != "" {
 		ca.Why, ca.Source = WhySource, where
 		return ca
@@ -196,6 +200,24 @@ func heldElsewhere(t *Tree, o *TrustObject, s string) string {
 	for _, other := range t.Trust {
 		if other != o && other.Resource.id() != o.Resource.id() && shas(other)[s] {
 			return other.Resource.String() + " " + other.Field
+		}
+	}
+	return ""
+}
+
+// issuedBeside names the certificate beside o in its own object that CA c
+// signed (a Secret's ca.crt beside the tls.crt it issued, as cert-manager
+// and Envoy Gateway's certgen write them); "" when none.
+func issuedBeside(t *Tree, o *TrustObject, c *x509.Certificate) string {
+	if t.byResource == nil {
+		t.byResource = map[string][]Cert{}
+		for _, x := range t.Certs {
+			t.byResource[x.Resource.id()] = append(t.byResource[x.Resource.id()], x)
+		}
+	}
+	for _, x := range t.byResource[o.Resource.id()] {
+		if string(x.Cert.RawIssuer) == string(c.RawSubject) && x.Cert.CheckSignatureFrom(c) == nil {
+			return "issued " + x.Resource.String() + " " + x.Key
 		}
 	}
 	return ""

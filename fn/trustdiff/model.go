@@ -92,7 +92,22 @@ type TrustObject struct {
 }
 
 // key is the identity of a trust object across the two trees.
-func (t *TrustObject) key() string { return t.Resource.id() + "\x00" + t.Field }
+func (t *TrustObject) key() string { return t.Resource.id() + "\x00" + valueField(t.Resource, t.Field) }
+
+// valueField is field with a Secret's or ConfigMap's data, stringData and
+// binaryData made one ("data.ca.crt"): where a value is written is no
+// change.
+func valueField(r Resource, field string) string {
+	if r.Kind != "Secret" && r.Kind != "ConfigMap" {
+		return field
+	}
+	for _, p := range []string{"stringData.", "binaryData."} {
+		if rest, ok := strings.CutPrefix(field, p); ok {
+			return "data." + rest
+		}
+	}
+	return field
+}
 
 // Consumer is what reads a trust object: a workload, or the API server
 // for a caBundle (the object that holds it is named).
@@ -120,7 +135,7 @@ type Cert struct {
 
 // at is the identity of the place a certificate is held across the two
 // trees.
-func (c Cert) at() string { return c.Resource.id() + "\x00" + c.Key }
+func (c Cert) at() string { return c.Resource.id() + "\x00" + valueField(c.Resource, c.Key) }
 
 // Holder is an object that holds a CA outside trust objects' data (a CA
 // Secret's tls.crt, a snapshot), which explains the CA without a policy.
@@ -190,6 +205,8 @@ type Tree struct {
 	Policies  []Policy
 	// Problems are what could not be read, one line each (scrubbed).
 	Problems []string
+
+	byResource map[string][]Cert // Certs by Resource.id, made when first asked
 }
 
 // sha is the hex SHA-256 of c.

@@ -1,0 +1,206 @@
+package gate
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rotate-certs/rotate-certs/fn/repo"
+	"github.com/rotate-certs/rotate-certs/fn/trustdiff"
+	"github.com/rotate-certs/rotate-certs/internal/testpki"
+)
+
+var (
+	caOld, caNew     = testpki.Fixture("ca-2025"), testpki.Fixture("ca-2026")
+	leafOld, leafNew = testpki.Fixture("leaf-old"), testpki.Fixture("leaf-new")
+	attacker         = testpki.Fixture("attacker-ca")
+)
+
+const egNS = "envoy-gateway-system"
+
+// gatewayTree is the Envoy Gateway layout of examples/envoy-gateway: the
+// CA Secret certgen writes, the trust Secret peers mount, a rate-limit
+// server that reads it once (subPath) and an Envoy that reloads it.
+func gatewayTree(ca, leaf testpki.Cert, trust ...testpki.Cert) map[string]string {
+	return map[string]string{
+		"gw/gateway-ca.yaml": secret(egNS, "envoy-gateway", map[string]string{"ca.crt": pem(ca), "tls.crt": pem(leaf), "tls.key": string(leaf.KeyPEM())}),
+		"gw/trust.yaml":      secret(egNS, "envoy-gateway-trust", map[string]string{"ca.crt": pem(trust...)}),
+		"gw/ratelimit.yaml":  deployment(egNS, "envoy-ratelimit", "Secret", "envoy-gateway-trust", "subPath", "ca.crt"),
+		"gw/envoy.yaml":      deployment(egNS, "envoy-default-eg", "Secret", "envoy-gateway-trust", "volume", "", "rotate-certs.dev/reload", "hot"),
+	}
+}
+
+const gatewayPolicy = `apiVersion: rotate-certs.dev/v1alpha1
+kind: RotationPolicy
+metadata:
+  name: gateway-trust
+  annotations:
+    config.kubernetes.io/local-config: "true"
+spec:
+  trustBundles:
+  - name: gateway
+    sources:
+    - secret: {name: envoy-gateway, namespace: envoy-gateway-system, key: ca.crt}
+    target:
+      name: envoy-gateway-trust
+      namespaces: [envoy-gateway-system]
+`
+
+func TestCertgenInPlaceWithoutRenderBreaks(t *testing.T) {
+	r := newRepo(t)
+	base := r.commit(gatewayTree(caOld, leafOld, caOld))
+	head := r.commit(map[string]string{"gw/gateway-ca.yaml": gatewayTree(caNew, leafNew)["gw/gateway-ca.yaml"]})
+	res, code := r.result(base, head)
+	if code != Failing {
+		t.Fatalf("exit %d, want %d", code, Failing)
+	}
+	var found bool
+	for _, b := range res.Breaks {
+		if b.Certificate.Resource.Name == "envoy-gateway" && b.Certificate.SHA256 == shaOf(leafNew) &&
+			b.Needs.SHA256 == shaOf(caNew) && b.Trust.Resource.Name == "envoy-gateway-trust" {
+			found = true
+			names := consumerNames(b.Consumers)
+			if !strings.Contains(names, "envoy-ratelimit") || !strings.Contains(names, "envoy-default-eg") {
+				t.Errorf("consumers %s, want the rate-limit server and Envoy", names)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("no break naming the new leaf, the new CA and the trust Secret: %+v", res.Breaks)
+	}
+	if len(res.Planted) != 0 {
+		t.Errorf("planted %+v: certgen's CA is explained by the leaf it issued beside it", res.Planted)
+	}
+}
+
+func consumerNames(cs []trustdiff.Consumer) string {
+	var ns []string
+	for _, c := range cs {
+		ns = append(ns, c.Resource.Name)
+	}
+	return strings.Join(ns, ",")
+}
+
+func TestProperRenderIsExplained(t *testing.T) {
+	r := newRepo(t)
+	files := gatewayTree(caOld, leafOld, caOld)
+	files["gw/rotation-policy.yaml"] = gatewayPolicy
+	base := r.commit(files)
+	r.commit(map[string]string{"gw/gateway-ca.yaml": gatewayTree(caNew, leafNew)["gw/gateway-ca.yaml"]})
+	var out, errb bytes.Buffer
+	if code := repo.Render(filepath.Join(r.dir, "gw"), repo.Options{At: testpki.GoldenNow, Stdout: &out, Stderr: &errb}); code != 0 {
+		t.Fatalf("render: %d %s", code, errb.String())
+	}
+	head := r.commit(nil)
+	res, code := r.result(base, head)
+	if code != OK || len(res.Breaks) != 0 || len(res.Planted) != 0 {
+		t.Fatalf("exit %d, breaks %+v, planted %+v", code, res.Breaks, res.Planted)
+	}
+	tc := findTrust(t, res, "envoy-gateway-trust")
+	if len(tc.Added) != 1 || tc.Added[0].SHA256 != shaOf(caNew) || tc.Added[0].Why != trustdiff.WhySource || tc.Bundle != "gateway" {
+		t.Errorf("added %+v (bundle %q), want the new CA from its source", tc.Added, tc.Bundle)
+	}
+	if len(tc.Kept) != 1 || tc.Kept[0].Why != trustdiff.WhyCarried {
+		t.Errorf("kept %+v, want the old CA carried", tc.Kept)
+	}
+	if len(res.Rolls) != 1 || res.Rolls[0].Resource.Name != "envoy-ratelimit" {
+		t.Errorf("rolls %+v, want the rate-limit server", res.Rolls)
+	}
+}
+
+func findTrust(t *testing.T, res trustdiff.Result, name string) trustdiff.TrustChange {
+	t.Helper()
+	for _, tc := range res.Trust {
+		if tc.Resource.Name == name {
+			return tc
+		}
+	}
+	t.Fatalf("no trust change of %s in %+v", name, res.Trust)
+	return trustdiff.TrustChange{}
+}
+
+func TestHandEditDroppingANeededCABreaks(t *testing.T) {
+	r := newRepo(t)
+	files := gatewayTree(caNew, leafNew, caNew, caOld)
+	files["gw/client.yaml"] = secret(egNS, "ratelimit-client", map[string]string{"tls.crt": pem(leafOld)})
+	base := r.commit(files)
+	head := r.commit(map[string]string{"gw/trust.yaml": gatewayTree(caNew, leafNew, caNew)["gw/trust.yaml"]})
+	res, code := r.result(base, head)
+	if code != Failing || len(res.Breaks) != 1 {
+		t.Fatalf("exit %d, breaks %+v", code, res.Breaks)
+	}
+	b := res.Breaks[0]
+	if b.Certificate.Resource.Name != "ratelimit-client" || b.Needs.SHA256 != shaOf(caOld) {
+		t.Errorf("break %+v, want the client leaf needing the old CA", b)
+	}
+}
+
+func TestPlantedCAInData(t *testing.T) {
+	r := newRepo(t)
+	base := r.commit(gatewayTree(caOld, leafOld, caOld))
+	head := r.commit(map[string]string{"gw/trust.yaml": gatewayTree(caOld, leafOld, caOld, attacker)["gw/trust.yaml"]})
+	res, code := r.result(base, head)
+	if code != Failing || len(res.Planted) != 1 || res.Planted[0].SHA256 != shaOf(attacker) {
+		t.Fatalf("exit %d, planted %+v", code, res.Planted)
+	}
+	if _, _, code := r.diff(base, head, "table", true); code != OK {
+		t.Errorf("--allow-unexplained: exit %d, want 0", code)
+	}
+}
+
+func TestPEMReencodedIsNoChange(t *testing.T) {
+	r := newRepo(t)
+	base := r.commit(gatewayTree(caOld, leafOld, caOld, caNew))
+	// reordered, re-wrapped at 76 columns with CRLF, and as stringData
+	wrapped := strings.ReplaceAll(rewrap(pem(caNew, caOld)), "\n", "\r\n")
+	trust := object("v1", "Secret", egNS, "envoy-gateway-trust", nil) + "stringData:\n  ca.crt: " + quote(wrapped) + "\n"
+	head := r.commit(map[string]string{"gw/trust.yaml": trust})
+	res, code := r.result(base, head)
+	if code != OK || !res.Empty() {
+		t.Fatalf("exit %d, result %+v, want no change", code, res)
+	}
+	if res, _ := r.result(base, base); !res.Empty() {
+		t.Errorf("diff A A: %+v", res)
+	}
+}
+
+// rewrap re-wraps the base64 of PEM text at 76 columns.
+func rewrap(p string) string {
+	var out []string
+	var body string
+	for _, l := range strings.Split(p, "\n") {
+		switch {
+		case strings.HasPrefix(l, "-----BEGIN"):
+			out, body = append(out, l), ""
+		case strings.HasPrefix(l, "-----END"):
+			for len(body) > 76 {
+				out, body = append(out, body[:76]), body[76:]
+			}
+			out = append(out, body, l)
+		default:
+			body += l
+		}
+	}
+	return strings.Join(out, "\n") + "\n"
+}
+
+func quote(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\r", `\r`).Replace(s) + `"`
+}
+
+func TestForgedRetiredTimeIsPlanted(t *testing.T) {
+	r := newRepo(t)
+	files := gatewayTree(caNew, leafNew)
+	withRecord := func(at string) string {
+		return secret(egNS, "envoy-gateway-trust", map[string]string{"ca.crt": pem(caNew, caOld)},
+			"rotate-certs.dev/retired", shaOf(caOld)+" "+at)
+	}
+	files["gw/trust.yaml"] = withRecord("2026-11-20T00:00:00Z")
+	base := r.commit(files)
+	head := r.commit(map[string]string{"gw/trust.yaml": withRecord("2027-06-01T00:00:00Z")})
+	res, code := r.result(base, head)
+	if code != Failing || len(res.Planted) != 1 || res.Planted[0].Annotation != "rotate-certs.dev/retired" || res.Planted[0].SHA256 != shaOf(caOld) {
+		t.Fatalf("exit %d, planted %+v", code, res.Planted)
+	}
+}
