@@ -1,0 +1,77 @@
+package main
+
+import (
+	"encoding/base64"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rotate-certs/rotate-certs/internal/testpki"
+)
+
+// diffDirs writes a base and a head directory: at HEAD the CA Secret holds
+// its key beside a CA nothing explains.
+func diffDirs(t *testing.T) (base, head, key string) {
+	t.Helper()
+	caOld, attacker := testpki.Fixture("ca-2025"), testpki.Fixture("attacker-ca")
+	enc := base64.StdEncoding.EncodeToString
+	manifest := func(ca testpki.Cert) string {
+		return "apiVersion: v1\nkind: Secret\nmetadata: {name: trust, namespace: a}\ndata:\n  ca.crt: " + enc(ca.PEM()) +
+			"\n  ca.key: " + enc(ca.KeyPEM()) + "\n"
+	}
+	dir := t.TempDir()
+	base, head = filepath.Join(dir, "base"), filepath.Join(dir, "head")
+	for d, ca := range map[string]testpki.Cert{base: caOld, head: attacker} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "trust.yaml"), []byte(manifest(ca)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return base, head, string(attacker.KeyPEM())
+}
+
+// TestDiffNeverEchoesKeyMaterial is diff's row of the every-command
+// key-material test: a Secret holding a key beside its CA at HEAD, in
+// every format.
+func TestDiffNeverEchoesKeyMaterial(t *testing.T) {
+	base, head, key := diffDirs(t)
+	lines := strings.Split(strings.TrimSpace(key), "\n")
+	for _, format := range []string{"table", "markdown", "json"} {
+		out, stderr, code := runCLI(t, "", "diff", base, head, "-o", format, "--now", "2026-11-22")
+		if code != 1 {
+			t.Errorf("-o %s: exit %d, want 1 (planted)\n%s", format, code, stderr)
+		}
+		for _, s := range []string{out, stderr} {
+			if strings.Contains(s, "PRIVATE KEY") || strings.Contains(s, lines[1]) || strings.Contains(s, base64.StdEncoding.EncodeToString([]byte(key))[:40]) {
+				t.Fatalf("-o %s echoes key material:\n%s", format, s)
+			}
+		}
+	}
+}
+
+func TestDiffUsage(t *testing.T) {
+	base, head, _ := diffDirs(t)
+	cases := []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"unknown format", []string{"diff", base, head, "-o", "yaml"}, 2},
+		{"bad --now", []string{"diff", base, head, "--now", "soon"}, 2},
+		{"no BASE", []string{"diff"}, 2},
+		{"BASE neither revision nor directory", []string{"diff", filepath.Join(base, "nothing")}, 2},
+		{"directories and a PATH", []string{"diff", base, head, "x"}, 2},
+		{"same directory twice", []string{"diff", base, base}, 0},
+		{"allowed planted", []string{"diff", base, head, "--allow-unexplained"}, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, stderr, code := runCLI(t, "", tc.args...); code != tc.want {
+				t.Errorf("exit %d, want %d\n%s", code, tc.want, stderr)
+			}
+		})
+	}
+}

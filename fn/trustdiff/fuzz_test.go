@@ -1,0 +1,120 @@
+package trustdiff
+
+import (
+	"bytes"
+	"encoding/base64"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rotate-certs/rotate-certs/internal/testpki"
+	"sigs.k8s.io/kustomize/kyaml/kio"
+)
+
+var fuzzNow = testpki.GoldenNow
+
+// tree parses manifests into a model; nil when they do not parse.
+func tree(text string) *Tree {
+	items, err := (&kio.ByteReader{Reader: strings.NewReader(text), OmitReaderAnnotations: true}).Read()
+	if err != nil {
+		return nil
+	}
+	return Build(Input{Items: items})
+}
+
+// outputs are every format of r.
+func outputs(t *testing.T, r Result) [][]byte {
+	j, err := JSON(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return [][]byte{j, []byte(Table(r, false)), []byte(Markdown(r, MarkdownOptions{}))}
+}
+
+// keySeed is a manifest holding a key beside its CA.
+func keySeed(ca, leaf testpki.Cert, extra ...testpki.Cert) string {
+	bundle := string(ca.PEM())
+	for _, c := range extra {
+		bundle += string(c.PEM())
+	}
+	enc := base64.StdEncoding.EncodeToString
+	return "apiVersion: v1\nkind: Secret\nmetadata: {name: ca, namespace: a}\ndata:\n  ca.crt: " + enc([]byte(bundle)) +
+		"\n  tls.crt: " + enc(leaf.PEM()) + "\n  tls.key: " + enc(ca.KeyPEM()) +
+		"\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w, namespace: a}\nspec:\n  template:\n    spec:\n      containers:\n      - name: c\n        envFrom:\n        - secretRef: {name: ca}\n"
+}
+
+// FuzzDiff: no panic; no key echoed; diff A A is empty; diff A B's added
+// CAs are diff B A's removed ones.
+func FuzzDiff(f *testing.F) {
+	caOld, caNew := testpki.Fixture("ca-2025"), testpki.Fixture("ca-2026")
+	f.Add(keySeed(caOld, testpki.Fixture("leaf-old")), keySeed(caNew, testpki.Fixture("leaf-new"), caOld))
+	f.Add(keySeed(caOld, testpki.Fixture("leaf-old")), "")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		ta, tb := tree(a), tree(b)
+		if ta == nil || tb == nil {
+			return
+		}
+		if r := Compare(ta, tree(a), fuzzNow); !r.Empty() {
+			t.Fatalf("diff A A is not empty: %+v", r)
+		}
+		ab, ba := Compare(ta, tb, fuzzNow), Compare(tb, ta, fuzzNow)
+		if got, want := caSet(ab, true), caSet(ba, false); got != want {
+			t.Fatalf("added %q, reverse removed %q", got, want)
+		}
+		for _, out := range append(outputs(t, ab), outputs(t, ba)...) {
+			if bytes.Contains(out, []byte("PRIVATE KEY")) || bytes.Contains(out, []byte("BEGIN")) {
+				t.Fatalf("output holds PEM: %s", out)
+			}
+		}
+	})
+}
+
+// caSet is the sorted set of (object, CA) added (or removed) in r.
+func caSet(r Result, added bool) string {
+	var out []string
+	for _, t := range r.Trust {
+		cas := t.Removed
+		if added {
+			cas = t.Added
+		}
+		for _, c := range cas {
+			out = append(out, t.Resource.id()+" "+t.Field+" "+c.SHA256)
+		}
+	}
+	slices.Sort(out)
+	return strings.Join(out, "\n")
+}
+
+func TestNoKeyMaterialInAnyFormat(t *testing.T) {
+	caOld, caNew := testpki.Fixture("ca-2025"), testpki.Fixture("ca-2026")
+	base, head := tree(keySeed(caOld, testpki.Fixture("leaf-old"))), tree(keySeed(caNew, testpki.Fixture("leaf-new")))
+	r := Compare(base, head, fuzzNow)
+	if r.Summary.Added == 0 || r.Summary.Removed == 0 {
+		t.Fatalf("want a change, got %+v", r.Summary)
+	}
+	key := string(caNew.KeyPEM())
+	body := strings.Join(strings.Split(strings.TrimSpace(key), "\n")[1:2], "")
+	for _, out := range outputs(t, r) {
+		if strings.Contains(string(out), body) || strings.Contains(string(out), base64.StdEncoding.EncodeToString([]byte(key))[:40]) {
+			t.Fatalf("output holds the key: %s", out)
+		}
+	}
+}
+
+func TestMarkdownIsCutAndSaysSo(t *testing.T) {
+	r := Result{SchemaVersion: SchemaVersion}
+	for i := 0; i < 3000; i++ {
+		r.Rolls = append(r.Rolls, Roll{Resource: Resource{Kind: "Deployment", Namespace: "ns", Name: strings.Repeat("w", 40) + string(rune('a'+i%26))}})
+	}
+	r.Summary.Rolls = len(r.Rolls)
+	md := Markdown(r, MarkdownOptions{Command: "rotate-certs diff main HEAD"})
+	if len(md) > MaxMarkdown {
+		t.Fatalf("%d characters, over %d", len(md), MaxMarkdown)
+	}
+	if !strings.Contains(md, "line(s) of Rolls") || !strings.Contains(md, "rotate-certs diff main HEAD") {
+		t.Fatalf("the cut comment does not say what it left out and how to see it:\n%s", md[len(md)-400:])
+	}
+	if !strings.HasPrefix(md, "### rotate-certs diff: PASS") {
+		t.Errorf("verdict not first: %.80s", md)
+	}
+}
