@@ -1,20 +1,19 @@
 package trustdiff
 
 import (
-	"github.com/rotate-certs/rotate-certs/fn/report"
+	"github.com/rotate-certs/rotate-certs/fn/inventory"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // The one place the diff reads certificate finding: the certificates of
-// the items as `check` finds them. When finding has a package of its own,
-// this adapter is all that changes.
+// the items as `check` finds them (package inventory).
 
 // found is one certificate in one value of one resource.
-type found = report.Found
+type found = inventory.Found
 
 // findCertificates returns every certificate of items and the values that
 // hold certificate data that does not parse.
-func findCertificates(items []*yaml.RNode) ([]found, []report.Problem) {
-	inv := report.Scan(items)
+func findCertificates(items []*yaml.RNode) ([]found, []inventory.Problem) {
+	inv := inventory.Scan(items)
 	return inv.Certificates, inv.Problems
 }
