@@ -118,6 +118,12 @@ func pairs(base, head *Tree) (keys []string, b, h map[string]*TrustObject) {
 // added, removed and kept.
 func trustChanges(base, head *Tree) []TrustChange {
 	keys, b, h := pairs(base, head)
+	prior := map[string]bool{} // object key and CA held at BASE
+	for _, o := range base.Trust {
+		for sh := range shas(o) {
+			prior[o.key()+"\x00"+sh] = true
+		}
+	}
 	var out []TrustChange
 	for _, k := range keys {
 		bo, ho := b[k], h[k]
@@ -126,7 +132,7 @@ func trustChanges(base, head *Tree) []TrustChange {
 		if ho != nil {
 			tc.Resource, tc.Field, tc.Bundle, tc.Consumers = ho.Resource, ho.Field, ho.Bundle, ho.Consumers
 			for _, c := range uniqueCAs(ho) {
-				ca := explain(head, ho, c, bs[sha(c)])
+				ca := explain(head, ho, c, bs[sha(c)], prior)
 				if bs[sha(c)] {
 					tc.Kept = append(tc.Kept, ca)
 				} else {
@@ -139,7 +145,7 @@ func trustChanges(base, head *Tree) []TrustChange {
 		if bo != nil {
 			for _, c := range uniqueCAs(bo) {
 				if !hs[sha(c)] {
-					tc.Removed = append(tc.Removed, explain(base, bo, c, true))
+					tc.Removed = append(tc.Removed, explain(base, bo, c, true, nil))
 				}
 			}
 		}
@@ -167,8 +173,11 @@ func uniqueCAs(o *TrustObject) []*x509.Certificate {
 }
 
 // explain says why trust object o of tree t holds CA c; before says the
-// object held it on the other side too (for a CA kept or removed).
-func explain(t *Tree, o *TrustObject, c *x509.Certificate, before bool) CA {
+// object held it on the other side too (for a CA kept or removed). prior,
+// when not nil, are the other trust objects (key and CA) that held a CA
+// before the change: only those explain it, so that a CA pasted into two
+// objects at once does not explain itself.
+func explain(t *Tree, o *TrustObject, c *x509.Certificate, before bool, prior map[string]bool) CA {
 	s := sha(c)
 	ca := CA{Subject: pki.Subject(c), SHA256: s, NotAfter: c.NotAfter.UTC(), Why: WhyUnexplained}
 	if r, ok := o.Reasons[s]; ok && (r.Why != WhyCarried || before) {
@@ -179,26 +188,34 @@ func explain(t *Tree, o *TrustObject, c *x509.Certificate, before bool) CA {
 		ca.Why, ca.Source = WhySource, where
 		return ca
 	}
-	if where := heldElsewhere(t, o, s); where != "" {
-		ca.Why, ca.Source = WhySource, where
+	if before && len(t.Holders[s]) == 0 {
+		ca.Why = WhyCarried // its own data held it; another trust object is no source
 		return ca
 	}
-	if before {
-		ca.Why = WhyCarried
+	if where := heldElsewhere(t, o, s, prior); where != "" {
+		ca.Why, ca.Source = WhySource, where
 	}
 	return ca
 }
 
 // heldElsewhere names an object of t other than o that holds the CA sha:
-// a policy's source, an object holding it outside trust data (the CA's own
-// Secret, a snapshot), or another trust object that holds it; "" when none
-// does.
-func heldElsewhere(t *Tree, o *TrustObject, s string) string {
+// an object holding it outside trust data (the CA's own Secret, a
+// snapshot), or another trust object that holds it (and, with prior, held
+// it before the change); "" when none does.
+func heldElsewhere(t *Tree, o *TrustObject, s string, prior map[string]bool) string {
 	if hs := t.Holders[s]; len(hs) > 0 {
 		return hs[0].Resource.String() + " " + hs[0].Key
 	}
-	for _, other := range t.Trust {
-		if other != o && other.Resource.id() != o.Resource.id() && shas(other)[s] {
+	if t.bySHA == nil {
+		t.bySHA = map[string][]*TrustObject{}
+		for _, x := range t.Trust {
+			for sh := range shas(x) {
+				t.bySHA[sh] = append(t.bySHA[sh], x)
+			}
+		}
+	}
+	for _, other := range t.bySHA[s] {
+		if other != o && other.Resource.id() != o.Resource.id() && (prior == nil || prior[other.key()+"\x00"+s]) {
 			return other.Resource.String() + " " + other.Field
 		}
 	}

@@ -206,7 +206,8 @@ type Tree struct {
 	// Problems are what could not be read, one line each (scrubbed).
 	Problems []string
 
-	byResource map[string][]Cert // Certs by Resource.id, made when first asked
+	byResource map[string][]Cert         // Certs by Resource.id, made when first asked
+	bySHA      map[string][]*TrustObject // Trust by the CAs they hold, made when first asked
 }
 
 // sha is the hex SHA-256 of c.

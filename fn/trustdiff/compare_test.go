@@ -1,0 +1,48 @@
+package trustdiff
+
+import (
+	"encoding/base64"
+	"testing"
+
+	"github.com/rotate-certs/rotate-certs/internal/testpki"
+)
+
+// trustSecret is a Secret holding cas under ca.crt.
+func trustSecret(name string, cas ...testpki.Cert) string {
+	var p []byte
+	for _, c := range cas {
+		p = append(p, c.PEM()...)
+	}
+	return "apiVersion: v1\nkind: Secret\nmetadata: {name: " + name + ", namespace: a}\ndata:\n  ca.crt: " + base64.StdEncoding.EncodeToString(p) + "\n"
+}
+
+func TestWhyWithoutPolicy(t *testing.T) {
+	caOld, caNew, attacker := testpki.Fixture("ca-2025"), testpki.Fixture("ca-2026"), testpki.Fixture("attacker-ca")
+	own := "apiVersion: v1\nkind: Secret\nmetadata: {name: new-ca, namespace: a}\ndata:\n  tls.crt: " + base64.StdEncoding.EncodeToString(caNew.PEM()) + "\n"
+	cases := []struct {
+		name, base, head string
+		planted          int
+		why              string // of the first CA added to object "one"
+	}{
+		{"held by its own Secret", trustSecret("one", caOld), trustSecret("one", caOld, caNew) + "---\n" + own, 0, WhySource},
+		{"held by another trust object before the change", trustSecret("one", caOld) + "---\n" + trustSecret("two", caNew),
+			trustSecret("one", caOld, caNew) + "---\n" + trustSecret("two", caNew), 0, WhySource},
+		{"pasted into two objects at once", trustSecret("one", caOld) + "---\n" + trustSecret("two", caOld),
+			trustSecret("one", caOld, attacker) + "---\n" + trustSecret("two", caOld, attacker), 2, WhyUnexplained},
+		{"held by nothing", trustSecret("one", caOld), trustSecret("one", caOld, attacker), 1, WhyUnexplained},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := Compare(tree(tc.base), tree(tc.head), fuzzNow)
+			if len(r.Planted) != tc.planted {
+				t.Errorf("planted %+v, want %d", r.Planted, tc.planted)
+			}
+			if len(r.Trust) == 0 || r.Trust[0].Resource.Name != "one" || len(r.Trust[0].Added) != 1 || r.Trust[0].Added[0].Why != tc.why {
+				t.Fatalf("trust %+v, want one CA added to one, why %s", r.Trust, tc.why)
+			}
+			if len(r.Trust[0].Kept) != 1 || r.Trust[0].Kept[0].Why != WhyCarried {
+				t.Errorf("kept %+v, want the old CA carried", r.Trust[0].Kept)
+			}
+		})
+	}
+}
