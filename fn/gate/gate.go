@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
-	"github.com/rotate-certs/rotate-certs/fn/report"
 	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/rotate-certs/rotate-certs/fn/trustdiff"
@@ -144,8 +143,8 @@ func readSide(o Options, s Side, stderr io.Writer) (*trustdiff.Tree, error) {
 	for _, p := range set.Problems {
 		problems = append(problems, kube.ScrubMessage(strings.ReplaceAll(p.Message, root+string(filepath.Separator), "")))
 	}
-	rows, errs := explain(set.Items, o.Now)
-	tree := trustdiff.Build(trustdiff.Input{Items: set.Items, Explained: rows, File: rel})
+	ex, errs := explain(set.Items, o.Now)
+	tree := trustdiff.Build(trustdiff.Input{Items: set.Items, Explained: ex.Trust, Waves: ex.Waves, File: rel})
 	tree.Problems = append(append(problems, errs...), tree.Problems...)
 	return tree, nil
 }
@@ -161,11 +160,12 @@ func relativeTo(root string) func(string) string {
 }
 
 // explain runs each package's policies (resio.Split: a policy's directory
-// and below) and returns why each bundle's targets hold each CA; a policy
-// that cannot be applied is a problem.
-func explain(items []*yaml.RNode, now time.Time) ([]report.Trusted, []string) {
+// and below) and returns why each bundle's targets hold each CA and the
+// roll-outs in waves not done; a policy that cannot be applied is a
+// problem.
+func explain(items []*yaml.RNode, now time.Time) (rotate.Explanation, []string) {
 	pkgs, _ := resio.Split(items)
-	var rows []report.Trusted
+	var all rotate.Explanation
 	var problems []string
 	for _, p := range pkgs {
 		var rest []*yaml.RNode
@@ -180,10 +180,11 @@ func explain(items []*yaml.RNode, now time.Time) ([]report.Trusted, []string) {
 				problems = append(problems, kube.ScrubMessage(fmt.Sprintf("policy %s: %v", kube.RefOf(pol), err)))
 				continue
 			}
-			rows = append(rows, e.Trust...)
+			all.Trust = append(all.Trust, e.Trust...)
+			all.Waves = append(all.Waves, e.Waves...)
 		}
 	}
-	return rows, problems
+	return all, problems
 }
 
 // materialize returns the directory a side is read from and the paths to

@@ -2,12 +2,14 @@ package gate
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/rotate-certs/rotate-certs/fn/repo"
 	"github.com/rotate-certs/rotate-certs/fn/trustdiff"
+	"github.com/rotate-certs/rotate-certs/internal/golden"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
 )
 
@@ -202,5 +204,40 @@ func TestForgedRetiredTimeIsPlanted(t *testing.T) {
 	res, code := r.result(base, head)
 	if code != Failing || len(res.Planted) != 1 || res.Planted[0].Annotation != "rotate-certs.dev/retired" || res.Planted[0].SHA256 != shaOf(caOld) {
 		t.Fatalf("exit %d, planted %+v", code, res.Planted)
+	}
+}
+
+func TestRenderInWavesListsEachRollAndItsWave(t *testing.T) {
+	r := newRepo(t)
+	files := map[string]string{}
+	dir := golden.Path("examples", "waves")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if b, err := os.ReadFile(filepath.Join(dir, e.Name())); err == nil && strings.HasSuffix(e.Name(), ".yaml") {
+			files["waves/"+e.Name()] = string(b)
+		}
+	}
+	base := r.commit(files)
+	var out, errb bytes.Buffer
+	if code := repo.Render(filepath.Join(r.dir, "waves"), repo.Options{At: testpki.GoldenNow, Stdout: &out, Stderr: &errb}); code != 0 {
+		t.Fatalf("render: %d %s", code, errb.String())
+	}
+	res, code := r.result(base, r.commit(nil))
+	if code != OK || len(res.Breaks)+len(res.Planted) != 0 {
+		t.Fatalf("exit %d, breaks %+v, planted %+v", code, res.Breaks, res.Planted)
+	}
+	now, later := 0, 0
+	for _, w := range res.Rolls {
+		if w.Wave == "" {
+			now++
+		} else if strings.Contains(w.Wave, "of 4, due") {
+			later++
+		}
+	}
+	if now != 3 || later != 9 {
+		t.Errorf("rolls %+v: want 3 now and 9 in later waves", res.Rolls)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/certmanager"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
@@ -23,6 +24,9 @@ type Input struct {
 	// Explained are, for the policies among Items, why each bundle's
 	// targets hold each CA (rotate.Explain's Trust rows).
 	Explained []report.Trusted
+	// Waves are the policies' roll-outs in waves that are not done
+	// (rotate.Explain's Waves): which wave rolls each workload, and when.
+	Waves []restart.PendingWaves
 	// File maps the file a resource was read from to the path shown (the
 	// path below the top of the tree); nil shows it as read.
 	File func(string) string
@@ -63,12 +67,28 @@ func Build(in Input) *Tree {
 		b.nodes[kube.RefOf(item)] = item
 		b.object(item)
 	}
+	b.waves()
 	certs, problems := findCertificates(withoutPolicies(in.Items))
 	b.values(certs)
 	for _, p := range problems {
 		b.tree.Problems = append(b.tree.Problems, kube.ScrubMessage(fmt.Sprintf("%s %s: %s", p.Ref, p.Field, p.Message)))
 	}
 	return b.tree
+}
+
+// waves sets the wave of each workload a pending roll-out rolls later.
+func (b *builder) waves() {
+	wave := map[string]string{}
+	for _, w := range b.in.Waves {
+		for _, p := range w.Pending {
+			for _, ref := range p.Workloads {
+				wave[b.resource(ref).id()] = fmt.Sprintf("bundle %s: wave %d of %d, due %s", kube.Safe(w.Bundle), p.Number, w.Waves, p.Due.UTC().Format(time.RFC3339))
+			}
+		}
+	}
+	for i := range b.tree.Workloads {
+		b.tree.Workloads[i].Wave = wave[b.tree.Workloads[i].Resource.id()]
+	}
 }
 
 // withoutPolicies drops the RotationPolicies of items.

@@ -77,7 +77,7 @@ func Compare(base, head *Tree, now time.Time) Result {
 	r := Result{SchemaVersion: SchemaVersion, Now: now.UTC()}
 	r.Trust = trustChanges(base, head)
 	r.Breaks = breaks(base, head, now)
-	r.Planted = append(plantedCAs(r.Trust), memoryChanges(base, head)...)
+	r.Planted = append(plantedCAs(r.Trust), memoryChanges(base, head, now)...)
 	r.Rolls = rolls(base, head)
 	r.Rollouts = rollouts(base, head)
 	r.Alerts = alertChanges(base, head)
@@ -254,26 +254,34 @@ func plantedCAs(changes []TrustChange) []Planted {
 	return out
 }
 
-// rolls lists the workloads of both trees whose pod template changed.
+// rolls lists the workloads whose pod template the change changes (they
+// roll now), then those a roll-out in waves at HEAD rolls later that it did
+// not at BASE, with their wave.
 func rolls(base, head *Tree) []Roll {
-	before := map[string]string{}
+	before := map[string]Workload{}
 	for _, w := range base.Workloads {
-		before[w.Resource.id()] = w.Template
+		before[w.Resource.id()] = w
 	}
-	var out []Roll
+	var now, later []Roll
 	for _, w := range head.Workloads {
-		if t, ok := before[w.Resource.id()]; ok && t != w.Template {
-			out = append(out, Roll{Resource: w.Resource, Wave: w.Wave})
+		b, ok := before[w.Resource.id()]
+		switch {
+		case ok && b.Template != w.Template:
+			now = append(now, Roll{Resource: w.Resource})
+		case w.Wave != "" && (!ok || b.Wave != w.Wave):
+			later = append(later, Roll{Resource: w.Resource, Wave: w.Wave})
 		}
 	}
-	return out
+	return append(now, later...)
 }
 
-// rolled returns the ids of the workloads rolls lists.
+// rolled returns the ids of the workloads the change rolls now.
 func rolled(base, head *Tree) map[string]bool {
 	out := map[string]bool{}
 	for _, r := range rolls(base, head) {
-		out[r.Resource.id()] = true
+		if r.Wave == "" {
+			out[r.Resource.id()] = true
+		}
 	}
 	return out
 }

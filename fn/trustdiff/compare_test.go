@@ -46,3 +46,31 @@ func TestWhyWithoutPolicy(t *testing.T) {
 		})
 	}
 }
+
+func TestRetiredLinesARenderWritesAreNotPlanted(t *testing.T) {
+	caOld, caNew := testpki.Fixture("ca-2025"), testpki.Fixture("ca-2026")
+	own := "---\napiVersion: v1\nkind: Secret\nmetadata: {name: new-ca, namespace: a}\ndata:\n  tls.crt: " + base64.StdEncoding.EncodeToString(caNew.PEM()) + "\n"
+	withLine := func(c testpki.Cert, at string) string {
+		s := trustSecret("one", caNew, caOld)
+		return s[:len("apiVersion: v1\nkind: Secret\n")] + "metadata:\n  name: one\n  namespace: a\n  annotations:\n    rotate-certs.dev/retired: \"" +
+			shaOf(c) + " " + at + "\"\n" + s[len("apiVersion: v1\nkind: Secret\nmetadata: {name: one, namespace: a}\n"):] + own
+	}
+	base := trustSecret("one", caNew, caOld) + own
+	cases := []struct {
+		name, head string
+		planted    int
+	}{
+		{"the old CA retired at the render", withLine(caOld, "2026-11-21T00:00:00Z"), 0},
+		{"the current CA retired", withLine(caNew, "2026-11-21T00:00:00Z"), 1},
+		{"the old CA retired after now", withLine(caOld, "2026-12-21T00:00:00Z"), 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if r := Compare(tree(base), tree(tc.head), fuzzNow); len(r.Planted) != tc.planted {
+				t.Errorf("planted %+v, want %d", r.Planted, tc.planted)
+			}
+		})
+	}
+}
+
+func shaOf(c testpki.Cert) string { return sha(c.Cert) }

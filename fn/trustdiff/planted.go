@@ -35,14 +35,15 @@ type memory struct {
 
 // memoryChanges lists the edits of the memory annotations (retired,
 // previous, seen) of every trust object that alter what it trusts or when
-// a CA leaves it. What a render writes is not listed: a retired line for a
-// CA that stopped being current, a line dropped with its CA, previous and
+// a CA leaves it. What a render writes is not listed: a retired line, at
+// a time no later than now, for a CA of the data that is not current; a
+// line dropped with its CA; previous and
 // seen naming CAs the data or a source held.
-func memoryChanges(base, head *Tree) []Planted {
+func memoryChanges(base, head *Tree, now time.Time) []Planted {
 	var out []Planted
 	for _, m := range memories(base, head) {
 		if m.before[trustbundle.RetiredAnnotation] != m.now[trustbundle.RetiredAnnotation] {
-			out = append(out, retiredEdits(m, base, head)...)
+			out = append(out, retiredEdits(m, head, now)...)
 		}
 		for _, name := range []string{trustbundle.PreviousAnnotation, trustbundle.SeenAnnotation} {
 			if m.before[name] != m.now[name] {
@@ -100,14 +101,16 @@ func record(text string) map[string]time.Time {
 }
 
 // retiredEdits words the edits of a retirement record that a render does
-// not make: a time changed, a line added for a CA still current or never
-// current, a line dropped for a CA the data still holds and no source does.
-func retiredEdits(m *memory, base, head *Tree) []Planted {
+// not make: a time changed; a line added for a CA still current, one the
+// data did not hold at BASE, or at a time after now (a render writes a
+// line, at its time, for a CA of the data that is no longer current); a
+// line dropped for a CA the data still holds and no source does.
+func retiredEdits(m *memory, head *Tree, now time.Time) []Planted {
 	b, h := record(m.before[trustbundle.RetiredAnnotation]), record(m.now[trustbundle.RetiredAnnotation])
 	var out []Planted
 	add := func(entry, reason string) {
 		s, _, _ := strings.Cut(entry, " ")
-		out = append(out, Planted{Resource: m.res, Field: m.field, Subject: subjectIn(s, base, head), SHA256: s,
+		out = append(out, Planted{Resource: m.res, Field: m.field, Subject: subjectIn(s, head), SHA256: s,
 			Annotation: trustbundle.RetiredAnnotation, Reason: reason})
 	}
 	for _, e := range sortedKeys(h) {
@@ -116,8 +119,8 @@ func retiredEdits(m *memory, base, head *Tree) []Planted {
 		switch {
 		case was && !at.Equal(h[e]):
 			add(e, fmt.Sprintf("retirement time changed from %s to %s: it changes when the CA leaves", stamp(at), stamp(h[e])))
-		case !was && (current(head, s) || !current(base, s)):
-			add(e, fmt.Sprintf("retirement line added (%s) for a CA that did not stop being current: it changes when the CA leaves", stamp(h[e])))
+		case !was && (current(head, s) || !m.dataB[s] || h[e].After(now)):
+			add(e, fmt.Sprintf("retirement line added (%s) for a CA that is still current, was not in the data, or at a time after now: it changes when the CA leaves", stamp(h[e])))
 		}
 	}
 	for _, e := range sortedKeys(b) {
