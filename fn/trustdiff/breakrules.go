@@ -3,6 +3,7 @@ package trustdiff
 import (
 	"crypto/x509"
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/pki"
@@ -23,6 +24,7 @@ type breaker struct {
 	b, h       map[string]*TrustObject
 	baseAt     map[string]Cert
 	headHas    map[string]bool
+	index      map[string]int // position of each key in keys
 	rolled     map[string]bool
 	seen       map[string]bool
 	out        []Break
@@ -47,22 +49,32 @@ func breaks(base, head *Tree, now time.Time) []Break {
 		if prev, ok := k.baseAt[c.at()]; ok {
 			maps.Copy(cand, candidates(prev.Cert, k.base, k.head))
 		}
-		for _, key := range k.keys {
-			if cand[key] {
-				k.lost(c, key)
-				k.newAgainstOld(c, key)
-			}
+		for _, key := range k.ordered(cand) {
+			k.lost(c, key)
+			k.newAgainstOld(c, key)
 		}
 	}
 	for _, c := range base.Certs {
 		cand := candidates(c.Cert, k.base, k.head)
-		for _, key := range k.keys {
-			if cand[key] {
-				k.oldAgainstNew(c, key)
-			}
+		for _, key := range k.ordered(cand) {
+			k.oldAgainstNew(c, key)
 		}
 	}
 	return k.out
+}
+
+// ordered returns the keys of cand in the order of k.keys: each
+// certificate looks only at the trust objects it may chain to.
+func (k *breaker) ordered(cand map[string]bool) []string {
+	if k.index == nil {
+		k.index = make(map[string]int, len(k.keys))
+		for i, key := range k.keys {
+			k.index[key] = i
+		}
+	}
+	out := slices.Collect(maps.Keys(cand))
+	slices.SortFunc(out, func(a, b string) int { return k.index[a] - k.index[b] })
+	return out
 }
 
 // add records a break once.
