@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -239,5 +240,30 @@ func TestRenderInWavesListsEachRollAndItsWave(t *testing.T) {
 	}
 	if now != 3 || later != 9 {
 		t.Errorf("rolls %+v: want 3 now and 9 in later waves", res.Rolls)
+	}
+}
+
+func TestAddedIsReverseRemoved(t *testing.T) {
+	r := newRepo(t)
+	base := r.commit(gatewayTree(caOld, leafOld, caOld))
+	head := r.commit(gatewayTree(caNew, leafNew, caNew, attacker))
+	ab, _ := r.result(base, head)
+	ba, _ := r.result(head, base)
+	set := func(res trustdiff.Result, added bool) string {
+		var s []string
+		for _, tc := range res.Trust {
+			cas := tc.Removed
+			if added {
+				cas = tc.Added
+			}
+			for _, c := range cas {
+				s = append(s, tc.Resource.Name+" "+tc.Field+" "+c.SHA256)
+			}
+		}
+		slices.Sort(s)
+		return strings.Join(s, "\n")
+	}
+	if a, b := set(ab, true), set(ba, false); a != b || a == "" {
+		t.Errorf("added A->B:\n%s\nremoved B->A:\n%s", a, b)
 	}
 }
