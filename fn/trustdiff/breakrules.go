@@ -3,6 +3,7 @@ package trustdiff
 import (
 	"crypto/x509"
 	"maps"
+	"path"
 	"slices"
 	"time"
 
@@ -25,6 +26,7 @@ type breaker struct {
 	baseAt     map[string]Cert
 	headHas    map[string]bool
 	index      map[string]int // position of each key in keys
+	repl       map[string][2]*TrustObject
 	rolled     map[string]bool
 	seen       map[string]bool
 	out        []Break
@@ -36,7 +38,7 @@ type breaker struct {
 // certificates against the trust each consumer keeps.
 func breaks(base, head *Tree, now time.Time) []Break {
 	k := &breaker{base: newSide(base), head: newSide(head), seen: map[string]bool{}, baseAt: map[string]Cert{}, rolled: rolled(base, head),
-		v: &verifier{now: now, pools: map[*TrustObject]*x509.CertPool{}, seen: map[verifyKey]*x509.Certificate{}}, headHas: map[string]bool{}}
+		v: &verifier{now: now, pools: map[string]*x509.CertPool{}, seen: map[verifyKey]*x509.Certificate{}, sigs: map[*TrustObject]string{}, shas: map[*x509.Certificate]string{}}, repl: map[string][2]*TrustObject{}, headHas: map[string]bool{}}
 	k.keys, k.b, k.h = pairs(base, head)
 	for _, c := range base.Certs {
 		k.baseAt[c.at()] = c
@@ -101,7 +103,11 @@ func (k *breaker) lost(c Cert, key string) {
 	}
 	a := k.v.anchor(c.Cert, bo, k.base)
 	before := a != nil
-	if prev, ok := k.baseAt[c.at()]; !before && ok {
+	// The certificate its place held at BASE counts for the trust objects
+	// of its own directory: a re-issued issuer against its mesh's roots,
+	// not a re-issued leaf against an unrelated bundle that happens to
+	// hold its old CA.
+	if prev, ok := k.baseAt[c.at()]; !before && ok && path.Dir(bo.Resource.File) == path.Dir(c.Resource.File) {
 		before = k.v.anchor(prev.Cert, bo, k.base) != nil
 	}
 	if !before || k.v.anchor(c.Cert, ho, k.head) != nil {
@@ -121,6 +127,16 @@ func (k *breaker) lost(c Cert, key string) {
 // replaced returns the two sides of a trust object whose CAs the change
 // replaced (some added, some removed), nil when it did not.
 func (k *breaker) replaced(key string) (bo, ho *TrustObject) {
+	r, ok := k.repl[key]
+	if !ok {
+		r[0], r[1] = k.replace(key)
+		k.repl[key] = r
+	}
+	return r[0], r[1]
+}
+
+// replace is replaced, computed.
+func (k *breaker) replace(key string) (bo, ho *TrustObject) {
 	bo, ho = k.b[key], k.h[key]
 	if bo == nil || ho == nil {
 		return nil, nil
@@ -191,7 +207,7 @@ func (k *breaker) stillPresented(c Cert) bool {
 	if k.headHas[c.at()+"\x00"+sha(c.Cert)] {
 		return false // still in the tree: lost covers it
 	}
-	keep, _ := k.keepers(k.head.tree.Readers[readerKey(c.Resource.Kind, c.Resource.Namespace, c.Resource.Name)])
+	keep, _ := k.keepers(near(k.head.tree.Readers[readerKey(c.Resource.Kind, c.Resource.Namespace, c.Resource.Name)], c.Resource.File))
 	return len(keep) > 0
 }
 

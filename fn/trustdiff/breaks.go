@@ -2,6 +2,9 @@ package trustdiff
 
 import (
 	"crypto/x509"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/pki"
@@ -66,13 +69,40 @@ func newSide(t *Tree) *side {
 // pair once.
 type verifier struct {
 	now   time.Time
-	pools map[*TrustObject]*x509.CertPool
+	pools map[string]*x509.CertPool
 	seen  map[verifyKey]*x509.Certificate
+	sigs  map[*TrustObject]string
+	shas  map[*x509.Certificate]string
 }
 
+// sha is sha(c), computed once per certificate.
+func (v *verifier) sha(c *x509.Certificate) string {
+	s, ok := v.shas[c]
+	if !ok {
+		s = sha(c)
+		v.shas[c] = s
+	}
+	return s
+}
+
+// verifyKey is one verification by content: the certificate, the CAs of
+// the trust object and the side whose intermediates build the chain. A
+// repository of many clusters holds the same certificates and bundles
+// once per cluster; each is verified once.
 type verifyKey struct {
-	cert  *x509.Certificate
-	trust *TrustObject
+	cert, trust string
+	side        *side
+}
+
+// sig returns the identity of o's set of CAs.
+func (v *verifier) sig(o *TrustObject) string {
+	s, ok := v.sigs[o]
+	if !ok {
+		ks := slices.Sorted(maps.Keys(shas(o)))
+		s = strings.Join(ks, ",")
+		v.sigs[o] = s
+	}
+	return s
 }
 
 // anchor returns the CA of o that c chains to at v.now through the
@@ -81,17 +111,17 @@ func (v *verifier) anchor(c *x509.Certificate, o *TrustObject, s *side) *x509.Ce
 	if o == nil || len(o.CAs) == 0 {
 		return nil
 	}
-	k := verifyKey{c, o}
+	k := verifyKey{cert: v.sha(c), trust: v.sig(o), side: s}
 	if a, ok := v.seen[k]; ok {
 		return a
 	}
-	pool, ok := v.pools[o]
+	pool, ok := v.pools[k.trust]
 	if !ok {
 		pool = x509.NewCertPool()
 		for _, ca := range o.CAs {
 			pool.AddCert(ca)
 		}
-		v.pools[o] = pool
+		v.pools[k.trust] = pool
 	}
 	var a *x509.Certificate
 	chains, err := c.Verify(x509.VerifyOptions{Roots: pool, Intermediates: s.inter, CurrentTime: v.now, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageAny}})

@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"encoding/hex"
 	"fmt"
+	"path"
 	"strings"
 	"time"
 
@@ -237,9 +238,9 @@ func memoryOf(node *yaml.RNode) map[string]string {
 func (b *builder) consumers(o *TrustObject, node *yaml.RNode) []Consumer {
 	switch {
 	case o.Resource.Kind == "Secret" || o.Resource.Kind == "ConfigMap":
-		return b.tree.Readers[readerKey(o.Resource.Kind, o.Resource.Namespace, o.Resource.Name)]
+		return near(b.tree.Readers[readerKey(o.Resource.Kind, o.Resource.Namespace, o.Resource.Name)], o.Resource.File)
 	case o.Resource.Kind == restart.KindClusterTrustBundle:
-		out := append([]Consumer(nil), b.tree.Readers[readerKey(o.Resource.Kind, "", o.Resource.Name)]...)
+		out := near(b.tree.Readers[readerKey(o.Resource.Kind, "", o.Resource.Name)], o.Resource.File)
 		signer := kube.ScalarAt(node, "spec", "signerName")
 		for _, r := range b.bySigner {
 			if signer != "" && r.signer == signer && r.selector != nil && r.selector.Matches(node.GetLabels()) {
@@ -248,7 +249,7 @@ func (b *builder) consumers(o *TrustObject, node *yaml.RNode) []Consumer {
 		}
 		return out
 	case o.Resource.Kind == certmanager.KindBundle:
-		return b.byName[o.Resource.Name]
+		return near(b.byName[o.Resource.Name], o.Resource.File)
 	}
 	return []Consumer{{Resource: o.Resource, Via: "API server"}}
 }
@@ -264,4 +265,21 @@ func digest(nodes ...*yaml.RNode) string {
 		h.Write([]byte{0})
 	}
 	return hex.EncodeToString(h.Sum(nil)[:12])
+}
+
+// near returns the readers of cs in file's directory when there are any,
+// else all of them: in a repository of many clusters each cluster's
+// workloads sit beside the objects they read; a package that keeps
+// workloads and trust in different directories still finds its readers.
+func near(cs []Consumer, file string) []Consumer {
+	var out []Consumer
+	for _, c := range cs {
+		if path.Dir(c.Resource.File) == path.Dir(file) {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		return append([]Consumer(nil), cs...)
+	}
+	return out
 }

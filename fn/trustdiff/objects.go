@@ -182,8 +182,8 @@ func sourceWords(s policy.Source) string {
 }
 
 // readerKey is the key of Tree.Readers: what a pod template names, the
-// kind, the workload's namespace and the name. It is not scoped to a
-// directory: in a repository of many clusters, a workload counts as a
-// reader of every object of that name, which may name more consumers than
+// kind, the workload's namespace and the name. The readers of an object
+// are those of its directory when there are any (near), else every
+// workload of the tree that names it: then possibly more consumers than
 // read it, never fewer.
 func readerKey(kind, namespace, name string) string { return kind + "\x00" + namespace + "\x00" + name }
