@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/rotate-certs/rotate-certs/fn/gate"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/resio"
@@ -80,7 +81,7 @@ func newDiffCommand(stdout, stderr io.Writer) *cobra.Command {
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if code := runDiff(cmd, o, args, stdout, stderr); code != gate.OK {
-				return exit(code, nil)
+				return exit.With(exit.Code(code), nil) // runDiff printed why
 			}
 			return nil
 		},

@@ -403,6 +403,16 @@ type invocation struct {
 
 func all(stdout string) string { return stdout }
 
+// emptyBase returns an empty directory beside dir: diff's BASE, so that
+// everything of the package is added at HEAD.
+func emptyBase(dir string) string {
+	base := filepath.Join(filepath.Dir(dir), "diff-empty-base")
+	if err := os.MkdirAll(base, 0o755); err != nil {
+		panic(err)
+	}
+	return base
+}
+
 // commands are every command of rotate-certs, run on a package: a new
 // command is one row.
 var commands = []invocation{
@@ -414,6 +424,13 @@ var commands = []invocation{
 	{name: "check -o json", args: func(dir, _ string) []string { return []string{"check", dir, "--now", checkNow, "-o", "json"} }, shown: all},
 	{name: "check -o svg", args: func(dir, _ string) []string { return []string{"check", dir, "--now", checkNow, "-o", "svg"} }, shown: all},
 	{name: "init", args: func(dir, _ string) []string { return []string{"init", dir, "--now", checkNow} }, shown: all},
+	{name: "diff", args: func(dir, _ string) []string { return []string{"diff", emptyBase(dir), dir, "--now", checkNow} }, shown: all},
+	{name: "diff -o markdown", args: func(dir, _ string) []string {
+		return []string{"diff", emptyBase(dir), dir, "--now", checkNow, "-o", "markdown"}
+	}, shown: all},
+	{name: "diff -o json", args: func(dir, _ string) []string {
+		return []string{"diff", emptyBase(dir), dir, "--now", checkNow, "-o", "json"}
+	}, shown: all},
 	{name: "snapshot", args: func(dir, file string) []string {
 		return []string{"snapshot", filepath.Join(dir, file), filepath.Join(dir, "gateway-ca.yaml")}
 	}, shown: all},

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/rotate-certs/rotate-certs/fn/repo"
 	"github.com/rotate-certs/rotate-certs/fn/trustdiff"
 	"github.com/rotate-certs/rotate-certs/internal/golden"
@@ -92,8 +93,8 @@ func TestProperRenderIsExplained(t *testing.T) {
 	base := r.commit(files)
 	r.commit(map[string]string{"gw/gateway-ca.yaml": gatewayTree(caNew, leafNew)["gw/gateway-ca.yaml"]})
 	var out, errb bytes.Buffer
-	if code := repo.Render(filepath.Join(r.dir, "gw"), repo.Options{At: testpki.GoldenNow, Stdout: &out, Stderr: &errb}); code != 0 {
-		t.Fatalf("render: %d %s", code, errb.String())
+	if err := repo.Render(filepath.Join(r.dir, "gw"), repo.Options{At: testpki.GoldenNow, Stdout: &out, Stderr: exit.NewPrinter(&errb, "rotate-certs render")}); err != nil {
+		t.Fatalf("render: %v %s", err, errb.String())
 	}
 	head := r.commit(nil)
 	res, code := r.result(base, head)
@@ -223,8 +224,8 @@ func TestRenderInWavesListsEachRollAndItsWave(t *testing.T) {
 	}
 	base := r.commit(files)
 	var out, errb bytes.Buffer
-	if code := repo.Render(filepath.Join(r.dir, "waves"), repo.Options{At: testpki.GoldenNow, Stdout: &out, Stderr: &errb}); code != 0 {
-		t.Fatalf("render: %d %s", code, errb.String())
+	if err := repo.Render(filepath.Join(r.dir, "waves"), repo.Options{At: testpki.GoldenNow, Stdout: &out, Stderr: exit.NewPrinter(&errb, "rotate-certs render")}); err != nil {
+		t.Fatalf("render: %v %s", err, errb.String())
 	}
 	res, code := r.result(base, r.commit(nil))
 	if code != OK || len(res.Breaks)+len(res.Planted) != 0 {
