@@ -3,6 +3,7 @@ package resio
 import (
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"os"
 	"path/filepath"
 
@@ -10,12 +11,17 @@ import (
 )
 
 // treeState is what writing a package tree back needs: the text of every
-// file read, by its path relative to the directory (slash-separated), and
-// each item's file and fingerprint as read.
+// file read, by its path relative to the directory (slash-separated), each
+// item's file and fingerprint as read, and each file's resources summed up
+// as read (filesOf). It is read-only once ReadTree returns, so that the
+// packages of one tree can be written back (WriteFiles) in parallel; each
+// fingerprint is taken with seed, so that one taken later compares with
+// those taken as read.
 type treeState struct {
-	files map[string][]byte
-	read  map[*yaml.Node]readState
-	fp    fingerprinter
+	files  map[string][]byte
+	read   map[*yaml.Node]readState
+	before map[string]string
+	seed   maphash.Seed
 }
 
 // ReadTree reads every *.yaml and *.yml file under dir by Walk's
@@ -32,7 +38,7 @@ func ReadTree(dir string) (*Resources, error) {
 	if len(found.Problems) > 0 {
 		return nil, errors.Join(found.Problems...)
 	}
-	t := &Resources{tree: &treeState{files: make(map[string][]byte, len(found.Files))}}
+	t := &Resources{tree: &treeState{files: make(map[string][]byte, len(found.Files)), seed: maphash.MakeSeed()}}
 	dp := newDocumentParser()
 	for _, f := range found.Files {
 		rel, err := filepath.Rel(dir, f)
@@ -56,5 +62,8 @@ func ReadTree(dir string) (*Resources, error) {
 		t.tree.files[rel] = data
 	}
 	t.tree.read = t.tree.states(t.Items, true)
+	// Once for the tree: summing every file at each package's write made
+	// a render of many packages grow with their square.
+	t.tree.before = filesOf(t.Items, t.tree.read)
 	return t, nil
 }
