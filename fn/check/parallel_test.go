@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/rotate-certs/rotate-certs/internal/golden"
 	"github.com/rotate-certs/rotate-certs/internal/synth"
 	"github.com/stretchr/testify/require"
@@ -35,15 +36,17 @@ func TestParallelCheckIsSerialCheck(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(broken, "bad.yaml"), []byte("a: [\n"), 0o644))
 	for _, format := range Formats {
 		t.Run(format, func(t *testing.T) {
-			run := func() (int, string, string) {
+			run := func() (exit.Code, string, string) {
 				var stdout, stderr bytes.Buffer
-				code := Run(Options{Paths: []string{dir}, Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Format: format}, &stdout, &stderr)
-				return code, stdout.String(), stderr.String()
+				log := exit.NewPrinter(&stderr, "rotate-certs check")
+				err := Run(Options{Paths: []string{dir}, Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Format: format}, &stdout, log)
+				log.Error(err) // as the command prints it
+				return exit.CodeOf(err), stdout.String(), stderr.String()
 			}
 			old := runtime.GOMAXPROCS(1)
 			code, stdout, stderr := run()
 			runtime.GOMAXPROCS(old)
-			require.Equal(t, Usage, code, stderr)
+			require.Equal(t, exit.Usage, code, stderr)
 			require.Contains(t, stderr, "policy broken")
 			require.Contains(t, stderr, "bad.yaml")
 			pcode, pstdout, pstderr := run()

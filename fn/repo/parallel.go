@@ -1,8 +1,6 @@
 package repo
 
 import (
-	"bytes"
-
 	"github.com/rotate-certs/rotate-certs/fn/parallel"
 	"github.com/rotate-certs/rotate-certs/fn/resio"
 )
@@ -13,26 +11,37 @@ type rendered struct {
 	err   error
 }
 
+// writes holds what a package's function wrote to stderr, write by write.
+type writes [][]byte
+
+func (w *writes) Write(b []byte) (int, error) {
+	*w = append(*w, append([]byte(nil), b...))
+	return len(b), nil
+}
+
 // renderAll renders each job (renderPackage) on o.Workers goroutines and
-// returns what each gave, in job order. Each package's stderr is held and
-// copied to o.Stderr in job order, as soon as every package before it is
+// returns what each gave, in job order. What each package writes to stderr
+// is held and written to o.Stderr in job order, write by write (the
+// printer scrubs each as it comes), as soon as every package before it is
 // done: the lines and their order are those of a render of one package
 // after the other, whatever finished first. The packages share tree, read
 // only, and nothing else.
 func renderAll(dir string, tree *resio.Resources, jobs []job, o Options) []rendered {
 	type held struct {
 		rendered
-		stderr []byte
+		stderr writes
 	}
 	outs := make([]rendered, len(jobs))
 	parallel.Map(len(jobs), o.Workers, func() func(int) held {
 		return func(i int) held {
-			var stderr bytes.Buffer
-			files, err := renderPackage(dir, tree, jobs[i], o, &stderr)
-			return held{rendered{files, err}, stderr.Bytes()}
+			var h held
+			h.files, h.err = renderPackage(dir, tree, jobs[i], o, &h.stderr)
+			return h
 		}
 	}, func(i int, h held) {
-		o.Stderr.Write(h.stderr)
+		for _, b := range h.stderr {
+			_, _ = o.Stderr.Write(b)
+		}
 		outs[i] = h.rendered
 	})
 	return outs
