@@ -9,8 +9,9 @@
 // (CPU time per resource from 10,000 to 300,000 resources); memory (peak
 // RSS over input size on the worst shapes found); repo (render and check
 // on a package of files, against kpt fn render with a no-op exec
-// function); kustomize (kustomize build with and without an exec
-// function).
+// function); fleet (render, re-render and check of a repository of 100 to
+// 10,000 clusters, two packages each, and how they grow); kustomize
+// (kustomize build with and without an exec function).
 //
 //	go run ./bench/compare -rotate-certs bin/rotate-certs -noop bin/noop-kyaml -kyaml bin/kyaml-path -scan bin/scan
 package main
@@ -49,13 +50,14 @@ func main() {
 	flag.StringVar(&c.kpt, "kpt", "kpt", "kpt binary (the repo section skips kpt without it)")
 	flag.StringVar(&c.kustomize, "kustomize", "bin/kustomize", "kustomize binary (the kustomize section is skipped without it)")
 	flag.IntVar(&c.runs, "runs", 3, "runs per program and input (median reported)")
-	sections := flag.String("sections", "shapes,scaling,memory,repo,kustomize", "sections to run")
+	sections := flag.String("sections", "shapes,scaling,memory,repo,fleet,kustomize", "sections to run")
 	sizes := flag.String("sizes", "10000,100000", "shapes: resource counts")
 	rerender := flag.String("rerender", "plain", "shapes: the shapes whose re-render is measured too (comma-separated, or all)")
 	scaling := flag.String("scaling", "10000,30000,100000,300000", "scaling: resource counts")
 	memSize := flag.Int("memory-mb", 64, "memory: input size of each worst shape, in MB")
 	repo := flag.Int("repo", 100000, "repo: resources in the package (10 per file)")
 	kptRepo := flag.Int("kpt-repo", 10000, "repo: resources in the package kpt renders (kpt keeps the whole package in memory at about 110 times its size)")
+	fleetSizes := flag.String("fleet", "100,1000,10000", "fleet: clusters in the repository (two packages each)")
 	kzSizes := flag.String("kustomize-sizes", "1000,2000", "kustomize: resource counts (kustomize's own build grows with the square of the resources)")
 	flag.Parse()
 
@@ -83,6 +85,8 @@ func main() {
 			c.repo(*repo, *kptRepo)
 		case "kustomize":
 			c.kustomizeOverhead(ints(*kzSizes))
+		case "fleet":
+			c.fleet(ints(*fleetSizes))
 		default:
 			fail(fmt.Errorf("-sections: unknown section %q", s))
 		}
@@ -92,8 +96,9 @@ func main() {
 // sample is one run of a program.
 type sample struct {
 	cpu  time.Duration // user + sys, children included
-	rss  int64         // peak, bytes
-	code int           // exit status
+	wall time.Duration
+	rss  int64 // peak, bytes
+	code int   // exit status
 }
 
 func (s sample) mb() float64 { return float64(s.rss) / 1e6 }
@@ -131,14 +136,15 @@ func (c *config) run(in, out string, mayFail bool, bin string, args ...string) s
 	if rerr != nil {
 		fail(fmt.Errorf("%s: no measurement (%v): %v\n%s", bin, rerr, err, lastLines(stderr.String(), 5)))
 	}
-	var user, sys float64
+	var user, sys, wall float64
 	var rss int64
 	var s sample
-	if _, err := fmt.Sscan(string(b), &user, &sys, &rss, &s.code); err != nil {
+	if _, err := fmt.Sscan(string(b), &user, &sys, &rss, &s.code, &wall); err != nil {
 		fail(fmt.Errorf("measurement %q: %v", b, err))
 	}
 	os.Remove(stats)
 	s.cpu = time.Duration((user + sys) * float64(time.Second))
+	s.wall = time.Duration(wall * float64(time.Second))
 	s.rss = rss * 1024
 	return s
 }
@@ -161,13 +167,15 @@ func measure(runs int, programs ...func() sample) []sample {
 
 func median(s []sample) sample {
 	cpu := make([]time.Duration, len(s))
+	wall := make([]time.Duration, len(s))
 	rss := make([]int64, len(s))
 	for i, x := range s {
-		cpu[i], rss[i] = x.cpu, x.rss
+		cpu[i], wall[i], rss[i] = x.cpu, x.wall, x.rss
 	}
 	slices.Sort(cpu)
+	slices.Sort(wall)
 	slices.Sort(rss)
-	return sample{cpu: cpu[len(cpu)/2], rss: rss[len(rss)/2], code: s[len(s)-1].code}
+	return sample{cpu: cpu[len(cpu)/2], wall: wall[len(wall)/2], rss: rss[len(rss)/2], code: s[len(s)-1].code}
 }
 
 // shapes compares function mode with the no-op kyaml function on each

@@ -14,6 +14,7 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/rotate-certs/rotate-certs/fn/inventory"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/parallel"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/report"
 	"github.com/rotate-certs/rotate-certs/fn/resio"
@@ -152,37 +153,54 @@ func thresholds(groups []group) (warn, fail time.Duration, ok, agree bool) {
 	return warn, fail, ok, agree
 }
 
-// build makes the report of every package: its certificates, and the
-// leaves its policies say to re-issue. A policy that cannot be applied is
-// an input error.
+// build makes the report of every package (buildPackage), the packages on
+// every core, and merges them in package order. A policy that cannot be
+// applied is an input error.
 func build(groups []group, now time.Time, warn, fail time.Duration, in *inputErrors) report.Report {
-	var parts []report.Report
-	for _, g := range groups {
-		var all rotate.Explanation
-		for _, p := range g.policies {
-			e, err := rotate.Explain(g.items, p, now)
-			if err != nil {
-				in.errorf("policy %s: %v", describe(p), err)
-				continue
-			}
-			all.Reissues = append(all.Reissues, e.Reissues...)
-			all.Trust = append(all.Trust, e.Trust...)
-			all.Waves = append(all.Waves, e.Waves...)
-			all.Renewals = append(all.Renewals, e.Renewals...)
-		}
-		part := report.Build(inventory.Scan(g.items), dedupeReissues(all.Reissues), all.Trust, now, warn, fail)
-		part.Waves, part.Renewals = all.Waves, all.Renewals
-		part = part.InPackage(g.path)
-		if len(g.policies) > 0 {
-			pkg := report.Package{Path: g.path}
-			for _, p := range g.policies {
-				pkg.Policies = append(pkg.Policies, kube.RefOf(p))
-			}
-			part.Packages = []report.Package{pkg}
-		}
-		parts = append(parts, part)
+	type built struct {
+		part report.Report
+		errs inputErrors
 	}
+	parts := make([]report.Report, len(groups))
+	parallel.Map(len(groups), 0, func() func(int) built {
+		return func(i int) built {
+			var b built
+			b.part = buildPackage(groups[i], now, warn, fail, &b.errs)
+			return b
+		}
+	}, func(i int, b built) {
+		parts[i] = b.part
+		in.errs = append(in.errs, b.errs.errs...)
+	})
 	return report.Merge(now, warn, fail, parts...)
+}
+
+// buildPackage makes the report of one package: its certificates, and the
+// leaves its policies say to re-issue.
+func buildPackage(g group, now time.Time, warn, fail time.Duration, in *inputErrors) report.Report {
+	var all rotate.Explanation
+	for _, p := range g.policies {
+		e, err := rotate.Explain(g.items, p, now)
+		if err != nil {
+			in.errorf("policy %s: %v", describe(p), err)
+			continue
+		}
+		all.Reissues = append(all.Reissues, e.Reissues...)
+		all.Trust = append(all.Trust, e.Trust...)
+		all.Waves = append(all.Waves, e.Waves...)
+		all.Renewals = append(all.Renewals, e.Renewals...)
+	}
+	part := report.Build(inventory.Scan(g.items), dedupeReissues(all.Reissues), all.Trust, now, warn, fail)
+	part.Waves, part.Renewals = all.Waves, all.Renewals
+	part = part.InPackage(g.path)
+	if len(g.policies) > 0 {
+		pkg := report.Package{Path: g.path}
+		for _, p := range g.policies {
+			pkg.Policies = append(pkg.Policies, kube.RefOf(p))
+		}
+		part.Packages = []report.Package{pkg}
+	}
+	return part
 }
 
 // render writes rep in o.Format.

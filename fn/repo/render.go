@@ -51,6 +51,10 @@ type Options struct {
 	// Stderr, the command's printer, gets the notes, the function's
 	// warnings and the summary.
 	Stderr exit.Printer
+	// Workers is how many packages render at once; 0 is one per core
+	// (GOMAXPROCS). Whatever it is, the files written, Stdout and Stderr
+	// are those of a render of one package after the other.
+	Workers int
 }
 
 // Render renders dir (see the package comment). It returns nil, or when
@@ -152,22 +156,21 @@ func paceCollector() (restore func()) {
 	return func() { debug.SetGCPercent(old) }
 }
 
-// renderJobs renders every package and returns the files they write,
-// sorted by path; any package failing, or two writing one file, fails
-// them all.
+// renderJobs renders every package (renderAll) and returns the files they
+// write, sorted by path; any package failing, or two writing one file,
+// fails them all.
 func renderJobs(dir string, tree *resio.Resources, jobs []job, o Options) ([]resio.File, error) {
 	var files []resio.File
 	var errs []error
-	for _, j := range jobs {
-		fs, err := renderPackage(dir, tree, j, o)
-		if err != nil {
+	for i, out := range renderAll(dir, tree, jobs, o) {
+		if err := out.err; err != nil {
 			if !exit.IsReport(err) && len(jobs) > 1 {
-				err = fmt.Errorf("package %s: %w", kube.SafePath(j.dir), err)
+				err = fmt.Errorf("package %s: %w", kube.SafePath(jobs[i].dir), err)
 			}
 			errs = append(errs, err)
 			continue
 		}
-		files = append(files, fs...)
+		files = append(files, out.files...)
 	}
 	if len(errs) > 0 {
 		if len(jobs) > 1 {
@@ -185,12 +188,14 @@ func renderJobs(dir string, tree *resio.Resources, jobs []job, o Options) ([]res
 }
 
 // renderPackage runs the function on one package's items and returns the
-// files to write: only those whose resources changed.
-func renderPackage(dir string, tree *resio.Resources, j job, o Options) ([]resio.File, error) {
+// files to write: only those whose resources changed. It reads tree and
+// changes nothing but the package's own items, so that packages render
+// in parallel; what the function says goes to stderr, the package's own.
+func renderPackage(dir string, tree *resio.Resources, j job, o Options, stderr io.Writer) ([]resio.File, error) {
 	if err := tree.CheckDuplicateKeys(dir, j.items); err != nil {
 		return nil, err
 	}
-	p := rotate.Processor{Now: o.Now, At: o.At, Stderr: o.Stderr}
+	p := rotate.Processor{Now: o.Now, At: o.At, Stderr: stderr}
 	out, _, err := p.Run(j.policy, j.items, nil)
 	if err != nil {
 		return nil, err

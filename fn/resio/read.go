@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/parallel"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -61,24 +62,43 @@ func ReadPaths(paths []string, stdin io.Reader) *Resources {
 		for _, err := range found.Problems {
 			s.problemf("%v", err)
 		}
+		var files []string
 		for _, f := range found.Files {
 			id := f
 			if abs, err := filepath.Abs(f); err == nil {
 				id = abs
 			}
-			if seen[id] {
-				continue
+			if !seen[id] {
+				seen[id] = true
+				files = append(files, f)
 			}
-			seen[id] = true
-			b, err := os.ReadFile(f)
-			if err != nil {
-				s.problemf("%v", err)
-				continue
-			}
-			s.parse(filepath.ToSlash(f), b)
 		}
+		s.readFiles(files)
 	}
 	return s
+}
+
+// readFiles reads and parses files on every core and adds what each gave
+// to s, in the order of files.
+func (s *Resources) readFiles(files []string) {
+	parallel.Map(len(files), 0, func() func(int) *Resources {
+		docs := newDocumentParser()
+		return func(i int) *Resources {
+			one := &Resources{docs: docs}
+			b, err := os.ReadFile(files[i])
+			if err != nil {
+				one.problemf("%v", err)
+				return one
+			}
+			one.parse(filepath.ToSlash(files[i]), b)
+			return one
+		}
+	}, func(_ int, one *Resources) {
+		s.Items = append(s.Items, one.Items...)
+		s.FunctionConfigs = append(s.FunctionConfigs, one.FunctionConfigs...)
+		s.Problems = append(s.Problems, one.Problems...)
+		s.Notes = append(s.Notes, one.Notes...)
+	})
 }
 
 func (s *Resources) problemf(format string, a ...any) {

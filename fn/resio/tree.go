@@ -3,19 +3,28 @@ package resio
 import (
 	"errors"
 	"fmt"
+	"hash/maphash"
+	"maps"
 	"os"
 	"path/filepath"
+
+	"github.com/rotate-certs/rotate-certs/fn/parallel"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // treeState is what writing a package tree back needs: the text of every
-// file read, by its path relative to the directory (slash-separated), and
-// each item's file and fingerprint as read.
+// file read, by its path relative to the directory (slash-separated), each
+// item's file and fingerprint as read, and each file's resources summed up
+// as read (filesOf). It is read-only once ReadTree returns, so that the
+// packages of one tree can be written back (WriteFiles) in parallel; each
+// fingerprint is taken with seed, so that one taken later compares with
+// those taken as read.
 type treeState struct {
-	files map[string][]byte
-	read  map[*yaml.Node]readState
-	fp    fingerprinter
+	files  map[string][]byte
+	read   map[*yaml.Node]readState
+	before map[string]string
+	seed   maphash.Seed
 }
 
 // ReadTree reads every *.yaml and *.yml file under dir by Walk's
@@ -26,35 +35,71 @@ type treeState struct {
 // resource back where it was. Lists are not unwrapped: render writes
 // files back as they are. A file that is not regular, or that does not
 // parse (unless it is a template, which is skipped with a note), is an
-// error naming it.
+// error naming it: the first such file in Walk's order. Files are read
+// and parsed on every core; what ReadTree returns is in Walk's order, the
+// same whatever the number of cores.
 func ReadTree(dir string) (*Resources, error) {
 	found := Walk(dir, Manifests)
 	if len(found.Problems) > 0 {
 		return nil, errors.Join(found.Problems...)
 	}
-	t := &Resources{tree: &treeState{files: make(map[string][]byte, len(found.Files))}}
-	dp := newDocumentParser()
-	for _, f := range found.Files {
-		rel, err := filepath.Rel(dir, f)
-		if err != nil {
-			return nil, err
+	state := &treeState{files: make(map[string][]byte, len(found.Files)), read: map[*yaml.Node]readState{}, seed: maphash.MakeSeed()}
+	t := &Resources{tree: state}
+	var err error
+	parallel.Map(len(found.Files), 0, func() func(int) treeFile {
+		dp := newDocumentParser()
+		return func(i int) treeFile { return state.readTreeFile(dir, found.Files[i], dp) }
+	}, func(_ int, f treeFile) {
+		switch {
+		case err != nil:
+		case f.err != nil:
+			err = f.err
+		case f.note != "":
+			t.Notes = append(t.Notes, f.note)
+		default:
+			t.Items = append(t.Items, f.nodes...)
+			state.files[f.rel] = f.data
+			maps.Copy(state.read, f.read)
 		}
-		rel = filepath.ToSlash(rel)
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
-		nodes, err := readNodes(data, rel, dp)
-		if err != nil {
-			if isTemplate(data) {
-				t.Notes = append(t.Notes, templateNote(f))
-				continue
-			}
-			return nil, fmt.Errorf("%s: %w", f, err)
-		}
-		t.Items = append(t.Items, nodes...)
-		t.tree.files[rel] = data
+	})
+	if err != nil {
+		return nil, err
 	}
-	t.tree.read = t.tree.states(t.Items, true)
+	// Once for the tree: summing every file at each package's write made
+	// a render of many packages grow with their square.
+	state.before = filesOf(t.Items, state.read)
 	return t, nil
+}
+
+// treeFile is one file ReadTree read: its text, its resources and their
+// states as read - or the note that skips it, or the error that fails the
+// read.
+type treeFile struct {
+	rel   string
+	data  []byte
+	nodes []*yaml.RNode
+	read  map[*yaml.Node]readState
+	note  string
+	err   error
+}
+
+// readTreeFile reads the file f under dir with dp (see ReadTree).
+func (t *treeState) readTreeFile(dir, f string, dp *documentParser) treeFile {
+	rel, err := filepath.Rel(dir, f)
+	if err != nil {
+		return treeFile{err: err}
+	}
+	rel = filepath.ToSlash(rel)
+	data, err := os.ReadFile(f)
+	if err != nil {
+		return treeFile{err: err}
+	}
+	nodes, err := readNodes(data, rel, dp)
+	if err != nil {
+		if isTemplate(data) {
+			return treeFile{note: templateNote(f)}
+		}
+		return treeFile{err: fmt.Errorf("%s: %w", f, err)}
+	}
+	return treeFile{rel: rel, data: data, nodes: nodes, read: t.states(nodes, true)}
 }

@@ -29,9 +29,11 @@ type readState struct {
 // states returns each item's file and fingerprint, by node, and with keys
 // its count of parsed keys.
 func (t *treeState) states(items []*yaml.RNode, keys bool) map[*yaml.Node]readState {
+	var fp fingerprinter
+	fp.h.SetSeed(t.seed)
 	out := make(map[*yaml.Node]readState, len(items))
 	for _, item := range items {
-		r := readState{path: filePath(item), sum: t.fp.sum(item.YNode())}
+		r := readState{path: filePath(item), sum: fp.sum(item.YNode())}
 		if keys {
 			r.keys = countParsedKeys(item.YNode())
 		}
@@ -66,7 +68,9 @@ func (r *Resources) CheckDuplicateKeys(dir string, items []*yaml.RNode) error {
 // bytes), and in those the documents whose resources did not change keep
 // their text (keepUnchangedDocuments). A new item goes where its path
 // annotation says, after the others of its file. Paths are relative to
-// the directory read.
+// the directory read. Its cost is out's, whatever the size of the tree,
+// and it may run for several packages (distinct out) at once: it changes
+// nothing but out.
 func (r *Resources) WriteFiles(out []*yaml.RNode) ([]File, error) {
 	t := r.tree
 	if err := defaultPathAndIndex(out); err != nil {
@@ -74,10 +78,9 @@ func (r *Resources) WriteFiles(out []*yaml.RNode) ([]File, error) {
 	}
 	now := t.states(out, false)
 	after := filesOf(out, now)
-	before := filesOf(r.Items, t.read)
 	byFile := map[string][]*yaml.RNode{} // each changed file's items
 	for _, item := range out {
-		if p := now[item.YNode()].path; after[p] != before[p] {
+		if p := now[item.YNode()].path; after[p] != t.before[p] {
 			byFile[p] = append(byFile[p], item)
 		}
 	}

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/rotate-certs/rotate-certs/internal/golden"
+	"github.com/rotate-certs/rotate-certs/internal/synth"
+)
+
+// fleetRow is what the fleet section measured at one size.
+type fleetRow struct {
+	render, rerender, check sample
+}
+
+// fleet renders and checks monorepos of clusters from their top, each
+// cluster a copy of examples/envoy-gateway and examples/multi-signer
+// (synth.WriteFleet), and prints how render grows with the clusters and
+// how a re-render compares with check.
+func (c *config) fleet(sizes []int) {
+	fmt.Println("== Fleet: a repository of clusters (clusters/<region>/<stage>-<n>), each a copy of examples/envoy-gateway and")
+	fmt.Println("examples/multi-signer (two packages), rendered and checked from its top; render: the first render (a fresh copy each")
+	fmt.Println("run), re-render: again with nothing to change, check: `check DIR`.")
+	fmt.Printf("%8s %8s %7s %8s | %-26s | %-26s | %-26s\n", "clusters", "packages", "files", "size", "render", "re-render", "check")
+	fmt.Printf("%8s %8s %7s %8s | %7s %8s %9s | %7s %8s %9s | %7s %8s %9s\n", "", "", "", "", "CPU", "wall", "RSS", "CPU", "wall", "RSS", "CPU", "wall", "RSS")
+	at := map[int]fleetRow{}
+	for _, n := range sizes {
+		row, files, size := c.fleetRow(n)
+		at[n] = row
+		cell := func(s sample) string {
+			return fmt.Sprintf("%6.2fs %7.2fs %8.0fM", s.cpu.Seconds(), s.wall.Seconds(), s.mb())
+		}
+		fmt.Printf("%8d %8d %7d %7.1fM | %s | %s | %s\n", n, 2*n, files, float64(size)/1e6,
+			cell(row.render), cell(row.rerender), cell(row.check))
+	}
+	c.fleetRatios(sizes, at)
+}
+
+// fleetRow measures render, re-render and check at n clusters, and
+// returns the number of files and bytes of the repository.
+func (c *config) fleetRow(n int) (row fleetRow, files int, size int64) {
+	pristine, work := filepath.Join(c.dir, fmt.Sprintf("fleet-%d", n)), filepath.Join(c.dir, "fleet-work")
+	err := synth.WriteFleet(pristine, n, map[string]string{
+		"gateway": golden.Path("examples", "envoy-gateway"),
+		"signers": golden.Path("examples", "multi-signer"),
+	})
+	if err != nil {
+		fail(err)
+	}
+	defer os.RemoveAll(pristine)
+	defer os.RemoveAll(work)
+	files, size = treeSize(pristine)
+	fresh := func() {
+		os.RemoveAll(work)
+		if out, err := exec.Command("cp", "-a", pristine, work).CombinedOutput(); err != nil {
+			fail(fmt.Errorf("cp: %v: %s", err, out))
+		}
+	}
+	render := func() sample { return c.run("", "", false, c.rc, "render", work) }
+	// The last first render leaves work rendered: the re-renders start there.
+	row.render = measure(c.runs, func() sample { fresh(); return render() })[0]
+	row.rerender = measure(c.runs, render)[0]
+	row.check = measure(c.runs, func() sample { return c.run("", "", true, c.rc, "check", work) })[0]
+	return row, files, size
+}
+
+// fleetRatios prints the ratios the fleet section is read by: render at
+// each size over render at the size ten times smaller (linear: 10), and a
+// re-render over check at each size.
+func (c *config) fleetRatios(sizes []int, at map[int]fleetRow) {
+	ratio := func(a, b time.Duration) float64 { return a.Seconds() / b.Seconds() }
+	for _, n := range sizes {
+		small, ok := at[n/10]
+		if n%10 != 0 || !ok {
+			continue
+		}
+		big := at[n]
+		fmt.Printf("render(%d)/render(%d): CPU %.2f, wall %.2f, peak RSS %.2f (linear: 10; goal <= 12)\n", n, n/10,
+			ratio(big.render.cpu, small.render.cpu), ratio(big.render.wall, small.render.wall), float64(big.render.rss)/float64(small.render.rss))
+	}
+	for _, n := range sizes {
+		r := at[n]
+		fmt.Printf("re-render(%d)/check(%d): CPU %.2f, wall %.2f (goal <= 2.5)\n", n, n, ratio(r.rerender.cpu, r.check.cpu), ratio(r.rerender.wall, r.check.wall))
+	}
+}
