@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rotate-certs/rotate-certs/internal/e2eharness"
 	"github.com/rotate-certs/rotate-certs/internal/golden"
@@ -194,8 +195,30 @@ func newGateRepo(t *testing.T) gateRepo {
 	r.env = env
 	require.NoError(t, os.WriteFile(filepath.Join(bin, "github-api"), []byte(githubStub), 0o755))
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "github"), 0o755))
+	beforeCertgen(t, r.dir)
+	e2eharness.PinClock(t, r.dir, e2eharness.StagedNow)
 	gitInit(t, r.dir, r.env)
 	return r
+}
+
+// dataValue returns the value of the data key of the manifest at path.
+func dataValue(t *testing.T, path, key string) string {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^  ` + regexp.QuoteMeta(key) + `: (\S+)$`).FindStringSubmatch(readFile(t, path))
+	require.NotNil(t, m, "%s has no data.%s", path, key)
+	return m[1]
+}
+
+// beforeCertgen puts examples/ci's tree in dir back to before certgen
+// rotated the CA: the CA Secret holds the old CA (the one the trust bundle
+// holds) and a leaf of it (the rate-limit client's certificate).
+func beforeCertgen(t *testing.T, dir string) {
+	t.Helper()
+	prod := filepath.Join(dir, "clusters", "prod")
+	ca := filepath.Join(prod, "gateway-ca.yaml")
+	editFile(t, ca, dataValue(t, ca, "ca.crt"), dataValue(t, filepath.Join(prod, "trust.yaml"), "ca.crt"))
+	editFile(t, ca, dataValue(t, ca, "tls.crt"), dataValue(t, filepath.Join(prod, "ratelimit-client.yaml"), "tls.crt"))
+	editFile(t, ca, "  tls.key: "+dataValue(t, ca, "tls.key")+"\n", "")
 }
 
 // commitOn commits edit's changes on branch (created from main when new).
@@ -300,11 +323,13 @@ func (r gateRepo) diffMarkdown(t *testing.T, args ...string) string {
 
 // The pull requests of the tests, each an edit of examples/ci's tree.
 
-// renderPR is CI's render of clusters/prod: the new CA joins the bundle,
-// the old one stays.
+// renderPR is certgen's rotation of the CA (examples/ci's CA Secret) with
+// CI's render of clusters/prod: the new CA joins the bundle, the old one
+// stays.
 func renderPR(t *testing.T, dir string) {
 	t.Helper()
-	e2eharness.PinClock(t, dir, e2eharness.StagedNow)
+	ca := filepath.Join("clusters", "prod", "gateway-ca.yaml")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ca), []byte(readFile(t, filepath.Join(ciDir, ca))), 0o644))
 	_, stderr, code := runIn(t, dir, "", "render", "clusters/prod", "--policy", "clusters/prod/rotation-policy.yaml")
 	require.Zero(t, code, stderr)
 }
@@ -313,12 +338,17 @@ func renderPR(t *testing.T, dir string) {
 func plantPR(t *testing.T, dir string) {
 	t.Helper()
 	path := filepath.Join(dir, "clusters", "prod", "trust.yaml")
-	m := regexp.MustCompile(`(?m)^  ca\.crt: (\S+)$`).FindStringSubmatch(readFile(t, path))
-	require.NotNil(t, m, path)
-	pem, err := base64.StdEncoding.DecodeString(m[1])
+	bundle := dataValue(t, path, "ca.crt")
+	pem, err := base64.StdEncoding.DecodeString(bundle)
 	require.NoError(t, err)
-	planted := base64.StdEncoding.EncodeToString(append(pem, testpki.Fixture("attacker-ca").PEM()...))
-	editFile(t, path, m[1], planted)
+	editFile(t, path, bundle, base64.StdEncoding.EncodeToString(append(pem, testpki.Fixture("attacker-ca").PEM()...)))
+}
+
+// brokenPR adds a file that is not valid YAML.
+func brokenPR(t *testing.T, dir string) {
+	t.Helper()
+	path := filepath.Join(dir, "clusters", "prod", "broken.yaml")
+	require.NoError(t, os.WriteFile(path, []byte("apiVersion: v1\nkind: Secret\nmetadata: {name: x\n"), 0o644))
 }
 
 // labelPR changes the trust bundle's labels and nothing it trusts.
@@ -339,10 +369,13 @@ type gateCase struct {
 	with     map[string]string        // inputs beside the example workflow's
 	pages    [][]ghComment            // the pull request's comments, by page
 	readOnly bool                     // the token cannot write (a pull request from a fork)
-	code     int
+	code     int                      // the step's exit status; -1: diff failed, any non-zero status
 	outputs  map[string]string // some of the step's outputs
 	calls    []string          // the requests, without the repository's prefix
 }
+
+// gateNow is the clock of the runs: the one the repositories' policies pin.
+var gateNow = e2eharness.StagedNow.Format(time.RFC3339)
 
 const listComments = "GET issues/7/comments?per_page=100&page="
 
@@ -359,7 +392,7 @@ func gateCases() []gateCase {
 	own := comment(555, "github-actions[bot]", gateMarker+"\r\nthe report of an earlier push")
 	return []gateCase{
 		{name: "a render, first comment", pr: renderPR, code: 0,
-			outputs: map[string]string{"added": "1", "removed": "0", "breaks": "0", "planted": "0", "comment-action": "created", "comment-id": "9001"},
+			outputs: map[string]string{"added": "2", "removed": "1", "breaks": "0", "planted": "0", "comment-action": "created", "comment-id": "9001"},
 			calls:   []string{listComments + "1", "POST issues/7/comments"}},
 		{name: "a planted CA updates the gate's own comment", pr: plantPR, code: 1,
 			pages: [][]ghComment{{comment(1, "reviewer", "> "+gateMarker+"\n> quoted"),
@@ -367,8 +400,8 @@ func gateCases() []gateCase {
 			outputs: map[string]string{"planted": "1", "breaks": "0", "comment-action": "updated", "comment-id": "555"},
 			calls:   []string{listComments + "1", "PATCH issues/comments/555"}},
 		{name: "a planted CA with --allow-unexplained", pr: plantPR, code: 0,
-			with:    map[string]string{"args": "--now " + checkNow + " --allow-unexplained"},
-			outputs: map[string]string{"exit-code": "0", "comment-action": "created"},
+			with:    map[string]string{"args": "--now " + gateNow + " --allow-unexplained"},
+			outputs: map[string]string{"exit-code": "0", "planted": "1", "comment-action": "created"},
 			calls:   []string{listComments + "1", "POST issues/7/comments"}},
 		{name: "no trust change while main moved on: no comment", pr: labelPR, onMain: renderPR, code: 0,
 			outputs: map[string]string{"added": "0", "removed": "0", "comment-action": "none"},
@@ -379,6 +412,10 @@ func gateCases() []gateCase {
 			calls:   []string{listComments + "1", listComments + "2", "PATCH issues/comments/777"}},
 		{name: "comment never", pr: plantPR, code: 1, with: map[string]string{"comment": "never"},
 			outputs: map[string]string{"planted": "1", "comment-action": "none"}},
+		{name: "a manifest diff cannot read: the comment says so", pr: brokenPR, code: -1,
+			pages:   [][]ghComment{{own}},
+			outputs: map[string]string{"comment-action": "updated", "comment-id": "555"},
+			calls:   []string{listComments + "1", "PATCH issues/comments/555"}},
 		{name: "a read-only token warns", pr: plantPR, code: 1, readOnly: true,
 			outputs: map[string]string{"comment-action": "none"},
 			calls:   []string{listComments + "1", "POST issues/7/comments"}},
@@ -401,11 +438,17 @@ func TestPullRequestGate(t *testing.T) {
 				require.NoError(t, os.WriteFile(filepath.Join(r.root, "github", "read-only"), nil, 0o644))
 			}
 			with := prWorkflowWith(t)
-			with["args"] = "--now " + checkNow
+			with["args"] = "--now " + gateNow
 			for k, v := range tc.with {
 				with[k] = v
 			}
 			run := r.runAction(t, a, with)
+			if tc.code < 0 {
+				require.NotZero(t, run.code, run.stderr)
+				require.Contains(t, run.body, gateMarker+"\n**rotate-certs diff failed** (exit "+run.outputs["exit-code"]+")")
+				require.Equal(t, run.body, run.summary)
+				return
+			}
 			require.Equal(t, tc.code, run.code, run.stderr)
 			require.Equal(t, fmt.Sprint(tc.code), run.outputs["exit-code"])
 			for k, v := range tc.outputs {
@@ -416,6 +459,8 @@ func TestPullRequestGate(t *testing.T) {
 				calls = append(calls, strings.Replace(c, " /repos/"+repository+"/", " ", 1))
 			}
 			require.Equal(t, tc.calls, calls)
+			verdict := map[int]string{0: "PASS", 1: "FAIL"}[tc.code]
+			require.True(t, strings.HasPrefix(run.body, gateMarker+"\n### rotate-certs diff: "+verdict), "the verdict comes first:\n%s", run.body)
 			r.checkBody(t, run, strings.Fields(with["args"]))
 		})
 	}
