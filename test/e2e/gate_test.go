@@ -511,3 +511,67 @@ func TestPullRequestGateUsage(t *testing.T) {
 		})
 	}
 }
+
+// preCommitHook is a hook of .pre-commit-hooks.yaml.
+type preCommitHook struct {
+	ID            string `json:"id"`
+	Entry         string `json:"entry"`
+	Language      string `json:"language"`
+	PassFilenames *bool  `json:"pass_filenames"`
+	Files         string `json:"files"`
+}
+
+func TestPreCommitHooksShape(t *testing.T) {
+	var hooks []preCommitHook
+	yamlInto(t, golden.Path(".pre-commit-hooks.yaml"), &hooks)
+	languages := map[string]string{}
+	for _, h := range hooks {
+		require.Equal(t, "rotate-certs diff HEAD", h.Entry, h.ID)
+		require.NotNil(t, h.PassFilenames, h.ID)
+		require.False(t, *h.PassFilenames, "%s: diff compares whole trees, not the files pre-commit names", h.ID)
+		files := regexp.MustCompile(h.Files)
+		for path, want := range map[string]bool{"clusters/prod/trust.yaml": true, "chart/values.yml": true, "list.json": true,
+			".krmignore": true, "clusters/.krmignore": true, "README.md": false, "main.go": false, "x.yaml.orig": false} {
+			require.Equal(t, want, files.MatchString(path), "%s: files %q on %s", h.ID, h.Files, path)
+		}
+		languages[h.ID] = h.Language
+	}
+	require.Equal(t, map[string]string{"rotate-certs-diff": "golang", "rotate-certs-diff-system": "system"}, languages)
+}
+
+// TestPreCommitHook runs the hook that uses rotate-certs on PATH with
+// pre-commit itself (try-repo on this repository): it judges what is
+// staged - pre-commit sets aside what is not - and fails a planted CA.
+func TestPreCommitHook(t *testing.T) {
+	requireDiffCommand(t)
+	preCommit := e2eharness.Tool(t, "pre-commit")
+	for _, tc := range []struct {
+		name             string
+		staged, unstaged func(*testing.T, string)
+		code             int
+		want             string
+	}{
+		{"a planted CA staged, undone in the work tree", plantPR, undoTrust, 1, "CN=attacker-ca"},
+		{"a label staged, a planted CA not", labelPR, plantPR, 0, "PASS: no change to trust"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newGateRepo(t)
+			tc.staged(t, r.dir)
+			git(t, r.dir, r.env, "add", "-A")
+			tc.unstaged(t, r.dir)
+			unstaged := git(t, r.dir, r.env, "diff")
+			require.NotEmpty(t, unstaged)
+			res := e2eharness.Cmd{Dir: r.dir, Env: append(r.env, "PRE_COMMIT_HOME="+t.TempDir())}.Run(t,
+				preCommit, "try-repo", golden.Path(), "rotate-certs-diff-system", "--verbose")
+			require.Equal(t, tc.code, res.Code, res.Stdout+res.Stderr)
+			require.Contains(t, res.Stdout, tc.want)
+			require.Equal(t, unstaged, git(t, r.dir, r.env, "diff"), "pre-commit must give the unstaged change back")
+		})
+	}
+}
+
+// undoTrust puts the committed trust bundle back in the work tree.
+func undoTrust(t *testing.T, dir string) {
+	t.Helper()
+	git(t, dir, nil, "restore", "--source=HEAD", "--worktree", "--", "clusters/prod/trust.yaml")
+}
