@@ -370,8 +370,8 @@ type gateCase struct {
 	pages    [][]ghComment            // the pull request's comments, by page
 	readOnly bool                     // the token cannot write (a pull request from a fork)
 	code     int                      // the step's exit status; -1: diff failed, any non-zero status
-	outputs  map[string]string // some of the step's outputs
-	calls    []string          // the requests, without the repository's prefix
+	outputs  map[string]string        // some of the step's outputs
+	calls    []string                 // the requests, without the repository's prefix
 }
 
 // gateNow is the clock of the runs: the one the repositories' policies pin.
