@@ -111,9 +111,10 @@ counts() {
 	done
 }
 
-# changed says whether the diff found anything to tell.
+# changed says whether the diff found anything to tell: a count, or a
+# Cluster API rollout, alert rule or policy changed.
 changed() {
-	jq -e '[.summary[]? | numbers] | add // 0 | . > 0' "$json" >/dev/null
+	jq -e '([.summary[]? | numbers] | add // 0) + ([.rollouts[]?, .alerts[]?, .policies[]?] | length) > 0' "$json" >/dev/null
 }
 
 # command_line is the diff command that shows the whole report.
