@@ -97,9 +97,10 @@ while IFS= read -r p; do
 	[ -n "$p" ] && paths+=("$p")
 done <<<"${DIFF_PATHS:-}"
 
-# rundiff FORMAT runs diff; its status is diff's.
+# rundiff FORMAT runs diff; its status is diff's. The paths follow "--":
+# none is taken for a revision or a flag.
 rundiff() {
-	"$rotate_certs" diff "$merge_base" "$head" ${paths[@]+"${paths[@]}"} -o "$1" ${extra[@]+"${extra[@]}"}
+	"$rotate_certs" diff "$merge_base" "$head" -o "$1" ${extra[@]+"${extra[@]}"} ${paths[@]+-- "${paths[@]}"}
 }
 
 # counts reads the summary of diff's JSON into the outputs; it fails when
