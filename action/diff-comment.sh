@@ -40,8 +40,9 @@
 # comment-id, comment-action (created, updated or none), body-file, json-file.
 #
 # Exit status: diff's - 0 nothing breaks and nothing is planted, 1 something
-# breaks or is planted, or diff failed - and 2 for this script's own usage
-# errors (nothing is posted then). A comment that cannot be posted (a pull
+# breaks or is planted, 2 a usage error or a head tree diff cannot read (the
+# comment then says that diff failed) - and 2 for this script's own usage
+# errors, when nothing is posted. A comment that cannot be posted (a pull
 # request from a fork gets a read-only token) is a warning, not a failure.
 set -euo pipefail
 
