@@ -43,17 +43,18 @@ build:
 tools: $(KUSTOMIZE) $(HELM) $(HELM4) registry control-plane argocd test-tools release-tools
 
 ## test-tools: best effort, the optional programs some tests drive (each such test skips
-## with a message without its program): rsvg-convert, promtool, nginx, podman, runc and
-## the JDK's keytool; kpt is not installed
+## with a message without its program): rsvg-convert, promtool, jq, pre-commit, nginx,
+## podman, runc and the JDK's keytool; kpt is not installed
 test-tools: report-tools container-tools java-tools
 
-## report-tools: rsvg-convert and promtool for the check/alerts tests, from Debian
+## report-tools: rsvg-convert and promtool for the check/alerts tests, jq and pre-commit for
+## the pull-request gate's (action/diff-comment.sh reads GitHub's JSON with jq), from Debian
 ## packages, only when absent; best effort (those tests skip without them)
-REPORT_TOOLS := rsvg-convert:librsvg2-bin promtool:prometheus
+REPORT_TOOLS := rsvg-convert:librsvg2-bin promtool:prometheus jq:jq pre-commit:pre-commit
 report-tools:
 	@missing=""; for t in $(REPORT_TOOLS); do command -v $${t%%:*} >/dev/null 2>&1 || missing="$$missing $${t#*:}"; done; \
 	if [ -n "$$missing" ]; then \
-	  echo "installing Debian package(s)$$missing for the report tests"; \
+	  echo "installing Debian package(s)$$missing for the report and gate tests"; \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
 	     (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing) >/dev/null 2>&1; then :; \
 	  else echo "note: could not install$$missing; the tests that need them skip"; fi; \

@@ -104,6 +104,8 @@ func howToGet(name string) string {
 		return "run `make registry` (installs go-containerregistry's loopback registry into bin/)"
 	case "goreleaser", "ko", "cosign":
 		return "run `make " + name + "` (part of `make tools`: the pinned " + name + " into bin/)"
+	case "jq", "pre-commit":
+		return "`make test-tools` installs Debian's " + name + " package when run as root"
 	case "keytool":
 		return "`make test-tools` installs Debian's headless JRE (default-jre-headless) when run as root"
 	case "prlimit":
