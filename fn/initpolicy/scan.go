@@ -166,7 +166,7 @@ func Scan(items []*yaml.RNode, now time.Time) (*Plan, error) {
 	kept, existing := sc.adoptHandKeptBundles(cands)
 	w := wiring{bundles: trustManagerBundles(items)}
 	kept, w.meshes = sc.findMeshTargets(items, kept, w.bundles)
-	consumers, notes := findConsumers(items)
+	consumers, notes := findConsumers(items, policy.WorkloadKinds())
 	sc.plan.Notes = append(sc.plan.Notes, notes...)
 	sc.planBundles(kept, existing, consumers, w)
 	sc.noteIstiodRootCerts(items)

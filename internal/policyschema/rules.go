@@ -78,7 +78,7 @@ var fieldRules = map[fieldKey]rule{
 	{typeOf[policy.Target](), "kind"}: {enum: []string{
 		policy.TargetSecret, policy.TargetConfigMap, policy.TargetClusterTrustBundle, policy.TargetBundle}},
 	{typeOf[policy.Retain](), "maxPrevious"}: {min: intp(0), max: intp(policy.MaxPreviousLimit)},
-	{typeOf[policy.WorkloadRef](), "kind"}:   {required: true, enum: policy.WorkloadKinds},
+	{typeOf[policy.WorkloadRef](), "kind"}:   {required: true, enum: policy.WorkloadKinds().Rolled()},
 	{typeOf[policy.WorkloadRef](), "name"}:   {required: true},
 	{typeOf[policy.Inject](), "kind"}:        {required: true, enum: slices.Sorted(maps.Keys(policy.InjectKinds))},
 	{typeOf[policy.Inject](), "name"}:        {required: true},
