@@ -195,7 +195,7 @@ func (a *applier) match(b Bundle) {
 			switch t.Key.Kind {
 			case KindClusterTrustBundle:
 				a.matchClusterTrustBundle(b, t)
-			case policy.TargetBundle:
+			case string(kube.TargetBundle):
 				a.matchTrustManager(b, t)
 			default:
 				for _, c := range a.consumers[t.Key] {

@@ -25,7 +25,7 @@ const groupPDB = "policy"
 func Reads(bundles []policy.TrustBundle) kube.Reads {
 	namespaces := false
 	for _, b := range bundles {
-		namespaces = namespaces || b.Restart.InjectsTrust() || b.Target.Kind == policy.TargetBundle
+		namespaces = namespaces || b.Restart.InjectsTrust() || b.Target.Kind == kube.TargetBundle
 	}
 	r := kube.Reads{
 		Kinds: []kube.GroupKind{{Group: groupPDB, Kind: kindPDB}},
