@@ -96,20 +96,13 @@ var targetRows = []TargetDescriptor{
 // TargetTable is the target-kind table, looked up by kind. Its zero value
 // is the table rotate-certs ships (TargetKinds).
 type TargetTable struct {
-	rows  []TargetDescriptor
-	index map[TargetKind]int
+	table Table[TargetKind, TargetDescriptor]
 }
 
 // NewTargetTable returns a table of rows (a kind listed twice keeps its
 // first row). Tests add a kind with it.
 func NewTargetTable(rows ...TargetDescriptor) TargetTable {
-	t := TargetTable{rows: rows, index: make(map[TargetKind]int, len(rows))}
-	for i, r := range rows {
-		if _, dup := t.index[r.Kind]; !dup {
-			t.index[r.Kind] = i
-		}
-	}
-	return t
+	return TargetTable{NewTable(func(d TargetDescriptor) TargetKind { return d.Kind }, rows...)}
 }
 
 // targetTable is built once from targetRows and never changed.
@@ -118,30 +111,25 @@ var targetTable = NewTargetTable(targetRows...)
 // TargetKinds returns the table rotate-certs ships.
 func TargetKinds() TargetTable { return targetTable }
 
-func (t TargetTable) orDefault() TargetTable {
-	if t.index == nil {
-		return targetTable
+func (t TargetTable) orDefault() Table[TargetKind, TargetDescriptor] {
+	if t.table.IsZero() {
+		return targetTable.table
 	}
-	return t
+	return t.table
 }
 
 // Rows returns a copy of the table's rows, in order.
-func (t TargetTable) Rows() []TargetDescriptor { return slices.Clone(t.orDefault().rows) }
+func (t TargetTable) Rows() []TargetDescriptor { return t.orDefault().Rows() }
 
 // Lookup returns the row of kind.
 func (t TargetTable) Lookup(kind TargetKind) (TargetDescriptor, bool) {
-	t = t.orDefault()
-	i, ok := t.index[kind]
-	if !ok {
-		return TargetDescriptor{}, false
-	}
-	return t.rows[i], true
+	return t.orDefault().Lookup(kind)
 }
 
 // Names returns the kinds, in table order, for enums and messages.
 func (t TargetTable) Names() []string {
 	var out []string
-	for _, r := range t.orDefault().rows {
+	for _, r := range t.Rows() {
 		out = append(out, string(r.Kind))
 	}
 	return out

@@ -1,6 +1,10 @@
 package policy
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+)
 
 // Workload kinds that restart.workloads may name: the kinds whose pod
 // template rotate-certs can roll (the rows of workloadRows with RoleRolled).
@@ -77,20 +81,13 @@ var workloadRows = []WorkloadKind{
 // WorkloadTable is the workload-kind table, looked up by kind. Its zero
 // value is the table rotate-certs ships (WorkloadKinds).
 type WorkloadTable struct {
-	rows  []WorkloadKind
-	index map[string]int
+	table kube.Table[string, WorkloadKind]
 }
 
 // NewWorkloadTable returns a table of rows (a kind listed twice keeps its
 // first row). Tests add a kind with it.
 func NewWorkloadTable(rows ...WorkloadKind) WorkloadTable {
-	t := WorkloadTable{rows: rows, index: make(map[string]int, len(rows))}
-	for i, r := range rows {
-		if _, dup := t.index[r.Kind]; !dup {
-			t.index[r.Kind] = i
-		}
-	}
-	return t
+	return WorkloadTable{kube.NewTable(func(k WorkloadKind) string { return k.Kind }, rows...)}
 }
 
 // workloadTable is built once from workloadRows and never changed.
@@ -99,26 +96,18 @@ var workloadTable = NewWorkloadTable(workloadRows...)
 // WorkloadKinds returns the table rotate-certs ships.
 func WorkloadKinds() WorkloadTable { return workloadTable }
 
-// orDefault returns t, or the shipped table for the zero value.
-func (t WorkloadTable) orDefault() WorkloadTable {
-	if t.index == nil {
-		return workloadTable
+func (t WorkloadTable) orDefault() kube.Table[string, WorkloadKind] {
+	if t.table.IsZero() {
+		return workloadTable.table
 	}
-	return t
+	return t.table
 }
 
 // Rows returns a copy of the table's rows, in order.
-func (t WorkloadTable) Rows() []WorkloadKind { return slices.Clone(t.orDefault().rows) }
+func (t WorkloadTable) Rows() []WorkloadKind { return t.orDefault().Rows() }
 
 // Lookup returns the row of kind.
-func (t WorkloadTable) Lookup(kind string) (WorkloadKind, bool) {
-	t = t.orDefault()
-	i, ok := t.index[kind]
-	if !ok {
-		return WorkloadKind{}, false
-	}
-	return t.rows[i], true
-}
+func (t WorkloadTable) Lookup(kind string) (WorkloadKind, bool) { return t.orDefault().Lookup(kind) }
 
 // At returns the row of kind at apiVersion: false when the kind is not in
 // the table or rotate-certs does not know that version of it.
@@ -134,7 +123,7 @@ func (t WorkloadTable) At(apiVersion, kind string) (WorkloadKind, bool) {
 // restart.workloads may name.
 func (t WorkloadTable) Rolled() []string {
 	var out []string
-	for _, r := range t.orDefault().rows {
+	for _, r := range t.Rows() {
 		if r.Role == RoleRolled {
 			out = append(out, r.Kind)
 		}
