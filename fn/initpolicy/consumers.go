@@ -6,26 +6,30 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/restart"
 )
 
 // findConsumers maps each Secret and ConfigMap (by key) to the workloads
 // whose pod template reads it in the workload's namespace, as the restart
 // rules read pod templates (restart.ReadTemplate): volumes (secret,
-// configMap, projected), env valueFrom and envFrom. Besides the kinds the
-// restart rules read, it lists ReplicaSets, ReplicationControllers and
-// Pods (restart.IsReader): they read the CA too, and the user should point
-// them at the target. A workload whose pod template cannot be read is not
-// listed; the notes say which and why, as a render's error result would.
-func findConsumers(items []*yaml.RNode) (map[kube.Key][]Consumer, []string) {
+// configMap, projected), env valueFrom and envFrom. It reads every kind
+// of kinds (policy.WorkloadKinds), at the API versions the table names:
+// besides the kinds the restart rules read, ReplicaSets,
+// ReplicationControllers and Pods (policy.RoleListed) read the CA too, and
+// the user should point them at the target. A workload whose pod template
+// cannot be read is not listed; the notes say which and why, as a render's
+// error result would.
+func findConsumers(items []*yaml.RNode, kinds policy.WorkloadTable) (map[kube.Key][]Consumer, []string) {
 	out := map[kube.Key][]Consumer{}
 	var notes []string
 	for _, it := range items {
-		if kube.IsLocalConfig(it) || !restart.IsReader(it) {
+		kind, ok := kinds.At(it.GetApiVersion(), it.GetKind())
+		if !ok || kube.IsLocalConfig(it) {
 			continue
 		}
 		ref := kube.RefOf(it)
-		tmpl, err := restart.ReadTemplate(it)
+		tmpl, err := restart.ReadTemplate(it, kind)
 		if err != nil {
 			notes = append(notes, fmt.Sprintf("%s is not listed as a reader of any CA: %v", ref, err))
 			continue

@@ -166,7 +166,7 @@ func Scan(items []*yaml.RNode, now time.Time) (*Plan, error) {
 	kept, existing := sc.adoptHandKeptBundles(cands)
 	w := wiring{bundles: trustManagerBundles(items)}
 	kept, w.meshes = sc.findMeshTargets(items, kept, w.bundles)
-	consumers, notes := findConsumers(items)
+	consumers, notes := findConsumers(items, policy.WorkloadKinds())
 	sc.plan.Notes = append(sc.plan.Notes, notes...)
 	sc.planBundles(kept, existing, consumers, w)
 	sc.noteIstiodRootCerts(items)
@@ -387,14 +387,14 @@ func knownPolicies(items []*yaml.RNode) known {
 			continue
 		}
 		for _, b := range p.Spec.TrustBundles {
-			if b.Target.Kind == policy.TargetBundle {
+			if b.Target.Kind == kube.TargetBundle {
 				k.bundles[b.Target.Name] = b.Name
 			}
 			if len(b.Target.Namespaces) == 0 {
 				continue
 			}
 			for _, ns := range b.Target.Namespaces {
-				tk := kube.Key{Kind: b.Target.Kind, Namespace: ns, Name: b.Target.Name}
+				tk := kube.Key{Kind: string(b.Target.Kind), Namespace: ns, Name: b.Target.Name}
 				k.targets[tk] = fmt.Sprintf("bundle %q of RotationPolicy %s", b.Name, p.Name())
 			}
 			for _, s := range b.Sources {
@@ -402,7 +402,7 @@ func knownPolicies(items []*yaml.RNode) known {
 				if ref == nil {
 					continue
 				}
-				tk := kube.Key{Kind: b.Target.Kind, Namespace: b.Target.Namespaces[0], Name: b.Target.Name}
+				tk := kube.Key{Kind: string(b.Target.Kind), Namespace: b.Target.Namespaces[0], Name: b.Target.Name}
 				for _, ns := range b.Target.Namespaces {
 					if ns == ref.Namespace {
 						tk.Namespace = ns

@@ -226,7 +226,7 @@ func trustManagerBundles(items []*yaml.RNode) []*yaml.RNode {
 func (sc *scan) wire(w wiring, b *Bundle, src Source, consumers map[kube.Key][]Consumer) (kube.Key, bool) {
 	for _, node := range w.bundles {
 		if c, ok := readBy(node, src); ok {
-			b.TargetKind, b.TargetName, b.TargetNamespace, b.TargetKey = policy.TargetBundle, node.GetName(), "", ""
+			b.TargetKind, b.TargetName, b.TargetNamespace, b.TargetKey = string(kube.TargetBundle), node.GetName(), "", ""
 			if c.Ref.Namespace != policy.DefaultTrustNamespace {
 				b.TrustNamespace = c.Ref.Namespace
 			}
@@ -241,7 +241,7 @@ func (sc *scan) wire(w wiring, b *Bundle, src Source, consumers map[kube.Key][]C
 					b.Mesh = m.Mesh
 				}
 			}
-			return kube.Key{Kind: policy.TargetBundle, Name: node.GetName()}, true
+			return kube.Key{Kind: string(kube.TargetBundle), Name: node.GetName()}, true
 		}
 	}
 	for _, m := range w.meshes {

@@ -152,7 +152,7 @@ func (w *policyWriter) bundle(b Bundle) {
 // sources writes a bundle's sources; a trust-manager Bundle target has
 // none (the Bundle's own spec.sources are read).
 func (w *policyWriter) sources(b Bundle) {
-	if b.TargetKind == policy.TargetBundle {
+	if kube.TargetKind(b.TargetKind) == kube.TargetBundle {
 		w.comment("    ", "No sources: rotate-certs reads the trust-manager Bundle's own spec.sources.")
 		return
 	}

@@ -123,7 +123,13 @@ func Scan(items []*yaml.RNode) *Inventory { return ScanWith(items, pki.NewCache(
 // that parses the same certificates elsewhere (trust bundle sources and
 // targets) parses each once and holds one *x509.Certificate for it.
 func ScanWith(items []*yaml.RNode, certs *pki.Cache) *Inventory {
-	s := &scanner{inv: &Inventory{}, cache: certs}
+	return scanTargets(items, certs, kube.TargetKinds())
+}
+
+// scanTargets is ScanWith with the target-kind table targets: tests add a
+// kind with it.
+func scanTargets(items []*yaml.RNode, certs *pki.Cache, targets kube.TargetTable) *Inventory {
+	s := &scanner{inv: &Inventory{}, cache: certs, targets: targets}
 	for _, item := range items {
 		kind, group := item.GetKind(), kube.GroupOf(item.GetApiVersion())
 		core := (kind == "Secret" || kind == "ConfigMap") && group == ""
@@ -151,6 +157,9 @@ type scanner struct {
 	// bootstrap indexes the bootstrap configs of the input, made at the
 	// first Machine.
 	bootstrap clusterapi.BootstrapConfigs
+	// targets is the target-kind table, whose cluster-scoped kinds hold
+	// trust (trustFields).
+	targets kube.TargetTable
 }
 
 func (s *scanner) problem(ref kube.Ref, field, format string, args ...any) {

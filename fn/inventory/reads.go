@@ -7,7 +7,8 @@ import (
 )
 
 // Reads declares what the scan (Scan) reads of the input: the objects
-// that keep trust outside Secrets and ConfigMaps (trustKinds), the
+// that keep trust outside Secrets and ConfigMaps (injectKinds and the
+// cluster-scoped kinds of the target-kind table: trustFields), the
 // Machines and EKS Anywhere Clusters whose certificate expiry package
 // clusterapi reads (clusterapi.ExpiryReads), and of core Secrets and
 // ConfigMaps, manifests and local-config snapshots alike, those holding a
@@ -17,8 +18,13 @@ import (
 // alerts - reads through this declaration.
 func Reads() kube.Reads {
 	r := clusterapi.ExpiryReads()
-	for gk := range trustKinds {
+	for gk := range injectKinds {
 		r.Kinds = append(r.Kinds, kube.GroupKind{Group: gk[0], Kind: gk[1]})
+	}
+	for _, d := range kube.TargetKinds().Rows() {
+		if targetReader(d) != nil {
+			r.Kinds = append(r.Kinds, d.GroupKind())
+		}
 	}
 	for _, kind := range []string{"Secret", "ConfigMap"} {
 		r.Some = append(r.Some, kube.ItemRule{GroupKind: kube.GroupKind{Kind: kind}, Reads: holdsCertificates})

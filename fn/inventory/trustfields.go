@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 
-	"github.com/rotate-certs/rotate-certs/fn/certmanager"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -15,9 +14,11 @@ import (
 // APIs, ClusterTrustBundles, and trust-manager Bundles' inLine sources.
 // Every certificate found there is reported like one in a Secret.
 
-// trustKinds maps the API group and kind of each such object to the
-// scanner that reads it.
-var trustKinds = map[[2]string]func(s *scanner, ref func() kube.Ref, item *yaml.RNode){
+// injectKinds maps the API group and kind of each object whose caBundle
+// fields the trust bundles inject to the scanner that reads it. The
+// cluster-scoped target kinds are read by their row of the target-kind
+// table (targetReader).
+var injectKinds = map[[2]string]func(s *scanner, ref func() kube.Ref, item *yaml.RNode){
 	injectKind(policy.KindMutatingWebhookConfiguration):   (*scanner).webhooks,
 	injectKind(policy.KindValidatingWebhookConfiguration): (*scanner).webhooks,
 	injectKind(policy.KindAPIService): func(s *scanner, ref func() kube.Ref, item *yaml.RNode) {
@@ -26,24 +27,45 @@ var trustKinds = map[[2]string]func(s *scanner, ref func() kube.Ref, item *yaml.
 	injectKind(policy.KindCustomResourceDefinition): func(s *scanner, ref func() kube.Ref, item *yaml.RNode) {
 		s.caBundle(ref, item, "spec.conversion.webhook.clientConfig.caBundle", "spec", "conversion", "webhook", "clientConfig", "caBundle")
 	},
-	{"certificates.k8s.io", policy.TargetClusterTrustBundle}: func(s *scanner, ref func() kube.Ref, item *yaml.RNode) {
-		if v := stringAt(item, "spec", "trustBundle"); v != "" {
-			s.pem(ref, "spec.trustBundle", "", []byte(v), true)
-		}
-	},
-	{certmanager.TrustGroup, certmanager.KindBundle}: (*scanner).trustManagerInLines,
 }
 
-// injectKind is the key of trustKinds of a kind whose caBundle fields
+// targetReader returns the scanner of a target kind's objects by how its
+// row says it holds a bundle: PEM at a field (a ClusterTrustBundle's
+// spec.trustBundle) or a trust-manager Bundle's inLine sources; nil for the
+// namespaced kinds, whose values are read as every Secret's and
+// ConfigMap's are.
+func targetReader(d kube.TargetDescriptor) func(s *scanner, ref func() kube.Ref, item *yaml.RNode) {
+	switch d.Store {
+	case kube.StoreField:
+		field := kube.JoinPath(d.Field)
+		return func(s *scanner, ref func() kube.Ref, item *yaml.RNode) {
+			if v := stringAt(item, d.Field...); v != "" {
+				s.pem(ref, field, "", []byte(v), true)
+			}
+		}
+	case kube.StoreSources:
+		return (*scanner).trustManagerInLines
+	}
+	return nil
+}
+
+// injectKind is the key of injectKinds of a kind whose caBundle fields
 // the trust bundles inject (policy.InjectKinds).
 func injectKind(kind string) [2]string { return [2]string{policy.InjectKinds[kind], kind} }
 
-// trustFields reads item when it is one of trustKinds, and reports whether
+// trustFields reads item when it is one of injectKinds or of a
+// cluster-scoped kind of the scan's target-kind table, and reports whether
 // it was.
 func (s *scanner) trustFields(item *yaml.RNode, kind, group string) bool {
-	read, ok := trustKinds[[2]string{group, kind}]
+	read, ok := injectKinds[[2]string{group, kind}]
 	if !ok {
-		return false
+		d, found := s.targets.Lookup(kube.TargetKind(kind))
+		if !found || d.Group != group {
+			return false
+		}
+		if read = targetReader(d); read == nil {
+			return false
+		}
 	}
 	read(s, lazyRef(item), item)
 	return true

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/rotate-certs/rotate-certs/fn/inventory"
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/stretchr/testify/require"
 )
 
@@ -53,6 +55,36 @@ func TestScanCABundles(t *testing.T) {
 				problems = append(problems, p.Field+": "+p.Message)
 			}
 			require.Equal(t, tc.problems, problems)
+		})
+	}
+}
+
+// TestAddedTargetKind adds a target kind (a made-up cluster-scoped
+// TrustAnchor holding PEM at spec.pem) by a row of the target-kind table
+// and sees the scan report the certificates at the row's field; with the
+// shipped table, or in another group, it reads nothing there.
+func TestAddedTargetKind(t *testing.T) {
+	anchor := kube.TargetDescriptor{Kind: "TrustAnchor", Group: "example.com", Versions: []string{"example.com/v1"},
+		Store: kube.StoreField, Field: []string{"spec", "pem"}}
+	added := kube.NewTargetTable(append(kube.TargetKinds().Rows(), anchor)...)
+	doc := func(apiVersion string) string {
+		return "apiVersion: " + apiVersion + "\nkind: TrustAnchor\nmetadata: {name: roots}\nspec:\n  pem: |\n" +
+			`    {{pem 4 "ca-2026"}}` + "\n"
+	}
+	cases := []struct {
+		name, apiVersion string
+		targets          kube.TargetTable
+		found            []string
+	}{
+		{"shipped table", "example.com/v1", kube.TargetKinds(), nil},
+		{"row added", "example.com/v1", added, []string{"TrustAnchor roots spec.pem ca-2026"}},
+		{"row added, other group", "example.org/v1", added, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			inv := inventory.ScanTargets(items(t, doc(tc.apiVersion)), pki.NewCache(), tc.targets)
+			require.Equal(t, tc.found, found(inv))
+			require.Empty(t, inv.Problems)
 		})
 	}
 }

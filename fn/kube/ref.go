@@ -183,17 +183,24 @@ func KeyOf(node *yaml.RNode) Key {
 }
 
 // clusterScoped are the cluster-scoped kinds rotate-certs looks up by
-// name: the targets (ClusterTrustBundle, trust-manager Bundle), the objects
-// it injects caBundles into, and Namespaces.
-var clusterScoped = map[GroupKind]bool{
-	{Group: "certificates.k8s.io", Kind: "ClusterTrustBundle"}:                      true,
-	{Group: "trust.cert-manager.io", Kind: "Bundle"}:                                true,
-	{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration"}:   true,
-	{Group: "admissionregistration.k8s.io", Kind: "ValidatingWebhookConfiguration"}: true,
-	{Group: "apiregistration.k8s.io", Kind: "APIService"}:                           true,
-	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}:               true,
-	{Group: "", Kind: "Namespace"}:                                                  true,
-}
+// name: the cluster-scoped target kinds (read from the target-kind table,
+// so that a kind added there is never missed here), the objects it
+// injects caBundles into, and Namespaces.
+var clusterScoped = func() map[GroupKind]bool {
+	m := map[GroupKind]bool{
+		{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration"}:   true,
+		{Group: "admissionregistration.k8s.io", Kind: "ValidatingWebhookConfiguration"}: true,
+		{Group: "apiregistration.k8s.io", Kind: "APIService"}:                           true,
+		{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}:               true,
+		{Group: "", Kind: "Namespace"}:                                                  true,
+	}
+	for _, d := range targetRows {
+		if !d.Namespaced {
+			m[d.GroupKind()] = true
+		}
+	}
+	return m
+}()
 
 // IsLocalConfig reports whether node is marked
 // config.kubernetes.io/local-config: "true" (a Kptfile, a function config):

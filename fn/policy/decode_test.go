@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -56,7 +57,7 @@ func TestDecodeDefaults(t *testing.T) {
 	require.Equal(t, ModeBundle, b.Mode)
 	require.Equal(t, "ca.crt", b.Sources[0].Secret.Key)
 	require.Equal(t, "ca-bundle.crt", b.Sources[1].ConfigMap.Key)
-	require.Equal(t, "Secret", b.Target.Kind)
+	require.Equal(t, kube.TargetSecret, b.Target.Kind)
 	require.Equal(t, "ca.crt", b.Target.Key)
 	require.Equal(t, []string{"gw-system"}, b.Target.Namespaces)
 	require.Equal(t, 1, *b.Retain.MaxPrevious)

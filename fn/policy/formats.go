@@ -2,6 +2,8 @@ package policy
 
 import (
 	"fmt"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
 )
 
 // Defaults of target.additionalFormats.
@@ -144,7 +146,7 @@ func validateFormatKeys(bundles []TrustBundle) FieldErrors {
 			}
 			for si, s := range b.Sources {
 				ref := s.Ref()
-				if ref == nil || s.Kind() != b.Target.Kind || ref.Name != b.Target.Name || ref.Key != key {
+				if ref == nil || kube.TargetKind(s.Kind()) != b.Target.Kind || ref.Name != b.Target.Name || ref.Key != key {
 					continue
 				}
 				for _, ns := range b.Target.Namespaces {

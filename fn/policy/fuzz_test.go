@@ -74,7 +74,7 @@ func FuzzDecode(f *testing.F) {
 			// A bundle may have no target object and only inject (found by
 			// this fuzzer: the property had said every bundle has one).
 			if !b.Target.IsZero() {
-				require.Contains(t, []string{TargetSecret, TargetConfigMap, TargetClusterTrustBundle, TargetBundle}, b.Target.Kind)
+				require.Contains(t, kube.TargetKinds().Names(), string(b.Target.Kind))
 				require.True(t, !b.Target.Namespaced() || b.Target.Key != "", "a Secret or ConfigMap target's key is defaulted")
 			}
 			if b.Retain.For != nil {

@@ -7,20 +7,6 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 )
 
-// Target kinds. Secrets and ConfigMaps are written once per namespace;
-// the other two are cluster-scoped objects of their own APIs.
-const (
-	TargetSecret    = "Secret"
-	TargetConfigMap = "ConfigMap"
-	// TargetClusterTrustBundle is certificates.k8s.io's cluster-wide
-	// trust object: the bundle is its spec.trustBundle.
-	TargetClusterTrustBundle = "ClusterTrustBundle"
-	// TargetBundle is cert-manager trust-manager's Bundle: rotate-certs
-	// keeps the previous CAs in an inLine source of its own and never
-	// edits the Bundle's other sources.
-	TargetBundle = "Bundle"
-)
-
 // DefaultTrustNamespace is the namespace trust-manager reads a Bundle's
 // Secret and ConfigMap sources from unless it was installed with another
 // --trust-namespace.
@@ -33,53 +19,54 @@ func (t Target) IsZero() bool {
 		t.Metadata == nil && t.AdditionalFormats == nil && t.SignerName == "" && t.TrustNamespace == ""
 }
 
-// Namespaced reports whether the target is a Secret or ConfigMap, written
-// once per namespace (the other kinds are cluster-scoped).
-func (t Target) Namespaced() bool { return t.Kind == TargetSecret || t.Kind == TargetConfigMap }
+// Namespaced reports whether the target is of a kind written once per
+// namespace (a Secret or ConfigMap; the other kinds are cluster-scoped),
+// by the target-kind table.
+func (t Target) Namespaced() bool {
+	d, _ := kube.TargetKinds().Lookup(t.Kind)
+	return d.Namespaced
+}
 
 // HasObject reports whether the bundle writes a target object (a bundle
 // without one only injects).
 func (b *TrustBundle) HasObject() bool { return b.Target.Kind != "" }
 
-// defaultTarget fills the target's unset fields by its kind. A zero target
-// stays zero.
+// defaultTarget fills the target's unset fields by its kind's row of the
+// target-kind table. A zero target stays zero.
 func (b *TrustBundle) defaultTarget() {
 	t := &b.Target
 	if t.IsZero() {
 		return
 	}
 	if t.Kind == "" {
-		t.Kind = TargetSecret
+		t.Kind = kube.TargetSecret
 	}
-	switch t.Kind {
-	case TargetSecret, TargetConfigMap:
-		if t.Key == "" {
-			t.Key = DefaultSecretKey
-			if t.Kind == TargetConfigMap {
-				t.Key = DefaultConfigMapKey
-			}
-		}
+	d, _ := kube.TargetKinds().Lookup(t.Kind)
+	if t.Key == "" {
+		t.Key = d.DefaultKey
+	}
+	if d.Applies("additionalFormats") {
 		t.AdditionalFormats.Default()
-		// namespaces: [] (set, empty) asks for no implicit namespace: with
-		// a namespaceSelector, only the selected ones get a target.
-		if t.Namespaces == nil && len(b.Sources) > 0 {
-			if ref := b.Sources[0].Ref(); ref != nil {
-				t.Namespaces = []string{ref.Namespace}
-			}
+	}
+	// namespaces: [] (set, empty) asks for no implicit namespace: with
+	// a namespaceSelector, only the selected ones get a target.
+	if d.Applies("namespaces") && t.Namespaces == nil && len(b.Sources) > 0 {
+		if ref := b.Sources[0].Ref(); ref != nil {
+			t.Namespaces = []string{ref.Namespace}
 		}
-	case TargetBundle:
-		if t.TrustNamespace == "" {
-			t.TrustNamespace = DefaultTrustNamespace
-		}
+	}
+	if d.Applies("trustNamespace") && t.TrustNamespace == "" {
+		t.TrustNamespace = DefaultTrustNamespace
 	}
 }
 
-// validateClusterScoped checks a ClusterTrustBundle or Bundle target at
-// path (".target"): the fields of namespaced targets do not apply, and
-// the name follows its API's rules.
-func (t Target) validateClusterScoped(path string, sources int) FieldErrors {
-	var errs FieldErrors
-	for _, f := range []struct {
+// targetFields are the target fields that apply to some kinds only, in
+// the order validation names them, and whether t sets each.
+func (t Target) targetFields() []struct {
+	name string
+	set  bool
+} {
+	return []struct {
 		name string
 		set  bool
 	}{
@@ -87,31 +74,65 @@ func (t Target) validateClusterScoped(path string, sources int) FieldErrors {
 		{"namespaceSelector", t.NamespaceSelector != nil},
 		{"key", t.Key != ""},
 		{"additionalFormats", t.AdditionalFormats != nil},
-	} {
-		if f.set {
+		{"signerName", t.SignerName != ""},
+		{"trustNamespace", t.TrustNamespace != ""},
+	}
+}
+
+// validateFields checks that t, of kind d, sets only the fields its row
+// of the target-kind table kinds says apply to it (path is ".target").
+func (t Target) validateFields(path string, d kube.TargetDescriptor, kinds kube.TargetTable) FieldErrors {
+	var errs FieldErrors
+	for _, f := range t.targetFields() {
+		if !f.set || d.Applies(f.name) {
+			continue
+		}
+		var owners []string
+		namespaced := false
+		for _, o := range kinds.Rows() {
+			if o.Applies(f.name) {
+				owners = append(owners, targetName(o))
+				namespaced = namespaced || o.Namespaced
+			}
+		}
+		switch {
+		case d.Namespaced || len(owners) == 0:
+			errs.add(path+"."+f.name, "does not apply to a %s target", t.Kind)
+		case namespaced:
 			errs.add(path+"."+f.name, "does not apply to a %s target, which is one cluster-scoped object", t.Kind)
+		default:
+			errs.add(path+"."+f.name, "applies only to a %s target", strings.Join(owners, " or "))
 		}
 	}
-	if t.SignerName != "" && t.Kind != TargetClusterTrustBundle {
-		errs.add(path+".signerName", "applies only to a ClusterTrustBundle target")
+	return errs
+}
+
+// targetName names a target kind in messages: trust-manager's Bundle with
+// its project, whose name the kind alone does not say.
+func targetName(d kube.TargetDescriptor) string {
+	if d.Store == kube.StoreSources {
+		return string(d.Kind) + " (trust-manager)"
 	}
-	if t.TrustNamespace != "" && t.Kind != TargetBundle {
-		errs.add(path+".trustNamespace", "applies only to a Bundle (trust-manager) target")
-	}
-	switch t.Kind {
-	case TargetClusterTrustBundle:
+	return string(d.Kind)
+}
+
+// validateClusterScoped checks a target of a cluster-scoped kind d of
+// kinds at path (".target"): the fields of other kinds do not apply, and
+// the name follows its API's rules.
+func (t Target) validateClusterScoped(path string, sources int, d kube.TargetDescriptor, kinds kube.TargetTable) FieldErrors {
+	errs := t.validateFields(path, d, kinds)
+	switch {
+	case d.Applies("signerName"):
 		errs = append(errs, validateClusterTrustBundleName(t.Name, t.SignerName, path)...)
-	case TargetBundle:
-		if t.Name != "" && (!kube.ValidObjectName(t.Name)) {
-			errs.add(path+".name", "%s is not a valid Bundle name: a lowercase DNS subdomain of at most %d characters", kube.Quote(t.Name), maxPrefix)
-		}
-		if !kube.ValidDNSLabel(t.TrustNamespace) {
-			errs.add(path+".trustNamespace", "%s is not a namespace name (a lowercase DNS label)", kube.Quote(t.TrustNamespace))
-		}
-		if sources > 0 {
-			errs.add(strings.TrimSuffix(path, ".target")+".sources",
-				"must be empty for a Bundle target: rotate-certs reads the trust-manager Bundle's own spec.sources (the Secrets and ConfigMaps of its trust namespace, and its inLine sources), which stay the one list of what is trusted")
-		}
+	case t.Name != "" && !kube.ValidObjectName(t.Name):
+		errs.add(path+".name", "%s is not a valid %s name: a lowercase DNS subdomain of at most %d characters", kube.Quote(t.Name), t.Kind, maxPrefix)
+	}
+	if d.Applies("trustNamespace") && !kube.ValidDNSLabel(t.TrustNamespace) {
+		errs.add(path+".trustNamespace", "%s is not a namespace name (a lowercase DNS label)", kube.Quote(t.TrustNamespace))
+	}
+	if d.Store == kube.StoreSources && sources > 0 {
+		errs.add(strings.TrimSuffix(path, ".target")+".sources",
+			"must be empty for a Bundle target: rotate-certs reads the trust-manager Bundle's own spec.sources (the Secrets and ConfigMaps of its trust namespace, and its inLine sources), which stay the one list of what is trusted")
 	}
 	return errs
 }

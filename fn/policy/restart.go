@@ -8,19 +8,6 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 )
 
-// Workload kinds that restart.workloads may name: the kinds whose pod
-// template rotate-certs can roll.
-const (
-	KindDeployment  = "Deployment"
-	KindStatefulSet = "StatefulSet"
-	KindDaemonSet   = "DaemonSet"
-	KindRollout     = "Rollout"
-)
-
-// WorkloadKinds lists the kinds rotate-certs rolls, in the order messages
-// name them.
-var WorkloadKinds = []string{KindDeployment, KindStatefulSet, KindDaemonSet, KindRollout}
-
 // Restart controls which workloads roll when a bundle's trust changes
 // (docs/design/contract.md, Restart rules).
 type Restart struct {
@@ -50,7 +37,7 @@ func (r Restart) InjectsTrust() bool { return r.Mesh != "" || len(r.Injected) > 
 
 // WorkloadRef names one workload.
 type WorkloadRef struct {
-	// Kind is one of WorkloadKinds.
+	// Kind is one of the rolled kinds of WorkloadKinds.
 	Kind string `json:"kind"`
 	// Name of the workload.
 	Name string `json:"name"`
@@ -98,16 +85,25 @@ func (r Restart) validate(path string) FieldErrors {
 	if r.Waves != nil {
 		errs = append(errs, r.Waves.validate(path+".waves")...)
 	}
+	return append(errs, r.validateWorkloads(path, WorkloadKinds())...)
+}
+
+// validateWorkloads checks restart.workloads against the rolled kinds of
+// kinds.
+func (r Restart) validateWorkloads(path string, kinds WorkloadTable) FieldErrors {
+	var errs FieldErrors
+	rolled := kinds.Rolled()
 	seen := map[WorkloadRef]int{}
 	for i, w := range r.Workloads {
 		wp := fmt.Sprintf("%s.workloads[%d]", path, i)
-		if !slices.Contains(WorkloadKinds, w.Kind) {
-			errs.add(wp+".kind", "%s is not one of %s, %s, %s, %s (the kinds with a pod template rotate-certs can roll; Jobs and CronJobs read the new bundle on their next run)",
-				kube.Quote(w.Kind), WorkloadKinds[0], WorkloadKinds[1], WorkloadKinds[2], WorkloadKinds[3])
+		known := slices.Contains(rolled, w.Kind)
+		if !known {
+			errs.add(wp+".kind", "%s is not one of %s (the kinds with a pod template rotate-certs can roll; Jobs and CronJobs read the new bundle on their next run)",
+				kube.Quote(w.Kind), strings.Join(rolled, ", "))
 		}
 		ok := errs.checkObjectName(wp+".name", "workload", w.Name)
 		ok = errs.checkNamespace(wp+".namespace", w.Namespace) && ok
-		if j, dup := seen[w]; dup && ok && slices.Contains(WorkloadKinds, w.Kind) {
+		if j, dup := seen[w]; dup && ok && known {
 			errs.add(wp, "duplicate of %s.workloads[%d] (%s)", path, j, w)
 		}
 		seen[w] = i

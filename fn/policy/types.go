@@ -124,8 +124,9 @@ type ObjectKeyRef struct {
 // trust-manager Bundle (kinds.go). A bundle that only injects may have
 // none (IsZero).
 type Target struct {
-	// Kind is Secret (default), ConfigMap, ClusterTrustBundle or Bundle.
-	Kind string `json:"kind,omitempty"`
+	// Kind is one of the target-kind table (kube.TargetKinds): Secret
+	// (default), ConfigMap, ClusterTrustBundle or Bundle.
+	Kind kube.TargetKind `json:"kind,omitempty"`
 	// Name of the target object.
 	Name string `json:"name"`
 	// Namespaces to write the target in; default (absent): the first

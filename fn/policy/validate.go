@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
@@ -54,7 +55,7 @@ func (p *RotationPolicy) Validate() FieldErrors {
 				continue
 			}
 			listed[ns] = j
-			k := fmt.Sprintf("%s %s/%s key %s", kube.Safe(b.Target.Kind), ns, kube.Safe(b.Target.Name), kube.Safe(b.Target.Key))
+			k := fmt.Sprintf("%s %s/%s key %s", kube.Safe(string(b.Target.Kind)), ns, kube.Safe(b.Target.Name), kube.Safe(b.Target.Key))
 			if other, dup := targets[k]; dup {
 				errs.add(path+".target", "writes %s, which %s also writes", k, other)
 			}
@@ -90,10 +91,10 @@ func (s Source) validate(sp string, t Target) FieldErrors {
 	ok := errs.checkObjectName(rp+".name", s.Kind(), ref.Name)
 	ok = errs.checkNamespace(rp+".namespace", ref.Namespace) && ok
 	ok = errs.checkDataKey(rp+".key", ref.Key) && ok
-	if ok && s.Kind() == t.Kind && ref.Name == t.Name && ref.Key == t.Key {
+	if ok && kube.TargetKind(s.Kind()) == t.Kind && ref.Name == t.Name && ref.Key == t.Key {
 		for _, ns := range t.Namespaces {
 			if ns == ref.Namespace {
-				errs.add(sp, "is the bundle's own target (%s %s/%s key %s): a bundle cannot read what it writes", kube.Safe(t.Kind), ns, t.Name, t.Key)
+				errs.add(sp, "is the bundle's own target (%s %s/%s key %s): a bundle cannot read what it writes", kube.Safe(string(t.Kind)), ns, t.Name, t.Key)
 			}
 		}
 	}
@@ -103,24 +104,29 @@ func (s Source) validate(sp string, t Target) FieldErrors {
 // validateTarget checks the bundle's target: none (the bundle only
 // injects), a cluster-scoped kind, or a namespaced one.
 func (b *TrustBundle) validateTarget(path string) FieldErrors {
+	return b.validateTargetIn(path, kube.TargetKinds())
+}
+
+// validateTargetIn checks the bundle's target against the target-kind
+// table kinds.
+func (b *TrustBundle) validateTargetIn(path string, kinds kube.TargetTable) FieldErrors {
 	var errs FieldErrors
 	t := b.Target
+	d, known := kinds.Lookup(t.Kind)
 	switch {
 	case t.IsZero():
 		// No target object: the bundle only injects (listed here, or
 		// named by objects' inject-ca-from annotation).
-	case !t.Namespaced():
-		if t.Kind != TargetClusterTrustBundle && t.Kind != TargetBundle {
-			errs.add(path+".target.kind", "%s is not one of Secret, ConfigMap, ClusterTrustBundle, Bundle", kube.Quote(t.Kind))
-			break
-		}
+	case !known:
+		errs.add(path+".target.kind", "%s is not one of %s", kube.Quote(string(t.Kind)), strings.Join(kinds.Names(), ", "))
+	case !d.Namespaced:
 		if t.Name == "" {
 			errs.add(path+".target.name", "required") // the kind's own name rule is in validateClusterScoped
 		}
-		errs = append(errs, t.validateClusterScoped(path+".target", len(b.Sources))...)
+		errs = append(errs, t.validateClusterScoped(path+".target", len(b.Sources), d, kinds)...)
 		errs = append(errs, t.Metadata.validate(path+".target.metadata")...)
 	default:
-		errs = append(errs, b.validateNamespacedTarget(path)...)
+		errs = append(errs, b.validateNamespacedTarget(path, d, kinds)...)
 	}
 	return errs
 }
@@ -137,7 +143,7 @@ func (b *TrustBundle) validate(path string) FieldErrors {
 		errs.add(path+".mode", "%s is not one of %s, %s", kube.Quote(b.Mode), ModeBundle, ModeCopy)
 	}
 	t := b.Target
-	if len(b.Sources) == 0 && t.Kind != TargetBundle {
+	if d, _ := kube.TargetKinds().Lookup(t.Kind); len(b.Sources) == 0 && d.Store != kube.StoreSources {
 		errs.add(path+".sources", "at least one source is required")
 	}
 	for i, s := range b.Sources {
@@ -158,11 +164,12 @@ func (b *TrustBundle) validate(path string) FieldErrors {
 	return errs
 }
 
-// validateNamespacedTarget checks a Secret or ConfigMap target.
-func (b *TrustBundle) validateNamespacedTarget(path string) FieldErrors {
+// validateNamespacedTarget checks a target of a namespaced kind d (a
+// Secret or ConfigMap) of kinds.
+func (b *TrustBundle) validateNamespacedTarget(path string, d kube.TargetDescriptor, kinds kube.TargetTable) FieldErrors {
 	var errs FieldErrors
 	t := b.Target
-	errs.checkObjectName(path+".target.name", t.Kind, t.Name)
+	errs.checkObjectName(path+".target.name", string(t.Kind), t.Name)
 	errs.checkDataKey(path+".target.key", t.Key)
 	// Namespaces default to the first source's; only an inline first
 	// source leaves them empty. A missing or malformed first source is
@@ -178,11 +185,7 @@ func (b *TrustBundle) validateNamespacedTarget(path string) FieldErrors {
 			errs.add(path+".target.namespaceSelector", "%v", err)
 		}
 	}
-	for _, f := range []struct{ name, value string }{{"signerName", t.SignerName}, {"trustNamespace", t.TrustNamespace}} {
-		if f.value != "" {
-			errs.add(path+".target."+f.name, "does not apply to a %s target", t.Kind)
-		}
-	}
+	errs = append(errs, t.validateFields(path+".target", d, kinds)...)
 	errs = append(errs, t.Metadata.validate(path+".target.metadata")...)
 	errs = append(errs, t.AdditionalFormats.validate(t, path+".target")...)
 	return errs

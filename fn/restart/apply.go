@@ -55,6 +55,9 @@ type Env struct {
 	PolicyRef kube.Ref
 	// Now is the render time, which the waves of a roll-out are due by.
 	Now time.Time
+	// Kinds is the workload-kind table; the zero value is the one
+	// rotate-certs ships (policy.WorkloadKinds). Tests add a kind here.
+	Kinds policy.WorkloadTable
 }
 
 // Outcome is what Run did.
@@ -150,11 +153,12 @@ func Run(bundles []Bundle, env Env) Outcome {
 // scan reads every workload once and indexes the objects each one reads.
 func (a *applier) scan() {
 	for _, item := range a.env.Items {
-		if kube.IsLocalConfig(item) || !isWorkload(item) {
+		kind, ok := workloadOf(a.env.Kinds, item)
+		if !ok || kube.IsLocalConfig(item) {
 			continue
 		}
 		key := kube.KeyOf(item)
-		w, err := readWorkload(item)
+		w, err := readWorkload(item, kind)
 		if err != nil {
 			a.failed[key] = true
 			field, msg := kube.SplitFieldError(err, "")
@@ -191,7 +195,7 @@ func (a *applier) match(b Bundle) {
 			switch t.Key.Kind {
 			case KindClusterTrustBundle:
 				a.matchClusterTrustBundle(b, t)
-			case policy.TargetBundle:
+			case string(kube.TargetBundle):
 				a.matchTrustManager(b, t)
 			default:
 				for _, c := range a.consumers[t.Key] {

@@ -38,7 +38,7 @@ func trustTarget(ns, hash string, changed bool) Target {
 
 func hashOf(t *testing.T, n *yaml.RNode) string {
 	t.Helper()
-	w, err := readWorkload(n)
+	w, err := readNode(n)
 	require.NoError(t, err)
 	h, _ := w.TrustHash()
 	return h

@@ -10,14 +10,16 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// Workload is a Deployment, StatefulSet, DaemonSet, Rollout, Job or
-// CronJob of the input, read into the model.
+// Workload is an object of a rolled or reported kind of
+// policy.WorkloadKinds (a Deployment, StatefulSet, DaemonSet, Rollout, Job
+// or CronJob) in the input, read into the model.
 type Workload struct {
 	// Node is the resource, edited in place when rolled.
 	Node *yaml.RNode
 	// Ref names it in results.
 	Ref kube.Ref
-	// Rollable is true for the kinds rotate-certs rolls (not Job, CronJob).
+	// Rollable is true for the kinds rotate-certs rolls (policy.RoleRolled;
+	// not Job, CronJob).
 	Rollable bool
 	// WorkloadRef is true for an Argo Rollout that borrows the pod
 	// template of another workload (spec.workloadRef) and has none of its
@@ -49,12 +51,11 @@ type Pod struct {
 	HostNetwork bool
 }
 
-// readWorkload reads a workload (isWorkload must be true). An unknown reload
-// annotation value, a missing pod template or a malformed one is a
+// readWorkload reads a workload of kind, its row (workloadOf). An unknown
+// reload annotation value, a missing pod template or a malformed one is a
 // *kube.FieldError.
-func readWorkload(node *yaml.RNode) (*Workload, error) {
-	kind, _ := kindOf(node)
-	w := &Workload{Node: node, Ref: kube.RefOf(node), Rollable: kind.role == rolled, TemplateField: kube.JoinPath(kind.template)}
+func readWorkload(node *yaml.RNode, kind policy.WorkloadKind) (*Workload, error) {
+	w := &Workload{Node: node, Ref: kube.RefOf(node), Rollable: kind.Role == policy.RoleRolled, TemplateField: kube.JoinPath(kind.Template)}
 
 	annos := node.GetAnnotations(ReloadAnnotation)
 	value, set := annos[ReloadAnnotation]
@@ -74,7 +75,7 @@ func readWorkload(node *yaml.RNode) (*Workload, error) {
 	if w.Model, err = readTemplate(w.Template, w.TemplateField); err != nil {
 		return nil, err
 	}
-	w.Shape = readShape(node, w.Template)
+	w.Shape = readShape(node, w.Template, kind)
 	// Read as kubectl reads a boolean (kube.BoolAt: yes and True are true).
 	hostNetwork, _ := kube.BoolAt(w.Template, "spec", "hostNetwork")
 	w.Pod = Pod{Namespace: w.Ref.Namespace, Labels: w.Template.GetLabels(), Annotations: w.Template.GetAnnotations(), HostNetwork: hostNetwork}
@@ -82,28 +83,28 @@ func readWorkload(node *yaml.RNode) (*Workload, error) {
 }
 
 // ReadTemplate reads which Secrets and ConfigMaps node's pod template
-// reads (IsReader must be true); an Argo Rollout that borrows another
-// workload's template (spec.workloadRef) reads none. It is the reading
-// readWorkload does, so init lists as readers of a CA exactly what the restart
-// rules see: a missing or malformed pod template is the same
-// *kube.FieldError.
-func ReadTemplate(node *yaml.RNode) (Template, error) {
-	kind, _ := kindOf(node)
+// reads, node being of kind (its row of policy.WorkloadKinds, any role); an
+// Argo Rollout that borrows another workload's template (spec.workloadRef)
+// reads none. It is the reading readWorkload does, so init lists as
+// readers of a CA exactly what the restart rules see: a missing or
+// malformed pod template is the same *kube.FieldError.
+func ReadTemplate(node *yaml.RNode, kind policy.WorkloadKind) (Template, error) {
 	tmpl, err := podTemplate(node, kind)
 	if err != nil || tmpl == nil {
 		return Template{}, err
 	}
-	return readTemplate(tmpl, kube.JoinPath(kind.template))
+	return readTemplate(tmpl, kube.JoinPath(kind.Template))
 }
 
 // podTemplate returns node's pod template, checked for the shapes kyaml's
-// accessors cannot take; nil, and no error, for a Rollout that borrows the
-// template of another workload (spec.workloadRef) and has none of its own.
-func podTemplate(node *yaml.RNode, kind podKind) (*yaml.RNode, error) {
-	field := kube.JoinPath(kind.template)
-	tmpl := kube.At(node, kind.template...)
+// accessors cannot take; nil, and no error, for a kind that may borrow the
+// template of another workload (an Argo Rollout's spec.workloadRef) and has
+// none of its own.
+func podTemplate(node *yaml.RNode, kind policy.WorkloadKind) (*yaml.RNode, error) {
+	field := kube.JoinPath(kind.Template)
+	tmpl := kube.At(node, kind.Template...)
 	if tmpl == nil || tmpl.YNode().Kind != yaml.MappingNode || kube.At(tmpl, "spec") == nil {
-		if node.GetKind() == policy.KindRollout && kube.At(node, "spec", "workloadRef") != nil {
+		if kind.WorkloadRef && kube.At(node, "spec", "workloadRef") != nil {
 			return nil, nil
 		}
 		if field == "" {
@@ -241,11 +242,11 @@ func readContainer(c *yaml.RNode, field string) (Container, error) {
 	return ct, nil
 }
 
-// readShape reads what decides how a roll goes.
-func readShape(node, tmpl *yaml.RNode) Shape {
+// readShape reads what decides how a roll of node, of kind, goes.
+func readShape(node, tmpl *yaml.RNode, kind policy.WorkloadKind) Shape {
 	paused, _ := kube.BoolAt(node, "spec", "paused")
 	s := Shape{
-		Kind:           node.GetKind(),
+		Kind:           kind,
 		Paused:         paused,
 		UpdateStrategy: kube.ScalarAt(node, "spec", "updateStrategy", "type"),
 		PodLabels:      tmpl.GetLabels(),

@@ -69,7 +69,7 @@ spec:
 `
 
 func TestReadDeployment(t *testing.T) {
-	w, err := readWorkload(mustParse(t, fullDeployment))
+	w, err := readNode(mustParse(t, fullDeployment))
 	require.NoError(t, err)
 	assert.True(t, w.Rollable)
 	assert.Equal(t, ReloadHot, w.Reload)
@@ -87,7 +87,7 @@ func TestReadDeployment(t *testing.T) {
 		{Object: cm("bundle"), Via: ViaSubPath, Field: s + "containers[0].volumeMounts[1].subPath"},
 		{Object: cm("bundle"), Via: ViaSubPath, Field: s + "containers[0].volumeMounts[2].subPathExpr"},
 	}, w.Model.Uses())
-	assert.Equal(t, Shape{Kind: "Deployment", Replicas: ptr(int64(2)), ReplicasSet: true, Paused: true,
+	assert.Equal(t, Shape{Kind: rowOf("Deployment"), Replicas: ptr(int64(2)), ReplicasSet: true, Paused: true,
 		PodLabels: map[string]string{"app": "ratelimit"}}, w.Shape)
 }
 
@@ -119,7 +119,7 @@ func TestReadKinds(t *testing.T) {
 			if !tc.workload {
 				return
 			}
-			w, err := readWorkload(n)
+			w, err := readNode(n)
 			require.NoError(t, err)
 			assert.Equal(t, tc.rollable, w.Rollable)
 			assert.Equal(t, tc.template, w.TemplateField)
@@ -150,12 +150,12 @@ func TestReadTemplateKinds(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			n := mustParse(t, tc.doc)
-			require.Equal(t, tc.reader, IsReader(n))
+			require.Equal(t, tc.reader, isReader(n))
 			assert.Equal(t, tc.workload, isWorkload(n))
 			if !tc.reader {
 				return
 			}
-			tmpl, err := ReadTemplate(n)
+			tmpl, err := readTemplateOf(n)
 			require.NoError(t, err)
 			assert.Equal(t, []Use{{Object: Object{Kind: "Secret", Name: "trust"}, Via: ViaVolume, Field: tc.field}}, tmpl.Uses())
 		})
@@ -165,7 +165,7 @@ func TestReadTemplateKinds(t *testing.T) {
 // TestReadTemplateNamesEachReference: what init shows of a read, the
 // variable of an env reference and whether a volume source is projected.
 func TestReadTemplateNamesEachReference(t *testing.T) {
-	tmpl, err := ReadTemplate(mustParse(t, fullDeployment))
+	tmpl, err := readTemplateOf(mustParse(t, fullDeployment))
 	require.NoError(t, err)
 	var vols []string
 	for _, v := range tmpl.Volumes {
@@ -191,18 +191,18 @@ func TestReadTemplateErrorsAsRead(t *testing.T) {
 		"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec: {template: {metadata: {labels: [a]}, spec: {containers: []}}}",
 		"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec: {replicas: 1}",
 	} {
-		_, readErr := readWorkload(mustParse(t, doc))
-		_, tmplErr := ReadTemplate(mustParse(t, doc))
+		_, readErr := readNode(mustParse(t, doc))
+		_, tmplErr := readTemplateOf(mustParse(t, doc))
 		require.Error(t, readErr)
 		assert.Equal(t, readErr, tmplErr)
 	}
-	_, err := ReadTemplate(mustParse(t, "apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: c, envFrom: x}]}"))
+	_, err := readTemplateOf(mustParse(t, "apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: c, envFrom: x}]}"))
 	assert.Equal(t, &kube.FieldError{Field: "spec.containers[0].envFrom", Err: errors.New("must be a list")}, err)
-	_, err = ReadTemplate(mustParse(t, "apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: null"))
+	_, err = readTemplateOf(mustParse(t, "apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: null"))
 	assert.EqualError(t, err, "spec: has no pod spec: rotate-certs cannot tell what it reads")
-	_, err = ReadTemplate(mustParse(t, "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x, annotations: {rotate-certs.dev/reload: warm}}\nspec: {template: {spec: {containers: []}}}"))
+	_, err = readTemplateOf(mustParse(t, "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x, annotations: {rotate-certs.dev/reload: warm}}\nspec: {template: {spec: {containers: []}}}"))
 	assert.NoError(t, err)
-	tmpl, err := ReadTemplate(mustParse(t, "apiVersion: argoproj.io/v1alpha1\nkind: Rollout\nspec: {workloadRef: {kind: Deployment, name: x}}"))
+	tmpl, err := readTemplateOf(mustParse(t, "apiVersion: argoproj.io/v1alpha1\nkind: Rollout\nspec: {workloadRef: {kind: Deployment, name: x}}"))
 	assert.NoError(t, err)
 	assert.Empty(t, tmpl.Uses())
 }
@@ -238,7 +238,7 @@ func TestReadErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := readWorkload(mustParse(t, tc.doc))
+			_, err := readNode(mustParse(t, tc.doc))
 			var fe *kube.FieldError
 			require.ErrorAs(t, err, &fe)
 			assert.Equal(t, tc.field, fe.Field)
@@ -267,7 +267,7 @@ spec:
         image: "envoyproxy/ratelimit:v1" # pinned
 `
 	n := mustParse(t, doc)
-	w, err := readWorkload(n)
+	w, err := readNode(n)
 	require.NoError(t, err)
 	_, has := w.TrustHash()
 	require.False(t, has)
@@ -317,7 +317,7 @@ func TestSetTrustHashKeepsComments(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			n := mustParse(t, head+tt.metadata+tail)
-			w, err := readWorkload(n)
+			w, err := readNode(n)
 			require.NoError(t, err)
 			changed, err := w.SetTrustHash("sha256:new")
 			require.NoError(t, err)
@@ -341,7 +341,7 @@ spec:
       hostNetwork: ` + yes + `
       containers: [{name: c}]
 `
-		w, err := readWorkload(mustParse(t, doc))
+		w, err := readNode(mustParse(t, doc))
 		require.NoError(t, err)
 		assert.True(t, w.Shape.Paused, yes)
 		assert.True(t, w.Pod.HostNetwork, yes)

@@ -77,7 +77,7 @@ func TestLinkerdRule(t *testing.T) {
 // that is off. Read from YAML, as the restart rules read a workload.
 func TestLinkerdInjectsWithoutServiceAccountToken(t *testing.T) {
 	for _, no := range []string{"false", "False", "no"} {
-		w, err := readWorkload(mustParse(t, `apiVersion: apps/v1
+		w, err := readNode(mustParse(t, `apiVersion: apps/v1
 kind: Deployment
 metadata: {name: api, namespace: shop}
 spec:

@@ -15,7 +15,7 @@ const groupPDB = "policy"
 
 // Reads declares what the restart rules read of the input, under bundles
 // (a policy's spec.trustBundles): every workload they roll or report (the
-// rolled and reported kinds of podKinds, in the API groups of the versions
+// rolled and reported kinds of policy.WorkloadKinds, in the API groups of the versions
 // they read: CountWorkloads and Hold count the same ones), every
 // PodDisruptionBudget, and Namespaces when a bundle's restarts find
 // injected consumers by their Namespace (restart.mesh, restart.injected)
@@ -25,7 +25,7 @@ const groupPDB = "policy"
 func Reads(bundles []policy.TrustBundle) kube.Reads {
 	namespaces := false
 	for _, b := range bundles {
-		namespaces = namespaces || b.Restart.InjectsTrust() || b.Target.Kind == policy.TargetBundle
+		namespaces = namespaces || b.Restart.InjectsTrust() || b.Target.Kind == kube.TargetBundle
 	}
 	r := kube.Reads{
 		Kinds: []kube.GroupKind{{Group: groupPDB, Kind: kindPDB}},
@@ -34,12 +34,12 @@ func Reads(bundles []policy.TrustBundle) kube.Reads {
 		},
 	}
 	seen := map[kube.GroupKind]bool{}
-	for kind, k := range podKinds {
-		if k.role == listed {
+	for _, k := range policy.WorkloadKinds().Rows() {
+		if k.Role == policy.RoleListed {
 			continue
 		}
-		for _, v := range k.apiVersions {
-			gk := kube.GroupKind{Group: kube.GroupOf(v), Kind: kind}
+		for _, v := range k.APIVersions {
+			gk := kube.GroupKind{Group: kube.GroupOf(v), Kind: k.Kind}
 			if !seen[gk] {
 				seen[gk] = true
 				r.Kinds = append(r.Kinds, gk)

@@ -10,16 +10,19 @@ import (
 
 // Shape is what decides how a roll of a workload goes.
 type Shape struct {
-	// Kind is the workload's kind (one of policy.WorkloadKinds).
-	Kind string
+	// Kind is the workload's row of policy.WorkloadKinds: which of the
+	// fields below its kind has.
+	Kind policy.WorkloadKind
 	// Replicas is spec.replicas; nil when unset (the API server defaults
 	// it to 1) or not a number.
 	Replicas *int64
 	// ReplicasSet is true when spec.replicas is present at all.
 	ReplicasSet bool
-	// Paused is spec.paused (Deployment, Rollout).
+	// Paused is spec.paused (read for every kind; a risk where
+	// Kind.Pausable).
 	Paused bool
-	// UpdateStrategy is spec.updateStrategy.type (StatefulSet, DaemonSet).
+	// UpdateStrategy is spec.updateStrategy.type (a risk where
+	// Kind.OnDelete).
 	UpdateStrategy string
 	// PodLabels are spec.template.metadata.labels.
 	PodLabels map[string]string
@@ -38,9 +41,10 @@ type risk struct {
 // is left out by the caller).
 func risks(w Shape, pdbs []kube.Selector) []risk {
 	var out []risk
-	// A single pod: spec.replicas 1, or unset (the API server defaults it to 1).
+	// A single pod: spec.replicas 1, or unset (the API server defaults it
+	// to 1), for a kind whose pod count spec.replicas sets.
 	singleReplica := !w.ReplicasSet || w.Replicas != nil && *w.Replicas == 1
-	if w.Kind != policy.KindDaemonSet && singleReplica &&
+	if w.Kind.Replicas && singleReplica &&
 		!slices.ContainsFunc(pdbs, func(s kube.Selector) bool { return s.Matches(w.PodLabels) }) {
 		what := "spec.replicas is unset"
 		if w.ReplicasSet {
@@ -49,10 +53,10 @@ func risks(w Shape, pdbs []kube.Selector) []risk {
 		out = append(out, risk{Field: "spec.replicas", Message: fmt.Sprintf(
 			"rolled with a single pod (%s) and no PodDisruptionBudget in its namespace selects its pods: the roll may leave it without a ready pod; run 2 or more replicas or add a PodDisruptionBudget", what)})
 	}
-	if w.Paused && (w.Kind == policy.KindDeployment || w.Kind == policy.KindRollout) {
+	if w.Paused && w.Kind.Pausable {
 		out = append(out, risk{Field: "spec.paused", Message: "rolled while paused: the roll waits until spec.paused is false, and until then its pods keep the old trust"})
 	}
-	if w.UpdateStrategy == "OnDelete" && (w.Kind == policy.KindStatefulSet || w.Kind == policy.KindDaemonSet) {
+	if w.UpdateStrategy == "OnDelete" && w.Kind.OnDelete {
 		out = append(out, risk{Field: "spec.updateStrategy.type", Message: "rolled with updateStrategy OnDelete: no pod is replaced until it is deleted; delete its pods (one at a time) to pick up the new trust"})
 	}
 	return out

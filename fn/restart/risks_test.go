@@ -18,21 +18,21 @@ func TestRisks(t *testing.T) {
 		pdbs   []kube.Selector
 		fields []string
 	}{
-		{"replicas unset, no PDB", Shape{Kind: "Deployment", PodLabels: app}, nil, []string{"spec.replicas"}},
-		{"one replica, no PDB", Shape{Kind: "Deployment", Replicas: &one, ReplicasSet: true, PodLabels: app}, nil, []string{"spec.replicas"}},
-		{"one replica, PDB of other pods", Shape{Kind: "StatefulSet", Replicas: &one, ReplicasSet: true, PodLabels: app}, []kube.Selector{other}, []string{"spec.replicas"}},
-		{"one replica, matching PDB", Shape{Kind: "Deployment", Replicas: &one, ReplicasSet: true, PodLabels: app}, []kube.Selector{other, matching}, nil},
-		{"one replica, empty policy/v1 selector covers all", Shape{Kind: "Rollout", Replicas: &one, ReplicasSet: true, PodLabels: app}, []kube.Selector{{}}, nil},
-		{"three replicas", Shape{Kind: "Deployment", Replicas: &three, ReplicasSet: true, PodLabels: app}, nil, nil},
-		{"scaled to zero", Shape{Kind: "Deployment", Replicas: &zero, ReplicasSet: true, PodLabels: app}, nil, nil},
-		{"replicas not a number (a placeholder)", Shape{Kind: "Deployment", ReplicasSet: true, PodLabels: app}, nil, nil},
-		{"DaemonSet has no replicas", Shape{Kind: "DaemonSet", PodLabels: app}, nil, nil},
-		{"paused Deployment", Shape{Kind: "Deployment", Replicas: &three, ReplicasSet: true, Paused: true}, nil, []string{"spec.paused"}},
-		{"paused Rollout", Shape{Kind: "Rollout", Replicas: &three, ReplicasSet: true, Paused: true}, nil, []string{"spec.paused"}},
-		{"StatefulSet OnDelete", Shape{Kind: "StatefulSet", Replicas: &three, ReplicasSet: true, UpdateStrategy: "OnDelete"}, nil, []string{"spec.updateStrategy.type"}},
-		{"DaemonSet OnDelete", Shape{Kind: "DaemonSet", UpdateStrategy: "OnDelete"}, nil, []string{"spec.updateStrategy.type"}},
-		{"DaemonSet RollingUpdate", Shape{Kind: "DaemonSet", UpdateStrategy: "RollingUpdate"}, nil, nil},
-		{"everything at once", Shape{Kind: "Deployment", Paused: true, PodLabels: app}, nil, []string{"spec.replicas", "spec.paused"}},
+		{"replicas unset, no PDB", Shape{Kind: rowOf("Deployment"), PodLabels: app}, nil, []string{"spec.replicas"}},
+		{"one replica, no PDB", Shape{Kind: rowOf("Deployment"), Replicas: &one, ReplicasSet: true, PodLabels: app}, nil, []string{"spec.replicas"}},
+		{"one replica, PDB of other pods", Shape{Kind: rowOf("StatefulSet"), Replicas: &one, ReplicasSet: true, PodLabels: app}, []kube.Selector{other}, []string{"spec.replicas"}},
+		{"one replica, matching PDB", Shape{Kind: rowOf("Deployment"), Replicas: &one, ReplicasSet: true, PodLabels: app}, []kube.Selector{other, matching}, nil},
+		{"one replica, empty policy/v1 selector covers all", Shape{Kind: rowOf("Rollout"), Replicas: &one, ReplicasSet: true, PodLabels: app}, []kube.Selector{{}}, nil},
+		{"three replicas", Shape{Kind: rowOf("Deployment"), Replicas: &three, ReplicasSet: true, PodLabels: app}, nil, nil},
+		{"scaled to zero", Shape{Kind: rowOf("Deployment"), Replicas: &zero, ReplicasSet: true, PodLabels: app}, nil, nil},
+		{"replicas not a number (a placeholder)", Shape{Kind: rowOf("Deployment"), ReplicasSet: true, PodLabels: app}, nil, nil},
+		{"DaemonSet has no replicas", Shape{Kind: rowOf("DaemonSet"), PodLabels: app}, nil, nil},
+		{"paused Deployment", Shape{Kind: rowOf("Deployment"), Replicas: &three, ReplicasSet: true, Paused: true}, nil, []string{"spec.paused"}},
+		{"paused Rollout", Shape{Kind: rowOf("Rollout"), Replicas: &three, ReplicasSet: true, Paused: true}, nil, []string{"spec.paused"}},
+		{"StatefulSet OnDelete", Shape{Kind: rowOf("StatefulSet"), Replicas: &three, ReplicasSet: true, UpdateStrategy: "OnDelete"}, nil, []string{"spec.updateStrategy.type"}},
+		{"DaemonSet OnDelete", Shape{Kind: rowOf("DaemonSet"), UpdateStrategy: "OnDelete"}, nil, []string{"spec.updateStrategy.type"}},
+		{"DaemonSet RollingUpdate", Shape{Kind: rowOf("DaemonSet"), UpdateStrategy: "RollingUpdate"}, nil, nil},
+		{"everything at once", Shape{Kind: rowOf("Deployment"), Paused: true, PodLabels: app}, nil, []string{"spec.replicas", "spec.paused"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -182,7 +182,7 @@ func mostWaves(w policy.Waves, workloads int) int {
 func CountWorkloads(items []*yaml.RNode) int {
 	n := 0
 	for _, it := range items {
-		if k, ok := kindOf(it); ok && k.role == rolled && !kube.IsLocalConfig(it) {
+		if k, ok := workloadOf(policy.WorkloadKinds(), it); ok && k.Role == policy.RoleRolled && !kube.IsLocalConfig(it) {
 			n++
 		}
 	}

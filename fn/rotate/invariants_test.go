@@ -146,7 +146,7 @@ func managedBy(pol *policy.RotationPolicy, item *yaml.RNode) ([]string, bool) {
 		return nil, true
 	}
 	for _, b := range pol.Spec.TrustBundles {
-		if item.GetKind() != b.Target.Kind || item.GetName() != b.Target.Name {
+		if item.GetKind() != string(b.Target.Kind) || item.GetName() != b.Target.Name {
 			continue
 		}
 		keys := []string{b.Target.Key}
@@ -167,7 +167,7 @@ func managedBy(pol *policy.RotationPolicy, item *yaml.RNode) ([]string, bool) {
 func targetMetadata(pol *policy.RotationPolicy, item *yaml.RNode) map[string]bool {
 	out := map[string]bool{}
 	for _, b := range pol.Spec.TrustBundles {
-		if m := b.Target.Metadata; m != nil && item.GetKind() == b.Target.Kind && item.GetName() == b.Target.Name {
+		if m := b.Target.Metadata; m != nil && item.GetKind() == string(b.Target.Kind) && item.GetName() == b.Target.Name {
 			for k := range m.Labels {
 				out["metadata.labels."+k] = true
 			}

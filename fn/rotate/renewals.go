@@ -7,7 +7,6 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/certmanager"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
-	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/report"
 	"github.com/rotate-certs/rotate-certs/fn/trustbundle"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
@@ -33,7 +32,7 @@ func (r *run) secretSources() []bundleSource {
 					where: fmt.Sprintf("spec.trustBundles[%d].sources[%d]", i, j)})
 			}
 		}
-		if b.Target.Kind != policy.TargetBundle {
+		if b.Target.Kind != kube.TargetBundle {
 			continue
 		}
 		node := r.index.GetIn(trustbundle.TrustManagerGroup, kube.Key{Kind: certmanager.KindBundle, Name: b.Target.Name})

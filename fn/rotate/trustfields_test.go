@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/trustbundle"
 	"github.com/stretchr/testify/require"
@@ -20,9 +21,9 @@ func ownTrustFields(pol *policy.RotationPolicy, item *yaml.RNode) (func(*testing
 	kind, name := item.GetKind(), item.GetName()
 	for _, b := range pol.Spec.TrustBundles {
 		switch {
-		case kind == policy.TargetClusterTrustBundle && b.Target.Kind == kind && b.Target.Name == name:
+		case kind == string(kube.TargetClusterTrustBundle) && string(b.Target.Kind) == kind && b.Target.Name == name:
 			return func(t *testing.T, c *yaml.RNode) { clearAt(t, c, "trustBundle", "spec") }, true
-		case kind == policy.TargetBundle && b.Target.Kind == kind && b.Target.Name == name:
+		case kind == string(kube.TargetBundle) && string(b.Target.Kind) == kind && b.Target.Name == name:
 			return withoutOwnInLine, true
 		}
 	}

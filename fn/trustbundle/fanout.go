@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
-	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -46,7 +45,7 @@ const IstioRootCertConfigMap = "istio-ca-root-cert"
 // sync tool and istiod fight over the object.
 func (r *fanOut) warnIstiodOwns() {
 	t := r.bundle.Target
-	if t.Kind != policy.TargetConfigMap || t.Name != IstioRootCertConfigMap {
+	if t.Kind != kube.TargetConfigMap || t.Name != IstioRootCertConfigMap {
 		return
 	}
 	r.add(r.env.PolicyRef.Result(framework.Warning, r.path+".target.name", fmt.Sprintf(
@@ -90,7 +89,7 @@ func (r *fanOut) namespaces() []string {
 func (r *fanOut) readsFrom(ns string) bool {
 	t := r.bundle.Target
 	for _, s := range r.bundle.Sources {
-		if ref := s.Ref(); ref != nil && s.Kind() == t.Kind && ref.Name == t.Name && ref.Namespace == ns && ref.Key == t.Key {
+		if ref := s.Ref(); ref != nil && kube.TargetKind(s.Kind()) == t.Kind && ref.Name == t.Name && ref.Namespace == ns && ref.Key == t.Key {
 			return true
 		}
 	}
@@ -176,7 +175,7 @@ func (r *fanOut) newTarget(key kube.Key) *yaml.RNode {
 // object, only a snapshot) or cannot be read.
 func (r *fanOut) read(ns string) (slot, bool) {
 	t := r.bundle.Target
-	key := kube.Key{Kind: t.Kind, Namespace: ns, Name: t.Name}
+	key := kube.Key{Kind: string(t.Kind), Namespace: ns, Name: t.Name}
 	r.warnGatewayKey(key)
 	if !r.trustManagerWrites(key) {
 		return slot{}, false

@@ -1,7 +1,6 @@
 package trustbundle
 
 import (
-	"github.com/rotate-certs/rotate-certs/fn/certmanager"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -12,13 +11,15 @@ import (
 //
 //   - every object a target can be besides a Secret or ConfigMap: the
 //     kinds whose caBundle fields it injects (policy.InjectKinds, with the
-//     cainjector annotations on them), ClusterTrustBundles, and every
-//     trust-manager Bundle (a Secret or ConfigMap target must not be one
-//     that a Bundle of the input writes: bundleclash.go);
+//     cainjector annotations on them), and every object of a
+//     cluster-scoped kind of the target-kind table (kube.TargetKinds):
+//     ClusterTrustBundles and trust-manager Bundles (a Secret or ConfigMap
+//     target must not be one that a Bundle of the input writes:
+//     bundleclash.go);
 //   - every Gateway API BackendTLSPolicy and Envoy Gateway
 //     ClientTrafficPolicy, whose CA references read only key ca.crt of a
 //     Secret or ConfigMap target (gateway.go);
-//   - of core Secrets and ConfigMaps, manifests and local-config snapshots
+//   - of the namespaced target kinds (core Secrets and ConfigMaps), manifests and local-config snapshots
 //     alike: the sources and targets, by name; every one in the trust
 //     namespace of a trust-manager Bundle target, whose sources the Bundle
 //     names in its own spec, by name or label; and those a missing
@@ -39,11 +40,12 @@ func Reads(bundles []policy.TrustBundle) kube.Reads {
 	namespaces := false
 	for _, b := range bundles {
 		t := b.Target
+		d, known := kube.TargetKinds().Lookup(t.Kind)
 		names[t.Name] = true
-		if t.Kind == policy.TargetBundle {
+		if d.Applies("trustNamespace") {
 			trust[t.TrustNamespace] = true
 		}
-		namespaces = namespaces || t.NamespaceSelector != nil || t.Kind != policy.TargetClusterTrustBundle && t.Kind != policy.TargetBundle
+		namespaces = namespaces || t.NamespaceSelector != nil || !known || d.Namespaced
 		for _, s := range b.Sources {
 			for _, ref := range []*policy.ObjectKeyRef{s.Secret, s.ConfigMap} {
 				if ref != nil {
@@ -65,17 +67,17 @@ func Reads(bundles []policy.TrustBundle) kube.Reads {
 		}
 		return false
 	}
-	r := kube.Reads{
-		Kinds: []kube.GroupKind{
-			{Group: ClusterTrustBundleGroup, Kind: policy.TargetClusterTrustBundle},
-			{Group: certmanager.TrustGroup, Kind: certmanager.KindBundle},
-		},
-		Some: []kube.ItemRule{
-			{GroupKind: kube.GroupKind{Kind: policy.TargetSecret}, Reads: object},
-			{GroupKind: kube.GroupKind{Kind: policy.TargetConfigMap}, Reads: object},
-			{GroupKind: kube.GroupKind{Kind: "Namespace"}, Reads: func(*yaml.RNode) bool { return namespaces }},
-		},
+	// Every object of a cluster-scoped target kind; of a namespaced one
+	// (core Secrets and ConfigMaps), those object picks.
+	var r kube.Reads
+	for _, d := range kube.TargetKinds().Rows() {
+		if d.Namespaced {
+			r.Some = append(r.Some, kube.ItemRule{GroupKind: d.GroupKind(), Reads: object})
+		} else {
+			r.Kinds = append(r.Kinds, d.GroupKind())
+		}
 	}
+	r.Some = append(r.Some, kube.ItemRule{GroupKind: kube.GroupKind{Kind: "Namespace"}, Reads: func(*yaml.RNode) bool { return namespaces }})
 	r.Kinds = append(r.Kinds, caRefReaderKinds()...)
 	for kind, group := range policy.InjectKinds {
 		r.Kinds = append(r.Kinds, kube.GroupKind{Group: group, Kind: kind})

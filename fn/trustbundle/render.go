@@ -52,6 +52,9 @@ type Env struct {
 	// bundle rolls out restarts in waves that are not done (the restart
 	// rules own the record). Nil: never.
 	Hold func(b *policy.TrustBundle, node *yaml.RNode) (time.Time, bool)
+	// Targets is the target-kind table; the zero value is the one
+	// rotate-certs ships (kube.TargetKinds). Tests add a kind here.
+	Targets kube.TargetTable
 }
 
 // Target is one rendered target object.

@@ -7,7 +7,6 @@ import (
 	"path"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
-	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -15,17 +14,22 @@ import (
 
 // targetKind is one kind of object a trust bundle is written into, one
 // file each: a Secret or ConfigMap in every target namespace (fanout.go),
-// a ClusterTrustBundle (clustertrustbundle.go), a trust-manager Bundle
-// (trustmanager.go), and the caBundle fields of webhook configurations,
-// APIServices and CRD conversion webhooks (inject.go).
+// PEM at a field of one cluster-scoped object such as a ClusterTrustBundle
+// (clustertrustbundle.go), a trust-manager Bundle (trustmanager.go), and
+// the caBundle fields of webhook configurations, APIServices and CRD
+// conversion webhooks (inject.go).
 //
 // Render picks a bundle's kinds once (targetKinds) and drives each the
 // same way (renderKind): the kind reads the values the bundle writes, the
 // trust bundle rules merge what each holds with the current CAs (slot.go),
 // the kind writes the result back, and memory.go reads and writes the
-// memory annotations. Adding a target kind is one file: a type with these
-// methods, and its case in targetKinds - and its kind in what the package
-// declares it reads (reads.go), or function mode never parses it.
+// memory annotations. What each kind is - group, versions, scope, the
+// policy fields that apply, how it holds a bundle - is its row of the
+// target-kind table (kube.TargetKinds), which validation, the schema, the
+// scope of keys, reads.go and the report read too: a kind that holds a
+// bundle as an existing kind does is that row alone; one that holds it in
+// a new way is a kube.TargetStore, a type with these methods and its case
+// in targetKinds.
 type targetKind interface {
 	// current returns the bundle's current CAs, with where each was read
 	// recorded (renderer.from): what the policy's sources hold
@@ -52,16 +56,19 @@ type targetKind interface {
 // targetKinds returns the target kinds of the bundle, in render order:
 // the kind of its target object (none when the bundle only injects), then
 // the caBundle fields it injects into. It is the one place a kind is
-// chosen.
+// chosen: by how its row of the target-kind table (Env.Targets) says it
+// holds a bundle.
 func (r *renderer) targetKinds() []targetKind {
 	var kinds []targetKind
-	switch r.bundle.Target.Kind {
-	case policy.TargetSecret, policy.TargetConfigMap:
-		kinds = append(kinds, &fanOut{r})
-	case policy.TargetClusterTrustBundle:
-		kinds = append(kinds, &clusterTrustBundle{r})
-	case policy.TargetBundle:
-		kinds = append(kinds, &trustManager{renderer: r})
+	if d, ok := r.env.Targets.Lookup(r.bundle.Target.Kind); ok {
+		switch d.Store {
+		case kube.StoreKeys:
+			kinds = append(kinds, &fanOut{r})
+		case kube.StoreField:
+			kinds = append(kinds, &fieldTarget{renderer: r, d: d})
+		case kube.StoreSources:
+			kinds = append(kinds, &trustManager{renderer: r})
+		}
 	}
 	return append(kinds, &caBundles{r})
 }

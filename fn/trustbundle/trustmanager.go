@@ -8,7 +8,6 @@ import (
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
-	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -75,7 +74,7 @@ func (r *trustManager) current() ([]*x509.Certificate, bool) {
 // read reads the target Bundle (see current).
 func (r *trustManager) read() (*trustManagerBundle, []*x509.Certificate, bool) {
 	t := r.bundle.Target
-	key := kube.Key{Kind: policy.TargetBundle, Name: t.Name}
+	key := kube.Key{Kind: string(kube.TargetBundle), Name: t.Name}
 	node := r.env.Index.GetIn(TrustManagerGroup, key)
 	if node == nil {
 		r.errorf(r.env.PolicyRef, r.path+".target.name", "bundle %q: trust-manager Bundle %s is not in the input; rotate-certs adds the previous CAs to an existing Bundle and never creates one (its sources are yours)",

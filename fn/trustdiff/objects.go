@@ -20,12 +20,13 @@ func isPolicy(item *yaml.RNode) bool {
 // rolls out machines, a PrometheusRule's alerts, a RotationPolicy.
 func (b *builder) object(item *yaml.RNode) {
 	kind, group := item.GetKind(), kube.GroupOf(item.GetApiVersion())
+	workload, isWorkload := policy.WorkloadKinds().At(item.GetApiVersion(), kind)
 	switch {
 	case kube.IsLocalConfig(item) && !isPolicy(item):
 	case isPolicy(item):
 		b.policy(item)
-	case restart.IsReader(item):
-		b.workload(item)
+	case isWorkload:
+		b.workload(item, workload)
 	case rolloutFields[group+"/"+kind] != nil:
 		fields := rolloutFields[group+"/"+kind]
 		nodes := make([]*yaml.RNode, len(fields))
@@ -50,19 +51,21 @@ var rolloutFields = map[string][]string{
 	"controlplane.cluster.x-k8s.io/TalosControlPlane":   {"spec.infrastructureTemplate", "spec.controlPlaneConfig", "spec.rolloutStrategy"},
 }
 
-// workload records a workload's pod template digest and what it reads.
-func (b *builder) workload(item *yaml.RNode) {
+// workload records a workload's pod template digest (at the template path
+// of kind, its row of policy.WorkloadKinds; its spec when it has none: a
+// Pod, a Rollout that borrows another's template) and what it reads.
+func (b *builder) workload(item *yaml.RNode, kind policy.WorkloadKind) {
 	ref := kube.RefOf(item)
 	res := b.resource(ref)
-	tmpl := kube.At(item, "spec", "template")
-	if tmpl == nil {
-		tmpl = kube.At(item, "spec", "jobTemplate", "spec", "template")
+	var tmpl *yaml.RNode
+	if len(kind.Template) > 0 {
+		tmpl = kube.At(item, kind.Template...)
 	}
 	if tmpl == nil {
 		tmpl = kube.At(item, "spec")
 	}
 	b.tree.Workloads = append(b.tree.Workloads, Workload{Resource: res, Template: digest(tmpl)})
-	t, err := restart.ReadTemplate(item)
+	t, err := restart.ReadTemplate(item, kind)
 	if err != nil {
 		b.tree.Problems = append(b.tree.Problems, kube.ScrubMessage(fmt.Sprintf("%s: %v (what it reads is not known)", ref, err)))
 		return
@@ -145,7 +148,7 @@ func targetKind(t policy.Target) string {
 	if t.Kind == "" {
 		return "Secret"
 	}
-	return t.Kind
+	return string(t.Kind)
 }
 
 // retainWords words a retain block.

@@ -1,0 +1,4 @@
+package inventory
+
+// ScanTargets exposes scanTargets to the external tests.
+var ScanTargets = scanTargets
