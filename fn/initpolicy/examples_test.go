@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/rotate-certs/rotate-certs/fn/initpolicy"
-	"github.com/rotate-certs/rotate-certs/fn/resio"
+	"github.com/rotate-certs/rotate-certs/fn/layout"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/rotate-certs/rotate-certs/internal/golden"
 )
@@ -59,7 +59,7 @@ func initAndRender(t *testing.T, dir string, withPolicy bool) {
 	if len(warnings) > 0 {
 		t.Errorf("warnings reading the example: %q", warnings)
 	}
-	if !slices.ContainsFunc(all, resio.IsPolicy) {
+	if !slices.ContainsFunc(all, layout.IsPolicy) {
 		t.Skipf("%s holds no policy that render, check and init read (a Helm chart whose .krmignore leaves it out): not a package", dir)
 	}
 	var items []*yaml.RNode

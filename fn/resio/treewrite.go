@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rotate-certs/rotate-certs/fn/atomicfs"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
@@ -67,7 +68,7 @@ func (r *Resources) CheckDuplicateKeys(dir string, items []*yaml.RNode) error {
 // their text (keepUnchangedDocuments). A new item goes where its path
 // annotation says, after the others of its file. Paths are relative to
 // the directory read.
-func (r *Resources) WriteFiles(out []*yaml.RNode) ([]File, error) {
+func (r *Resources) WriteFiles(out []*yaml.RNode) ([]atomicfs.File, error) {
 	t := r.tree
 	if err := defaultPathAndIndex(out); err != nil {
 		return nil, err
@@ -81,7 +82,7 @@ func (r *Resources) WriteFiles(out []*yaml.RNode) ([]File, error) {
 			byFile[p] = append(byFile[p], item)
 		}
 	}
-	var files []File
+	var files []atomicfs.File
 	for p, inFile := range byFile {
 		b, err := t.keepUnchangedDocuments(p, inFile, now)
 		if err != nil {
@@ -92,7 +93,7 @@ func (r *Resources) WriteFiles(out []*yaml.RNode) ([]File, error) {
 				return nil, err
 			}
 		}
-		files = append(files, File{Path: p, Data: b})
+		files = append(files, atomicfs.File{Path: p, Data: b})
 	}
 	return files, nil
 }
