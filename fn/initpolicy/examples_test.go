@@ -87,7 +87,7 @@ func initAndRender(t *testing.T, dir string, withPolicy bool) {
 // renderTargets runs the function with the policy init wrote (text, of
 // plan) on items: the render must succeed (no error result) and write
 // every proposed target.
-func renderTargets(t *testing.T, plan *initpolicy.Plan, text []byte, items []*yaml.RNode, now func() time.Time) {
+func renderTargets(t *testing.T, plan *initpolicy.Proposal, text []byte, items []*yaml.RNode, now func() time.Time) {
 	t.Helper()
 	policy, err := yaml.Parse(string(text))
 	if err != nil {

@@ -21,7 +21,7 @@ func Reads() kube.Reads {
 		r.Kinds = append(r.Kinds, kube.GroupKind{Group: gk[0], Kind: gk[1]})
 	}
 	for _, kind := range []string{"Secret", "ConfigMap"} {
-		r.Some = append(r.Some, kube.ItemRule{GroupKind: kube.GroupKind{Kind: kind}, Reads: holdsCertificates})
+		r.Some = append(r.Some, kube.ItemRule{GroupKind: kube.GroupKind{Kind: kind}, Selects: holdsCertificates})
 	}
 	return r
 }

@@ -71,9 +71,9 @@ func Reads(bundles []policy.TrustBundle) kube.Reads {
 			{Group: certmanager.TrustGroup, Kind: certmanager.KindBundle},
 		},
 		Some: []kube.ItemRule{
-			{GroupKind: kube.GroupKind{Kind: policy.TargetSecret}, Reads: object},
-			{GroupKind: kube.GroupKind{Kind: policy.TargetConfigMap}, Reads: object},
-			{GroupKind: kube.GroupKind{Kind: "Namespace"}, Reads: func(*yaml.RNode) bool { return namespaces }},
+			{GroupKind: kube.GroupKind{Kind: policy.TargetSecret}, Selects: object},
+			{GroupKind: kube.GroupKind{Kind: policy.TargetConfigMap}, Selects: object},
+			{GroupKind: kube.GroupKind{Kind: "Namespace"}, Selects: func(*yaml.RNode) bool { return namespaces }},
 		},
 	}
 	r.Kinds = append(r.Kinds, caRefReaderKinds()...)
