@@ -149,11 +149,13 @@ bench: build $(KUSTOMIZE)
 	  -scan $(BIN)/scan -kustomize $(KUSTOMIZE) $(BENCH_FLAGS)
 	$(GO) test -run '^$$' -bench . -benchmem ./fn/anchors ./fn/restart ./fn/rotate
 
-## lint: go vet, gofmt, go.mod/go.sum as go mod tidy leaves them (every module), and no
-## function over 80 lines, tests included (hack/funclen)
+## lint: go vet, gofmt, go.mod/go.sum as go mod tidy leaves them (every module), no
+## function over 80 lines, tests included (hack/funclen), and no package depending on one
+## the package map keeps it apart from (hack/importrules)
 lint:
 	$(GO) vet ./...
 	@$(GO) run ./hack/funclen cmd fn internal test bench hack
+	@$(GO) run ./hack/importrules
 	@for m in $(TEST_MODULES); do (cd $$m && $(GO) mod tidy -diff) || { echo "go.mod of $$m is not tidy: run go mod tidy there"; exit 1; }; done
 	@out=$$(gofmt -l cmd fn internal test bench hack); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 

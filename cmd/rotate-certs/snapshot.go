@@ -5,6 +5,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/rotate-certs/rotate-certs/fn/atomicfs"
 	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"github.com/rotate-certs/rotate-certs/fn/snapshot"
@@ -65,7 +66,7 @@ certificate (nothing written); 2 usage.`,
 				_, err = stdout.Write(out)
 				return exit.Fail(err)
 			}
-			return exit.Fail(resio.ReplaceFiles(filepath.Dir(output), []resio.File{{Path: filepath.Base(output), Data: out}}))
+			return exit.Fail(atomicfs.ReplaceFiles(filepath.Dir(output), []atomicfs.File{{Path: filepath.Base(output), Data: out}}))
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "", "write to this file (replaced only when the snapshot succeeds) instead of stdout")

@@ -2,6 +2,7 @@ package check
 
 import (
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/layout"
 	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -14,7 +15,7 @@ type group struct {
 	policies []*yaml.RNode
 }
 
-// splitPackages splits what check read into packages (package packages):
+// splitPackages splits what check read into packages (package layout):
 // each directory holding a RotationPolicy, by the resources' files; the
 // resources from stdin, with the policies on stdin (functionConfigs of a
 // ResourceList included); and the resources under no policy. forced (the
@@ -24,7 +25,7 @@ func splitPackages(set *resio.Resources, forced *yaml.RNode) []group {
 	if forced != nil {
 		return []group{{policies: []*yaml.RNode{forced}, items: withoutPolicies(all)}}
 	}
-	pkgs, rest := resio.Split(all)
+	pkgs, rest := layout.Split(all)
 	var groups []group
 	for _, p := range pkgs {
 		groups = append(groups, group{path: kube.SafePath(p.Dir), policies: p.Policies, items: withoutPolicies(p.Items)})
@@ -32,9 +33,9 @@ func splitPackages(set *resio.Resources, forced *yaml.RNode) []group {
 	stdinGroup := group{path: "-"}
 	var none group
 	for _, n := range rest {
-		file := resio.FileOf(n)
+		file := layout.FileOf(n)
 		switch {
-		case file == "" && resio.IsPolicy(n):
+		case file == "" && layout.IsPolicy(n):
 			stdinGroup.policies = append(stdinGroup.policies, n)
 		case file == "":
 			stdinGroup.items = append(stdinGroup.items, n)
@@ -58,7 +59,7 @@ func splitPackages(set *resio.Resources, forced *yaml.RNode) []group {
 func withoutPolicies(nodes []*yaml.RNode) []*yaml.RNode {
 	var out []*yaml.RNode
 	for _, n := range nodes {
-		if !resio.IsPolicy(n) {
+		if !layout.IsPolicy(n) {
 			out = append(out, n)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/layout"
 	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/rotate-certs/rotate-certs/fn/trustdiff"
@@ -159,18 +160,18 @@ func relativeTo(root string) func(string) string {
 	}
 }
 
-// explain runs each package's policies (resio.Split: a policy's directory
+// explain runs each package's policies (layout.Split: a policy's directory
 // and below) and returns why each bundle's targets hold each CA and the
 // roll-outs in waves not done; a policy that cannot be applied is a
 // problem.
 func explain(items []*yaml.RNode, now time.Time) (rotate.Explanation, []string) {
-	pkgs, _ := resio.Split(items)
+	pkgs, _ := layout.Split(items)
 	var all rotate.Explanation
 	var problems []string
 	for _, p := range pkgs {
 		var rest []*yaml.RNode
 		for _, it := range p.Items {
-			if !resio.IsPolicy(it) {
+			if !layout.IsPolicy(it) {
 				rest = append(rest, it)
 			}
 		}

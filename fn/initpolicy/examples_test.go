@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/rotate-certs/rotate-certs/fn/initpolicy"
-	"github.com/rotate-certs/rotate-certs/fn/resio"
+	"github.com/rotate-certs/rotate-certs/fn/layout"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/rotate-certs/rotate-certs/internal/golden"
 )
@@ -59,7 +59,7 @@ func initAndRender(t *testing.T, dir string, withPolicy bool) {
 	if len(warnings) > 0 {
 		t.Errorf("warnings reading the example: %q", warnings)
 	}
-	if !slices.ContainsFunc(all, resio.IsPolicy) {
+	if !slices.ContainsFunc(all, layout.IsPolicy) {
 		t.Skipf("%s holds no policy that render, check and init read (a Helm chart whose .krmignore leaves it out): not a package", dir)
 	}
 	var items []*yaml.RNode
@@ -87,7 +87,7 @@ func initAndRender(t *testing.T, dir string, withPolicy bool) {
 // renderTargets runs the function with the policy init wrote (text, of
 // plan) on items: the render must succeed (no error result) and write
 // every proposed target.
-func renderTargets(t *testing.T, plan *initpolicy.Plan, text []byte, items []*yaml.RNode, now func() time.Time) {
+func renderTargets(t *testing.T, plan *initpolicy.Proposal, text []byte, items []*yaml.RNode, now func() time.Time) {
 	t.Helper()
 	policy, err := yaml.Parse(string(text))
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/rotate-certs/rotate-certs/fn/initpolicy"
+	"github.com/rotate-certs/rotate-certs/fn/layout"
 	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"github.com/rotate-certs/rotate-certs/internal/golden"
 )
@@ -44,7 +45,7 @@ func TestInitGolden(t *testing.T) {
 			}
 			var items []*yaml.RNode
 			for _, it := range tree.Items {
-				if !resio.IsPolicy(it) { // a new user's package: no policy yet
+				if !layout.IsPolicy(it) { // a new user's package: no policy yet
 					items = append(items, it)
 				}
 			}

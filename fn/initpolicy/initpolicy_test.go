@@ -387,7 +387,7 @@ func TestScanFindsExistingTargets(t *testing.T) {
 
 // writtenPolicy scans the repository's manifests, writes the policy and
 // decodes it.
-func writtenPolicy(t *testing.T) (*Plan, string, *yaml.RNode, *policy.RotationPolicy) {
+func writtenPolicy(t *testing.T) (*Proposal, string, *yaml.RNode, *policy.RotationPolicy) {
 	t.Helper()
 	plan, err := Scan(parseAll(t, repoManifests()), day0)
 	if err != nil {
@@ -473,7 +473,7 @@ func TestYAMLWithNothingFound(t *testing.T) {
 
 func TestYAMLQuotesOddNames(t *testing.T) {
 	// A name YAML would read as a number or boolean stays a string.
-	plan := &Plan{Bundles: []Bundle{{
+	plan := &Proposal{Bundles: []Bundle{{
 		Name:       "123",
 		Sources:    []Source{{Candidate: Candidate{Ref: refOf("Secret", "true", "123"), Key: "ca.crt"}}},
 		TargetKind: "Secret", TargetName: "123-trust", TargetNamespace: "true",

@@ -110,8 +110,8 @@ type Bundle struct {
 	MeshNamespaces []string
 }
 
-// Plan is what init found.
-type Plan struct {
+// Proposal is what init found, and the bundles it proposes.
+type Proposal struct {
 	// Bundles are the proposed trust bundles, in input order.
 	Bundles []Bundle
 	// Notes are things the user should know (skipped objects), one line
@@ -151,9 +151,9 @@ func snapshotsLast(items []*yaml.RNode) []*yaml.RNode {
 
 // Scan plans trust bundles for items as of now. A CA that has expired by now
 // is not proposed: a bundle whose every CA has expired fails to render.
-func Scan(items []*yaml.RNode, now time.Time) (*Plan, error) {
+func Scan(items []*yaml.RNode, now time.Time) (*Proposal, error) {
 	sc := &scan{
-		plan:      &Plan{},
+		plan:      &Proposal{},
 		now:       now,
 		policies:  knownPolicies(items),
 		taken:     map[kube.Key]bool{},
@@ -164,7 +164,7 @@ func Scan(items []*yaml.RNode, now time.Time) (*Plan, error) {
 		return nil, err
 	}
 	kept, existing := sc.adoptHandKeptBundles(cands)
-	w := wiring{bundles: trustManagerBundles(items)}
+	w := inPlace{bundles: trustManagerBundles(items)}
 	kept, w.meshes = sc.findMeshTargets(items, kept, w.bundles)
 	consumers, notes := findConsumers(items, policy.WorkloadKinds())
 	sc.plan.Notes = append(sc.plan.Notes, notes...)
@@ -176,7 +176,7 @@ func Scan(items []*yaml.RNode, now time.Time) (*Plan, error) {
 
 // scan is the state of one Scan.
 type scan struct {
-	plan     *Plan
+	plan     *Proposal
 	now      time.Time
 	policies known
 	// taken holds every object of the input, and each target planned.
@@ -290,7 +290,7 @@ func (sc *scan) adoptHandKeptBundles(cands []Candidate) (kept []Candidate, exist
 // input already gives it, what the input already wires (w), a hand-kept
 // bundle adopted, or a new name; with the workloads that read the source
 // today. Sources with one target share its bundle.
-func (sc *scan) planBundles(kept []Candidate, existing map[kube.Key]bool, consumers map[kube.Key][]Consumer, w wiring) {
+func (sc *scan) planBundles(kept []Candidate, existing map[kube.Key]bool, consumers map[kube.Key][]Consumer, w inPlace) {
 	plan := sc.plan
 	names := map[string]bool{}
 	byTarget := map[kube.Key]int{} // bundles of targets the input has, to gather their sources
@@ -328,7 +328,7 @@ func (sc *scan) planBundles(kept []Candidate, existing map[kube.Key]bool, consum
 // gives it, what the input already wires (w), a hand-kept bundle adopted,
 // or a new name beside the source. shared is true when the target is one
 // the input has, which other sources may share (tk names it).
-func (sc *scan) target(b *Bundle, src Source, existing map[kube.Key]bool, consumers map[kube.Key][]Consumer, w wiring) (tk kube.Key, shared bool) {
+func (sc *scan) target(b *Bundle, src Source, existing map[kube.Key]bool, consumers map[kube.Key][]Consumer, w inPlace) (tk kube.Key, shared bool) {
 	b.TargetKind, b.TargetNamespace = src.Ref.Kind, src.Ref.Namespace
 	// Keep the key consumers already read, so switching them to the
 	// target changes only the object name; a CA key pair's tls.crt
@@ -341,7 +341,7 @@ func (sc *scan) target(b *Bundle, src Source, existing map[kube.Key]bool, consum
 		b.TargetExists = sc.taken[t.Key]
 		return t.Key, true
 	}
-	if tk, ok := sc.wire(w, b, src, consumers); ok {
+	if tk, ok := sc.targetInPlace(w, b, src, consumers); ok {
 		return tk, true
 	}
 	if tk := naturalTarget(src.Ref); existing[tk] {

@@ -24,7 +24,7 @@ const SchemaURL = "https://raw.githubusercontent.com/rotate-certs/rotate-certs/m
 // YAML writes the plan as a RotationPolicy named name, with what init found
 // as comments. It decodes the result with the policy package's strict
 // decoder before returning it, so what it returns is always a valid policy.
-func (p *Plan) YAML(name string) ([]byte, error) {
+func (p *Proposal) YAML(name string) ([]byte, error) {
 	if name == "" {
 		name = DefaultName
 	}
@@ -54,7 +54,7 @@ func (w *policyWriter) comment(indent, text string) { w.line("%s# %s", indent, o
 
 // header writes the opening comments, the notes, the policy's metadata and
 // the start of spec.trustBundles.
-func (w *policyWriter) header(p *Plan, name string) {
+func (w *policyWriter) header(p *Proposal, name string) {
 	line, comment := w.line, w.comment
 	line("# yaml-language-server: $schema=%s", SchemaURL)
 	if p.Function == "" {

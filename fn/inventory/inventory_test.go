@@ -491,7 +491,7 @@ binaryData:
 	var rule func(*yaml.RNode) bool
 	for _, r := range inventory.Reads().Some {
 		if r.Kind == "ConfigMap" {
-			rule = r.Reads
+			rule = r.Selects
 		}
 	}
 	require.True(t, rule(in[0]), "a ConfigMap whose binaryData holds a DER certificate is read")

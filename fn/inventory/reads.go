@@ -27,7 +27,7 @@ func Reads() kube.Reads {
 		}
 	}
 	for _, kind := range []string{"Secret", "ConfigMap"} {
-		r.Some = append(r.Some, kube.ItemRule{GroupKind: kube.GroupKind{Kind: kind}, Reads: holdsCertificates})
+		r.Some = append(r.Some, kube.ItemRule{GroupKind: kube.GroupKind{Kind: kind}, Selects: holdsCertificates})
 	}
 	return r
 }

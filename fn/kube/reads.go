@@ -45,14 +45,15 @@ type Reads struct {
 // ItemRule says which items of one kind are read.
 type ItemRule struct {
 	GroupKind
-	// Reads reports whether item is read. It is asked only about an item
-	// whose metadata CheckShape accepts: kyaml's accessors of names,
+	// Selects reports whether item is read. It is asked only about an
+	// item whose metadata CheckShape accepts: kyaml's accessors of names,
 	// labels and annotations panic on any other.
-	Reads func(item *yaml.RNode) bool
+	Selects func(item *yaml.RNode) bool
 }
 
-// Plan is what a union of declarations reads: see Union.
-type Plan struct {
+// ReadPlan is what a union of declarations reads (function mode's read
+// plan): see Union.
+type ReadPlan struct {
 	kinds         map[GroupKind]*kindPlan
 	groups        map[string]bool
 	groupSuffixes []string
@@ -74,8 +75,8 @@ type kindPlan struct {
 // of EveryKind), and so is every item whose metadata CheckShape refuses:
 // no rule can look at it, and whoever reads its kind must see it to
 // refuse it.
-func Union(reads ...Reads) *Plan {
-	p := &Plan{kinds: map[GroupKind]*kindPlan{}, groups: map[string]bool{}}
+func Union(reads ...Reads) *ReadPlan {
+	p := &ReadPlan{kinds: map[GroupKind]*kindPlan{}, groups: map[string]bool{}}
 	for _, r := range reads {
 		for _, g := range r.Groups {
 			p.groups[g] = true
@@ -90,7 +91,7 @@ func Union(reads ...Reads) *Plan {
 		}
 		for _, rule := range r.Some {
 			k := p.kind(rule.GroupKind)
-			k.rules = append(k.rules, rule.Reads)
+			k.rules = append(k.rules, rule.Selects)
 		}
 	}
 	for gk, k := range p.kinds {
@@ -100,7 +101,7 @@ func Union(reads ...Reads) *Plan {
 }
 
 // kind returns the plan of gk, added empty when it has none.
-func (p *Plan) kind(gk GroupKind) *kindPlan {
+func (p *ReadPlan) kind(gk GroupKind) *kindPlan {
 	if p.kinds[gk] == nil {
 		p.kinds[gk] = &kindPlan{}
 	}
@@ -110,7 +111,7 @@ func (p *Plan) kind(gk GroupKind) *kindPlan {
 // wholly reports whether group or kind is read whole by its name: the
 // group is one of Groups, or ends with a group suffix, or the kind ends
 // with a kind suffix.
-func (p *Plan) wholly(group, kind string) bool {
+func (p *ReadPlan) wholly(group, kind string) bool {
 	if p.groups[group] {
 		return true
 	}
@@ -129,7 +130,7 @@ func (p *Plan) wholly(group, kind string) bool {
 
 // Kind reports whether the plan reads any item of this apiVersion and
 // kind. No declaration reads an item without a kind.
-func (p *Plan) Kind(apiVersion, kind string) bool {
+func (p *ReadPlan) Kind(apiVersion, kind string) bool {
 	if kind == "" {
 		return false
 	}
@@ -138,7 +139,7 @@ func (p *Plan) Kind(apiVersion, kind string) bool {
 }
 
 // Item reports whether the plan reads item, of a kind that Kind accepts.
-func (p *Plan) Item(item *yaml.RNode) bool {
+func (p *ReadPlan) Item(item *yaml.RNode) bool {
 	k := p.kinds[GroupKindOf(item)]
 	if k == nil || k.whole {
 		return true

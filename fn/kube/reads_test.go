@@ -15,10 +15,10 @@ func TestUnion(t *testing.T) {
 	named := func(name string) func(*yaml.RNode) bool {
 		return func(item *yaml.RNode) bool { return item.GetName() == name }
 	}
-	secrets := Reads{Some: []ItemRule{{GroupKind: GroupKind{Kind: "Secret"}, Reads: named("a")}}}
+	secrets := Reads{Some: []ItemRule{{GroupKind: GroupKind{Kind: "Secret"}, Selects: named("a")}}}
 	plan := Union(
 		secrets,
-		Reads{Some: []ItemRule{{GroupKind: GroupKind{Kind: "Secret"}, Reads: named("b")}, {GroupKind: GroupKind{Kind: "ConfigTemplate"}, Reads: named("a")}}},
+		Reads{Some: []ItemRule{{GroupKind: GroupKind{Kind: "Secret"}, Selects: named("b")}, {GroupKind: GroupKind{Kind: "ConfigTemplate"}, Selects: named("a")}}},
 		Reads{Kinds: []GroupKind{{Group: "apps", Kind: "Deployment"}}, Groups: []string{"rotate-certs.dev"},
 			GroupSuffixes: []string{"cluster.x-k8s.io"}, KindSuffixes: []string{"Template"}},
 		Reads{EveryKind: named("c")},

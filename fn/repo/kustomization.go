@@ -9,15 +9,15 @@ import (
 	"path"
 	"path/filepath"
 
+	"github.com/rotate-certs/rotate-certs/fn/atomicfs"
 	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
-	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"github.com/rotate-certs/rotate-certs/fn/wire"
 )
 
 // createdFiles returns the files of files (paths relative to dir) that do
 // not exist yet: the render creates them.
-func createdFiles(dir string, files []resio.File) (map[string]bool, error) {
+func createdFiles(dir string, files []atomicfs.File) (map[string]bool, error) {
 	created := map[string]bool{}
 	for _, f := range files {
 		_, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(f.Path)))
@@ -39,7 +39,7 @@ func createdFiles(dir string, files []resio.File) (map[string]bool, error) {
 // (render --kustomization) it returns the kustomizations edited to list
 // them (comments, order and line ends kept; one that defines a key twice is
 // refused). files are sorted by path, as renderJobs returns them.
-func kustomizations(dir string, files []resio.File, created map[string]bool, add bool, log exit.Printer) ([]resio.File, error) {
+func kustomizations(dir string, files []atomicfs.File, created map[string]bool, add bool, log exit.Printer) ([]atomicfs.File, error) {
 	byDir := map[string][]string{}
 	var dirs []string
 	for _, f := range files {
@@ -52,7 +52,7 @@ func kustomizations(dir string, files []resio.File, created map[string]bool, add
 		}
 		byDir[d] = append(byDir[d], path.Base(f.Path))
 	}
-	var edits []resio.File
+	var edits []atomicfs.File
 	for _, d := range dirs {
 		k, err := wire.FindKustomization(filepath.Join(dir, filepath.FromSlash(d)))
 		if err != nil || k == "" {
@@ -66,7 +66,7 @@ func kustomizations(dir string, files []resio.File, created map[string]bool, add
 			return nil, err
 		}
 		if edit != nil {
-			edits = append(edits, resio.File{Path: path.Join(d, filepath.Base(k)), Data: edit})
+			edits = append(edits, atomicfs.File{Path: path.Join(d, filepath.Base(k)), Data: edit})
 		}
 	}
 	return edits, nil

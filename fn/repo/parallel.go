@@ -1,13 +1,14 @@
 package repo
 
 import (
+	"github.com/rotate-certs/rotate-certs/fn/atomicfs"
 	"github.com/rotate-certs/rotate-certs/fn/parallel"
 	"github.com/rotate-certs/rotate-certs/fn/resio"
 )
 
 // rendered is what one package's render gave: its files or its error.
 type rendered struct {
-	files []resio.File
+	files []atomicfs.File
 	err   error
 }
 

@@ -18,8 +18,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/atomicfs"
 	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/layout"
 	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/rotate-certs/rotate-certs/fn/wire"
@@ -81,7 +83,7 @@ func render(dir string, o Options) (err error) {
 	if !o.DryRun {
 		// One render of a tree at a time: two would read the same files
 		// and write them back over each other.
-		unlock, err := resio.Lock(dir)
+		unlock, err := atomicfs.Lock(dir)
 		if err != nil {
 			return err
 		}
@@ -90,7 +92,7 @@ func render(dir string, o Options) (err error) {
 				err = fmt.Errorf("releasing the lock: %w", uerr)
 			}
 		}()
-		if err := resio.RemoveStale(dir); err != nil {
+		if err := atomicfs.RemoveStale(dir); err != nil {
 			return fmt.Errorf("removing what a killed render left: %w", err)
 		}
 	}
@@ -159,8 +161,8 @@ func paceCollector() (restore func()) {
 // renderJobs renders every package (renderAll) and returns the files they
 // write, sorted by path; any package failing, or two writing one file,
 // fails them all.
-func renderJobs(dir string, tree *resio.Resources, jobs []job, o Options) ([]resio.File, error) {
-	var files []resio.File
+func renderJobs(dir string, tree *resio.Resources, jobs []job, o Options) ([]atomicfs.File, error) {
+	var files []atomicfs.File
 	var errs []error
 	for i, out := range renderAll(dir, tree, jobs, o) {
 		if err := out.err; err != nil {
@@ -191,7 +193,7 @@ func renderJobs(dir string, tree *resio.Resources, jobs []job, o Options) ([]res
 // files to write: only those whose resources changed. It reads tree and
 // changes nothing but the package's own items, so that packages render
 // in parallel; what the function says goes to stderr, the package's own.
-func renderPackage(dir string, tree *resio.Resources, j job, o Options, stderr io.Writer) ([]resio.File, error) {
+func renderPackage(dir string, tree *resio.Resources, j job, o Options, stderr io.Writer) ([]atomicfs.File, error) {
 	if err := tree.CheckDuplicateKeys(dir, j.items); err != nil {
 		return nil, err
 	}
@@ -205,8 +207,8 @@ func renderPackage(dir string, tree *resio.Resources, j job, o Options, stderr i
 
 // write writes files under dir all or nothing, and says what it wrote or
 // created.
-func write(dir string, files []resio.File, created map[string]bool, packages int, o Options) error {
-	if err := resio.ReplaceFiles(dir, files); err != nil {
+func write(dir string, files []atomicfs.File, created map[string]bool, packages int, o Options) error {
+	if err := atomicfs.ReplaceFiles(dir, files); err != nil {
 		return err
 	}
 	for _, f := range files {
@@ -235,7 +237,7 @@ type job struct {
 // policy are left as they are (said on stderr); a policy that would be
 // left so is an error.
 func plan(dir string, items []*yaml.RNode, forced *yaml.RNode, stderr io.Writer) ([]job, error) {
-	pkgs, rest := resio.Split(items)
+	pkgs, rest := layout.Split(items)
 	var jobs []job
 	if forced != nil {
 		var top []*yaml.RNode
@@ -256,9 +258,9 @@ func plan(dir string, items []*yaml.RNode, forced *yaml.RNode, stderr io.Writer)
 		jobs = append(jobs, job{dir: p.Dir, items: p.Items, policy: pol.Copy()})
 	}
 	for _, it := range rest {
-		if resio.IsPolicy(it) {
+		if layout.IsPolicy(it) {
 			errs = append(errs, fmt.Errorf("%s: the RotationPolicy %s is in no package and would not be rendered",
-				kube.SafePath(resio.FileOf(it)), kube.Safe(kube.RefOf(it).Name)))
+				kube.SafePath(layout.FileOf(it)), kube.Safe(kube.RefOf(it).Name)))
 		}
 	}
 	if len(errs) > 0 {
@@ -272,7 +274,7 @@ func plan(dir string, items []*yaml.RNode, forced *yaml.RNode, stderr io.Writer)
 
 // nested returns the packages of pkgs below the top directory, and the
 // items of the tree that none of them holds.
-func nested(pkgs []*resio.Package, items []*yaml.RNode) (deeper []*resio.Package, top []*yaml.RNode) {
+func nested(pkgs []*layout.Package, items []*yaml.RNode) (deeper []*layout.Package, top []*yaml.RNode) {
 	inNested := map[*yaml.RNode]bool{}
 	for _, p := range pkgs {
 		if p.Dir == "." {
@@ -302,7 +304,7 @@ func filesOf(items []*yaml.RNode) map[string]bool {
 }
 
 // diff prints the unified diff of every file against what is on disk.
-func diff(dir string, files []resio.File, w io.Writer) error {
+func diff(dir string, files []atomicfs.File, w io.Writer) error {
 	for _, f := range files {
 		old, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.Path)))
 		created := errors.Is(err, fs.ErrNotExist)

@@ -77,7 +77,7 @@ func (e *TooMuchYAMLError) Error() string {
 
 // wants reports whether the function reads item, by its type and then by
 // Item.
-func (r Reads) wants(item *yaml.RNode) bool {
+func (r Selection) wants(item *yaml.RNode) bool {
 	if kind := item.GetKind(); kind == "" || !r.Kind(item.GetApiVersion(), kind) {
 		return false
 	}

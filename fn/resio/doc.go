@@ -16,7 +16,7 @@
 // change is copied as it was read, what changed is spliced into its text
 // (splice.go: only the pairs the function replaced or added are encoded),
 // and what is new is encoded - into a list, or into files replaced all or
-// nothing (ReplaceFiles). One fingerprint (fingerprinter) tells changed
+// nothing (atomicfs.ReplaceFiles). One fingerprint (fingerprinter) tells changed
 // from unchanged everywhere. The equivalence tests hold every reader and
 // writer to kyaml's, byte for byte where kyaml's output is the contract.
 //

@@ -135,8 +135,8 @@ func TestTypeWrittenUnusuallyIsParsed(t *testing.T) {
 		"comment after version": "- kind: Secret\n  apiVersion: v1 # core\n",
 		"kind written twice":    "- apiVersion: v1\n  kind: Secret\n  kind: Widget\n", // the first counts, as in kyaml
 	}
-	onlySecrets := func(*yaml.RNode) resio.Reads {
-		return resio.Reads{Kind: func(apiVersion, kind string) bool { return apiVersion == "v1" && kind == "Secret" }}
+	onlySecrets := func(*yaml.RNode) resio.Selection {
+		return resio.Selection{Kind: func(apiVersion, kind string) bool { return apiVersion == "v1" && kind == "Secret" }}
 	}
 	for name, head := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rotate-certs/rotate-certs/fn/atomicfs"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
@@ -71,7 +72,7 @@ func (r *Resources) CheckDuplicateKeys(dir string, items []*yaml.RNode) error {
 // the directory read. Its cost is out's, whatever the size of the tree,
 // and it may run for several packages (distinct out) at once: it changes
 // nothing but out.
-func (r *Resources) WriteFiles(out []*yaml.RNode) ([]File, error) {
+func (r *Resources) WriteFiles(out []*yaml.RNode) ([]atomicfs.File, error) {
 	t := r.tree
 	if err := defaultPathAndIndex(out); err != nil {
 		return nil, err
@@ -84,7 +85,7 @@ func (r *Resources) WriteFiles(out []*yaml.RNode) ([]File, error) {
 			byFile[p] = append(byFile[p], item)
 		}
 	}
-	var files []File
+	var files []atomicfs.File
 	for p, inFile := range byFile {
 		b, err := t.keepUnchangedDocuments(p, inFile, now)
 		if err != nil {
@@ -95,7 +96,7 @@ func (r *Resources) WriteFiles(out []*yaml.RNode) ([]File, error) {
 				return nil, err
 			}
 		}
-		files = append(files, File{Path: p, Data: b})
+		files = append(files, atomicfs.File{Path: p, Data: b})
 	}
 	return files, nil
 }

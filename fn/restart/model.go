@@ -60,9 +60,10 @@ func (v Via) String() string {
 	}
 }
 
-// Static reports whether a pod reading through v keeps the value it
-// started with until it is restarted.
-func (v Via) Static() bool { return v != ViaVolume }
+// FixedAtStart reports whether a pod reading through v keeps the value it
+// started with until it is restarted: every way but a whole-volume mount,
+// which the kubelet updates in place.
+func (v Via) FixedAtStart() bool { return v != ViaVolume }
 
 // Object is an object a pod template refers to, by kind and name: a
 // Secret or ConfigMap in the workload's namespace, or a cluster-scoped

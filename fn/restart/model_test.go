@@ -112,10 +112,10 @@ func TestGroupByObject(t *testing.T) {
 	assert.Equal(t, []Use{uses[1]}, got[other])
 }
 
-func TestViaStatic(t *testing.T) {
-	assert.False(t, ViaVolume.Static(), "a whole-volume mount is updated in place")
+func TestViaFixedAtStart(t *testing.T) {
+	assert.False(t, ViaVolume.FixedAtStart(), "a whole-volume mount is updated in place")
 	for _, v := range []Via{ViaSubPath, ViaEnv, ViaEnvFrom} {
-		assert.True(t, v.Static(), v.String())
+		assert.True(t, v.FixedAtStart(), v.String())
 	}
 }
 

@@ -16,7 +16,7 @@ const groupPDB = "policy"
 // Reads declares what the restart rules read of the input, under bundles
 // (a policy's spec.trustBundles): every workload they roll or report (the
 // rolled and reported kinds of policy.WorkloadKinds, in the API groups of the versions
-// they read: CountWorkloads and Hold count the same ones), every
+// they read: CountWorkloads and PreviousHeldUntil count the same ones), every
 // PodDisruptionBudget, and Namespaces when a bundle's restarts find
 // injected consumers by their Namespace (restart.mesh, restart.injected)
 // or it writes a trust-manager Bundle, whose namespaceSelector says where
@@ -30,7 +30,7 @@ func Reads(bundles []policy.TrustBundle) kube.Reads {
 	r := kube.Reads{
 		Kinds: []kube.GroupKind{{Group: groupPDB, Kind: kindPDB}},
 		Some: []kube.ItemRule{
-			{GroupKind: kube.GroupKind{Kind: "Namespace"}, Reads: func(*yaml.RNode) bool { return namespaces }},
+			{GroupKind: kube.GroupKind{Kind: "Namespace"}, Selects: func(*yaml.RNode) bool { return namespaces }},
 		},
 	}
 	seen := map[kube.GroupKind]bool{}

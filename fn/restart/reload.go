@@ -19,8 +19,9 @@ const (
 	// whenever the trust it reads changes.
 	ReloadDefault Reload = iota
 	// ReloadHot: the workload watches its mounted files (Envoy SDS, a file
-	// watcher) and needs no restart for a whole-volume mount. Static reads
-	// (env, envFrom, subPath) still roll it: no watcher sees them change.
+	// watcher) and needs no restart for a whole-volume mount. Reads fixed
+	// at start (env, envFrom, subPath) still roll it: no watcher sees them
+	// change.
 	ReloadHot
 	// ReloadNever: the workload is never rolled by rotate-certs.
 	ReloadNever
@@ -93,7 +94,7 @@ func decide(uses []Use, reload Reload, explicit bool) decision {
 		}
 	}
 	for _, u := range uses {
-		if u.Via.Static() {
+		if u.Via.FixedAtStart() {
 			return decision{Roll: true, Because: u, Reason: fmt.Sprintf("is read through %s at %s, which never sees an update", u.Via, u.Field)}
 		}
 	}

@@ -189,13 +189,13 @@ func CountWorkloads(items []*yaml.RNode) int {
 	return n
 }
 
-// Hold says whether the target object node of bundle b must keep its
+// PreviousHeldUntil says whether the target object node of bundle b must keep its
 // previous CAs at now because a roll-out in waves is not done, and until
 // when at least. A record that cannot be read, or claims a schedule the
 // policy could not produce (workloads is CountWorkloads of the input), does
 // not hold: it is memory, and only a render that rolled waves wrote it.
 // The restart rules report such a record.
-func Hold(b *policy.TrustBundle, node *yaml.RNode, now time.Time, workloads int) (time.Time, bool) {
+func PreviousHeldUntil(b *policy.TrustBundle, node *yaml.RNode, now time.Time, workloads int) (time.Time, bool) {
 	w := b.Restart.Waves
 	if w == nil || node == nil {
 		return time.Time{}, false

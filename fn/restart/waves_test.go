@@ -96,21 +96,21 @@ func TestHoldReadsOnlyWhatARenderCouldWrite(t *testing.T) {
 		return n
 	}
 	pending := "gw started=2026-11-22T00:00:00Z rolled=1/3 at=2026-11-22T00:00:00Z"
-	until, ok := Hold(b, node(pending), days(5), 3)
+	until, ok := PreviousHeldUntil(b, node(pending), days(5), 3)
 	assert.True(t, ok, "a wave has not rolled")
 	assert.Equal(t, days(3), until)
-	_, ok = Hold(b, node(pending), days(5), 2)
+	_, ok = PreviousHeldUntil(b, node(pending), days(5), 2)
 	assert.False(t, ok, "3 waves of 1 workload cannot come from an input of 2 workloads")
-	_, ok = Hold(b, node("gw started=2026-11-22T00:00:00Z rolled=3/3 at=2026-11-23T00:00:00Z"), days(5), 3)
+	_, ok = PreviousHeldUntil(b, node("gw started=2026-11-22T00:00:00Z rolled=3/3 at=2026-11-23T00:00:00Z"), days(5), 3)
 	assert.False(t, ok, "every wave rolled more than an interval ago")
-	_, ok = Hold(b, node("gw started=2026-11-22T00:00:00Z rolled=3/3 at=2026-11-23T00:00:00Z"), days(1).Add(12*time.Hour), 3)
+	_, ok = PreviousHeldUntil(b, node("gw started=2026-11-22T00:00:00Z rolled=3/3 at=2026-11-23T00:00:00Z"), days(1).Add(12*time.Hour), 3)
 	assert.True(t, ok, "the last wave rolled less than an interval ago")
-	_, ok = Hold(b, node("gw started=2030-01-01T00:00:00Z rolled=1/3 at=2030-01-01T00:00:00Z"), days(5), 3)
+	_, ok = PreviousHeldUntil(b, node("gw started=2030-01-01T00:00:00Z rolled=1/3 at=2030-01-01T00:00:00Z"), days(5), 3)
 	assert.False(t, ok, "a record from the future holds nothing")
-	_, ok = Hold(b, node(""), days(5), 3)
+	_, ok = PreviousHeldUntil(b, node(""), days(5), 3)
 	assert.False(t, ok)
 	off := &policy.TrustBundle{Name: "gw"}
-	_, ok = Hold(off, node(pending), days(5), 3)
+	_, ok = PreviousHeldUntil(off, node(pending), days(5), 3)
 	assert.False(t, ok, "without restart.waves no record holds")
 }
 

@@ -24,13 +24,13 @@ import (
 // depends on an item its declaration declines. When the policy does not
 // decode, every item of every kind any step reads is read (the run fails
 // on the policy).
-func Needs(fnConfig *yaml.RNode) resio.Reads {
+func Needs(fnConfig *yaml.RNode) resio.Selection {
 	pol, err := policy.Decode(fnConfig)
 	if err != nil {
-		return resio.Reads{Kind: needsKind}
+		return resio.Selection{Kind: needsKind}
 	}
-	p := plan(pol.Spec.TrustBundles)
-	return resio.Reads{Kind: p.Kind, Item: p.Item}
+	p := readPlan(pol.Spec.TrustBundles)
+	return resio.Selection{Kind: p.Kind, Item: p.Item}
 }
 
 // needsKind reports whether a step may read resources of this apiVersion
@@ -40,12 +40,12 @@ func Needs(fnConfig *yaml.RNode) resio.Reads {
 func needsKind(apiVersion, kind string) bool { return kinds.Kind(apiVersion, kind) }
 
 // kinds is the plan under a policy without bundles, for its kinds.
-var kinds = plan(nil)
+var kinds = readPlan(nil)
 
-// plan is the union of what the steps declare they read under bundles
+// readPlan is the union of what the steps declare they read under bundles
 // (the policy's spec.trustBundles), each declaration once, and of what the
 // processor reads itself.
-func plan(bundles []policy.TrustBundle) *kube.Plan {
+func readPlan(bundles []policy.TrustBundle) *kube.ReadPlan {
 	var all []kube.Reads
 	seen := map[reader]bool{}
 	for _, s := range steps {

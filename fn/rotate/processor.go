@@ -71,7 +71,7 @@ type run struct {
 	// leaves and the report alike - so that one certificate is one
 	// *x509.Certificate, which verify remembers per pair.
 	certs *pki.Cache
-	// workloads counts the input's rollable workloads for holdFor; -1
+	// workloads counts the input's rollable workloads for previousHeldUntil; -1
 	// until counted.
 	workloads int
 	// waves are the roll-outs in waves the input records (restarts).
@@ -107,7 +107,7 @@ type step struct {
 	// reads are the declarations the step reads the input through: its
 	// package's, and those of the packages whose answers it asks for. The
 	// run's certificate inventory (scan) is built over what package
-	// inventory declares, and its count of workloads (holdFor) over what
+	// inventory declares, and its count of workloads (previousHeldUntil) over what
 	// package restart declares, whichever step asks first.
 	reads []reader
 }

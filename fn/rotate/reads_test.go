@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/layout"
 	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/rotate-certs/rotate-certs/internal/golden"
@@ -131,7 +132,7 @@ func examplePackages(t *testing.T) map[string]readInput {
 		}
 		tree, err := resio.ReadTree(dir)
 		require.NoError(t, err, dir)
-		pkgs, _ := resio.Split(tree.Items)
+		pkgs, _ := layout.Split(tree.Items)
 		for i, pkg := range pkgs {
 			if len(pkg.Policies) == 1 {
 				out[fmt.Sprintf("examples/%s/%s", filepath.Base(dir), pkg.Dir)] = examplePackage(dir, i)
@@ -147,7 +148,7 @@ func examplePackage(dir string, i int) readInput {
 	return func(t *testing.T) (*yaml.RNode, []*yaml.RNode) {
 		tree, err := resio.ReadTree(dir)
 		require.NoError(t, err)
-		pkgs, _ := resio.Split(tree.Items)
+		pkgs, _ := layout.Split(tree.Items)
 		return pkgs[i].Policies[0].Copy(), pkgs[i].Items
 	}
 }

@@ -30,14 +30,14 @@ func (r *run) restarts() {
 	r.waves = out.Waves
 }
 
-// holdFor is the trust bundles' hook into the restart rules: a target
+// previousHeldUntil is the trust bundles' hook into the restart rules: a target
 // whose bundle rolls out in waves that are not done keeps its previous CAs
-// (restart.Hold reads the record the restart rules wrote on it).
-func (r *run) holdFor(b *policy.TrustBundle, node *yaml.RNode) (time.Time, bool) {
+// (restart.PreviousHeldUntil reads the record the restart rules wrote on it).
+func (r *run) previousHeldUntil(b *policy.TrustBundle, node *yaml.RNode) (time.Time, bool) {
 	if b.Restart.Waves == nil {
 		return time.Time{}, false
 	}
-	return restart.Hold(b, node, r.now, r.workloadCount())
+	return restart.PreviousHeldUntil(b, node, r.now, r.workloadCount())
 }
 
 // workloadCount counts the input's workloads that the restart rules can

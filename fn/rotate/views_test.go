@@ -45,7 +45,7 @@ func ReadViews() []string {
 // items a step creates are seen by every later step. The shared indexes
 // are built before the first step, each over its own view.
 func Hiding(p Processor, names []string, only func(*yaml.RNode) bool) Processor {
-	return hiding(p, names, func(plan *kube.Plan, it *yaml.RNode) bool {
+	return hiding(p, names, func(plan *kube.ReadPlan, it *yaml.RNode) bool {
 		return !(plan.Kind(it.GetApiVersion(), it.GetKind()) && plan.Item(it)) && (only == nil || only(it))
 	})
 }
@@ -53,14 +53,14 @@ func Hiding(p Processor, names []string, only func(*yaml.RNode) bool) Processor 
 // HidingKind returns p whose runs hide from the view name every input item
 // of kind gk, whether its declarations read it or not.
 func HidingKind(p Processor, name string, gk kube.GroupKind) Processor {
-	return hiding(p, []string{name}, func(_ *kube.Plan, it *yaml.RNode) bool {
+	return hiding(p, []string{name}, func(_ *kube.ReadPlan, it *yaml.RNode) bool {
 		return kube.GroupKindOf(it) == gk
 	})
 }
 
 // hiding returns p whose runs hide from each view named (every one when
 // names is empty) the input items hide accepts, given the view's plan.
-func hiding(p Processor, names []string, hide func(*kube.Plan, *yaml.RNode) bool) Processor {
+func hiding(p Processor, names []string, hide func(*kube.ReadPlan, *yaml.RNode) bool) Processor {
 	var h *hider
 	p.around = func(r *run, s step) {
 		if h == nil || h.r != r {
@@ -122,7 +122,7 @@ type hider struct {
 
 // newHider finds what each view named hides of r's input, then builds the
 // shared indexes.
-func newHider(r *run, names []string, hide func(*kube.Plan, *yaml.RNode) bool) *hider {
+func newHider(r *run, names []string, hide func(*kube.ReadPlan, *yaml.RNode) bool) *hider {
 	h := &hider{r: r, hidden: map[string]map[*yaml.RNode]bool{}}
 	named := map[string]bool{}
 	for _, n := range names {
@@ -147,7 +147,7 @@ func newHider(r *run, names []string, hide func(*kube.Plan, *yaml.RNode) bool) *
 }
 
 // declared is the union of the declarations reads under pol.
-func declared(reads []reader, pol *policy.RotationPolicy) *kube.Plan {
+func declared(reads []reader, pol *policy.RotationPolicy) *kube.ReadPlan {
 	var all []kube.Reads
 	for _, rd := range reads {
 		all = append(all, rd.declare(pol.Spec.TrustBundles))

@@ -96,7 +96,7 @@ func (r *renderer) readMemory(s slot, current []*x509.Certificate) (mem anchors.
 		mem.Remembered = r.copyMemory(s, recorded, mem, remembered)
 	}
 	seen := false
-	if s.seen {
+	if s.keepsSeen {
 		var seenCerts []*x509.Certificate
 		seenCerts, seen = r.readSeen(s)
 		r.namedOnly(s, SeenAnnotation, seenCerts, data, current)
@@ -432,7 +432,7 @@ func objectHash(targets []*Target) (string, time.Time) {
 // hold now (t's current CAs), in canonical order. It reports whether it
 // changed; ok is false when it could not be written (an error result).
 func (r *renderer) writeSeen(s slot, t Target) (changed, ok bool) {
-	if !s.seen {
+	if !s.keepsSeen {
 		return false, true
 	}
 	changed, err := setText(s.node, SeenAnnotation, string(pki.EncodePEM(anchors.Canonical(t.Outcome.Current))))

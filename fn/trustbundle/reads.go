@@ -72,12 +72,12 @@ func Reads(bundles []policy.TrustBundle) kube.Reads {
 	var r kube.Reads
 	for _, d := range kube.TargetKinds().Rows() {
 		if d.Namespaced {
-			r.Some = append(r.Some, kube.ItemRule{GroupKind: d.GroupKind(), Reads: object})
+			r.Some = append(r.Some, kube.ItemRule{GroupKind: d.GroupKind(), Selects: object})
 		} else {
 			r.Kinds = append(r.Kinds, d.GroupKind())
 		}
 	}
-	r.Some = append(r.Some, kube.ItemRule{GroupKind: kube.GroupKind{Kind: "Namespace"}, Reads: func(*yaml.RNode) bool { return namespaces }})
+	r.Some = append(r.Some, kube.ItemRule{GroupKind: kube.GroupKind{Kind: "Namespace"}, Selects: func(*yaml.RNode) bool { return namespaces }})
 	r.Kinds = append(r.Kinds, caRefReaderKinds()...)
 	for kind, group := range policy.InjectKinds {
 		r.Kinds = append(r.Kinds, kube.GroupKind{Group: group, Kind: kind})

@@ -47,11 +47,11 @@ type Env struct {
 	// answers Chains remembers per certificate are found again;
 	// nil parses every value anew (a nil *pki.Cache does).
 	Certs *pki.Cache
-	// Hold says whether the existing target object node of bundle b must
+	// PreviousHeldUntil says whether the existing target object node of bundle b must
 	// keep every previous CA it holds, and until when at least: its
 	// bundle rolls out restarts in waves that are not done (the restart
 	// rules own the record). Nil: never.
-	Hold func(b *policy.TrustBundle, node *yaml.RNode) (time.Time, bool)
+	PreviousHeldUntil func(b *policy.TrustBundle, node *yaml.RNode) (time.Time, bool)
 	// Targets is the target-kind table; the zero value is the one
 	// rotate-certs ships (kube.TargetKinds). Tests add a kind here.
 	Targets kube.TargetTable

@@ -42,9 +42,10 @@ type slot struct {
 	// unknown, when set, says why the object has no previous state to
 	// carry (default: the value held no certificate).
 	unknown string
-	// seen is true for a trust-manager Bundle, whose object also keeps
-	// the seen annotation.
-	seen bool
+	// keepsSeen is true for a slot whose object keeps the seen annotation
+	// (SeenAnnotation: the CAs its sources held when it was last written),
+	// which only a trust-manager Bundle's inLine source does.
+	keepsSeen bool
 	// readsSources is true when the value's readers hold what the
 	// bundle's sources hold rather than previous: a trust-manager Bundle
 	// without rotate-certs' inLine source yet, whose readers get from
@@ -59,7 +60,7 @@ type slot struct {
 // dataName names the slot's value in messages about its memory: its
 // field, or for a trust-manager Bundle rotate-certs' inLine source.
 func (s slot) dataName() string {
-	if s.seen {
+	if s.keepsSeen {
 		return "the inLine source of rotate-certs (" + s.field + ")"
 	}
 	return s.field
@@ -82,8 +83,8 @@ func (r *renderer) merge(s slot, current []*x509.Certificate) (Target, []byte, b
 		}
 	}
 	opts := r.options()
-	if r.env.Hold != nil && s.node != nil && !opts.Copy {
-		opts.HoldUntil, _ = r.env.Hold(r.bundle, s.node)
+	if r.env.PreviousHeldUntil != nil && s.node != nil && !opts.Copy {
+		opts.HoldUntil, _ = r.env.PreviousHeldUntil(r.bundle, s.node)
 	}
 	outcome, err := anchors.MergeTarget(current, mem, r.env.Chains, opts, r.env.Now)
 	if err != nil {

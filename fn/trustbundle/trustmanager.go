@@ -385,7 +385,7 @@ func (r *trustManager) slots() iter.Seq[slot] {
 		b := r.b
 		s := slot{key: kube.KeyOf(b.node), ref: b.ref, node: b.node, memKey: "spec.sources", field: "spec.sources",
 			previous: b.held, limit: MaxValueBytes, limitWhy: "(1 MiB) rotate-certs writes into one inLine source",
-			unknown: "has no inLine source of rotate-certs yet (this is the first render)", seen: true, readsSources: b.own < 0}
+			unknown: "has no inLine source of rotate-certs yet (this is the first render)", keepsSeen: true, readsSources: b.own < 0}
 		if b.own >= 0 {
 			s.field = fmt.Sprintf("spec.sources[%d].inLine", b.own)
 		}

@@ -72,7 +72,7 @@ func (b *builder) workload(item *yaml.RNode, kind policy.WorkloadKind) {
 	}
 	never := item.GetAnnotations(restart.ReloadAnnotation)[restart.ReloadAnnotation] == restart.ReloadValueNever
 	for _, u := range t.Uses() {
-		c := Consumer{Resource: res, Via: u.Via.String(), Once: u.Via.Static() || never, Never: never}
+		c := Consumer{Resource: res, Via: u.Via.String(), Once: u.Via.FixedAtStart() || never, Never: never}
 		switch u.Object.Kind {
 		case "Secret", "ConfigMap":
 			b.addReader(b.tree.Readers, readerKey(u.Object.Kind, ref.Namespace, u.Object.Name), c)

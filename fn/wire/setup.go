@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/rotate-certs/rotate-certs/fn/atomicfs"
 	"github.com/rotate-certs/rotate-certs/fn/resio"
 )
 
@@ -124,7 +125,7 @@ func readEditable(path, flag string) ([]byte, error) {
 	return data, nil
 }
 
-// Write writes the files that changed, all or none (resio.ReplaceFiles,
+// Write writes the files that changed, all or none (atomicfs.ReplaceFiles,
 // under the deepest directory that holds them all).
 func Write(files []File) error {
 	var root string
@@ -155,7 +156,7 @@ func Write(files []File) error {
 		}
 		root = filepath.Dir(root)
 	}
-	var out []resio.File
+	var out []atomicfs.File
 	i := 0
 	for _, f := range files {
 		if !f.Changed {
@@ -166,9 +167,9 @@ func Write(files []File) error {
 		if err != nil {
 			return err
 		}
-		out = append(out, resio.File{Path: filepath.ToSlash(rel), Data: f.Data})
+		out = append(out, atomicfs.File{Path: filepath.ToSlash(rel), Data: f.Data})
 	}
-	return resio.ReplaceFiles(root, out)
+	return atomicfs.ReplaceFiles(root, out)
 }
 
 func within(root, dir string) bool {

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/rotate-certs/rotate-certs/fn/resio"
+	"github.com/rotate-certs/rotate-certs/fn/atomicfs"
 	"github.com/rotate-certs/rotate-certs/internal/e2eharness"
 	"github.com/stretchr/testify/require"
 )
@@ -71,22 +71,22 @@ func TestRenderKeepsFileModes(t *testing.T) {
 func TestRenderRefusesAConcurrentRender(t *testing.T) {
 	dir := stageExample(t, "envoy-gateway")
 	before := e2eharness.Files(t, dir)
-	unlock, err := resio.Lock(dir) // what a running render holds
+	unlock, err := atomicfs.Lock(dir) // what a running render holds
 	require.NoError(t, err)
 	stderr, code := renderExample(t, dir)
 	require.Equal(t, 1, code)
-	require.Contains(t, stderr, "rotate-certs render: "+filepath.Join(".", resio.LockName)+" is locked: another rotate-certs is writing .; wait for it to finish")
-	delete(before, resio.LockName)
+	require.Contains(t, stderr, "rotate-certs render: "+filepath.Join(".", atomicfs.LockName)+" is locked: another rotate-certs is writing .; wait for it to finish")
+	delete(before, atomicfs.LockName)
 	got := e2eharness.Files(t, dir)
-	delete(got, resio.LockName)
+	delete(got, atomicfs.LockName)
 	require.Equal(t, before, got)
 	require.NoError(t, unlock())
 
 	// A lock file a killed render left behind holds no lock.
-	require.NoError(t, os.WriteFile(filepath.Join(dir, resio.LockName), []byte("rotate-certs pid 1\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, atomicfs.LockName), []byte("rotate-certs pid 1\n"), 0o644))
 	stderr, code = renderExample(t, dir)
 	require.Equal(t, 0, code, stderr)
-	_, err = os.Stat(filepath.Join(dir, resio.LockName))
+	_, err = os.Stat(filepath.Join(dir, atomicfs.LockName))
 	require.True(t, os.IsNotExist(err), "render removes its lock file")
 }
 
@@ -116,7 +116,7 @@ func TestRenderStoppedByAFileSizeLimitChangesNothing(t *testing.T) {
 
 	// What a killed render leaves: a cut temporary file, its lock file.
 	require.NoError(t, os.WriteFile(filepath.Join(dir, ".trust.yaml.1x2y3z.rotate-certs-tmp"), []byte(want["trust.yaml"][:100]), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, resio.LockName), []byte("rotate-certs pid 1\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, atomicfs.LockName), []byte("rotate-certs pid 1\n"), 0o644))
 	stderr, code := renderExample(t, dir)
 	require.Equal(t, 0, code, stderr)
 	require.Equal(t, want, e2eharness.Files(t, dir), "the next render removes what was left and renders as usual")

@@ -1,6 +1,6 @@
 //go:build unix
 
-package resio
+package atomicfs
 
 import (
 	"fmt"

@@ -1,6 +1,5 @@
-package resio
-
-// Writing files (ReplaceFiles) replaces a set of files under one directory so that
+// Package atomicfs is the file transactions of the commands that write
+// files: ReplaceFiles replaces a set of files under one directory so that
 // an interrupted write - an I/O error, a full disk, a file-size limit, a
 // signal, a crash - leaves every file either as it was or as it should be,
 // never cut short. It is how `rotate-certs render` writes a package back.
@@ -14,6 +13,7 @@ package resio
 // symbolic link that resolves outside it, or a failed write stops the whole
 // set with nothing changed. A lock file refuses a second writer of the
 // same directory (Lock).
+package atomicfs
 
 import (
 	"errors"

@@ -26,11 +26,12 @@ type Func func(fnConfig *yaml.RNode, items []*yaml.RNode, positions []int) (out 
 
 // Needs says which items the function reads, given its functionConfig
 // (nil when the list has none).
-type Needs func(fnConfig *yaml.RNode) Reads
+type Needs func(fnConfig *yaml.RNode) Selection
 
-// Reads is what the function reads of a list. Items it does not read are
-// passed through as text; the function never sees them.
-type Reads struct {
+// Selection is which items of a list the function reads (rotate.Needs
+// makes it from the steps' read plan, kube.ReadPlan). Items it does not
+// read are passed through as text; the function never sees them.
+type Selection struct {
 	// Kind reports whether the function may read items of this apiVersion
 	// and kind. Items of other kinds are never parsed.
 	Kind func(apiVersion, kind string) bool
@@ -154,7 +155,7 @@ func (r *listReader) write(w io.Writer, fnConfig *yaml.RNode, out []*yaml.RNode,
 // (annos: what kyaml's bookkeeping recorded before the function ran).
 type listReader struct {
 	lt       *listText
-	reads    Reads
+	reads    Selection
 	ip       *itemParser
 	gc       *collector
 	size     int // of the input, in bytes

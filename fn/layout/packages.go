@@ -1,6 +1,4 @@
-package resio
-
-// Packages: this file finds the packages of a repository of many: a
+// Package layout finds the packages of a repository of many: a
 // RotationPolicy applies to the directory of the file that holds it and
 // everything below it, like a kpt package, and a deeper policy's directory
 // is a package of its own, left out of the outer one. So a GitOps
@@ -9,7 +7,8 @@ package resio
 // each other's objects.
 //
 // It is plain data over already-read resources: the caller reads the
-// files (Walk's rules) and annotates each resource with its path.
+// files (resio.Walk's rules) and annotates each resource with its path.
+package layout
 
 import (
 	"fmt"

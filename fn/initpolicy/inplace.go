@@ -18,8 +18,9 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/trustbundle"
 )
 
-// What init recognises as already wired, so that the policy it proposes
-// writes where workloads already read trust rather than into a new object
+// The trust distribution init finds already in place (nothing to do with
+// package wire, which connects a policy to kustomize and kpt), so that the
+// policy it proposes writes where workloads already read trust rather than into a new object
 // nobody reads: a trust-manager Bundle that reads a source, the objects a
 // service mesh's workloads trust, and the namespaces a mesh injects.
 
@@ -101,9 +102,9 @@ func (m meshTarget) key() kube.Key {
 	return kube.Key{Kind: m.Kind, Namespace: m.Namespaces[0], Name: m.Name}
 }
 
-// wiring is what the input already wires: its trust-manager Bundles and
-// mesh trust objects.
-type wiring struct {
+// inPlace is the trust distribution the input already has: its
+// trust-manager Bundles and mesh trust objects.
+type inPlace struct {
 	bundles []*yaml.RNode
 	meshes  []meshTarget
 }
@@ -220,10 +221,10 @@ func trustManagerBundles(items []*yaml.RNode) []*yaml.RNode {
 	return out
 }
 
-// wire sets b's target to what the input already wires for src: the
-// trust-manager Bundle that reads it, else the mesh trust object it
-// feeds. It returns the key of that target, false when nothing is wired.
-func (sc *scan) wire(w wiring, b *Bundle, src Source, consumers map[kube.Key][]Consumer) (kube.Key, bool) {
+// targetInPlace sets b's target to what the input already has in place for
+// src: the trust-manager Bundle that reads it, else the mesh trust object
+// it feeds. It returns the key of that target, false when there is none.
+func (sc *scan) targetInPlace(w inPlace, b *Bundle, src Source, consumers map[kube.Key][]Consumer) (kube.Key, bool) {
 	for _, node := range w.bundles {
 		if c, ok := readBy(node, src); ok {
 			b.TargetKind, b.TargetName, b.TargetNamespace, b.TargetKey = string(kube.TargetBundle), node.GetName(), "", ""

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package resio
+package atomicfs
 
 import "os"
 

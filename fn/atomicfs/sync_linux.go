@@ -1,4 +1,4 @@
-package resio
+package atomicfs
 
 import (
 	"fmt"
