@@ -52,6 +52,10 @@ type Env struct {
 	// bundle rolls out restarts in waves that are not done (the restart
 	// rules own the record). Nil: never.
 	Hold func(b *policy.TrustBundle, node *yaml.RNode) (time.Time, bool)
+	// Domain returns what the run knows of trust domain name: nil, or a
+	// view without its Domain, when it does not see the whole domain (a
+	// nil Domain: never).
+	Domain func(name string) *anchors.DomainView
 }
 
 // Target is one rendered target object.
@@ -129,6 +133,8 @@ type renderer struct {
 	results framework.Results
 	// origins maps each current certificate to where it was read.
 	origins map[pki.Fingerprint]origin
+	// view is the bundle's trust domain as the run sees it; nil: none.
+	view *anchors.DomainView
 	// warned holds the messages already given, for warnings about an
 	// object that several slots of the bundle read (the memory of an
 	// object with several caBundle fields).
@@ -164,6 +170,7 @@ func (r *renderer) failed() bool { return r.results.ExitCode() != 0 }
 // rendered: the caller passes every bundle's Rendered to Finish.
 func Render(b *policy.TrustBundle, path string, env Env) Rendered {
 	r := &renderer{bundle: b, path: path, env: env}
+	r.view = r.domainView()
 	out := Rendered{Name: b.Name, Options: r.options()}
 	kinds := r.targetKinds()
 	current, ok := kinds[0].current()
@@ -176,6 +183,7 @@ func Render(b *policy.TrustBundle, path string, env Env) Rendered {
 		out.Results = r.results
 		return out
 	}
+	current = r.domainCurrent(current)
 	for _, k := range kinds {
 		out.Targets = append(out.Targets, r.renderKind(k, current)...)
 	}
@@ -193,6 +201,7 @@ func (r *renderer) options() anchors.Options {
 		Copy:           r.bundle.Mode == policy.ModeCopy,
 		MaxPrevious:    *r.bundle.Retain.MaxPrevious,
 		ProtectIssuers: *r.bundle.Retain.ProtectIssuers,
+		Domain:         r.view,
 	}
 	if r.bundle.Retain.For != nil {
 		o.RetainFor = r.bundle.Retain.For.Duration
@@ -208,7 +217,10 @@ func (r *renderer) sources() map[pki.Fingerprint]string {
 	out := make(map[pki.Fingerprint]string, len(r.origins))
 	for fp, o := range r.origins {
 		where := o.ref.String() + " " + o.field
-		if o.ref == r.env.PolicyRef {
+		switch {
+		case o.where != "":
+			where = o.where
+		case o.ref == r.env.PolicyRef:
 			where = "the policy's " + o.field
 		}
 		out[fp] = where

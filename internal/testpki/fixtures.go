@@ -81,6 +81,10 @@ var fixtures = map[string]fixture{
 	"linkerd-anchor-new": {"", Date(2026, 11, 20), Days(730), "root.linkerd.cluster.local", false},
 	"linkerd-issuer-old": {"linkerd-anchor-old", Date(2026, 6, 1), Days(365), "identity.linkerd.cluster.local", true},
 	"linkerd-issuer-new": {"linkerd-anchor-new", Date(2026, 11, 22), Days(365), "identity.linkerd.cluster.local", true},
+	// a second cluster's issuer in the same mesh (a trust domain: both
+	// clusters share the anchor), re-issued two days after the first
+	"linkerd-west-issuer-old": {"linkerd-anchor-old", Date(2026, 6, 2), Days(365), "identity.linkerd.cluster.local", true},
+	"linkerd-west-issuer-new": {"linkerd-anchor-new", Date(2026, 11, 24), Days(365), "identity.linkerd.cluster.local", true},
 	// an issuer of the new anchor that expired on 2026-11-21, and a leaf
 	// it signed that outlives it
 	"linkerd-issuer-short": {"linkerd-anchor-new", Date(2026, 11, 20), Days(1), "identity-short.linkerd.cluster.local", true},
