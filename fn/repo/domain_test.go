@@ -2,6 +2,7 @@ package repo
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/check"
 	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/rotate-certs/rotate-certs/internal/golden"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
@@ -78,13 +80,13 @@ func runDomainSteps(t *testing.T, name string, steps []domainStep) {
 		var stdout, stderr bytes.Buffer
 		code := renderCode(filepath.Join(dir, s.sub), Options{At: at, Stdout: &stdout}, &stderr)
 		got := fmt.Sprintf("# render %s at %s: exit %d\n## stdout\n%s## stderr\n%s", "./"+s.sub, s.at, code, stdout.String(), stderr.String())
-		got = strings.ReplaceAll(got, dir, "$REPO")
 		for _, c := range []string{"east", "west"} {
 			b, err := os.ReadFile(filepath.Join(dir, c, "identity-trust-roots.yaml"))
 			require.NoError(t, err)
 			got += "## " + c + "/identity-trust-roots.yaml\n" + string(b)
 		}
-		golden.Check(t, filepath.Join(src, s.name+".golden"), []byte(got))
+		got += checkDomains(t, dir, s.sub, at)
+		golden.Check(t, filepath.Join(src, s.name+".golden"), []byte(strings.ReplaceAll(got, dir, "$REPO")))
 	}
 }
 
@@ -110,4 +112,49 @@ func renderCode(dir string, o Options, stderr io.Writer) int {
 		o.Stderr.Error(err)
 	}
 	return int(exit.CodeOf(err))
+}
+
+// TestDomainRetainMustAgree: two bundles of one domain that keep previous
+// CAs by different rules are an error naming both policies, and nothing
+// is written.
+func TestDomainRetainMustAgree(t *testing.T) {
+	src := golden.Path("testdata", "domains", "east-west")
+	dir := t.TempDir()
+	for _, p := range []string{"east/rotation-policy.yaml", "east/trust-anchor.yaml", "east/identity-trust-roots.yaml", "west/trust-anchor.yaml", "west/identity-trust-roots.yaml"} {
+		text, err := os.ReadFile(filepath.Join(src, p))
+		require.NoError(t, err)
+		require.NoError(t, writeTemplate(dir, p, string(text)))
+	}
+	text, err := os.ReadFile(filepath.Join(src, "west/rotation-policy.yaml"))
+	require.NoError(t, err)
+	require.NoError(t, writeTemplate(dir, "west/rotation-policy.yaml", strings.Replace(string(text), "dropUnusedAfter: 24h", "dropUnusedAfter: 72h", 1)))
+	before, err := os.ReadFile(filepath.Join(dir, "east/identity-trust-roots.yaml"))
+	require.NoError(t, err)
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 1, renderCode(dir, Options{At: time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC), Stdout: &stdout}, &stderr))
+	require.Contains(t, stderr.String(), `trust domain "mesh-anchors": bundle "linkerd-anchors" of policy linkerd-trust in package east sets retain {maxPrevious: 1, protectIssuers: true, dropUnusedAfter: 24h0m0s}, but bundle "linkerd-anchors" of policy linkerd-trust in package west sets retain {maxPrevious: 1, protectIssuers: true, dropUnusedAfter: 72h0m0s}`)
+	require.Empty(t, stdout.String())
+	after, err := os.ReadFile(filepath.Join(dir, "east/identity-trust-roots.yaml"))
+	require.NoError(t, err)
+	require.Equal(t, string(before), string(after), "nothing is written")
+}
+
+// checkDomains is what check says of the domains of sub (of the
+// repository dir, where it runs) at now: the table's domain sections and
+// the JSON's domains.
+func checkDomains(t *testing.T, dir, sub string, now time.Time) string {
+	t.Chdir(dir)
+	var table, js, stderr bytes.Buffer
+	_ = check.Run(check.Options{Paths: []string{"./" + sub}, Now: now, Format: "table"}, &table, exit.NewPrinter(&stderr, "check"))
+	_ = check.Run(check.Options{Paths: []string{"./" + sub}, Now: now, Format: "json"}, &js, exit.NewPrinter(io.Discard, "check"))
+	text := table.String()
+	start, end := strings.Index(text, "\nTrust domains"), strings.Index(text, "\nTrust (why")
+	require.True(t, start >= 0 && end > start, text)
+	var doc struct {
+		Domains json.RawMessage `json:"domains"`
+	}
+	require.NoError(t, json.Unmarshal(js.Bytes(), &doc))
+	var pretty bytes.Buffer
+	require.NoError(t, json.Indent(&pretty, doc.Domains, "", "  "))
+	return "## check (table, domains)" + text[start:end] + "## check -o json (domains)\n" + pretty.String() + "\n## check stderr\n" + stderr.String()
 }
