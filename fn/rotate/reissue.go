@@ -279,7 +279,7 @@ func trustRows(name string, rb trustbundle.Rendered, t trustbundle.Target) []rep
 		}
 		x := row(f.Cert, why)
 		x.RetiredAt, x.Verdict, x.VerdictText, x.LeavesAt = f.RetiredAt, f.Verdict.Word, f.Verdict.String(), f.Verdict.Date
-		for _, d := range f.Dependents {
+		for _, d := range f.Needed() { // the domain's other packages' too
 			x.ChainedBy = append(x.ChainedBy, d.Where)
 		}
 		rows = append(rows, x)
