@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/rotate-certs/rotate-certs/fn/repo"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
@@ -144,8 +145,8 @@ func (f *fleetRun) day(d int) error {
 		}
 	}
 	f.render.Reset()
-	if code := repo.Render(f.dir, repo.Options{At: Start.Add(testpki.Days(d)), Stdout: io.Discard, Stderr: &f.render}); code != 0 {
-		return fmt.Errorf("render failed")
+	if err := repo.Render(f.dir, repo.Options{At: Start.Add(testpki.Days(d)), Stdout: io.Discard, Stderr: exit.NewPrinter(&f.render, "rotate-certs render")}); err != nil {
+		return fmt.Errorf("render: %w", err)
 	}
 	roots := make([]*x509.CertPool, f.cfg.Clusters)
 	for c := range roots {
