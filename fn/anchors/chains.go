@@ -23,6 +23,10 @@ type Held struct {
 	// signed to their roots, but is not listed on its own, since it is
 	// re-issued with the certificate it follows.
 	Supplied bool
+	// Package is the package the certificate is in when it was found in
+	// another package of a trust domain (Domain); empty for the input's
+	// own.
+	Package string
 }
 
 // maxChainDepth bounds how many intermediates a chain may pass through:

@@ -57,6 +57,11 @@ type Fate struct {
 	// Dependents are the valid certificates of the input that chain to it
 	// and to no current CA. Shared with other outcomes: read only.
 	Dependents []Held
+	// Elsewhere are the valid certificates of the trust domain's other
+	// packages that chain to it and to no current CA of the domain
+	// (Options.Domain): they keep it like Dependents, but are re-issued
+	// in their own package. Shared: read only.
+	Elsewhere []Held
 	// Restored says it came back from Copy-mode memory at this render.
 	Restored bool
 	// Verdict is the fate as users read it (results, check).
@@ -74,7 +79,20 @@ const (
 	// out in waves that are not done (restart.waves): held until LeavesAt
 	// at least.
 	KeptByWaves KeptBy = "restart waves"
+	// KeptByDomain: a rule would drop it, but the render sees only part
+	// of the bundle's trust domain: kept until it expires (LeavesAt) or a
+	// render that sees the whole domain decides.
+	KeptByDomain KeptBy = "trust domain"
 )
+
+// Needed returns every certificate that keeps the CA: the input's
+// (Dependents), then the domain's other packages' (Elsewhere).
+func (f Fate) Needed() []Held {
+	if len(f.Elsewhere) == 0 {
+		return f.Dependents
+	}
+	return append(f.Dependents[:len(f.Dependents):len(f.Dependents)], f.Elsewhere...)
+}
 
 // InBundle reports whether the rendered bundle holds the CA.
 func (f Fate) InBundle() bool {
@@ -152,11 +170,13 @@ func verdict(f Fate, opts Options) Verdict {
 	case FateRemembered:
 		return Verdict{Word: VerdictRemembered, Why: "Copy mode; Bundle mode would keep it", Date: f.LeavesAt}
 	case FateProtected:
-		return Verdict{Word: VerdictKept, Why: "protected by " + protectedBy(f.Dependents)}
+		return Verdict{Word: VerdictKept, Why: "protected by " + protectedBy(f.Needed())}
 	case FateUnused:
 		return Verdict{Word: VerdictUnused, Date: f.LeavesAt}
 	}
 	switch {
+	case f.Why == KeptByDomain:
+		return Verdict{Word: VerdictKept, Why: "trust domain " + opts.Domain.Name + " is not seen whole: until it expires on " + dateOnly(f.LeavesAt) + " or a render at the repository's top"}
 	case f.Why == KeptByWaves:
 		return Verdict{Word: VerdictKept, Why: "restart waves pending, until " + dateOnly(f.LeavesAt) + " at least"}
 	case f.Why == KeptByRetainFor && opts.ProtectIssuers && f.LeavesAt.Before(f.Cert.NotAfter):

@@ -44,6 +44,12 @@ type Options struct {
 	// bundle's workloads roll out in waves that are not done (until then
 	// at least), and some still run with the trust they started with.
 	HoldUntil time.Time
+	// Domain, when set, is the trust domain of the bundle as this render
+	// sees it: seen whole, the certificates of the domain's other
+	// packages count like the input's (Fate.Elsewhere); seen in part, a
+	// previous CA leaves only by expiry (KeptByDomain), since certificates
+	// the render cannot see may still need it.
+	Domain *DomainView
 }
 
 // Reason says why a certificate was dropped.
@@ -271,9 +277,12 @@ func (m *merger) keepPrevious(prev []*x509.Certificate, opts Options) []Fate {
 	for _, c := range prev {
 		at := retired[pki.FingerprintOf(c)]
 		f := m.fate(c, at, FateKept, "", c.NotAfter)
-		used := len(f.Dependents) > 0
+		f.Elsewhere = opts.Domain.Elsewhere(c, m.now)
+		used := len(f.Dependents) > 0 || len(f.Elsewhere) > 0
 		retainEnd, unusedEnd := deadline(at, opts.RetainFor), time.Time{}
-		if !used && opts.DropUnusedAfter > 0 {
+		// A render that sees its domain in part cannot know that nothing
+		// chains to c: it starts no unused count (and keeps no record).
+		if !used && opts.DropUnusedAfter > 0 && (opts.Domain == nil || opts.Domain.Whole()) {
 			f.UnusedSince = m.target.unusedSince(c, at, m.now)
 			unusedEnd = deadline(f.UnusedSince, opts.DropUnusedAfter)
 		}
@@ -299,6 +308,12 @@ func (m *merger) keepPrevious(prev []*x509.Certificate, opts Options) []Fate {
 		}
 		if f.State == FateDropped && !opts.HoldUntil.IsZero() {
 			f.State, f.Reason, f.Why, f.LeavesAt = FateKept, "", KeptByWaves, opts.HoldUntil.UTC()
+		}
+		if f.State != FateProtected && opts.Domain != nil && !opts.Domain.Whole() {
+			// Certificates of the domain this render cannot see may
+			// still chain to it: only its expiry, or a render that sees
+			// the whole domain, ends it.
+			f.State, f.Reason, f.Why, f.LeavesAt = FateKept, "", KeptByDomain, c.NotAfter.UTC()
 		}
 		f.Verdict = verdict(f, opts)
 		fates = append(fates, f)

@@ -9,8 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/anchors"
 	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/rotate-certs/rotate-certs/fn/inventory"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
@@ -79,7 +81,13 @@ func Run(o Options, stdout io.Writer, log exit.Printer) error {
 	if err != nil {
 		return exit.Misuse(err)
 	}
-	rep := build(groups, o.Now, warn, fail, in)
+	domains, whole := seeDomains(paths, groups, o.Now, in)
+	rep := build(groups, o.Now, warn, fail, in, domains)
+	if !whole {
+		for _, d := range rep.Domains {
+			log.Note(fmt.Sprintf("trust domain %s is not seen whole (check sees a whole domain only when given the repository's top directory alone): its previous CAs are shown kept until they expire", kube.Quote(d.Name)))
+		}
+	}
 	out, err := render(rep, o)
 	if err != nil {
 		return exit.Misuse(err)
@@ -156,34 +164,44 @@ func thresholds(groups []group) (warn, fail time.Duration, ok, agree bool) {
 // build makes the report of every package (buildPackage), the packages on
 // every core, and merges them in package order. A policy that cannot be
 // applied is an input error.
-func build(groups []group, now time.Time, warn, fail time.Duration, in *inputErrors) report.Report {
+func build(groups []group, now time.Time, warn, fail time.Duration, in *inputErrors, domains map[string]*anchors.Domain) report.Report {
 	type built struct {
-		part report.Report
-		errs inputErrors
+		part     report.Report
+		errs     inputErrors
+		domainOf map[report.BundleKey]string
 	}
 	parts := make([]report.Report, len(groups))
+	domainOf := map[report.BundleKey]string{}
 	parallel.Map(len(groups), 0, func() func(int) built {
 		return func(i int) built {
-			var b built
-			b.part = buildPackage(groups[i], now, warn, fail, &b.errs)
+			b := built{domainOf: map[report.BundleKey]string{}}
+			b.part = buildPackage(groups[i], now, warn, fail, &b.errs, domains, b.domainOf)
 			return b
 		}
 	}, func(i int, b built) {
 		parts[i] = b.part
 		in.errs = append(in.errs, b.errs.errs...)
+		for k, d := range b.domainOf {
+			domainOf[k] = d
+		}
 	})
-	return report.Merge(now, warn, fail, parts...)
+	rep := report.Merge(now, warn, fail, parts...)
+	rep.Domains = report.Domains(rep, domainOf, domains != nil)
+	return rep
 }
 
 // buildPackage makes the report of one package: its certificates, and the
 // leaves its policies say to re-issue.
-func buildPackage(g group, now time.Time, warn, fail time.Duration, in *inputErrors) report.Report {
+func buildPackage(g group, now time.Time, warn, fail time.Duration, in *inputErrors, domains map[string]*anchors.Domain, domainOf map[report.BundleKey]string) report.Report {
 	var all rotate.Explanation
 	for _, p := range g.policies {
-		e, err := rotate.Explain(g.items, p, now)
+		e, err := rotate.Processor{Domains: domains, Package: g.path}.Explain(g.items, p, now)
 		if err != nil {
 			in.errorf("policy %s: %v", describe(p), err)
 			continue
+		}
+		for b, d := range e.Domains {
+			domainOf[report.BundleKey{Package: g.path, Bundle: b}] = d
 		}
 		all.Reissues = append(all.Reissues, e.Reissues...)
 		all.Trust = append(all.Trust, e.Trust...)
@@ -201,6 +219,31 @@ func buildPackage(g group, now time.Time, warn, fail time.Duration, in *inputErr
 		part.Packages = []report.Package{pkg}
 	}
 	return part
+}
+
+// seeDomains returns the repository's trust domains, seen whole, when
+// check reads one directory and it is the repository's top; nil and false
+// otherwise (each domain is then seen in part). Bundles of one domain that
+// disagree on retain are an input error.
+func seeDomains(paths []string, groups []group, now time.Time, in *inputErrors) (map[string]*anchors.Domain, bool) {
+	if len(paths) != 1 || paths[0] == "-" {
+		return nil, false
+	}
+	if st, err := os.Stat(paths[0]); err != nil || !st.IsDir() || !resio.IsRepositoryTop(paths[0]) {
+		return nil, false
+	}
+	var pkgs []rotate.Package
+	for _, g := range groups {
+		for _, p := range g.policies {
+			pkgs = append(pkgs, rotate.Package{Dir: g.path, Policy: p, Items: g.items})
+		}
+	}
+	domains, err := rotate.Domains(pkgs, now, nil)
+	if err != nil {
+		in.errorf("%v", err)
+		return nil, false
+	}
+	return domains, true
 }
 
 // render writes rep in o.Format.

@@ -34,15 +34,28 @@ func TestInitOnEveryExampleRenders(t *testing.T) {
 		if !e.IsDir() {
 			continue
 		}
-		dir := filepath.Join(examplesDir, e.Name())
-		// With the example's own policy init keeps its targets; without it
-		// (a new user's repository) init proposes everything itself.
-		for _, withPolicy := range []bool{true, false} {
-			name := e.Name() + "/with-its-policy"
-			if !withPolicy {
-				name = e.Name() + "/without-a-policy"
+		// init writes the policy of one package: an example that is a
+		// repository of several (one per cluster) is run package by
+		// package.
+		dirs := []string{filepath.Join(examplesDir, e.Name())}
+		if pkgs, _ := filepath.Glob(filepath.Join(examplesDir, e.Name(), "clusters", "*", "rotation-policy.yaml")); len(pkgs) > 1 {
+			dirs = dirs[:0]
+			for _, p := range pkgs {
+				dirs = append(dirs, filepath.Dir(p))
 			}
-			t.Run(name, func(t *testing.T) { initAndRender(t, dir, withPolicy) })
+		}
+		for _, dir := range dirs {
+			rel, _ := filepath.Rel(examplesDir, dir)
+			// With the example's own policy init keeps its targets;
+			// without it (a new user's repository) init proposes
+			// everything itself.
+			for _, withPolicy := range []bool{true, false} {
+				name := rel + "/with-its-policy"
+				if !withPolicy {
+					name = rel + "/without-a-policy"
+				}
+				t.Run(name, func(t *testing.T) { initAndRender(t, dir, withPolicy) })
+			}
 		}
 		ran++
 	}

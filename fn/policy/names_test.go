@@ -32,6 +32,9 @@ func TestNamesAreKubernetesNames(t *testing.T) {
 		{"source key", bundle("{secret: {name: ca, namespace: gw, key: 'a b'}}", "{name: t}"), "spec.trustBundles[0].sources[0].secret.key", "not a valid data key"},
 		{"workload name", bundle(ok, "{name: t}") + "    restart: {workloads: [{kind: Deployment, name: ../x}]}\n", "spec.trustBundles[0].restart.workloads[0].name", "not a valid workload name"},
 		{"workload namespace", bundle(ok, "{name: t}") + "    restart: {workloads: [{kind: Deployment, name: x, namespace: a_b}]}\n", "spec.trustBundles[0].restart.workloads[0].namespace", "not a valid namespace"},
+		{"domain with a slash", bundle(ok, "{name: t}") + "    domain: mesh/anchors\n", "spec.trustBundles[0].domain", `"mesh/anchors" must be a lowercase DNS name`},
+		{"domain in upper case", bundle(ok, "{name: t}") + "    domain: Mesh\n", "spec.trustBundles[0].domain", "lowercase DNS name"},
+		{"domain too long", bundle(ok, "{name: t}") + "    domain: " + strings.Repeat("a", 64) + "\n", "spec.trustBundles[0].domain", "at most 63"},
 		{"a name that is key material", bundle(ok, "{name: \"-----BEGIN PRIVATE KEY-----\\nMC4CAQAw\\n\"}"), "spec.trustBundles[0].target.name", "a string of 37 bytes over 2 lines, PEM data is not a valid Secret name"},
 	}
 	for _, tt := range tests {
@@ -41,6 +44,6 @@ func TestNamesAreKubernetesNames(t *testing.T) {
 			require.NotContains(t, err.Error(), "PRIVATE KEY")
 		})
 	}
-	_, err := decode(t, bundle("{secret: {name: ca.v1, namespace: gw-1, key: ca_bundle-1.crt}}", "{name: trust.gw, namespaces: [a-1, b]}"))
+	_, err := decode(t, bundle("{secret: {name: ca.v1, namespace: gw-1, key: ca_bundle-1.crt}}", "{name: trust.gw, namespaces: [a-1, b]}")+"    domain: mesh.anchors-1\n")
 	require.NoError(t, err, "dotted names, digits and '_' in keys are valid")
 }

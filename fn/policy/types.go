@@ -80,6 +80,12 @@ type TrustBundle struct {
 	Name string `json:"name"`
 	// Mode is ModeBundle (default) or ModeCopy.
 	Mode string `json:"mode,omitempty"`
+	// Domain names the trust domain the bundle belongs to: every bundle of
+	// the same domain in the repository trusts the CAs current in any of
+	// their sources, and a previous CA leaves none of them while a
+	// certificate of any of their packages still needs it (a multicluster
+	// mesh's anchor, a corporate root). Empty: the bundle stands alone.
+	Domain string `json:"domain,omitempty"`
 	// Sources are what must be trusted now, in order.
 	Sources []Source `json:"sources"`
 	// Target is where the bundle is written.

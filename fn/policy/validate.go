@@ -142,6 +142,9 @@ func (b *TrustBundle) validate(path string) FieldErrors {
 	if b.Mode != ModeBundle && b.Mode != ModeCopy {
 		errs.add(path+".mode", "%s is not one of %s, %s", kube.Quote(b.Mode), ModeBundle, ModeCopy)
 	}
+	if b.Domain != "" && (!kube.ValidObjectName(b.Domain) || len(b.Domain) > 63) {
+		errs.add(path+".domain", "%s must be a lowercase DNS name (a-z, 0-9, '-', '.'; at most 63 characters)", kube.Quote(b.Domain))
+	}
 	t := b.Target
 	if d, _ := kube.TargetKinds().Lookup(t.Kind); len(b.Sources) == 0 && d.Store != kube.StoreSources {
 		errs.add(path+".sources", "at least one source is required")

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/anchors"
 	"github.com/rotate-certs/rotate-certs/fn/atomicfs"
 	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
@@ -106,6 +107,9 @@ func render(dir string, o Options) (err error) {
 	}
 	jobs, err := plan(dir, tree.Items, forced, o.Stderr)
 	if err != nil {
+		return err
+	}
+	if err := seeDomains(dir, jobs, o); err != nil {
 		return err
 	}
 	files, err := renderJobs(dir, tree, jobs, o)
@@ -197,7 +201,7 @@ func renderPackage(dir string, tree *resio.Resources, j job, o Options, stderr i
 	if err := tree.CheckDuplicateKeys(dir, j.items); err != nil {
 		return nil, err
 	}
-	p := rotate.Processor{Now: o.Now, At: o.At, Stderr: stderr}
+	p := rotate.Processor{Now: o.Now, At: o.At, Stderr: stderr, Domains: j.domains, Package: j.dir}
 	out, _, err := p.Run(j.policy, j.items, nil)
 	if err != nil {
 		return nil, err
@@ -227,6 +231,31 @@ type job struct {
 	dir    string
 	items  []*yaml.RNode
 	policy *yaml.RNode
+	// domains are the repository's trust domains, seen whole from its
+	// top (seeDomains); nil below it. Shared by every job: read only.
+	domains map[string]*anchors.Domain
+}
+
+// seeDomains gives every job the repository's trust domains when dir is
+// the repository's top (a render anywhere else sees each domain in part:
+// its bundles warn and keep their previous CAs until they expire). The
+// domains are built once, from every package, before any renders.
+func seeDomains(dir string, jobs []job, o Options) error {
+	if !resio.IsRepositoryTop(dir) {
+		return nil
+	}
+	pkgs := make([]rotate.Package, len(jobs))
+	for i, j := range jobs {
+		pkgs[i] = rotate.Package{Dir: j.dir, Policy: j.policy, Items: j.items}
+	}
+	domains, err := rotate.Domains(pkgs, o.At, o.Now)
+	if err != nil {
+		return err
+	}
+	for i := range jobs {
+		jobs[i].domains = domains
+	}
+	return nil
 }
 
 // plan splits the tree into the packages to render: every directory

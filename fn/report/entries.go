@@ -246,6 +246,8 @@ type Report struct {
 	// Renewals are the cert-manager renewals of CAs the bundles read, by
 	// date.
 	Renewals []Renewal
+	// Domains are the trust domains' progress (Domains), by name.
+	Domains []Domain
 }
 
 // Package is a package as the report lists it: its directory and the

@@ -32,6 +32,8 @@ type jsonReport struct {
 	Packages          []jsonPackage `json:"packages"`
 	Waves             []jsonWaves   `json:"waves"`
 	Renewals          []jsonRenewal `json:"renewals,omitempty"`
+	// Domains are present when a bundle names a trust domain.
+	Domains []jsonDomain `json:"domains,omitempty"`
 }
 
 // jsonPackage is a directory whose RotationPolicy applies to it and below.
@@ -131,6 +133,7 @@ func RenderJSON(r Report) ([]byte, error) {
 		Packages:          []jsonPackage{},
 		Waves:             wavesJSON(r.Waves),
 		Renewals:          renewalsJSON(r),
+		Domains:           domainsJSON(r.Domains),
 	}
 	for _, p := range r.Packages {
 		jp := jsonPackage{Path: p.Path, Policies: []jsonResource{}}

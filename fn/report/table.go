@@ -93,6 +93,9 @@ func RenderTable(r Report, opts TableOptions) []byte {
 	if opts.NoHeaders {
 		return buf.Bytes()
 	}
+	if len(r.Domains) > 0 {
+		writeDomains(&buf, r, opts)
+	}
 	// The trust table explains; scripts read the rows above, or -o json.
 	if len(r.Trust) > 0 {
 		buf.WriteString("\nTrust (why each bundle holds each CA; the verdict of each previous CA):\n")

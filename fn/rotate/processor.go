@@ -34,6 +34,14 @@ type Processor struct {
 	// results when the exit code is 0, but passes stderr through); the
 	// errors are Run's error. Nil means no summary.
 	Stderr io.Writer
+	// Domains are the trust domains of the repository when the run sees
+	// them whole (a render or check at the repository's top: Domains), by
+	// name; nil - function mode, a run below the top - sees each domain in
+	// part only (docs/reference/policy.md, Trust domains).
+	Domains map[string]*anchors.Domain
+	// Package names the package rendered, as Domains' certificates name
+	// their packages.
+	Package string
 
 	// newVerifier makes the run's signature check; nil means
 	// anchors.NewVerifier. Tests count the checks through it.
@@ -76,6 +84,12 @@ type run struct {
 	workloads int
 	// waves are the roll-outs in waves the input records (restarts).
 	waves []restart.PendingWaves
+	// domains are the trust domains the run sees whole, and pkg the
+	// package they name this run's certificates by; views is this run's
+	// view of each (domainView).
+	domains map[string]*anchors.Domain
+	pkg     string
+	views   map[string]*anchors.DomainView
 }
 
 // newRun is the one way a run starts: the policy, who it is in messages,
@@ -161,6 +175,7 @@ func (p Processor) Run(fnConfig *yaml.RNode, items []*yaml.RNode, positions []in
 		now = p.At.UTC()
 	}
 	r = newRun(pol, r.policyRef, now, items, positions, p.certs)
+	r.domains, r.pkg = p.Domains, p.Package
 	if p.newVerifier != nil {
 		r.verify = p.newVerifier()
 	}

@@ -178,6 +178,8 @@ type Explanation struct {
 	Waves    []restart.PendingWaves
 	// Renewals are the cert-manager renewals of the CAs the bundles read.
 	Renewals []report.Renewal
+	// Domains maps each bundle that names a trust domain to it.
+	Domains map[string]string
 }
 
 // Explain runs the trust-bundle and restart rules of the policy fnConfig
@@ -186,15 +188,29 @@ type Explanation struct {
 // not about the render's pinned clock. It fails when the policy is invalid
 // or a bundle cannot be rendered.
 func Explain(items []*yaml.RNode, fnConfig *yaml.RNode, now time.Time) (Explanation, error) {
-	r, err := dryRun(items, fnConfig, now, (*run).trustBundles, (*run).restarts)
+	return Processor{}.Explain(items, fnConfig, now)
+}
+
+// Explain is Explain with the trust domains p sees (Domains, Package).
+func (p Processor) Explain(items []*yaml.RNode, fnConfig *yaml.RNode, now time.Time) (Explanation, error) {
+	r, err := p.dryRun(items, fnConfig, now, (*run).trustBundles, (*run).restarts)
 	if err != nil {
 		return Explanation{}, err
 	}
-	return Explanation{Reissues: r.reissues(), Trust: r.trust(), Waves: r.waves, Renewals: r.renewalRows()}, nil
+	e := Explanation{Reissues: r.reissues(), Trust: r.trust(), Waves: r.waves, Renewals: r.renewalRows()}
+	for _, b := range r.policy.Spec.TrustBundles {
+		if b.Domain != "" {
+			if e.Domains == nil {
+				e.Domains = map[string]string{}
+			}
+			e.Domains[b.Name] = b.Domain
+		}
+	}
+	return e, nil
 }
 
 // dryRun runs steps of the function over a copy of items at now.
-func dryRun(items []*yaml.RNode, fnConfig *yaml.RNode, now time.Time, steps ...func(*run)) (*run, error) {
+func (p Processor) dryRun(items []*yaml.RNode, fnConfig *yaml.RNode, now time.Time, steps ...func(*run)) (*run, error) {
 	pol, err := policy.Decode(fnConfig)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", kube.RefOf(fnConfig), err)
@@ -204,6 +220,7 @@ func dryRun(items []*yaml.RNode, fnConfig *yaml.RNode, now time.Time, steps ...f
 		copies[i] = item.Copy()
 	}
 	r := newRun(pol, kube.RefOf(fnConfig), now.UTC(), copies, nil, nil)
+	r.domains, r.pkg = p.Domains, p.Package
 	for _, s := range steps {
 		s(r)
 	}
@@ -262,7 +279,7 @@ func trustRows(name string, rb trustbundle.Rendered, t trustbundle.Target) []rep
 		}
 		x := row(f.Cert, why)
 		x.RetiredAt, x.Verdict, x.VerdictText, x.LeavesAt = f.RetiredAt, f.Verdict.Word, f.Verdict.String(), f.Verdict.Date
-		for _, d := range f.Dependents {
+		for _, d := range f.Needed() { // the domain's other packages' too
 			x.ChainedBy = append(x.ChainedBy, d.Where)
 		}
 		rows = append(rows, x)

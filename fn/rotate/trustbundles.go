@@ -44,7 +44,7 @@ func (r *run) verifier() func(ca, cert *x509.Certificate) bool {
 // trustBundles renders every bundle of the policy (the trust bundle rules).
 func (r *run) trustBundles() {
 	env := trustbundle.Env{Index: r.index, Now: r.now, Chains: r.chainIndex(), PolicyRef: r.policyRef,
-		Snapshots: trustbundle.NewSnapshots(r.items), Certs: r.certs, PreviousHeldUntil: r.previousHeldUntil}
+		Snapshots: trustbundle.NewSnapshots(r.items), Certs: r.certs, PreviousHeldUntil: r.previousHeldUntil, Domain: r.domainView}
 	r.results = append(r.results, trustbundle.CheckInjectAnnotations(r.policy, r.index)...)
 	var all []trustbundle.Rendered
 	input := r.items[:len(r.items):len(r.items)] // the targets created below are not in the input

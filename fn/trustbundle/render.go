@@ -55,6 +55,10 @@ type Env struct {
 	// Targets is the target-kind table; the zero value is the one
 	// rotate-certs ships (kube.TargetKinds). Tests add a kind here.
 	Targets kube.TargetTable
+	// Domain returns what the run knows of trust domain name: nil, or a
+	// view without its Domain, when it does not see the whole domain (a
+	// nil Domain: never).
+	Domain func(name string) *anchors.DomainView
 }
 
 // Target is one rendered target object.
@@ -132,6 +136,8 @@ type renderer struct {
 	results framework.Results
 	// origins maps each current certificate to where it was read.
 	origins map[pki.Fingerprint]origin
+	// view is the bundle's trust domain as the run sees it; nil: none.
+	view *anchors.DomainView
 	// warned holds the messages already given, for warnings about an
 	// object that several slots of the bundle read (the memory of an
 	// object with several caBundle fields).
@@ -167,6 +173,7 @@ func (r *renderer) failed() bool { return r.results.ExitCode() != 0 }
 // rendered: the caller passes every bundle's Rendered to Finish.
 func Render(b *policy.TrustBundle, path string, env Env) Rendered {
 	r := &renderer{bundle: b, path: path, env: env}
+	r.view = r.domainView()
 	out := Rendered{Name: b.Name, Options: r.options()}
 	kinds := r.targetKinds()
 	current, ok := kinds[0].current()
@@ -179,6 +186,7 @@ func Render(b *policy.TrustBundle, path string, env Env) Rendered {
 		out.Results = r.results
 		return out
 	}
+	current = r.domainCurrent(current)
 	for _, k := range kinds {
 		out.Targets = append(out.Targets, r.renderKind(k, current)...)
 	}
@@ -196,6 +204,7 @@ func (r *renderer) options() anchors.Options {
 		Copy:           r.bundle.Mode == policy.ModeCopy,
 		MaxPrevious:    *r.bundle.Retain.MaxPrevious,
 		ProtectIssuers: *r.bundle.Retain.ProtectIssuers,
+		Domain:         r.view,
 	}
 	if r.bundle.Retain.For != nil {
 		o.RetainFor = r.bundle.Retain.For.Duration
@@ -211,7 +220,10 @@ func (r *renderer) sources() map[pki.Fingerprint]string {
 	out := make(map[pki.Fingerprint]string, len(r.origins))
 	for fp, o := range r.origins {
 		where := o.ref.String() + " " + o.field
-		if o.ref == r.env.PolicyRef {
+		switch {
+		case o.where != "":
+			where = o.where
+		case o.ref == r.env.PolicyRef:
 			where = "the policy's " + o.field
 		}
 		out[fp] = where

@@ -229,7 +229,7 @@ func (r *renderer) reportDecisions(ref kube.Ref, field string, o anchors.Outcome
 		case anchors.FateProtected:
 			sev = framework.Warning
 			msg = fmt.Sprintf("previous CA %s is kept beyond the retain policy because valid certificate(s) still chain to it: %s; re-issue them from a current CA before the old CA can go (or set retain.protectIssuers: false)",
-				c, named(f.Dependents))
+				c, named(f.Needed()))
 		case anchors.FateRemembered:
 			msg = fmt.Sprintf("previous CA %s is not in the bundle (Copy mode); annotation %s keeps it, so that switching back to Bundle mode restores it", c, PreviousAnnotation)
 		case anchors.FateDropped:
@@ -240,8 +240,8 @@ func (r *renderer) reportDecisions(ref kube.Ref, field string, o anchors.Outcome
 			}
 		default:
 			msg = fmt.Sprintf("previous CA %s, retired %s: %s", c, f.RetiredAt.Format(time.RFC3339), f.Verdict)
-			if len(f.Dependents) > 0 {
-				msg += fmt.Sprintf("; %d certificate(s) chain to it: %s", len(f.Dependents), named(f.Dependents))
+			if deps := f.Needed(); len(deps) > 0 {
+				msg += fmt.Sprintf("; %d certificate(s) chain to it: %s", len(deps), named(deps))
 			} else if f.UnusedSince.IsZero() {
 				msg += "; nothing in the input chains to it"
 			} else {

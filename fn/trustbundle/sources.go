@@ -202,6 +202,9 @@ func (r *renderer) skipped(ref kube.Ref, field string, d pki.Decoded) {
 type origin struct {
 	ref   kube.Ref
 	field string
+	// where, when set, describes a CA current in another package of the
+	// bundle's trust domain (domain.go).
+	where string
 }
 
 // from records where certs were read, first occurrence kept.
@@ -212,7 +215,7 @@ func (r *renderer) from(ref kube.Ref, field string, certs []*x509.Certificate) {
 	for _, c := range certs {
 		fp := pki.FingerprintOf(c)
 		if _, ok := r.origins[fp]; !ok {
-			r.origins[fp] = origin{ref, field}
+			r.origins[fp] = origin{ref: ref, field: field}
 		}
 	}
 }

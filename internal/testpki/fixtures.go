@@ -81,6 +81,10 @@ var fixtures = map[string]fixture{
 	"linkerd-anchor-new": {"", Date(2026, 11, 20), Days(730), "root.linkerd.cluster.local", false},
 	"linkerd-issuer-old": {"linkerd-anchor-old", Date(2026, 6, 1), Days(365), "identity.linkerd.cluster.local", true},
 	"linkerd-issuer-new": {"linkerd-anchor-new", Date(2026, 11, 22), Days(365), "identity.linkerd.cluster.local", true},
+	// a second cluster's issuer in the same mesh (a trust domain: both
+	// clusters share the anchor), re-issued two days after the first
+	"linkerd-west-issuer-old": {"linkerd-anchor-old", Date(2026, 6, 2), Days(365), "identity.linkerd.cluster.local", true},
+	"linkerd-west-issuer-new": {"linkerd-anchor-new", Date(2026, 11, 24), Days(365), "identity.linkerd.cluster.local", true},
 	// an issuer of the new anchor that expired on 2026-11-21, and a leaf
 	// it signed that outlives it
 	"linkerd-issuer-short": {"linkerd-anchor-new", Date(2026, 11, 20), Days(1), "identity-short.linkerd.cluster.local", true},
@@ -97,22 +101,25 @@ var fixtures = map[string]fixture{
 	// The same chains for the examples, which run on the wall clock:
 	// long-lived, the old generation from 2026-01-01, the new from
 	// 2026-06-01.
-	"example-linkerd-anchor-old":   {"", Date(2026, 1, 1), Days(3652), "root.linkerd.cluster.local", false},
-	"example-linkerd-anchor-new":   {"", Date(2026, 6, 1), Days(3652), "root.linkerd.cluster.local", false},
-	"example-linkerd-issuer-old":   {"example-linkerd-anchor-old", Date(2026, 1, 1), Days(3000), "identity.linkerd.cluster.local", true},
-	"example-linkerd-issuer-new":   {"example-linkerd-anchor-new", Date(2026, 6, 1), Days(3000), "identity.linkerd.cluster.local", true},
-	"example-istio-root-old":       {"", Date(2026, 1, 1), Days(3652), "Root CA", false},
-	"example-istio-root-new":       {"", Date(2026, 6, 1), Days(3652), "Root CA", false},
-	"example-istio-ca-old":         {"example-istio-root-old", Date(2026, 1, 1), Days(3000), "Intermediate CA", true},
-	"example-istio-ca-new":         {"example-istio-root-new", Date(2026, 6, 1), Days(3000), "Intermediate CA", true},
-	"example-platform-root-old":    {"", Date(2026, 1, 1), Days(3652), "platform-root-ca", false},
-	"example-platform-root-new":    {"", Date(2026, 6, 1), Days(3652), "platform-root-ca", false},
-	"example-platform-issuing-old": {"example-platform-root-old", Date(2026, 1, 1), Days(3000), "platform-issuing-ca", true},
-	"example-platform-issuing-new": {"example-platform-root-new", Date(2026, 6, 1), Days(3000), "platform-issuing-ca", true},
-	"example-billing-api-old":      {"example-platform-issuing-old", Date(2026, 2, 1), Days(2900), "billing-api.billing.svc", false},
-	"example-checkout-old":         {"example-platform-issuing-old", Date(2026, 2, 1), Days(2900), "checkout.shop.svc", false},
-	"example-billing-api-new":      {"example-platform-issuing-new", Date(2026, 6, 1), Days(2900), "billing-api.billing.svc", false},
-	"example-checkout-new":         {"example-platform-issuing-new", Date(2026, 6, 1), Days(2900), "checkout.shop.svc", false},
+	"example-linkerd-anchor-old": {"", Date(2026, 1, 1), Days(3652), "root.linkerd.cluster.local", false},
+	"example-linkerd-anchor-new": {"", Date(2026, 6, 1), Days(3652), "root.linkerd.cluster.local", false},
+	"example-linkerd-issuer-old": {"example-linkerd-anchor-old", Date(2026, 1, 1), Days(3000), "identity.linkerd.cluster.local", true},
+	"example-linkerd-issuer-new": {"example-linkerd-anchor-new", Date(2026, 6, 1), Days(3000), "identity.linkerd.cluster.local", true},
+	// the second cluster of examples/multicluster, sharing the anchor
+	"example-linkerd-west-issuer-old": {"example-linkerd-anchor-old", Date(2026, 1, 2), Days(3000), "identity.linkerd.cluster.local", true},
+	"example-linkerd-west-issuer-new": {"example-linkerd-anchor-new", Date(2026, 6, 2), Days(3000), "identity.linkerd.cluster.local", true},
+	"example-istio-root-old":          {"", Date(2026, 1, 1), Days(3652), "Root CA", false},
+	"example-istio-root-new":          {"", Date(2026, 6, 1), Days(3652), "Root CA", false},
+	"example-istio-ca-old":            {"example-istio-root-old", Date(2026, 1, 1), Days(3000), "Intermediate CA", true},
+	"example-istio-ca-new":            {"example-istio-root-new", Date(2026, 6, 1), Days(3000), "Intermediate CA", true},
+	"example-platform-root-old":       {"", Date(2026, 1, 1), Days(3652), "platform-root-ca", false},
+	"example-platform-root-new":       {"", Date(2026, 6, 1), Days(3652), "platform-root-ca", false},
+	"example-platform-issuing-old":    {"example-platform-root-old", Date(2026, 1, 1), Days(3000), "platform-issuing-ca", true},
+	"example-platform-issuing-new":    {"example-platform-root-new", Date(2026, 6, 1), Days(3000), "platform-issuing-ca", true},
+	"example-billing-api-old":         {"example-platform-issuing-old", Date(2026, 2, 1), Days(2900), "billing-api.billing.svc", false},
+	"example-checkout-old":            {"example-platform-issuing-old", Date(2026, 2, 1), Days(2900), "checkout.shop.svc", false},
+	"example-billing-api-new":         {"example-platform-issuing-new", Date(2026, 6, 1), Days(2900), "billing-api.billing.svc", false},
+	"example-checkout-new":            {"example-platform-issuing-new", Date(2026, 6, 1), Days(2900), "checkout.shop.svc", false},
 
 	// examples/cert-manager-renewal: a root that cert-manager renews
 	// (duration 8760h, renewBefore 720h: on 2026-12-05) with a new key,

@@ -91,6 +91,11 @@ var exampleScenarios = []scenario{
 		rolled: []string{"Deployment linkerd/linkerd-identity", "Deployment linkerd/linkerd-destination",
 			"Deployment linkerd/linkerd-proxy-injector", "Deployment emojivoto/web", "Deployment emojivoto/emoji",
 			"Deployment emojivoto/voting", "Deployment tools/debug-shell"}},
+	// One cluster of the multicluster example, as kustomize builds it: a
+	// partial view of its trust domain (the render keeps the old anchor,
+	// with a warning).
+	{name: "multicluster", top: "multicluster", dir: "multicluster/clusters/east", policy: "rotation-policy.yaml", kustomizeRuns: true,
+		rolled: []string{"Deployment linkerd/linkerd-identity", "Deployment linkerd-multicluster/linkerd-gateway"}},
 	{name: "istio", top: "istio", dir: "istio", policy: "rotation-policy.yaml", kustomizeRuns: true,
 		rolled: []string{"Deployment shop/checkout", "Deployment catalog/search"}},
 	{name: "cert-manager", top: "cert-manager", dir: "cert-manager", policy: "rotation-policy.yaml", kustomizeRuns: true,
