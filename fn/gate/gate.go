@@ -161,7 +161,8 @@ func relativeTo(root string) func(string) string {
 }
 
 // explain runs each package's policies (layout.Split: a policy's directory
-// and below) and returns why each bundle's targets hold each CA and the
+// and below) and returns why each bundle's targets hold each CA (each row's
+// Package its package's directory) and the
 // roll-outs in waves not done; a policy that cannot be applied is a
 // problem.
 func explain(items []*yaml.RNode, now time.Time) (rotate.Explanation, []string) {
@@ -181,7 +182,10 @@ func explain(items []*yaml.RNode, now time.Time) (rotate.Explanation, []string) 
 				problems = append(problems, kube.ScrubMessage(fmt.Sprintf("policy %s: %v", kube.RefOf(pol), err)))
 				continue
 			}
-			all.Trust = append(all.Trust, e.Trust...)
+			for _, row := range e.Trust {
+				row.Package = p.Dir // its target is the package's, not another's of the same name
+				all.Trust = append(all.Trust, row)
+			}
 			all.Waves = append(all.Waves, e.Waves...)
 		}
 	}

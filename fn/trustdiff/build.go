@@ -11,6 +11,7 @@ import (
 
 	"github.com/rotate-certs/rotate-certs/fn/certmanager"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/layout"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/rotate-certs/rotate-certs/fn/report"
 	"github.com/rotate-certs/rotate-certs/fn/restart"
@@ -23,7 +24,9 @@ type Input struct {
 	// Items are the resources, policies included.
 	Items []*yaml.RNode
 	// Explained are, for the policies among Items, why each bundle's
-	// targets hold each CA (rotate.Explain's Trust rows).
+	// targets hold each CA (rotate.Explain's Trust rows), each row's
+	// Package the directory of its package (layout.Split's Dir): two
+	// packages may each hold a target of the same name.
 	Explained []report.Trusted
 	// Waves are the policies' roll-outs in waves that are not done
 	// (rotate.Explain's Waves): which wave rolls each workload, and when.
@@ -48,7 +51,10 @@ type builder struct {
 	// signers.
 	byName   map[string][]Consumer
 	bySigner []signerReader
-	reasons  map[string][]report.Trusted
+	// reasons are in.Explained by package directory and target, pkg the
+	// package directory of each item in a package.
+	reasons map[string][]report.Trusted
+	pkg     map[*yaml.RNode]string
 }
 
 type signerReader struct {
@@ -60,9 +66,17 @@ type signerReader struct {
 // Build maps a tree's resources onto its model.
 func Build(in Input) *Tree {
 	b := &builder{in: in, tree: &Tree{Holders: map[string][]Holder{}, Readers: map[string][]Consumer{}},
-		nodes: map[kube.Ref]*yaml.RNode{}, byName: map[string][]Consumer{}, reasons: map[string][]report.Trusted{}}
+		nodes: map[kube.Ref]*yaml.RNode{}, byName: map[string][]Consumer{}, reasons: map[string][]report.Trusted{},
+		pkg: map[*yaml.RNode]string{}}
 	for _, r := range in.Explained {
-		b.reasons[r.Target] = append(b.reasons[r.Target], r)
+		k := r.Package + "\x00" + r.Target
+		b.reasons[k] = append(b.reasons[k], r)
+	}
+	pkgs, _ := layout.Split(in.Items)
+	for _, p := range pkgs {
+		for _, item := range p.Items {
+			b.pkg[item] = p.Dir
+		}
 	}
 	for _, item := range in.Items {
 		b.nodes[kube.RefOf(item)] = item
@@ -123,14 +137,18 @@ type value struct {
 // values groups the certificates found by value and files each value as
 // trust, or as certificates presented and CAs held.
 func (b *builder) values(certs []found) {
+	type at struct {
+		ref   kube.Ref // with its file and place in it: not fmt's ref.String()
+		field string
+	}
 	var vs []*value
-	at := map[string]*value{}
+	byAt := map[at]*value{}
 	for _, f := range certs {
-		k := fmt.Sprint(f.Ref, "\x00", f.Key())
-		v, ok := at[k]
+		k := at{f.Ref, f.Key()}
+		v, ok := byAt[k]
 		if !ok {
 			v = &value{ref: f.Ref, field: f.Key(), within: f.Within != ""}
-			at[k] = v
+			byAt[k] = v
 			vs = append(vs, v)
 		}
 		v.certs = append(v.certs, f)
@@ -180,7 +198,7 @@ func (b *builder) trust(v *value, node *yaml.RNode) {
 		o.CAs = append(o.CAs, f.Cert)
 		b.intermediate(f.Cert)
 	}
-	for _, r := range b.reasons[v.ref.String()+" "+v.field] {
+	for _, r := range b.reasons[b.pkg[node]+"\x00"+v.ref.String()+" "+v.field] {
 		if o.Reasons == nil {
 			o.Reasons = map[string]Reason{}
 		}
