@@ -51,8 +51,8 @@ old CA that is still presented against the new trust. Verified with
 crypto/x509 at --now. A trust object nothing reads has no breaks.
 
 Planted: a CA added to a trust object's data that is unexplained, and an edit
-of a memory annotation (rotate-certs.dev/retired, previous, seen) that alters
-what is trusted or when it leaves and that a render does not make.
+of a memory annotation (rotate-certs.dev/retired, unused, previous, seen) that
+alters what is trusted or when it leaves and that a render does not make.
 
 Also listed: workloads that roll, Cluster API rollouts, alert rules added or
 removed, policy changes. Re-encoding, reordering or re-wrapping PEM is no

@@ -225,7 +225,7 @@ func memoryOf(node *yaml.RNode) map[string]string {
 	if node == nil {
 		return out
 	}
-	annos := node.GetAnnotations(trustbundle.RetiredAnnotation, trustbundle.PreviousAnnotation, trustbundle.SeenAnnotation)
+	annos := node.GetAnnotations(trustbundle.RetiredAnnotation, trustbundle.UnusedAnnotation, trustbundle.PreviousAnnotation, trustbundle.SeenAnnotation)
 	for k, v := range annos {
 		out[k] = v
 	}

@@ -86,8 +86,8 @@ type TrustObject struct {
 	Reasons map[string]Reason
 	// Consumers are what reads it.
 	Consumers []Consumer
-	// Memory are the object's memory annotations (retired, previous,
-	// seen) by name, as written.
+	// Memory are the object's memory annotations (retired, unused,
+	// previous, seen) by name, as written.
 	Memory map[string]string
 }
 
