@@ -49,6 +49,10 @@ type builder struct {
 	byName   map[string][]Consumer
 	bySigner []signerReader
 	reasons  map[string][]report.Trusted
+	// added are the readers addReader recorded, by map, key, object and
+	// how it reads: a fleet repository has one reader per cluster of the
+	// same Secret, and looking through them is quadratic.
+	added map[string]bool
 }
 
 type signerReader struct {
