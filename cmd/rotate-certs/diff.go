@@ -51,8 +51,8 @@ old CA that is still presented against the new trust. Verified with
 crypto/x509 at --now. A trust object nothing reads has no breaks.
 
 Planted: a CA added to a trust object's data that is unexplained, and an edit
-of a memory annotation (rotate-certs.dev/retired, previous, seen) that alters
-what is trusted or when it leaves and that a render does not make.
+of a memory annotation (rotate-certs.dev/retired, unused, previous, seen) that
+alters what is trusted or when it leaves and that a render does not make.
 
 Also listed: workloads that roll, Cluster API rollouts, alert rules added or
 removed, policy changes. Re-encoding, reordering or re-wrapping PEM is no
@@ -80,10 +80,7 @@ func newDiffCommand(stdout, stderr io.Writer) *cobra.Command {
   rotate-certs diff ./before ./after -o json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if code := runDiff(cmd, o, args, stdout, stderr); code != gate.OK {
-				return exit.With(exit.Code(code), nil) // runDiff printed why
-			}
-			return nil
+			return runDiff(cmd, o, args, stdout, stderr)
 		},
 	}
 	f := cmd.Flags()
@@ -93,25 +90,23 @@ func newDiffCommand(stdout, stderr io.Writer) *cobra.Command {
 	return cmd
 }
 
-// runDiff turns the arguments into gate.Options and runs the diff.
-func runDiff(cmd *cobra.Command, o *diffOptions, args []string, stdout, stderr io.Writer) int {
+// runDiff turns the arguments into gate.Options and runs the diff: it
+// returns what ends the command (gate.Run).
+func runDiff(cmd *cobra.Command, o *diffOptions, args []string, stdout, stderr io.Writer) error {
 	if !slices.Contains(gate.Formats, o.output) {
-		fmt.Fprintf(stderr, "diff: -o %s: want table, markdown or json\n", kube.Quote(o.output))
-		return gate.Usage
+		return exit.Misuse(fmt.Errorf("-o %s: want table, markdown or json", kube.Quote(o.output)))
 	}
 	now, err := parseNow(o.now, time.Now().UTC())
 	if err != nil {
-		fmt.Fprintf(stderr, "diff: --now: %v\n", err)
-		return gate.Usage
+		return exit.Misuse(fmt.Errorf("--now: %w", err))
 	}
 	opts := gate.Options{Dir: ".", Now: now, Format: o.output, AllowUnexplained: o.allowUnexplained,
 		Command: "rotate-certs diff " + strings.Join(quoteArgs(args), " ")}
 	opts.Base, opts.Head, opts.Paths, err = diffSides(".", args, cmd.ArgsLenAtDash())
 	if err != nil {
-		fmt.Fprintf(stderr, "diff: %v\n", err)
-		return gate.Usage
+		return exit.Misuse(err)
 	}
-	return gate.Run(opts, stdout, stderr)
+	return gate.Run(opts, stdout, logFor(cmd, stderr))
 }
 
 // diffSides reads BASE [HEAD] [PATH...]: two directories, or a revision

@@ -55,22 +55,33 @@ func TestDiffNeverEchoesKeyMaterial(t *testing.T) {
 func TestDiffUsage(t *testing.T) {
 	base, head, _ := diffDirs(t)
 	cases := []struct {
-		name string
-		args []string
-		want int
+		name   string
+		args   []string
+		want   int
+		stderr string // a line stderr holds: every line of diff's own starts "rotate-certs diff: "
 	}{
-		{"unknown format", []string{"diff", base, head, "-o", "yaml"}, 2},
-		{"bad --now", []string{"diff", base, head, "--now", "soon"}, 2},
-		{"no BASE", []string{"diff"}, 2},
-		{"BASE neither revision nor directory", []string{"diff", filepath.Join(base, "nothing")}, 2},
-		{"directories and a PATH", []string{"diff", base, head, "x"}, 2},
-		{"same directory twice", []string{"diff", base, base}, 0},
-		{"allowed planted", []string{"diff", base, head, "--allow-unexplained"}, 0},
+		{"unknown format", []string{"diff", base, head, "-o", "yaml"}, 2, "rotate-certs diff: -o \"yaml\": want table, markdown or json"},
+		{"bad --now", []string{"diff", base, head, "--now", "soon"}, 2, "rotate-certs diff: --now: "},
+		{"no BASE", []string{"diff"}, 2, "rotate-certs diff: requires at least 1 arg(s)"},
+		{"BASE neither revision nor directory", []string{"diff", filepath.Join(base, "nothing")}, 2, "rotate-certs diff: BASE "},
+		{"directories and a PATH", []string{"diff", base, head, "x"}, 2, "rotate-certs diff: BASE "},
+		{"same directory twice", []string{"diff", base, base}, 0, ""},
+		{"planted", []string{"diff", base, head}, 1, "rotate-certs diff: 0 break(s), 1 planted"},
+		{"allowed planted", []string{"diff", base, head, "--allow-unexplained"}, 0, "rotate-certs diff: warning: 1 planted (allowed by --allow-unexplained)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, stderr, code := runCLI(t, "", tc.args...); code != tc.want {
+			_, stderr, code := runCLI(t, "", tc.args...)
+			if code != tc.want {
 				t.Errorf("exit %d, want %d\n%s", code, tc.want, stderr)
+			}
+			if !strings.Contains(stderr, tc.stderr) || (tc.stderr == "") != (stderr == "") {
+				t.Errorf("stderr %q, want a line with %q", stderr, tc.stderr)
+			}
+			for _, line := range strings.Split(strings.TrimSuffix(stderr, "\n"), "\n") {
+				if line != "" && !strings.HasPrefix(line, "rotate-certs diff: ") {
+					t.Errorf("stderr line %q does not start with \"rotate-certs diff: \"", line)
+				}
 			}
 		})
 	}

@@ -6,6 +6,7 @@
 package gate
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,20 +14,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/layout"
 	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/rotate-certs/rotate-certs/fn/trustdiff"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
-)
-
-// Exit statuses: 0 nothing breaks and nothing is planted; 1 something
-// breaks or is planted; 2 a usage or input error.
-const (
-	OK      = 0
-	Failing = 1
-	Usage   = 2
 )
 
 // Formats are the output formats (-o).
@@ -65,52 +59,49 @@ type Options struct {
 	Command string
 }
 
-// Run diffs what o names, writes the result to stdout and notes and
-// errors to stderr (each line prefixed "diff: "), and returns the exit
-// status.
-func Run(o Options, stdout, stderr io.Writer) int {
-	base, errB := readSide(o, o.Base, stderr)
-	head, errH := readSide(o, o.Head, stderr)
-	for _, e := range []error{errB, errH} {
-		if e != nil {
-			fmt.Fprintf(stderr, "diff: %s\n", kube.ScrubMessage(e.Error()))
-			return Usage
-		}
+// Run diffs what o names, writes the result to stdout and its notes and
+// warnings through log, and returns what ends the command (an
+// *exit.Error, nil when all is well): exit.Failed when something breaks
+// or is planted; exit.Usage for a usage or input error - a side that does
+// not read, what HEAD does not let it read - which wins over exit.Failed.
+func Run(o Options, stdout io.Writer, log exit.Printer) error {
+	base, errB := readSide(o, o.Base, log)
+	head, errH := readSide(o, o.Head, log)
+	if err := errors.Join(errB, errH); err != nil {
+		return exit.Misuse(err)
 	}
 	for _, p := range base.Problems {
-		fmt.Fprintf(stderr, "diff: warning: at BASE: %s\n", p)
+		log.Warn("at BASE: " + p)
 	}
 	res := trustdiff.Compare(base, head, o.Now)
 	out, err := write(res, o)
 	if err != nil {
-		fmt.Fprintf(stderr, "diff: %v\n", err)
-		return Usage
+		return exit.Misuse(err)
 	}
 	if _, err := stdout.Write(out); err != nil {
-		fmt.Fprintf(stderr, "diff: writing output: %v\n", err)
-		return Usage
+		return exit.Misuse(fmt.Errorf("writing output: %w", err))
 	}
-	return exitStatus(res, head, o, stderr)
+	return exitStatus(res, head, o, log)
 }
 
 // exitStatus is diff's exit policy: what HEAD does not let it read is a
-// usage error (2), before a break or planted trust (1).
-func exitStatus(res trustdiff.Result, head *trustdiff.Tree, o Options, stderr io.Writer) int {
+// usage error (exit.Usage), before a break or planted trust (exit.Failed).
+func exitStatus(res trustdiff.Result, head *trustdiff.Tree, o Options, log exit.Printer) error {
 	if len(head.Problems) > 0 {
-		for _, p := range head.Problems {
-			fmt.Fprintf(stderr, "diff: at HEAD: %s\n", p)
+		errs := make([]error, len(head.Problems))
+		for i, p := range head.Problems {
+			errs[i] = errors.New("at HEAD: " + p)
 		}
-		return Usage
+		return exit.Misuse(errors.Join(errs...))
 	}
 	planted := len(res.Planted) > 0 && !o.AllowUnexplained
 	if len(res.Planted) > 0 && o.AllowUnexplained {
-		fmt.Fprintf(stderr, "diff: warning: %d planted (allowed by --allow-unexplained)\n", len(res.Planted))
+		log.Warn(fmt.Sprintf("%d planted (allowed by --allow-unexplained)", len(res.Planted)))
 	}
 	if len(res.Breaks) > 0 || planted {
-		fmt.Fprintf(stderr, "diff: %d break(s), %d planted\n", len(res.Breaks), len(res.Planted))
-		return Failing
+		return exit.Fail(fmt.Errorf("%d break(s), %d planted", len(res.Breaks), len(res.Planted)))
 	}
-	return OK
+	return nil
 }
 
 // write renders res in o.Format.
@@ -126,8 +117,8 @@ func write(res trustdiff.Result, o Options) ([]byte, error) {
 }
 
 // readSide reads one side into its model.
-func readSide(o Options, s Side, stderr io.Writer) (*trustdiff.Tree, error) {
-	root, paths, cleanup, err := materialize(o, s, stderr)
+func readSide(o Options, s Side, log exit.Printer) (*trustdiff.Tree, error) {
+	root, paths, cleanup, err := materialize(o, s, log)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +128,7 @@ func readSide(o Options, s Side, stderr io.Writer) (*trustdiff.Tree, error) {
 		set = resio.ReadPaths(paths, nil)
 	}
 	for _, n := range set.Notes {
-		fmt.Fprintf(stderr, "diff: note: %s: %s\n", s, kube.ScrubMessage(n))
+		log.Note(fmt.Sprintf("%s: %s", s, n))
 	}
 	rel := relativeTo(root)
 	var problems []string
@@ -195,7 +186,7 @@ func explain(items []*yaml.RNode, now time.Time) (rotate.Explanation, []string) 
 // materialize returns the directory a side is read from and the paths to
 // read in it: a revision written to a temporary directory (cleanup removes
 // it), or a directory as it is.
-func materialize(o Options, s Side, stderr io.Writer) (root string, paths []string, cleanup func(), err error) {
+func materialize(o Options, s Side, log exit.Printer) (root string, paths []string, cleanup func(), err error) {
 	cleanup = func() {}
 	if s.Rev == "" {
 		root, err = filepath.Abs(s.Dir)
@@ -213,7 +204,7 @@ func materialize(o Options, s Side, stderr io.Writer) (root string, paths []stri
 		return "", nil, cleanup, err
 	}
 	for _, n := range rev.Notes {
-		fmt.Fprintf(stderr, "diff: note: %s: %s\n", s, n)
+		log.Note(fmt.Sprintf("%s: %s", s, n))
 	}
 	here := filepath.Join(rev.Dir, filepath.FromSlash(rev.Prefix))
 	for _, p := range pathsOrDot(o.Paths) {

@@ -56,8 +56,8 @@ func TestCertgenInPlaceWithoutRenderBreaks(t *testing.T) {
 	base := r.commit(gatewayTree(caOld, leafOld, caOld))
 	head := r.commit(map[string]string{"gw/gateway-ca.yaml": gatewayTree(caNew, leafNew)["gw/gateway-ca.yaml"]})
 	res, code := r.result(base, head)
-	if code != Failing {
-		t.Fatalf("exit %d, want %d", code, Failing)
+	if code != exit.Failed {
+		t.Fatalf("exit %d, want %d", code, exit.Failed)
 	}
 	var found bool
 	for _, b := range res.Breaks {
@@ -98,7 +98,7 @@ func TestProperRenderIsExplained(t *testing.T) {
 	}
 	head := r.commit(nil)
 	res, code := r.result(base, head)
-	if code != OK || len(res.Breaks) != 0 || len(res.Planted) != 0 {
+	if code != exit.OK || len(res.Breaks) != 0 || len(res.Planted) != 0 {
 		t.Fatalf("exit %d, breaks %+v, planted %+v", code, res.Breaks, res.Planted)
 	}
 	tc := findTrust(t, res, "envoy-gateway-trust")
@@ -131,7 +131,7 @@ func TestHandEditDroppingANeededCABreaks(t *testing.T) {
 	base := r.commit(files)
 	head := r.commit(map[string]string{"gw/trust.yaml": gatewayTree(caNew, leafNew, caNew)["gw/trust.yaml"]})
 	res, code := r.result(base, head)
-	if code != Failing || len(res.Breaks) != 1 {
+	if code != exit.Failed || len(res.Breaks) != 1 {
 		t.Fatalf("exit %d, breaks %+v", code, res.Breaks)
 	}
 	b := res.Breaks[0]
@@ -145,10 +145,10 @@ func TestPlantedCAInData(t *testing.T) {
 	base := r.commit(gatewayTree(caOld, leafOld, caOld))
 	head := r.commit(map[string]string{"gw/trust.yaml": gatewayTree(caOld, leafOld, caOld, attacker)["gw/trust.yaml"]})
 	res, code := r.result(base, head)
-	if code != Failing || len(res.Planted) != 1 || res.Planted[0].SHA256 != shaOf(attacker) {
+	if code != exit.Failed || len(res.Planted) != 1 || res.Planted[0].SHA256 != shaOf(attacker) {
 		t.Fatalf("exit %d, planted %+v", code, res.Planted)
 	}
-	if _, _, code := r.diff(base, head, "table", true); code != OK {
+	if _, _, code := r.diff(base, head, "table", true); code != exit.OK {
 		t.Errorf("--allow-unexplained: exit %d, want 0", code)
 	}
 }
@@ -161,7 +161,7 @@ func TestPEMReencodedIsNoChange(t *testing.T) {
 	trust := object("v1", "Secret", egNS, "envoy-gateway-trust", nil) + "stringData:\n  ca.crt: " + quote(wrapped) + "\n"
 	head := r.commit(map[string]string{"gw/trust.yaml": trust})
 	res, code := r.result(base, head)
-	if code != OK || !res.Empty() {
+	if code != exit.OK || !res.Empty() {
 		t.Fatalf("exit %d, result %+v, want no change", code, res)
 	}
 	if res, _ := r.result(base, base); !res.Empty() {
@@ -193,19 +193,55 @@ func quote(s string) string {
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\r", `\r`).Replace(s) + `"`
 }
 
-func TestForgedRetiredTimeIsPlanted(t *testing.T) {
-	r := newRepo(t)
-	files := gatewayTree(caNew, leafNew)
-	withRecord := func(at string) string {
-		return secret(egNS, "envoy-gateway-trust", map[string]string{"ca.crt": pem(caNew, caOld)},
-			"rotate-certs.dev/retired", shaOf(caOld)+" "+at)
-	}
-	files["gw/trust.yaml"] = withRecord("2026-11-20T00:00:00Z")
-	base := r.commit(files)
-	head := r.commit(map[string]string{"gw/trust.yaml": withRecord("2027-06-01T00:00:00Z")})
-	res, code := r.result(base, head)
-	if code != Failing || len(res.Planted) != 1 || res.Planted[0].Annotation != "rotate-certs.dev/retired" || res.Planted[0].SHA256 != shaOf(caOld) {
-		t.Fatalf("exit %d, planted %+v", code, res.Planted)
+// An edit of a memory record (retired, unused) that a render does not
+// make is planted: it changes when a CA leaves. The unused record is
+// memory like retired: a forged time moves retain.dropUnusedAfter's drop.
+func TestForgedMemoryRecordIsPlanted(t *testing.T) {
+	const retired, unused = "rotate-certs.dev/retired", "rotate-certs.dev/unused"
+	line := func(at string) string { return shaOf(caOld) + " " + at }
+	for _, tc := range []struct {
+		name       string
+		base, head []string // annotations of the trust Secret
+		client     bool     // a client presents a leaf of caOld at HEAD: something chains to it
+		planted    string   // the annotation planted, "" for none
+	}{
+		{"retired time moved later", []string{retired, line("2026-11-20T00:00:00Z")}, []string{retired, line("2027-06-01T00:00:00Z")}, false, retired},
+		{"unused time moved earlier", []string{retired, line("2026-11-01T00:00:00Z"), unused, line("2026-11-20T00:00:00Z")},
+			[]string{retired, line("2026-11-01T00:00:00Z"), unused, line("2026-11-02T00:00:00Z")}, false, unused},
+		{"unused line added at a time after now", []string{retired, line("2026-11-01T00:00:00Z")},
+			[]string{retired, line("2026-11-01T00:00:00Z"), unused, line("2027-01-01T00:00:00Z")}, false, unused},
+		{"unused line removed, nothing chains", []string{retired, line("2026-11-01T00:00:00Z"), unused, line("2026-11-20T00:00:00Z")},
+			[]string{retired, line("2026-11-01T00:00:00Z")}, false, unused},
+		{"unused line removed, a leaf chains again", []string{retired, line("2026-11-01T00:00:00Z"), unused, line("2026-11-20T00:00:00Z")},
+			[]string{retired, line("2026-11-01T00:00:00Z")}, true, ""},
+		{"unused line a render writes", []string{retired, line("2026-11-01T00:00:00Z")},
+			[]string{retired, line("2026-11-01T00:00:00Z"), unused, line("2026-11-20T00:00:00Z")}, false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRepo(t)
+			trust := func(annotations []string) string {
+				return secret(egNS, "envoy-gateway-trust", map[string]string{"ca.crt": pem(caNew, caOld)}, annotations...)
+			}
+			files := gatewayTree(caNew, leafNew)
+			files["gw/trust.yaml"] = trust(tc.base)
+			base := r.commit(files)
+			next := map[string]string{"gw/trust.yaml": trust(tc.head)}
+			if tc.client {
+				next["gw/client.yaml"] = secret(egNS, "ratelimit-client", map[string]string{"tls.crt": pem(leafOld)})
+			}
+			res, _ := r.result(base, r.commit(next))
+			var got []string
+			for _, p := range res.Planted {
+				got = append(got, p.Annotation+" "+p.SHA256)
+			}
+			want := []string{}
+			if tc.planted != "" {
+				want = []string{tc.planted + " " + shaOf(caOld)}
+			}
+			if strings.Join(got, ",") != strings.Join(want, ",") {
+				t.Fatalf("planted %v, want %v", got, want)
+			}
+		})
 	}
 }
 
@@ -228,7 +264,7 @@ func TestRenderInWavesListsEachRollAndItsWave(t *testing.T) {
 		t.Fatalf("render: %v %s", err, errb.String())
 	}
 	res, code := r.result(base, r.commit(nil))
-	if code != OK || len(res.Breaks)+len(res.Planted) != 0 {
+	if code != exit.OK || len(res.Breaks)+len(res.Planted) != 0 {
 		t.Fatalf("exit %d, breaks %+v, planted %+v", code, res.Breaks, res.Planted)
 	}
 	now, later := 0, 0

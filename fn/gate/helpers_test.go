@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/rotate-certs/rotate-certs/fn/trustdiff"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
@@ -71,18 +72,20 @@ func (r *testRepo) commit(files map[string]string) string {
 
 // diff runs the diff of base and head in the repository in format and
 // returns stdout, stderr and the exit status.
-func (r *testRepo) diff(base, head, format string, allow bool) (string, string, int) {
+func (r *testRepo) diff(base, head, format string, allow bool) (string, string, exit.Code) {
 	var out, errb bytes.Buffer
 	o := Options{Base: Side{Rev: base}, Head: Side{Rev: head}, Dir: r.dir, Now: testpki.GoldenNow, Format: format, AllowUnexplained: allow}
 	if head == "" {
 		o.Head = Side{Dir: "."}
 	}
-	code := Run(o, &out, &errb)
-	return out.String(), errb.String(), code
+	log := exit.NewPrinter(&errb, "rotate-certs diff")
+	err := Run(o, &out, log)
+	log.Error(err)
+	return out.String(), errb.String(), exit.CodeOf(err)
 }
 
 // result runs the diff as JSON and decodes it.
-func (r *testRepo) result(base, head string) (trustdiff.Result, int) {
+func (r *testRepo) result(base, head string) (trustdiff.Result, exit.Code) {
 	r.t.Helper()
 	out, stderr, code := r.diff(base, head, "json", false)
 	var res trustdiff.Result

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/rotate-certs/rotate-certs/fn/trustdiff"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
 )
@@ -74,10 +75,10 @@ func TestAnchorRotationSteps(t *testing.T) {
 				next := r.commit(step)
 				res, code := r.result(prev, next)
 				want := tc.breaks[i]
-				if want == "" && (code != OK || len(res.Breaks)+len(res.Planted) > 0) {
+				if want == "" && (code != exit.OK || len(res.Breaks)+len(res.Planted) > 0) {
 					t.Fatalf("step %d: exit %d, breaks %+v, planted %+v", i+1, code, res.Breaks, res.Planted)
 				}
-				if want != "" && (code != Failing || !breakNames(res.Breaks, want)) {
+				if want != "" && (code != exit.Failed || !breakNames(res.Breaks, want)) {
 					t.Fatalf("step %d: exit %d, breaks %+v, want one naming %s", i+1, code, res.Breaks, want)
 				}
 				prev = next
@@ -97,7 +98,7 @@ func TestWebhookCABundleReplacedWithoutPolicy(t *testing.T) {
 	base := r.commit(map[string]string{"hook.yaml": hook(caOld), "tls.yaml": serving(leafOld)})
 	head := r.commit(map[string]string{"hook.yaml": hook(attacker)})
 	res, code := r.result(base, head)
-	if code != Failing || !breakNames(res.Breaks, "webhook-tls data.tls.crt") || len(res.Planted) != 1 {
+	if code != exit.Failed || !breakNames(res.Breaks, "webhook-tls data.tls.crt") || len(res.Planted) != 1 {
 		t.Fatalf("exit %d, breaks %+v, planted %+v", code, res.Breaks, res.Planted)
 	}
 	if c := res.Breaks[0].Consumers; len(c) != 1 || c[0].Via != "API server" {
@@ -118,7 +119,7 @@ func TestClusterTrustBundleAndChartBump(t *testing.T) {
 		"srv.yaml": secret("app", "server", map[string]string{"tls.crt": pem(leafOld)}), "chart/ca.yaml": secret("chart", "chart-ca", map[string]string{"tls.crt": pem(caNew)})})
 	head := r.commit(map[string]string{"ctb.yaml": ctb(caOld, caNew), "chart/crd.yaml": crd(caNew)})
 	res, code := r.result(base, head)
-	if code != Failing || !breakNames(res.Breaks, "server data.tls.crt") {
+	if code != exit.Failed || !breakNames(res.Breaks, "server data.tls.crt") {
 		t.Fatalf("exit %d, breaks %+v (the chart's caBundle drops the CA the server leaf needs)", code, res.Breaks)
 	}
 	if tc := findTrust(t, res, "example.com:signer:one"); len(tc.Added) != 1 || tc.Added[0].Why != "source" || len(tc.Consumers) != 1 {

@@ -143,33 +143,45 @@ func hasExt(name string, exts []string) bool {
 }
 
 // write reads blobs through one `git cat-file --batch` and writes each
-// under r.Dir.
+// under r.Dir. Each blob is asked for once: a repository of many clusters
+// holds the same file once per cluster.
 func (r *Revision) write(dir string, blobs []blob) error {
 	if len(blobs) == 0 {
 		return nil
 	}
 	var ids bytes.Buffer
+	var unique []blob
+	content := map[string][]byte{}
 	for _, b := range blobs {
-		ids.WriteString(b.id + "\n")
+		if _, ok := content[b.id]; !ok {
+			content[b.id] = nil
+			unique = append(unique, b)
+			ids.WriteString(b.id + "\n")
+		}
 	}
 	out, err := git(dir, &ids, "cat-file", "--batch")
 	if err != nil {
 		return err
 	}
 	rd := bufio.NewReader(bytes.NewReader(out))
-	for _, b := range blobs {
-		data, err := readBatchEntry(rd)
-		if err != nil {
+	for _, b := range unique {
+		if content[b.id], err = readBatchEntry(rd); err != nil {
 			return fmt.Errorf("reading %s from git: %w", kube.SafePath(b.name), err)
 		}
+	}
+	made := map[string]bool{}
+	for _, b := range blobs {
 		target := filepath.Join(r.Dir, filepath.FromSlash(b.name))
 		if !strings.HasPrefix(target, r.Dir+string(filepath.Separator)) {
 			return fmt.Errorf("%s: a path outside the tree", kube.SafePath(b.name))
 		}
-		if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
-			return err
+		if d := filepath.Dir(target); !made[d] {
+			if err := os.MkdirAll(d, 0o700); err != nil {
+				return err
+			}
+			made[d] = true
 		}
-		if err := os.WriteFile(target, data, 0o600); err != nil {
+		if err := os.WriteFile(target, content[b.id], 0o600); err != nil {
 			return err
 		}
 	}

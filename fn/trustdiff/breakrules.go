@@ -97,9 +97,8 @@ func (k *breaker) lost(c Cert, key string) {
 	if bo == nil {
 		return
 	}
-	consumers := unionConsumers(bo.Consumers, ho)
-	if len(consumers) == 0 {
-		return
+	if len(bo.Consumers) == 0 && (ho == nil || len(ho.Consumers) == 0) {
+		return // no consumer on either side: nothing breaks
 	}
 	a := k.v.anchor(c.Cert, bo, k.base)
 	before := a != nil
@@ -121,7 +120,7 @@ func (k *breaker) lost(c Cert, key string) {
 	if o == nil {
 		o = bo
 	}
-	k.add(c, o, consumers, need, reasonLost)
+	k.add(c, o, unionConsumers(bo.Consumers, ho), need, reasonLost)
 }
 
 // replaced returns the two sides of a trust object whose CAs the change
@@ -218,12 +217,13 @@ func unionConsumers(a []Consumer, o *TrustObject) []Consumer {
 	if o == nil {
 		return out
 	}
+	named := make(map[[2]string]bool, len(out))
+	for _, x := range out {
+		named[[2]string{x.Resource.id(), x.Via}] = true
+	}
 	for _, c := range o.Consumers {
-		dup := false
-		for _, x := range out {
-			dup = dup || x.Resource.id() == c.Resource.id() && x.Via == c.Via
-		}
-		if !dup {
+		if k := [2]string{c.Resource.id(), c.Via}; !named[k] {
+			named[k] = true
 			out = append(out, c)
 		}
 	}

@@ -55,6 +55,10 @@ type builder struct {
 	// package directory of each item in a package.
 	reasons map[string][]report.Trusted
 	pkg     map[*yaml.RNode]string
+	// added are the readers addReader recorded, by map, key, object and
+	// how it reads: a fleet repository has one reader per cluster of the
+	// same Secret, and looking through them is quadratic.
+	added map[string]bool
 }
 
 type signerReader struct {
@@ -243,7 +247,7 @@ func memoryOf(node *yaml.RNode) map[string]string {
 	if node == nil {
 		return out
 	}
-	annos := node.GetAnnotations(trustbundle.RetiredAnnotation, trustbundle.PreviousAnnotation, trustbundle.SeenAnnotation)
+	annos := node.GetAnnotations(trustbundle.RetiredAnnotation, trustbundle.UnusedAnnotation, trustbundle.PreviousAnnotation, trustbundle.SeenAnnotation)
 	for k, v := range annos {
 		out[k] = v
 	}

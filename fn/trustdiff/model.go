@@ -86,13 +86,21 @@ type TrustObject struct {
 	Reasons map[string]Reason
 	// Consumers are what reads it.
 	Consumers []Consumer
-	// Memory are the object's memory annotations (retired, previous,
-	// seen) by name, as written.
+	// Memory are the object's memory annotations (retired, unused,
+	// previous, seen) by name, as written.
 	Memory map[string]string
+	// id is key(), computed once: the diff of a fleet repository asks it
+	// for every certificate that may chain to the object.
+	id string
 }
 
 // key is the identity of a trust object across the two trees.
-func (t *TrustObject) key() string { return t.Resource.id() + "\x00" + valueField(t.Resource, t.Field) }
+func (t *TrustObject) key() string {
+	if t.id == "" {
+		t.id = t.Resource.id() + "\x00" + valueField(t.Resource, t.Field)
+	}
+	return t.id
+}
 
 // valueField is field with a Secret's or ConfigMap's data, stringData and
 // binaryData made one ("data.ca.crt"): where a value is written is no

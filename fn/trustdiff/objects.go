@@ -87,11 +87,14 @@ func (b *builder) workload(item *yaml.RNode, kind policy.WorkloadKind) {
 
 // addReader adds c to m[k] unless the same workload reads it the same way.
 func (b *builder) addReader(m map[string][]Consumer, k string, c Consumer) {
-	for _, x := range m[k] {
-		if x.Resource.id() == c.Resource.id() && x.Via == c.Via {
-			return
-		}
+	if b.added == nil {
+		b.added = map[string]bool{}
 	}
+	id := fmt.Sprintf("%p\x00%s\x00%s\x00%s", m, k, c.Resource.id(), c.Via)
+	if b.added[id] {
+		return
+	}
+	b.added[id] = true
 	m[k] = append(m[k], c)
 }
 

@@ -1,6 +1,7 @@
 package trustdiff
 
 import (
+	"crypto/x509"
 	"fmt"
 	"maps"
 	"slices"
@@ -34,16 +35,19 @@ type memory struct {
 }
 
 // memoryChanges lists the edits of the memory annotations (retired,
-// previous, seen) of every trust object that alter what it trusts or when
-// a CA leaves it. What a render writes is not listed: a retired line, at
-// a time no later than now, for a CA of the data that is not current; a
-// line dropped with its CA; previous and
-// seen naming CAs the data or a source held.
+// unused, previous, seen) of every trust object that alter what it trusts
+// or when a CA leaves it. What a render writes is not listed: a retired or
+// unused line, at a time no later than now, for a CA of the data that is
+// not current; a line dropped with its CA; an unused line dropped for a
+// CA something at HEAD chains to again; previous and seen naming CAs the
+// data or a source held.
 func memoryChanges(base, head *Tree, now time.Time) []Planted {
 	var out []Planted
 	for _, m := range memories(base, head) {
-		if m.before[trustbundle.RetiredAnnotation] != m.now[trustbundle.RetiredAnnotation] {
-			out = append(out, retiredEdits(m, head, now)...)
+		for _, name := range []string{trustbundle.RetiredAnnotation, trustbundle.UnusedAnnotation} {
+			if m.before[name] != m.now[name] {
+				out = append(out, recordEdits(m, name, head, now)...)
+			}
 		}
 		for _, name := range []string{trustbundle.PreviousAnnotation, trustbundle.SeenAnnotation} {
 			if m.before[name] != m.now[name] {
@@ -100,36 +104,70 @@ func record(text string) map[string]time.Time {
 	return out
 }
 
-// retiredEdits words the edits of a retirement record that a render does
-// not make: a time changed; a line added for a CA still current, one the
-// data did not hold at BASE, or at a time after now (a render writes a
-// line, at its time, for a CA of the data that is no longer current); a
-// line dropped for a CA the data still holds and no source does.
-func retiredEdits(m *memory, head *Tree, now time.Time) []Planted {
-	b, h := record(m.before[trustbundle.RetiredAnnotation]), record(m.now[trustbundle.RetiredAnnotation])
+// recordWords are, by annotation, the words of a record's edits.
+var recordWords = map[string]struct{ what, removed string }{
+	trustbundle.RetiredAnnotation: {"retirement", "retirement line removed while the data still holds the CA: it stays trusted past its retirement"},
+	trustbundle.UnusedAnnotation: {"unused", "unused line removed while the data still holds the CA and nothing chains to it: " +
+		"retain.dropUnusedAfter counts again from the next render and it stays trusted longer"},
+}
+
+// recordEdits words the edits of a retired or unused record (name) that a
+// render does not make: a time changed; a line added for a CA still
+// current, one the data did not hold at BASE, or at a time after now (a
+// render writes a line, at its time, for a CA of the data that is no
+// longer current); a line dropped for a CA the data still holds and no
+// source does (for unused: and nothing at HEAD chains to).
+func recordEdits(m *memory, name string, head *Tree, now time.Time) []Planted {
+	b, h := record(m.before[name]), record(m.now[name])
+	words := recordWords[name]
 	var out []Planted
 	add := func(entry, reason string) {
 		s, _, _ := strings.Cut(entry, " ")
 		out = append(out, Planted{Resource: m.res, Field: m.field, Subject: subjectIn(s, head), SHA256: s,
-			Annotation: trustbundle.RetiredAnnotation, Reason: reason})
+			Annotation: name, Reason: reason})
 	}
 	for _, e := range sortedKeys(h) {
 		s, _, _ := strings.Cut(e, " ")
 		at, was := b[e]
 		switch {
 		case was && !at.Equal(h[e]):
-			add(e, fmt.Sprintf("retirement time changed from %s to %s: it changes when the CA leaves", stamp(at), stamp(h[e])))
+			add(e, fmt.Sprintf("%s time changed from %s to %s: it changes when the CA leaves", words.what, stamp(at), stamp(h[e])))
 		case !was && (current(head, s) || !m.dataB[s] || h[e].After(now)):
-			add(e, fmt.Sprintf("retirement line added (%s) for a CA that is still current, was not in the data, or at a time after now: it changes when the CA leaves", stamp(h[e])))
+			add(e, fmt.Sprintf("%s line added (%s) for a CA that is still current, was not in the data, or at a time after now: it changes when the CA leaves", words.what, stamp(h[e])))
 		}
 	}
 	for _, e := range sortedKeys(b) {
 		s, _, _ := strings.Cut(e, " ")
-		if _, still := h[e]; !still && m.dataH[s] && !current(head, s) {
-			add(e, "retirement line removed while the data still holds the CA: it stays trusted past its retirement")
+		if _, still := h[e]; !still && m.dataH[s] && !current(head, s) && (name != trustbundle.UnusedAnnotation || !signsAny(head, s)) {
+			add(e, words.removed)
 		}
 	}
 	return out
+}
+
+// signsAny reports whether CA s (SHA-256) of a trust object of t signed a
+// certificate t presents or an intermediate of t: something chains to it.
+func signsAny(t *Tree, s string) bool {
+	var ca *x509.Certificate
+	for _, o := range t.Trust {
+		for _, c := range o.CAs {
+			if sha(c) == s {
+				ca = c
+			}
+		}
+	}
+	if ca == nil {
+		return false
+	}
+	signed := func(c *x509.Certificate) bool {
+		return string(c.RawIssuer) == string(ca.RawSubject) && c.CheckSignatureFrom(ca) == nil
+	}
+	for _, c := range t.Certs {
+		if signed(c.Cert) {
+			return true
+		}
+	}
+	return slices.ContainsFunc(t.Intermediates, signed)
 }
 
 // pemEdits words the CAs added to a previous or seen annotation that
