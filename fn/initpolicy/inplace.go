@@ -132,8 +132,12 @@ func (sc *scan) findMeshTargets(items []*yaml.RNode, cands []Candidate, bundles 
 			index[k] = i
 			targets = append(targets, meshTarget{meshTrust: m})
 		}
+		// Several clusters read at once hold it in the same namespace:
+		// a target lists each namespace once.
 		t := &targets[i]
-		t.Namespaces = append(t.Namespaces, it.GetNamespace())
+		if !slices.Contains(t.Namespaces, it.GetNamespace()) {
+			t.Namespaces = append(t.Namespaces, it.GetNamespace())
+		}
 		t.CAs = append(t.CAs, casAt(it, m.Key, sc.now)...)
 	}
 	var fed []meshTarget
@@ -331,8 +335,12 @@ func meshNamespaces(items []*yaml.RNode) map[string][]string {
 		ns := &restart.Namespace{Labels: it.GetLabels(), Annotations: it.GetAnnotations()}
 		for _, mesh := range policy.Meshes {
 			if in := restart.Injected(policy.Restart{Mesh: mesh}, restart.Pod{Namespace: it.GetName()}, ns); in.Injected {
+				name := kube.Safe(it.GetName())
+				if slices.ContainsFunc(out[mesh], func(e string) bool { return strings.HasPrefix(e, name+" (") }) {
+					continue // once, when several clusters hold the Namespace
+				}
 				why := strings.TrimSuffix(in.Why, " (restart.mesh: "+mesh+")")
-				out[mesh] = append(out[mesh], fmt.Sprintf("%s (%s)", kube.Safe(it.GetName()), why))
+				out[mesh] = append(out[mesh], fmt.Sprintf("%s (%s)", name, why))
 			}
 		}
 	}
