@@ -19,8 +19,11 @@ import (
 var examplesDir = golden.Path("examples")
 
 // TestInitOnEveryExampleRenders writes a starter policy for each example
-// and runs the function with it on the example's resources: the render must
-// succeed (no error result) and write every proposed target.
+// (each package of one that holds several) and runs the function with it
+// on the example's resources: the render must succeed (no error result)
+// and write every proposed target. Then it runs init over each whole
+// example, as over a repository's top, and renders the policies it
+// proposes, one per package, from the top.
 func TestInitOnEveryExampleRenders(t *testing.T) {
 	entries, err := os.ReadDir(examplesDir)
 	if os.IsNotExist(err) {
@@ -43,6 +46,16 @@ func TestInitOnEveryExampleRenders(t *testing.T) {
 			for _, p := range pkgs {
 				dirs = append(dirs, filepath.Dir(p))
 			}
+		}
+		// And init over the whole example at once, as a user runs it at
+		// a repository's top: a policy per package, rendered together
+		// from the top.
+		for _, withPolicy := range []bool{true, false} {
+			name := e.Name() + "/whole/with-its-policies"
+			if !withPolicy {
+				name = e.Name() + "/whole/without-a-policy"
+			}
+			t.Run(name, func(t *testing.T) { initWholeAndRender(t, e.Name(), withPolicy) })
 		}
 		for _, dir := range dirs {
 			rel, _ := filepath.Rel(examplesDir, dir)
@@ -122,4 +135,28 @@ func renderTargets(t *testing.T, plan *initpolicy.Proposal, text []byte, items [
 			t.Errorf("bundle %s: target %s %s/%s not rendered", b.Name, b.TargetKind, b.TargetNamespace, b.TargetName)
 		}
 	}
+}
+
+// initWholeAndRender runs init over a copy of examples/name (with its
+// policies or without), writes the policies it proposes and renders the
+// copy from its top.
+func initWholeAndRender(t *testing.T, name string, withPolicy bool) {
+	top := stageTree(t, map[string]string{".": name}, true)
+	items, _, err := initpolicy.Read([]string{top}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(items, layout.IsPolicy) {
+		t.Skipf("%s holds no policy that render, check and init read: not a package", name)
+	}
+	if !withPolicy {
+		for _, it := range items {
+			if layout.IsPolicy(it) {
+				if err := os.Remove(layout.FileOf(it)); err != nil && !os.IsNotExist(err) {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	renderTreeTop(t, top, initTree(t, top))
 }

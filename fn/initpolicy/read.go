@@ -3,7 +3,11 @@ package initpolicy
 import (
 	"errors"
 	"io"
+	"os"
+	"path"
+	"path/filepath"
 
+	"github.com/rotate-certs/rotate-certs/fn/layout"
 	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -27,4 +31,36 @@ func Read(paths []string, stdin io.Reader) (items []*yaml.RNode, warnings []stri
 		return nil, nil, errors.Join(errs...)
 	}
 	return set.Items, warnings, nil
+}
+
+// rootFiles are the files that make their directory a package root where
+// no policy is yet: where kustomize and kpt look for a package's
+// kustomization and Kptfile.
+var rootFiles = []string{"kustomization.yaml", "kustomization.yml", "Kustomization", "Kptfile"}
+
+// PackageRoots returns the directories of items' files (as their paths
+// name them) that hold a kustomization or a Kptfile on disk - read or not:
+// a package's .krmignore often leaves its kustomization out. ScanTree
+// takes them as package roots.
+func PackageRoots(items []*yaml.RNode) []string {
+	seen := map[string]bool{}
+	var roots []string
+	for _, it := range items {
+		file := layout.FileOf(it)
+		if file == "" || file == "-" {
+			continue
+		}
+		dir := path.Dir(path.Clean(file))
+		if seen[dir] {
+			continue
+		}
+		seen[dir] = true
+		for _, name := range rootFiles {
+			if st, err := os.Stat(filepath.Join(filepath.FromSlash(dir), name)); err == nil && st.Mode().IsRegular() {
+				roots = append(roots, dir)
+				break
+			}
+		}
+	}
+	return roots
 }

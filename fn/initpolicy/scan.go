@@ -108,6 +108,12 @@ type Bundle struct {
 	// input it injects, each with the rule that says so.
 	Mesh           string
 	MeshNamespaces []string
+	// Domain is the trust domain proposed (ScanTree: a CA of its sources
+	// is a source in another package too), or the one a policy of the
+	// input gives the bundle; DomainPackages are the package directories
+	// of the domain's bundles, when ScanTree proposed it.
+	Domain         string
+	DomainPackages []string
 }
 
 // Proposal is what init found, and the bundles it proposes.
@@ -338,6 +344,7 @@ func (sc *scan) target(b *Bundle, src Source, existing map[kube.Key]bool, consum
 	}
 	if t, ok := sc.policies.sources[keyOf(src.Ref)]; ok {
 		b.TargetKind, b.TargetNamespace, b.TargetName, b.TargetKey = t.Kind, t.Namespace, t.Name, t.dataKey
+		b.Domain = t.domain
 		b.TargetExists = sc.taken[t.Key]
 		return t.Key, true
 	}
@@ -368,10 +375,11 @@ type known struct {
 	bundles map[string]string
 }
 
-// target is a target object and its data key.
+// target is a target object, its data key and the trust domain of the
+// bundle that writes it.
 type target struct {
 	kube.Key
-	dataKey string
+	dataKey, domain string
 }
 
 // knownPolicies reads every RotationPolicy in the input; one that does not
@@ -410,7 +418,7 @@ func knownPolicies(items []*yaml.RNode) known {
 				}
 				sk := kube.Key{Kind: s.Kind(), Namespace: ref.Namespace, Name: ref.Name}
 				if _, dup := k.sources[sk]; !dup {
-					k.sources[sk] = target{tk, b.Target.Key}
+					k.sources[sk] = target{tk, b.Target.Key, b.Domain}
 				}
 			}
 		}

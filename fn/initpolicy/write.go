@@ -128,7 +128,13 @@ func (w *policyWriter) bundle(b Bundle) {
 	if b.TargetExists {
 		comment("  ", fmt.Sprintf("The target %s exists: the CAs it holds now are carried over as previous CAs.", targetString(b)))
 	}
+	if b.Domain != "" {
+		comment("  ", domainComment(b))
+	}
 	line("  - name: %s", wire.Scalar(b.Name))
+	if b.Domain != "" {
+		line("    domain: %s", wire.Scalar(b.Domain))
+	}
 	w.sources(b)
 	line("    target:")
 	line("      kind: %s", b.TargetKind)
