@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/rotate-certs/rotate-certs/fn/initpolicy"
+	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/wire"
 	"github.com/spf13/cobra"
 )
@@ -31,6 +35,16 @@ linkerd-identity-trust-roots (ca-bundle.crt), Istio's plug-in CA Secret cacerts
 the namespaces it injects listed as comments. Istio's istio-ca-root-cert
 ConfigMaps are neither target nor source (istiod writes them from its CA's
 roots): a note names them and asks for cacerts.
+
+A tree of packages gets a policy per package, split as render and check split it:
+the directory of a RotationPolicy, or where there is none yet of a kustomization
+or Kptfile; files in no package are left out, with a note. Stdout then holds one
+policy per package (each starting "# package DIR"), and --output,
+--kustomization and --kptfile take a file name, written or edited in each
+package's directory. Bundles of different packages whose sources hold the same CA
+get one trust domain (spec.trustBundles[].domain), named by a policy of the input
+or after the shared CA's subject common name (lowercased, other characters than
+a-z, 0-9, '-' and '.' made '-'): render the tree from its top to see it whole.
 
 So that the next step runs with no hand edits: --exec PATH (the rotate-certs
 binary) or --image REF (its container image) writes the policy's
@@ -77,7 +91,8 @@ func newInitCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 }
 
 // runInit is init once its flags are parsed: it scans the input, writes
-// the policy and, when asked, wires it into the kustomization or Kptfile.
+// the policy (a policy per package of a tree of several) and, when asked,
+// wires it into the kustomization or Kptfile.
 func runInit(cmd *cobra.Command, name, nowFlag string, setup wire.Setup, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	now, err := parseNow(nowFlag, time.Now().UTC())
 	if err != nil {
@@ -94,36 +109,104 @@ func runInit(cmd *cobra.Command, name, nowFlag string, setup wire.Setup, args []
 	for _, w := range warnings {
 		log.Print(w)
 	}
-	plan, err := initpolicy.Scan(items, now)
+	tree, err := initpolicy.ScanTree(items, initpolicy.PackageRoots(items), now)
 	if err != nil {
 		return exit.Fail(err)
 	}
-	for _, n := range plan.Notes {
+	for _, n := range tree.Notes {
 		log.Print(n)
 	}
-	if len(plan.Bundles) == 0 {
-		log.Print("no Secret or ConfigMap holding a CA certificate found")
+	pkgs := tree.Packages
+	if len(pkgs) > 1 {
+		if err := eachPackage(setup); err != nil {
+			return usageError(cmd, fmt.Errorf("%w: init found %d packages (%s)", err, len(pkgs), strings.Join(dirsOf(pkgs), ", ")))
+		}
 	}
-	if !setup.Runner.Empty() {
-		r := setup.Runner
-		if r.Exec, err = setup.ExecFor(); err != nil {
+	var files []wire.File
+	var docs [][]byte
+	for _, p := range pkgs {
+		s, prefix := setupFor(setup, p, len(pkgs) > 1)
+		for _, n := range p.Notes {
+			log.Print(prefix + n)
+		}
+		if len(p.Bundles) == 0 {
+			log.Print(prefix + "no Secret or ConfigMap holding a CA certificate found")
+		}
+		out, wiring, err := proposePolicy(p.Proposal, name, s)
+		if err != nil {
 			return exit.Fail(err)
+		}
+		docs = append(docs, documentOf(out, p, len(pkgs) > 1))
+		files = append(append(files, wire.File{Path: s.Policy, Data: out, Changed: true}), wiring...)
+	}
+	if setup.Policy == "" || setup.Policy == "-" {
+		_, err = stdout.Write(bytes.Join(docs, []byte("---\n")))
+		return exit.Fail(err)
+	}
+	return writeInit(files, stdout)
+}
+
+// eachPackage says what in setup cannot apply to every package of a tree:
+// --output, --kustomization and --kptfile are then file names, taken in each
+// package's directory.
+func eachPackage(s wire.Setup) error {
+	for _, f := range []struct{ flag, value string }{{"--output", s.Policy}, {"--kustomization", s.Kustomization}, {"--kptfile", s.Kptfile}} {
+		if f.value != "" && f.value != "-" && filepath.Base(f.value) != f.value {
+			return fmt.Errorf("%s %s: with several packages it names the file in each package's directory (a file name, such as %s)", f.flag, f.value, map[string]string{
+				"--output": "rotation-policy.yaml", "--kustomization": "kustomization.yaml", "--kptfile": "Kptfile"}[f.flag])
+		}
+	}
+	return nil
+}
+
+// setupFor returns setup for package p (each of several: its files in p's
+// directory) and the prefix of p's notes.
+func setupFor(setup wire.Setup, p initpolicy.PackagePlan, several bool) (wire.Setup, string) {
+	if !several {
+		return setup, ""
+	}
+	in := func(name string) string {
+		if name == "" || name == "-" {
+			return name
+		}
+		return filepath.Join(filepath.FromSlash(p.Dir), name)
+	}
+	setup.Policy, setup.Kustomization, setup.Kptfile = in(setup.Policy), in(setup.Kustomization), in(setup.Kptfile)
+	return setup, kube.SafePath(p.Dir) + ": "
+}
+
+// proposePolicy writes plan as a policy named name, with its function
+// annotation and, to a file, the kustomization and Kptfile edits of s.
+func proposePolicy(plan *initpolicy.Proposal, name string, s wire.Setup) (policy []byte, wiring []wire.File, err error) {
+	if !s.Runner.Empty() {
+		r := s.Runner
+		if r.Exec, err = s.ExecFor(); err != nil {
+			return nil, nil, err
 		}
 		plan.Function = r.FunctionAnnotation()
 	}
-	out, err := plan.YAML(name)
-	if err != nil {
-		return exit.Fail(err)
+	if policy, err = plan.YAML(name); err != nil {
+		return nil, nil, err
 	}
-	if setup.Policy == "" || setup.Policy == "-" {
-		_, err = stdout.Write(out)
-		return exit.Fail(err)
+	if s.Policy == "" || s.Policy == "-" {
+		return policy, nil, nil
 	}
-	files, err := setup.Wiring()
-	if err != nil {
-		return exit.Fail(err)
+	wiring, err = s.Wiring()
+	return policy, wiring, err
+}
+
+// documentOf is the policy of p as printed on stdout: with several
+// packages, each one a document that starts by naming its package.
+func documentOf(policy []byte, p initpolicy.PackagePlan, several bool) []byte {
+	if !several {
+		return policy
 	}
-	files = append([]wire.File{{Path: setup.Policy, Data: out, Changed: true}}, files...)
+	return append([]byte("# package "+kube.SafePath(p.Dir)+": save as its rotation-policy.yaml\n"), policy...)
+}
+
+// writeInit writes the policies and the files they are wired into, all or
+// nothing, and says which.
+func writeInit(files []wire.File, stdout io.Writer) error {
 	if err := wire.Write(files); err != nil {
 		return exit.Fail(err)
 	}
@@ -135,4 +218,12 @@ func runInit(cmd *cobra.Command, name, nowFlag string, setup wire.Setup, args []
 		fmt.Fprintf(stdout, "%s %s\n", verb, f.Path)
 	}
 	return nil
+}
+
+func dirsOf(pkgs []initpolicy.PackagePlan) []string {
+	out := make([]string, len(pkgs))
+	for i, p := range pkgs {
+		out[i] = kube.SafePath(p.Dir)
+	}
+	return out
 }

@@ -152,7 +152,7 @@ func domainComment(b Bundle) string {
 	if len(b.DomainPackages) == 0 {
 		return fmt.Sprintf("Trust domain %s, as the policy of the input names it.", b.Domain)
 	}
-	return fmt.Sprintf("Trust domain %s: a CA of its sources is also a source in package %s; a render at the top of the repository keeps each previous CA while a certificate of any of them needs it.",
+	return fmt.Sprintf("Trust domain %s: the bundles of packages %s read the same CA from their sources. Rendered from the repository's top, each trusts the CAs of all and keeps a previous CA while a certificate of any package needs it; give them the same retain.",
 		b.Domain, strings.Join(quoteDirs(b.DomainPackages), ", "))
 }
 
