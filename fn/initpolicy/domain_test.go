@@ -11,6 +11,7 @@ import (
 
 	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/rotate-certs/rotate-certs/fn/initpolicy"
+	"github.com/rotate-certs/rotate-certs/fn/layout"
 	"github.com/rotate-certs/rotate-certs/fn/repo"
 )
 
@@ -144,11 +145,7 @@ func renderTreeTop(t *testing.T, top string, tree *initpolicy.Tree) {
 		if err != nil {
 			t.Fatalf("package %s: %v", p.Dir, err)
 		}
-		dir := p.Dir
-		if dir == "" { // one package: the tree
-			dir = top
-		}
-		if err := os.WriteFile(filepath.Join(dir, "rotation-policy.yaml"), text, 0o644); err != nil {
+		if err := os.WriteFile(policyFile(t, top, p.Dir), text, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -160,4 +157,28 @@ func renderTreeTop(t *testing.T, top string, tree *initpolicy.Tree) {
 	if strings.Contains(stderr.String(), "domain") {
 		t.Errorf("render from the top warned about a domain:\n%s", stderr.String())
 	}
+}
+
+// policyFile is where the policy init proposes for package dir goes: in
+// it, or, for input planned as one (dir ""), over the tree's one policy,
+// else at its top.
+func policyFile(t *testing.T, top, dir string) string {
+	t.Helper()
+	if dir != "" {
+		return filepath.Join(dir, "rotation-policy.yaml")
+	}
+	items, _, err := initpolicy.Read([]string{top}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var policies []string
+	for _, it := range items {
+		if layout.IsPolicy(it) {
+			policies = append(policies, layout.FileOf(it))
+		}
+	}
+	if len(policies) == 1 {
+		return policies[0]
+	}
+	return filepath.Join(top, "rotation-policy.yaml")
 }

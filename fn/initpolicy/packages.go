@@ -24,8 +24,8 @@ import (
 // PackagePlan is what init proposes for one package.
 type PackagePlan struct {
 	// Dir is the package's directory as the resources' paths name it
-	// (slash-separated); "" when the input is planned as one (no package
-	// root in it, stdin).
+	// (slash-separated); "" when the input is planned as one (one package
+	// root at most, stdin).
 	Dir string
 	*Proposal
 }
@@ -41,8 +41,8 @@ type Tree struct {
 // ScanTree plans a policy for each package of items (see above), at now,
 // roots being the package directories found on disk (PackageRoots),
 // and proposes a trust domain for the bundles of different packages that
-// share a source CA. Input with no package root, or read from stdin, is
-// planned as Scan plans it, as one PackagePlan with Dir "". Otherwise the
+// share a source CA. Input with fewer than two package roots, or read from
+// stdin, is planned as Scan plans it, as one PackagePlan with Dir "". Otherwise the
 // files in no package are left out, with a note, and a package for which
 // nothing is proposed (no CA source, no Cluster API control plane) gets no
 // policy; when no package has one, the whole input is planned as one, with
@@ -80,7 +80,9 @@ type part struct {
 // directories extra), each item in
 // the deepest root above its file, in the order of their directories; rest
 // are the items under no root. It returns no part when items are not a
-// tree of packages: no root, or an item read from no file (stdin).
+// tree of packages: fewer than two roots, or an item read from no file
+// (stdin). One root is not split out: the policy goes where --output says,
+// and may well scope the files beside the root's directory too.
 func splitPackages(items []*yaml.RNode, extra []string) (parts []part, rest []*yaml.RNode) {
 	roots := map[string]int{}
 	add := func(dir string) {
@@ -101,8 +103,8 @@ func splitPackages(items []*yaml.RNode, extra []string) (parts []part, rest []*y
 	for _, dir := range extra {
 		add(dir)
 	}
-	if len(parts) == 0 {
-		return nil, nil
+	if len(parts) < 2 {
+		return nil, nil // one package at most: all of the input, as ever
 	}
 	for _, it := range items {
 		if i, ok := rootOf(roots, layout.FileOf(it)); ok {
