@@ -49,6 +49,15 @@ func targetReader(d kube.TargetDescriptor) func(s *scanner, ref func() kube.Ref,
 	return nil
 }
 
+// holdsKeys reports whether objects of kind in API group are read value by
+// value: the kinds of targets' rows that hold a bundle at keys
+// (kube.StoreKeys: core Secrets and ConfigMaps), whichever object of the
+// kind holds certificates.
+func holdsKeys(targets kube.TargetTable, kind, group string) bool {
+	d, ok := targets.Lookup(kube.TargetKind(kind))
+	return ok && d.Store == kube.StoreKeys && d.Group == group
+}
+
 // injectKind is the key of injectKinds of a kind whose caBundle fields
 // the trust bundles inject (policy.InjectKinds).
 func injectKind(kind string) [2]string { return [2]string{policy.InjectKinds[kind], kind} }
