@@ -7,6 +7,7 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/inventory"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
+	"github.com/rotate-certs/rotate-certs/internal/testitems"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -50,7 +51,7 @@ func TestScanCABundles(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			inv := inventory.Scan(items(t, tc.doc))
+			inv := inventory.Scan(testitems.Items(t, tc.doc))
 			require.Equal(t, tc.found, found(inv))
 			var problems []string
 			for _, p := range inv.Problems {
@@ -91,7 +92,7 @@ func TestAddedTargetKind(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			inv := inventory.ScanTargets(items(t, doc(tc.apiVersion)), pki.NewCache(), tc.targets)
+			inv := inventory.ScanTargets(testitems.Items(t, doc(tc.apiVersion)), pki.NewCache(), tc.targets)
 			require.Equal(t, tc.found, found(inv))
 			require.Empty(t, inv.Problems)
 			reads := inventory.ReadsWith(tc.targets)

@@ -23,7 +23,9 @@ const groupPDB = "policy"
 // or it writes a trust-manager Bundle, whose namespaceSelector says where
 // its readers are (matchTrustManager). The targets whose readers they
 // look for are handed to them by the trust bundles (Bundle.Targets).
-func Reads(bundles []policy.TrustBundle) kube.Reads { return readsWith(bundles, policy.WorkloadKinds()) }
+func Reads(bundles []policy.TrustBundle) kube.Reads {
+	return readsWith(bundles, policy.WorkloadKinds())
+}
 
 // readsWith is Reads by the workload-kind table kinds: tests add a kind
 // with it.
