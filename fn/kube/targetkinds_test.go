@@ -8,13 +8,13 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// TestTargetKindScope: the key of an object of a target kind keeps its
+// TestAddedTargetKind: the key of an object of a target kind keeps its
 // namespace exactly when the kind's row of the target-kind table says it
 // is namespaced - the scope map reads the table, so a cluster-scoped kind
 // added there (here by a test-only row) is never keyed by the namespace
 // kustomize sets on it, and an index made with the table keys and finds
 // it so.
-func TestTargetKindScope(t *testing.T) {
+func TestAddedTargetKind(t *testing.T) {
 	anchor := TargetDescriptor{Kind: "TrustAnchor", Group: "example.com", Versions: []string{"example.com/v1"}}
 	added := NewTargetTable(append(TargetKinds().Rows(), anchor)...)
 	for _, table := range []TargetTable{TargetKinds(), added} {
