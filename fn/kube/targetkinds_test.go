@@ -10,7 +10,7 @@ import (
 
 // TestAddedTargetKind: the key of an object of a target kind keeps its
 // namespace exactly when the kind's row of the target-kind table says it
-// is namespaced - the scope map reads the table, so a cluster-scoped kind
+// is namespaced - TargetTable.KeyOf reads the table, so a cluster-scoped kind
 // added there (here by a test-only row) is never keyed by the namespace
 // kustomize sets on it, and an index made with the table keys and finds
 // it so.
