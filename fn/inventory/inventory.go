@@ -132,14 +132,14 @@ func scanTargets(items []*yaml.RNode, certs *pki.Cache, targets kube.TargetTable
 	s := &scanner{inv: &Inventory{}, cache: certs, targets: targets}
 	for _, item := range items {
 		kind, group := item.GetKind(), kube.GroupOf(item.GetApiVersion())
-		core := (kind == "Secret" || kind == "ConfigMap") && group == ""
+		keys := holdsKeys(targets, kind, group)
 		// A local-config Secret or ConfigMap is a snapshot of an object
 		// that lives in the cluster: its certificates are real, and read.
-		if kube.IsLocalConfig(item) && !core || kube.IsSOPSEncrypted(item) {
+		if kube.IsLocalConfig(item) && !keys || kube.IsSOPSEncrypted(item) {
 			continue
 		}
 		switch {
-		case core:
+		case keys:
 			s.values(item)
 		case s.trustFields(item, kind, group):
 		case clusterapi.IsMachine(item):

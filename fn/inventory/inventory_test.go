@@ -11,6 +11,7 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/inventory"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/rotate-certs/rotate-certs/fn/report"
+	"github.com/rotate-certs/rotate-certs/internal/testitems"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/kustomize/kyaml/kio"
@@ -18,17 +19,6 @@ import (
 )
 
 var now = testpki.GoldenNow
-
-func items(t *testing.T, tmpl string) []*yaml.RNode {
-	t.Helper()
-	b, err := testpki.ExpandTemplate(t.Name(), tmpl)
-	require.NoError(t, err)
-	nodes, err := (&kio.ByteReader{Reader: strings.NewReader(string(b)), OmitReaderAnnotations: true}).Read()
-	require.NoError(t, err)
-	return nodes
-}
-
-func b64(name string) string { return base64.StdEncoding.EncodeToString(testpki.Fixture(name).PEM()) }
 
 func found(inv *inventory.Inventory) []string {
 	var got []string
@@ -45,14 +35,14 @@ clusters:
 - name: prod
   cluster:
     server: https://prod.example:6443
-    certificate-authority-data: ` + b64("signer-b-1") + `
+    certificate-authority-data: ` + testpki.B64("signer-b-1") + `
 users:
 - name: admin
   user:
-    client-certificate-data: ` + b64("kube-admin") + `
+    client-certificate-data: ` + testpki.B64("kube-admin") + `
     client-key-data: ` + base64.StdEncoding.EncodeToString(testpki.Fixture("kube-admin").KeyPEM()) + `
 `
-	inv := inventory.Scan(items(t, `apiVersion: v1
+	inv := inventory.Scan(testitems.Items(t, `apiVersion: v1
 kind: Secret
 metadata: {name: prod-kubeconfig, namespace: default}
 data:
@@ -91,7 +81,7 @@ stringData:
 }
 
 func TestScanMachineAndEKSAnywhere(t *testing.T) {
-	inv := inventory.Scan(items(t, `apiVersion: cluster.x-k8s.io/v1beta1
+	inv := inventory.Scan(testitems.Items(t, `apiVersion: cluster.x-k8s.io/v1beta1
 kind: Machine
 metadata:
   name: cp-annotated
@@ -164,7 +154,7 @@ status:
 }
 
 func TestScanValues(t *testing.T) {
-	inv := inventory.Scan(items(t, `apiVersion: v1
+	inv := inventory.Scan(testitems.Items(t, `apiVersion: v1
 kind: Secret
 metadata: {name: tls, namespace: a}
 type: kubernetes.io/tls
@@ -232,7 +222,7 @@ func TestScanParsesEachCertificateOnce(t *testing.T) {
 		fmt.Fprintf(&b, "---\napiVersion: v1\nkind: Secret\nmetadata: {name: trust, namespace: ns%d}\ndata:\n  ca.crt: %s\n", i,
 			base64.StdEncoding.EncodeToString(append(testpki.Fixture("ca-2026").PEM(), testpki.Fixture("ca-2025").PEM()...)))
 	}
-	inv := inventory.Scan(items(t, b.String()))
+	inv := inventory.Scan(testitems.Items(t, b.String()))
 	require.Len(t, inv.Certificates, 100)
 	distinct := map[any]bool{}
 	for _, f := range inv.Certificates {
@@ -285,7 +275,7 @@ func BenchmarkScanFanOut(b *testing.B) {
 func TestScanPartlyReadable(t *testing.T) {
 	good := string(testpki.Fixture("ca-2026").PEM())
 	truncated := good + "-----BEGIN CERTIFICATE-----\nMIIBmDCCAT6gAwIBAgIIGOpN6iK/QXQw\n"
-	inv := inventory.Scan(items(t, `apiVersion: v1
+	inv := inventory.Scan(testitems.Items(t, `apiVersion: v1
 kind: Secret
 metadata: {name: half, namespace: default}
 data:
@@ -322,7 +312,7 @@ data:
 // the field; the bound itself still reads.
 func TestScanDaysOutOfRange(t *testing.T) {
 	now := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
-	inv := inventory.Scan(items(t, `apiVersion: anywhere.eks.amazonaws.com/v1alpha1
+	inv := inventory.Scan(testitems.Items(t, `apiVersion: anywhere.eks.amazonaws.com/v1alpha1
 kind: Cluster
 metadata: {name: edge, namespace: default}
 status:
@@ -366,7 +356,7 @@ func TestSuppliedIsAChainNotAPlace(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			inv := inventory.Scan(items(t, "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata:\n  ca.crt: {{b64 \""+strings.Join(tt.value, "\" \"")+"\"}}\n"))
+			inv := inventory.Scan(testitems.Items(t, "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata:\n  ca.crt: {{b64 \""+strings.Join(tt.value, "\" \"")+"\"}}\n"))
 			var got []bool
 			for _, f := range inv.Certificates {
 				got = append(got, f.Supplied)
@@ -389,7 +379,7 @@ func TestScanMachineBootstrapConfig(t *testing.T) {
 			"---\napiVersion: bootstrap.cluster.x-k8s.io/" + version + "\nkind: KubeadmConfig\nmetadata:\n  name: " + name +
 			"\n  namespace: default\n  annotations:\n    machine.cluster.x-k8s.io/certificates-expiry: " + date + "\n"
 	}
-	inv := inventory.Scan(items(t, machine("v1beta2", "prod-cp-7x2k", "{apiGroup: bootstrap.cluster.x-k8s.io, kind: KubeadmConfig, name: prod-cp-7x2k}",
+	inv := inventory.Scan(testitems.Items(t, machine("v1beta2", "prod-cp-7x2k", "{apiGroup: bootstrap.cluster.x-k8s.io, kind: KubeadmConfig, name: prod-cp-7x2k}",
 		"status:\n  certificatesExpiryDate: \"2027-11-01T00:00:00Z\"\n", `"2026-12-01T00:00:00Z"`)+"---\n"+
 		machine("v1beta1", "prod-cp-9q4m", "{apiVersion: bootstrap.cluster.x-k8s.io/v1beta1, kind: KubeadmConfig, name: prod-cp-9q4m, namespace: default}", "", "soon")))
 	require.Len(t, inv.Expiries, 1)
@@ -413,8 +403,8 @@ func TestScanQuotesOnlyPlainNames(t *testing.T) {
 	pemName := strings.ReplaceAll(strings.TrimSpace(keyPEM), "\n", `\n`)
 	keyName := base64.StdEncoding.EncodeToString([]byte(keyPEM))[:64] // a kubeconfig value that holds PEM text is read as PEM
 	kubeconfig := func(cluster, user string) string {
-		doc := "clusters:\n- name: \"" + cluster + "\"\n  cluster: {certificate-authority-data: " + b64("signer-b-1") + "}\n" +
-			"users:\n- name: \"" + user + "\"\n  user: {client-certificate-data: " + b64("kube-admin") + "}\n"
+		doc := "clusters:\n- name: \"" + cluster + "\"\n  cluster: {certificate-authority-data: " + testpki.B64("signer-b-1") + "}\n" +
+			"users:\n- name: \"" + user + "\"\n  user: {client-certificate-data: " + testpki.B64("kube-admin") + "}\n"
 		return base64.StdEncoding.EncodeToString([]byte(doc))
 	}
 	secret := func(data string) string {
@@ -428,15 +418,15 @@ func TestScanQuotesOnlyPlainNames(t *testing.T) {
 			[]string{"data.value:clusters[arn:aws:eks:eu-west-1:123456789012:cluster/prod].cluster.certificate-authority-data", "data.value:users[kubernetes-admin@prod].user.client-certificate-data"}},
 		{"key-material and control-character kubeconfig names", secret("data:\n  value: " + kubeconfig(keyName, `adm\x1b[31min`) + "\n"),
 			[]string{"data.value:clusters[0].cluster.certificate-authority-data", "data.value:users[0].user.client-certificate-data"}},
-		{"PEM-ish data key", secret("data:\n  \"" + pemName + "\": " + b64("signer-b-1") + "\n"),
+		{"PEM-ish data key", secret("data:\n  \"" + pemName + "\": " + testpki.B64("signer-b-1") + "\n"),
 			[]string{"data.<a string of " + fmt.Sprint(len(strings.TrimSpace(keyPEM))) + " bytes over 3 lines, PEM data>"}},
-		{"control-character data key", secret("data:\n  \"ca\\a.crt\": " + b64("signer-b-1") + "\n"),
+		{"control-character data key", secret("data:\n  \"ca\\a.crt\": " + testpki.B64("signer-b-1") + "\n"),
 			[]string{"data.<a string of 7 bytes>"}},
 		{"control-character key of a value that does not decode", secret("data:\n  \"ca\\e.crt\": '!!!'\n"),
 			[]string{"problem data.<a string of 7 bytes>"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			inv := inventory.Scan(items(t, tt.in))
+			inv := inventory.Scan(testitems.Items(t, tt.in))
 			var got []string
 			for _, f := range inv.Certificates {
 				got = append(got, f.Key())
@@ -465,7 +455,7 @@ func TestScanQuotesOnlyPlainNames(t *testing.T) {
 func TestScanDERValues(t *testing.T) {
 	der := func(name string) string { return base64.StdEncoding.EncodeToString(testpki.Fixture(name).Cert.Raw) }
 	keyBlock, _ := pem.Decode(testpki.Fixture("kube-admin").KeyPEM())
-	in := items(t, `apiVersion: v1
+	in := testitems.Items(t, `apiVersion: v1
 kind: ConfigMap
 metadata: {name: roots, namespace: a}
 binaryData:

@@ -10,24 +10,29 @@ import (
 // that keep trust outside Secrets and ConfigMaps (injectKinds and the
 // cluster-scoped kinds of the target-kind table: trustFields), the
 // Machines and EKS Anywhere Clusters whose certificate expiry package
-// clusterapi reads (clusterapi.ExpiryReads), and of core Secrets and
-// ConfigMaps, manifests and local-config snapshots alike, those holding a
-// value it scans (PEM, a kubeconfig's certificates) or one that does not
-// decode (a problem it names). Every step that asks the run's certificate
+// clusterapi reads (clusterapi.ExpiryReads), and of the kinds the
+// target-kind table holds at keys (core Secrets and ConfigMaps: holdsKeys),
+// manifests and local-config snapshots alike, those holding a value it
+// scans (PEM, a kubeconfig's certificates) or one that does not decode (a
+// problem it names). Every step that asks the run's certificate
 // inventory - the chains of the trust bundles, the re-issue list, the
 // alerts - reads through this declaration.
-func Reads() kube.Reads {
+func Reads() kube.Reads { return readsWith(kube.TargetKinds()) }
+
+// readsWith is Reads by the target-kind table targets: tests add a kind
+// with it.
+func readsWith(targets kube.TargetTable) kube.Reads {
 	r := clusterapi.ExpiryReads()
 	for gk := range injectKinds {
 		r.Kinds = append(r.Kinds, kube.GroupKind{Group: gk[0], Kind: gk[1]})
 	}
-	for _, d := range kube.TargetKinds().Rows() {
-		if targetReader(d) != nil {
+	for _, d := range targets.Rows() {
+		switch {
+		case d.Store == kube.StoreKeys:
+			r.Some = append(r.Some, kube.ItemRule{GroupKind: d.GroupKind(), Selects: holdsCertificates})
+		case targetReader(d) != nil:
 			r.Kinds = append(r.Kinds, d.GroupKind())
 		}
-	}
-	for _, kind := range []string{"Secret", "ConfigMap"} {
-		r.Some = append(r.Some, kube.ItemRule{GroupKind: kube.GroupKind{Kind: kind}, Selects: holdsCertificates})
 	}
 	return r
 }

@@ -32,8 +32,8 @@ var injectKinds = map[[2]string]func(s *scanner, ref func() kube.Ref, item *yaml
 // targetReader returns the scanner of a target kind's objects by how its
 // row says it holds a bundle: PEM at a field (a ClusterTrustBundle's
 // spec.trustBundle) or a trust-manager Bundle's inLine sources; nil for the
-// namespaced kinds, whose values are read as every Secret's and
-// ConfigMap's are.
+// kinds that hold it at keys (kube.StoreKeys), whose values the scan reads
+// one by one (holdsKeys).
 func targetReader(d kube.TargetDescriptor) func(s *scanner, ref func() kube.Ref, item *yaml.RNode) {
 	switch d.Store {
 	case kube.StoreField:
@@ -47,6 +47,15 @@ func targetReader(d kube.TargetDescriptor) func(s *scanner, ref func() kube.Ref,
 		return (*scanner).trustManagerInLines
 	}
 	return nil
+}
+
+// holdsKeys reports whether objects of kind in API group are read value by
+// value: the kinds of targets' rows that hold a bundle at keys
+// (kube.StoreKeys: core Secrets and ConfigMaps), whichever object of the
+// kind holds certificates.
+func holdsKeys(targets kube.TargetTable, kind, group string) bool {
+	d, ok := targets.Lookup(kube.TargetKind(kind))
+	return ok && d.Store == kube.StoreKeys && d.Group == group
 }
 
 // injectKind is the key of injectKinds of a kind whose caBundle fields

@@ -1,11 +1,14 @@
 package inventory_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/rotate-certs/rotate-certs/fn/inventory"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
+	"github.com/rotate-certs/rotate-certs/internal/testitems"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -48,7 +51,7 @@ func TestScanCABundles(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			inv := inventory.Scan(items(t, tc.doc))
+			inv := inventory.Scan(testitems.Items(t, tc.doc))
 			require.Equal(t, tc.found, found(inv))
 			var problems []string
 			for _, p := range inv.Problems {
@@ -59,17 +62,24 @@ func TestScanCABundles(t *testing.T) {
 	}
 }
 
-// TestAddedTargetKind adds a target kind (a made-up cluster-scoped
-// TrustAnchor holding PEM at spec.pem) by a row of the target-kind table
-// and sees the scan report the certificates at the row's field; with the
-// shipped table, or in another group, it reads nothing there.
+// TestAddedTargetKind adds target kinds by a row of the target-kind table
+// each - a made-up cluster-scoped TrustAnchor holding PEM at spec.pem, and
+// a made-up namespaced TrustStore holding the bundle at keys as a
+// ConfigMap does - and sees the scan report the certificates where the row
+// says, and its reads declare the kinds; with the shipped table, or in
+// another group, it reads nothing there. TrustStore failed before the scan
+// read values by the rows (it read those of core Secrets and ConfigMaps
+// only).
 func TestAddedTargetKind(t *testing.T) {
 	anchor := kube.TargetDescriptor{Kind: "TrustAnchor", Group: "example.com", Versions: []string{"example.com/v1"},
 		Store: kube.StoreField, Field: []string{"spec", "pem"}}
-	added := kube.NewTargetTable(append(kube.TargetKinds().Rows(), anchor)...)
+	store := kube.TargetDescriptor{Kind: "TrustStore", Group: "example.com", Versions: []string{"example.com/v1"},
+		Namespaced: true, Store: kube.StoreKeys, DefaultKey: "ca.crt"}
+	added := kube.NewTargetTable(append(kube.TargetKinds().Rows(), anchor, store)...)
 	doc := func(apiVersion string) string {
 		return "apiVersion: " + apiVersion + "\nkind: TrustAnchor\nmetadata: {name: roots}\nspec:\n  pem: |\n" +
-			`    {{pem 4 "ca-2026"}}` + "\n"
+			`    {{pem 4 "ca-2026"}}` + "\n---\napiVersion: " + apiVersion + "\nkind: TrustStore\nmetadata: {name: roots, namespace: a}\n" +
+			"data:\n  ca.crt: |\n" + `    {{pem 4 "ca-2026"}}` + "\n"
 	}
 	cases := []struct {
 		name, apiVersion string
@@ -77,14 +87,19 @@ func TestAddedTargetKind(t *testing.T) {
 		found            []string
 	}{
 		{"shipped table", "example.com/v1", kube.TargetKinds(), nil},
-		{"row added", "example.com/v1", added, []string{"TrustAnchor roots spec.pem ca-2026"}},
-		{"row added, other group", "example.org/v1", added, nil},
+		{"rows added", "example.com/v1", added, []string{"TrustAnchor roots spec.pem ca-2026", "TrustStore a/roots data.ca.crt ca-2026"}},
+		{"rows added, other group", "example.org/v1", added, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			inv := inventory.ScanTargets(items(t, doc(tc.apiVersion)), pki.NewCache(), tc.targets)
+			inv := inventory.ScanTargets(testitems.Items(t, doc(tc.apiVersion)), pki.NewCache(), tc.targets)
 			require.Equal(t, tc.found, found(inv))
 			require.Empty(t, inv.Problems)
+			reads := inventory.ReadsWith(tc.targets)
+			declared := slices.Contains(reads.Kinds, anchor.GroupKind()) &&
+				slices.ContainsFunc(reads.Some, func(r kube.ItemRule) bool { return r.GroupKind == store.GroupKind() })
+			_, isAdded := tc.targets.Lookup(store.Kind)
+			assert.Equal(t, isAdded, declared, "the reads declare the added kinds")
 		})
 	}
 }

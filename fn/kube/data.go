@@ -99,7 +99,7 @@ func (e entry) decode() (Value, error) {
 // eachEntry calls fn for every entry of node's data fields in the order
 // Values documents, stopping at the first error.
 func eachEntry(node *yaml.RNode, fn func(entry) error) error {
-	secret := node.GetKind() == "Secret"
+	secret := node.GetKind() == string(TargetSecret)
 	fields := []struct {
 		name   string
 		base64 bool

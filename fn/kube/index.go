@@ -12,10 +12,13 @@ import (
 // Secret of the same name, and a Cluster API Cluster and an EKS Anywhere
 // Cluster of one name are two objects. When the same group and key appear
 // twice (a broken input), the first one wins and Duplicates reports it.
+// Objects are keyed by the target-kind table the index was made with
+// (TargetTable.KeyOf), whose rows say which kinds are cluster-scoped.
 type Index struct {
 	byKey      map[groupKey]*yaml.RNode
 	byKind     map[GroupKind][]*yaml.RNode
 	duplicates []Key
+	targets    TargetTable
 }
 
 type groupKey struct {
@@ -23,11 +26,16 @@ type groupKey struct {
 	key   Key
 }
 
-// NewIndex indexes items.
-func NewIndex(items []*yaml.RNode) *Index {
+// NewIndex indexes items by the target-kind table rotate-certs ships.
+func NewIndex(items []*yaml.RNode) *Index { return NewIndexWith(items, TargetKinds()) }
+
+// NewIndexWith indexes items by the target-kind table targets: tests add
+// a kind with it.
+func NewIndexWith(items []*yaml.RNode, targets TargetTable) *Index {
 	idx := &Index{
-		byKey:  make(map[groupKey]*yaml.RNode, len(items)),
-		byKind: map[GroupKind][]*yaml.RNode{},
+		byKey:   make(map[groupKey]*yaml.RNode, len(items)),
+		byKind:  map[GroupKind][]*yaml.RNode{},
+		targets: targets,
 	}
 	for _, item := range items {
 		idx.Add(item)
@@ -40,7 +48,7 @@ func (x *Index) Add(item *yaml.RNode) {
 	if IsLocalConfig(item) {
 		return
 	}
-	k := KeyOf(item)
+	k := x.targets.KeyOf(item)
 	g := GroupOf(item.GetApiVersion())
 	if _, ok := x.byKey[groupKey{g, k}]; ok {
 		x.duplicates = append(x.duplicates, k)
@@ -49,6 +57,12 @@ func (x *Index) Add(item *yaml.RNode) {
 	x.byKey[groupKey{g, k}] = item
 	x.byKind[GroupKind{g, k.Kind}] = append(x.byKind[GroupKind{g, k.Kind}], item)
 }
+
+// Targets returns the target-kind table the index keys objects by.
+func (x *Index) Targets() TargetTable { return x.targets }
+
+// KeyOf returns the key of node as the index keys it.
+func (x *Index) KeyOf(node *yaml.RNode) Key { return x.targets.KeyOf(node) }
 
 // Get returns the core-group object (apiVersion v1) with key k, or nil.
 // Every object rotate-certs looks up by name - a source or target Secret

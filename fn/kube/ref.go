@@ -164,43 +164,21 @@ func (k Key) String() string {
 	return Ref{Kind: k.Kind, Namespace: k.Namespace, Name: k.Name}.String()
 }
 
-// KeyOf returns the key of node (see RefOf for a node it cannot read): the
-// identity the API server gives it. The namespace of a kind in
-// clusterScoped is left out, as the API server clears it: kustomize's
-// namespace transformer sets metadata.namespace on every kind its built-in
-// schema (Kubernetes 1.21) does not know, ClusterTrustBundles and
-// trust-manager Bundles among them, and such an object is still the
-// cluster's one object of its name.
-func KeyOf(node *yaml.RNode) Key {
-	if meta, _ := readable(node); !meta {
-		return Key{Kind: RefOf(node).Kind}
-	}
-	k := Key{Kind: node.GetKind(), Namespace: node.GetNamespace(), Name: node.GetName()}
-	if clusterScoped[GroupKind{GroupOf(node.GetApiVersion()), k.Kind}] {
-		k.Namespace = ""
-	}
-	return k
-}
+// KeyOf returns the key of node by the target-kind table rotate-certs
+// ships (TargetTable.KeyOf): the identity the API server gives it.
+func KeyOf(node *yaml.RNode) Key { return targetTable.KeyOf(node) }
 
-// clusterScoped are the cluster-scoped kinds rotate-certs looks up by
-// name: the cluster-scoped target kinds (read from the target-kind table,
-// so that a kind added there is never missed here), the objects it
-// injects caBundles into, and Namespaces.
-var clusterScoped = func() map[GroupKind]bool {
-	m := map[GroupKind]bool{
-		{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration"}:   true,
-		{Group: "admissionregistration.k8s.io", Kind: "ValidatingWebhookConfiguration"}: true,
-		{Group: "apiregistration.k8s.io", Kind: "APIService"}:                           true,
-		{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}:               true,
-		{Group: "", Kind: "Namespace"}:                                                  true,
-	}
-	for _, d := range targetRows {
-		if !d.Namespaced {
-			m[d.GroupKind()] = true
-		}
-	}
-	return m
-}()
+// otherClusterScoped are the cluster-scoped kinds rotate-certs looks up by
+// name besides the target kinds (whose rows say their scope): the objects
+// it injects caBundles into (policy.InjectKinds, which a test holds to
+// this list) and Namespaces.
+var otherClusterScoped = []GroupKind{
+	{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration"},
+	{Group: "admissionregistration.k8s.io", Kind: "ValidatingWebhookConfiguration"},
+	{Group: "apiregistration.k8s.io", Kind: "APIService"},
+	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"},
+	{Group: "", Kind: "Namespace"},
+}
 
 // IsLocalConfig reports whether node is marked
 // config.kubernetes.io/local-config: "true" (a Kptfile, a function config):

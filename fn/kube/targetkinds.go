@@ -1,6 +1,10 @@
 package kube
 
-import "slices"
+import (
+	"slices"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
 
 // TargetKind is a kind of object a trust bundle is written into: a
 // policy's target.kind.
@@ -50,8 +54,8 @@ type TargetDescriptor struct {
 	// object gets the first.
 	Versions []string
 	// Namespaced is true for a kind written once per target namespace;
-	// false for one cluster-scoped object (KeyOf drops the namespace of
-	// such an object).
+	// false for one cluster-scoped object (the table's KeyOf drops the
+	// namespace of such an object).
 	Namespaced bool
 	// Fields are the target fields, besides kind, name and metadata, that
 	// apply to it; setting another is an error.
@@ -97,12 +101,25 @@ var targetRows = []TargetDescriptor{
 // is the table rotate-certs ships (TargetKinds).
 type TargetTable struct {
 	table Table[TargetKind, TargetDescriptor]
+	// clusterScoped are the kinds KeyOf keys without a namespace: the
+	// table's cluster-scoped kinds and otherClusterScoped.
+	clusterScoped map[GroupKind]bool
 }
 
 // NewTargetTable returns a table of rows (a kind listed twice keeps its
 // first row). Tests add a kind with it.
 func NewTargetTable(rows ...TargetDescriptor) TargetTable {
-	return TargetTable{NewTable(func(d TargetDescriptor) TargetKind { return d.Kind }, rows...)}
+	t := TargetTable{table: NewTable(func(d TargetDescriptor) TargetKind { return d.Kind }, rows...),
+		clusterScoped: map[GroupKind]bool{}}
+	for _, gk := range otherClusterScoped {
+		t.clusterScoped[gk] = true
+	}
+	for _, d := range rows {
+		if first, _ := t.table.Lookup(d.Kind); !first.Namespaced {
+			t.clusterScoped[first.GroupKind()] = true
+		}
+	}
+	return t
 }
 
 // targetTable is built once from targetRows and never changed.
@@ -111,19 +128,37 @@ var targetTable = NewTargetTable(targetRows...)
 // TargetKinds returns the table rotate-certs ships.
 func TargetKinds() TargetTable { return targetTable }
 
-func (t TargetTable) orDefault() Table[TargetKind, TargetDescriptor] {
+func (t TargetTable) orDefault() TargetTable {
 	if t.table.IsZero() {
-		return targetTable.table
+		return targetTable
 	}
-	return t.table
+	return t
+}
+
+// KeyOf returns the key of node (see RefOf for a node it cannot read): the
+// identity the API server gives it. The namespace of a cluster-scoped kind
+// - one whose row of t says so, or one of otherClusterScoped - is left
+// out, as the API server clears it: kustomize's namespace transformer sets
+// metadata.namespace on every kind its built-in schema (Kubernetes 1.21)
+// does not know, ClusterTrustBundles and trust-manager Bundles among them,
+// and such an object is still the cluster's one object of its name.
+func (t TargetTable) KeyOf(node *yaml.RNode) Key {
+	if meta, _ := readable(node); !meta {
+		return Key{Kind: RefOf(node).Kind}
+	}
+	k := Key{Kind: node.GetKind(), Namespace: node.GetNamespace(), Name: node.GetName()}
+	if t.orDefault().clusterScoped[GroupKind{GroupOf(node.GetApiVersion()), k.Kind}] {
+		k.Namespace = ""
+	}
+	return k
 }
 
 // Rows returns a copy of the table's rows, in order.
-func (t TargetTable) Rows() []TargetDescriptor { return t.orDefault().Rows() }
+func (t TargetTable) Rows() []TargetDescriptor { return t.orDefault().table.Rows() }
 
 // Lookup returns the row of kind.
 func (t TargetTable) Lookup(kind TargetKind) (TargetDescriptor, bool) {
-	return t.orDefault().Lookup(kind)
+	return t.orDefault().table.Lookup(kind)
 }
 
 // Names returns the kinds, in table order, for enums and messages.

@@ -1,5 +1,7 @@
 package policy
 
+import "github.com/rotate-certs/rotate-certs/fn/kube"
+
 // Default fills every unset optional field with its documented default.
 // Target namespaces default to the first source's namespace; a bundle whose
 // first source is inline keeps an empty list (Validate reports it unless a
@@ -53,14 +55,29 @@ func (s Source) Ref() *ObjectKeyRef {
 	return s.ConfigMap
 }
 
-// Kind returns "Secret", "ConfigMap" or "inline".
+// Kind returns the kind of the object a source reads - the target kind
+// of that name, so that a bundle reading its own target is told
+// (Source.validate) - or "inline".
 func (s Source) Kind() string {
 	switch {
 	case s.Secret != nil:
-		return "Secret"
+		return string(kube.TargetSecret)
 	case s.ConfigMap != nil:
-		return "ConfigMap"
+		return string(kube.TargetConfigMap)
 	default:
 		return "inline"
+	}
+}
+
+// field returns the source's field that names its object: "secret" or
+// "configMap"; "" for an inline source.
+func (s Source) field() string {
+	switch {
+	case s.Secret != nil:
+		return "secret"
+	case s.ConfigMap != nil:
+		return "configMap"
+	default:
+		return ""
 	}
 }

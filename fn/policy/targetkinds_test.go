@@ -5,6 +5,8 @@ import (
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // TestAddedTargetKind adds a target kind (a made-up cluster-scoped
@@ -59,4 +61,16 @@ func TestTargetTableAgrees(t *testing.T) {
 		assert.Equal(t, c.key, d.DefaultKey, c.kind)
 	}
 	assert.Equal(t, []string{"Secret", "ConfigMap", "ClusterTrustBundle", "Bundle"}, kube.TargetKinds().Names())
+}
+
+// TestInjectKindsAreClusterScoped: every kind inject accepts is one
+// cluster-scoped object of its name (kube.KeyOf drops the namespace
+// kustomize may set on it), so that the objects a bundle injects into are
+// found by name whatever namespace the input gives them.
+func TestInjectKindsAreClusterScoped(t *testing.T) {
+	for kind, group := range InjectKinds {
+		n, err := yaml.Parse("apiVersion: " + group + "/v1\nkind: " + kind + "\nmetadata: {name: x, namespace: ns}\n")
+		require.NoError(t, err)
+		assert.Equal(t, kube.Key{Kind: kind, Name: "x"}, kube.KeyOf(n), kind)
+	}
 }

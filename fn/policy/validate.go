@@ -87,7 +87,7 @@ func (s Source) validate(sp string, t Target) FieldErrors {
 	if ref == nil {
 		return errs
 	}
-	rp := sp + "." + map[string]string{"Secret": "secret", "ConfigMap": "configMap"}[s.Kind()]
+	rp := sp + "." + s.field()
 	ok := errs.checkObjectName(rp+".name", s.Kind(), ref.Name)
 	ok = errs.checkNamespace(rp+".namespace", ref.Namespace) && ok
 	ok = errs.checkDataKey(rp+".key", ref.Key) && ok

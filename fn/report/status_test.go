@@ -1,32 +1,18 @@
 package report_test
 
 import (
-	"encoding/base64"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/inventory"
 	"github.com/rotate-certs/rotate-certs/fn/report"
+	"github.com/rotate-certs/rotate-certs/internal/testitems"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
 	"github.com/stretchr/testify/require"
-	"sigs.k8s.io/kustomize/kyaml/kio"
-	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 var now = testpki.GoldenNow
-
-// items expands the testpki template tmpl into resources.
-func items(t *testing.T, tmpl string) []*yaml.RNode {
-	t.Helper()
-	b, err := testpki.ExpandTemplate(t.Name(), tmpl)
-	require.NoError(t, err)
-	nodes, err := (&kio.ByteReader{Reader: strings.NewReader(string(b)), OmitReaderAnnotations: true}).Read()
-	require.NoError(t, err)
-	return nodes
-}
-
-func b64(name string) string { return base64.StdEncoding.EncodeToString(testpki.Fixture(name).PEM()) }
 
 func TestStatusAt(t *testing.T) {
 	day := 24 * time.Hour
@@ -48,7 +34,7 @@ func TestStatusAt(t *testing.T) {
 }
 
 func TestRenderTableColour(t *testing.T) {
-	inv := inventory.Scan(items(t, `apiVersion: v1
+	inv := inventory.Scan(testitems.Items(t, `apiVersion: v1
 kind: Secret
 metadata: {name: s, namespace: a}
 data:

@@ -192,10 +192,10 @@ func (a *applier) match(b Bundle) {
 	}
 	if b.Restart.AutoEnabled() {
 		for _, t := range b.Targets {
-			switch t.Key.Kind {
-			case KindClusterTrustBundle:
+			switch kube.TargetKind(t.Key.Kind) {
+			case kube.TargetClusterTrustBundle:
 				a.matchClusterTrustBundle(b, t)
-			case string(kube.TargetBundle):
+			case kube.TargetBundle:
 				a.matchTrustManager(b, t)
 			default:
 				for _, c := range a.consumers[t.Key] {
@@ -303,7 +303,7 @@ func (a *applier) roll(w *Workload, entries []*entry) {
 	sort.Slice(entries, func(i, j int) bool { return entries[i].bundle < entries[j].bundle })
 	anyChanged := slices.ContainsFunc(entries, func(e *entry) bool { return e.target.Changed })
 	if !w.Rollable {
-		a.reportJob(w, entries)
+		a.reportOnly(w, entries)
 		return
 	}
 	annotationField := w.TemplateField + ".metadata.annotations." + TrustHashAnnotation
@@ -368,9 +368,10 @@ func (a *applier) roll(w *Workload, entries []*entry) {
 	}
 }
 
-// reportJob says, for a Job or CronJob reading a bundle that changed, that
-// it is never rolled.
-func (a *applier) reportJob(w *Workload, entries []*entry) {
+// reportOnly says, for a workload of a kind the restart rules report and
+// never roll (policy.RoleReported: a Job, a CronJob) reading a bundle that
+// changed, that it is never rolled.
+func (a *applier) reportOnly(w *Workload, entries []*entry) {
 	for _, e := range entries {
 		if !e.target.Changed || len(e.uses) == 0 || e.uses[0].Via == ViaInjected {
 			continue

@@ -10,20 +10,21 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// Workload is an object of a rolled or reported kind of
-// policy.WorkloadKinds (a Deployment, StatefulSet, DaemonSet, Rollout, Job
-// or CronJob) in the input, read into the model.
+// Workload is an object of a rolled or reported kind of the workload-kind
+// table (policy.WorkloadKinds) in the input, read into the model by its
+// row.
 type Workload struct {
 	// Node is the resource, edited in place when rolled.
 	Node *yaml.RNode
 	// Ref names it in results.
 	Ref kube.Ref
-	// Rollable is true for the kinds rotate-certs rolls (policy.RoleRolled;
-	// not Job, CronJob).
+	// Rollable is true for the kinds rotate-certs rolls (policy.RoleRolled),
+	// false for those it only reports (policy.RoleReported).
 	Rollable bool
-	// WorkloadRef is true for an Argo Rollout that borrows the pod
-	// template of another workload (spec.workloadRef) and has none of its
-	// own: that workload is the one to roll.
+	// WorkloadRef is true for a workload of a kind whose row allows it
+	// (policy.WorkloadKind.WorkloadRef, an Argo Rollout) that borrows the
+	// pod template of another workload (spec.workloadRef) and has none of
+	// its own: that workload is the one to roll.
 	WorkloadRef bool
 	// TemplateField is the field path of the pod template.
 	TemplateField string
@@ -161,16 +162,16 @@ func readTemplate(tmpl *yaml.RNode, prefix string) (Template, error) {
 // configMap, then its projected sources.
 func readVolume(v *yaml.RNode, field string) (Volume, error) {
 	vol := Volume{Name: kube.ScalarAt(v, "name")}
-	vol.Sources = appendRef(vol.Sources, Ref{Object: Object{Kind: "Secret", Name: kube.ScalarAt(v, "secret", "secretName")}, Field: field + ".secret"})
-	vol.Sources = appendRef(vol.Sources, Ref{Object: Object{Kind: "ConfigMap", Name: kube.ScalarAt(v, "configMap", "name")}, Field: field + ".configMap"})
+	vol.Sources = appendRef(vol.Sources, Ref{Object: Object{Kind: KindSecret, Name: kube.ScalarAt(v, "secret", "secretName")}, Field: field + ".secret"})
+	vol.Sources = appendRef(vol.Sources, Ref{Object: Object{Kind: KindConfigMap, Name: kube.ScalarAt(v, "configMap", "name")}, Field: field + ".configMap"})
 	sources, err := elements(v, field+".projected.sources", "projected", "sources")
 	if err != nil {
 		return vol, err
 	}
 	for j, s := range sources {
 		sf := fmt.Sprintf("%s.projected.sources[%d]", field, j)
-		vol.Sources = appendRef(vol.Sources, Ref{Object: Object{Kind: "Secret", Name: kube.ScalarAt(s, "secret", "name")}, Field: sf + ".secret", Projected: true})
-		vol.Sources = appendRef(vol.Sources, Ref{Object: Object{Kind: "ConfigMap", Name: kube.ScalarAt(s, "configMap", "name")}, Field: sf + ".configMap", Projected: true})
+		vol.Sources = appendRef(vol.Sources, Ref{Object: Object{Kind: KindSecret, Name: kube.ScalarAt(s, "secret", "name")}, Field: sf + ".secret", Projected: true})
+		vol.Sources = appendRef(vol.Sources, Ref{Object: Object{Kind: KindConfigMap, Name: kube.ScalarAt(s, "configMap", "name")}, Field: sf + ".configMap", Projected: true})
 		if kube.At(s, "clusterTrustBundle") != nil {
 			ref, err := readClusterTrustBundle(s, sf+".clusterTrustBundle")
 			if err != nil {
@@ -211,8 +212,8 @@ func readContainer(c *yaml.RNode, field string) (Container, error) {
 	for i, e := range env {
 		ef := fmt.Sprintf("%s.env[%d].valueFrom", field, i)
 		name := kube.ScalarAt(e, "name")
-		ct.Env = appendRef(ct.Env, Ref{Object: Object{Kind: "Secret", Name: kube.ScalarAt(e, "valueFrom", "secretKeyRef", "name")}, Field: ef + ".secretKeyRef", Var: name})
-		ct.Env = appendRef(ct.Env, Ref{Object: Object{Kind: "ConfigMap", Name: kube.ScalarAt(e, "valueFrom", "configMapKeyRef", "name")}, Field: ef + ".configMapKeyRef", Var: name})
+		ct.Env = appendRef(ct.Env, Ref{Object: Object{Kind: KindSecret, Name: kube.ScalarAt(e, "valueFrom", "secretKeyRef", "name")}, Field: ef + ".secretKeyRef", Var: name})
+		ct.Env = appendRef(ct.Env, Ref{Object: Object{Kind: KindConfigMap, Name: kube.ScalarAt(e, "valueFrom", "configMapKeyRef", "name")}, Field: ef + ".configMapKeyRef", Var: name})
 	}
 	envFrom, err := elements(c, field+".envFrom", "envFrom")
 	if err != nil {
@@ -220,8 +221,8 @@ func readContainer(c *yaml.RNode, field string) (Container, error) {
 	}
 	for i, e := range envFrom {
 		ef := fmt.Sprintf("%s.envFrom[%d]", field, i)
-		ct.EnvFrom = appendRef(ct.EnvFrom, Ref{Object: Object{Kind: "Secret", Name: kube.ScalarAt(e, "secretRef", "name")}, Field: ef + ".secretRef"})
-		ct.EnvFrom = appendRef(ct.EnvFrom, Ref{Object: Object{Kind: "ConfigMap", Name: kube.ScalarAt(e, "configMapRef", "name")}, Field: ef + ".configMapRef"})
+		ct.EnvFrom = appendRef(ct.EnvFrom, Ref{Object: Object{Kind: KindSecret, Name: kube.ScalarAt(e, "secretRef", "name")}, Field: ef + ".secretRef"})
+		ct.EnvFrom = appendRef(ct.EnvFrom, Ref{Object: Object{Kind: KindConfigMap, Name: kube.ScalarAt(e, "configMapRef", "name")}, Field: ef + ".configMapRef"})
 	}
 	mounts, err := elements(c, field+".volumeMounts", "volumeMounts")
 	if err != nil {

@@ -34,12 +34,14 @@ func readTemplateOf(n *yaml.RNode) (Template, error) {
 	return ReadTemplate(n, rowOf(n.GetKind()))
 }
 
-// addedKinds are the shipped table and two kinds added by a row each: one
-// whose pod count spec.replicas sets (OpenKruise's CloneSet), and one
-// without spec.replicas, which runs one pod per node as a DaemonSet does.
+// addedKinds are the shipped table and three kinds added by a row each: one
+// whose pod count spec.replicas sets (OpenKruise's CloneSet), one without
+// spec.replicas, which runs one pod per node as a DaemonSet does, and a
+// made-up batch kind that is reported and never rolled, as a Job is.
 func addedKinds() policy.WorkloadTable {
 	return policy.NewWorkloadTable(append(policy.WorkloadKinds().Rows(),
 		policy.WorkloadKind{Kind: "CloneSet", APIVersions: []string{"apps.kruise.io/v1alpha1"}, Template: []string{"spec", "template"}, Role: policy.RoleRolled, Replicas: true},
 		policy.WorkloadKind{Kind: "NodeAgent", APIVersions: []string{"example.com/v1"}, Template: []string{"spec", "pod"}, Role: policy.RoleRolled},
+		policy.WorkloadKind{Kind: "BatchRun", APIVersions: []string{"example.com/v1"}, Template: []string{"spec", "template"}, Role: policy.RoleReported},
 	)...)
 }

@@ -6,7 +6,8 @@
 //
 // The decision is plain Go over a small model of a pod template (Template):
 // which Secrets, ConfigMaps and ClusterTrustBundles it reads, and how.
-// kinds.go lists the kinds whose pod templates are read; extract.go maps
+// The kinds whose pod templates are read are the rows of the workload-kind
+// table, policy.WorkloadKinds (kinds.go picks them); extract.go maps
 // their RNodes onto the model; readers.go finds the readers of what a
 // trust-manager Bundle writes and of ClusterTrustBundles, inject.go the
 // workloads whose trust is injected at admission (restart.mesh,
@@ -66,21 +67,30 @@ func (v Via) String() string {
 func (v Via) FixedAtStart() bool { return v != ViaVolume }
 
 // Object is an object a pod template refers to, by kind and name: a
-// Secret or ConfigMap in the workload's namespace, or a cluster-scoped
-// ClusterTrustBundle a projected volume names (KindClusterTrustBundle) or
-// selects by signer (KindSigner, Name the signer name).
+// Secret or ConfigMap in the workload's namespace (KindSecret,
+// KindConfigMap), or a cluster-scoped ClusterTrustBundle a projected
+// volume names (KindClusterTrustBundle) or selects by signer (KindSigner,
+// Name the signer name). Each kind of object a pod reads is the target
+// kind of that name, so a target's key finds the pods that read it.
 type Object struct {
-	// Kind is "Secret", "ConfigMap", KindClusterTrustBundle or KindSigner.
+	// Kind is KindSecret, KindConfigMap, KindClusterTrustBundle or
+	// KindSigner.
 	Kind string
 	// Name of the object, or the signer name.
 	Name string
 }
 
-// Kinds of the objects a projected clusterTrustBundle source reads.
+// Kinds of the objects a pod template reads.
 const (
+	// KindSecret is a Secret a volume, projected volume source or
+	// environment variable names.
+	KindSecret = string(kube.TargetSecret)
+	// KindConfigMap is a ConfigMap a volume, projected volume source or
+	// environment variable names.
+	KindConfigMap = string(kube.TargetConfigMap)
 	// KindClusterTrustBundle is a ClusterTrustBundle named by a projected
 	// volume source (clusterTrustBundle.name).
-	KindClusterTrustBundle = "ClusterTrustBundle"
+	KindClusterTrustBundle = string(kube.TargetClusterTrustBundle)
 	// KindSigner stands for the ClusterTrustBundles of one signer that a
 	// projected volume source selects (clusterTrustBundle.signerName and
 	// labelSelector).

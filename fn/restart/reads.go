@@ -15,14 +15,21 @@ const groupPDB = "policy"
 
 // Reads declares what the restart rules read of the input, under bundles
 // (a policy's spec.trustBundles): every workload they roll or report (the
-// rolled and reported kinds of policy.WorkloadKinds, in the API groups of the versions
-// they read: CountWorkloads and PreviousHeldUntil count the same ones), every
+// rolled and reported kinds of policy.WorkloadKinds, in the API groups of
+// the versions they read; CountWorkloads, whose count PreviousHeldUntil
+// takes, counts the rolled ones among them), every
 // PodDisruptionBudget, and Namespaces when a bundle's restarts find
 // injected consumers by their Namespace (restart.mesh, restart.injected)
 // or it writes a trust-manager Bundle, whose namespaceSelector says where
 // its readers are (matchTrustManager). The targets whose readers they
 // look for are handed to them by the trust bundles (Bundle.Targets).
 func Reads(bundles []policy.TrustBundle) kube.Reads {
+	return readsWith(bundles, policy.WorkloadKinds())
+}
+
+// readsWith is Reads by the workload-kind table kinds: tests add a kind
+// with it.
+func readsWith(bundles []policy.TrustBundle, kinds policy.WorkloadTable) kube.Reads {
 	namespaces := false
 	for _, b := range bundles {
 		namespaces = namespaces || b.Restart.InjectsTrust() || b.Target.Kind == kube.TargetBundle
@@ -34,7 +41,7 @@ func Reads(bundles []policy.TrustBundle) kube.Reads {
 		},
 	}
 	seen := map[kube.GroupKind]bool{}
-	for _, k := range policy.WorkloadKinds().Rows() {
+	for _, k := range kinds.Rows() {
 		if k.Role == policy.RoleListed {
 			continue
 		}

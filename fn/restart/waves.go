@@ -178,11 +178,15 @@ func mostWaves(w policy.Waves, workloads int) int {
 }
 
 // CountWorkloads counts the workloads of items that the restart rules can
-// roll: the n mostWaves takes.
-func CountWorkloads(items []*yaml.RNode) int {
+// roll (the rolled kinds of policy.WorkloadKinds): the n mostWaves takes.
+func CountWorkloads(items []*yaml.RNode) int { return countWorkloads(policy.WorkloadKinds(), items) }
+
+// countWorkloads is CountWorkloads by the workload-kind table kinds: tests
+// add a kind with it.
+func countWorkloads(kinds policy.WorkloadTable, items []*yaml.RNode) int {
 	n := 0
 	for _, it := range items {
-		if k, ok := workloadOf(policy.WorkloadKinds(), it); ok && k.Role == policy.RoleRolled && !kube.IsLocalConfig(it) {
+		if k, ok := workloadOf(kinds, it); ok && k.Role == policy.RoleRolled && !kube.IsLocalConfig(it) {
 			n++
 		}
 	}

@@ -19,27 +19,42 @@ var trustAnchor = kube.TargetDescriptor{Kind: "TrustAnchor", Group: "example.com
 // TestAddedTargetKind adds a target kind by a row of the target-kind table
 // and sees a bundle rendered into it: the object created at the row's
 // version with the current CA at the row's field, or an existing one
-// updated keeping its previous CA. With the shipped table the kind is no
-// target.
+// updated keeping its previous CA - also when kustomize set a namespace on
+// it, which the row's scope (cluster-scoped) keys it without, and the
+// render's reads declare every object of the kind. With the shipped table
+// the kind is no target and is not read. The namespaced case failed
+// before the index keyed objects by the table it is given (kube.KeyOf
+// knew the scope of the shipped rows only, so the render created a second
+// TrustAnchor roots without the previous CA).
 func TestAddedTargetKind(t *testing.T) {
 	added := kube.NewTargetTable(append(kube.TargetKinds().Rows(), trustAnchor)...)
-	existing := "apiVersion: example.com/v1\nkind: TrustAnchor\nmetadata: {name: roots}\nspec:\n  pem: |\n    " + indent(4, pemOf(caOld)) + "\n"
+	existing := func(meta string) string {
+		return "apiVersion: example.com/v1\nkind: TrustAnchor\nmetadata: " + meta + "\nspec:\n  pem: |\n    " + indent(4, pemOf(caOld)) + "\n"
+	}
 	cases := []struct {
 		name    string
 		targets kube.TargetTable
 		items   []string
+		created bool
 		want    []string
 	}{
-		{"shipped table", kube.TargetKinds(), []string{sourceSecret(caNew)}, nil},
-		{"created", added, []string{sourceSecret(caNew)}, []string{pemOf(caNew)}},
-		{"updated", added, []string{sourceSecret(caNew), existing}, []string{pemOf(caNew), pemOf(caOld)}},
+		{"shipped table", kube.TargetKinds(), []string{sourceSecret(caNew)}, false, nil},
+		{"created", added, []string{sourceSecret(caNew)}, true, []string{pemOf(caNew)}},
+		{"updated", added, []string{sourceSecret(caNew), existing("{name: roots}")}, false, []string{pemOf(caNew), pemOf(caOld)}},
+		{"updated, namespace set by kustomize", added, []string{sourceSecret(caNew), existing("{name: roots, namespace: gw}")}, false,
+			[]string{pemOf(caNew), pemOf(caOld)}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			b := anchorBundle(t)
+			read := false
+			for _, gk := range trustbundle.ReadsWith([]policy.TrustBundle{*b}, tc.targets).Kinds {
+				read = read || gk == trustAnchor.GroupKind()
+			}
+			assert.Equal(t, tc.want != nil, read, "every TrustAnchor is read")
 			items := parseItems(t, tc.items...)
-			env := trustbundle.Env{Index: kube.NewIndex(items), Now: now, Snapshots: trustbundle.NewSnapshots(items),
-				PolicyRef: kube.Ref{APIVersion: policy.APIVersion, Kind: policy.Kind, Name: "p"}, Targets: tc.targets}
+			env := trustbundle.Env{Index: kube.NewIndexWith(items, tc.targets), Now: now, Snapshots: trustbundle.NewSnapshots(items),
+				PolicyRef: kube.Ref{APIVersion: policy.APIVersion, Kind: policy.Kind, Name: "p"}}
 			out := trustbundle.Render(b, "spec.trustBundles[0]", env)
 			if tc.want == nil {
 				assert.Empty(t, out.Targets)
@@ -49,6 +64,7 @@ func TestAddedTargetKind(t *testing.T) {
 			node := out.Targets[0].Node
 			assert.Equal(t, "example.com/v1", node.GetApiVersion())
 			assert.Equal(t, kube.Key{Kind: "TrustAnchor", Name: "roots"}, out.Targets[0].Key)
+			assert.Equal(t, tc.created, out.Targets[0].Created)
 			pem := kube.ScalarAt(node, "spec", "pem")
 			for _, w := range tc.want {
 				assert.Contains(t, pem, w)

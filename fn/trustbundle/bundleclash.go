@@ -34,7 +34,7 @@ func (r *fanOut) trustManagerWrites(key kube.Key) bool {
 		}
 		ref := kube.RefOf(node)
 		field := "spec.target.configMap"
-		if key.Kind == "Secret" {
+		if key.Kind == string(kube.TargetSecret) {
 			field = "spec.target.secret"
 		}
 		where := "every namespace (no namespaceSelector)"

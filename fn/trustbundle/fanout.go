@@ -113,7 +113,7 @@ func (r *fanOut) readTarget(node *yaml.RNode) ([]*x509.Certificate, string, bool
 		r.errorf(ref, "sops", "bundle %q: target %s is SOPS-encrypted; a trust bundle holds only public certificates - keep it unencrypted", r.bundle.Name, ref)
 		return nil, "", false
 	}
-	if key := r.bundle.Target.Key; node.GetKind() == "Secret" && servingKeys[key] && kube.ScalarAt(node, "type") == secretTypeTLS {
+	if key := r.bundle.Target.Key; node.GetKind() == string(kube.TargetSecret) && servingKeys[key] && kube.ScalarAt(node, "type") == secretTypeTLS {
 		field := dataFieldOf(node, key)
 		r.errorf(ref, field, "bundle %q: target %s is a %s Secret and %s is its own serving certificate or key; a trust bundle never replaces them - write the bundle to another key (ca.crt) or another Secret",
 			r.bundle.Name, ref, secretTypeTLS, key)
@@ -164,7 +164,7 @@ func (r *fanOut) warnImmutable(node *yaml.RNode, field string) {
 // newTarget builds an absent Secret or ConfigMap target (newObject).
 func (r *fanOut) newTarget(key kube.Key) *yaml.RNode {
 	node := r.newObject("v1", key)
-	if key.Kind == "Secret" {
+	if key.Kind == string(kube.TargetSecret) {
 		_ = node.PipeE(yaml.SetField("type", yaml.NewStringRNode("Opaque")))
 	}
 	return node

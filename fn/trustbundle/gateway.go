@@ -36,7 +36,7 @@ var caRefReaders = []caRefReader{
 	{GroupKind: kube.GroupKind{Group: "gateway.networking.k8s.io", Kind: "BackendTLSPolicy"},
 		path: []string{"spec", "validation", "caCertificateRefs"}},
 	{GroupKind: kube.GroupKind{Group: "gateway.envoyproxy.io", Kind: "ClientTrafficPolicy"},
-		path: []string{"spec", "tls", "clientValidation", "caCertificateRefs"}, defaultKind: "Secret", crossNamespace: true},
+		path: []string{"spec", "tls", "clientValidation", "caCertificateRefs"}, defaultKind: string(kube.TargetSecret), crossNamespace: true},
 }
 
 // caRefReaderKinds returns the kinds of caRefReaders, for Reads.

@@ -144,7 +144,7 @@ func duplicateTargets(order []*yaml.RNode, byNode map[*yaml.RNode][]*Target, ite
 	}
 	wanted := map[kube.Key]string{} // key -> API group of the target
 	for _, node := range order {
-		if k := kube.KeyOf(node); dup[k] {
+		if k := index.KeyOf(node); dup[k] {
 			wanted[k] = kube.GroupOf(node.GetApiVersion())
 		}
 	}
@@ -156,7 +156,7 @@ func duplicateTargets(order []*yaml.RNode, byNode map[*yaml.RNode][]*Target, ite
 		if kube.IsLocalConfig(item) {
 			continue
 		}
-		k := kube.KeyOf(item)
+		k := index.KeyOf(item)
 		if g, ok := wanted[k]; !ok || kube.GroupOf(item.GetApiVersion()) != g {
 			continue
 		}
@@ -168,7 +168,7 @@ func duplicateTargets(order []*yaml.RNode, byNode map[*yaml.RNode][]*Target, ite
 	}
 	var out framework.Results
 	for _, node := range order {
-		k := kube.KeyOf(node)
+		k := index.KeyOf(node)
 		if len(copies[k]) < 2 {
 			continue
 		}

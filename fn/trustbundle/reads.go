@@ -33,14 +33,18 @@ import (
 //
 // The certificates that chain to a bundle's CAs come from the run's
 // certificate inventory, which reads what package inventory declares.
-func Reads(bundles []policy.TrustBundle) kube.Reads {
+func Reads(bundles []policy.TrustBundle) kube.Reads { return readsWith(bundles, kube.TargetKinds()) }
+
+// readsWith is Reads by the target-kind table targets: tests add a kind
+// with it.
+func readsWith(bundles []policy.TrustBundle, targets kube.TargetTable) kube.Reads {
 	names := map[string]bool{}
 	trust := map[string]bool{} // the trust namespaces of trust-manager Bundle targets
 	var sources []string       // the sources' names, for kube.Near
 	namespaces := false
 	for _, b := range bundles {
 		t := b.Target
-		d, known := kube.TargetKinds().Lookup(t.Kind)
+		d, known := targets.Lookup(t.Kind)
 		names[t.Name] = true
 		if d.Applies("trustNamespace") {
 			trust[t.TrustNamespace] = true
@@ -70,7 +74,7 @@ func Reads(bundles []policy.TrustBundle) kube.Reads {
 	// Every object of a cluster-scoped target kind; of a namespaced one
 	// (core Secrets and ConfigMaps), those object picks.
 	var r kube.Reads
-	for _, d := range kube.TargetKinds().Rows() {
+	for _, d := range targets.Rows() {
 		if d.Namespaced {
 			r.Some = append(r.Some, kube.ItemRule{GroupKind: d.GroupKind(), Selects: object})
 		} else {

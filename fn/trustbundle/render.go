@@ -29,7 +29,9 @@ func tooLarge(n int) string {
 
 // Env is what rendering needs from the run.
 type Env struct {
-	// Index finds input objects; created targets are added to it.
+	// Index finds input objects; created targets are added to it. Its
+	// target-kind table (kube.Index.Targets) is the one the render reads:
+	// a row's scope keys the objects, and its store picks the renderer.
 	Index *kube.Index
 	// Now is the render time.
 	Now time.Time
@@ -52,9 +54,6 @@ type Env struct {
 	// bundle rolls out restarts in waves that are not done (the restart
 	// rules own the record). Nil: never.
 	PreviousHeldUntil func(b *policy.TrustBundle, node *yaml.RNode) (time.Time, bool)
-	// Targets is the target-kind table; the zero value is the one
-	// rotate-certs ships (kube.TargetKinds). Tests add a kind here.
-	Targets kube.TargetTable
 	// Domain returns what the run knows of trust domain name: nil, or a
 	// view without its Domain, when it does not see the whole domain (a
 	// nil Domain: never).

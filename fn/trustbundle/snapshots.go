@@ -24,7 +24,7 @@ type Snapshots struct {
 func NewSnapshots(items []*yaml.RNode) *Snapshots {
 	s := &Snapshots{byKey: map[kube.Key]*yaml.RNode{}}
 	for _, it := range items {
-		if k := it.GetKind(); (k != "Secret" && k != "ConfigMap") || it.GetApiVersion() != "v1" || !kube.IsLocalConfig(it) {
+		if k := it.GetKind(); (k != string(kube.TargetSecret) && k != string(kube.TargetConfigMap)) || it.GetApiVersion() != "v1" || !kube.IsLocalConfig(it) {
 			continue
 		}
 		key := kube.KeyOf(it)

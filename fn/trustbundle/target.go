@@ -56,11 +56,11 @@ type targetKind interface {
 // targetKinds returns the target kinds of the bundle, in render order:
 // the kind of its target object (none when the bundle only injects), then
 // the caBundle fields it injects into. It is the one place a kind is
-// chosen: by how its row of the target-kind table (Env.Targets) says it
-// holds a bundle.
+// chosen: by how its row of the target-kind table (the one Env.Index keys
+// objects by) says it holds a bundle.
 func (r *renderer) targetKinds() []targetKind {
 	var kinds []targetKind
-	if d, ok := r.env.Targets.Lookup(r.bundle.Target.Kind); ok {
+	if d, ok := r.env.Index.Targets().Lookup(r.bundle.Target.Kind); ok {
 		switch d.Store {
 		case kube.StoreKeys:
 			kinds = append(kinds, &fanOut{r})

@@ -229,7 +229,7 @@ func (r *trustManager) readBundleObjects(b *trustManagerBundle, kind string, sel
 	}
 	var out []*x509.Certificate
 	for _, node := range objects {
-		if all && kind == "Secret" && kube.ScalarAt(node, "type") == secretTypeTLS {
+		if all && kind == string(kube.TargetSecret) && kube.ScalarAt(node, "type") == secretTypeTLS {
 			r.errorf(b.ref, field+".includeAllKeys", "bundle %q: %s %s.includeAllKeys reads every key of %s, a TLS Secret, whose tls.key is a private key; trust-manager refuses includeAllKeys for TLS Secrets (the Bundle stops syncing) - read its ca.crt with key: ca.crt",
 				r.bundle.Name, b.ref, field, kube.RefOf(node))
 			return nil, false

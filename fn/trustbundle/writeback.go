@@ -28,7 +28,7 @@ func SetValue(node *yaml.RNode, key string, b []byte) (field string, changed boo
 	if err != nil {
 		return "", false, err
 	}
-	configMap := node.GetKind() != "Secret"
+	configMap := node.GetKind() != string(kube.TargetSecret)
 	inBinary := configMap && found && strings.HasPrefix(cur.Field, "binaryData.")
 	if found && bytes.Equal(cur.Bytes, b) && !inBinary {
 		return cur.Field, false, nil
@@ -120,7 +120,7 @@ func setBinaryValue(node *yaml.RNode, key string, b []byte) (field string, chang
 		return "", false, err
 	}
 	field, other := "data", "stringData"
-	if node.GetKind() != "Secret" {
+	if node.GetKind() != string(kube.TargetSecret) {
 		field, other = "binaryData", "data"
 	}
 	if found && bytes.Equal(cur.Bytes, b) && strings.HasPrefix(cur.Field, field+".") {

@@ -31,7 +31,7 @@ func TemplateFuncs() template.FuncMap {
 			sum := sha256.Sum256(Fixture(name).Cert.Raw)
 			return hex.EncodeToString(sum[:])
 		},
-		"b64": func(names ...string) string { return base64.StdEncoding.EncodeToString(pems(names)) },
+		"b64": B64,
 		"pem": func(indent int, names ...string) string { return indentText(indent, pems(names)) },
 		"key": func(indent int, name string) string { return indentText(indent, Fixture(name).KeyPEM()) },
 		"keyb64": func(name string) string {
@@ -70,6 +70,10 @@ func bundleHash(names ...string) string {
 	sum := sha256.Sum256(buf.Bytes())
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
+
+// B64 returns the base64 of the named fixtures' PEM, concatenated: a
+// Secret's data value holding them ({{b64 ...}} in a template).
+func B64(names ...string) string { return base64.StdEncoding.EncodeToString(pems(names)) }
 
 // ExpandTemplate renders text with TemplateFuncs.
 func ExpandTemplate(name, text string) ([]byte, error) {

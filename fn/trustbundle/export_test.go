@@ -1,0 +1,4 @@
+package trustbundle
+
+// ReadsWith exposes readsWith to the external tests.
+var ReadsWith = readsWith
