@@ -174,9 +174,11 @@ type Trusted struct {
 	Bundle  string
 	// Target is where the bundle is written ("Secret ns/name
 	// data.ca.crt"); Targets counts the targets that agree on this row
-	// (a bundle fanned out to many namespaces), Target being the first.
+	// (a bundle fanned out to many namespaces), Target being the first
+	// and Others the rest, in the order the bundle writes them.
 	Target  string
 	Targets int
+	Others  []string
 	Subject string
 	SHA256  string
 	// NotAfter is the CA's expiry.

@@ -233,7 +233,8 @@ func (p Processor) dryRun(items []*yaml.RNode, fnConfig *yaml.RNode, now time.Ti
 // trust lists, for every rendered bundle and target, each CA the target
 // holds and why, and each previous CA with its verdict. Targets whose rows
 // agree (a bundle fanned out to many namespaces) are one set of rows,
-// counted.
+// counted, each row naming the other targets (Others): `check` shows one
+// row, `diff` explains every target.
 func (r *run) trust() []report.Trusted {
 	var out []report.Trusted
 	for _, b := range r.policy.Spec.TrustBundles {
@@ -248,6 +249,7 @@ func (r *run) trust() []report.Trusted {
 			if i, dup := first[k]; dup {
 				for j := i; j < i+len(rows); j++ {
 					out[j].Targets++
+					out[j].Others = append(out[j].Others, t.Where())
 				}
 				continue
 			}

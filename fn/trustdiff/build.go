@@ -73,8 +73,10 @@ func Build(in Input) *Tree {
 		nodes: map[kube.Ref]*yaml.RNode{}, byName: map[string][]Consumer{}, reasons: map[string][]report.Trusted{},
 		pkg: map[*yaml.RNode]string{}}
 	for _, r := range in.Explained {
-		k := r.Package + "\x00" + r.Target
-		b.reasons[k] = append(b.reasons[k], r)
+		for _, target := range append([]string{r.Target}, r.Others...) { // every target a bundle writes
+			k := r.Package + "\x00" + target
+			b.reasons[k] = append(b.reasons[k], r)
+		}
 	}
 	pkgs, _ := layout.Split(in.Items)
 	for _, p := range pkgs {
