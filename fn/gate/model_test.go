@@ -2,12 +2,17 @@ package gate
 
 import (
 	"bytes"
+	"encoding/base64"
+	"maps"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/rotate-certs/rotate-certs/fn/repo"
+	"github.com/rotate-certs/rotate-certs/fn/trustdiff"
+	"github.com/rotate-certs/rotate-certs/internal/golden"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
 )
 
@@ -51,5 +56,171 @@ func TestFannedOutBundleExplainsEveryTarget(t *testing.T) {
 		if !explained[ns] {
 			t.Errorf("target in %s is not explained as the render's: %+v", ns, res.Trust)
 		}
+	}
+}
+
+// example returns the manifests of examples/<name> (its top directory),
+// placed under dir.
+func example(t *testing.T, name, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	src := golden.Path("examples", name)
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if b, err := os.ReadFile(filepath.Join(src, e.Name())); err == nil && strings.HasSuffix(e.Name(), ".yaml") {
+			files[dir+"/"+e.Name()] = string(b)
+		}
+	}
+	return files
+}
+
+// readFile returns examples/<name>/<file>.
+func readFile(t *testing.T, name, file string) string {
+	t.Helper()
+	b, err := os.ReadFile(golden.Path("examples", name, filepath.FromSlash(file)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// Linkerd's proxy injector copies the trust anchors into every meshed pod
+// at admission (examples/linkerd, restart.mesh: linkerd): the meshed
+// workloads are consumers of the trust roots that read them once, found
+// by the injector's own rules as render finds them.
+func TestMeshInjectedConsumers(t *testing.T) {
+	meshed, notMeshed := []string{"web", "emoji", "voting", "debug-shell"}, []string{"vote-bot", "metrics-scraper"}
+	anchorPEM := func(t *testing.T) string {
+		s := readFile(t, "linkerd", "trust-anchor.yaml")
+		i := strings.Index(s, "ca.crt: ")
+		b, err := base64.StdEncoding.DecodeString(strings.Fields(s[i+len("ca.crt: "):])[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(t *testing.T, r *testRepo) string
+		code   exit.Code
+	}{
+		{"a render rolls them", func(t *testing.T, r *testRepo) string { r.render("linkerd"); return r.commit(nil) }, exit.OK},
+		{"roots replaced and issuer re-issued by hand", func(t *testing.T, r *testRepo) string {
+			roots := configMap("linkerd", "linkerd-identity-trust-roots", map[string]string{"ca-bundle.crt": anchorPEM(t)})
+			return r.commit(map[string]string{"linkerd/identity-trust-roots.yaml": roots,
+				"linkerd/identity-issuer.yaml": readFile(t, "linkerd", "next/identity-issuer.yaml")})
+		}, exit.Failed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRepo(t)
+			base := r.commit(example(t, "linkerd", "linkerd"))
+			res, code := r.result(base, tc.change(t, r))
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d: breaks %+v, planted %+v", code, tc.code, res.Breaks, res.Planted)
+			}
+			var cs []trustdiff.Consumer
+			if tc.code == exit.OK {
+				cs = findTrust(t, res, "linkerd-identity-trust-roots").Consumers
+			}
+			for _, b := range res.Breaks {
+				if b.Certificate.Resource.Name == "linkerd-identity-issuer" && b.Trust.Resource.Name == "linkerd-identity-trust-roots" {
+					cs = append(cs, b.Consumers...)
+				}
+			}
+			got := map[string]string{}
+			for _, c := range cs {
+				if c.Once {
+					got[c.Resource.Name] = c.Via
+				}
+			}
+			for _, w := range meshed {
+				if got[w] != "injection at admission" {
+					t.Errorf("%s: consumers %+v, want it read once by injection", w, cs)
+				}
+			}
+			for _, w := range notMeshed {
+				if _, ok := got[w]; ok {
+					t.Errorf("%s is not meshed: consumers %+v", w, cs)
+				}
+			}
+		})
+	}
+}
+
+// under places files under dir instead of their first directory.
+func under(dir string, files map[string]string) map[string]string {
+	out := map[string]string{}
+	for name, text := range files {
+		_, rest, _ := strings.Cut(name, "/")
+		out[dir+"/"+rest] = text
+	}
+	return out
+}
+
+// The first-day guide's repository: two clusters holding the same
+// objects, and prod's trust replaced by hand. Each break is one
+// certificate against prod's trust, named where prod holds it; staging's
+// copy of the same certificate is the same break, not a second one.
+func TestBreakSeenFromTwoClustersIsReportedOnce(t *testing.T) {
+	files := map[string]string{}
+	for _, c := range []string{"prod", "staging"} {
+		tree := gatewayTree(caNew, leafNew, caOld)
+		tree["gw/client.yaml"] = secret(egNS, "ratelimit-client", map[string]string{"tls.crt": pem(leafOld)})
+		maps.Copy(files, under("clusters/"+c, tree))
+	}
+	r := newRepo(t)
+	base := r.commit(files)
+	head := r.commit(map[string]string{"clusters/prod/trust.yaml": under("clusters/prod", gatewayTree(caNew, leafNew, caNew))["clusters/prod/trust.yaml"]})
+	res, code := r.result(base, head)
+	if code != exit.Failed || len(res.Breaks) != 2 {
+		t.Fatalf("exit %d, %d breaks %+v: want 2, the client's old leaf and the gateway's new one", code, len(res.Breaks), res.Breaks)
+	}
+	for _, b := range res.Breaks {
+		if !strings.HasPrefix(b.Certificate.Resource.File, "clusters/prod/") || len(b.AlsoAt) != 1 ||
+			!strings.HasPrefix(b.AlsoAt[0].Resource.File, "clusters/staging/") {
+			t.Errorf("break %+v: want the certificate named in prod, also at staging", b)
+		}
+	}
+}
+
+// examples/multicluster: east and west share the trust domain
+// mesh-anchors. After the render at the top that follows east's re-issued
+// issuer, both clusters' roots hold both anchors; a hand edit then drops
+// the old anchor from east's roots while west's issuer still chains to it:
+// a break across clusters, naming both packages and the domain.
+func TestDomainBreakAcrossClusters(t *testing.T) {
+	files := map[string]string{}
+	for _, c := range []string{"east", "west"} {
+		maps.Copy(files, example(t, "multicluster/clusters/"+c, "clusters/"+c))
+	}
+	r := newRepo(t)
+	r.commit(files)
+	r.render(".")
+	r.commit(map[string]string{"clusters/east/identity-issuer.yaml": readFile(t, "multicluster", "next/east/identity-issuer.yaml")})
+	r.render(".")
+	base := r.commit(nil)
+	s := readFile(t, "multicluster", "clusters/east/trust-anchor.yaml")
+	anchor, err := base64.StdEncoding.DecodeString(strings.Fields(s[strings.Index(s, "ca.crt: ")+len("ca.crt: "):])[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := r.commit(map[string]string{"clusters/east/identity-trust-roots.yaml": configMap("linkerd", "linkerd-identity-trust-roots", map[string]string{"ca-bundle.crt": string(anchor)})})
+	res, code := r.result(base, head)
+	var found bool
+	for _, b := range res.Breaks {
+		if b.Certificate.Package == "clusters/west" && b.Certificate.Resource.Name == "linkerd-identity-issuer" &&
+			b.Trust.Package == "clusters/east" && b.Domain == "mesh-anchors" {
+			found = strings.Contains(consumerNames(b.Consumers), "linkerd-gateway")
+		}
+	}
+	if code != exit.Failed || !found {
+		t.Fatalf("exit %d, breaks %+v: want west's issuer against east's roots in domain mesh-anchors, read by east's gateway", code, res.Breaks)
+	}
+	out, _, _ := r.diff(base, head, "table", false)
+	if !strings.Contains(out, "in package clusters/west") || !strings.Contains(out, "in package clusters/east") || !strings.Contains(out, "trust domain mesh-anchors") {
+		t.Errorf("table does not name both packages and the domain:\n%s", out)
 	}
 }

@@ -263,10 +263,12 @@ func (a *applier) usesOf(w *Workload, key kube.Key) []Use {
 // created target holds a set no target that existed holds (a copy of the
 // same CAs in a new namespace changes nothing it reads).
 func targetFor(b Bundle, ns string) (Target, bool) {
-	for _, t := range b.Targets {
-		if t.Key.Namespace == ns {
-			return t, false
-		}
+	namespaces := make([]string, len(b.Targets))
+	for i, t := range b.Targets {
+		namespaces[i] = t.Key.Namespace
+	}
+	if !ReadsEveryTarget(namespaces, ns) {
+		return b.Targets[slices.Index(namespaces, ns)], false
 	}
 	if len(b.Targets) == 1 {
 		return b.Targets[0], true

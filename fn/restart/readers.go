@@ -9,7 +9,9 @@ import (
 
 	"github.com/rotate-certs/rotate-certs/fn/certmanager"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // The readers a template does not name by the target's own object: pods
@@ -115,11 +117,11 @@ func (a *applier) matchInjected(b Bundle) {
 	missing := map[string][]string{}
 	var order []string
 	for _, w := range a.workloads {
-		if !w.Rollable || w.WorkloadRef {
+		inj, ok := a.injected(w, b.Restart)
+		if !ok {
 			continue
 		}
 		ns := w.Ref.Namespace
-		inj := Injected(b.Restart, w.Pod, a.namespace(ns))
 		if inj.Unknown {
 			if _, seen := missing[ns]; !seen {
 				order = append(order, ns)
@@ -148,6 +150,56 @@ func (a *applier) matchInjected(b Bundle) {
 			fmt.Sprintf("bundle %q: the Namespace %s is not in the input, so rotate-certs cannot tell whether the pods of %s%s are injected (restart.mesh, restart.injected); they are not rolled - add the Namespace manifest to the input, or name them in restart.workloads",
 				b.Name, kube.Safe(ns), strings.Join(ws, ", "), more)))
 	}
+}
+
+// injected applies r's injection rules (Injected) to workload w; ok is
+// false for a workload no rule is asked about: one rotate-certs does not
+// roll, or that borrows another's pod template.
+func (a *applier) injected(w *Workload, r policy.Restart) (inj Injection, ok bool) {
+	if !w.Rollable || w.WorkloadRef {
+		return Injection{}, false
+	}
+	return Injected(r, w.Pod, a.namespace(w.Ref.Namespace)), true
+}
+
+// InjectedReader is a workload whose pods receive a bundle's trust at
+// admission.
+type InjectedReader struct {
+	Ref kube.Ref
+	// Why names the rule that injects it.
+	Why string
+	// Never is true for a workload annotated rotate-certs.dev/reload:
+	// never, which nothing rolls.
+	Never bool
+}
+
+// InjectedReaders returns the workloads of items whose pods the restart
+// policy r (restart.mesh, restart.injected, restart.exclude) says are
+// injected: those Run rolls as readers of the bundle, by the same rule, in
+// input order. Those whose answer depends on a Namespace items lack are
+// not among them (Run warns of them and does not roll them).
+func InjectedReaders(items []*yaml.RNode, r policy.Restart) []InjectedReader {
+	if !r.InjectsTrust() {
+		return nil
+	}
+	a := &applier{env: Env{Items: items}, byKey: map[kube.Key]*Workload{}, failed: map[kube.Key]bool{},
+		consumers: map[kube.Key][]consumer{}, byName: map[Object][]consumer{}}
+	a.scan()
+	var out []InjectedReader
+	for _, w := range a.workloads {
+		if inj, ok := a.injected(w, r); ok && inj.Injected {
+			out = append(out, InjectedReader{Ref: w.Ref, Why: inj.Why, Never: w.Reload == ReloadNever})
+		}
+	}
+	return out
+}
+
+// ReadsEveryTarget reports whether a workload of namespace ns that reads
+// a bundle without naming its target (injected, or named in
+// restart.workloads) reads every target of it: the bundle, whose targets
+// are in namespaces, writes none in ns (targetFor).
+func ReadsEveryTarget(namespaces []string, ns string) bool {
+	return !slices.Contains(namespaces, ns)
 }
 
 // changed reports whether the render changed the trust of any of b's

@@ -28,7 +28,7 @@ type breaker struct {
 	index      map[string]int // position of each key in keys
 	repl       map[string][2]*TrustObject
 	rolled     map[string]bool
-	seen       map[string]bool
+	seen       map[string]int // break id: its index in out
 	out        []Break
 }
 
@@ -37,7 +37,7 @@ type breaker struct {
 // for a trust object whose CAs were replaced, the old and new CAs'
 // certificates against the trust each consumer keeps.
 func breaks(base, head *Tree, now time.Time) []Break {
-	k := &breaker{base: newSide(base), head: newSide(head), seen: map[string]bool{}, baseAt: map[string]Cert{}, rolled: rolled(base, head),
+	k := &breaker{base: newSide(base), head: newSide(head), seen: map[string]int{}, baseAt: map[string]Cert{}, rolled: rolled(base, head),
 		v: &verifier{now: now, pools: map[string]*x509.CertPool{}, seen: map[verifyKey]*x509.Certificate{}, sigs: map[*TrustObject]string{}, shas: map[*x509.Certificate]string{}}, repl: map[string][2]*TrustObject{}, headHas: map[string]bool{}}
 	k.keys, k.b, k.h = pairs(base, head)
 	for _, c := range base.Certs {
@@ -79,15 +79,58 @@ func (k *breaker) ordered(cand map[string]bool) []string {
 	return out
 }
 
-// add records a break once.
+// add records a break once: the same certificate held in several places
+// (a copy per cluster) breaks a trust object once, named at the place
+// nearest it, the others listed (AlsoAt).
 func (k *breaker) add(c Cert, o *TrustObject, consumers []Consumer, needs CARef, reason string) {
-	id := c.at() + "\x00" + sha(c.Cert) + "\x00" + o.key() + "\x00" + reason
-	if k.seen[id] || len(consumers) == 0 {
+	if len(consumers) == 0 {
 		return
 	}
-	k.seen[id] = true
-	k.out = append(k.out, Break{Certificate: certRef(c), Needs: needs, Trust: TrustRef{Resource: o.Resource, Field: o.Field},
-		Consumers: consumers, Reason: reason})
+	id := sha(c.Cert) + "\x00" + o.key() + "\x00" + reason
+	ref := certRef(c)
+	if i, ok := k.seen[id]; ok {
+		b := &k.out[i]
+		same := func(x CertRef) bool { return x.Resource.id() == ref.Resource.id() && x.Key == ref.Key }
+		if same(b.Certificate) || slices.ContainsFunc(b.AlsoAt, same) {
+			return
+		}
+		if nearness(c.Resource.File, c.Package, o) > nearness(b.Certificate.Resource.File, b.Certificate.Package, o) {
+			b.Certificate, ref = ref, b.Certificate
+			b.Domain = k.sharedDomain(c.Package, o)
+		}
+		b.AlsoAt = append(b.AlsoAt, ref)
+		return
+	}
+	k.seen[id] = len(k.out)
+	k.out = append(k.out, Break{Certificate: ref, Needs: needs, Trust: TrustRef{Resource: o.Resource, Field: o.Field, Package: o.Package},
+		Consumers: consumers, Reason: reason, Domain: k.sharedDomain(c.Package, o)})
+}
+
+// nearness ranks a certificate's place (file, package) by how near trust
+// object o it is: in o's directory, in o's package, elsewhere.
+func nearness(file, pkg string, o *TrustObject) int {
+	switch {
+	case path.Dir(file) == path.Dir(o.Resource.File):
+		return 2
+	case pkg == o.Package:
+		return 1
+	}
+	return 0
+}
+
+// sharedDomain returns the trust domain of o's bundle when a certificate
+// of package pkg, another package, belongs to it too (a bundle of pkg
+// names it on either side); "" otherwise.
+func (k *breaker) sharedDomain(pkg string, o *TrustObject) string {
+	if o.Domain == "" || pkg == o.Package {
+		return ""
+	}
+	for _, s := range []*side{k.head, k.base} {
+		if s.tree.Domains[pkg][o.Domain] {
+			return o.Domain
+		}
+	}
+	return ""
 }
 
 // lost: c, or the certificate its place held at base, verified against
@@ -103,10 +146,11 @@ func (k *breaker) lost(c Cert, key string) {
 	a := k.v.anchor(c.Cert, bo, k.base)
 	before := a != nil
 	// The certificate its place held at BASE counts for the trust objects
-	// of its own directory: a re-issued issuer against its mesh's roots,
-	// not a re-issued leaf against an unrelated bundle that happens to
-	// hold its old CA.
-	if prev, ok := k.baseAt[c.at()]; !before && ok && path.Dir(bo.Resource.File) == path.Dir(c.Resource.File) {
+	// of its own directory and of its trust domain: a re-issued issuer
+	// against its mesh's roots - each cluster's of the domain - not a
+	// re-issued leaf against an unrelated bundle that happens to hold its
+	// old CA.
+	if prev, ok := k.baseAt[c.at()]; !before && ok && (path.Dir(bo.Resource.File) == path.Dir(c.Resource.File) || k.sharedDomain(c.Package, bo) != "") {
 		before = k.v.anchor(prev.Cert, bo, k.base) != nil
 	}
 	if !before || k.v.anchor(c.Cert, ho, k.head) != nil {

@@ -16,6 +16,9 @@ type CertRef struct {
 	Key      string   `json:"key"`
 	Subject  string   `json:"subject"`
 	SHA256   string   `json:"sha256"`
+	// Package is the directory of the policy package that holds it, ""
+	// when none does.
+	Package string `json:"package,omitempty"`
 }
 
 // CARef names the CA a certificate needs; SHA256 is empty when no object
@@ -29,6 +32,9 @@ type CARef struct {
 type TrustRef struct {
 	Resource Resource `json:"resource"`
 	Field    string   `json:"field"`
+	// Package is the directory of the policy package that holds it, ""
+	// when none does.
+	Package string `json:"package,omitempty"`
 }
 
 // Break is a certificate the change makes a consumer reject.
@@ -39,6 +45,14 @@ type Break struct {
 	Consumers   []Consumer `json:"consumers"`
 	// Reason says which case it is, in words.
 	Reason string `json:"reason"`
+	// Domain is the trust domain the certificate's package and the trust
+	// object's bundle share when they are in different packages: a break
+	// across clusters.
+	Domain string `json:"domain,omitempty"`
+	// AlsoAt are the other places that hold the same certificate (each
+	// cluster of a repository that holds a copy): one break, named where
+	// it is nearest the trust object.
+	AlsoAt []CertRef `json:"alsoAt,omitempty"`
 }
 
 // side is one tree with what verifying against its trust objects needs.
@@ -182,5 +196,5 @@ func issuerName(c *x509.Certificate) string {
 
 // certRef names certificate c at its place.
 func certRef(c Cert) CertRef {
-	return CertRef{Resource: c.Resource, Key: c.Key, Subject: pki.Subject(c.Cert), SHA256: sha(c.Cert)}
+	return CertRef{Resource: c.Resource, Key: c.Key, Subject: pki.Subject(c.Cert), SHA256: sha(c.Cert), Package: c.Package}
 }

@@ -38,8 +38,9 @@ type Input struct {
 
 // certKeys are the data keys that hold a certificate with its chain, not
 // trust, whatever they hold: a CA Secret's own tls.crt, Istio's plug-in
-// ca-cert.pem and cert-chain.pem.
-var certKeys = map[string]bool{"tls.crt": true, "ca-cert.pem": true, "cert-chain.pem": true, "cert.pem": true, "tls-combined.pem": true}
+// ca-cert.pem and cert-chain.pem, the crt.pem of Linkerd's identity issuer
+// Secret as its chart writes it (identity.issuer.scheme linkerd.io/tls).
+var certKeys = map[string]bool{"crt.pem": true, "tls.crt": true, "ca-cert.pem": true, "cert-chain.pem": true, "cert.pem": true, "tls-combined.pem": true}
 
 // builder builds one Tree.
 type builder struct {
@@ -55,6 +56,8 @@ type builder struct {
 	// package directory of each item in a package.
 	reasons map[string][]report.Trusted
 	pkg     map[*yaml.RNode]string
+	// bundles are the policies' bundles by package directory and name.
+	bundles map[string]bundleInfo
 	// added are the readers addReader recorded, by map, key, object and
 	// how it reads: a fleet repository has one reader per cluster of the
 	// same Secret, and looking through them is quadratic.
@@ -71,7 +74,7 @@ type signerReader struct {
 func Build(in Input) *Tree {
 	b := &builder{in: in, tree: &Tree{Holders: map[string][]Holder{}, Readers: map[string][]Consumer{}},
 		nodes: map[kube.Ref]*yaml.RNode{}, byName: map[string][]Consumer{}, reasons: map[string][]report.Trusted{},
-		pkg: map[*yaml.RNode]string{}}
+		pkg: map[*yaml.RNode]string{}, bundles: map[string]bundleInfo{}}
 	for _, r := range in.Explained {
 		for _, target := range append([]string{r.Target}, r.Others...) { // every target a bundle writes
 			k := r.Package + "\x00" + target
@@ -79,11 +82,7 @@ func Build(in Input) *Tree {
 		}
 	}
 	pkgs, _ := layout.Split(in.Items)
-	for _, p := range pkgs {
-		for _, item := range p.Items {
-			b.pkg[item] = p.Dir
-		}
-	}
+	b.packages(pkgs)
 	for _, item := range in.Items {
 		b.nodes[kube.RefOf(item)] = item
 		b.object(item)
@@ -91,6 +90,7 @@ func Build(in Input) *Tree {
 	b.waves()
 	certs, problems := findCertificates(withoutPolicies(in.Items))
 	b.values(certs)
+	b.injectedConsumers()
 	for _, p := range problems {
 		b.tree.Problems = append(b.tree.Problems, kube.ScrubMessage(fmt.Sprintf("%s %s: %s", p.Ref, p.Field, p.Message)))
 	}
@@ -199,7 +199,8 @@ func dataKey(field string) string {
 
 // trust files value v as a trust object.
 func (b *builder) trust(v *value, node *yaml.RNode) {
-	o := &TrustObject{Resource: b.resource(v.ref), Field: v.field, Memory: memoryOf(node)}
+	o := &TrustObject{Resource: b.resource(v.ref), Field: v.field, Memory: memoryOf(node), pkg: b.pkg[node]}
+	o.Package = b.packageName(o.pkg)
 	for _, f := range v.certs {
 		o.CAs = append(o.CAs, f.Cert)
 		b.intermediate(f.Cert)
@@ -211,6 +212,7 @@ func (b *builder) trust(v *value, node *yaml.RNode) {
 		o.Bundle = r.Bundle
 		o.Reasons[r.SHA256] = Reason{Why: string(r.Reason), Source: r.Source}
 	}
+	o.Domain = b.bundles[o.pkg+"\x00"+o.Bundle].domain
 	o.Consumers = b.consumers(o, node)
 	b.tree.Trust = append(b.tree.Trust, o)
 }
@@ -227,7 +229,7 @@ func (b *builder) held(v *value, node *yaml.RNode) {
 		}
 		b.intermediate(c)
 		if !selfSigned(c) {
-			b.tree.Certs = append(b.tree.Certs, Cert{Resource: res, Key: f.Key(), Cert: c})
+			b.tree.Certs = append(b.tree.Certs, Cert{Resource: res, Key: f.Key(), Cert: c, Package: b.packageName(b.pkg[node])})
 		}
 	}
 }

@@ -79,6 +79,13 @@ type TrustObject struct {
 	Field    string
 	// Bundle is the policy bundle that renders it, "" when none does.
 	Bundle string
+	// Package is the directory of the package the object is in (below
+	// the top of the tree), "" when it is in none; pkg is the directory
+	// as read.
+	Package string
+	pkg     string
+	// Domain is the trust domain of Bundle, "" when it names none.
+	Domain string
 	// CAs are the CAs it holds, in data order.
 	CAs []*x509.Certificate
 	// Reasons are, by SHA-256, why a policy's render holds each CA;
@@ -139,6 +146,9 @@ type Cert struct {
 	Resource Resource
 	Key      string
 	Cert     *x509.Certificate
+	// Package is the directory of the package it is in (below the top of
+	// the tree), "" when it is in none.
+	Package string
 }
 
 // at is the identity of the place a certificate is held across the two
@@ -211,6 +221,9 @@ type Tree struct {
 	Rollouts  []Rollout
 	Alerts    []Alert
 	Policies  []Policy
+	// Domains are, by package directory (as Cert.Package names it), the
+	// trust domains its policies' bundles name.
+	Domains map[string]map[string]bool
 	// Problems are what could not be read, one line each (scrubbed).
 	Problems []string
 

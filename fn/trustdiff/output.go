@@ -108,9 +108,32 @@ func breakLine(b Break) string {
 	if b.Needs.SHA256 != "" {
 		needs += " sha256:" + short(b.Needs.SHA256)
 	}
-	return fmt.Sprintf("%s %s (%s, sha256:%s) needs CA %s from %s %s, which consumers %s will not have: %s",
-		b.Certificate.Resource, b.Certificate.Key, b.Certificate.Subject, short(b.Certificate.SHA256), needs,
-		b.Trust.Resource, b.Trust.Field, consumerList(b.Consumers), b.Reason)
+	cert, trust := "", ""
+	if b.Certificate.Package != b.Trust.Package { // across packages: name both
+		cert, trust = inPackage(b.Certificate.Package), inPackage(b.Trust.Package)
+	}
+	if b.Domain != "" {
+		trust += " (trust domain " + b.Domain + ")"
+	}
+	also := ""
+	if n := len(b.AlsoAt); n > 0 {
+		also = fmt.Sprintf(" (also held at %s", b.AlsoAt[0].Resource.File)
+		if n > 1 {
+			also += fmt.Sprintf(" and %d more", n-1)
+		}
+		also += ")"
+	}
+	return fmt.Sprintf("%s %s%s (%s, sha256:%s)%s needs CA %s from %s %s%s, which consumers %s will not have: %s",
+		b.Certificate.Resource, b.Certificate.Key, cert, b.Certificate.Subject, short(b.Certificate.SHA256), also, needs,
+		b.Trust.Resource, b.Trust.Field, trust, consumerList(b.Consumers), b.Reason)
+}
+
+// inPackage words a package directory.
+func inPackage(dir string) string {
+	if dir == "" {
+		return " in no package"
+	}
+	return " in package " + dir
 }
 
 // plantedLine words planted trust.
