@@ -188,10 +188,58 @@ func TestBreakSeenFromTwoClustersIsReportedOnce(t *testing.T) {
 
 // examples/multicluster: east and west share the trust domain
 // mesh-anchors. After the render at the top that follows east's re-issued
-// issuer, both clusters' roots hold both anchors; a hand edit then drops
-// the old anchor from east's roots while west's issuer still chains to it:
-// a break across clusters, naming both packages and the domain.
+// issuer, both clusters' roots hold both anchors. A change that leaves
+// west's issuer on a CA east's roots do not hold - the old anchor dropped
+// from east's roots by hand, or west's issuer re-issued from an anchor no
+// root holds yet - is a break of east's roots across clusters, naming both
+// packages and the domain.
 func TestDomainBreakAcrossClusters(t *testing.T) {
+	stray := testpki.NewSubjectCA("diff-stray-anchor", "root.linkerd.cluster.local", testpki.Date(2026, 6, 1), testpki.Days(3650))
+	strayIssuer := testpki.NewIntermediate("diff-stray-issuer", "identity.linkerd.cluster.local", stray, testpki.Date(2026, 6, 1), testpki.Days(365))
+	for _, tc := range []struct {
+		name   string
+		change func(t *testing.T) map[string]string
+	}{
+		{"old anchor dropped from east's roots", func(t *testing.T) map[string]string {
+			s := readFile(t, "multicluster", "clusters/east/trust-anchor.yaml")
+			anchor, err := base64.StdEncoding.DecodeString(strings.Fields(s[strings.Index(s, "ca.crt: ")+len("ca.crt: "):])[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			return map[string]string{"clusters/east/identity-trust-roots.yaml": configMap("linkerd", "linkerd-identity-trust-roots", map[string]string{"ca-bundle.crt": string(anchor)})}
+		}},
+		{"west's issuer re-issued from an anchor no root holds", func(t *testing.T) map[string]string {
+			return map[string]string{"clusters/west/identity-issuer.yaml": secret("linkerd", "linkerd-identity-issuer",
+				map[string]string{"crt.pem": pem(strayIssuer), "key.pem": string(strayIssuer.KeyPEM())})}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := multicluster(t)
+			base := r.commit(nil)
+			head := r.commit(tc.change(t))
+			res, code := r.result(base, head)
+			var found bool
+			for _, b := range res.Breaks {
+				if b.Certificate.Package == "clusters/west" && b.Certificate.Resource.Name == "linkerd-identity-issuer" &&
+					b.Trust.Package == "clusters/east" && b.Domain == "mesh-anchors" {
+					found = strings.Contains(consumerNames(b.Consumers), "linkerd-gateway")
+				}
+			}
+			if code != exit.Failed || !found {
+				t.Fatalf("exit %d, breaks %+v: want west's issuer against east's roots in domain mesh-anchors, read by east's gateway", code, res.Breaks)
+			}
+			out, _, _ := r.diff(base, head, "table", false)
+			if !strings.Contains(out, "in package clusters/west") || !strings.Contains(out, "in package clusters/east") || !strings.Contains(out, "trust domain mesh-anchors") {
+				t.Errorf("table does not name both packages and the domain:\n%s", out)
+			}
+		})
+	}
+}
+
+// multicluster is a repository of examples/multicluster's two clusters
+// after the renders at its top of the new anchor and of east's re-issued
+// issuer.
+func multicluster(t *testing.T) *testRepo {
 	files := map[string]string{}
 	for _, c := range []string{"east", "west"} {
 		maps.Copy(files, example(t, "multicluster/clusters/"+c, "clusters/"+c))
@@ -201,26 +249,5 @@ func TestDomainBreakAcrossClusters(t *testing.T) {
 	r.render(".")
 	r.commit(map[string]string{"clusters/east/identity-issuer.yaml": readFile(t, "multicluster", "next/east/identity-issuer.yaml")})
 	r.render(".")
-	base := r.commit(nil)
-	s := readFile(t, "multicluster", "clusters/east/trust-anchor.yaml")
-	anchor, err := base64.StdEncoding.DecodeString(strings.Fields(s[strings.Index(s, "ca.crt: ")+len("ca.crt: "):])[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	head := r.commit(map[string]string{"clusters/east/identity-trust-roots.yaml": configMap("linkerd", "linkerd-identity-trust-roots", map[string]string{"ca-bundle.crt": string(anchor)})})
-	res, code := r.result(base, head)
-	var found bool
-	for _, b := range res.Breaks {
-		if b.Certificate.Package == "clusters/west" && b.Certificate.Resource.Name == "linkerd-identity-issuer" &&
-			b.Trust.Package == "clusters/east" && b.Domain == "mesh-anchors" {
-			found = strings.Contains(consumerNames(b.Consumers), "linkerd-gateway")
-		}
-	}
-	if code != exit.Failed || !found {
-		t.Fatalf("exit %d, breaks %+v: want west's issuer against east's roots in domain mesh-anchors, read by east's gateway", code, res.Breaks)
-	}
-	out, _, _ := r.diff(base, head, "table", false)
-	if !strings.Contains(out, "in package clusters/west") || !strings.Contains(out, "in package clusters/east") || !strings.Contains(out, "trust domain mesh-anchors") {
-		t.Errorf("table does not name both packages and the domain:\n%s", out)
-	}
+	return r
 }
