@@ -228,6 +228,11 @@ func TestDomainBreakAcrossClusters(t *testing.T) {
 			if code != exit.Failed || !found {
 				t.Fatalf("exit %d, breaks %+v: want west's issuer against east's roots in domain mesh-anchors, read by east's gateway", code, res.Breaks)
 			}
+			for _, tc := range res.Trust {
+				if tc.Bundle == "linkerd-anchors" && tc.Package != strings.Split(tc.Resource.File, "/identity")[0] {
+					t.Errorf("trust change %s in package %q", tc.Resource.File, tc.Package)
+				}
+			}
 			out, _, _ := r.diff(base, head, "table", false)
 			if !strings.Contains(out, "in package clusters/west") || !strings.Contains(out, "in package clusters/east") || !strings.Contains(out, "trust domain mesh-anchors") {
 				t.Errorf("table does not name both packages and the domain:\n%s", out)

@@ -22,9 +22,13 @@ type CA struct {
 
 // TrustChange is what a change does to one trust object.
 type TrustChange struct {
-	Resource  Resource   `json:"resource"`
-	Field     string     `json:"field"`
-	Bundle    string     `json:"bundle,omitempty"`
+	Resource Resource `json:"resource"`
+	Field    string   `json:"field"`
+	Bundle   string   `json:"bundle,omitempty"`
+	// Package is the directory of the policy package that holds the
+	// object, "" when none does: two clusters hold objects of the same
+	// name.
+	Package   string     `json:"package,omitempty"`
 	Added     []CA       `json:"added"`
 	Removed   []CA       `json:"removed"`
 	Kept      []CA       `json:"kept"`
@@ -130,7 +134,7 @@ func trustChanges(base, head *Tree) []TrustChange {
 		bs, hs := shas(bo), shas(ho)
 		tc := TrustChange{}
 		if ho != nil {
-			tc.Resource, tc.Field, tc.Bundle, tc.Consumers = ho.Resource, ho.Field, ho.Bundle, ho.Consumers
+			tc.Resource, tc.Field, tc.Bundle, tc.Package, tc.Consumers = ho.Resource, ho.Field, ho.Bundle, ho.Package, ho.Consumers
 			for _, c := range uniqueCAs(ho) {
 				ca := explain(head, ho, c, bs[sha(c)], prior)
 				if bs[sha(c)] {
@@ -140,7 +144,7 @@ func trustChanges(base, head *Tree) []TrustChange {
 				}
 			}
 		} else {
-			tc.Resource, tc.Field, tc.Bundle, tc.Consumers = bo.Resource, bo.Field, bo.Bundle, bo.Consumers
+			tc.Resource, tc.Field, tc.Bundle, tc.Package, tc.Consumers = bo.Resource, bo.Field, bo.Bundle, bo.Package, bo.Consumers
 		}
 		if bo != nil {
 			for _, c := range uniqueCAs(bo) {

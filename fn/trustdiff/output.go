@@ -148,8 +148,13 @@ func plantedLine(p Planted) string {
 // trustLines words the change of one trust object, one line per CA.
 func trustLines(t TrustChange) []string {
 	head := t.Resource.String() + " " + t.Field
-	if t.Bundle != "" {
+	switch {
+	case t.Bundle != "" && t.Package != "":
+		head += " (bundle " + t.Bundle + ", package " + t.Package + ")"
+	case t.Bundle != "":
 		head += " (bundle " + t.Bundle + ")"
+	case t.Package != "":
+		head += " (package " + t.Package + ")"
 	}
 	if len(t.Consumers) > 0 {
 		head += ", read by " + consumerList(t.Consumers)
