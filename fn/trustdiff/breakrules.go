@@ -28,7 +28,8 @@ type breaker struct {
 	index      map[string]int // position of each key in keys
 	repl       map[string][2]*TrustObject
 	rolled     map[string]bool
-	seen       map[string]int // break id: its index in out
+	seen       map[string]int  // break id: its index in out
+	placed     map[string]bool // break id and place of a certificate named
 	out        []Break
 }
 
@@ -37,7 +38,7 @@ type breaker struct {
 // for a trust object whose CAs were replaced, the old and new CAs'
 // certificates against the trust each consumer keeps.
 func breaks(base, head *Tree, now time.Time) []Break {
-	k := &breaker{base: newSide(base), head: newSide(head), seen: map[string]int{}, baseAt: map[string]Cert{}, rolled: rolled(base, head),
+	k := &breaker{base: newSide(base), head: newSide(head), seen: map[string]int{}, placed: map[string]bool{}, baseAt: map[string]Cert{}, rolled: rolled(base, head),
 		v: &verifier{now: now, pools: map[string]*x509.CertPool{}, seen: map[verifyKey]*x509.Certificate{}, sigs: map[*TrustObject]string{}, shas: map[*x509.Certificate]string{}}, repl: map[string][2]*TrustObject{}, headHas: map[string]bool{}}
 	k.keys, k.b, k.h = pairs(base, head)
 	for _, c := range base.Certs {
@@ -87,13 +88,13 @@ func (k *breaker) add(c Cert, o *TrustObject, consumers []Consumer, needs CARef,
 		return
 	}
 	id := sha(c.Cert) + "\x00" + o.key() + "\x00" + reason
+	if k.placed[id+"\x00"+c.at()] {
+		return
+	}
+	k.placed[id+"\x00"+c.at()] = true
 	ref := certRef(c)
-	if i, ok := k.seen[id]; ok {
+	if i, ok := k.seen[id]; ok { // a fleet holds one copy per cluster: a set, not a search
 		b := &k.out[i]
-		same := func(x CertRef) bool { return x.Resource.id() == ref.Resource.id() && x.Key == ref.Key }
-		if same(b.Certificate) || slices.ContainsFunc(b.AlsoAt, same) {
-			return
-		}
 		if nearness(c.Resource.File, c.Package, o) > nearness(b.Certificate.Resource.File, b.Certificate.Package, o) {
 			b.Certificate, ref = ref, b.Certificate
 			b.Domain = k.sharedDomain(c.Package, o)
