@@ -56,8 +56,10 @@ type builder struct {
 	// package directory of each item in a package.
 	reasons map[string][]report.Trusted
 	pkg     map[*yaml.RNode]string
-	// bundles are the policies' bundles by package directory and name.
+	// bundles are the policies' bundles by package directory and name,
+	// decoded the policies.
 	bundles map[string]bundleInfo
+	decoded map[*yaml.RNode]decoded
 	// added are the readers addReader recorded, by map, key, object and
 	// how it reads: a fleet repository has one reader per cluster of the
 	// same Secret, and looking through them is quadratic.
@@ -74,7 +76,7 @@ type signerReader struct {
 func Build(in Input) *Tree {
 	b := &builder{in: in, tree: &Tree{Holders: map[string][]Holder{}, Readers: map[string][]Consumer{}},
 		nodes: map[kube.Ref]*yaml.RNode{}, byName: map[string][]Consumer{}, reasons: map[string][]report.Trusted{},
-		pkg: map[*yaml.RNode]string{}, bundles: map[string]bundleInfo{}}
+		pkg: map[*yaml.RNode]string{}, bundles: map[string]bundleInfo{}, decoded: map[*yaml.RNode]decoded{}}
 	for _, r := range in.Explained {
 		for _, target := range append([]string{r.Target}, r.Others...) { // every target a bundle writes
 			k := r.Package + "\x00" + target

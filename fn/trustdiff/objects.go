@@ -124,7 +124,7 @@ func (b *builder) alerts(item *yaml.RNode) {
 // does not decode is a problem (render and check fail on it).
 func (b *builder) policy(item *yaml.RNode) {
 	ref := kube.RefOf(item)
-	p, err := policy.Decode(item)
+	p, err := b.decode(item)
 	if err != nil {
 		b.tree.Problems = append(b.tree.Problems, kube.ScrubMessage(fmt.Sprintf("%s: %v", ref, err)))
 		return

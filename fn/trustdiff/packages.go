@@ -5,6 +5,7 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/layout"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/restart"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // What the model reads of each package's policies besides their
@@ -29,7 +30,7 @@ func (b *builder) packages(pkgs []*layout.Package) {
 			b.pkg[item] = p.Dir
 		}
 		for _, node := range p.Policies {
-			pol, err := policy.Decode(node)
+			pol, err := b.decode(node)
 			if err != nil {
 				continue
 			}
@@ -43,6 +44,22 @@ func (b *builder) packages(pkgs []*layout.Package) {
 			}
 		}
 	}
+}
+
+// decoded is a policy decoded, or why it does not decode.
+type decoded struct {
+	pol *policy.RotationPolicy
+	err error
+}
+
+// decode decodes policy node once for the model (packages, policy).
+func (b *builder) decode(node *yaml.RNode) (*policy.RotationPolicy, error) {
+	d, ok := b.decoded[node]
+	if !ok {
+		d.pol, d.err = policy.Decode(node)
+		b.decoded[node] = d
+	}
+	return d.pol, d.err
 }
 
 // domain records that package pkg has a bundle of trust domain name.
