@@ -72,6 +72,19 @@ type signerReader struct {
 	consumer Consumer
 }
 
+// objectsOnly drops the documents that are not objects - a YAML scalar or
+// list where a resource belongs: the readers of render and check never
+// hand one over, and nothing of trust can be read from it.
+func objectsOnly(items []*yaml.RNode) []*yaml.RNode {
+	out := items[:0:0]
+	for _, item := range items {
+		if item.YNode().Kind == yaml.MappingNode {
+			out = append(out, item)
+		}
+	}
+	return out
+}
+
 // Build maps a tree's resources onto its model.
 func Build(in Input) *Tree {
 	b := &builder{in: in, tree: &Tree{Holders: map[string][]Holder{}, Readers: map[string][]Consumer{}},
@@ -83,6 +96,8 @@ func Build(in Input) *Tree {
 			b.reasons[k] = append(b.reasons[k], r)
 		}
 	}
+	in.Items = objectsOnly(in.Items)
+	b.in.Items = in.Items
 	pkgs, _ := layout.Split(in.Items)
 	b.packages(pkgs)
 	for _, item := range in.Items {
