@@ -13,19 +13,21 @@ import (
 
 // fleetRow is what the fleet section measured at one size.
 type fleetRow struct {
-	render, rerender, check sample
+	render, rerender, check, diff sample
 }
 
-// fleet renders and checks monorepos of clusters from their top, each
-// cluster a copy of examples/envoy-gateway and examples/multi-signer
+// fleet renders, checks and diffs monorepos of clusters from their top,
+// each cluster a copy of examples/envoy-gateway and examples/multi-signer
 // (synth.WriteFleet), and prints how render grows with the clusters and
-// how a re-render compares with check.
+// how a re-render and a diff compare with check.
 func (c *config) fleet(sizes []int) {
 	fmt.Println("== Fleet: a repository of clusters (clusters/<region>/<stage>-<n>), each a copy of examples/envoy-gateway and")
 	fmt.Println("examples/multi-signer (two packages), rendered and checked from its top; render: the first render (a fresh copy each")
-	fmt.Println("run), re-render: again with nothing to change, check: `check DIR`.")
-	fmt.Printf("%8s %8s %7s %8s | %-26s | %-26s | %-26s\n", "clusters", "packages", "files", "size", "render", "re-render", "check")
-	fmt.Printf("%8s %8s %7s %8s | %7s %8s %9s | %7s %8s %9s | %7s %8s %9s\n", "", "", "", "", "CPU", "wall", "RSS", "CPU", "wall", "RSS", "CPU", "wall", "RSS")
+	fmt.Println("run), re-render: again with nothing to change, check: `check DIR`; diff: `diff BASE HEAD` in a git repository of")
+	fmt.Println("the fleet, BASE the copies as generated and HEAD their render (the pull request a CA shared by every cluster makes),")
+	fmt.Println("timed alternating with `check` of HEAD's tree (the check column).")
+	fmt.Printf("%8s %8s %7s %8s | %-26s | %-26s | %-26s | %-26s\n", "clusters", "packages", "files", "size", "render", "re-render", "check", "diff")
+	fmt.Printf("%8s %8s %7s %8s | %7s %8s %9s | %7s %8s %9s | %7s %8s %9s | %7s %8s %9s\n", "", "", "", "", "CPU", "wall", "RSS", "CPU", "wall", "RSS", "CPU", "wall", "RSS", "CPU", "wall", "RSS")
 	at := map[int]fleetRow{}
 	for _, n := range sizes {
 		row, files, size := c.fleetRow(n)
@@ -33,13 +35,13 @@ func (c *config) fleet(sizes []int) {
 		cell := func(s sample) string {
 			return fmt.Sprintf("%6.2fs %7.2fs %8.0fM", s.cpu.Seconds(), s.wall.Seconds(), s.mb())
 		}
-		fmt.Printf("%8d %8d %7d %7.1fM | %s | %s | %s\n", n, 2*n, files, float64(size)/1e6,
-			cell(row.render), cell(row.rerender), cell(row.check))
+		fmt.Printf("%8d %8d %7d %7.1fM | %s | %s | %s | %s\n", n, 2*n, files, float64(size)/1e6,
+			cell(row.render), cell(row.rerender), cell(row.check), cell(row.diff))
 	}
 	c.fleetRatios(sizes, at)
 }
 
-// fleetRow measures render, re-render and check at n clusters, and
+// fleetRow measures render, re-render, check and diff at n clusters, and
 // returns the number of files and bytes of the repository.
 func (c *config) fleetRow(n int) (row fleetRow, files int, size int64) {
 	pristine, work := filepath.Join(c.dir, fmt.Sprintf("fleet-%d", n)), filepath.Join(c.dir, "fleet-work")
@@ -63,13 +65,55 @@ func (c *config) fleetRow(n int) (row fleetRow, files int, size int64) {
 	// The last first render leaves work rendered: the re-renders start there.
 	row.render = measure(c.runs, func() sample { fresh(); return render() })[0]
 	row.rerender = measure(c.runs, render)[0]
-	row.check = measure(c.runs, func() sample { return c.run("", "", true, c.rc, "check", work) })[0]
+	row.check, row.diff = c.fleetDiff(pristine, work)
 	return row, files, size
+}
+
+// fleetDiff makes a git repository of the fleet in work - a base commit,
+// the copies as generated, and a head commit, their render - and times
+// `diff BASE HEAD` in it alternating with `check` of its tree (HEAD's).
+// Every cluster holds the same CA (copies of the examples), as clusters
+// that trust one root do: the pull request after that CA is rotated is
+// the render that updates every cluster's bundle, the one pull request
+// that touches the whole fleet - the most a diff has to compare; one that
+// touches one cluster reads the same two trees and compares less.
+func (c *config) fleetDiff(pristine, work string) (check, diff sample) {
+	os.RemoveAll(work)
+	if out, err := exec.Command("cp", "-a", pristine, work).CombinedOutput(); err != nil {
+		fail(fmt.Errorf("cp: %v: %s", err, out))
+	}
+	git := func(args ...string) {
+		cmd := exec.Command("git", append([]string{"-c", "user.name=bench", "-c", "user.email=bench@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+		cmd.Dir = work
+		if out, err := cmd.CombinedOutput(); err != nil {
+			fail(fmt.Errorf("git %v: %v: %s", args, err, out))
+		}
+	}
+	git("init", "-q")
+	git("add", "-A")
+	git("commit", "-q", "-m", "base: the fleet as generated")
+	c.runIn(work, "", "", false, c.rc, "render", ".")
+	git("add", "-A")
+	git("commit", "-q", "-m", "head: rendered")
+	s := measure(c.runs,
+		func() sample { return c.runIn(work, "", "", true, c.rc, "check", ".") },
+		func() sample { return c.diffSample(work) })
+	return s[0], s[1]
+}
+
+// diffSample times `diff HEAD~1 HEAD` in dir; it exits 0 or 1 (a break
+// found), anything else is fatal.
+func (c *config) diffSample(dir string) sample {
+	s := c.runIn(dir, "", "", true, c.rc, "diff", "HEAD~1", "HEAD")
+	if s.code != 0 && s.code != 1 {
+		fail(fmt.Errorf("rotate-certs diff HEAD~1 HEAD in %s: exit %d", dir, s.code))
+	}
+	return s
 }
 
 // fleetRatios prints the ratios the fleet section is read by: render at
 // each size over render at the size ten times smaller (linear: 10), and a
-// re-render over check at each size.
+// re-render and a diff over check at each size.
 func (c *config) fleetRatios(sizes []int, at map[int]fleetRow) {
 	ratio := func(a, b time.Duration) float64 { return a.Seconds() / b.Seconds() }
 	for _, n := range sizes {
@@ -84,5 +128,9 @@ func (c *config) fleetRatios(sizes []int, at map[int]fleetRow) {
 	for _, n := range sizes {
 		r := at[n]
 		fmt.Printf("re-render(%d)/check(%d): CPU %.2f, wall %.2f (goal <= 2.5)\n", n, n, ratio(r.rerender.cpu, r.check.cpu), ratio(r.rerender.wall, r.check.wall))
+	}
+	for _, n := range sizes {
+		r := at[n]
+		fmt.Printf("diff(%d)/check(%d): CPU %.2f, wall %.2f, peak RSS %.2f (goal <= 2.5)\n", n, n, ratio(r.diff.cpu, r.check.cpu), ratio(r.diff.wall, r.check.wall), float64(r.diff.rss)/float64(r.check.rss))
 	}
 }

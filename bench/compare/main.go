@@ -9,7 +9,7 @@
 // (CPU time per resource from 10,000 to 300,000 resources); memory (peak
 // RSS over input size on the worst shapes found); repo (render and check
 // on a package of files, against kpt fn render with a no-op exec
-// function); fleet (render, re-render and check of a repository of 100 to
+// function); fleet (render, re-render, check and diff of a repository of 100 to
 // 10,000 clusters, two packages each, and how they grow); kustomize
 // (kustomize build with and without an exec function).
 //
@@ -107,8 +107,18 @@ func (s sample) mb() float64 { return float64(s.rss) / 1e6 }
 // none) and stdout to out (or discarded), and returns its CPU time and
 // peak RSS. A run that fails is fatal unless mayFail.
 func (c *config) run(in, out string, mayFail bool, bin string, args ...string) sample {
+	return c.runIn("", in, out, mayFail, bin, args...)
+}
+
+// runIn is run in the directory dir ("": this one).
+func (c *config) runIn(dir, in, out string, mayFail bool, bin string, args ...string) sample {
 	stats := filepath.Join(c.dir, "stats.txt")
-	cmd := exec.Command(c.measure, append([]string{"-o", stats, "--", bin}, args...)...)
+	measure := c.measure
+	if dir != "" { // a relative path is taken from dir
+		measure, bin = absProgram(measure), absProgram(bin)
+	}
+	cmd := exec.Command(measure, append([]string{"-o", stats, "--", bin}, args...)...)
+	cmd.Dir = dir
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if in != "" {
@@ -147,6 +157,18 @@ func (c *config) run(in, out string, mayFail bool, bin string, args ...string) s
 	s.wall = time.Duration(wall * float64(time.Second))
 	s.rss = rss * 1024
 	return s
+}
+
+// absProgram returns the absolute path of a program named by a path
+// (holding a separator); a name found on PATH as it is.
+func absProgram(p string) string {
+	if !strings.ContainsRune(p, filepath.Separator) {
+		return p
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
 }
 
 // measure runs each program runs times, alternating, and returns the

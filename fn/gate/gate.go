@@ -17,6 +17,7 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/layout"
+	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/rotate-certs/rotate-certs/fn/trustdiff"
@@ -118,25 +119,24 @@ func write(res trustdiff.Result, o Options) ([]byte, error) {
 
 // readSide reads one side into its model.
 func readSide(o Options, s Side, log exit.Printer) (*trustdiff.Tree, error) {
-	root, paths, cleanup, err := materialize(o, s, log)
+	root, read, err := reader(o, s, log)
 	if err != nil {
 		return nil, err
 	}
-	defer cleanup()
-	set := &resio.Resources{}
-	if len(paths) > 0 { // none of the paths named is on this side: an empty tree
-		set = resio.ReadPaths(paths, nil)
+	set := read()
+	inRoot := func(m string) string {
+		return kube.ScrubMessage(strings.ReplaceAll(m, root+string(filepath.Separator), ""))
 	}
 	for _, n := range set.Notes {
-		log.Note(fmt.Sprintf("%s: %s", s, n))
+		log.Note(fmt.Sprintf("%s: %s", s, inRoot(n)))
 	}
 	rel := relativeTo(root)
 	var problems []string
 	for _, p := range set.Problems {
-		problems = append(problems, kube.ScrubMessage(strings.ReplaceAll(p.Message, root+string(filepath.Separator), "")))
+		problems = append(problems, inRoot(p.Message))
 	}
 	ex, errs := explain(set.Items, o.Now)
-	tree := trustdiff.Build(trustdiff.Input{Items: set.Items, Explained: ex.Trust, Waves: ex.Waves, File: rel})
+	tree := trustdiff.Build(trustdiff.Input{Items: set.Items, Explained: ex.Trust, Waves: ex.Waves, File: rel, Policies: ex.policies})
 	tree.Problems = append(append(problems, errs...), tree.Problems...)
 	return tree, nil
 }
@@ -151,14 +151,21 @@ func relativeTo(root string) func(string) string {
 	}
 }
 
+// explained is what explain found: rotate.Explain's rows for every
+// policy, and each policy decoded (the model words them: decoded once).
+type explained struct {
+	rotate.Explanation
+	policies map[*yaml.RNode]*policy.RotationPolicy
+}
+
 // explain runs each package's policies (layout.Split: a policy's directory
 // and below) and returns why each bundle's targets hold each CA (each row's
 // Package its package's directory) and the
 // roll-outs in waves not done; a policy that cannot be applied is a
 // problem.
-func explain(items []*yaml.RNode, now time.Time) (rotate.Explanation, []string) {
+func explain(items []*yaml.RNode, now time.Time) (explained, []string) {
 	pkgs, _ := layout.Split(items)
-	var all rotate.Explanation
+	all := explained{policies: map[*yaml.RNode]*policy.RotationPolicy{}}
 	var problems []string
 	for _, p := range pkgs {
 		var rest []*yaml.RNode
@@ -167,58 +174,78 @@ func explain(items []*yaml.RNode, now time.Time) (rotate.Explanation, []string) 
 				rest = append(rest, it)
 			}
 		}
-		for _, pol := range p.Policies {
-			e, err := rotate.Explain(rest, pol, now)
+		for _, node := range p.Policies {
+			pol, err := policy.Decode(node)
 			if err != nil {
-				problems = append(problems, kube.ScrubMessage(fmt.Sprintf("policy %s: %v", kube.RefOf(pol), err)))
-				continue
+				err = fmt.Errorf("%s: %w", kube.RefOf(node), err) // as rotate.Explain words it
+			} else {
+				all.policies[node] = pol
+				var e rotate.Explanation
+				if e, err = (rotate.Processor{}).ExplainPolicy(rest, node, pol, now); err == nil {
+					all.add(e, p.Dir)
+					continue
+				}
 			}
-			for _, row := range e.Trust {
-				row.Package = p.Dir // its target is the package's, not another's of the same name
-				all.Trust = append(all.Trust, row)
-			}
-			all.Waves = append(all.Waves, e.Waves...)
+			problems = append(problems, kube.ScrubMessage(fmt.Sprintf("policy %s: %v", kube.RefOf(node), err)))
 		}
 	}
 	return all, problems
 }
 
-// materialize returns the directory a side is read from and the paths to
-// read in it: a revision written to a temporary directory (cleanup removes
-// it), or a directory as it is.
-func materialize(o Options, s Side, log exit.Printer) (root string, paths []string, cleanup func(), err error) {
-	cleanup = func() {}
+// add adds the explanation of the package in dir.
+func (all *explained) add(e rotate.Explanation, dir string) {
+	for _, row := range e.Trust {
+		row.Package = dir // its target is the package's, not another's of the same name
+		all.Trust = append(all.Trust, row)
+	}
+	all.Waves = append(all.Waves, e.Waves...)
+}
+
+// reader returns the directory a side's files are named below and what
+// reads them: a revision read into memory (resio.Revision), or a
+// directory on disk.
+func reader(o Options, s Side, log exit.Printer) (root string, read func() *resio.Resources, err error) {
 	if s.Rev == "" {
 		root, err = filepath.Abs(s.Dir)
 		if err != nil {
-			return "", nil, cleanup, err
+			return "", nil, err
 		}
+		paths := []string{root}
 		if s.Dir == "." || s.Dir == "" {
 			root, paths = workTree(o)
-			return root, paths, cleanup, nil
 		}
-		return root, []string{root}, cleanup, nil
+		return root, func() *resio.Resources {
+			return readPaths(paths, func(p []string) *resio.Resources { return resio.ReadPaths(p, nil) })
+		}, nil
 	}
 	rev, err := resio.ReadRevision(o.Dir, s.Rev)
 	if err != nil {
-		return "", nil, cleanup, err
+		return "", nil, err
 	}
 	for _, n := range rev.Notes {
 		log.Note(fmt.Sprintf("%s: %s", s, n))
 	}
-	here := filepath.Join(rev.Dir, filepath.FromSlash(rev.Prefix))
+	here := filepath.Join(rev.Top, filepath.FromSlash(rev.Prefix))
+	var paths []string
 	for _, p := range pathsOrDot(o.Paths) {
 		full := filepath.Join(here, p)
-		if full != rev.Dir && !strings.HasPrefix(full, rev.Dir+string(filepath.Separator)) {
-			_ = rev.Close()
-			return "", nil, cleanup, fmt.Errorf("%s is outside the repository", kube.SafePath(p))
+		if full != rev.Top && !strings.HasPrefix(full, rev.Top+string(filepath.Separator)) {
+			return "", nil, fmt.Errorf("%s is outside the repository", kube.SafePath(p))
 		}
-		if _, err := os.Stat(full); err != nil {
-			continue // not in this revision: nothing to read there
+		if rev.Has(full) { // else not in this revision: nothing to read there
+			paths = append(paths, full)
 		}
-		paths = append(paths, full)
 	}
-	return rev.Dir, paths, func() { _ = rev.Close() }, nil
+	return rev.Top, func() *resio.Resources { return readPaths(paths, rev.ReadPaths) }, nil
+}
+
+// readPaths reads paths with read; none (none of the paths named is on
+// this side) is an empty tree.
+func readPaths(paths []string, read func([]string) *resio.Resources) *resio.Resources {
+	if len(paths) == 0 {
+		return &resio.Resources{}
+	}
+	return read(paths)
 }
 
 // workTree returns the top of the repository o.Dir is in (o.Dir itself

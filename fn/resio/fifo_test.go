@@ -25,7 +25,7 @@ func TestFIFOIsAProblem(t *testing.T) {
 	require.Len(t, res.Problems, 1)
 	require.Contains(t, res.Problems[0].Error(), fifo+": a named pipe (FIFO), not a regular file: not read")
 
-	res = walkPath(fifo, Manifests)
+	res = walkPath(osFiles{}, fifo, Manifests)
 	require.Empty(t, res.Files)
 	require.Len(t, res.Problems, 1, "a FIFO named on the command line is refused too")
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -35,6 +34,11 @@ type Problem struct {
 // regular files only); stdin ("-") may be named once. A file reached twice
 // (named, and inside a directory named too) is read once.
 func ReadPaths(paths []string, stdin io.Reader) *Resources {
+	return readPaths(osFiles{}, paths, stdin)
+}
+
+// readPaths is ReadPaths over files.
+func readPaths(files fileSystem, paths []string, stdin io.Reader) *Resources {
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
@@ -58,11 +62,11 @@ func ReadPaths(paths []string, stdin io.Reader) *Resources {
 			s.parse("-", b)
 			continue
 		}
-		found := walkPath(p, ManifestsAndJSON)
+		found := walkPath(files, p, ManifestsAndJSON)
 		for _, err := range found.Problems {
 			s.problemf("%v", err)
 		}
-		var files []string
+		var named []string
 		for _, f := range found.Files {
 			id := f
 			if abs, err := filepath.Abs(f); err == nil {
@@ -70,22 +74,22 @@ func ReadPaths(paths []string, stdin io.Reader) *Resources {
 			}
 			if !seen[id] {
 				seen[id] = true
-				files = append(files, f)
+				named = append(named, f)
 			}
 		}
-		s.readFiles(files)
+		s.readFiles(files, named)
 	}
 	return s
 }
 
-// readFiles reads and parses files on every core and adds what each gave
+// readFiles reads and parses files (in fsys) on every core and adds what each gave
 // to s, in the order of files.
-func (s *Resources) readFiles(files []string) {
+func (s *Resources) readFiles(fsys fileSystem, files []string) {
 	parallel.Map(len(files), 0, func() func(int) *Resources {
 		docs := newDocumentParser()
 		return func(i int) *Resources {
 			one := &Resources{docs: docs}
-			b, err := os.ReadFile(files[i])
+			b, err := fsys.ReadFile(files[i])
 			if err != nil {
 				one.problemf("%v", err)
 				return one

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
@@ -17,18 +16,21 @@ import (
 )
 
 // Reading a git revision: `rotate-certs diff` reads the files of a commit
-// by the same rules as a directory (Walk) by writing the blobs a walk may
-// read - manifests and .krmignore files - into a temporary directory, with
-// the `git` binary (ls-tree and cat-file, never the network, nothing
-// written to the repository). git archive is not used: it honours the
+// by the same rules as a directory (Walk, ReadPaths) from memory: the blobs
+// a walk may read - manifests and .krmignore files - are read with the
+// `git` binary (ls-tree and cat-file, never the network, nothing written to
+// the repository or anywhere else) and named as if the commit were checked
+// out at the top of the repository; the walk and the readers then list and
+// read them instead of the disk. git archive is not used: it honours the
 // commit's own export-ignore attributes, by which a change could hide a
 // file from its own review.
 
-// Revision is a commit's tree, checked out into a temporary directory.
+// Revision is a commit's tree, held in memory.
 type Revision struct {
-	// Dir is the temporary directory that holds the tree: the top of the
-	// repository. Remove it with Close.
-	Dir string
+	// Top is the directory the files are named under: the top of the
+	// repository (nothing is read there; the names only show where each
+	// file sits in the commit).
+	Top string
 	// Prefix is the directory of the repository the command runs in,
 	// relative to its top ("" at the top, else ending in "/"): the paths
 	// a user names are relative to it.
@@ -36,10 +38,22 @@ type Revision struct {
 	// Notes are the entries skipped on purpose (symbolic links,
 	// submodules), one line each.
 	Notes []string
+	files memFiles
 }
 
-// Close removes the temporary directory.
-func (r *Revision) Close() error { return os.RemoveAll(r.Dir) }
+// Has reports whether p (below Top) is a file or directory of the
+// revision that a walk may read: a directory that holds no manifest is
+// not there.
+func (r *Revision) Has(p string) bool {
+	_, err := r.files.Stat(p)
+	return err == nil
+}
+
+// ReadPaths is ReadPaths (no stdin) over the revision: paths are below
+// Top.
+func (r *Revision) ReadPaths(paths []string) *Resources {
+	return readPaths(r.files, paths, nil)
+}
 
 // IsRevision reports whether rev names a commit of the git repository
 // that holds dir.
@@ -66,15 +80,15 @@ func GitTop(dir string) (top, prefix string, err error) {
 	return top, prefix, nil
 }
 
-// ReadRevision writes the manifests (*.yaml, *.yml, *.json) and .krmignore
-// files of commit rev of the repository that holds dir into a new
-// temporary directory. Symbolic links and submodules are skipped, each
-// with a note: what they point at is not in the commit.
+// ReadRevision reads the manifests (*.yaml, *.yml, *.json) and .krmignore
+// files of commit rev of the repository that holds dir into memory.
+// Symbolic links and submodules are skipped, each with a note: what they
+// point at is not in the commit.
 func ReadRevision(dir, rev string) (*Revision, error) {
 	if !IsRevision(dir, rev) {
 		return nil, fmt.Errorf("%s is not a commit of the git repository at %s", kube.Quote(rev), kube.SafePath(dir))
 	}
-	_, prefix, err := GitTop(dir)
+	top, prefix, err := GitTop(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -82,13 +96,8 @@ func ReadRevision(dir, rev string) (*Revision, error) {
 	if err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp("", "rotate-certs-diff-")
-	if err != nil {
-		return nil, err
-	}
-	r := &Revision{Dir: tmp, Prefix: prefix}
+	r := &Revision{Top: filepath.Clean(top), Prefix: prefix}
 	if err := r.extract(dir, list); err != nil {
-		_ = r.Close()
 		return nil, err
 	}
 	return r, nil
@@ -97,7 +106,7 @@ func ReadRevision(dir, rev string) (*Revision, error) {
 // blob is one file of a tree listing.
 type blob struct{ id, name string }
 
-// extract writes the blobs of an ls-tree -z listing that a walk may read.
+// extract reads the blobs of an ls-tree -z listing that a walk may read.
 func (r *Revision) extract(dir string, list []byte) error {
 	var blobs []blob
 	for _, entry := range bytes.Split(list, []byte{0}) {
@@ -118,7 +127,7 @@ func (r *Revision) extract(dir string, list []byte) error {
 			blobs = append(blobs, blob{id: f[2], name: name})
 		}
 	}
-	return r.write(dir, blobs)
+	return r.read(dir, blobs)
 }
 
 // walkable reports whether a walk may read the file name: a manifest or
@@ -142,10 +151,11 @@ func hasExt(name string, exts []string) bool {
 	return false
 }
 
-// write reads blobs through one `git cat-file --batch` and writes each
-// under r.Dir. Each blob is asked for once: a repository of many clusters
-// holds the same file once per cluster.
-func (r *Revision) write(dir string, blobs []blob) error {
+// read reads blobs through one `git cat-file --batch` and names each
+// below r.Top. Each blob is asked for and held once: a repository of many
+// clusters holds the same file once per cluster.
+func (r *Revision) read(dir string, blobs []blob) error {
+	r.files = newMemFiles(r.Top)
 	if len(blobs) == 0 {
 		return nil
 	}
@@ -169,22 +179,14 @@ func (r *Revision) write(dir string, blobs []blob) error {
 			return fmt.Errorf("reading %s from git: %w", kube.SafePath(b.name), err)
 		}
 	}
-	made := map[string]bool{}
 	for _, b := range blobs {
-		target := filepath.Join(r.Dir, filepath.FromSlash(b.name))
-		if !strings.HasPrefix(target, r.Dir+string(filepath.Separator)) {
+		target := filepath.Join(r.Top, filepath.FromSlash(b.name))
+		if !strings.HasPrefix(target, r.Top+string(filepath.Separator)) {
 			return fmt.Errorf("%s: a path outside the tree", kube.SafePath(b.name))
 		}
-		if d := filepath.Dir(target); !made[d] {
-			if err := os.MkdirAll(d, 0o700); err != nil {
-				return err
-			}
-			made[d] = true
-		}
-		if err := os.WriteFile(target, content[b.id], 0o600); err != nil {
-			return err
-		}
+		r.files.add(target, content[b.id])
 	}
+	r.files.sort()
 	return nil
 }
 

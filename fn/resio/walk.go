@@ -20,6 +20,7 @@ package resio
 // whatever these rules say (only the regular-file rule holds).
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -54,8 +55,13 @@ type Walked struct {
 // Walk walks root, a directory, for files ending in one of exts (compared
 // without regard to case).
 func Walk(root string, exts []string) Walked {
+	return walk(osFiles{}, root, exts)
+}
+
+// walk is Walk over files.
+func walk(files fileSystem, root string, exts []string) Walked {
 	var res Walked
-	w := &walker{exts: exts, res: &res}
+	w := &walker{files: files, exts: exts, res: &res}
 	if err := w.dir(root, nil); err != nil {
 		res.Problems = append(res.Problems, err)
 	}
@@ -66,13 +72,13 @@ func Walk(root string, exts []string) Walked {
 // walkPath lists what to read for a path named on the command line: the path
 // itself when it is a file (a regular one, or a link to one), else the
 // walk of the directory. A path that does not exist is a problem.
-func walkPath(p string, exts []string) Walked {
-	info, err := os.Stat(p)
+func walkPath(files fileSystem, p string, exts []string) Walked {
+	info, err := files.Stat(p)
 	if err != nil {
 		return Walked{Problems: []error{err}}
 	}
 	if info.IsDir() {
-		return Walk(p, exts)
+		return walk(files, p, exts)
 	}
 	if err := regularFile(p, info); err != nil {
 		return Walked{Problems: []error{err}}
@@ -100,8 +106,9 @@ func regularFile(p string, info fs.FileInfo) error {
 }
 
 type walker struct {
-	exts []string
-	res  *Walked
+	files fileSystem
+	exts  []string
+	res   *Walked
 }
 
 // ignored reports whether one of the .krmignore files ms (each knows the
@@ -112,7 +119,7 @@ func ignored(ms []gitignore.IgnoreMatcher, path string, isDir bool) bool {
 
 // dir reads one directory: its .krmignore first, then its entries.
 func (w *walker) dir(dir string, ms []gitignore.IgnoreMatcher) error {
-	entries, err := os.ReadDir(dir)
+	entries, err := w.files.ReadDir(dir)
 	if err != nil {
 		return fmt.Errorf("%s: %w", dir, err)
 	}
@@ -120,7 +127,7 @@ func (w *walker) dir(dir string, ms []gitignore.IgnoreMatcher) error {
 	if err != nil {
 		return err
 	}
-	if m, err := readIgnore(abs); err != nil {
+	if m, err := readIgnore(w.files, abs); err != nil {
 		w.res.Problems = append(w.res.Problems, fmt.Errorf("%s: %w", filepath.Join(dir, ignoreFile), err))
 	} else if m != nil {
 		ms = append(ms[:len(ms):len(ms)], m)
@@ -144,7 +151,7 @@ func (w *walker) dir(dir string, ms []gitignore.IgnoreMatcher) error {
 		if !slices.Contains(w.exts, strings.ToLower(filepath.Ext(name))) || ignored(ms, absPath, false) {
 			continue
 		}
-		info, err := os.Stat(path) // follows a link
+		info, err := w.files.Stat(path) // follows a link
 		if err != nil {
 			w.res.Problems = append(w.res.Problems, err)
 			continue
@@ -162,9 +169,9 @@ func (w *walker) dir(dir string, ms []gitignore.IgnoreMatcher) error {
 }
 
 // readIgnore reads dir's .krmignore; nil when there is none.
-func readIgnore(dir string) (gitignore.IgnoreMatcher, error) {
+func readIgnore(files fileSystem, dir string) (gitignore.IgnoreMatcher, error) {
 	path := filepath.Join(dir, ignoreFile)
-	info, err := os.Stat(path)
+	info, err := files.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -174,10 +181,25 @@ func readIgnore(dir string) (gitignore.IgnoreMatcher, error) {
 	if err := regularFile(path, info); err != nil {
 		return nil, err
 	}
-	f, err := os.Open(path)
+	data, err := files.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return gitignore.NewGitIgnoreFromReader(dir, f), nil
+	return gitignore.NewGitIgnoreFromReader(dir, bytes.NewReader(data)), nil
 }
+
+// fileSystem is where a walk lists and reads files: the disk (osFiles),
+// or a git revision held in memory (Revision). Paths are the host's.
+type fileSystem interface {
+	ReadDir(dir string) ([]fs.DirEntry, error)
+	// Stat follows a symbolic link.
+	Stat(p string) (fs.FileInfo, error)
+	ReadFile(p string) ([]byte, error)
+}
+
+// osFiles is the disk.
+type osFiles struct{}
+
+func (osFiles) ReadDir(dir string) ([]fs.DirEntry, error) { return os.ReadDir(dir) }
+func (osFiles) Stat(p string) (fs.FileInfo, error)        { return os.Stat(p) }
+func (osFiles) ReadFile(p string) ([]byte, error)         { return os.ReadFile(p) }

@@ -65,11 +65,11 @@ func TestDirRules(t *testing.T) {
 func TestPathNamedFile(t *testing.T) {
 	root := t.TempDir()
 	write(t, root, ".hidden.yaml", "kind: ConfigMap\n")
-	res := walkPath(filepath.Join(root, ".hidden.yaml"), Manifests)
+	res := walkPath(osFiles{}, filepath.Join(root, ".hidden.yaml"), Manifests)
 	require.Empty(t, res.Problems)
 	require.Len(t, res.Files, 1)
 
-	res = walkPath(filepath.Join(root, "missing"), Manifests)
+	res = walkPath(osFiles{}, filepath.Join(root, "missing"), Manifests)
 	require.Empty(t, res.Files)
 	require.Len(t, res.Problems, 1)
 	require.Contains(t, res.Problems[0].Error(), "missing")

@@ -193,7 +193,17 @@ func Explain(items []*yaml.RNode, fnConfig *yaml.RNode, now time.Time) (Explanat
 
 // Explain is Explain with the trust domains p sees (Domains, Package).
 func (p Processor) Explain(items []*yaml.RNode, fnConfig *yaml.RNode, now time.Time) (Explanation, error) {
-	r, err := p.dryRun(items, fnConfig, now, (*run).trustBundles, (*run).restarts)
+	pol, err := policy.Decode(fnConfig)
+	if err != nil {
+		return Explanation{}, fmt.Errorf("%s: %w", kube.RefOf(fnConfig), err)
+	}
+	return p.ExplainPolicy(items, fnConfig, pol, now)
+}
+
+// ExplainPolicy is Explain of fnConfig decoded as pol (policy.Decode): a
+// caller that reads the policy itself decodes it once.
+func (p Processor) ExplainPolicy(items []*yaml.RNode, fnConfig *yaml.RNode, pol *policy.RotationPolicy, now time.Time) (Explanation, error) {
+	r, err := p.dryRun(items, fnConfig, pol, now, (*run).trustBundles, (*run).restarts)
 	if err != nil {
 		return Explanation{}, err
 	}
@@ -209,12 +219,9 @@ func (p Processor) Explain(items []*yaml.RNode, fnConfig *yaml.RNode, now time.T
 	return e, nil
 }
 
-// dryRun runs steps of the function over a copy of items at now.
-func (p Processor) dryRun(items []*yaml.RNode, fnConfig *yaml.RNode, now time.Time, steps ...func(*run)) (*run, error) {
-	pol, err := policy.Decode(fnConfig)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", kube.RefOf(fnConfig), err)
-	}
+// dryRun runs steps of the function over a copy of items at now, with
+// fnConfig decoded as pol.
+func (p Processor) dryRun(items []*yaml.RNode, fnConfig *yaml.RNode, pol *policy.RotationPolicy, now time.Time, steps ...func(*run)) (*run, error) {
 	copies := make([]*yaml.RNode, len(items))
 	for i, item := range items {
 		copies[i] = item.Copy()

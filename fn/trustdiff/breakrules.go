@@ -2,9 +2,11 @@ package trustdiff
 
 import (
 	"crypto/x509"
+	"fmt"
 	"maps"
 	"path"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/pki"
@@ -25,7 +27,8 @@ type breaker struct {
 	b, h       map[string]*TrustObject
 	baseAt     map[string]Cert
 	headHas    map[string]bool
-	index      map[string]int // position of each key in keys
+	chains     map[string][]string // chainable's lists, by issuers
+	index      map[string]int      // position of each key in keys
 	repl       map[string][2]*TrustObject
 	rolled     map[string]bool
 	seen       map[string]int  // break id: its index in out
@@ -48,22 +51,45 @@ func breaks(base, head *Tree, now time.Time) []Break {
 		k.headHas[c.at()+"\x00"+sha(c.Cert)] = true
 	}
 	for _, c := range head.Certs {
-		cand := candidates(c.Cert, k.base, k.head)
+		issued := []*x509.Certificate{c.Cert}
 		if prev, ok := k.baseAt[c.at()]; ok {
-			maps.Copy(cand, candidates(prev.Cert, k.base, k.head))
+			issued = append(issued, prev.Cert)
 		}
-		for _, key := range k.ordered(cand) {
+		for _, key := range k.chainable(issued...) {
 			k.lost(c, key)
 			k.newAgainstOld(c, key)
 		}
 	}
 	for _, c := range base.Certs {
-		cand := candidates(c.Cert, k.base, k.head)
-		for _, key := range k.ordered(cand) {
+		for _, key := range k.chainable(c.Cert) {
 			k.oldAgainstNew(c, key)
 		}
 	}
 	return k.out
+}
+
+// chainable returns the keys of the trust objects that certificates cs
+// may chain to (candidates), in the order of k.keys. They depend on the
+// certificates' issuers only: a fleet holds a copy of each certificate
+// per cluster, and the list is made once per issuers.
+func (k *breaker) chainable(cs ...*x509.Certificate) []string {
+	var id strings.Builder
+	for _, c := range cs {
+		fmt.Fprintf(&id, "%d:%s", len(c.RawIssuer), c.RawIssuer)
+	}
+	if keys, ok := k.chains[id.String()]; ok {
+		return keys
+	}
+	cand := map[string]bool{}
+	for _, c := range cs {
+		maps.Copy(cand, candidates(c, k.base, k.head))
+	}
+	if k.chains == nil {
+		k.chains = map[string][]string{}
+	}
+	keys := k.ordered(cand)
+	k.chains[id.String()] = keys
+	return keys
 }
 
 // ordered returns the keys of cand in the order of k.keys: each
@@ -75,8 +101,17 @@ func (k *breaker) ordered(cand map[string]bool) []string {
 			k.index[key] = i
 		}
 	}
-	out := slices.Collect(maps.Keys(cand))
-	slices.SortFunc(out, func(a, b string) int { return k.index[a] - k.index[b] })
+	// Sorted as positions: a fleet gives each certificate a candidate per
+	// cluster, and a comparison that looks both keys up is the cost.
+	at := make([]int, 0, len(cand))
+	for key := range cand {
+		at = append(at, k.index[key])
+	}
+	slices.Sort(at)
+	out := make([]string, len(at))
+	for i, n := range at {
+		out[i] = k.keys[n]
+	}
 	return out
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/layout"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
+	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/report"
 	"github.com/rotate-certs/rotate-certs/fn/restart"
 	"github.com/rotate-certs/rotate-certs/fn/trustbundle"
@@ -34,6 +35,9 @@ type Input struct {
 	// File maps the file a resource was read from to the path shown (the
 	// path below the top of the tree); nil shows it as read.
 	File func(string) string
+	// Policies are the policies among Items already decoded
+	// (policy.Decode), by item; one not here is decoded by Build.
+	Policies map[*yaml.RNode]*policy.RotationPolicy
 }
 
 // certKeys are the data keys that hold a certificate with its chain, not

@@ -52,11 +52,14 @@ type decoded struct {
 	err error
 }
 
-// decode decodes policy node once for the model (packages, policy).
+// decode decodes policy node once for the model (packages, policy): as
+// Input.Policies has it, else policy.Decode's.
 func (b *builder) decode(node *yaml.RNode) (*policy.RotationPolicy, error) {
 	d, ok := b.decoded[node]
 	if !ok {
-		d.pol, d.err = policy.Decode(node)
+		if d.pol = b.in.Policies[node]; d.pol == nil {
+			d.pol, d.err = policy.Decode(node)
+		}
 		b.decoded[node] = d
 	}
 	return d.pol, d.err
