@@ -74,3 +74,23 @@ func TestRetiredLinesARenderWritesAreNotPlanted(t *testing.T) {
 }
 
 func shaOf(c testpki.Cert) string { return sha(c.Cert) }
+
+// A roll names the workload's file: a fleet holds the same workload once
+// per cluster, and two lines "Deployment a/w rolls" would not say which.
+func TestRollLineNamesTheFile(t *testing.T) {
+	w := Resource{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "a", Name: "w"}
+	inFile := w
+	inFile.File = "clusters/east/app/deploy.yaml"
+	for _, tc := range []struct {
+		roll Roll
+		want string
+	}{
+		{Roll{Resource: w}, "Deployment a/w rolls"},
+		{Roll{Resource: inFile}, "Deployment a/w rolls in clusters/east/app/deploy.yaml"},
+		{Roll{Resource: inFile, Wave: "2"}, "Deployment a/w rolls (wave 2) in clusters/east/app/deploy.yaml"},
+	} {
+		if got := rollLine(tc.roll); got != tc.want {
+			t.Errorf("rollLine(%+v) = %q, want %q", tc.roll, got, tc.want)
+		}
+	}
+}

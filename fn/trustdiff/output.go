@@ -82,16 +82,24 @@ func (r Result) sections() []section {
 		trust = append(trust, trustLines(t)...)
 	}
 	add("Trust", trust)
-	add("Rolls", mapLines(r.Rolls, func(w Roll) string {
-		if w.Wave != "" {
-			return w.Resource.String() + " rolls (wave " + w.Wave + ")"
-		}
-		return w.Resource.String() + " rolls"
-	}))
+	add("Rolls", mapLines(r.Rolls, rollLine))
 	add("Cluster API rollouts", mapLines(r.Rollouts, changeLine))
 	add("Alerts", mapLines(r.Alerts, changeLine))
 	add("Policies", mapLines(r.Policies, changeLine))
 	return out
+}
+
+// rollLine words a roll, with the file of the workload: a repository of
+// many clusters holds the same workload once per cluster.
+func rollLine(w Roll) string {
+	line := w.Resource.String() + " rolls"
+	if w.Wave != "" {
+		line += " (wave " + w.Wave + ")"
+	}
+	if w.Resource.File != "" {
+		line += " in " + w.Resource.File
+	}
+	return line
 }
 
 func mapLines[T any](xs []T, f func(T) string) []string {
