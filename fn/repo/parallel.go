@@ -26,8 +26,8 @@ func (w *writes) Write(b []byte) (int, error) {
 // printer scrubs each as it comes), as soon as every package before it is
 // done: the lines and their order are those of a render of one package
 // after the other, whatever finished first. The packages share tree, read
-// only, and nothing else.
-func renderAll(dir string, tree *resio.Resources, jobs []job, o Options) []rendered {
+// only (each reads and releases its own files), and nothing else.
+func renderAll(dir string, tree *resio.Tree, jobs []job, o Options) []rendered {
 	type held struct {
 		rendered
 		stderr writes
@@ -37,6 +37,7 @@ func renderAll(dir string, tree *resio.Resources, jobs []job, o Options) []rende
 		return func(i int) held {
 			var h held
 			h.files, h.err = renderPackage(dir, tree, jobs[i], o, &h.stderr)
+			jobs[i].policy = nil // done with: let it go
 			return h
 		}
 	}, func(i int, h held) {

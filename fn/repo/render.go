@@ -1,9 +1,12 @@
 // Package repo is `rotate-certs render` on a directory: it reads the tree
-// (resio.ReadTree), splits it into packages - one with the policy given on
-// the command line, or every package the directory holds - runs the
-// function (rotate.Processor) on each, and writes back the files whose
-// resources changed, all or nothing across packages; or, as a dry run,
-// prints the unified diff of what it would write.
+// (resio.ScanTree), splits it into packages - one with the policy given on
+// the command line, or every package the directory holds - reads each
+// package (Tree.Read), runs the function (rotate.Processor) on it, and
+// writes back the files whose resources changed, all or nothing across
+// packages; or, as a dry run, prints the unified diff of what it would
+// write. A package's resources are parsed while it renders and let go
+// when its files are encoded: what a render holds is the text of the
+// tree, the packages in flight and the files to write.
 package repo
 
 import (
@@ -14,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -98,18 +102,19 @@ func render(dir string, o Options) (err error) {
 		}
 	}
 	defer paceCollector()()
-	tree, err := resio.ReadTree(dir)
+	tree, err := resio.ScanTree(dir, layout.IsPolicy)
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", dir, err)
 	}
 	for _, n := range tree.Notes {
 		o.Stderr.Note(n)
 	}
-	jobs, err := plan(dir, tree.Items, forced, o.Stderr)
+	jobs, err := plan(dir, tree, forced, o.Stderr)
 	if err != nil {
 		return err
 	}
-	if err := seeDomains(dir, jobs, o); err != nil {
+	tree.Kept = nil // the jobs hold the policies, each until it is rendered
+	if err := seeDomains(dir, tree, jobs, o); err != nil {
 		return err
 	}
 	files, err := renderJobs(dir, tree, jobs, o)
@@ -165,7 +170,7 @@ func paceCollector() (restore func()) {
 // renderJobs renders every package (renderAll) and returns the files they
 // write, sorted by path; any package failing, or two writing one file,
 // fails them all.
-func renderJobs(dir string, tree *resio.Resources, jobs []job, o Options) ([]atomicfs.File, error) {
+func renderJobs(dir string, tree *resio.Tree, jobs []job, o Options) ([]atomicfs.File, error) {
 	var files []atomicfs.File
 	var errs []error
 	for i, out := range renderAll(dir, tree, jobs, o) {
@@ -193,20 +198,27 @@ func renderJobs(dir string, tree *resio.Resources, jobs []job, o Options) ([]ato
 	return files, nil
 }
 
-// renderPackage runs the function on one package's items and returns the
-// files to write: only those whose resources changed. It reads tree and
-// changes nothing but the package's own items, so that packages render
-// in parallel; what the function says goes to stderr, the package's own.
-func renderPackage(dir string, tree *resio.Resources, j job, o Options, stderr io.Writer) ([]atomicfs.File, error) {
-	if err := tree.CheckDuplicateKeys(dir, j.items); err != nil {
-		return nil, err
-	}
-	p := rotate.Processor{Now: o.Now, At: o.At, Stderr: stderr, Domains: j.domains, Package: j.dir}
-	out, _, err := p.Run(j.policy, j.items, nil)
+// renderPackage reads one package's files from tree, runs the function on
+// its items and returns the files to write: only those whose resources
+// changed. It reads and releases only the package's own files, so that
+// packages render in parallel; what the function says goes to stderr,
+// the package's own. The package's resources are garbage once it
+// returns: only the files to write are left of it.
+func renderPackage(dir string, tree *resio.Tree, j job, o Options, stderr io.Writer) ([]atomicfs.File, error) {
+	defer tree.Release(j.files)
+	pkg, err := tree.Read(j.files)
 	if err != nil {
 		return nil, err
 	}
-	return tree.WriteFiles(out)
+	if err := pkg.CheckDuplicateKeys(dir, pkg.Items); err != nil {
+		return nil, err
+	}
+	p := rotate.Processor{Now: o.Now, At: o.At, Stderr: stderr, Domains: j.domains, Package: j.dir}
+	out, _, err := p.Run(j.policy, pkg.Items, nil)
+	if err != nil {
+		return nil, err
+	}
+	return pkg.WriteFiles(out)
 }
 
 // write writes files under dir all or nothing, and says what it wrote or
@@ -228,8 +240,10 @@ func write(dir string, files []atomicfs.File, created map[string]bool, packages 
 
 // job is one package to render.
 type job struct {
-	dir    string
-	items  []*yaml.RNode
+	dir string
+	// files are the package's files (resio.Tree.Files), in the tree's
+	// order.
+	files  []string
 	policy *yaml.RNode
 	// domains are the repository's trust domains, seen whole from its
 	// top (seeDomains); nil below it. Shared by every job: read only.
@@ -239,14 +253,24 @@ type job struct {
 // seeDomains gives every job the repository's trust domains when dir is
 // the repository's top (a render anywhere else sees each domain in part:
 // its bundles warn and keep their previous CAs until they expire). The
-// domains are built once, from every package, before any renders.
-func seeDomains(dir string, jobs []job, o Options) error {
+// domains are built once, from every package, before any renders; the
+// resources of the packages whose policy may name a domain (inDomain) are
+// read for it, and let go once it is built.
+func seeDomains(dir string, tree *resio.Tree, jobs []job, o Options) error {
 	if !resio.IsRepositoryTop(dir) {
 		return nil
 	}
 	pkgs := make([]rotate.Package, len(jobs))
 	for i, j := range jobs {
-		pkgs[i] = rotate.Package{Dir: j.dir, Policy: j.policy, Items: j.items}
+		pkgs[i] = rotate.Package{Dir: j.dir, Policy: j.policy}
+		if !inDomain(j.policy) {
+			continue
+		}
+		pkg, err := tree.Read(j.files)
+		if err != nil {
+			return err
+		}
+		pkgs[i].Items = pkg.Items
 	}
 	domains, err := rotate.Domains(pkgs, o.At, o.Now)
 	if err != nil {
@@ -264,14 +288,17 @@ func seeDomains(dir string, jobs []job, o Options) error {
 // top of the tree (whatever policies the top directory holds) and a deeper
 // policy's directory is still a package of its own. The files under no
 // policy are left as they are (said on stderr); a policy that would be
-// left so is an error.
-func plan(dir string, items []*yaml.RNode, forced *yaml.RNode, stderr io.Writer) ([]job, error) {
-	pkgs, rest := layout.Split(items)
+// left so is an error. The packages are split by file (layout.Split over
+// the policies and one stand-in per file), so that no package is parsed
+// before it renders.
+func plan(dir string, tree *resio.Tree, forced *yaml.RNode, stderr io.Writer) ([]job, error) {
+	stands := standIns(tree.Files)
+	pkgs, rest := layout.Split(append(slices.Clone(tree.Kept), stands.nodes...))
 	var jobs []job
 	if forced != nil {
 		var top []*yaml.RNode
-		pkgs, top = nested(pkgs, items)
-		jobs, rest = []job{{dir: ".", items: top, policy: forced}}, nil
+		pkgs, top = nested(pkgs, stands.nodes)
+		jobs, rest = []job{{dir: ".", files: stands.files(top), policy: forced}}, nil
 	}
 	if len(jobs) == 0 && len(pkgs) == 0 {
 		return nil, fmt.Errorf("no RotationPolicy (apiVersion rotate-certs.dev/v1alpha1) under %s: name one with --policy FILE, or write one with `rotate-certs init %s -o %s`",
@@ -284,7 +311,10 @@ func plan(dir string, items []*yaml.RNode, forced *yaml.RNode, stderr io.Writer)
 			errs = append(errs, err)
 			continue
 		}
-		jobs = append(jobs, job{dir: p.Dir, items: p.Items, policy: pol.Copy()})
+		// The policy as ScanTree kept it: no item of the package is it
+		// (Tree.Read parses the package again), so the function may
+		// change either without changing the other.
+		jobs = append(jobs, job{dir: p.Dir, files: stands.files(p.Items), policy: pol})
 	}
 	for _, it := range rest {
 		if layout.IsPolicy(it) {
@@ -295,10 +325,53 @@ func plan(dir string, items []*yaml.RNode, forced *yaml.RNode, stderr io.Writer)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	if n := len(filesOf(rest)); n > 0 {
+	if n := stands.withResources(rest); n > 0 {
 		fmt.Fprintf(stderr, "rotate-certs render: note: %d file(s) under %s are in no package (no RotationPolicy in their directory or above): left as they are\n", n, dir)
 	}
 	return jobs, nil
+}
+
+// fileStandIns are one empty object per file of a tree, annotated with
+// the file's path, for layout.Split to place the files in packages as it
+// places resources.
+type fileStandIns struct {
+	nodes []*yaml.RNode
+	file  map[*yaml.RNode]resio.TreeFile
+}
+
+func standIns(files []resio.TreeFile) fileStandIns {
+	s := fileStandIns{nodes: make([]*yaml.RNode, len(files)), file: make(map[*yaml.RNode]resio.TreeFile, len(files))}
+	for i, f := range files {
+		n := yaml.NewRNode(&yaml.Node{Kind: yaml.MappingNode})
+		if err := n.SetAnnotations(map[string]string{kioutil.PathAnnotation: f.Path}); err != nil {
+			panic(err) // an empty mapping takes annotations
+		}
+		s.nodes[i], s.file[n] = n, f
+	}
+	return s
+}
+
+// files returns the paths of the stand-ins among items, in their order.
+func (s fileStandIns) files(items []*yaml.RNode) []string {
+	var out []string
+	for _, it := range items {
+		if f, ok := s.file[it]; ok {
+			out = append(out, f.Path)
+		}
+	}
+	return out
+}
+
+// withResources counts the stand-ins among items whose file holds a
+// resource.
+func (s fileStandIns) withResources(items []*yaml.RNode) int {
+	n := 0
+	for _, it := range items {
+		if f, ok := s.file[it]; ok && f.Resources > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // nested returns the packages of pkgs below the top directory, and the
@@ -322,14 +395,28 @@ func nested(pkgs []*layout.Package, items []*yaml.RNode) (deeper []*layout.Packa
 	return deeper, top
 }
 
-func filesOf(items []*yaml.RNode) map[string]bool {
-	out := map[string]bool{}
-	for _, it := range items {
-		if f, _ := kube.FileOf(it); f != "" {
-			out[f] = true
+// inDomain reports whether policy may put a bundle in a trust domain:
+// a key "domain" anywhere in it, in any case (the policy's JSON decoding
+// matches keys so), or an alias, whose value this does not follow. A
+// policy that says more than it needs counts: the domains' pre-pass then
+// reads its package, which costs only time.
+func inDomain(policy *yaml.RNode) bool {
+	var walk func(n *yaml.Node) bool
+	walk = func(n *yaml.Node) bool {
+		if n.Kind == yaml.AliasNode {
+			return true
 		}
+		for i, c := range n.Content {
+			if n.Kind == yaml.MappingNode && i%2 == 0 && strings.EqualFold(c.Value, "domain") {
+				return true
+			}
+			if walk(c) {
+				return true
+			}
+		}
+		return false
 	}
-	return out
+	return walk(policy.YNode())
 }
 
 // diff prints the unified diff of every file against what is on disk.

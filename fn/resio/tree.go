@@ -16,10 +16,10 @@ import (
 // treeState is what writing a package tree back needs: the text of every
 // file read, by its path relative to the directory (slash-separated), each
 // item's file and fingerprint as read, and each file's resources summed up
-// as read (filesOf). It is read-only once ReadTree returns, so that the
-// packages of one tree can be written back (WriteFiles) in parallel; each
-// fingerprint is taken with seed, so that one taken later compares with
-// those taken as read.
+// as read (filesOf). It is read-only once ReadTree (or Tree.Read) returns,
+// so that the packages of one tree can be written back (WriteFiles) in
+// parallel; each fingerprint is taken with seed, so that one taken later
+// compares with those taken as read.
 type treeState struct {
 	files  map[string][]byte
 	read   map[*yaml.Node]readState
@@ -37,7 +37,8 @@ type treeState struct {
 // parse (unless it is a template, which is skipped with a note), is an
 // error naming it: the first such file in Walk's order. Files are read
 // and parsed on every core; what ReadTree returns is in Walk's order, the
-// same whatever the number of cores.
+// same whatever the number of cores. It holds the whole tree parsed:
+// render reads a tree with ScanTree and Tree.Read, a package at a time.
 func ReadTree(dir string) (*Resources, error) {
 	found := Walk(dir, Manifests)
 	if len(found.Problems) > 0 {
@@ -48,7 +49,11 @@ func ReadTree(dir string) (*Resources, error) {
 	var err error
 	parallel.Map(len(found.Files), 0, func() func(int) treeFile {
 		dp := newDocumentParser()
-		return func(i int) treeFile { return state.readTreeFile(dir, found.Files[i], dp) }
+		return func(i int) treeFile {
+			f := readTreeFile(dir, found.Files[i], dp)
+			f.read = state.states(f.nodes, true)
+			return f
+		}
 	}, func(_ int, f treeFile) {
 		switch {
 		case err != nil:
@@ -72,19 +77,21 @@ func ReadTree(dir string) (*Resources, error) {
 }
 
 // treeFile is one file ReadTree read: its text, its resources and their
-// states as read - or the note that skips it, or the error that fails the
-// read.
+// states as read, how many resources it holds (ScanTree keeps only some)
+// - or the note that skips it, or the error that fails the read.
 type treeFile struct {
-	rel   string
-	data  []byte
-	nodes []*yaml.RNode
-	read  map[*yaml.Node]readState
-	note  string
-	err   error
+	rel       string
+	data      []byte
+	nodes     []*yaml.RNode
+	read      map[*yaml.Node]readState
+	resources int
+	note      string
+	err       error
 }
 
-// readTreeFile reads the file f under dir with dp (see ReadTree).
-func (t *treeState) readTreeFile(dir, f string, dp *documentParser) treeFile {
+// readTreeFile reads the file f under dir with dp (see ReadTree), without
+// the states of its resources.
+func readTreeFile(dir, f string, dp *documentParser) treeFile {
 	rel, err := filepath.Rel(dir, f)
 	if err != nil {
 		return treeFile{err: err}
@@ -101,5 +108,5 @@ func (t *treeState) readTreeFile(dir, f string, dp *documentParser) treeFile {
 		}
 		return treeFile{err: fmt.Errorf("%s: %w", f, err)}
 	}
-	return treeFile{rel: rel, data: data, nodes: nodes, read: t.states(nodes, true)}
+	return treeFile{rel: rel, data: data, nodes: nodes, resources: len(nodes)}
 }

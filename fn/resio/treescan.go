@@ -1,0 +1,120 @@
+package resio
+
+import (
+	"errors"
+	"fmt"
+	"hash/maphash"
+
+	"github.com/rotate-certs/rotate-certs/fn/parallel"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// Tree is a package tree read a package at a time, so that what a render
+// holds is the text of the files, not every resource parsed: ScanTree
+// reads and parses every file once - the errors and notes are ReadTree's -
+// and keeps the text and the resources the caller asks for (the
+// policies, which say where the packages are); Read parses the files of
+// one package again into Resources that WriteFiles writes back, as
+// ReadTree's would; Release lets a package's text go once it is written.
+type Tree struct {
+	// Notes are the files skipped (templates that are not YAML).
+	Notes []string
+	// Kept are the resources keep chose, in Walk's order, as ReadTree
+	// reads them (path, index and indentation annotations).
+	Kept []*yaml.RNode
+	// Files are the files read, in Walk's order: those without a
+	// resource too (a file a package adds a resource to keeps its text).
+	Files []TreeFile
+
+	dir  string
+	at   map[string]int // index in Files, by path
+	text [][]byte       // by index in Files; nil once released
+	seed maphash.Seed
+}
+
+// TreeFile is one file of a Tree.
+type TreeFile struct {
+	// Path is relative to the tree's directory, slash-separated.
+	Path string
+	// Resources is how many resources it holds.
+	Resources int
+}
+
+// ScanTree reads the tree under dir as ReadTree does (the same files, the
+// same errors and notes, on every core) and keeps of it only the text of
+// each file and the resources keep chooses.
+func ScanTree(dir string, keep func(*yaml.RNode) bool) (*Tree, error) {
+	found := Walk(dir, Manifests)
+	if len(found.Problems) > 0 {
+		return nil, errors.Join(found.Problems...)
+	}
+	t := &Tree{dir: dir, at: make(map[string]int, len(found.Files)), seed: maphash.MakeSeed()}
+	var err error
+	parallel.Map(len(found.Files), 0, func() func(int) treeFile {
+		dp := newDocumentParser()
+		return func(i int) treeFile {
+			f := readTreeFile(dir, found.Files[i], dp)
+			kept := make([]*yaml.RNode, 0, 1)
+			for _, n := range f.nodes {
+				if keep(n) {
+					kept = append(kept, n)
+				}
+			}
+			f.nodes = kept
+			return f
+		}
+	}, func(_ int, f treeFile) {
+		switch {
+		case err != nil:
+		case f.err != nil:
+			err = f.err
+		case f.note != "":
+			t.Notes = append(t.Notes, f.note)
+		default:
+			t.at[f.rel] = len(t.Files)
+			t.Files = append(t.Files, TreeFile{Path: f.rel, Resources: f.resources})
+			t.text = append(t.text, f.data)
+			t.Kept = append(t.Kept, f.nodes...)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// Read parses files - paths of t.Files, in Walk's order, not released -
+// into what ReadTree would give for a tree of only those files: their
+// resources in order, which WriteFiles writes back. Read and Release may
+// run at once for distinct sets of files.
+func (t *Tree) Read(files []string) (*Resources, error) {
+	state := &treeState{files: make(map[string][]byte, len(files)), seed: t.seed}
+	r := &Resources{tree: state}
+	dp := newDocumentParser()
+	for _, rel := range files {
+		i, ok := t.at[rel]
+		if !ok || t.text[i] == nil {
+			return nil, fmt.Errorf("%s: not read, or released", rel)
+		}
+		data := t.text[i]
+		nodes, err := readNodes(data, rel, dp)
+		if err != nil { // ScanTree parsed it
+			return nil, fmt.Errorf("%s: %w", rel, err)
+		}
+		r.Items = append(r.Items, nodes...)
+		state.files[rel] = data
+	}
+	state.read = state.states(r.Items, true)
+	state.before = filesOf(r.Items, state.read)
+	return r, nil
+}
+
+// Release drops the text of files: Read cannot read them again.
+func (t *Tree) Release(files []string) {
+	for _, rel := range files {
+		if i, ok := t.at[rel]; ok {
+			t.text[i] = nil
+		}
+	}
+}
