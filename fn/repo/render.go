@@ -253,24 +253,22 @@ type job struct {
 // seeDomains gives every job the repository's trust domains when dir is
 // the repository's top (a render anywhere else sees each domain in part:
 // its bundles warn and keep their previous CAs until they expire). The
-// domains are built once, from every package, before any renders; the
-// resources of the packages whose policy may name a domain (inDomain) are
-// read for it, and let go once it is built.
+// domains are built once, from every package, before any renders; a
+// package whose policy has a bundle in a domain is parsed for it, one at
+// a time, and let go once its certificates are taken.
 func seeDomains(dir string, tree *resio.Tree, jobs []job, o Options) error {
 	if !resio.IsRepositoryTop(dir) {
 		return nil
 	}
 	pkgs := make([]rotate.Package, len(jobs))
 	for i, j := range jobs {
-		pkgs[i] = rotate.Package{Dir: j.dir, Policy: j.policy}
-		if !inDomain(j.policy) {
-			continue
-		}
-		pkg, err := tree.Read(j.files)
-		if err != nil {
-			return err
-		}
-		pkgs[i].Items = pkg.Items
+		pkgs[i] = rotate.Package{Dir: j.dir, Policy: j.policy, Read: func() ([]*yaml.RNode, error) {
+			pkg, err := tree.Read(j.files)
+			if err != nil {
+				return nil, err
+			}
+			return pkg.Items, nil
+		}}
 	}
 	domains, err := rotate.Domains(pkgs, o.At, o.Now)
 	if err != nil {
@@ -393,30 +391,6 @@ func nested(pkgs []*layout.Package, items []*yaml.RNode) (deeper []*layout.Packa
 		}
 	}
 	return deeper, top
-}
-
-// inDomain reports whether policy may put a bundle in a trust domain:
-// a key "domain" anywhere in it, in any case (the policy's JSON decoding
-// matches keys so), or an alias, whose value this does not follow. A
-// policy that says more than it needs counts: the domains' pre-pass then
-// reads its package, which costs only time.
-func inDomain(policy *yaml.RNode) bool {
-	var walk func(n *yaml.Node) bool
-	walk = func(n *yaml.Node) bool {
-		if n.Kind == yaml.AliasNode {
-			return true
-		}
-		for i, c := range n.Content {
-			if n.Kind == yaml.MappingNode && i%2 == 0 && strings.EqualFold(c.Value, "domain") {
-				return true
-			}
-			if walk(c) {
-				return true
-			}
-		}
-		return false
-	}
-	return walk(policy.YNode())
 }
 
 // diff prints the unified diff of every file against what is on disk.

@@ -15,11 +15,18 @@ import (
 
 // Package is one package of a repository, as the trust domains' pre-pass
 // reads it: its directory (the name its certificates go by in the
-// domain, and Processor.Package), its policy and its resources.
+// domain, and Processor.Package), its policy and its resources - Items,
+// or when Items is nil, what Read returns.
 type Package struct {
 	Dir    string
 	Policy *yaml.RNode
 	Items  []*yaml.RNode
+	// Read reads the package's resources. Domains calls it only for a
+	// package whose policy has a bundle in a domain, once, and keeps
+	// nothing of what it returns but the certificates and CAs: a caller
+	// that holds its packages unparsed (render) parses only those, one at
+	// a time.
+	Read func() ([]*yaml.RNode, error)
 }
 
 // Domains builds the trust domains of a repository seen whole, once, before
@@ -88,6 +95,11 @@ func (d *domains) add(p Package, at time.Time, wall func() time.Time) error {
 		b := &pol.Spec.TrustBundles[i]
 		if b.Domain == "" {
 			continue
+		}
+		if p.Items == nil && p.Read != nil {
+			if p.Items, err = p.Read(); err != nil {
+				return err
+			}
 		}
 		m := member{pkg: p.Dir, bundle: b.Name, policy: kube.RefOf(p.Policy), retain: b.Retain}
 		parts := d.byName[b.Domain]
