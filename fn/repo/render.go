@@ -60,7 +60,9 @@ type Options struct {
 	Stderr exit.Printer
 	// Workers is how many packages render at once; 0 is one per core
 	// (GOMAXPROCS). Whatever it is, the files written, Stdout and Stderr
-	// are those of a render of one package after the other.
+	// are those of a render of one package after the other. It bounds
+	// the memory a render takes beyond the text of the tree and the files
+	// to write: Workers packages parsed and rendering at a time.
 	Workers int
 }
 
@@ -153,12 +155,12 @@ func readPolicy(dir, file string) (*yaml.RNode, error) {
 }
 
 // paceCollector sets the garbage collector for one render, unless GOGC or
-// GOMEMLIMIT are set, and returns what restores it. A render keeps every
-// resource it read until it has written the files, so nearly all it
-// allocates while reading stays live, and at Go's default (a collection
-// each time the heap doubled) the collector marks the same resources again
-// and again: at 200% it runs half as often, for a peak about a third
-// higher (docs/design/performance.md).
+// GOMEMLIMIT are set, and returns what restores it. A render keeps the
+// text of the tree, the policies and the files to write until it has
+// written them, and every package parses and renders its own resources
+// again from that text: at 200% the collector runs half as often as at
+// Go's default over that live set, for a peak about a third higher
+// (docs/design/performance.md, A fleet in one repository).
 func paceCollector() (restore func()) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}

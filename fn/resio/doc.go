@@ -4,9 +4,10 @@
 //   - a ResourceList on stdin (readList, RunList: function mode), on a fast
 //     path for the layout kustomize and kpt write (split.go, item.go,
 //     parse.go) and through kyaml's reader for any other;
-//   - a package tree (ReadTree: render), walked by the one set of rules
-//     for which files are manifests (Walk) and split into packages by
-//     their policies (Split);
+//   - a package tree (ReadTree; ScanTree and Tree.Read for render, a
+//     package at a time), walked by the one set of rules for which files
+//     are manifests (Walk) and split into packages by their policies
+//     (Split);
 //   - the files and stdin a command line names (ReadPaths: check, init,
 //     snapshot), Lists and ResourceLists unwrapped;
 //   - the documents Helm pipes to a post-renderer (ReadDocuments);
