@@ -40,40 +40,50 @@ type treeState struct {
 // same whatever the number of cores. It holds the whole tree parsed:
 // render reads a tree with ScanTree and Tree.Read, a package at a time.
 func ReadTree(dir string) (*Resources, error) {
+	state := &treeState{files: map[string][]byte{}, read: map[*yaml.Node]readState{}, seed: maphash.MakeSeed()}
+	t := &Resources{tree: state}
+	notes, err := readTreeFiles(dir, func(f treeFile) treeFile {
+		f.read = state.states(f.nodes, true)
+		return f
+	}, func(f treeFile) {
+		t.Items = append(t.Items, f.nodes...)
+		state.files[f.rel] = f.data
+		maps.Copy(state.read, f.read)
+	})
+	if err != nil {
+		return nil, err
+	}
+	t.Notes = notes
+	// Once for the tree: summing every file at each package's write made
+	// a render of many packages grow with their square.
+	state.before = filesOf(t.Items, state.read)
+	return t, nil
+}
+
+// readTreeFiles reads every file under dir as ReadTree does, on every
+// core, each through then on the goroutine that read it; it hands add
+// each file that parsed, in Walk's order, and returns the notes of the
+// files skipped in that order, or the first error.
+func readTreeFiles(dir string, then func(treeFile) treeFile, add func(treeFile)) (notes []string, err error) {
 	found := Walk(dir, Manifests)
 	if len(found.Problems) > 0 {
 		return nil, errors.Join(found.Problems...)
 	}
-	state := &treeState{files: make(map[string][]byte, len(found.Files)), read: map[*yaml.Node]readState{}, seed: maphash.MakeSeed()}
-	t := &Resources{tree: state}
-	var err error
 	parallel.Map(len(found.Files), 0, func() func(int) treeFile {
 		dp := newDocumentParser()
-		return func(i int) treeFile {
-			f := readTreeFile(dir, found.Files[i], dp)
-			f.read = state.states(f.nodes, true)
-			return f
-		}
+		return func(i int) treeFile { return then(readTreeFile(dir, found.Files[i], dp)) }
 	}, func(_ int, f treeFile) {
 		switch {
 		case err != nil:
 		case f.err != nil:
 			err = f.err
 		case f.note != "":
-			t.Notes = append(t.Notes, f.note)
+			notes = append(notes, f.note)
 		default:
-			t.Items = append(t.Items, f.nodes...)
-			state.files[f.rel] = f.data
-			maps.Copy(state.read, f.read)
+			add(f)
 		}
 	})
-	if err != nil {
-		return nil, err
-	}
-	// Once for the tree: summing every file at each package's write made
-	// a render of many packages grow with their square.
-	state.before = filesOf(t.Items, state.read)
-	return t, nil
+	return notes, err
 }
 
 // treeFile is one file ReadTree read: its text, its resources and their

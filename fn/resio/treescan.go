@@ -1,11 +1,8 @@
 package resio
 
 import (
-	"errors"
 	"fmt"
 	"hash/maphash"
-
-	"github.com/rotate-certs/rotate-certs/fn/parallel"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -27,7 +24,6 @@ type Tree struct {
 	// resource too (a file a package adds a resource to keeps its text).
 	Files []TreeFile
 
-	dir  string
 	at   map[string]int // index in Files, by path
 	text [][]byte       // by index in Files; nil once released
 	seed maphash.Seed
@@ -45,42 +41,26 @@ type TreeFile struct {
 // same errors and notes, on every core) and keeps of it only the text of
 // each file and the resources keep chooses.
 func ScanTree(dir string, keep func(*yaml.RNode) bool) (*Tree, error) {
-	found := Walk(dir, Manifests)
-	if len(found.Problems) > 0 {
-		return nil, errors.Join(found.Problems...)
-	}
-	t := &Tree{dir: dir, at: make(map[string]int, len(found.Files)), seed: maphash.MakeSeed()}
-	var err error
-	parallel.Map(len(found.Files), 0, func() func(int) treeFile {
-		dp := newDocumentParser()
-		return func(i int) treeFile {
-			f := readTreeFile(dir, found.Files[i], dp)
-			kept := make([]*yaml.RNode, 0, 1)
-			for _, n := range f.nodes {
-				if keep(n) {
-					kept = append(kept, n)
-				}
+	t := &Tree{at: map[string]int{}, seed: maphash.MakeSeed()}
+	notes, err := readTreeFiles(dir, func(f treeFile) treeFile {
+		kept := make([]*yaml.RNode, 0, 1)
+		for _, n := range f.nodes {
+			if keep(n) {
+				kept = append(kept, n)
 			}
-			f.nodes = kept
-			return f
 		}
-	}, func(_ int, f treeFile) {
-		switch {
-		case err != nil:
-		case f.err != nil:
-			err = f.err
-		case f.note != "":
-			t.Notes = append(t.Notes, f.note)
-		default:
-			t.at[f.rel] = len(t.Files)
-			t.Files = append(t.Files, TreeFile{Path: f.rel, Resources: f.resources})
-			t.text = append(t.text, f.data)
-			t.Kept = append(t.Kept, f.nodes...)
-		}
+		f.nodes = kept
+		return f
+	}, func(f treeFile) {
+		t.at[f.rel] = len(t.Files)
+		t.Files = append(t.Files, TreeFile{Path: f.rel, Resources: f.resources})
+		t.text = append(t.text, f.data)
+		t.Kept = append(t.Kept, f.nodes...)
 	})
 	if err != nil {
 		return nil, err
 	}
+	t.Notes = notes
 	return t, nil
 }
 
