@@ -341,11 +341,13 @@ type fileStandIns struct {
 
 func standIns(files []resio.TreeFile) fileStandIns {
 	s := fileStandIns{nodes: make([]*yaml.RNode, len(files)), file: make(map[*yaml.RNode]resio.TreeFile, len(files))}
+	mapping := func(key string, value *yaml.Node) *yaml.Node {
+		return &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{yaml.NewStringRNode(key).YNode(), value}}
+	}
 	for i, f := range files {
-		n := yaml.NewRNode(&yaml.Node{Kind: yaml.MappingNode})
-		if err := n.SetAnnotations(map[string]string{kioutil.PathAnnotation: f.Path}); err != nil {
-			panic(err) // an empty mapping takes annotations
-		}
+		// metadata.annotations[internal.config.kubernetes.io/path]: f.Path
+		path := mapping(kioutil.PathAnnotation, yaml.NewStringRNode(f.Path).YNode())
+		n := yaml.NewRNode(mapping("metadata", mapping("annotations", path)))
 		s.nodes[i], s.file[n] = n, f
 	}
 	return s
