@@ -16,7 +16,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
@@ -103,7 +102,6 @@ func render(dir string, o Options) (err error) {
 			return fmt.Errorf("removing what a killed render left: %w", err)
 		}
 	}
-	defer paceCollector()()
 	tree, err := resio.ScanTree(dir, layout.IsPolicy)
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", dir, err)
@@ -152,21 +150,6 @@ func readPolicy(dir, file string) (*yaml.RNode, error) {
 		return policy, nil
 	}
 	return policy, policy.PipeE(yaml.SetAnnotation(kioutil.PathAnnotation, rel))
-}
-
-// paceCollector sets the garbage collector for one render, unless GOGC or
-// GOMEMLIMIT are set, and returns what restores it. A render keeps the
-// text of the tree, the policies and the files to write until it has
-// written them, and every package parses and renders its own resources
-// again from that text: at 200% the collector runs half as often as at
-// Go's default over that live set, for a peak about a third higher
-// (docs/design/performance.md, A fleet in one repository).
-func paceCollector() (restore func()) {
-	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
-		return func() {}
-	}
-	old := debug.SetGCPercent(200)
-	return func() { debug.SetGCPercent(old) }
 }
 
 // renderJobs renders every package (renderAll) and returns the files they
