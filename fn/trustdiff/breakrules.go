@@ -28,7 +28,8 @@ type breaker struct {
 	baseAt     map[string]Cert
 	headHas    map[string]bool
 	chains     map[string][]string // chainable's lists, by issuers
-	index      map[string]int      // position of each key in keys
+	groups     map[string][]keyGroup
+	index      map[string]int // position of each key in keys
 	repl       map[string][2]*TrustObject
 	rolled     map[string]bool
 	seen       map[string]int  // break id: its index in out
@@ -55,17 +56,156 @@ func breaks(base, head *Tree, now time.Time) []Break {
 		if prev, ok := k.baseAt[c.at()]; ok {
 			issued = append(issued, prev.Cert)
 		}
-		for _, key := range k.chainable(issued...) {
-			k.lost(c, key)
-			k.newAgainstOld(c, key)
+		for _, t := range k.todo(k.grouped(issued...), func(g keyGroup) (bool, bool) {
+			return k.mayLose(c, g), k.mayBreakNew(c, g)
+		}) {
+			if t.first {
+				k.lost(c, t.key)
+			}
+			if t.second {
+				k.newAgainstOld(c, t.key)
+			}
 		}
 	}
 	for _, c := range base.Certs {
-		for _, key := range k.chainable(c.Cert) {
-			k.oldAgainstNew(c, key)
+		for _, t := range k.todo(k.grouped(c.Cert), func(g keyGroup) (bool, bool) { return k.mayBreakOld(c, g), false }) {
+			k.oldAgainstNew(c, t.key)
 		}
 	}
 	return k.out
+}
+
+// keyClass is what the break rules read of a trust object's two sides,
+// its place aside: the CAs of each side, whether it has consumers, whether
+// the change replaced its CAs and whom that leaves on the old or the new
+// trust. A fleet holds a copy of each trust object per cluster, all of
+// one class: a certificate is judged once per class, not once per
+// cluster, and the rules run object by object only where a class may
+// break - the diff stays linear in clusters.
+type keyClass struct {
+	bsig, hsig      string
+	bNil, hNil      bool
+	consumers       bool
+	replaced        bool
+	keepOld, seeNew bool
+}
+
+// keyGroup is the candidate keys of one class, in k.keys' order.
+type keyGroup struct {
+	keyClass
+	rep  string
+	keys []string
+}
+
+// job is a key the rules run on for one certificate, with which of its
+// two rules may break.
+type job struct {
+	at            int
+	key           string
+	first, second bool
+}
+
+// todo returns the keys of groups whose class may break, in k.keys'
+// order (the order the rules ran in key by key), with what may.
+func (k *breaker) todo(groups []keyGroup, may func(keyGroup) (bool, bool)) []job {
+	var out []job
+	for _, g := range groups {
+		first, second := may(g)
+		if !first && !second {
+			continue
+		}
+		for _, key := range g.keys {
+			out = append(out, job{at: k.index[key], key: key, first: first, second: second})
+		}
+	}
+	slices.SortFunc(out, func(a, b job) int { return a.at - b.at })
+	return out
+}
+
+// class returns the class of a trust object key.
+func (k *breaker) class(key string) keyClass {
+	bo, ho := k.b[key], k.h[key]
+	c := keyClass{bNil: bo == nil, hNil: ho == nil}
+	if bo != nil {
+		c.bsig, c.consumers = k.v.sig(bo), len(bo.Consumers) > 0
+	}
+	if ho != nil {
+		c.hsig, c.consumers = k.v.sig(ho), c.consumers || len(ho.Consumers) > 0
+	}
+	if _, rh := k.replaced(key); rh != nil {
+		keep, fresh := k.keepers(rh.Consumers)
+		c.replaced, c.keepOld, c.seeNew = true, len(keep) > 0, len(fresh) > 0
+	}
+	return c
+}
+
+// grouped returns chainable's keys for certificates cs, grouped by class,
+// once per issuers.
+func (k *breaker) grouped(cs ...*x509.Certificate) []keyGroup {
+	id := issuersID(cs)
+	if gs, ok := k.groups[id]; ok {
+		return gs
+	}
+	var out []keyGroup
+	at := map[keyClass]int{}
+	for _, key := range k.chainable(cs...) {
+		c := k.class(key)
+		i, ok := at[c]
+		if !ok {
+			i, at[c] = len(out), len(out)
+			out = append(out, keyGroup{keyClass: c, rep: key})
+		}
+		out[i].keys = append(out[i].keys, key)
+	}
+	if k.groups == nil {
+		k.groups = map[string][]keyGroup{}
+	}
+	k.groups[id] = out
+	return out
+}
+
+// mayLose reports whether lost may find a break for c against a key of
+// g: what lost checks of the class. Whether the certificate c's place
+// held at BASE counts depends on the place; lost decides that per key.
+func (k *breaker) mayLose(c Cert, g keyGroup) bool {
+	if g.bNil || !g.consumers {
+		return false
+	}
+	bo, ho := k.b[g.rep], k.h[g.rep]
+	if k.v.anchor(c.Cert, bo, k.base) == nil {
+		prev, ok := k.baseAt[c.at()]
+		if !ok || k.v.anchor(prev.Cert, bo, k.base) == nil {
+			return false
+		}
+	}
+	return k.v.anchor(c.Cert, ho, k.head) == nil
+}
+
+// mayBreakNew is newAgainstOld's check of the class.
+func (k *breaker) mayBreakNew(c Cert, g keyGroup) bool {
+	if !g.replaced || !g.keepOld {
+		return false
+	}
+	bo, ho := k.b[g.rep], k.h[g.rep]
+	return k.v.anchor(c.Cert, ho, k.head) != nil && k.v.anchor(c.Cert, bo, k.head) == nil
+}
+
+// mayBreakOld is oldAgainstNew's check of the class.
+func (k *breaker) mayBreakOld(c Cert, g keyGroup) bool {
+	if !g.replaced || !g.seeNew {
+		return false
+	}
+	bo, ho := k.b[g.rep], k.h[g.rep]
+	return k.v.anchor(c.Cert, bo, k.base) != nil && k.v.anchor(c.Cert, ho, k.base) == nil
+}
+
+// issuersID identifies the issuers of cs.
+func issuersID(cs []*x509.Certificate) string {
+	var id strings.Builder
+	for _, c := range cs {
+		fmt.Fprintf(&id, "%d:%s", len(c.RawIssuer), c.RawIssuer)
+	}
+	return id.String()
 }
 
 // chainable returns the keys of the trust objects that certificates cs
@@ -73,11 +213,8 @@ func breaks(base, head *Tree, now time.Time) []Break {
 // certificates' issuers only: a fleet holds a copy of each certificate
 // per cluster, and the list is made once per issuers.
 func (k *breaker) chainable(cs ...*x509.Certificate) []string {
-	var id strings.Builder
-	for _, c := range cs {
-		fmt.Fprintf(&id, "%d:%s", len(c.RawIssuer), c.RawIssuer)
-	}
-	if keys, ok := k.chains[id.String()]; ok {
+	id := issuersID(cs)
+	if keys, ok := k.chains[id]; ok {
 		return keys
 	}
 	cand := map[string]bool{}
@@ -88,7 +225,7 @@ func (k *breaker) chainable(cs ...*x509.Certificate) []string {
 		k.chains = map[string][]string{}
 	}
 	keys := k.ordered(cand)
-	k.chains[id.String()] = keys
+	k.chains[id] = keys
 	return keys
 }
 

@@ -2,10 +2,14 @@ package trustdiff
 
 import (
 	"bytes"
+	"crypto/x509"
 	"encoding/base64"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
 	"sigs.k8s.io/kustomize/kyaml/kio"
@@ -58,6 +62,8 @@ func FuzzDiff(f *testing.F) {
 			t.Fatalf("diff A A is not empty: %+v", r)
 		}
 		ab, ba := Compare(ta, tb, fuzzNow), Compare(tb, ta, fuzzNow)
+		samePairwise(t, ta, tb)
+		samePairwise(t, tb, ta)
 		if got, want := caSet(ab, true), caSet(ba, false); got != want {
 			t.Fatalf("added %q, reverse removed %q", got, want)
 		}
@@ -116,5 +122,96 @@ func TestMarkdownIsCutAndSaysSo(t *testing.T) {
 	}
 	if !strings.HasPrefix(md, "### rotate-certs diff: PASS") {
 		t.Errorf("verdict not first: %.80s", md)
+	}
+}
+
+// breaksPairwise is breaks as it ran before certificates were judged per
+// class of trust object: every rule on every candidate key. The class
+// walk must find exactly its breaks, in its order.
+func breaksPairwise(base, head *Tree, now time.Time) []Break {
+	k := &breaker{base: newSide(base), head: newSide(head), seen: map[string]int{}, placed: map[string]bool{}, baseAt: map[string]Cert{}, rolled: rolled(base, head),
+		v: &verifier{now: now, pools: map[string]*x509.CertPool{}, seen: map[verifyKey]*x509.Certificate{}, sigs: map[*TrustObject]string{}, shas: map[*x509.Certificate]string{}}, repl: map[string][2]*TrustObject{}, headHas: map[string]bool{}}
+	k.keys, k.b, k.h = pairs(base, head)
+	for _, c := range base.Certs {
+		k.baseAt[c.at()] = c
+	}
+	for _, c := range head.Certs {
+		k.headHas[c.at()+"\x00"+sha(c.Cert)] = true
+	}
+	for _, c := range head.Certs {
+		issued := []*x509.Certificate{c.Cert}
+		if prev, ok := k.baseAt[c.at()]; ok {
+			issued = append(issued, prev.Cert)
+		}
+		for _, key := range k.chainable(issued...) {
+			k.lost(c, key)
+			k.newAgainstOld(c, key)
+		}
+	}
+	for _, c := range base.Certs {
+		for _, key := range k.chainable(c.Cert) {
+			k.oldAgainstNew(c, key)
+		}
+	}
+	return k.out
+}
+
+// samePairwise fails t when breaks and breaksPairwise disagree on base
+// and head.
+func samePairwise(t *testing.T, base, head *Tree) {
+	t.Helper()
+	got, want := breaks(base, head, fuzzNow), breaksPairwise(base, head, fuzzNow)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("breaks by class of trust object:\n%+v\nbreaks key by key:\n%+v", got, want)
+	}
+}
+
+// fleet is clusters copies of the cluster whose manifests cluster(i)
+// returns, each under clusters/c<i>/ (path annotations, as the readers
+// give them).
+func fleet(clusters int, cluster func(i int) string) string {
+	var docs []string
+	for i := range clusters {
+		file := "clusters/c" + strconv.Itoa(i) + "/trust.yaml"
+		docs = append(docs, strings.ReplaceAll(cluster(i), "namespace: a}",
+			"namespace: a, annotations: {internal.config.kubernetes.io/path: '"+file+"'}}"))
+	}
+	return strings.Join(docs, "\n---\n")
+}
+
+// A fleet of copies is judged per class of trust object, and the breaks
+// are the ones every rule on every copy finds: none when nothing changes,
+// one cluster's when its CA is replaced in place, every cluster's when
+// all are.
+func TestFleetBreaksByClassAreBreaksKeyByKey(t *testing.T) {
+	caOld, caNew := testpki.Fixture("ca-2025"), testpki.Fixture("ca-2026")
+	leafOld, leafNew := testpki.Fixture("leaf-old"), testpki.Fixture("leaf-new")
+	old := func(int) string { return keySeed(caOld, leafOld) }
+	for _, tc := range []struct {
+		name     string
+		head     func(i int) string
+		breakage bool
+	}{
+		{"nothing changes", old, false},
+		{"one cluster's CA replaced in place", func(i int) string {
+			if i == 2 {
+				return keySeed(caNew, leafNew)
+			}
+			return keySeed(caOld, leafOld)
+		}, true},
+		{"every cluster's CA replaced in place", func(int) string { return keySeed(caNew, leafNew) }, true},
+		{"every cluster rendered with both CAs", func(int) string { return keySeed(caNew, leafNew, caOld) }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base, head := tree(fleet(5, old)), tree(fleet(5, tc.head))
+			if base == nil || head == nil {
+				t.Fatal("fleet does not parse")
+			}
+			samePairwise(t, base, head)
+			samePairwise(t, head, base)
+			if got := len(breaks(base, head, fuzzNow)) > 0; got != tc.breakage {
+				t.Errorf("breaks found: %t, want %t", got, tc.breakage)
+			}
+		})
 	}
 }
