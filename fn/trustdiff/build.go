@@ -68,6 +68,8 @@ type builder struct {
 	// how it reads: a fleet repository has one reader per cluster of the
 	// same Secret, and looking through them is quadratic.
 	added map[string]bool
+	// nearIndex are the readers lists near has indexed, by list.
+	nearIndex map[string]dirIndex
 }
 
 type signerReader struct {
@@ -285,9 +287,11 @@ func memoryOf(node *yaml.RNode) map[string]string {
 func (b *builder) consumers(o *TrustObject, node *yaml.RNode) []Consumer {
 	switch {
 	case o.Resource.Kind == "Secret" || o.Resource.Kind == "ConfigMap":
-		return near(b.tree.Readers[readerKey(o.Resource.Kind, o.Resource.Namespace, o.Resource.Name)], o.Resource.File)
+		key := readerKey(o.Resource.Kind, o.Resource.Namespace, o.Resource.Name)
+		return b.near(key, b.tree.Readers[key], o.Resource.File)
 	case o.Resource.Kind == restart.KindClusterTrustBundle:
-		out := near(b.tree.Readers[readerKey(o.Resource.Kind, "", o.Resource.Name)], o.Resource.File)
+		key := readerKey(o.Resource.Kind, "", o.Resource.Name)
+		out := b.near(key, b.tree.Readers[key], o.Resource.File)
 		signer := kube.ScalarAt(node, "spec", "signerName")
 		for _, r := range b.bySigner {
 			if signer != "" && r.signer == signer && r.selector != nil && r.selector.Matches(node.GetLabels()) {
@@ -296,7 +300,7 @@ func (b *builder) consumers(o *TrustObject, node *yaml.RNode) []Consumer {
 		}
 		return out
 	case o.Resource.Kind == certmanager.KindBundle:
-		return near(b.byName[o.Resource.Name], o.Resource.File)
+		return b.near("\x00byName\x00"+o.Resource.Name, b.byName[o.Resource.Name], o.Resource.File)
 	}
 	return []Consumer{{Resource: o.Resource, Via: "API server"}}
 }
@@ -318,6 +322,35 @@ func digest(nodes ...*yaml.RNode) string {
 // else all of them: in a repository of many clusters each cluster's
 // workloads sit beside the objects they read; a package that keeps
 // workloads and trust in different directories still finds its readers.
+// near is near(cs, file) for the readers list named key, from an index
+// of the list by directory made once: a fleet holds a reader of the same
+// name in every cluster, and filtering the list for each cluster's trust
+// object is quadratic. The index is made again when the list grew.
+func (b *builder) near(key string, cs []Consumer, file string) []Consumer {
+	ix, ok := b.nearIndex[key]
+	if !ok || ix.n != len(cs) {
+		ix = dirIndex{n: len(cs), dirs: map[string][]Consumer{}}
+		for _, c := range cs {
+			d := path.Dir(c.Resource.File)
+			ix.dirs[d] = append(ix.dirs[d], c)
+		}
+		if b.nearIndex == nil {
+			b.nearIndex = map[string]dirIndex{}
+		}
+		b.nearIndex[key] = ix
+	}
+	if out := ix.dirs[path.Dir(file)]; len(out) > 0 {
+		return append([]Consumer(nil), out...)
+	}
+	return append([]Consumer(nil), cs...)
+}
+
+// dirIndex is a readers list of n consumers by directory.
+type dirIndex struct {
+	n    int
+	dirs map[string][]Consumer
+}
+
 func near(cs []Consumer, file string) []Consumer {
 	var out []Consumer
 	for _, c := range cs {
