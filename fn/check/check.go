@@ -76,6 +76,7 @@ func Run(o Options, stdout io.Writer, log exit.Printer) error {
 		}
 	}
 	groups := splitPackages(set, forced)
+	decodePolicies(groups)
 
 	warn, fail, err := resolveThresholds(groups, o.WarnWithin, o.FailWithin, log)
 	if err != nil {
@@ -146,11 +147,11 @@ func resolveThresholds(groups []group, warnFlag, failFlag *string, log exit.Prin
 func thresholds(groups []group) (warn, fail time.Duration, ok, agree bool) {
 	agree = true
 	for _, g := range groups {
-		for _, n := range g.policies {
-			p, err := policy.Decode(n)
-			if err != nil {
+		for _, d := range g.decoded {
+			if d.err != nil {
 				continue
 			}
+			p := d.pol
 			w, f := p.Spec.Expiry.WarnWithin.Duration, p.Spec.Expiry.FailWithin.Duration
 			if ok && (w != warn || f != fail) {
 				agree = false
@@ -194,8 +195,8 @@ func build(groups []group, now time.Time, warn, fail time.Duration, in *inputErr
 // leaves its policies say to re-issue.
 func buildPackage(g group, now time.Time, warn, fail time.Duration, in *inputErrors, domains map[string]*anchors.Domain, domainOf map[report.BundleKey]string) report.Report {
 	var all rotate.Explanation
-	for _, p := range g.policies {
-		e, err := rotate.Processor{Domains: domains, Package: g.path}.Explain(g.items, p, now)
+	for i, p := range g.policies {
+		e, err := explain(g, i, domains, now)
 		if err != nil {
 			in.errorf("policy %s: %v", describe(p), err)
 			continue
@@ -219,6 +220,19 @@ func buildPackage(g group, now time.Time, warn, fail time.Duration, in *inputErr
 		part.Packages = []report.Package{pkg}
 	}
 	return part
+}
+
+// explain is rotate's Explain of g's i-th policy, decoded once.
+func explain(g group, i int, domains map[string]*anchors.Domain, now time.Time) (rotate.Explanation, error) {
+	p := g.policies[i]
+	if i >= len(g.decoded) { // a group made without decodePolicies
+		return rotate.Processor{Domains: domains, Package: g.path}.Explain(g.items, p, now)
+	}
+	d := g.decoded[i]
+	if d.err != nil {
+		return rotate.Explanation{}, fmt.Errorf("%s: %w", kube.RefOf(p), d.err)
+	}
+	return rotate.Processor{Domains: domains, Package: g.path}.ExplainPolicy(g.items, p, d.pol, now)
 }
 
 // seeDomains returns the repository's trust domains, seen whole, when

@@ -3,6 +3,8 @@ package check
 import (
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/layout"
+	"github.com/rotate-certs/rotate-certs/fn/parallel"
+	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -13,6 +15,33 @@ type group struct {
 	path     string
 	items    []*yaml.RNode
 	policies []*yaml.RNode
+	// decoded are the policies decoded (policy.Decode), one per policy,
+	// once: the thresholds and each policy's explanation read them.
+	decoded []decodedPolicy
+}
+
+// decodedPolicy is a policy as policy.Decode returns it.
+type decodedPolicy struct {
+	pol *policy.RotationPolicy
+	err error
+}
+
+// decodePolicies decodes every group's policies once, on every core.
+func decodePolicies(groups []group) {
+	type at struct{ g, p int }
+	var all []at
+	for i := range groups {
+		groups[i].decoded = make([]decodedPolicy, len(groups[i].policies))
+		for j := range groups[i].policies {
+			all = append(all, at{i, j})
+		}
+	}
+	parallel.Map(len(all), 0, func() func(int) decodedPolicy {
+		return func(i int) decodedPolicy {
+			pol, err := policy.Decode(groups[all[i].g].policies[all[i].p])
+			return decodedPolicy{pol, err}
+		}
+	}, func(i int, d decodedPolicy) { groups[all[i].g].decoded[all[i].p] = d })
 }
 
 // splitPackages splits what check read into packages (package layout):
