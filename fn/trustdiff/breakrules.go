@@ -42,15 +42,7 @@ type breaker struct {
 // for a trust object whose CAs were replaced, the old and new CAs'
 // certificates against the trust each consumer keeps.
 func breaks(base, head *Tree, now time.Time) []Break {
-	k := &breaker{base: newSide(base), head: newSide(head), seen: map[string]int{}, placed: map[string]bool{}, baseAt: map[string]Cert{}, rolled: rolled(base, head),
-		v: &verifier{now: now, pools: map[string]*x509.CertPool{}, seen: map[verifyKey]*x509.Certificate{}, sigs: map[*TrustObject]string{}, shas: map[*x509.Certificate]string{}}, repl: map[string][2]*TrustObject{}, headHas: map[string]bool{}}
-	k.keys, k.b, k.h = pairs(base, head)
-	for _, c := range base.Certs {
-		k.baseAt[c.at()] = c
-	}
-	for _, c := range head.Certs {
-		k.headHas[c.at()+"\x00"+sha(c.Cert)] = true
-	}
+	k := newBreaker(base, head, now)
 	for _, c := range head.Certs {
 		issued := []*x509.Certificate{c.Cert}
 		if prev, ok := k.baseAt[c.at()]; ok {
@@ -73,6 +65,20 @@ func breaks(base, head *Tree, now time.Time) []Break {
 		}
 	}
 	return k.out
+}
+
+// newBreaker returns the breaker of changing base into head at now.
+func newBreaker(base, head *Tree, now time.Time) *breaker {
+	k := &breaker{base: newSide(base), head: newSide(head), seen: map[string]int{}, placed: map[string]bool{}, baseAt: map[string]Cert{}, rolled: rolled(base, head),
+		v: &verifier{now: now, pools: map[string]*x509.CertPool{}, seen: map[verifyKey]*x509.Certificate{}, sigs: map[*TrustObject]string{}, shas: map[*x509.Certificate]string{}}, repl: map[string][2]*TrustObject{}, headHas: map[string]bool{}}
+	k.keys, k.b, k.h = pairs(base, head)
+	for _, c := range base.Certs {
+		k.baseAt[c.at()] = c
+	}
+	for _, c := range head.Certs {
+		k.headHas[c.at()+"\x00"+sha(c.Cert)] = true
+	}
+	return k
 }
 
 // keyClass is what the break rules read of a trust object's two sides,

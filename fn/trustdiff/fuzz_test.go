@@ -129,15 +129,7 @@ func TestMarkdownIsCutAndSaysSo(t *testing.T) {
 // class of trust object: every rule on every candidate key. The class
 // walk must find exactly its breaks, in its order.
 func breaksPairwise(base, head *Tree, now time.Time) []Break {
-	k := &breaker{base: newSide(base), head: newSide(head), seen: map[string]int{}, placed: map[string]bool{}, baseAt: map[string]Cert{}, rolled: rolled(base, head),
-		v: &verifier{now: now, pools: map[string]*x509.CertPool{}, seen: map[verifyKey]*x509.Certificate{}, sigs: map[*TrustObject]string{}, shas: map[*x509.Certificate]string{}}, repl: map[string][2]*TrustObject{}, headHas: map[string]bool{}}
-	k.keys, k.b, k.h = pairs(base, head)
-	for _, c := range base.Certs {
-		k.baseAt[c.at()] = c
-	}
-	for _, c := range head.Certs {
-		k.headHas[c.at()+"\x00"+sha(c.Cert)] = true
-	}
+	k := newBreaker(base, head, now)
 	for _, c := range head.Certs {
 		issued := []*x509.Certificate{c.Cert}
 		if prev, ok := k.baseAt[c.at()]; ok {
