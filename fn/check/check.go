@@ -224,11 +224,7 @@ func buildPackage(g group, now time.Time, warn, fail time.Duration, in *inputErr
 
 // explain is rotate's Explain of g's i-th policy, decoded once.
 func explain(g group, i int, domains map[string]*anchors.Domain, now time.Time) (rotate.Explanation, error) {
-	p := g.policies[i]
-	if i >= len(g.decoded) { // a group made without decodePolicies
-		return rotate.Processor{Domains: domains, Package: g.path}.Explain(g.items, p, now)
-	}
-	d := g.decoded[i]
+	p, d := g.policies[i], g.decoded[i]
 	if d.err != nil {
 		return rotate.Explanation{}, fmt.Errorf("%s: %w", kube.RefOf(p), d.err)
 	}
@@ -248,8 +244,8 @@ func seeDomains(paths []string, groups []group, now time.Time, in *inputErrors) 
 	}
 	var pkgs []rotate.Package
 	for _, g := range groups {
-		for _, p := range g.policies {
-			pkgs = append(pkgs, rotate.Package{Dir: g.path, Policy: p, Items: g.items})
+		for i, p := range g.policies {
+			pkgs = append(pkgs, rotate.Package{Dir: g.path, Policy: p, Decoded: g.decoded[i].pol, Items: g.items})
 		}
 	}
 	domains, err := rotate.Domains(pkgs, now, nil)

@@ -27,6 +27,9 @@ type Package struct {
 	// that holds its packages unparsed (render) parses only those, one at
 	// a time.
 	Read func() ([]*yaml.RNode, error)
+	// Decoded is Policy decoded (policy.Decode) when the caller already
+	// decoded it; nil: Domains decodes it.
+	Decoded *policy.RotationPolicy
 }
 
 // Domains builds the trust domains of a repository seen whole, once, before
@@ -82,9 +85,11 @@ type member struct {
 
 // add adds the domain bundles of package p.
 func (d *domains) add(p Package, at time.Time, wall func() time.Time) error {
-	pol, err := policy.Decode(p.Policy)
-	if err != nil {
-		return nil
+	pol, err := p.Decoded, error(nil)
+	if pol == nil {
+		if pol, err = policy.Decode(p.Policy); err != nil {
+			return nil
+		}
 	}
 	now := pol.Clock(wall)
 	if !at.IsZero() {
