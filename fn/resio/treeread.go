@@ -90,26 +90,91 @@ func readFile(data []byte, rel string, dp *documentParser) (nodes []*yaml.RNode,
 			nodes = append(nodes, n)
 			continue
 		}
-		if err := kioutil.CopyLegacyAnnotations(n); err != nil {
-			return nil, false
-		}
 		set[kioutil.IndexAnnotation] = strconv.Itoa(index)
 		set[kioutil.LegacyIndexAnnotation] = strconv.Itoa(index)
 		if style := yaml.DeriveSeqIndentStyle(doc); style != "" {
 			set[kioutil.SeqIndentAnnotation] = style
 		}
-		keys := make([]string, 0, len(set))
-		for k := range set {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			if _, err := n.Pipe(yaml.SetAnnotation(k, set[k])); err != nil {
-				return nil, false
-			}
+		if !annotate(n, set) {
+			return nil, false
 		}
 		nodes = append(nodes, n)
 		index++
 	}
 	return nodes, true
+}
+
+// annotate sets the annotations of set on n, in the order of their keys,
+// as kyaml's reader does (kioutil.CopyLegacyAnnotations, then
+// yaml.SetAnnotation for each) - directly on the common shape (newAnnotations),
+// since kyaml's filters were half of reading a file. false: kyaml refused.
+func annotate(n *yaml.RNode, set map[string]string) bool {
+	keys := make([]string, 0, len(set))
+	for k := range set {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if a := newAnnotations(n.YNode()); a != nil {
+		for _, k := range keys {
+			// yaml.SetAnnotation's value; FieldSetter's key for a new field.
+			v := yaml.NewStringRNode(set[k]).YNode()
+			v.Style = yaml.SingleQuotedStyle
+			a.Content = append(a.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, v)
+		}
+		return true
+	}
+	if err := kioutil.CopyLegacyAnnotations(n); err != nil {
+		return false
+	}
+	for _, k := range keys {
+		if _, err := n.Pipe(yaml.SetAnnotation(k, set[k])); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// newAnnotations returns the metadata.annotations mapping of a resource
+// whose annotations kyaml's bookkeeping would only append to, creating it
+// at the end of metadata as yaml.SetAnnotation does when it is missing;
+// nil, having changed nothing, for any other shape: metadata missing,
+// empty or not a mapping, annotations empty or not a mapping (kyaml
+// removes them and adds them again at the end), or an annotation of
+// kyaml's own already there (CopyLegacyAnnotations copies it, and
+// SetAnnotation replaces it in place). The key found first is the one
+// kyaml's field lookups find.
+func newAnnotations(root *yaml.Node) *yaml.Node {
+	if root == nil || root.Kind != yaml.MappingNode {
+		return nil
+	}
+	meta := firstValue(root, yaml.MetadataField)
+	if meta == nil || meta.Kind != yaml.MappingNode || meta.Tag == yaml.NodeTagNull || len(meta.Content) == 0 {
+		return nil
+	}
+	a := firstValue(meta, yaml.AnnotationsField)
+	if a == nil {
+		a = &yaml.Node{Kind: yaml.MappingNode}
+		meta.Content = append(meta.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: yaml.AnnotationsField}, a)
+		return a
+	}
+	if a.Kind != yaml.MappingNode || a.Tag == yaml.NodeTagNull || len(a.Content) == 0 {
+		return nil
+	}
+	for i := 0; i+1 < len(a.Content); i += 2 {
+		if k := a.Content[i].Value; strings.HasPrefix(k, "config.kubernetes.io/") || strings.HasPrefix(k, "internal.config.kubernetes.io/") {
+			return nil
+		}
+	}
+	return a
+}
+
+// firstValue returns the value of the first key of mapping m named name,
+// or nil.
+func firstValue(m *yaml.Node, name string) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == name {
+			return m.Content[i+1]
+		}
+	}
+	return nil
 }
