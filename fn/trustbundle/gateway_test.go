@@ -73,3 +73,101 @@ spec:
 	r.oneWarning(t, "the gateway never reads", true, "spec.tls.clientValidation.caCertificateRefs[0]",
 		"ClientTrafficPolicy gw/mtls", "Secret gw/trust", "key bundle.pem")
 }
+
+// frontendGateway is a Gateway API Gateway (v1.5 standard channel; v1.4
+// experimental) in namespace gw that validates client certificates: by
+// default against ConfigMap gw/trust, on port 8443 against ConfigMap
+// gw/client-ca, and on port 9443 against Secret gw/trust and ConfigMap
+// shop/trust (another namespace, which a ReferenceGrant allows).
+const frontendGateway = `apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: eg, namespace: gw}
+spec:
+  gatewayClassName: eg
+  tls:
+    frontend:
+      default:
+        validation:
+          caCertificateRefs: [{kind: ConfigMap, group: "", name: trust}]
+      perPort:
+      - port: 8443
+        tls:
+          validation:
+            caCertificateRefs: [{kind: ConfigMap, group: "", name: client-ca}]
+      - port: 9443
+        tls:
+          validation:
+            caCertificateRefs: [{kind: Secret, group: "", name: trust}, {kind: ConfigMap, group: "", name: trust, namespace: shop}]
+            mode: AllowInsecureFallback
+  listeners:
+  - name: https
+    protocol: HTTPS
+    port: 443
+    tls:
+      certificateRefs: [{kind: Secret, group: "", name: eg-cert}]
+  - name: partners
+    protocol: HTTPS
+    port: 9443
+    hostname: partners.example.com
+    tls:
+      certificateRefs: [{kind: Secret, group: "", name: partners-cert}]
+`
+
+// listenerGateway is a Gateway of Gateway API v1.1 to v1.3's experimental
+// channel in namespace gw whose second listener validates client
+// certificates against ConfigMap gw/trust.
+const listenerGateway = `apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: legacy, namespace: gw}
+spec:
+  gatewayClassName: eg
+  listeners:
+  - name: foo-https
+    protocol: HTTPS
+    port: 443
+    hostname: foo.example.com
+    tls:
+      certificateRefs: [{kind: Secret, group: "", name: foo-cert}]
+      frontendValidation:
+        caCertificateRefs: [{kind: ConfigMap, group: "", name: client-ca}]
+  - name: bar-https
+    protocol: HTTPS
+    port: 8443
+    hostname: bar.example.com
+    tls:
+      certificateRefs: [{kind: Secret, group: "", name: bar-cert}]
+      frontendValidation:
+        caCertificateRefs: [{kind: ConfigMap, group: "", name: trust}]
+`
+
+// A Gateway's own client certificate validation reads ca.crt of each
+// reference, wherever the reference is (spec.tls.frontend.default,
+// spec.tls.frontend.perPort[], spec.listeners[].tls.frontendValidation):
+// each reference to the target warns on its own field; one to another
+// object, or to a target written to ca.crt, does not.
+func TestGatewayFrontendReadsOnlyCACrt(t *testing.T) {
+	const src = "  - name: gw\n    sources: [{secret: {name: src, namespace: gw}}]\n"
+	tests := []struct {
+		name, target, gateway, field, object string
+	}{
+		{"frontend default, the Gateway's namespace", "    target: {kind: ConfigMap, name: trust, namespaces: [gw]}\n", frontendGateway,
+			"spec.tls.frontend.default.validation.caCertificateRefs[0]", "ConfigMap gw/trust"},
+		{"frontend perPort, another namespace", "    target: {kind: ConfigMap, name: trust, namespaces: [shop]}\n", frontendGateway,
+			"spec.tls.frontend.perPort[1].tls.validation.caCertificateRefs[1]", "ConfigMap shop/trust"},
+		{"frontend perPort, a Secret", "    target: {kind: Secret, name: trust, namespaces: [gw], key: bundle.pem}\n", frontendGateway,
+			"spec.tls.frontend.perPort[1].tls.validation.caCertificateRefs[0]", "Secret gw/trust"},
+		{"frontend, key ca.crt", "    target: {kind: ConfigMap, name: trust, namespaces: [gw, shop], key: ca.crt}\n", frontendGateway, "", ""},
+		{"frontend, an object no reference names", "    target: {kind: ConfigMap, name: other, namespaces: [gw, shop]}\n", frontendGateway, "", ""},
+		{"listener frontendValidation", "    target: {kind: ConfigMap, name: trust, namespaces: [gw]}\n", listenerGateway,
+			"spec.listeners[1].tls.frontendValidation.caCertificateRefs[0]", "ConfigMap gw/trust"},
+		{"listener frontendValidation, key ca.crt", "    target: {kind: ConfigMap, name: trust, namespaces: [gw], key: ca.crt}\n", listenerGateway, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := render(t, src+tt.target, parseItems(t, sourceSecret(caNew), tt.gateway))
+			require.Empty(t, r.errors())
+			r.oneWarning(t, "the gateway never reads", tt.field != "", tt.field,
+				"Gateway gw/", tt.field, tt.object, "set target.key: ca.crt")
+		})
+	}
+}

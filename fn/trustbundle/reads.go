@@ -16,9 +16,10 @@ import (
 //     ClusterTrustBundles and trust-manager Bundles (a Secret or ConfigMap
 //     target must not be one that a Bundle of the input writes:
 //     bundleclash.go);
-//   - every Gateway API BackendTLSPolicy and Envoy Gateway
-//     ClientTrafficPolicy, whose CA references read only key ca.crt of a
-//     Secret or ConfigMap target (gateway.go);
+//   - every object of a kind of caRefReaders (Gateway API
+//     BackendTLSPolicies and Gateways, Envoy Gateway
+//     ClientTrafficPolicies), whose CA references read only key ca.crt
+//     of a Secret or ConfigMap target (gateway.go);
 //   - of the namespaced target kinds (core Secrets and ConfigMaps), manifests and local-config snapshots
 //     alike: the sources and targets, by name; every one in the trust
 //     namespace of a trust-manager Bundle target, whose sources the Bundle
