@@ -1,13 +1,17 @@
 // Package certmanager reads cert-manager's objects as rotate-certs needs
-// them, as plain Go values: which Secret a Certificate writes, when
-// cert-manager renews the certificate in it and whether the renewal makes
-// a new key (renewal.go), and which annotations make cert-manager's
-// cainjector the owner of a caBundle (cainjector.go). The rules are
+// them, as plain Go values: which Secret a Certificate writes and the
+// labels cert-manager sets on it, when cert-manager renews the
+// certificate in it and whether the renewal makes a new key (renewal.go),
+// which sources a trust-manager Bundle reads (trustmanager.go), and which
+// annotations make cert-manager's cainjector the owner of a caBundle
+// (cainjector.go). The rules are
 // cert-manager v1.21's, read from its code (pkg/util/pki RenewalTime, the
 // Certificate API's defaults).
 package certmanager
 
 import (
+	"encoding/json"
+	"maps"
 	"strconv"
 	"time"
 
@@ -26,6 +30,9 @@ const (
 	// CertificateNameAnnotation is set by cert-manager on the Secret of a
 	// Certificate: the Certificate's name (its namespace is the Secret's).
 	CertificateNameAnnotation = "cert-manager.io/certificate-name"
+	// ControllerLabel is set to "true" by cert-manager on every Secret it
+	// writes for a Certificate (v1.21: PartOfCertManagerControllerLabelKey).
+	ControllerLabel = "controller.cert-manager.io/fao"
 )
 
 // Private key rotation policies (spec.privateKey.rotationPolicy).
@@ -65,6 +72,9 @@ type Certificate struct {
 	// Disabled), and Windows the number of spec.renewal.windows.
 	RenewalPolicy string
 	Windows       int
+	// TemplateLabels is spec.secretTemplate.labels: cert-manager copies
+	// them onto the Secret it writes.
+	TemplateLabels map[string]string
 }
 
 // isCertificate reports whether node is a cert-manager Certificate of the
@@ -123,7 +133,39 @@ func readCertificate(node *yaml.RNode) (Certificate, error) {
 	if w := kube.At(node, "spec", "renewal", "windows"); w != nil && w.YNode().Kind == yaml.SequenceNode {
 		c.Windows = len(w.YNode().Content)
 	}
-	return c, nil
+	c.TemplateLabels, err = templateLabels(node)
+	return c, err
+}
+
+// templateLabels reads spec.secretTemplate.labels through JSON, as the API
+// server does: a label whose value is not a string (an unquoted true) is
+// a *kube.FieldError, which the API server refuses too.
+func templateLabels(node *yaml.RNode) (map[string]string, error) {
+	const field = "spec.secretTemplate.labels"
+	n, err := kube.NodeAt(node, []string{"spec", "secretTemplate", "labels"})
+	if err != nil || n == nil {
+		return nil, err
+	}
+	var labels map[string]string
+	raw, err := n.MarshalJSON()
+	if err == nil {
+		err = json.Unmarshal(raw, &labels)
+	}
+	if err != nil {
+		return nil, kube.FieldErrorf(field, "must map label names to strings (quote a value such as \"true\")")
+	}
+	return labels, nil
+}
+
+// SecretLabels returns the labels cert-manager sets on the Secret it
+// writes: spec.secretTemplate.labels and its own ControllerLabel. A label
+// selector of a trust-manager source sees them on that Secret once
+// cert-manager has written it, whether or not git holds a copy.
+func (c Certificate) SecretLabels() map[string]string {
+	out := make(map[string]string, len(c.TemplateLabels)+1)
+	maps.Copy(out, c.TemplateLabels)
+	out[ControllerLabel] = "true"
+	return out
 }
 
 // Key is the Secret the Certificate writes.

@@ -99,6 +99,34 @@ spec:
 	require.True(t, c.KeyChanges(), "rotationPolicy defaults to Always since cert-manager 1.18")
 }
 
+// TestSecretLabels: the Secret cert-manager writes carries the labels of
+// spec.secretTemplate and cert-manager's own controller label, which a
+// template cannot turn off; a label value that is not a string is refused,
+// naming the field, as the API server refuses it.
+func TestSecretLabels(t *testing.T) {
+	for _, tc := range []struct {
+		spec string
+		want map[string]string
+		err  string
+	}{
+		{"{secretName: s}", map[string]string{ControllerLabel: "true"}, ""},
+		{`{secretName: s, secretTemplate: {labels: {corp.example.com/root: "true"}, annotations: {a: b}}}`,
+			map[string]string{"corp.example.com/root": "true", ControllerLabel: "true"}, ""},
+		{`{secretName: s, secretTemplate: {labels: {controller.cert-manager.io/fao: "false"}}}`, map[string]string{ControllerLabel: "true"}, ""},
+		{"{secretName: s, secretTemplate: {labels: {root: true}}}", nil, "spec.secretTemplate.labels: must map label names to strings"},
+		{"{secretName: s, secretTemplate: {labels: [root]}}", nil, "spec.secretTemplate.labels"},
+		{"{secretName: s, secretTemplate: labels}", nil, "spec.secretTemplate: must be an object"},
+	} {
+		c, err := readCertificate(yaml.MustParse("apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata: {name: x, namespace: trust}\nspec: " + tc.spec + "\n"))
+		if tc.err != "" {
+			require.ErrorContains(t, err, tc.err, tc.spec)
+			continue
+		}
+		require.NoError(t, err, tc.spec)
+		require.Equal(t, tc.want, c.SecretLabels(), tc.spec)
+	}
+}
+
 func TestCAInjectorOwns(t *testing.T) {
 	for _, tt := range []struct {
 		annotations map[string]string

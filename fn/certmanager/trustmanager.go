@@ -1,6 +1,7 @@
 package certmanager
 
 import (
+	"errors"
 	"slices"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
@@ -94,37 +95,63 @@ func (t BundleTarget) Selects(namespaceLabels map[string]string) bool {
 	return t.Selector == nil || t.Selector.Matches(namespaceLabels)
 }
 
-// BundleSource is a secret or configMap source of a Bundle that names its
-// object (a source that selects objects by label names none).
+// BundleSource is a secret or configMap source of a Bundle: it names its
+// object, or selects objects of the trust namespace by label.
 type BundleSource struct {
+	// Index is the source's position in spec.sources.
+	Index int
 	// Kind is Secret or ConfigMap; the object is in the trust namespace.
+	// Name is the object's name; "" when the source selects.
 	Kind, Name string
+	// Selector is the label selector of a source that selects (nil for
+	// one that names its object).
+	Selector *kube.Selector
 	// Key is the key read; AllKeys is includeAllKeys.
 	Key     string
 	AllKeys bool
 }
 
-// ReadBundleSources returns the sources of a Bundle that name an object,
-// in order.
+// ReadBundleSources returns the secret and configMap sources of a Bundle
+// that name an object or select by a label selector that decodes
+// (SourceSelector), in order. A source with neither is left out: the
+// render of the Bundle refuses it.
 func ReadBundleSources(node *yaml.RNode) []BundleSource {
 	seq := kube.At(node, "spec", "sources")
 	if seq == nil || seq.YNode().Kind != yaml.SequenceNode {
 		return nil
 	}
 	var out []BundleSource
-	for _, e := range seq.YNode().Content {
+	for i, e := range seq.YNode().Content {
 		for _, k := range []struct{ field, kind string }{{"secret", "Secret"}, {"configMap", "ConfigMap"}} {
 			s := kube.At(yaml.NewRNode(e), k.field)
 			if s == nil {
 				continue
 			}
-			name := kube.At(s, "name")
-			if name == nil || name.YNode().Kind != yaml.ScalarNode {
+			bs := BundleSource{Index: i, Kind: k.kind, Key: kube.ScalarAt(s, "key"), AllKeys: kube.TrueAt(s, "includeAllKeys")}
+			if name := kube.ScalarAt(s, "name"); name != "" {
+				bs.Name = name
+			} else if sel, err := SourceSelector(s); err == nil {
+				bs.Selector = &sel
+			} else {
 				continue
 			}
-			key, all := kube.ScalarAt(s, "key"), kube.TrueAt(s, "includeAllKeys")
-			out = append(out, BundleSource{Kind: k.kind, Name: name.YNode().Value, Key: key, AllKeys: all})
+			out = append(out, bs)
 		}
 	}
 	return out
+}
+
+// SourceSelector decodes the label selector of a Bundle's secret or
+// configMap source as the API server does (kube.SelectorOf: through JSON,
+// whose field names are the selector's; a YAML decoding would see no
+// matchLabels and select every object of the trust namespace). A source
+// without a selector mapping is an error. trust-manager lists the
+// objects a selector matches in its trust namespace only: it caches
+// Secrets and ConfigMaps of that namespace alone.
+func SourceSelector(source *yaml.RNode) (kube.Selector, error) {
+	m := kube.At(source, "selector")
+	if m == nil || m.YNode().Kind != yaml.MappingNode {
+		return kube.Selector{}, errors.New("a source needs a name or a selector")
+	}
+	return kube.SelectorOf(m)
 }

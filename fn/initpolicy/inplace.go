@@ -271,6 +271,9 @@ func (sc *scan) targetInPlace(w inPlace, b *Bundle, src Source, consumers map[ku
 // could not be carried when it leaves), and fails without it.
 func (sc *scan) noteUnreadSources(node *yaml.RNode, ns string) {
 	for _, bs := range certmanager.ReadBundleSources(node) {
+		if bs.Selector != nil {
+			continue // a selector names no object to add
+		}
 		if sc.taken[kube.Key{Kind: bs.Kind, Namespace: ns, Name: bs.Name}] {
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -112,6 +113,22 @@ functionConfig:
 	require.Equal(t, slow.String(), fast.String())
 	require.Contains(t, fast.String(), "CA Certificate cert-manager/root-ca writes its source Secret cert-manager/root-ca")
 	require.Contains(t, fast.String(), "cert-manager renews it at 2026-11-28T00:00:00Z")
+}
+
+// The Secrets and Certificates a trust-manager source selects by label
+// are read in function mode as on kyaml's reader: the golden case's
+// forecasts, its warning about a Secret git lacks and its drift alert come
+// out of the fast path byte for byte.
+func TestReadPlanKeepsSelectedCertificates(t *testing.T) {
+	in := goldenInput(t, filepath.Join(goldenDir, "trust-manager-selector-renewal"))
+	p := rotate.Processor{Now: func() time.Time { return testpki.GoldenNow }}
+	var fast, slow bytes.Buffer
+	handled, err := resio.RunFast(in, &fast, rotate.Needs, p.Run)
+	require.True(t, handled, "the input must take the fast path: %v", err)
+	require.NoError(t, err)
+	require.NoError(t, resio.RunKyaml(in, &slow, p.Run))
+	require.Equal(t, slow.String(), fast.String())
+	require.Contains(t, fast.String(), "CA Certificate trust/root-ca writes its source Secret trust/root-ca (spec.sources[0] of Bundle corp-trust, selector")
 }
 
 // The processor refuses an object it reads that defines a mapping key

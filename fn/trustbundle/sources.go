@@ -67,7 +67,7 @@ func (r *renderer) readObjectSource(s policy.Source, field string) []*x509.Certi
 				fmt.Sprintf("bundle %q: optional source %s %s; skipped", r.bundle.Name, key, what)))
 			return nil
 		}
-		r.errorf(r.env.PolicyRef, field, "bundle %q: source %s %s (mark it optional: true if it may be absent)%s%s", r.bundle.Name, key, what, r.nearest(key), snapshotHint(key))
+		r.errorf(r.env.PolicyRef, field, "bundle %q: source %s %s (mark it optional: true if it may be absent)%s%s", r.bundle.Name, key, what, r.nearest(key), SnapshotHint(key))
 		return nil
 	}
 	obj := kube.RefOf(node)
@@ -141,9 +141,9 @@ func (r *renderer) nearest(key kube.Key) string {
 	return fmt.Sprintf("; the nearest is %s (%s)", k, kube.KeyList(kube.Keys(nodes[k])))
 }
 
-// snapshotHint tells how to bring an object that lives only in the
+// SnapshotHint tells how to bring an object that lives only in the
 // cluster into the input.
-func snapshotHint(key kube.Key) string {
+func SnapshotHint(key kube.Key) string {
 	if !kube.ValidObjectName(key.Name) || (key.Namespace != "" && !kube.ValidDNSLabel(key.Namespace)) {
 		return "" // no command line for a name no object can have
 	}

@@ -6,6 +6,7 @@ import (
 	"iter"
 	"strings"
 
+	"github.com/rotate-certs/rotate-certs/fn/certmanager"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
@@ -210,17 +211,17 @@ func (r *trustManager) readBundleObjects(b *trustManagerBundle, kind string, sel
 		node := r.sourceObject(k, field)
 		if node == nil {
 			r.errorf(b.ref, field, "bundle %q: %s source %s %s is not in the input, so rotate-certs cannot carry its CAs once they leave it - add it%s",
-				r.bundle.Name, b.ref, field, k, snapshotHint(k))
+				r.bundle.Name, b.ref, field, k, SnapshotHint(k))
 			return nil, false
 		}
 		objects = []*yaml.RNode{node}
 	} else {
-		selector, err := bundleSelector(sel)
+		selector, err := certmanager.SourceSelector(sel)
 		if err != nil {
 			r.errorf(b.ref, field+".selector", "bundle %q: %s %s.selector: %v", r.bundle.Name, b.ref, field, err)
 			return nil, false
 		}
-		objects = r.selectSources(kind, ns, selector)
+		objects = SelectSources(r.env.Index, r.env.Snapshots, kind, ns, selector)
 		if len(objects) == 0 {
 			r.add(b.ref.Result(framework.Warning, field+".selector", fmt.Sprintf(
 				"bundle %q: %s selects no %s of namespace %s in the input; rotate-certs cannot carry CAs it never sees - snapshot the objects trust-manager selects into the package",
@@ -267,24 +268,13 @@ func (r *trustManager) sourceKeys(b *trustManagerBundle, sel *yaml.RNode, field,
 	return key, all, true
 }
 
-// bundleSelector decodes a Bundle source's label selector as the API
-// server does (kube.SelectorOf: through JSON, whose field names are the
-// selector's; a YAML decoding would see no matchLabels and select every
-// object of the trust namespace).
-func bundleSelector(sel *yaml.RNode) (kube.Selector, error) {
-	m, err := mapping(sel, "selector")
-	if err != nil || m == nil {
-		return kube.Selector{}, fmt.Errorf("a source needs a name or a selector")
-	}
-	return kube.SelectorOf(m)
-}
-
-// selectSources returns the objects of kind in namespace ns (manifests,
-// then snapshots of other objects) whose labels match selector.
-func (r *trustManager) selectSources(kind, ns string, selector kube.Selector) []*yaml.RNode {
+// SelectSources returns the objects of kind in namespace ns that a Bundle
+// source's selector selects in the input: manifests of idx, then
+// snapshots of other objects, whose labels match selector.
+func SelectSources(idx *kube.Index, snapshots *Snapshots, kind, ns string, selector kube.Selector) []*yaml.RNode {
 	var out []*yaml.RNode
 	seen := map[kube.Key]bool{}
-	for _, list := range [][]*yaml.RNode{r.env.Index.Kind(kind), r.env.Snapshots.Kind(kind)} {
+	for _, list := range [][]*yaml.RNode{idx.Kind(kind), snapshots.Kind(kind)} {
 		for _, n := range list {
 			k := kube.KeyOf(n)
 			if seen[k] || n.GetNamespace() != ns || n.GetApiVersion() != "v1" || !selector.Matches(n.GetLabels()) {
