@@ -104,15 +104,9 @@ functionConfig:
       target: {kind: ConfigMap, name: platform-trust, namespaces: [apps], key: ca.crt}
 `
 	in := []byte(fmt.Sprintf(input, base64.StdEncoding.EncodeToString(testpki.Fixture("ca-2025").PEM())))
-	p := rotate.Processor{Now: func() time.Time { return testpki.GoldenNow }}
-	var fast, slow bytes.Buffer
-	handled, err := resio.RunFast(in, &fast, rotate.Needs, p.Run)
-	require.True(t, handled, "the input must take the fast path: %v", err)
-	require.NoError(t, err)
-	require.NoError(t, resio.RunKyaml(in, &slow, p.Run))
-	require.Equal(t, slow.String(), fast.String())
-	require.Contains(t, fast.String(), "CA Certificate cert-manager/root-ca writes its source Secret cert-manager/root-ca")
-	require.Contains(t, fast.String(), "cert-manager renews it at 2026-11-28T00:00:00Z")
+	out := requireBothPathsAgree(t, in)
+	require.Contains(t, out, "CA Certificate cert-manager/root-ca writes its source Secret cert-manager/root-ca")
+	require.Contains(t, out, "cert-manager renews it at 2026-11-28T00:00:00Z")
 }
 
 // The Secrets and Certificates a trust-manager source selects by label
@@ -121,14 +115,23 @@ functionConfig:
 // out of the fast path byte for byte.
 func TestReadPlanKeepsSelectedCertificates(t *testing.T) {
 	in := goldenInput(t, filepath.Join(goldenDir, "trust-manager-selector-renewal"))
+	out := requireBothPathsAgree(t, in)
+	require.Contains(t, out, "CA Certificate trust/root-ca writes its source Secret trust/root-ca (spec.sources[0] of Bundle corp-trust, selector")
+}
+
+// requireBothPathsAgree runs input through the fast path (which applies
+// the read plan) and through kyaml's reader (which keeps every item): both
+// must succeed and print the same bytes, which it returns.
+func requireBothPathsAgree(t *testing.T, input []byte) string {
+	t.Helper()
 	p := rotate.Processor{Now: func() time.Time { return testpki.GoldenNow }}
 	var fast, slow bytes.Buffer
-	handled, err := resio.RunFast(in, &fast, rotate.Needs, p.Run)
+	handled, err := resio.RunFast(input, &fast, rotate.Needs, p.Run)
 	require.True(t, handled, "the input must take the fast path: %v", err)
 	require.NoError(t, err)
-	require.NoError(t, resio.RunKyaml(in, &slow, p.Run))
+	require.NoError(t, resio.RunKyaml(input, &slow, p.Run))
 	require.Equal(t, slow.String(), fast.String())
-	require.Contains(t, fast.String(), "CA Certificate trust/root-ca writes its source Secret trust/root-ca (spec.sources[0] of Bundle corp-trust, selector")
+	return fast.String()
 }
 
 // The processor refuses an object it reads that defines a mapping key
