@@ -85,10 +85,11 @@ type member struct {
 
 // add adds the domain bundles of package p.
 func (d *domains) add(p Package, at time.Time, wall func() time.Time) error {
-	pol, err := p.Decoded, error(nil)
+	var err error
+	pol := p.Decoded
 	if pol == nil {
 		if pol, err = policy.Decode(p.Policy); err != nil {
-			return nil
+			return nil // its own render reports it
 		}
 	}
 	now := pol.Clock(wall)

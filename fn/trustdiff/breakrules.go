@@ -44,11 +44,7 @@ type breaker struct {
 func breaks(base, head *Tree, now time.Time) []Break {
 	k := newBreaker(base, head, now)
 	for _, c := range head.Certs {
-		issued := []*x509.Certificate{c.Cert}
-		if prev, ok := k.baseAt[c.at()]; ok {
-			issued = append(issued, prev.Cert)
-		}
-		for _, t := range k.todo(k.grouped(issued...), func(g keyGroup) (bool, bool) {
+		for _, t := range k.todo(k.grouped(k.issued(c)...), func(g keyGroup) (bool, bool) {
 			return k.mayLose(c, g), k.mayBreakNew(c, g)
 		}) {
 			if t.first {
@@ -65,6 +61,17 @@ func breaks(base, head *Tree, now time.Time) []Break {
 		}
 	}
 	return k.out
+}
+
+// issued returns c's certificate and, when its place held another at
+// BASE, that one: the certificates whose trust objects the rules judge for
+// c.
+func (k *breaker) issued(c Cert) []*x509.Certificate {
+	out := []*x509.Certificate{c.Cert}
+	if prev, ok := k.baseAt[c.at()]; ok {
+		out = append(out, prev.Cert)
+	}
+	return out
 }
 
 // newBreaker returns the breaker of changing base into head at now.

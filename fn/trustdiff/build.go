@@ -322,6 +322,10 @@ func digest(nodes ...*yaml.RNode) string {
 // else all of them: in a repository of many clusters each cluster's
 // workloads sit beside the objects they read; a package that keeps
 // workloads and trust in different directories still finds its readers.
+func near(cs []Consumer, file string) []Consumer {
+	return byDir(cs).near(cs, file)
+}
+
 // near is near(cs, file) for the readers list named key, from an index
 // of the list by directory made once: a fleet holds a reader of the same
 // name in every cluster, and filtering the list for each cluster's trust
@@ -329,20 +333,13 @@ func digest(nodes ...*yaml.RNode) string {
 func (b *builder) near(key string, cs []Consumer, file string) []Consumer {
 	ix, ok := b.nearIndex[key]
 	if !ok || ix.n != len(cs) {
-		ix = dirIndex{n: len(cs), dirs: map[string][]Consumer{}}
-		for _, c := range cs {
-			d := path.Dir(c.Resource.File)
-			ix.dirs[d] = append(ix.dirs[d], c)
-		}
+		ix = byDir(cs)
 		if b.nearIndex == nil {
 			b.nearIndex = map[string]dirIndex{}
 		}
 		b.nearIndex[key] = ix
 	}
-	if out := ix.dirs[path.Dir(file)]; len(out) > 0 {
-		return append([]Consumer(nil), out...)
-	}
-	return append([]Consumer(nil), cs...)
+	return ix.near(cs, file)
 }
 
 // dirIndex is a readers list of n consumers by directory.
@@ -351,15 +348,20 @@ type dirIndex struct {
 	dirs map[string][]Consumer
 }
 
-func near(cs []Consumer, file string) []Consumer {
-	var out []Consumer
+// byDir indexes the readers list cs by directory, in its order.
+func byDir(cs []Consumer) dirIndex {
+	ix := dirIndex{n: len(cs), dirs: map[string][]Consumer{}}
 	for _, c := range cs {
-		if path.Dir(c.Resource.File) == path.Dir(file) {
-			out = append(out, c)
-		}
+		d := path.Dir(c.Resource.File)
+		ix.dirs[d] = append(ix.dirs[d], c)
 	}
-	if len(out) == 0 {
-		return append([]Consumer(nil), cs...)
+	return ix
+}
+
+// near is the package's near on cs, the list ix indexes.
+func (ix dirIndex) near(cs []Consumer, file string) []Consumer {
+	if out := ix.dirs[path.Dir(file)]; len(out) > 0 {
+		return append([]Consumer(nil), out...)
 	}
-	return out
+	return append([]Consumer(nil), cs...)
 }

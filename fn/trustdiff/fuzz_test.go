@@ -2,7 +2,6 @@ package trustdiff
 
 import (
 	"bytes"
-	"crypto/x509"
 	"encoding/base64"
 	"reflect"
 	"slices"
@@ -131,11 +130,7 @@ func TestMarkdownIsCutAndSaysSo(t *testing.T) {
 func breaksPairwise(base, head *Tree, now time.Time) []Break {
 	k := newBreaker(base, head, now)
 	for _, c := range head.Certs {
-		issued := []*x509.Certificate{c.Cert}
-		if prev, ok := k.baseAt[c.at()]; ok {
-			issued = append(issued, prev.Cert)
-		}
-		for _, key := range k.chainable(issued...) {
+		for _, key := range k.chainable(k.issued(c)...) {
 			k.lost(c, key)
 			k.newAgainstOld(c, key)
 		}
