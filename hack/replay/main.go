@@ -9,7 +9,7 @@
 // it; it is not part of `make test`.
 //
 //	go run ./hack/replay [-bin bin/rotate-certs] [-j N] [-all-below 2500]
-//	    [-out replay.json] [-table FILE] [-work DIR] [-commits HASH,...] REPO...
+//	    [-out replay.json] [-table FILE] [-work DIR] [-log FILE] [-commits HASH,...] REPO...
 //
 // REPO is [NAME=]GITDIR[@REV][#MAX]: a git directory (bare or not; a
 // fetched snapshot's OWNER+NAME/repo is named OWNER/NAME), the newest
@@ -34,6 +34,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -52,7 +54,7 @@ type options struct {
 	bin, out, table, work string
 	workers, allBelow     int
 	timeout               time.Duration
-	commits               string
+	commits, log          string
 	keep                  bool
 }
 
@@ -67,6 +69,7 @@ func run(args []string) int {
 	fs.StringVar(&o.work, "work", "", "clone the repositories here (default: a temporary directory, removed after)")
 	fs.DurationVar(&o.timeout, "timeout", 10*time.Minute, "longest one diff may run: past it, a crash")
 	fs.StringVar(&o.commits, "commits", "", "replay only the commits whose hash starts with one of these (comma-separated)")
+	fs.StringVar(&o.log, "log", "", "append each commit's result to this JSON-lines file, and take the commits it already holds from it (resume a run)")
 	if err := fs.Parse(args); err != nil || fs.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "usage: replay [flags] [NAME=]GITDIR[@REV][#MAX]...")
 		return 2
@@ -129,9 +132,18 @@ func replay(o options, args []string) (*report, error) {
 	}
 	version, _ := exec.Command(o.bin, "version").Output()
 	rep := newReport(strings.TrimPrefix(strings.TrimSpace(string(version)), "rotate-certs "), o.workers, repos)
+	jobs, log, err := resume(o.log, jobs, rep)
+	if err != nil {
+		return nil, err
+	}
+	defer log.Close()
 	start, done := time.Now(), 0
 	replayAll(config{Bin: o.bin, Timeout: o.timeout}, jobs, o.workers, func(res commitResult) {
 		rep.add(res)
+		if log != nil {
+			b, _ := json.Marshal(res)
+			log.Write(append(b, '\n'))
+		}
 		done++
 		if done%50 == 0 || done == len(jobs) {
 			fmt.Fprintf(os.Stderr, "replay: %d/%d commits, %d violations, %s\n", done, len(jobs),
@@ -153,6 +165,41 @@ func replay(o options, args []string) (*report, error) {
 	}
 	rep.writeMarkdown(w)
 	return rep, nil
+}
+
+// resume counts the results a -log file already holds for the jobs and
+// returns the jobs left, with the file open for appending; no file, no
+// log.
+func resume(file string, jobs []job, rep *report) ([]job, *os.File, error) {
+	if file == "" {
+		return jobs, nil, nil
+	}
+	done := map[string]bool{}
+	if content, err := os.ReadFile(file); err == nil {
+		wanted := map[string]bool{}
+		for _, j := range jobs {
+			wanted[j.repo.Spec.Name+" "+j.c.Hash] = true
+		}
+		for _, line := range bytes.Split(content, []byte("\n")) {
+			var res commitResult
+			if len(line) == 0 || json.Unmarshal(line, &res) != nil || !wanted[res.Repo+" "+res.Commit] || done[res.Repo+" "+res.Commit] {
+				continue
+			}
+			done[res.Repo+" "+res.Commit] = true
+			rep.add(res)
+		}
+	}
+	var left []job
+	for _, j := range jobs {
+		if !done[j.repo.Spec.Name+" "+j.c.Hash] {
+			left = append(left, j)
+		}
+	}
+	if len(done) > 0 {
+		fmt.Fprintf(os.Stderr, "replay: %d commits taken from %s, %d left\n", len(done), file, len(left))
+	}
+	f, err := os.OpenFile(file, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	return left, f, err
 }
 
 // only keeps the commits whose hash starts with one of the comma-separated

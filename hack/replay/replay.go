@@ -117,21 +117,21 @@ type config struct {
 	Timeout time.Duration
 }
 
-// commitResult is the replay of one commit.
+// commitResult is the replay of one commit; a line of the -log file.
 type commitResult struct {
-	Repo       string
-	Commit     string
-	Root       bool
-	Elapsed    time.Duration // both diff runs
-	SelfExit   int
-	ChangeExit int // -2 for a root commit, which has no diff C^ C
-	Violations []violation
-	Unreadable int  // changed manifests the finder could not parse
-	Missing    int  // changed files the repository lacks
-	Unchecked  int  // rolls whose template the harness could not find
-	Deltas     int  // trust values the finder saw change
-	Checked    bool // diff C^ C wrote its JSON: invariants 3 and 4 were checked
-	Err        error
+	Repo       string        `json:"repo"`
+	Commit     string        `json:"commit"`
+	Root       bool          `json:"root,omitempty"`
+	Elapsed    time.Duration `json:"elapsed"`    // both diff runs
+	SelfExit   int           `json:"selfExit"`   // diff C C
+	ChangeExit int           `json:"changeExit"` // diff C^ C; -2 for a root commit, which has none
+	Violations []violation   `json:"violations,omitempty"`
+	Unreadable int           `json:"unreadable,omitempty"` // changed manifests the finder could not parse
+	Missing    int           `json:"missing,omitempty"`    // changed files the repository lacks
+	Unchecked  int           `json:"unchecked,omitempty"`  // rolls whose template the harness could not find
+	Deltas     int           `json:"deltas,omitempty"`     // trust values the finder saw change
+	Checked    bool          `json:"checked,omitempty"`    // diff C^ C wrote its JSON: invariants 3 and 4 were checked
+	Err        string        `json:"error,omitempty"`      // the harness could not read the commit
 }
 
 // replayCommit runs diff C C and diff C^ C and checks every invariant.
@@ -150,18 +150,18 @@ func replayCommit(cfg config, r *repoRun, c commit) commitResult {
 	res.Checked = change.Out != nil
 	b, err := newBlobReader(r.Clone)
 	if err != nil {
-		res.Err = err
+		res.Err = err.Error()
 		return res
 	}
 	defer b.close()
 	changes, err := changedFiles(r.Clone, c.Parent, c.Hash)
 	if err != nil {
-		res.Err = err
+		res.Err = err.Error()
 		return res
 	}
 	found, err := findChanges(b, changes, r.Dirs)
 	if err != nil {
-		res.Err = err
+		res.Err = err.Error()
 		return res
 	}
 	res.Unreadable, res.Missing, res.Deltas = len(found.Unreadable), len(found.Missing), len(found.Deltas)

@@ -76,8 +76,8 @@ func newReport(version string, workers int, repos []*repoRun) *report {
 // add counts one commit's replay.
 func (rep *report) add(res commitResult) {
 	s := rep.byName[res.Repo]
-	if res.Err != nil {
-		s.Errors = append(s.Errors, fmt.Sprintf("%s: %v", short(res.Commit), res.Err))
+	if res.Err != "" {
+		s.Errors = append(s.Errors, fmt.Sprintf("%s: %s", short(res.Commit), res.Err))
 	}
 	s.Replayed++
 	s.times = append(s.times, res.Elapsed)
@@ -216,6 +216,7 @@ func (rep *report) writeKinds(w io.Writer) {
 	type group struct {
 		inv, kind, repo string
 		n               int
+		commits         map[string]bool
 		examples        []string
 		detail          string
 	}
@@ -225,11 +226,12 @@ func (rep *report) writeKinds(w io.Writer) {
 		key := v.Invariant + "\x00" + v.Kind + "\x00" + v.Repo
 		g := index[key]
 		if g == nil {
-			g = &group{inv: v.Invariant, kind: v.Kind, repo: v.Repo, detail: v.Detail}
+			g = &group{inv: v.Invariant, kind: v.Kind, repo: v.Repo, detail: v.Detail, commits: map[string]bool{}}
 			index[key] = g
 			groups = append(groups, g)
 		}
 		g.n++
+		g.commits[v.Commit] = true
 		if len(g.examples) < 3 && !contains(g.examples, "`"+short(v.Commit)+"`") {
 			g.examples = append(g.examples, "`"+short(v.Commit)+"`")
 		}
@@ -244,14 +246,14 @@ func (rep *report) writeKinds(w io.Writer) {
 		}
 		return a.repo < b.repo
 	})
-	fmt.Fprintln(w, "| invariant | kind | repository | violations | example commits | first detail |")
-	fmt.Fprintln(w, "| --- | --- | --- | ---: | --- | --- |")
+	fmt.Fprintln(w, "| invariant | kind | repository | violations | commits | example commits | first detail |")
+	fmt.Fprintln(w, "| --- | --- | --- | ---: | ---: | --- | --- |")
 	for _, g := range groups {
 		kind := g.kind
 		if g.inv == invReported && !modeled(kind) {
 			kind += " (not read by diff yet)"
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %d | %s | %s |\n", g.inv, kind, g.repo, g.n,
+		fmt.Fprintf(w, "| %s | %s | %s | %d | %d | %s | %s |\n", g.inv, kind, g.repo, g.n, len(g.commits),
 			strings.Join(g.examples, " "), strings.ReplaceAll(clip(g.detail, 200), "|", "\\|"))
 	}
 }
