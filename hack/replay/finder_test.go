@@ -60,6 +60,9 @@ func tree(ca testpki.Cert) map[string]string {
 		"README.md":               "no trust here\n",
 		"app/api.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api, namespace: app, labels: {ca: " + ca.Cert.Subject.CommonName +
 			"}}\nspec:\n  replicas: 2\n  template:\n    spec:\n      containers: [{name: api, image: api:1}]\n",
+		"app/dup-1.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: dup, labels: {ca: " + ca.Cert.Subject.CommonName +
+			"}}\nspec:\n  template:\n    spec:\n      containers: [{name: dup, image: dup:1}]\n",
+		"app/dup-2.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: dup}\nspec:\n  template:\n    spec:\n      containers: [{name: dup, image: dup:2}]\n",
 	}
 }
 

@@ -216,8 +216,11 @@ func checkRolls(change diffRun, verdict func(resource) templateVerdict) (out []v
 		}
 		switch verdict(r.Resource) {
 		case templateSame:
-			out = append(out, violation{Invariant: invRoll, Kind: r.Resource.Kind,
+			out = append(out, violation{Invariant: invRoll, Kind: "template unchanged, one copy in its directory",
 				Detail: "rolled, pod template unchanged: " + r.Resource.String()})
+		case templateSameCopies:
+			out = append(out, violation{Invariant: invRoll, Kind: "template unchanged, held twice or more in its directory",
+				Detail: "rolled, pod template unchanged, other copies in its directory: " + r.Resource.String()})
 		case templateUnchecked:
 			unchecked++
 		}

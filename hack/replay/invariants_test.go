@@ -177,18 +177,20 @@ func TestReported(t *testing.T) {
 
 func TestRolls(t *testing.T) {
 	rolls := `[` + strings.Trim(aRoll, "[]") + `, {"resource": {"kind": "Deployment", "name": "later", "file": "app/later.yaml"}, "wave": "2"},
-		{"resource": {"kind": "Deployment", "name": "built", "file": "app/kustomization.yaml"}}]`
-	verdicts := map[string]templateVerdict{"web": templateSame, "later": templateSame, "built": templateUnchecked}
+		{"resource": {"kind": "Deployment", "name": "built", "file": "app/kustomization.yaml"}},
+		{"resource": {"kind": "Deployment", "name": "copied", "file": "app/copy-1.yaml"}}]`
+	verdicts := map[string]templateVerdict{"web": templateSame, "later": templateSame, "built": templateUnchecked, "copied": templateSameCopies}
 	got, unchecked := checkRolls(canRun(t, 0, canned(map[string]string{"rolls": rolls}), ""), func(r resource) templateVerdict {
 		return verdicts[r.Name]
 	})
-	if len(got) != 1 || got[0].Invariant != invRoll || !strings.Contains(got[0].Detail, "Deployment ns/web (app/web.yaml)") {
-		t.Fatalf("want one violation for web (a roll in a wave is no roll now), got %+v", got)
+	if len(got) != 2 || got[0].Invariant != invRoll || !strings.Contains(got[0].Detail, "Deployment ns/web (app/web.yaml)") ||
+		!strings.Contains(got[0].Kind, "one copy") || !strings.Contains(got[1].Kind, "twice or more") {
+		t.Fatalf("want violations for web and copied (a roll in a wave is no roll now), got %+v", got)
 	}
 	if unchecked != 1 {
 		t.Fatalf("want 1 unchecked roll, got %d", unchecked)
 	}
-	verdicts["web"] = templateChanged
+	verdicts["web"], verdicts["copied"] = templateChanged, templateChanged
 	if got, _ := checkRolls(canRun(t, 0, canned(map[string]string{"rolls": rolls}), ""), func(r resource) templateVerdict {
 		return verdicts[r.Name]
 	}); len(got) != 0 {

@@ -66,6 +66,9 @@ const (
 	templateChanged
 	// templateSame: the same template at BASE and HEAD.
 	templateSame
+	// templateSameCopies: the same template, and the workload is held
+	// more than once in its directory at HEAD (objects diff takes for one).
+	templateSameCopies
 )
 
 // compareTemplates decides a rolled workload's verdict from its templates
@@ -91,8 +94,9 @@ func allEmpty(templates []string) bool {
 }
 
 // rolledTemplate reads a rolled workload's templates at both sides of a
-// commit and decides.
-func rolledTemplate(b *blobReader, repo, base, head string, r resource) templateVerdict {
+// commit and decides; held counts the copies of a workload in its
+// directory at HEAD.
+func rolledTemplate(b *blobReader, repo, base, head string, r resource, held *copies) templateVerdict {
 	headFile, _, _ := b.read(head + ":" + r.File)
 	baseFile, _, _ := b.read(base + ":" + r.File)
 	baseTemplates := podTemplates(baseFile, r)
@@ -106,5 +110,45 @@ func rolledTemplate(b *blobReader, repo, base, head string, r resource) template
 		}
 		sort.Strings(baseTemplates)
 	}
-	return compareTemplates(podTemplates(headFile, r), baseTemplates)
+	v := compareTemplates(podTemplates(headFile, r), baseTemplates)
+	if v == templateSame && held.of(r) > 1 {
+		return templateSameCopies
+	}
+	return v
+}
+
+// copies counts, per directory of one revision, the documents of each
+// kind and name (namespace aside): a workload held twice in a directory is
+// two objects to kustomize and to a cluster, one to an identity by
+// directory, kind, namespace and name.
+type copies struct {
+	b         *blobReader
+	repo, rev string
+	dirs      map[string]map[string]int
+}
+
+func newCopies(b *blobReader, repo, rev string) *copies {
+	return &copies{b: b, repo: repo, rev: rev, dirs: map[string]map[string]int{}}
+}
+
+// of is how many documents of r's kind and name its directory holds.
+func (c *copies) of(r resource) int {
+	dir := path.Dir(r.File)
+	counts, ok := c.dirs[dir]
+	if !ok {
+		counts = map[string]int{}
+		files, _ := dirFiles(c.repo, c.rev, dir)
+		for _, f := range files {
+			if !isManifest(f) {
+				continue
+			}
+			content, _, _ := c.b.read(c.rev + ":" + f)
+			docs, _ := decodeDocuments(content)
+			for _, doc := range docs {
+				counts[scalarAt(doc, "kind")+"/"+scalarAt(doc, "metadata", "name")]++
+			}
+		}
+		c.dirs[dir] = counts
+	}
+	return counts[r.Kind+"/"+r.Name]
 }

@@ -19,11 +19,13 @@ func TestRolledTemplate(t *testing.T) {
 	}{
 		{"its env changed", resource{Kind: "Deployment", Namespace: "app", Name: "web", File: "app/deploy.yaml"}, templateChanged},
 		{"only its labels and replicas' neighbours changed", resource{Kind: "Deployment", Namespace: "app", Name: "api", File: "app/api.yaml"}, templateSame},
+		{"held twice in its directory", resource{Kind: "Deployment", Name: "dup", File: "app/dup-1.yaml"}, templateSameCopies},
 		{"not in its file", resource{Kind: "Deployment", Name: "built", File: "base/kustomization.yaml"}, templateUnchecked},
 		{"another namespace", resource{Kind: "Deployment", Namespace: "other", Name: "api", File: "app/api.yaml"}, templateUnchecked},
 	}
+	held := newCopies(b, dir, second)
 	for _, c := range cases {
-		if got := rolledTemplate(b, dir, first, second, c.r); got != c.want {
+		if got := rolledTemplate(b, dir, first, second, c.r, held); got != c.want {
 			t.Errorf("%s: got %d, want %d", c.name, got, c.want)
 		}
 	}

@@ -168,8 +168,9 @@ func replayCommit(cfg config, r *repoRun, c commit) commitResult {
 	vs = append(vs, checkCrash(change)...)
 	vs = append(vs, checkQuiet(change, r.Dirs.touchesBuild(c))...)
 	vs = append(vs, checkReported(change, found.Deltas)...)
+	held := newCopies(b, r.Clone, c.Hash)
 	rolls, unchecked := checkRolls(change, func(w resource) templateVerdict {
-		return rolledTemplate(b, r.Clone, c.Parent, c.Hash, w)
+		return rolledTemplate(b, r.Clone, c.Parent, c.Hash, w, held)
 	})
 	res.Unchecked = unchecked
 	vs = append(vs, rolls...)
