@@ -124,7 +124,7 @@ func findChanges(b *blobReader, changes []change, k kustomizeDirs) (finderResult
 	}
 	res.Deltas = trustDeltas(base, head)
 	for i, d := range res.Deltas {
-		res.Deltas[i].Lenient = d.at().Kind == kindKustomizeInput
+		res.Deltas[i].Lenient = k.under(d.at().File)
 	}
 	return res, nil
 }

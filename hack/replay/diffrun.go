@@ -20,6 +20,9 @@ type resource struct {
 	Namespace  string `json:"namespace"`
 	Name       string `json:"name"`
 	File       string `json:"file"`
+	// Kustomization is the kustomization whose build made the object,
+	// when a build did.
+	Kustomization string `json:"kustomization"`
 }
 
 func (r resource) String() string {
@@ -51,15 +54,22 @@ type roll struct {
 	Wave     string   `json:"wave"`
 }
 
+// certFile is one entry of diff's "certificateFiles": a certificate or key
+// file no build reads that the change touches, listed and not judged.
+type certFile struct {
+	File string `json:"file"`
+}
+
 // diffOutput is what the harness reads of diff's JSON: the trust changes,
-// the rolls, and the length of every top-level list by name (so that a
-// list diff adds later counts as something listed without the harness
-// knowing it).
+// the rolls, the certificate files, and the length of every top-level
+// list by name (so that a list diff adds later counts as something listed
+// without the harness knowing it).
 type diffOutput struct {
-	SchemaVersion string        `json:"schemaVersion"`
-	Trust         []trustChange `json:"trust"`
-	Rolls         []roll        `json:"rolls"`
-	Lists         map[string]int
+	SchemaVersion    string        `json:"schemaVersion"`
+	Trust            []trustChange `json:"trust"`
+	Rolls            []roll        `json:"rolls"`
+	CertificateFiles []certFile    `json:"certificateFiles"`
+	Lists            map[string]int
 }
 
 // informational are the top-level lists that say how a tree was read, not

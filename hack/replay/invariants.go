@@ -127,8 +127,9 @@ type trustDelta struct {
 	Old, New       place
 	Added, Removed []string
 	CAs            caSet
-	// Lenient: the value is a file of a kustomization's directory, whose
-	// objects diff may name by another file of the build.
+	// Lenient: the value is in a file under a kustomization's directory
+	// (a generator's input, a patch), whose objects diff may name by the
+	// kustomization or by another file of the build.
 	Lenient bool
 }
 
@@ -141,17 +142,22 @@ func (d trustDelta) at() place {
 
 // checkReported: every CA the finder sees added to or removed from a trust
 // value is listed so by diff's trust changes for that value's file (for a
-// file of a kustomization's directory: for a file of that directory or
-// above).
+// file under a kustomization's directory, also for an object a build of
+// that directory or above made). A certificate file diff lists under
+// certificateFiles - changed, not judged, as the contract has it for a
+// file no build reads - is reported.
 func checkReported(change diffRun, deltas []trustDelta) []violation {
 	if change.Out == nil {
 		return nil // a run without JSON: its exit 2 or crash is counted
 	}
 	var out []violation
 	for _, d := range deltas {
+		if d.listedAsFile(change.Out.CertificateFiles) {
+			continue
+		}
 		added, removed := map[string]bool{}, map[string]bool{}
 		for _, t := range change.Out.Trust {
-			if !d.covers(t.Resource.File) {
+			if !d.covers(t.Resource) {
 				continue
 			}
 			for _, ca := range t.Added {
@@ -178,20 +184,42 @@ func checkReported(change diffRun, deltas []trustDelta) []violation {
 	return out
 }
 
-// covers reports whether diff naming file speaks of the delta's value.
-func (d trustDelta) covers(file string) bool {
-	if file == "" {
+// listedAsFile reports whether the delta is a certificate file's and diff
+// lists that file among the certificate files the change touches.
+func (d trustDelta) listedAsFile(files []certFile) bool {
+	if k := d.at().Kind; k != kindCertFile && k != kindKustomizeInput {
 		return false
 	}
-	if file == d.Old.File || file == d.New.File {
+	for _, f := range files {
+		if f.File == d.Old.File || f.File == d.New.File {
+			return true
+		}
+	}
+	return false
+}
+
+// covers reports whether a trust change diff lists for r speaks of the
+// delta's value: r is in the value's file; or, for a value under a
+// kustomization's directory, r was built by a kustomization of that
+// directory or above, or is in a file there (a generator's object is
+// named by its kustomization).
+func (d trustDelta) covers(r resource) bool {
+	if r.File == "" {
+		return false
+	}
+	if r.File == d.Old.File || r.File == d.New.File {
 		return true
 	}
 	if !d.Lenient {
 		return false
 	}
-	dir := path.Dir(file)
 	at := path.Dir(d.at().File)
-	return dir == "." || at == dir || strings.HasPrefix(at, dir+"/")
+	for _, f := range []string{r.Kustomization, r.File} {
+		if dir := path.Dir(f); f != "" && (dir == "." || at == dir || strings.HasPrefix(at, dir+"/")) {
+			return true
+		}
+	}
+	return false
 }
 
 func missing(want []string, got map[string]bool) []string {

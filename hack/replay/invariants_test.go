@@ -13,10 +13,10 @@ import (
 func canned(lists map[string]string) []byte {
 	var b strings.Builder
 	b.WriteString(`{"schemaVersion": "rotate-certs.dev/diff/v1", "now": "2026-01-01T00:00:00Z", "summary": {}`)
-	for _, name := range []string{"trust", "breaks", "planted", "rolls", "rollouts", "alerts", "policies", "incomplete", "files"} {
+	for _, name := range []string{"trust", "breaks", "planted", "rolls", "rollouts", "alerts", "policies", "incomplete", "certificateFiles", "files"} {
 		list, ok := lists[name]
 		if !ok {
-			if name == "incomplete" || name == "files" {
+			if name == "incomplete" || name == "files" || name == "certificateFiles" {
 				continue // lists an older diff does not write
 			}
 			list = "[]"
@@ -127,13 +127,18 @@ const (
 )
 
 func trustJSON(file, added, removed string) string {
+	return builtJSON(file, "", added, removed)
+}
+
+// builtJSON is a trust change of an object a kustomization's build made.
+func builtJSON(file, kustomization, added, removed string) string {
 	ca := func(sha string) string {
 		if sha == "" {
 			return "[]"
 		}
 		return `[{"subject": "CN=x", "sha256": "` + sha + `"}]`
 	}
-	return `[{"resource": {"apiVersion": "v1", "kind": "Secret", "name": "s", "file": "` + file + `"}, "field": "data.ca.crt", "added": ` +
+	return `[{"resource": {"apiVersion": "v1", "kind": "Secret", "name": "s", "file": "` + file + `", "kustomization": "` + kustomization + `"}, "field": "data.ca.crt", "added": ` +
 		ca(added) + `, "removed": ` + ca(removed) + `, "kept": [], "consumers": []}]`
 }
 
@@ -145,23 +150,36 @@ func TestReported(t *testing.T) {
 	}
 	generated := trustDelta{New: place{File: "app/certs/ca.pem", Kind: kindKustomizeInput},
 		Added: []string{shaB}, CAs: caSet{shaB: "CN=b"}, Lenient: true}
+	patched := replaced
+	patched.Old.File, patched.New.File, patched.Lenient = "overlay/prod/patch.yaml", "overlay/prod/patch.yaml", true
+	certFile := trustDelta{New: place{File: "test/ca.pem", Kind: kindCertFile}, Added: []string{shaB}, CAs: caSet{shaB: "CN=b"}}
 	cases := []struct {
 		name  string
 		delta trustDelta
 		trust string
+		files string // diff's certificateFiles
 		want  string // a fragment of the detail; "" for no violation
 	}{
-		{"reported", replaced, trustJSON("app/ca.yaml", shaB, shaA), ""},
-		{"reported in upper case", replaced, trustJSON("app/ca.yaml", strings.ToUpper(shaB), strings.ToUpper(shaA)), ""},
-		{"not reported", replaced, "[]", "added, not reported: CN=b (sha256 bbbbbbbbbbbbbbbb); removed, not reported: CN=a"},
-		{"the removal lost", replaced, trustJSON("app/ca.yaml", shaB, ""), "removed, not reported: CN=a"},
-		{"reported for another file (a copy)", replaced, trustJSON("other/ca.yaml", shaB, shaA), "added, not reported"},
-		{"a generator's input, reported for its kustomization", generated, trustJSON("app/kustomization.yaml", shaB, ""), ""},
-		{"a generator's input, reported elsewhere", generated, trustJSON("other/kustomization.yaml", shaB, ""), "added, not reported"},
+		{"reported", replaced, trustJSON("app/ca.yaml", shaB, shaA), "", ""},
+		{"reported in upper case", replaced, trustJSON("app/ca.yaml", strings.ToUpper(shaB), strings.ToUpper(shaA)), "", ""},
+		{"not reported", replaced, "[]", "", "added, not reported: CN=b (sha256 bbbbbbbbbbbbbbbb); removed, not reported: CN=a"},
+		{"the removal lost", replaced, trustJSON("app/ca.yaml", shaB, ""), "", "removed, not reported: CN=a"},
+		{"reported for another file (a copy)", replaced, trustJSON("other/ca.yaml", shaB, shaA), "", "added, not reported"},
+		{"a generator's input, reported for its kustomization", generated, trustJSON("app/kustomization.yaml", shaB, ""), "", ""},
+		{"a generator's input, reported elsewhere", generated, trustJSON("other/kustomization.yaml", shaB, ""), "", "added, not reported"},
+		{"a patch, reported for the object its build made", patched, builtJSON("base/ca.yaml", "overlay/prod/kustomization.yaml", shaB, shaA), "", ""},
+		{"a patch, reported for another build", patched, builtJSON("base/ca.yaml", "overlay/dev/kustomization.yaml", shaB, shaA), "", "added, not reported"},
+		{"a certificate file listed, not judged", certFile, "[]", `[{"file": "test/ca.pem", "change": "added"}]`, ""},
+		{"a certificate file not listed", certFile, "[]", `[{"file": "test/other.pem", "change": "added"}]`, "added, not reported"},
+		{"a manifest is not a certificate file", replaced, "[]", `[{"file": "app/ca.yaml", "change": "changed"}]`, "added, not reported"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := checkReported(canRun(t, 0, canned(map[string]string{"trust": c.trust}), ""), []trustDelta{c.delta})
+			lists := map[string]string{"trust": c.trust}
+			if c.files != "" {
+				lists["certificateFiles"] = c.files
+			}
+			got := checkReported(canRun(t, 0, canned(lists), ""), []trustDelta{c.delta})
 			if c.want == "" {
 				if len(got) != 0 {
 					t.Fatalf("want none, got %+v", got)
