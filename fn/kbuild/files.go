@@ -53,10 +53,10 @@ func (v *view) readFiles() []string {
 }
 
 func (v *view) Create(string) (filesys.File, error) { return nil, errReadOnly }
-func (v *view) Mkdir(string) error                   { return errReadOnly }
-func (v *view) MkdirAll(string) error                { return errReadOnly }
-func (v *view) RemoveAll(string) error               { return errReadOnly }
-func (v *view) WriteFile(string, []byte) error       { return errReadOnly }
+func (v *view) Mkdir(string) error                  { return errReadOnly }
+func (v *view) MkdirAll(string) error               { return errReadOnly }
+func (v *view) RemoveAll(string) error              { return errReadOnly }
+func (v *view) WriteFile(string, []byte) error      { return errReadOnly }
 
 // Open is refused: kustomize's loader reads whole files (ReadFile).
 func (v *view) Open(p string) (filesys.File, error) {
