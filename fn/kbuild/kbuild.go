@@ -132,17 +132,24 @@ func (b *builder) component() bool {
 // sortOptions, else its legacy order).
 func (b *builder) run() {
 	v := newView(b.files, b.rewrite)
+	leftOut := func() bool { return len(b.build.Notes) > 0 }
 	opts := krusty.MakeDefaultOptions()
 	opts.PluginConfig = types.DisabledPluginConfig()
 	opts.Reorder = krusty.ReorderOptionUnspecified
-	m, err := runKustomize(krusty.MakeKustomizer(opts), v, b.abs)
+	var m interface{ ToRNodeSlice() []*yaml.RNode }
+	var err error
+	said := quiet(func() { m, err = runKustomize(krusty.MakeKustomizer(opts), v, b.abs) })
+	left := leftOut()
+	for _, line := range said {
+		b.build.Notes = append(b.build.Notes, kube.SafePath(b.build.File)+": kustomize: "+kube.ScrubMessage(line))
+	}
 	for _, f := range v.readFiles() {
 		b.build.Read = append(b.build.Read, b.show(f))
 	}
 	switch {
 	case b.refused != "":
 		b.build.NotBuilt = b.refused
-	case err != nil && len(b.build.Notes) > 0:
+	case err != nil && left:
 		b.build.NotBuilt = fmt.Sprintf("%s: not built: without what it cannot read offline, the build fails: %s", kube.SafePath(b.build.File), firstLine(err))
 	case err != nil:
 		b.build.Err = fmt.Errorf("%s: kustomize build fails: %s", kube.SafePath(b.build.File), firstLine(err))
