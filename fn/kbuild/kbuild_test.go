@@ -130,14 +130,14 @@ func TestBuildHashedName(t *testing.T) {
 // object traced to its own file, and every file read is listed.
 func TestBuildOverlay(t *testing.T) {
 	dir := tree(t, map[string]string{
-		"base/kustomization.yaml":     "resources:\n- deploy.yaml\n- trust.yaml\n",
-		"base/deploy.yaml":            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app\nspec:\n  template:\n    spec:\n      containers:\n      - name: app\n        image: app:1\n",
-		"base/trust.yaml":             "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: trust\ndata:\n  ca.crt: old\n",
-		"comp/kustomization.yaml":     "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\ncommonLabels:\n  team: a\n",
-		"prod/kustomization.yaml":     "namespace: prod\nresources:\n- ../base\ncomponents:\n- ../comp\npatches:\n- path: trust-patch.yaml\n- target:\n    kind: Deployment\n    name: app\n  path: image.json\n",
-		"prod/trust-patch.yaml":       "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: trust\ndata:\n  ca.crt: new\n",
-		"prod/image.json":             `[{"op": "replace", "path": "/spec/template/spec/containers/0/image", "value": "app:2"}]`,
-		"prod/unused-not-read.yaml":   "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: unused\n",
+		"base/kustomization.yaml":   "resources:\n- deploy.yaml\n- trust.yaml\n",
+		"base/deploy.yaml":          "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app\nspec:\n  template:\n    spec:\n      containers:\n      - name: app\n        image: app:1\n",
+		"base/trust.yaml":           "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: trust\ndata:\n  ca.crt: old\n",
+		"comp/kustomization.yaml":   "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\ncommonLabels:\n  team: a\n",
+		"prod/kustomization.yaml":   "namespace: prod\nresources:\n- ../base\ncomponents:\n- ../comp\npatches:\n- path: trust-patch.yaml\n- target:\n    kind: Deployment\n    name: app\n  path: image.json\n",
+		"prod/trust-patch.yaml":     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: trust\ndata:\n  ca.crt: new\n",
+		"prod/image.json":           `[{"op": "replace", "path": "/spec/template/spec/containers/0/image", "value": "app:2"}]`,
+		"prod/unused-not-read.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: unused\n",
 	})
 	b := Run(disk{}, filepath.Join(dir, "prod"))
 	require.NoError(t, b.Err)

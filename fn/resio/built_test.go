@@ -18,20 +18,20 @@ import (
 func builtTree() map[string]string {
 	cm := func(name string) string { return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " + name + "\n" }
 	return map[string]string{
-		"base/kustomization.yaml":          "resources:\n- app.yaml\n",
-		"base/app.yaml":                    cm("app"),
-		"base/stray.yaml":                  cm("stray-in-base"),
-		"comp/kustomization.yaml":          "kind: Component\napiVersion: kustomize.config.k8s.io/v1alpha1\ncommonLabels:\n  c: \"1\"\n",
-		"lonely/kustomization.yaml":        "kind: Component\napiVersion: kustomize.config.k8s.io/v1alpha1\n",
-		"clusters/prod/kustomization.yaml": "namespace: prod\nresources:\n- ../../base\ncomponents:\n- ../../comp\nsecretGenerator:\n- name: cacerts\n  files:\n  - certs/root-cert.pem\n  envs:\n  - extra.env\n  options:\n    disableNameSuffixHash: true\n",
+		"base/kustomization.yaml":           "resources:\n- app.yaml\n",
+		"base/app.yaml":                     cm("app"),
+		"base/stray.yaml":                   cm("stray-in-base"),
+		"comp/kustomization.yaml":           "kind: Component\napiVersion: kustomize.config.k8s.io/v1alpha1\ncommonLabels:\n  c: \"1\"\n",
+		"lonely/kustomization.yaml":         "kind: Component\napiVersion: kustomize.config.k8s.io/v1alpha1\n",
+		"clusters/prod/kustomization.yaml":  "namespace: prod\nresources:\n- ../../base\ncomponents:\n- ../../comp\nsecretGenerator:\n- name: cacerts\n  files:\n  - certs/root-cert.pem\n  envs:\n  - extra.env\n  options:\n    disableNameSuffixHash: true\n",
 		"clusters/prod/certs/root-cert.pem": "-----BEGIN CERTIFICATE-----\nMA==\n-----END CERTIFICATE-----\n",
 		"clusters/prod/certs/root-key.pem":  "not read by the build\n",
-		"clusters/prod/extra.env":          "A=1\n",
-		"clusters/dev/kustomization.yaml":  "namePrefix: dev-\nresources:\n- ../../base\n",
-		"plain/p.yaml":                     cm("plain"),
-		"plain/ca.crt":                     "plain cert\n",
-		"net/kustomization.yaml":           "resources:\n- https://example.com/x.yaml\npatches:\n- path: p.yaml\n",
-		"net/p.yaml":                       cm("x"),
+		"clusters/prod/extra.env":           "A=1\n",
+		"clusters/dev/kustomization.yaml":   "namePrefix: dev-\nresources:\n- ../../base\n",
+		"plain/p.yaml":                      cm("plain"),
+		"plain/ca.crt":                      "plain cert\n",
+		"net/kustomization.yaml":            "resources:\n- https://example.com/x.yaml\npatches:\n- path: p.yaml\n",
+		"net/p.yaml":                        cm("x"),
 	}
 }
 
