@@ -136,9 +136,20 @@ func readSide(o Options, s Side, log exit.Printer) (*trustdiff.Tree, error) {
 		problems = append(problems, inRoot(p.Message))
 	}
 	ex, errs := explain(set.Items, o.Now)
-	tree := trustdiff.Build(trustdiff.Input{Items: set.Items, Explained: ex.Trust, Waves: ex.Waves, File: rel, Policies: ex.policies})
+	tree := trustdiff.Build(trustdiff.Input{Items: set.Items, Explained: ex.Trust, Waves: ex.Waves, File: rel, Policies: ex.policies,
+		CertFiles: certFiles(set.CertFiles, rel)})
 	tree.Problems = append(append(problems, errs...), tree.Problems...)
 	return tree, nil
+}
+
+// certFiles are the certificate files no build reads, by their path below
+// the top, for the model (kbuild: read as kustomize builds).
+func certFiles(files []resio.CertFile, rel func(string) string) map[string]string {
+	out := make(map[string]string, len(files))
+	for _, f := range files {
+		out[rel(f.Path)] = f.SHA256
+	}
+	return out
 }
 
 // relativeTo returns the function that shows a file below root.
@@ -215,7 +226,7 @@ func reader(o Options, s Side, log exit.Printer) (root string, read func() *resi
 			root, paths = workTree(o)
 		}
 		return root, func() *resio.Resources {
-			return readPaths(paths, func(p []string) *resio.Resources { return resio.ReadPaths(p, nil) })
+			return readPaths(paths, func(p []string) *resio.Resources { return resio.ReadBuilt(p, nil) }) // kustomizations built
 		}, nil
 	}
 	rev, err := resio.ReadRevision(o.Dir, s.Rev)
@@ -236,7 +247,7 @@ func reader(o Options, s Side, log exit.Printer) (root string, read func() *resi
 			paths = append(paths, full)
 		}
 	}
-	return rev.Top, func() *resio.Resources { return readPaths(paths, rev.ReadPaths) }, nil
+	return rev.Top, func() *resio.Resources { return readPaths(paths, rev.ReadBuilt) }, nil // kustomizations built
 }
 
 // readPaths reads paths with read; none (none of the paths named is on

@@ -134,6 +134,8 @@ func (v *view) ReadFile(p string) ([]byte, error) {
 	v.mu.Unlock()
 	if isKustomizationName(filepath.Base(p)) {
 		data = v.rewrite(p, data)
+	} else {
+		data = keepLocal(p, data)
 	}
 	return data, nil
 }

@@ -234,3 +234,21 @@ func TestIsRemote(t *testing.T) {
 		require.Equal(t, want, isRemote(p), p)
 	}
 }
+
+// TestBuildKeepsLocalConfig: an object marked local-config (a policy's
+// source, never applied) is kept, marked as it was; kustomize would drop it
+// after its transformers ran.
+func TestBuildKeepsLocalConfig(t *testing.T) {
+	dir := tree(t, map[string]string{
+		"kustomization.yaml": "resources:\n- src.yaml\n- src.json\n",
+		"src.yaml":           "apiVersion: v1\nkind: Secret\nmetadata:\n  name: src\n  annotations:\n    config.kubernetes.io/local-config: \"true\"\n",
+		"src.json":           `{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "j", "annotations": {"config.kubernetes.io/local-config": "true"}}}`,
+	})
+	b := Run(disk{}, dir)
+	require.NoError(t, b.Err)
+	for _, n := range []*yaml.RNode{find(t, b, "Secret", "src"), find(t, b, "ConfigMap", "j")} {
+		a := n.GetAnnotations()
+		require.Equal(t, "true", a[localConfig])
+		require.NotContains(t, a, keptLocal)
+	}
+}

@@ -60,6 +60,7 @@ func (b *builder) trace(nodes []*yaml.RNode) {
 		if !b.userOrigins {
 			_ = n.PipeE(yaml.ClearAnnotation(kustomizeOrigin))
 		}
+		restoreLocal(n)
 		b.annotate(n, origin)
 		if name := nameBeforeHash(n); name != "" {
 			_ = n.PipeE(yaml.SetAnnotation(NameAnnotation, name))

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/certmanager"
+	"github.com/rotate-certs/rotate-certs/fn/kbuild"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/layout"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
@@ -38,6 +39,10 @@ type Input struct {
 	// Policies are the policies among Items already decoded
 	// (policy.Decode), by item; one not here is decoded by Build.
 	Policies map[*yaml.RNode]*policy.RotationPolicy
+	// CertFiles are the certificate and key files no build reads, by
+	// path below the top, each with the digest of its content: listed
+	// when they change, not judged.
+	CertFiles map[string]string
 }
 
 // certKeys are the data keys that hold a certificate with its chain, not
@@ -107,9 +112,12 @@ func Build(in Input) *Tree {
 	pkgs, _ := layout.Split(in.Items)
 	b.packages(pkgs)
 	for _, item := range in.Items {
-		b.nodes[kube.RefOf(item)] = item
+		b.nodes[kube.RefOf(item)] = item // all first: resource reads a built object's files from its node
+	}
+	for _, item := range in.Items {
 		b.object(item)
 	}
+	b.tree.CertFiles = in.CertFiles
 	b.waves()
 	certs, problems := findCertificates(withoutPolicies(in.Items))
 	b.values(certs)
@@ -146,13 +154,26 @@ func withoutPolicies(items []*yaml.RNode) []*yaml.RNode {
 	return out
 }
 
-// resource names the object ref as the result shows it.
+// resource names the object ref as the result shows it: an object a
+// kustomization built by the file it came from and the kustomization
+// (kbuild's annotations).
 func (b *builder) resource(ref kube.Ref) Resource {
-	file := ref.Path
-	if b.in.File != nil && file != "" {
-		file = b.in.File(file)
+	show := func(file string) string {
+		if b.in.File != nil && file != "" {
+			file = b.in.File(file)
+		}
+		return kube.SafePath(file)
 	}
-	return Resource{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name, File: kube.SafePath(file)}
+	r := Resource{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name, File: show(ref.Path)}
+	node := b.nodes[ref]
+	if node == nil || ref.Path == "" {
+		return r
+	}
+	a := node.GetAnnotations(kbuild.OriginAnnotation, kbuild.NameAnnotation)
+	if origin := a[kbuild.OriginAnnotation]; origin != "" {
+		r.Kustomization, r.File, r.generated = r.File, show(origin), a[kbuild.NameAnnotation]
+	}
+	return r
 }
 
 // value is the certificates of one value of one resource.

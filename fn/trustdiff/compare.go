@@ -68,10 +68,19 @@ type Result struct {
 	Rollouts      []Change      `json:"rollouts"`
 	Alerts        []Change      `json:"alerts"`
 	Policies      []Change      `json:"policies"`
+	// CertificateFiles are the certificate and key files no build reads
+	// that the change touches: listed, not judged.
+	CertificateFiles []CertFileChange `json:"certificateFiles"`
 }
 
 // Empty reports whether the change does nothing the diff reports.
 func (r Result) Empty() bool {
+	return r.judged() && len(r.CertificateFiles) == 0
+}
+
+// judged reports whether the change does nothing to what the diff judges:
+// all but the certificate files.
+func (r Result) judged() bool {
 	return len(r.Trust)+len(r.Breaks)+len(r.Planted)+len(r.Rolls)+len(r.Rollouts)+len(r.Alerts)+len(r.Policies) == 0
 }
 
@@ -86,6 +95,7 @@ func Compare(base, head *Tree, now time.Time) Result {
 	r.Rollouts = rollouts(base, head)
 	r.Alerts = alertChanges(base, head)
 	r.Policies = policyChanges(base, head)
+	r.CertificateFiles = certFileChanges(base, head)
 	for _, t := range r.Trust {
 		r.Summary.Added += len(t.Added)
 		r.Summary.Removed += len(t.Removed)

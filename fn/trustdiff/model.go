@@ -27,20 +27,38 @@ type Resource struct {
 	Namespace  string `json:"namespace,omitempty"`
 	Name       string `json:"name"`
 	// File is the file the object was read from, relative to the top of
-	// the tree.
+	// the tree; for an object a kustomization built, the file it came
+	// from (its resource file, or the kustomization whose generator made
+	// it).
 	File string `json:"file,omitempty"`
+	// Kustomization is, for an object a kustomization built, the
+	// kustomization file that was built.
+	Kustomization string `json:"kustomization,omitempty"`
+	// generated is, for a generated object whose name kustomize suffixed
+	// with the hash of its content, the name before the suffix.
+	generated string
 }
 
 // id is the identity of an object across the two trees: the directory of
 // its file (a repository of many clusters holds the same object once per
-// cluster), its API group, kind, namespace and name. Its file name and API
-// version are not: renaming a file or moving an API version is no change.
+// cluster) - of its kustomization, for a built object: one base built by
+// two overlays is two objects -, its API group, kind, namespace and name
+// (a generated name without the hash of its content: the object whose
+// content changes is the same object). Its file name and API version are
+// not: renaming a file or moving an API version is no change.
 func (r Resource) id() string {
 	group, _, _ := strings.Cut(r.APIVersion, "/")
 	if !strings.Contains(r.APIVersion, "/") {
 		group = ""
 	}
-	return path.Dir(r.File) + "\x00" + group + "\x00" + r.Kind + "\x00" + r.Namespace + "\x00" + r.Name
+	at, name := r.File, r.Name
+	if r.Kustomization != "" {
+		at = r.Kustomization
+	}
+	if r.generated != "" {
+		name = r.generated
+	}
+	return path.Dir(at) + "\x00" + group + "\x00" + r.Kind + "\x00" + r.Namespace + "\x00" + name
 }
 
 // String names the object for tables: "Secret ns/name".
@@ -226,6 +244,9 @@ type Tree struct {
 	Domains map[string]map[string]bool
 	// Problems are what could not be read, one line each (scrubbed).
 	Problems []string
+	// CertFiles are the certificate and key files no build reads, by
+	// path below the top, each with the digest of its content.
+	CertFiles map[string]string
 
 	byResource map[string][]Cert         // Certs by Resource.id, made when first asked
 	bySHA      map[string][]*TrustObject // Trust by the CAs they hold, made when first asked

@@ -29,6 +29,7 @@ func (r Result) nonNil() Result {
 	}
 	r.Trust, r.Breaks, r.Planted, r.Rolls = orEmpty(r.Trust), orEmpty(r.Breaks), orEmpty(r.Planted), orEmpty(r.Rolls)
 	r.Rollouts, r.Alerts, r.Policies = orEmpty(r.Rollouts), orEmpty(r.Alerts), orEmpty(r.Policies)
+	r.CertificateFiles = orEmpty(r.CertificateFiles)
 	return r
 }
 
@@ -50,6 +51,8 @@ func (r Result) Verdict(allowUnexplained bool) string {
 		return "PASS with warnings: planted trust allowed by --allow-unexplained"
 	case r.Empty():
 		return "PASS: no change to trust"
+	case r.judged():
+		return "PASS: no change to trust in what is read; certificate files changed, not judged"
 	}
 	return "PASS: trust changes, nothing breaks, nothing is planted"
 }
@@ -57,8 +60,12 @@ func (r Result) Verdict(allowUnexplained bool) string {
 // Counts is the summary in words.
 func (r Result) Counts() string {
 	s := r.Summary
-	return fmt.Sprintf("%d CA(s) added, %d removed, %d break(s), %d planted, %d roll(s), %d Cluster API rollout(s), %d alert change(s), %d policy change(s)",
+	counts := fmt.Sprintf("%d CA(s) added, %d removed, %d break(s), %d planted, %d roll(s), %d Cluster API rollout(s), %d alert change(s), %d policy change(s)",
 		s.Added, s.Removed, s.Breaks, s.Planted, s.Rolls, len(r.Rollouts), len(r.Alerts), len(r.Policies))
+	if n := len(r.CertificateFiles); n > 0 {
+		counts += fmt.Sprintf(", %d certificate file(s) changed (not judged)", n)
+	}
+	return counts
 }
 
 // section is one part of the result as lines of text.
@@ -86,6 +93,7 @@ func (r Result) sections() []section {
 	add("Cluster API rollouts", mapLines(r.Rollouts, changeLine))
 	add("Alerts", mapLines(r.Alerts, changeLine))
 	add("Policies", mapLines(r.Policies, changeLine))
+	add("Certificate files", mapLines(r.CertificateFiles, certFileLine))
 	return out
 }
 
@@ -98,6 +106,9 @@ func rollLine(w Roll) string {
 	}
 	if w.Resource.File != "" {
 		line += " in " + w.Resource.File
+	}
+	if w.Resource.Kustomization != "" && w.Resource.Kustomization != w.Resource.File {
+		line += " (built by " + w.Resource.Kustomization + ")"
 	}
 	return line
 }
