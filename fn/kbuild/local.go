@@ -22,7 +22,7 @@ import (
 const localConfig = "config.kubernetes.io/local-config"
 
 // keptLocal is the name the annotation has during a build.
-const keptLocal = "internal.rotate-certs.dev/local-config"
+const keptLocal = "rotate-certs.dev/build-local-config"
 
 // localKey matches the annotation as a mapping key, in YAML or JSON.
 var localKey = regexp.MustCompile(`(^|[\s"'{,])config\.kubernetes\.io/local-config(["']?\s*:)`)
@@ -46,5 +46,6 @@ func restoreLocal(n *yaml.RNode) {
 	if !ok {
 		return
 	}
-	_ = n.PipeE(yaml.ClearAnnotation(keptLocal), yaml.SetAnnotation(localConfig, v))
+	_ = n.PipeE(yaml.ClearAnnotation(keptLocal))
+	_ = n.PipeE(yaml.SetAnnotation(localConfig, v))
 }

@@ -81,7 +81,9 @@ func (b *builder) annotate(n *yaml.RNode, origin string) {
 	for _, kv := range [][2]string{{kioutil.PathAnnotation, file}, {kioutil.LegacyPathAnnotation, file}, {OriginAnnotation, filepath.ToSlash(origin)}} {
 		_ = n.PipeE(yaml.SetAnnotation(kv[0], kv[1]))
 	}
-	_ = n.PipeE(yaml.ClearAnnotation(kioutil.IndexAnnotation), yaml.ClearAnnotation(kioutil.LegacyIndexAnnotation))
+	for _, k := range []string{kioutil.IndexAnnotation, kioutil.LegacyIndexAnnotation} {
+		_ = n.PipeE(yaml.ClearAnnotation(k))
+	}
 }
 
 // hashLen is the length of the hash kustomize appends to a generated
