@@ -38,6 +38,10 @@ type Input struct {
 	// Policies are the policies among Items already decoded
 	// (policy.Decode), by item; one not here is decoded by Build.
 	Policies map[*yaml.RNode]*policy.RotationPolicy
+	// Ambiguous are the names several objects share in one directory, in
+	// this tree or the other one of the change (Ambiguous(Duplicates of
+	// each)): their objects are told apart by file and document.
+	Ambiguous map[string]bool
 }
 
 // certKeys are the data keys that hold a certificate with its chain, not
@@ -153,12 +157,13 @@ func withoutPolicies(items []*yaml.RNode) []*yaml.RNode {
 }
 
 // resource names the object ref as the result shows it.
+// An ambiguous name (Input.Ambiguous) is told apart by its place.
 func (b *builder) resource(ref kube.Ref) Resource {
-	file := ref.Path
-	if b.in.File != nil && file != "" {
-		file = b.in.File(file)
+	r := resourceOf(ref, b.in.File)
+	if b.in.Ambiguous[r.name()] {
+		r.place = placeOf(ref, r)
 	}
-	return Resource{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name, File: kube.SafePath(file)}
+	return r
 }
 
 // value is the certificates of one value of one resource.
