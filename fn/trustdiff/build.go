@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/certmanager"
-	"github.com/rotate-certs/rotate-certs/fn/kbuild"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/layout"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
@@ -43,6 +42,10 @@ type Input struct {
 	// path below the top, each with the digest of its content: listed
 	// when they change, not judged.
 	CertFiles map[string]string
+	// Ambiguous are the names several objects share in one directory, in
+	// this tree or the other one of the change (Ambiguous(Duplicates of
+	// each)): their objects are told apart by file and document.
+	Ambiguous map[string]bool
 }
 
 // certKeys are the data keys that hold a certificate with its chain, not
@@ -123,9 +126,15 @@ func Build(in Input) *Tree {
 	b.values(certs)
 	b.injectedConsumers()
 	for _, p := range problems {
-		b.tree.Problems = append(b.tree.Problems, kube.ScrubMessage(fmt.Sprintf("%s %s: %s", p.Ref, p.Field, p.Message)))
+		b.problem(p.Ref, fmt.Sprintf("%s %s: %s", p.Ref, p.Field, p.Message))
 	}
 	return b.tree
+}
+
+// problem records what of the object ref could not be read: msg, which
+// names it.
+func (b *builder) problem(ref kube.Ref, msg string) {
+	b.tree.Problems = append(b.tree.Problems, Problem{File: b.resource(ref).File, Message: kube.ScrubMessage(msg)})
 }
 
 // waves sets the wave of each workload a pending roll-out rolls later.
@@ -154,24 +163,14 @@ func withoutPolicies(items []*yaml.RNode) []*yaml.RNode {
 	return out
 }
 
-// resource names the object ref as the result shows it: an object a
-// kustomization built by the file it came from and the kustomization
-// (kbuild's annotations).
+// resource names the object ref as the result shows it (an object a
+// kustomization built by its own file and the kustomization: kbuild's
+// annotations). An ambiguous name (Input.Ambiguous) is told apart by its
+// place.
 func (b *builder) resource(ref kube.Ref) Resource {
-	show := func(file string) string {
-		if b.in.File != nil && file != "" {
-			file = b.in.File(file)
-		}
-		return kube.SafePath(file)
-	}
-	r := Resource{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name, File: show(ref.Path)}
-	node := b.nodes[ref]
-	if node == nil || ref.Path == "" {
-		return r
-	}
-	a := node.GetAnnotations(kbuild.OriginAnnotation, kbuild.NameAnnotation)
-	if origin := a[kbuild.OriginAnnotation]; origin != "" {
-		r.Kustomization, r.File, r.generated = r.File, show(origin), a[kbuild.NameAnnotation]
+	r := resourceOf(ref, b.nodes[ref], b.in.File)
+	if b.in.Ambiguous[r.name()] {
+		r.place = placeOf(ref, r)
 	}
 	return r
 }

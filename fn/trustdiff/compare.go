@@ -71,6 +71,9 @@ type Result struct {
 	// CertificateFiles are the certificate and key files no build reads
 	// that the change touches: listed, not judged.
 	CertificateFiles []CertFileChange `json:"certificateFiles"`
+	// Incomplete are the files read on neither side that the change
+	// leaves as they were (set by the caller that read the trees).
+	Incomplete []Incomplete `json:"incomplete,omitempty"`
 }
 
 // Empty reports whether the change does nothing the diff reports.
