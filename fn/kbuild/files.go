@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -19,6 +20,13 @@ type Files interface {
 	Stat(p string) (fs.FileInfo, error)
 	ReadFile(p string) ([]byte, error)
 }
+
+// Disk is Files over the disk.
+type Disk struct{}
+
+func (Disk) ReadDir(dir string) ([]fs.DirEntry, error) { return os.ReadDir(dir) }
+func (Disk) Stat(p string) (fs.FileInfo, error)        { return os.Stat(p) }
+func (Disk) ReadFile(p string) ([]byte, error)         { return os.ReadFile(p) }
 
 // errReadOnly is what a build gets when it tries to write: kustomize's
 // loader never does, and nothing a build does may.

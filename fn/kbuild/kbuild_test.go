@@ -1,7 +1,6 @@
 package kbuild
 
 import (
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,13 +11,6 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
-
-// disk is Files over the disk, as resio's is.
-type disk struct{}
-
-func (disk) ReadDir(dir string) ([]fs.DirEntry, error) { return os.ReadDir(dir) }
-func (disk) Stat(p string) (fs.FileInfo, error)        { return os.Stat(p) }
-func (disk) ReadFile(p string) ([]byte, error)         { return os.ReadFile(p) }
 
 // tree writes files (path: content) below a new directory.
 func tree(t *testing.T, files map[string]string) string {
@@ -86,7 +78,7 @@ resources:
 // build read every input.
 func TestBuildPluginCA(t *testing.T) {
 	dir := tree(t, istioPlugin())
-	b := Run(disk{}, dir)
+	b := Run(Disk{}, dir)
 	require.NoError(t, b.Err)
 	require.Empty(t, b.NotBuilt)
 	s := find(t, b, "Secret", "cacerts")
@@ -111,7 +103,7 @@ func TestBuildHashedName(t *testing.T) {
 		"kustomization.yaml": "configMapGenerator:\n- name: trust\n  literals:\n  - ca.crt=x\nresources:\n- cm.yaml\n",
 		"cm.yaml":            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: looks-abcdefghkm\n",
 	})
-	b := Run(disk{}, dir)
+	b := Run(Disk{}, dir)
 	require.NoError(t, b.Err)
 	var gen *yaml.RNode
 	for _, it := range b.Items {
@@ -139,7 +131,7 @@ func TestBuildOverlay(t *testing.T) {
 		"prod/image.json":           `[{"op": "replace", "path": "/spec/template/spec/containers/0/image", "value": "app:2"}]`,
 		"prod/unused-not-read.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: unused\n",
 	})
-	b := Run(disk{}, filepath.Join(dir, "prod"))
+	b := Run(Disk{}, filepath.Join(dir, "prod"))
 	require.NoError(t, b.Err)
 	trust := find(t, b, "ConfigMap", "trust")
 	require.Equal(t, "prod", trust.GetNamespace())
@@ -161,7 +153,7 @@ func TestBuildOverlay(t *testing.T) {
 	require.NotContains(t, b.Read, filepath.Join(dir, "prod/unused-not-read.yaml"))
 	require.Equal(t, []string{filepath.Join(dir, "base"), filepath.Join(dir, "comp"), filepath.Join(dir, "prod")}, b.Reached())
 
-	require.True(t, Run(disk{}, filepath.Join(dir, "comp")).Component, "a Component is not built on its own")
+	require.True(t, Run(Disk{}, filepath.Join(dir, "comp")).Component, "a Component is not built on its own")
 }
 
 // TestBuildOffline: a remote base, a Helm chart and a KRM function are
@@ -186,7 +178,7 @@ transformers:
 		"fn.yaml":     "apiVersion: fn.example.com/v1\nkind: SetThings\nmetadata:\n  name: f\n  annotations:\n    config.kubernetes.io/function: |\n      container:\n        image: example/fn\n",
 		"labels.yaml": "apiVersion: builtin\nkind: LabelTransformer\nmetadata:\n  name: l\nlabels:\n  built: \"yes\"\nfieldSpecs:\n- path: metadata/labels\n  create: true\n",
 	})
-	b := Run(disk{}, dir)
+	b := Run(Disk{}, dir)
 	require.NoError(t, b.Err)
 	require.Empty(t, b.NotBuilt)
 	require.Equal(t, "yes", find(t, b, "ConfigMap", "local").GetLabels()["built"], "a builtin transformer runs")
@@ -214,12 +206,12 @@ func TestBuildNotBuilt(t *testing.T) {
 		"needs-base/patch.yaml":           "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: argocd-repo-server\nspec:\n  replicas: 2\n",
 		"missing/kustomization.yaml":      "resources:\n- gone.yaml\n",
 	})
-	b := Run(disk{}, filepath.Join(dir, "remote-patch"))
+	b := Run(Disk{}, filepath.Join(dir, "remote-patch"))
 	require.Contains(t, b.NotBuilt, "patches[0].path names a remote file: not built")
 	require.Empty(t, b.Items)
-	b = Run(disk{}, filepath.Join(dir, "needs-base"))
+	b = Run(Disk{}, filepath.Join(dir, "needs-base"))
 	require.Contains(t, b.NotBuilt, "needs-base/kustomization.yaml: not built: without what it cannot read offline, the build fails")
-	b = Run(disk{}, filepath.Join(dir, "missing"))
+	b = Run(Disk{}, filepath.Join(dir, "missing"))
 	require.Empty(t, b.NotBuilt)
 	require.ErrorContains(t, b.Err, "missing/kustomization.yaml: kustomize build fails")
 }
@@ -244,7 +236,7 @@ func TestBuildKeepsLocalConfig(t *testing.T) {
 		"src.yaml":           "apiVersion: v1\nkind: Secret\nmetadata:\n  name: src\n  annotations:\n    config.kubernetes.io/local-config: \"true\"\n",
 		"src.json":           `{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "j", "annotations": {"config.kubernetes.io/local-config": "true"}}}`,
 	})
-	b := Run(disk{}, dir)
+	b := Run(Disk{}, dir)
 	require.NoError(t, b.Err)
 	for _, n := range []*yaml.RNode{find(t, b, "Secret", "src"), find(t, b, "ConfigMap", "j")} {
 		a := n.GetAnnotations()

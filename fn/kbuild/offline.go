@@ -105,11 +105,10 @@ func offline(files Files, p string, name func(string) string, k *yaml.RNode, top
 
 // dropRemote leaves the remote entries of the list field out.
 func (e *edit) dropRemote(k *yaml.RNode, field, show string) {
-	f := k.Field(field)
-	if f == nil || f.Value.YNode().Kind != yaml.SequenceNode {
+	seq := list(k, field)
+	if seq == nil {
 		return
 	}
-	seq := f.Value.YNode()
 	kept := seq.Content[:0:0]
 	for i, c := range seq.Content {
 		if c.Kind == yaml.ScalarNode && isRemote(c.Value) {
@@ -125,11 +124,10 @@ func (e *edit) dropRemote(k *yaml.RNode, field, show string) {
 // dropPlugins leaves out the entries of field that configure anything but
 // kustomize's builtins; rotate-certs' own policies become functions.
 func (e *edit) dropPlugins(files Files, k *yaml.RNode, field, p, show string) {
-	f := k.Field(field)
-	if f == nil || f.Value.YNode().Kind != yaml.SequenceNode {
+	seq := list(k, field)
+	if seq == nil {
 		return
 	}
-	seq := f.Value.YNode()
 	kept := seq.Content[:0:0]
 	for i, c := range seq.Content {
 		if c.Kind != yaml.ScalarNode {
@@ -163,6 +161,15 @@ func (e *edit) dropPlugins(files Files, k *yaml.RNode, field, p, show string) {
 		}
 	}
 	seq.Content = kept
+}
+
+// list returns the list at k's field, nil when it is not one.
+func list(k *yaml.RNode, field string) *yaml.Node {
+	f := k.Field(field)
+	if f == nil || f.Value.YNode().Kind != yaml.SequenceNode {
+		return nil
+	}
+	return f.Value.YNode()
 }
 
 // dropsAny reports whether configs hold one that is not a builtin.
@@ -219,11 +226,11 @@ func remoteFile(k *yaml.RNode) string {
 		{"patches", "path"}, {"patchesJson6902", "path"}, {"replacements", "path"},
 		{"configMapGenerator", "files"}, {"configMapGenerator", "envs"}, {"configMapGenerator", "env"},
 		{"secretGenerator", "files"}, {"secretGenerator", "envs"}, {"secretGenerator", "env"}} {
-		list := kube.At(k, f.list)
-		if list == nil || list.YNode().Kind != yaml.SequenceNode {
+		entries := kube.At(k, f.list)
+		if entries == nil || entries.YNode().Kind != yaml.SequenceNode {
 			continue
 		}
-		for i, c := range list.YNode().Content {
+		for i, c := range entries.YNode().Content {
 			for _, s := range paths(c, f.key) {
 				if isRemote(s) {
 					return fmt.Sprintf("%s[%d]%s", f.list, i, dotted(f.key))
@@ -276,23 +283,23 @@ func wantOrigins(k *yaml.RNode) bool {
 	if slices.Contains(buildMetadata(k), types.OriginAnnotations) {
 		return false
 	}
-	f := k.Field("buildMetadata")
-	if f == nil || f.Value.YNode().Kind != yaml.SequenceNode {
+	seq := list(k, "buildMetadata")
+	if seq == nil {
 		_ = k.PipeE(yaml.SetField("buildMetadata", yaml.NewListRNode(types.OriginAnnotations)))
 		return true
 	}
-	f.Value.YNode().Content = append(f.Value.YNode().Content, yaml.NewStringRNode(types.OriginAnnotations).YNode())
+	seq.Content = append(seq.Content, yaml.NewStringRNode(types.OriginAnnotations).YNode())
 	return true
 }
 
 // buildMetadata returns k's buildMetadata entries.
 func buildMetadata(k *yaml.RNode) []string {
-	f := k.Field("buildMetadata")
-	if f == nil || f.Value.YNode().Kind != yaml.SequenceNode {
+	seq := list(k, "buildMetadata")
+	if seq == nil {
 		return nil
 	}
 	var out []string
-	for _, c := range f.Value.YNode().Content {
+	for _, c := range seq.Content {
 		out = append(out, c.Value)
 	}
 	return out

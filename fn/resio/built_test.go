@@ -69,15 +69,7 @@ func TestReadBuilt(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
-	dir := t.TempDir()
-	for rel, text := range builtTree() {
-		write(t, dir, rel, text)
-	}
-	gitRun(t, dir, "init", "-q")
-	gitRun(t, dir, "add", "-A", "-f")
-	gitRun(t, dir, "commit", "-q", "-m", "c")
-	top, _, err := GitTop(dir)
-	require.NoError(t, err)
+	dir, top := committed(t, builtTree())
 
 	s, certs, builds := builtSummary(t, top, ReadBuilt([]string{top}, nil))
 	var got []string

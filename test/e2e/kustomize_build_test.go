@@ -18,13 +18,6 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// disk is kbuild.Files over the disk.
-type disk struct{}
-
-func (disk) ReadDir(dir string) ([]fs.DirEntry, error) { return os.ReadDir(dir) }
-func (disk) Stat(p string) (fs.FileInfo, error)        { return os.Stat(p) }
-func (disk) ReadFile(p string) ([]byte, error)         { return os.ReadFile(p) }
-
 // pluginCAFleet is Istio's plug-in CA (the files its tools/certs Makefile
 // writes, fed to a secretGenerator: see fn/gate's kustomize tests for the
 // upstream layout) as a fleet repository: a base with istiod and a
@@ -86,7 +79,7 @@ func TestInProcessBuildAgreesWithKustomize(t *testing.T) {
 	built := 0
 	for _, dir := range dirs {
 		t.Run(filepath.Base(filepath.Dir(dir))+"/"+filepath.Base(dir), func(t *testing.T) {
-			b := kbuild.Run(disk{}, dir)
+			b := kbuild.Run(kbuild.Disk{}, dir)
 			require.NoError(t, b.Err)
 			if b.NotBuilt != "" {
 				require.Contains(t, b.NotBuilt, "not built", "named, never skipped in silence")
