@@ -24,12 +24,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	gitignore "github.com/monochromegane/go-gitignore"
+	"github.com/rotate-certs/rotate-certs/fn/kbuild"
 )
 
 // ignoreFile is the name of the file that lists what to skip.
@@ -197,17 +197,9 @@ func readIgnore(files fileSystem, dir string) (gitignore.IgnoreMatcher, error) {
 }
 
 // fileSystem is where a walk lists and reads files: the disk (osFiles),
-// or a git revision held in memory (Revision). Paths are the host's.
-type fileSystem interface {
-	ReadDir(dir string) ([]fs.DirEntry, error)
-	// Stat follows a symbolic link.
-	Stat(p string) (fs.FileInfo, error)
-	ReadFile(p string) ([]byte, error)
-}
+// or a git revision held in memory (Revision). Paths are the host's. It
+// is what a kustomization build reads too (kbuild.Files).
+type fileSystem = kbuild.Files
 
 // osFiles is the disk.
-type osFiles struct{}
-
-func (osFiles) ReadDir(dir string) ([]fs.DirEntry, error) { return os.ReadDir(dir) }
-func (osFiles) Stat(p string) (fs.FileInfo, error)        { return os.Stat(p) }
-func (osFiles) ReadFile(p string) ([]byte, error)         { return os.ReadFile(p) }
+type osFiles = kbuild.Disk
