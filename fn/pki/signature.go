@@ -1,0 +1,43 @@
+package pki
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"crypto/x509"
+	"errors"
+)
+
+// SelfSigned reports whether cert is self-signed: it names itself as
+// issuer and its own key verifies its signature. A certificate that only
+// names itself (a re-keyed anchor signed by the anchor it replaces, which
+// keeps the subject) is not: it needs the CA whose key signed it. The
+// check is crypto/x509's CheckSignature, which verifies SHA-1 too (a
+// SHA-1 root is still a root); a signature of an algorithm crypto/x509
+// does not verify at all (MD5, DSA) is taken at its name.
+func SelfSigned(cert *x509.Certificate) bool {
+	if !bytes.Equal(cert.RawIssuer, cert.RawSubject) {
+		return false
+	}
+	err := cert.CheckSignature(cert.SignatureAlgorithm, cert.RawTBSCertificate, cert.Signature)
+	var insecure x509.InsecureAlgorithmError
+	return err == nil || errors.As(err, &insecure) || errors.Is(err, x509.ErrUnsupportedAlgorithm)
+}
+
+// RejectedSignature returns the error crypto/x509 gives any certificate
+// signed with cert's signature algorithm when it verifies a chain
+// (x509.InsecureAlgorithmError for SHA-1 and MD5,
+// x509.ErrUnsupportedAlgorithm for one it does not implement), nil when
+// it verifies signatures of that algorithm. Whatever trusts its issuer,
+// Go never verifies a chain through such a signature; only a root's own
+// signature is not checked.
+func RejectedSignature(cert *x509.Certificate) error {
+	// Any CA key will do: the algorithm is judged before the key is used.
+	probe := &x509.Certificate{BasicConstraintsValid: true, IsCA: true,
+		PublicKeyAlgorithm: x509.Ed25519, PublicKey: ed25519.PublicKey(make([]byte, ed25519.PublicKeySize))}
+	err := cert.CheckSignatureFrom(probe)
+	var insecure x509.InsecureAlgorithmError
+	if errors.As(err, &insecure) || errors.Is(err, x509.ErrUnsupportedAlgorithm) {
+		return err
+	}
+	return nil
+}
