@@ -18,24 +18,47 @@ func IsPrivateKeyDER(der []byte) bool {
 	return e1 == nil || e2 == nil || e3 == nil
 }
 
-// HoldsPrivateKey reports whether data holds private key material: a PEM
-// block whose BEGIN line names a private key ("PRIVATE KEY", "RSA PRIVATE
-// KEY", "ENCRYPTED PRIVATE KEY", "OPENSSH PRIVATE KEY", "PGP PRIVATE KEY
-// BLOCK"), a DER private key, either of them base64-encoded as the whole
-// of data, or such a PEM block base64-encoded inside text (a kubeconfig's
-// client-key-data, a JSON document's keyData, a caBundle). Text that only
-// mentions a key is not key material. It says nothing of what it found:
-// callers name the place, never the bytes.
+// HoldsPrivateKey reports whether data is private key material: it holds
+// a PEM block whose BEGIN line names a private key ("PRIVATE KEY", "RSA
+// PRIVATE KEY", "ENCRYPTED PRIVATE KEY", "OPENSSH PRIVATE KEY", "PGP
+// PRIVATE KEY BLOCK"), or is a DER private key, either of them as it is or
+// base64-encoded as the whole of data (a Secret's data value, a
+// caBundle). Text that only mentions a key is not key material. It says
+// nothing of what it found: callers name the place, never the bytes.
 func HoldsPrivateKey(data []byte) bool {
-	if armouredKey(data) || IsPrivateKeyDER(data) {
+	ok, _ := holdsKey(data)
+	return ok
+}
+
+// EmbedsPrivateKey is HoldsPrivateKey, or text that holds a base64-encoded
+// PEM private key inside it: a kubeconfig's client-key-data, a JSON
+// document's keyData, Helm values.
+func EmbedsPrivateKey(text []byte) bool {
+	ok, decoded := holdsKey(text)
+	if ok {
 		return true
 	}
-	if whole := bytes.TrimSpace(data); isBase64Text(whole) {
-		if der, err := base64.StdEncoding.DecodeString(string(whole)); err == nil && (armouredKey(der) || IsPrivateKeyDER(der)) {
-			return true
-		}
+	if decoded != nil {
+		return encodedArmouredKey(decoded)
 	}
-	return encodedArmouredKey(data)
+	return encodedArmouredKey(text)
+}
+
+// holdsKey is HoldsPrivateKey, and what data decoded to when the whole of
+// it is base64.
+func holdsKey(data []byte) (bool, []byte) {
+	if armouredKey(data) || IsPrivateKeyDER(data) {
+		return true, nil
+	}
+	whole := bytes.TrimSpace(data)
+	if !isBase64Text(whole) {
+		return false, nil
+	}
+	der, err := base64.StdEncoding.DecodeString(string(whole))
+	if err != nil {
+		return false, nil
+	}
+	return armouredKey(der) || IsPrivateKeyDER(der), der
 }
 
 // armouredKey reports whether data holds a PEM BEGIN line that names a

@@ -109,6 +109,7 @@ func Build(in Input) *Tree {
 	for _, item := range in.Items {
 		b.nodes[kube.RefOf(item)] = item
 		b.object(item)
+		b.privateKeys(item)
 	}
 	b.waves()
 	certs, problems := findCertificates(withoutPolicies(in.Items))
@@ -251,7 +252,7 @@ func (b *builder) held(v *value, node *yaml.RNode) {
 			b.tree.Holders[s] = append(b.tree.Holders[s], Holder{Resource: res, Key: v.field})
 		}
 		b.intermediate(c)
-		if !selfSigned(c) {
+		if !pki.SelfSigned(c) {
 			b.tree.Certs = append(b.tree.Certs, Cert{Resource: res, Key: f.Key(), Cert: c, Package: b.packageName(b.pkg[node])})
 		}
 	}
@@ -260,13 +261,10 @@ func (b *builder) held(v *value, node *yaml.RNode) {
 // intermediate records c for chains when it is a CA that is not
 // self-signed.
 func (b *builder) intermediate(c *x509.Certificate) {
-	if pki.IsCA(c) && !selfSigned(c) {
+	if pki.IsCA(c) && !pki.SelfSigned(c) {
 		b.tree.Intermediates = append(b.tree.Intermediates, c)
 	}
 }
-
-// selfSigned reports whether c names itself as issuer.
-func selfSigned(c *x509.Certificate) bool { return string(c.RawIssuer) == string(c.RawSubject) }
 
 // memoryOf returns node's memory annotations that are set.
 func memoryOf(node *yaml.RNode) map[string]string {

@@ -226,6 +226,9 @@ type Tree struct {
 	Domains map[string]map[string]bool
 	// Problems are what could not be read, one line each (scrubbed).
 	Problems []string
+	// Keys are the values that hold private key material where no key
+	// belongs (KeyPlace).
+	Keys []KeyPlace
 
 	byResource map[string][]Cert         // Certs by Resource.id, made when first asked
 	bySHA      map[string][]*TrustObject // Trust by the CAs they hold, made when first asked
