@@ -140,9 +140,9 @@ func TestFactsPrivateKey(t *testing.T) {
 		{"a ConfigMap value", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: o, namespace: a}\ndata:\n  server.key: " + quoted(key) + "\n", "data.server.key"},
 		{"a kubeconfig in a ConfigMap", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: o, namespace: a}\ndata:\n  config: " + quoted(kubeconfig) + "\n", "data.config"},
 		{"a caBundle", "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata: {name: o}\nwebhooks:\n- name: v.example.com\n  clientConfig:\n    caBundle: " +
-			enc(string(ca.PEM())+key) + "\n", "webhooks[v.example.com].clientConfig.caBundle"},
+			enc(string(ca.PEM())+key) + "\n", "webhooks[name=v.example.com].clientConfig.caBundle"},
 		{"an env value", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: o, namespace: a}\nspec:\n  template:\n    spec:\n      containers:\n      - name: app\n        image: x\n        env:\n        - name: TLS_KEY\n          value: " +
-			quoted(key) + "\n", "spec.template.spec.containers[app].env[TLS_KEY].value"},
+			quoted(key) + "\n", "spec.template.spec.containers[name=app].env[name=TLS_KEY].value"},
 		{"an annotation", "apiVersion: v1\nkind: Service\nmetadata:\n  name: o\n  namespace: a\n  annotations:\n    example.com/key: " + quoted(key) + "\n", "metadata.annotations[example.com/key]"},
 		{"a Secret's stringData under a name not meant for a key", "apiVersion: v1\nkind: Secret\nmetadata: {name: o, namespace: a}\nstringData:\n  ca.crt: " + quoted(string(ca.PEM())+key) + "\n", "stringData.ca.crt"},
 		{"a Secret's data under a name not meant for a key", "apiVersion: v1\nkind: Secret\nmetadata: {name: o, namespace: a}\ndata:\n  config.pem: " + enc(key) + "\n", "data.config.pem"},

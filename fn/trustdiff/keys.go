@@ -116,13 +116,14 @@ func (w *keyWalker) segment(k string) string {
 // ConfigMap's values.
 func isDataField(f string) bool { return f == "data" || f == "stringData" || f == "binaryData" }
 
-// elementName names a list element: its name field when it has one (a
-// container, an env variable), else its index.
+// elementName names a list element as the inventory names a webhook:
+// "name=N" when it has a name field (a container, an env variable), else
+// its index.
 func elementName(e *yaml.Node, i int) string {
 	if e.Kind == yaml.MappingNode {
 		for j := 0; j+1 < len(e.Content); j += 2 {
 			if e.Content[j].Value == "name" && e.Content[j+1].Kind == yaml.ScalarNode && e.Content[j+1].Value != "" {
-				return kube.Safe(e.Content[j+1].Value)
+				return "name=" + kube.Safe(e.Content[j+1].Value)
 			}
 		}
 	}
