@@ -3,8 +3,10 @@ package pki
 import (
 	"bytes"
 	"crypto/ed25519"
+	"crypto/rsa"
 	"crypto/x509"
 	"errors"
+	"math/big"
 )
 
 // SelfSigned reports whether cert is self-signed: it names itself as
@@ -31,9 +33,14 @@ func SelfSigned(cert *x509.Certificate) bool {
 // Go never verifies a chain through such a signature; only a root's own
 // signature is not checked.
 func RejectedSignature(cert *x509.Certificate) error {
-	// Any CA key will do: the algorithm is judged before the key is used.
+	// A CA key of another kind than the algorithm's: crypto/x509 judges
+	// the algorithm first, then refuses the key as a mismatch, without
+	// verifying anything.
 	probe := &x509.Certificate{BasicConstraintsValid: true, IsCA: true,
 		PublicKeyAlgorithm: x509.Ed25519, PublicKey: ed25519.PublicKey(make([]byte, ed25519.PublicKeySize))}
+	if cert.SignatureAlgorithm == x509.PureEd25519 {
+		probe.PublicKeyAlgorithm, probe.PublicKey = x509.RSA, &rsa.PublicKey{N: big.NewInt(1), E: 65537}
+	}
 	err := cert.CheckSignatureFrom(probe)
 	var insecure x509.InsecureAlgorithmError
 	if errors.As(err, &insecure) || errors.Is(err, x509.ErrUnsupportedAlgorithm) {

@@ -70,6 +70,9 @@ type builder struct {
 	added map[string]bool
 	// nearIndex are the readers lists near has indexed, by list.
 	nearIndex map[string]dirIndex
+	// roots memoizes selfSigned: a fleet holds the same root (one parsed
+	// certificate) once per cluster, and each answer is a signature check.
+	roots map[*x509.Certificate]bool
 }
 
 type signerReader struct {
@@ -252,7 +255,7 @@ func (b *builder) held(v *value, node *yaml.RNode) {
 			b.tree.Holders[s] = append(b.tree.Holders[s], Holder{Resource: res, Key: v.field})
 		}
 		b.intermediate(c)
-		if !pki.SelfSigned(c) {
+		if !b.selfSigned(c) {
 			b.tree.Certs = append(b.tree.Certs, Cert{Resource: res, Key: f.Key(), Cert: c, Package: b.packageName(b.pkg[node])})
 		}
 	}
@@ -261,9 +264,21 @@ func (b *builder) held(v *value, node *yaml.RNode) {
 // intermediate records c for chains when it is a CA that is not
 // self-signed.
 func (b *builder) intermediate(c *x509.Certificate) {
-	if pki.IsCA(c) && !pki.SelfSigned(c) {
+	if pki.IsCA(c) && !b.selfSigned(c) {
 		b.tree.Intermediates = append(b.tree.Intermediates, c)
 	}
+}
+
+// selfSigned is pki.SelfSigned(c), each certificate checked once.
+func (b *builder) selfSigned(c *x509.Certificate) bool {
+	if self, ok := b.roots[c]; ok {
+		return self
+	}
+	if b.roots == nil {
+		b.roots = map[*x509.Certificate]bool{}
+	}
+	b.roots[c] = pki.SelfSigned(c)
+	return b.roots[c]
 }
 
 // memoryOf returns node's memory annotations that are set.

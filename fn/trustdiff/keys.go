@@ -49,21 +49,21 @@ type keyWalker struct {
 	found        func(field, value string)
 }
 
-// maxDepth bounds the walk: YAML aliases may nest deeply.
-const maxDepth = 64
+// maxDepth bounds the walk.
+const maxDepth = 256
 
+// walk looks at every scalar under n once. An alias is not followed: what
+// it names is walked where its anchor is (an alias may name a node that
+// holds it, and aliases of aliases grow exponentially).
 func (w *keyWalker) walk(n *yaml.Node, depth int) {
 	if n == nil || depth > maxDepth {
 		return
 	}
 	switch n.Kind {
-	case yaml.DocumentNode, yaml.AliasNode:
-		if n.Kind == yaml.AliasNode {
-			n = n.Alias
-		} else if len(n.Content) == 1 {
-			n = n.Content[0]
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			w.walk(c, depth+1)
 		}
-		w.walk(n, depth+1)
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := n.Content[i].Value
@@ -145,7 +145,7 @@ const minKey = 40
 // What a document inside it holds (a kubeconfig's client-key-data, a
 // JSON config's keyData) is the Secret's to keep.
 func (w *keyWalker) secretValue(k string, n *yaml.Node) {
-	if n.Kind == yaml.AliasNode && n.Alias != nil {
+	if n.Kind == yaml.AliasNode && n.Alias != nil { // tls.key: &k ..., ca.crt: *k
 		n = n.Alias
 	}
 	if n.Kind != yaml.ScalarNode || len(n.Value) < minKey || keyName(k) || !pki.HoldsPrivateKey([]byte(n.Value)) {
