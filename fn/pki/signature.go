@@ -20,9 +20,23 @@ func SelfSigned(cert *x509.Certificate) bool {
 	if !bytes.Equal(cert.RawIssuer, cert.RawSubject) {
 		return false
 	}
-	err := cert.CheckSignature(cert.SignatureAlgorithm, cert.RawTBSCertificate, cert.Signature)
+	err := checkIssued(cert, cert)
 	var insecure x509.InsecureAlgorithmError
 	return err == nil || errors.As(err, &insecure) || errors.Is(err, x509.ErrUnsupportedAlgorithm)
+}
+
+// Issued reports whether ca issued cert: cert names ca's subject as
+// issuer and ca's key verifies cert's signature, SHA-1 included - who
+// issued a certificate, not whether a chain through it verifies
+// (RejectedSignature says that).
+func Issued(ca, cert *x509.Certificate) bool {
+	return bytes.Equal(cert.RawIssuer, ca.RawSubject) && checkIssued(ca, cert) == nil
+}
+
+// checkIssued verifies cert's signature with ca's key, as
+// crypto/x509's CheckSignature does (SHA-1 allowed, MD5 not).
+func checkIssued(ca, cert *x509.Certificate) error {
+	return ca.CheckSignature(cert.SignatureAlgorithm, cert.RawTBSCertificate, cert.Signature)
 }
 
 // RejectedSignature returns the error crypto/x509 gives any certificate

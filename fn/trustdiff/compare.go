@@ -196,7 +196,7 @@ func issuedBeside(t *Tree, o *TrustObject, c *x509.Certificate) string {
 		}
 	}
 	for _, x := range t.byResource[o.Resource.id()] {
-		if string(x.Cert.RawIssuer) == string(c.RawSubject) && x.Cert.CheckSignatureFrom(c) == nil {
+		if pki.Issued(c, x.Cert) {
 			return "issued " + x.Resource.String() + " " + x.Key
 		}
 	}

@@ -97,3 +97,20 @@ func TestProvenanceWithoutPolicy(t *testing.T) {
 		})
 	}
 }
+
+// A Secret's ca.crt beside the tls.crt its CA issued is explained by it,
+// a SHA-1 signature included: provenance says who issued what; whether
+// Go verifies it is a warning of its own.
+func TestIssuedBesideWithSHA1(t *testing.T) {
+	ca := testpki.NewSHA1CA("legacy-ca", testpki.Date(2020, 1, 1), testpki.Days(3650))
+	leaf := testpki.NewSHA1Leaf("legacy.svc", ca, testpki.Date(2026, 6, 1), testpki.Days(365))
+	enc := base64.StdEncoding.EncodeToString
+	head := "apiVersion: v1\nkind: Secret\nmetadata: {name: legacy-tls, namespace: a}\ndata:\n  ca.crt: " + enc(ca.PEM()) + "\n  tls.crt: " + enc(leaf.PEM()) + "\n"
+	r := Compare(tree("apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n"), tree(head), fuzzNow)
+	if len(r.Trust) != 1 || len(r.Trust[0].Added) != 1 || r.Trust[0].Added[0].Why != WhySource || r.Trust[0].Added[0].Source != "issued Secret a/legacy-tls data.tls.crt" {
+		t.Fatalf("trust %+v, want the CA explained by the leaf it issued", r.Trust)
+	}
+	if len(r.Planted) != 0 || len(r.Facts) != 2 {
+		t.Errorf("planted %+v, facts %+v: want no planted and the two SHA-1 signatures as warnings", r.Planted, r.Facts)
+	}
+}
