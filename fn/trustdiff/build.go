@@ -38,6 +38,10 @@ type Input struct {
 	// Policies are the policies among Items already decoded
 	// (policy.Decode), by item; one not here is decoded by Build.
 	Policies map[*yaml.RNode]*policy.RotationPolicy
+	// Ambiguous are the names several objects share in one directory, in
+	// this tree or the other one of the change (Ambiguous(Duplicates of
+	// each)): their objects are told apart by file and document.
+	Ambiguous map[string]bool
 }
 
 // certKeys are the data keys that hold a certificate with its chain, not
@@ -119,9 +123,15 @@ func Build(in Input) *Tree {
 	b.values(certs)
 	b.injectedConsumers()
 	for _, p := range problems {
-		b.tree.Problems = append(b.tree.Problems, kube.ScrubMessage(fmt.Sprintf("%s %s: %s", p.Ref, p.Field, p.Message)))
+		b.problem(p.Ref, fmt.Sprintf("%s %s: %s", p.Ref, p.Field, p.Message))
 	}
 	return b.tree
+}
+
+// problem records what of the object ref could not be read: msg, which
+// names it.
+func (b *builder) problem(ref kube.Ref, msg string) {
+	b.tree.Problems = append(b.tree.Problems, Problem{File: b.resource(ref).File, Message: kube.ScrubMessage(msg)})
 }
 
 // waves sets the wave of each workload a pending roll-out rolls later.
@@ -151,12 +161,13 @@ func withoutPolicies(items []*yaml.RNode) []*yaml.RNode {
 }
 
 // resource names the object ref as the result shows it.
+// An ambiguous name (Input.Ambiguous) is told apart by its place.
 func (b *builder) resource(ref kube.Ref) Resource {
-	file := ref.Path
-	if b.in.File != nil && file != "" {
-		file = b.in.File(file)
+	r := resourceOf(ref, b.in.File)
+	if b.in.Ambiguous[r.name()] {
+		r.place = placeOf(ref, r)
 	}
-	return Resource{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name, File: kube.SafePath(file)}
+	return r
 }
 
 // value is the certificates of one value of one resource.

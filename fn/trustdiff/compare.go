@@ -81,6 +81,9 @@ type Result struct {
 	// Facts are the warnings a reviewer needs (Fact): they leave the exit
 	// status as it is.
 	Facts []Fact `json:"facts"`
+	// Incomplete are the files read on neither side that the change
+	// leaves as they were (set by the caller that read the trees).
+	Incomplete []Incomplete `json:"incomplete,omitempty"`
 }
 
 // Empty reports whether the change does nothing the diff reports.

@@ -10,7 +10,6 @@ package trustdiff
 
 import (
 	"crypto/x509"
-	"path"
 	"strings"
 	"time"
 
@@ -29,18 +28,9 @@ type Resource struct {
 	// File is the file the object was read from, relative to the top of
 	// the tree.
 	File string `json:"file,omitempty"`
-}
-
-// id is the identity of an object across the two trees: the directory of
-// its file (a repository of many clusters holds the same object once per
-// cluster), its API group, kind, namespace and name. Its file name and API
-// version are not: renaming a file or moving an API version is no change.
-func (r Resource) id() string {
-	group, _, _ := strings.Cut(r.APIVersion, "/")
-	if !strings.Contains(r.APIVersion, "/") {
-		group = ""
-	}
-	return path.Dir(r.File) + "\x00" + group + "\x00" + r.Kind + "\x00" + r.Namespace + "\x00" + r.Name
+	// place tells apart objects that share their identity's other parts
+	// (identity.go); "" for an object that is the only one of its name.
+	place string
 }
 
 // String names the object for tables: "Secret ns/name".
@@ -224,14 +214,31 @@ type Tree struct {
 	// Domains are, by package directory (as Cert.Package names it), the
 	// trust domains its policies' bundles name.
 	Domains map[string]map[string]bool
-	// Problems are what could not be read, one line each (scrubbed).
-	Problems []string
+	// Problems are what could not be read, one each (scrubbed).
+	Problems []Problem
 	// Keys are the values that hold private key material where no key
 	// belongs (KeyPlace).
 	Keys []KeyPlace
 
 	byResource map[string][]Cert         // Certs by Resource.id, made when first asked
 	bySHA      map[string][]*TrustObject // Trust by the CAs they hold, made when first asked
+}
+
+// Problem is something of a tree that could not be read.
+type Problem struct {
+	// File is the file it is in, below the top of the tree; "" when it
+	// is in none.
+	File string
+	// Message says what, naming the file or object (scrubbed).
+	Message string
+}
+
+// Incomplete is a file a diff could read on neither side and that the
+// change leaves as it was: the verdict stands for the rest of the tree,
+// and says nothing of what the file holds.
+type Incomplete struct {
+	File   string `json:"file"`
+	Reason string `json:"reason"`
 }
 
 // sha is the hex SHA-256 of c.
