@@ -86,3 +86,22 @@ func TestSecretAddedWithItsCAExplainsNothing(t *testing.T) {
 		t.Errorf("a CA whose Secret was committed before: exit %d, planted %+v", code, res.Planted)
 	}
 }
+
+// With a policy, a CA of its target that no rule puts there is no more
+// explained by a Secret the same change adds beside it than without one.
+func TestPolicyTargetPastedWithItsSecret(t *testing.T) {
+	r := newRepo(t)
+	files := gatewayTree(caOld, leafOld, caOld)
+	files["gw/policy.yaml"] = gatewayPolicy
+	base := r.commit(files)
+	head := r.commit(map[string]string{"gw/trust.yaml": gatewayTree(caOld, leafOld, caOld, attacker)["gw/trust.yaml"],
+		"partner/ca.yaml": secret("partner", "partner-ca", map[string]string{"tls.crt": pem(attacker)})})
+	res, code := r.result(base, head)
+	want := "in data at HEAD, introduced with Secret partner/partner-ca data.tls.crt, also new in this change: what gains a CA in the same change does not explain it"
+	if code != exit.Failed || len(res.Planted) != 1 || res.Planted[0].Reason != want {
+		t.Fatalf("exit %d, planted %+v", code, res.Planted)
+	}
+	if tc := findTrust(t, res, "envoy-gateway-trust"); tc.Bundle != "gateway" || len(tc.Added) != 1 || tc.Added[0].Why != trustdiff.WhyUnexplained {
+		t.Errorf("trust change %+v", tc)
+	}
+}

@@ -18,14 +18,10 @@ type CA struct {
 	Why string `json:"why"`
 	// Source says, for source, where the CA is current.
 	Source string `json:"source,omitempty"`
-	// Provenance says, for a CA no rule explains, what else holds it and
-	// since when: held at BASE by an object no rule reads as a source, or
-	// introduced with objects that gained it in the same change; "" when
-	// nothing else holds it.
+	// Provenance says, for a CA nothing explains, what else holds it and
+	// since when: introduced with objects that gained it in the same
+	// change; "" when nothing else holds it.
 	Provenance string `json:"provenance,omitempty"`
-	// fresh is true when the holders Provenance names gained the CA in
-	// the same change.
-	fresh bool
 }
 
 // TrustChange is what a change does to one trust object.

@@ -54,9 +54,6 @@ func explain(t *Tree, o *TrustObject, c *x509.Certificate, before bool, prior *h
 	ca := CA{Subject: pki.Subject(c), SHA256: s, NotAfter: c.NotAfter.UTC(), Why: WhyUnexplained}
 	if r, ok := o.Reasons[s]; ok && (r.Why != WhyCarried || before) {
 		ca.Why, ca.Source = r.Why, r.Source
-		if r.Why == WhyUnexplained { // the policy's word stands; say what holds it
-			ca.Provenance, ca.fresh = holdersOf(t, o, s, prior, true).words()
-		}
 		return ca
 	}
 	if where := issuedBeside(t, o, c); where != "" {
@@ -73,7 +70,7 @@ func explain(t *Tree, o *TrustObject, c *x509.Certificate, before bool, prior *h
 	case before:
 		ca.Why = WhyCarried
 	default:
-		ca.Provenance, ca.fresh = hd.words()
+		ca.Provenance = hd.words()
 	}
 	return ca
 }
@@ -133,18 +130,15 @@ func (t *Tree) trustHolding(s string) []*TrustObject {
 	return t.bySHA[s]
 }
 
-// words says what holds a CA and since when, and whether those holders
-// gained it in the same change; "" when nothing else holds it.
-func (hd holding) words() (string, bool) {
+// words says what gained a CA in the same change, "" when nothing did.
+func (hd holding) words() string {
 	switch {
-	case len(hd.old) > 0:
-		return "held at BASE by " + listed(hd.old), false
 	case len(hd.fresh) > 0 && hd.replaced:
-		return "introduced with " + listed(hd.fresh) + ", whose value this change replaces", true
+		return "introduced with " + listed(hd.fresh) + ", whose value this change replaces"
 	case len(hd.fresh) > 0:
-		return "introduced with " + listed(hd.fresh) + ", also new in this change", true
+		return "introduced with " + listed(hd.fresh) + ", also new in this change"
 	}
-	return "", false
+	return ""
 }
 
 // listed names the first of names and counts the rest.
@@ -157,11 +151,8 @@ func listed(names []string) string {
 
 // plantedReason words why an added CA nothing explains is planted.
 func plantedReason(c CA) string {
-	switch {
-	case c.Provenance == "":
+	if c.Provenance == "" {
 		return "in data at HEAD, and no source holds it and no rule put it there"
-	case c.fresh:
-		return "in data at HEAD, " + c.Provenance + ": what gains a CA in the same change does not explain it"
 	}
-	return "in data at HEAD, " + c.Provenance + ", and no rule put it there"
+	return "in data at HEAD, " + c.Provenance + ": what gains a CA in the same change does not explain it"
 }
