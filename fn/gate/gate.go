@@ -80,7 +80,13 @@ func Run(o Options, stdout io.Writer, log exit.Printer) error {
 	if err := pathsExist(o, base, head); err != nil {
 		return exit.Misuse(err)
 	}
-	bt, ht := base.model(o, log), head.model(o, log)
+	bs, hs := base.load(log), head.load(log)
+	dupsB, dupsH := trustdiff.Duplicates(bs.Items, base.rel()), trustdiff.Duplicates(hs.Items, head.rel())
+	for _, d := range dupsH {
+		log.Warn("at HEAD: " + kube.ScrubMessage(d.String()))
+	}
+	ambiguous := trustdiff.Ambiguous(dupsB, dupsH)
+	bt, ht := base.model(bs, o, ambiguous), head.model(hs, o, ambiguous)
 	incomplete, fatal := judgeProblems(bt.Problems, ht.Problems, base, head)
 	for _, p := range bt.Problems {
 		if !slices.ContainsFunc(incomplete, func(i trustdiff.Incomplete) bool { return i.File == p.File && i.Reason == p.Message }) {
@@ -146,29 +152,58 @@ func write(res trustdiff.Result, o Options) ([]byte, error) {
 	}
 }
 
-// model reads side s into its model; what it could not read is in the
-// model's Problems, each with its file.
-func (s *opened) model(o Options, log exit.Printer) *trustdiff.Tree {
+// load reads side s's resources and tells its notes.
+func (s *opened) load(log exit.Printer) *resio.Resources {
 	set := s.read()
-	inRoot := func(m string) string {
-		return kube.ScrubMessage(strings.ReplaceAll(m, s.root+string(filepath.Separator), ""))
-	}
 	for _, n := range set.Notes {
-		log.Note(fmt.Sprintf("%s: %s", s.side, inRoot(n)))
+		log.Note(fmt.Sprintf("%s: %s", s.side, s.inRoot(n)))
 	}
-	rel := relativeTo(s.root)
+	rel := s.rel()
+	s.builds = map[string][]string{}
+	for _, b := range set.Builds {
+		for _, f := range b.Read {
+			s.builds[rel(b.File)] = append(s.builds[rel(b.File)], rel(f))
+		}
+	}
+	return set
+}
+
+// inRoot is message m with the side's files named below its root.
+func (s *opened) inRoot(m string) string {
+	return kube.ScrubMessage(strings.ReplaceAll(m, s.root+string(filepath.Separator), ""))
+}
+
+// rel returns the function that shows a file of the side below its root.
+func (s *opened) rel() func(string) string { return relativeTo(s.root) }
+
+// model maps set, the side's resources, onto its model; what it could not
+// read is in the model's Problems, each with its file. ambiguous are the
+// names several objects share in one directory on either side.
+func (s *opened) model(set *resio.Resources, o Options, ambiguous map[string]bool) *trustdiff.Tree {
+	rel := s.rel()
 	var problems []trustdiff.Problem
 	for _, p := range set.Problems {
 		file := ""
 		if p.Path != "" {
 			file = kube.SafePath(rel(p.Path))
 		}
-		problems = append(problems, trustdiff.Problem{File: file, Message: inRoot(p.Message)})
+		problems = append(problems, trustdiff.Problem{File: file, Message: s.inRoot(p.Message)})
 	}
 	ex, errs := explain(set.Items, o.Now, rel)
-	tree := trustdiff.Build(trustdiff.Input{Items: set.Items, Explained: ex.Trust, Waves: ex.Waves, File: rel, Policies: ex.policies})
+	tree := trustdiff.Build(trustdiff.Input{Items: set.Items, Explained: ex.Trust, Waves: ex.Waves, File: rel,
+		Policies: ex.policies, Ambiguous: ambiguous, CertFiles: certFiles(set.CertFiles, rel)})
 	tree.Problems = append(append(problems, errs...), tree.Problems...)
 	return tree
+}
+
+// certFiles are the certificate files no build reads, by their path below
+// the top, for the model (kbuild: read as kustomize builds).
+func certFiles(files []resio.CertFile, rel func(string) string) map[string]string {
+	out := make(map[string]string, len(files))
+	for _, f := range files {
+		out[rel(f.Path)] = f.SHA256
+	}
+	return out
 }
 
 // relativeTo returns the function that shows a file below root.
@@ -246,14 +281,24 @@ type opened struct {
 	// file returns the content of a file below root (a slash path), ok
 	// false when the side does not hold it.
 	file func(rel string) (data []byte, ok bool)
+	// builds are, by kustomization file (below root), the files its
+	// build read: what a problem of the build depends on.
+	builds map[string][]string
 }
 
 // sameFile reports whether file rel (below the roots) is on both sides
-// with the same content.
+// with the same content, and so is every file the build of a
+// kustomization rel read on either side: a changed generator input breaks
+// a build whose kustomization is unchanged.
 func (s *opened) sameFile(other *opened, rel string) bool {
-	a, okA := s.file(rel)
-	b, okB := other.file(rel)
-	return okA && okB && bytes.Equal(a, b)
+	for _, f := range append(append([]string{rel}, s.builds[rel]...), other.builds[rel]...) {
+		a, okA := s.file(f)
+		b, okB := other.file(f)
+		if !okA || !okB || !bytes.Equal(a, b) {
+			return false
+		}
+	}
+	return true
 }
 
 // open opens side s of o: its files, the PATHs of o on it.
@@ -280,7 +325,7 @@ func open(o Options, s Side, log exit.Printer) (*opened, error) {
 		}
 	}
 	return &opened{side: s, root: rev.Top,
-		read:   func() *resio.Resources { return readPaths(paths, rev.ReadPaths) },
+		read:   func() *resio.Resources { return readPaths(paths, rev.ReadBuilt) }, // kustomizations built
 		exists: func(p string) bool { return rev.Exists(filepath.Join(here, p)) },
 		file:   func(rel string) ([]byte, bool) { return rev.ReadFile(filepath.Join(rev.Top, filepath.FromSlash(rel))) },
 	}, nil
@@ -301,7 +346,7 @@ func openDir(o Options, s Side) (*opened, error) {
 	}
 	return &opened{side: s, root: root,
 		read: func() *resio.Resources {
-			return readPaths(paths, func(p []string) *resio.Resources { return resio.ReadPaths(p, nil) })
+			return readPaths(paths, func(p []string) *resio.Resources { return resio.ReadBuilt(p, nil) }) // kustomizations built
 		},
 		exists: func(p string) bool {
 			if !filepath.IsAbs(p) {
