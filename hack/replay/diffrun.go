@@ -118,8 +118,9 @@ type diffRun struct {
 	Stdout     []byte
 	Stderr     []byte
 	Elapsed    time.Duration
-	Out        *diffOutput // nil when stdout is not diff's JSON (an exit 2 may write it or not)
-	Crash      string      // why this run is a crash: a panic, a signal, a timeout, an unknown status, exit 0 or 1 without the JSON
+	CPU        time.Duration // user and system time of the run
+	Out        *diffOutput   // nil when stdout is not diff's JSON (an exit 2 may write it or not)
+	Crash      string        // why this run is a crash: a panic, a signal, a timeout, an unknown status, exit 0 or 1 without the JSON
 }
 
 // runDiff runs `bin diff base head -o json --now now` in dir.
@@ -134,6 +135,7 @@ func runDiff(bin, dir, base, head string, now time.Time, timeout time.Duration) 
 	err := cmd.Run()
 	r := diffRun{Base: base, Head: head, Elapsed: time.Since(start), Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}
 	r.Exit = cmd.ProcessState.ExitCode()
+	r.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	switch {
 	case ctx.Err() != nil:
 		r.Crash = fmt.Sprintf("timed out after %s", timeout)

@@ -122,7 +122,8 @@ type commitResult struct {
 	Repo       string        `json:"repo"`
 	Commit     string        `json:"commit"`
 	Root       bool          `json:"root,omitempty"`
-	Elapsed    time.Duration `json:"elapsed"`    // both diff runs
+	Elapsed    time.Duration `json:"elapsed"`    // both diff runs, wall clock
+	CPU        time.Duration `json:"cpu"`        // both diff runs, user and system
 	SelfExit   int           `json:"selfExit"`   // diff C C
 	ChangeExit int           `json:"changeExit"` // diff C^ C; -2 for a root commit, which has none
 	Violations []violation   `json:"violations,omitempty"`
@@ -138,7 +139,7 @@ type commitResult struct {
 func replayCommit(cfg config, r *repoRun, c commit) commitResult {
 	res := commitResult{Repo: r.Spec.Name, Commit: c.Hash, ChangeExit: -2}
 	self := runDiff(cfg.Bin, r.Clone, c.Hash, c.Hash, c.When, cfg.Timeout)
-	res.SelfExit, res.Elapsed = self.Exit, self.Elapsed
+	res.SelfExit, res.Elapsed, res.CPU = self.Exit, self.Elapsed, self.CPU
 	vs := append(checkCrash(self), checkSelfEmpty(self)...)
 	if c.Parent == "" {
 		res.Root = true
@@ -146,7 +147,7 @@ func replayCommit(cfg config, r *repoRun, c commit) commitResult {
 		return res
 	}
 	change := runDiff(cfg.Bin, r.Clone, c.Parent, c.Hash, c.When, cfg.Timeout)
-	res.ChangeExit, res.Elapsed = change.Exit, res.Elapsed+change.Elapsed
+	res.ChangeExit, res.Elapsed, res.CPU = change.Exit, res.Elapsed+change.Elapsed, res.CPU+change.CPU
 	res.Checked = change.Out != nil
 	b, err := newBlobReader(r.Clone)
 	if err != nil {

@@ -29,6 +29,8 @@ type repoStats struct {
 	SelfExits   map[int]int    `json:"selfExits"`
 	Median      float64        `json:"medianSeconds"`
 	P99         float64        `json:"p99Seconds"`
+	MedianCPU   float64        `json:"medianCPUSeconds"`
+	P99CPU      float64        `json:"p99CPUSeconds"`
 	Deltas      int            `json:"finderTrustChanges"`
 	Unreadable  int            `json:"finderUnreadableFiles"`
 	Missing     int            `json:"missingBlobs"`
@@ -36,7 +38,7 @@ type repoStats struct {
 	Checked     int            `json:"checkedWithJSON"`
 	Slowest     []string       `json:"slowest"`
 	Errors      []string       `json:"harnessErrors,omitempty"`
-	times       []time.Duration
+	times, cpu  []time.Duration
 	slow        []commitTime
 }
 
@@ -81,6 +83,7 @@ func (rep *report) add(res commitResult) {
 	}
 	s.Replayed++
 	s.times = append(s.times, res.Elapsed)
+	s.cpu = append(s.cpu, res.CPU)
 	s.slow = append(s.slow, commitTime{res.Commit, res.Elapsed})
 	if res.Checked {
 		s.Checked++
@@ -105,6 +108,7 @@ func (rep *report) add(res commitResult) {
 func (rep *report) finish() {
 	for _, s := range rep.Repos {
 		s.Median, s.P99 = quantile(s.times, 0.5), quantile(s.times, 0.99)
+		s.MedianCPU, s.P99CPU = quantile(s.cpu, 0.5), quantile(s.cpu, 0.99)
 		sort.Slice(s.slow, func(i, j int) bool { return s.slow[i].elapsed > s.slow[j].elapsed })
 		for _, c := range s.slow[:min(5, len(s.slow))] {
 			s.Slowest = append(s.Slowest, fmt.Sprintf("%s %.1fs", short(c.hash), c.elapsed.Seconds()))
@@ -152,18 +156,20 @@ func (rep *report) writeMarkdown(w io.Writer) {
 }
 
 func (rep *report) writeSummary(w io.Writer) {
-	fmt.Fprintln(w, "| repository | commits replayed | 1 C C empty | 2 quiet | 3 reported | 4 roll | 5 exit 2 | crashes | median s | p99 s |")
-	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+	fmt.Fprintln(w, "| repository | commits replayed | 1 C C empty | 2 quiet | 3 reported | 4 roll | 5 exit 2 | crashes | median s | p99 s | median CPU s | p99 CPU s |")
+	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 	total := &repoStats{Violations: map[string]int{}}
 	for _, s := range rep.Repos {
 		rep.summaryRow(w, s.Name, s)
 		total.Replayed += s.Replayed
 		total.times = append(total.times, s.times...)
+		total.cpu = append(total.cpu, s.cpu...)
 		for k, n := range s.Violations {
 			total.Violations[k] += n
 		}
 	}
 	total.Median, total.P99 = quantile(total.times, 0.5), quantile(total.times, 0.99)
+	total.MedianCPU, total.P99CPU = quantile(total.cpu, 0.5), quantile(total.cpu, 0.99)
 	rep.summaryRow(w, "**total**", total)
 	fmt.Fprintln(w)
 }
@@ -173,7 +179,7 @@ func (rep *report) summaryRow(w io.Writer, name string, s *repoStats) {
 	for _, inv := range invariants {
 		fmt.Fprintf(w, " %d |", s.Violations[inv])
 	}
-	fmt.Fprintf(w, " %.2f | %.2f |\n", s.Median, s.P99)
+	fmt.Fprintf(w, " %.2f | %.2f | %.2f | %.2f |\n", s.Median, s.P99, s.MedianCPU, s.P99CPU)
 }
 
 func (rep *report) writeRanges(w io.Writer) {
