@@ -84,7 +84,8 @@ func findTrust(file string, content []byte) (map[place]caSet, error) {
 	return found, nil
 }
 
-// decodeDocuments decodes every YAML document of content (JSON is YAML).
+// decodeDocuments decodes every YAML document of content (JSON is YAML),
+// a List's items each a document.
 func decodeDocuments(content []byte) ([]*yaml.Node, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(content))
 	var docs []*yaml.Node
@@ -98,9 +99,26 @@ func decodeDocuments(content []byte) ([]*yaml.Node, error) {
 			return nil, err
 		}
 		if len(doc.Content) > 0 {
-			docs = append(docs, doc.Content[0])
+			docs = append(docs, listItems(doc.Content[0])...)
 		}
 	}
+}
+
+// listItems is a document, or the items of a List (kubectl's kind: List,
+// as kubectl get -o yaml and linkerd inject write): each item is an object
+// of its own.
+func listItems(doc *yaml.Node) []*yaml.Node {
+	items := child(doc, "items")
+	if scalarAt(doc, "kind") != "List" || items == nil || items.Kind != yaml.SequenceNode {
+		return []*yaml.Node{doc}
+	}
+	var out []*yaml.Node
+	for _, item := range items.Content {
+		if item.Kind == yaml.MappingNode {
+			out = append(out, item)
+		}
+	}
+	return out
 }
 
 // docKey names a document by API group, kind, namespace and name, as an

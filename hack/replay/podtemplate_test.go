@@ -41,6 +41,26 @@ func TestRolledTemplate(t *testing.T) {
 	}
 }
 
+// TestListItems: the workloads of a List are read as objects, for the
+// templates as for the finder.
+func TestListItems(t *testing.T) {
+	list := []byte("apiVersion: v1\nkind: List\nitems:\n- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: web, namespace: emojivoto}\n" +
+		"  spec:\n    template:\n      spec:\n        containers: [{name: web, image: web:1}]\n" +
+		"- apiVersion: v1\n  kind: Secret\n  metadata: {name: ca, namespace: emojivoto}\n  data:\n    ca.crt: " + b64(caOld) + "\n")
+	if got := podTemplates(list, resource{Kind: "Deployment", Namespace: "emojivoto", Name: "web"}); len(got) != 1 || got[0] == "" {
+		t.Fatalf("the template of a List's Deployment: %q", got)
+	}
+	found, err := findTrust("app/list.yaml", list)
+	if err != nil || len(found) != 1 {
+		t.Fatalf("the trust of a List's Secret: %v %v", found, err)
+	}
+	for p := range found {
+		if p.Kind != kindData || p.Doc != "Secret emojivoto/ca" || p.Path != "data.ca.crt" {
+			t.Fatalf("the trust of a List's Secret: %+v", p)
+		}
+	}
+}
+
 func TestSelectCommits(t *testing.T) {
 	day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	all := []commit{

@@ -83,7 +83,9 @@ func (rep *report) add(res commitResult) {
 	}
 	s.Replayed++
 	s.times = append(s.times, res.Elapsed)
-	s.cpu = append(s.cpu, res.CPU)
+	if res.CPU > 0 { // a result of a log written before the CPU was recorded has none
+		s.cpu = append(s.cpu, res.CPU)
+	}
 	s.slow = append(s.slow, commitTime{res.Commit, res.Elapsed})
 	if res.Checked {
 		s.Checked++
