@@ -41,6 +41,16 @@ const (
 	// admission (a mesh's proxy injector): the pod keeps the copy it was
 	// created with, and the template in git does not show it.
 	ViaInjected
+	// ViaNamed is a workload a policy bundle's restart.workloads names as
+	// a reader of the bundle, whatever its template shows.
+	ViaNamed
+	// ViaCARef is a Gateway API or Envoy Gateway caCertificateRefs entry:
+	// the gateway's controller watches the object and follows each
+	// update.
+	ViaCARef
+	// ViaAPIServer is a caBundle field, which the API server reads on
+	// each call it makes to the webhook or API service.
+	ViaAPIServer
 )
 
 // String names the path as messages show it.
@@ -56,15 +66,24 @@ func (v Via) String() string {
 		return "envFrom"
 	case ViaInjected:
 		return "injection at admission"
+	case ViaNamed:
+		return "restart.workloads"
+	case ViaCARef:
+		return "caCertificateRefs"
+	case ViaAPIServer:
+		return "API server"
 	default:
 		return "unknown"
 	}
 }
 
 // FixedAtStart reports whether a pod reading through v keeps the value it
-// started with until it is restarted: every way but a whole-volume mount,
-// which the kubelet updates in place.
-func (v Via) FixedAtStart() bool { return v != ViaVolume }
+// started with until it is restarted: a subPath mount, env, envFrom and
+// injection at admission. A whole-volume mount is updated in place by the
+// kubelet; a gateway's controller and the API server follow updates.
+func (v Via) FixedAtStart() bool {
+	return v == ViaSubPath || v == ViaEnv || v == ViaEnvFrom || v == ViaInjected
+}
 
 // Object is an object a pod template refers to, by kind and name: a
 // Secret or ConfigMap in the workload's namespace (KindSecret,

@@ -436,7 +436,10 @@ func (k *breaker) stillPresented(c Cert) bool {
 	if k.headHas[c.at()+"\x00"+sha(c.Cert)] {
 		return false // still in the tree: lost covers it
 	}
-	keep, _ := k.keepers(near(k.head.tree.Readers[readerKey(c.Resource.Kind, c.Resource.Namespace, c.Resource.Name)], c.Resource.File))
+	if k.head.tree.readers == nil {
+		return false
+	}
+	keep, _ := k.keepers(k.head.tree.readers(c.Resource))
 	return len(keep) > 0
 }
 

@@ -5,11 +5,9 @@ import (
 	"crypto/x509"
 	"encoding/hex"
 	"fmt"
-	"path"
 	"strings"
 	"time"
 
-	"github.com/rotate-certs/rotate-certs/fn/certmanager"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/layout"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
@@ -51,11 +49,9 @@ type builder struct {
 	in    Input
 	tree  *Tree
 	nodes map[kube.Ref]*yaml.RNode
-	// byName are the readers of Secrets and ConfigMaps by object name
-	// (trust-manager Bundle targets), bySigner of ClusterTrustBundle
-	// signers.
-	byName   map[string][]Consumer
-	bySigner []signerReader
+	// readers answer who reads each trust object (restart.Readers, the
+	// one home of that rule).
+	readers *restart.Readers
 	// reasons are in.Explained by package directory and target, pkg the
 	// package directory of each item in a package.
 	reasons map[string][]report.Trusted
@@ -64,18 +60,8 @@ type builder struct {
 	// decoded the policies.
 	bundles map[string]bundleInfo
 	decoded map[*yaml.RNode]decoded
-	// added are the readers addReader recorded, by map, key, object and
-	// how it reads: a fleet repository has one reader per cluster of the
-	// same Secret, and looking through them is quadratic.
-	added map[string]bool
-	// nearIndex are the readers lists near has indexed, by list.
-	nearIndex map[string]dirIndex
-}
-
-type signerReader struct {
-	signer   string
-	selector *kube.Selector
-	consumer Consumer
+	// trustNodes are the objects of the trust objects.
+	trustNodes map[*TrustObject]*yaml.RNode
 }
 
 // objectsOnly drops the documents that are not objects - a YAML scalar or
@@ -93,8 +79,8 @@ func objectsOnly(items []*yaml.RNode) []*yaml.RNode {
 
 // Build maps a tree's resources onto its model.
 func Build(in Input) *Tree {
-	b := &builder{in: in, tree: &Tree{Holders: map[string][]Holder{}, Readers: map[string][]Consumer{}},
-		nodes: map[kube.Ref]*yaml.RNode{}, byName: map[string][]Consumer{}, reasons: map[string][]report.Trusted{},
+	b := &builder{in: in, tree: &Tree{Holders: map[string][]Holder{}},
+		nodes: map[kube.Ref]*yaml.RNode{}, reasons: map[string][]report.Trusted{}, trustNodes: map[*TrustObject]*yaml.RNode{},
 		pkg: map[*yaml.RNode]string{}, bundles: map[string]bundleInfo{}, decoded: map[*yaml.RNode]decoded{}}
 	for _, r := range in.Explained {
 		for _, target := range append([]string{r.Target}, r.Others...) { // every target a bundle writes
@@ -106,14 +92,20 @@ func Build(in Input) *Tree {
 	b.in.Items = in.Items
 	pkgs, _ := layout.Split(in.Items)
 	b.packages(pkgs)
+	b.readers = restart.NewReaders(in.Items, restart.ReadersOptions{
+		Package: func(n *yaml.RNode) string { return b.pkg[n] },
+		File:    func(n *yaml.RNode) string { return b.resource(kube.RefOf(n)).File },
+	})
+	b.tree.readers = b.readersOf
 	for _, item := range in.Items {
 		b.nodes[kube.RefOf(item)] = item
 		b.object(item)
 	}
+	b.readErrors()
 	b.waves()
 	certs, problems := findCertificates(withoutPolicies(in.Items))
 	b.values(certs)
-	b.injectedConsumers()
+	b.consumers()
 	for _, p := range problems {
 		b.tree.Problems = append(b.tree.Problems, kube.ScrubMessage(fmt.Sprintf("%s %s: %s", p.Ref, p.Field, p.Message)))
 	}
@@ -236,7 +228,7 @@ func (b *builder) trust(v *value, node *yaml.RNode) {
 		o.Reasons[r.SHA256] = Reason{Why: string(r.Reason), Source: r.Source}
 	}
 	o.Domain = b.bundles[o.pkg+"\x00"+o.Bundle].domain
-	o.Consumers = b.consumers(o, node)
+	b.trustNodes[o] = node
 	b.tree.Trust = append(b.tree.Trust, o)
 }
 
@@ -281,30 +273,6 @@ func memoryOf(node *yaml.RNode) map[string]string {
 	return out
 }
 
-// consumers returns what reads trust object o (node): the workloads that
-// read its Secret or ConfigMap, project its ClusterTrustBundle or read
-// what its trust-manager Bundle writes, or the API server for a caBundle.
-func (b *builder) consumers(o *TrustObject, node *yaml.RNode) []Consumer {
-	switch {
-	case o.Resource.Kind == "Secret" || o.Resource.Kind == "ConfigMap":
-		key := readerKey(o.Resource.Kind, o.Resource.Namespace, o.Resource.Name)
-		return b.near(key, b.tree.Readers[key], o.Resource.File)
-	case o.Resource.Kind == restart.KindClusterTrustBundle:
-		key := readerKey(o.Resource.Kind, "", o.Resource.Name)
-		out := b.near(key, b.tree.Readers[key], o.Resource.File)
-		signer := kube.ScalarAt(node, "spec", "signerName")
-		for _, r := range b.bySigner {
-			if signer != "" && r.signer == signer && r.selector != nil && r.selector.Matches(node.GetLabels()) {
-				out = append(out, r.consumer)
-			}
-		}
-		return out
-	case o.Resource.Kind == certmanager.KindBundle:
-		return b.near("\x00byName\x00"+o.Resource.Name, b.byName[o.Resource.Name], o.Resource.File)
-	}
-	return []Consumer{{Resource: o.Resource, Via: "API server"}}
-}
-
 // digest is a short hex SHA-256 of node's YAML; "" for nil.
 func digest(nodes ...*yaml.RNode) string {
 	h := sha256.New()
@@ -316,52 +284,4 @@ func digest(nodes ...*yaml.RNode) string {
 		h.Write([]byte{0})
 	}
 	return hex.EncodeToString(h.Sum(nil)[:12])
-}
-
-// near returns the readers of cs in file's directory when there are any,
-// else all of them: in a repository of many clusters each cluster's
-// workloads sit beside the objects they read; a package that keeps
-// workloads and trust in different directories still finds its readers.
-func near(cs []Consumer, file string) []Consumer {
-	return byDir(cs).near(cs, file)
-}
-
-// near is near(cs, file) for the readers list named key, from an index
-// of the list by directory made once: a fleet holds a reader of the same
-// name in every cluster, and filtering the list for each cluster's trust
-// object is quadratic. The index is made again when the list grew.
-func (b *builder) near(key string, cs []Consumer, file string) []Consumer {
-	ix, ok := b.nearIndex[key]
-	if !ok || ix.n != len(cs) {
-		ix = byDir(cs)
-		if b.nearIndex == nil {
-			b.nearIndex = map[string]dirIndex{}
-		}
-		b.nearIndex[key] = ix
-	}
-	return ix.near(cs, file)
-}
-
-// dirIndex is a readers list of n consumers by directory.
-type dirIndex struct {
-	n    int
-	dirs map[string][]Consumer
-}
-
-// byDir indexes the readers list cs by directory, in its order.
-func byDir(cs []Consumer) dirIndex {
-	ix := dirIndex{n: len(cs), dirs: map[string][]Consumer{}}
-	for _, c := range cs {
-		d := path.Dir(c.Resource.File)
-		ix.dirs[d] = append(ix.dirs[d], c)
-	}
-	return ix
-}
-
-// near is the package's near on cs, the list ix indexes.
-func (ix dirIndex) near(cs []Consumer, file string) []Consumer {
-	if out := ix.dirs[path.Dir(file)]; len(out) > 0 {
-		return append([]Consumer(nil), out...)
-	}
-	return append([]Consumer(nil), cs...)
 }

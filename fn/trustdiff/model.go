@@ -132,11 +132,14 @@ type Consumer struct {
 	// "API server").
 	Via string `json:"via"`
 	// Once is true when it reads the trust once and keeps it until it is
-	// restarted: env, envFrom, a subPath mount, or a workload annotated
-	// reload: never.
+	// restarted (restart.Reader.Once, the rule render rolls by): env,
+	// envFrom, a subPath mount, injection at admission, a whole volume
+	// without rotate-certs.dev/reload: hot, a workload restart.workloads
+	// names, or one annotated reload: never.
 	Once bool `json:"readsOnce,omitempty"`
-	// Never is true for a workload annotated rotate-certs.dev/reload: never,
-	// which nothing rolls.
+	// Never is true when nothing rolls it (restart.Reader.Never): a
+	// workload annotated rotate-certs.dev/reload: never, a Pod or a
+	// ReplicaSet.
 	Never bool `json:"-"`
 }
 
@@ -213,10 +216,7 @@ type Tree struct {
 	Intermediates []*x509.Certificate
 	// Holders are, by SHA-256, the objects that hold a CA outside trust
 	// objects.
-	Holders map[string][]Holder
-	// Readers are, by readerKey, the workloads that read a
-	// Secret or ConfigMap: who keeps presenting a certificate it holds.
-	Readers   map[string][]Consumer
+	Holders   map[string][]Holder
 	Workloads []Workload
 	Rollouts  []Rollout
 	Alerts    []Alert
@@ -226,6 +226,11 @@ type Tree struct {
 	Domains map[string]map[string]bool
 	// Problems are what could not be read, one line each (scrubbed).
 	Problems []string
+
+	// readers returns the consumers of an object of the tree, or of one
+	// at its place the tree does not hold: who keeps presenting a
+	// certificate it held (nil: nothing reads anything).
+	readers func(Resource) []Consumer
 
 	byResource map[string][]Cert         // Certs by Resource.id, made when first asked
 	bySHA      map[string][]*TrustObject // Trust by the CAs they hold, made when first asked

@@ -1,0 +1,191 @@
+package restart
+
+import (
+	"path"
+
+	"github.com/rotate-certs/rotate-certs/fn/certmanager"
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// scan reads the items once: each object of a reader row (a workload of
+// the workload-kind table, a kind of caRefReaders) into its references,
+// each object a reference may name into the copies it provides, and the
+// Namespaces by package. Local-config objects are never applied: they
+// neither read nor are read.
+func (r *Readers) scan() {
+	if r.scanned {
+		return
+	}
+	r.scanned = true
+	r.refs, r.providers = map[Object][]*reference{}, map[*yaml.RNode][]*provider{}
+	r.under, r.signers = map[Object]map[string]map[string][]*provider{}, map[string]map[string]bool{}
+	r.namespaces, r.nearest = map[string]map[string]*Namespace{}, map[*reference][]*provider{}
+	for _, item := range r.items {
+		if kube.IsLocalConfig(item) {
+			continue
+		}
+		if kind, ok := r.opts.Kinds.At(item.GetApiVersion(), item.GetKind()); ok {
+			w, err := readWorkload(item, kind)
+			if err != nil {
+				r.errors = append(r.errors, ReadError{Node: item, Err: err, Role: kind.Role, Counted: w != nil})
+			}
+			if w != nil {
+				r.addWorkload(item, w)
+			}
+			continue
+		}
+		if c, ok := caRefReaderOf(item); ok {
+			r.addCARefs(item, c)
+			continue
+		}
+		r.addProvider(item)
+	}
+}
+
+// newReader records item as a reader.
+func (r *Readers) newReader(item *yaml.RNode, w *Workload) *reader {
+	rd := &reader{node: item, ref: kube.RefOf(item), w: w, order: len(r.readers), pkg: r.packageOf(item), dir: path.Dir(r.fileOf(item))}
+	if ns := namespaceOf(item, r.opts.Namespace); ns != rd.ref.Namespace {
+		rd.ref.Namespace = ns
+		if w != nil {
+			w.Ref.Namespace, w.Pod.Namespace = ns, ns
+		}
+	}
+	r.readers = append(r.readers, rd)
+	return rd
+}
+
+// addWorkload records the references of workload w (item): one per
+// object its pod template names, in the workload's namespace.
+func (r *Readers) addWorkload(item *yaml.RNode, w *Workload) {
+	rd := r.newReader(item, w)
+	if w.WorkloadRef {
+		return
+	}
+	byObject := groupByObject(w.Model.Uses())
+	for _, o := range sortedObjects(byObject) {
+		r.refs[o] = append(r.refs[o], &reference{rd: rd, obj: o, ns: rd.ref.Namespace, uses: byObject[o]})
+	}
+}
+
+// addCARefs records the caCertificateRefs of item, a kind of c: one
+// reference per object and namespace it names.
+func (r *Readers) addCARefs(item *yaml.RNode, c caRefReader) {
+	rd := r.newReader(item, nil)
+	at := map[caRef]*reference{}
+	for _, cr := range c.refs(item) {
+		if cr.namespace == "" && cr.object.Kind != KindClusterTrustBundle {
+			cr.namespace = rd.ref.Namespace
+		}
+		use := Use{Object: cr.object, Via: ViaCARef, Field: cr.field}
+		cr.field = ""
+		if ref, ok := at[cr]; ok {
+			ref.uses = append(ref.uses, use)
+			continue
+		}
+		ref := &reference{rd: rd, obj: cr.object, ns: cr.namespace, uses: []Use{use}}
+		at[cr] = ref
+		r.refs[cr.object] = append(r.refs[cr.object], ref)
+	}
+}
+
+// addProvider records item when a reference may name it: a Secret, a
+// ConfigMap, a ClusterTrustBundle, or a trust-manager Bundle (what it
+// writes); and a Namespace, whose labels and annotations the
+// namespaceSelectors and injection rules read.
+func (r *Readers) addProvider(item *yaml.RNode) {
+	group, kind := kube.GroupOf(item.GetApiVersion()), item.GetKind()
+	pkg, dir := r.packageOf(item), path.Dir(r.fileOf(item))
+	p := provider{node: item, obj: Object{Kind: kind, Name: item.GetName()}, ns: namespaceOf(item, r.opts.Namespace), pkg: pkg, dir: dir}
+	switch {
+	case group == "" && item.GetApiVersion() == "v1" && (kind == KindSecret || kind == KindConfigMap):
+		r.provide(p)
+	case group == groupCertificates && kind == KindClusterTrustBundle:
+		r.provide(p)
+		if signer := kube.ScalarAt(item, "spec", "signerName"); signer != "" {
+			if r.signers[signer] == nil {
+				r.signers[signer] = map[string]bool{}
+			}
+			r.signers[signer][pkg] = true
+		}
+	case certmanager.IsBundle(item):
+		tt, ok := certmanager.ReadBundleTarget(item)
+		if !ok {
+			return
+		}
+		for _, k := range tt.Kinds() {
+			q := p
+			q.obj, q.written = Object{Kind: k, Name: tt.Name}, &tt
+			r.provide(q)
+		}
+	case group == "" && item.GetApiVersion() == "v1" && kind == "Namespace":
+		n := &Namespace{Labels: kube.NamespaceLabels(item.GetName(), item.GetLabels()), Annotations: item.GetAnnotations()}
+		for _, in := range []string{pkg, anyPackage} {
+			if r.namespaces[in] == nil {
+				r.namespaces[in] = map[string]*Namespace{}
+			}
+			if _, dup := r.namespaces[in][item.GetName()]; !dup {
+				r.namespaces[in][item.GetName()] = n
+			}
+		}
+	}
+}
+
+// provide indexes p by its object, its package and each directory it is
+// in or below.
+func (r *Readers) provide(p provider) {
+	pp := &p
+	r.providers[p.node] = append(r.providers[p.node], pp)
+	byPkg := r.under[p.obj]
+	if byPkg == nil {
+		byPkg = map[string]map[string][]*provider{}
+		r.under[p.obj] = byPkg
+	}
+	pkgs := []string{""}
+	if p.pkg != "" {
+		pkgs = append(pkgs, p.pkg)
+	}
+	for _, pkg := range pkgs {
+		if byPkg[pkg] == nil {
+			byPkg[pkg] = map[string][]*provider{}
+		}
+		for _, d := range ancestors(p.dir) {
+			byPkg[pkg][d] = append(byPkg[pkg][d], pp)
+		}
+	}
+}
+
+// anyPackage indexes the first Namespace of each name of the tree,
+// whatever its package (a package directory is never this string).
+const anyPackage = "\x00any"
+
+// namespace returns the Namespace object named ns of package pkg, else
+// the first of the tree, nil when the tree has none. Its labels are those
+// a namespaceSelector sees: the manifest's and the name label the API
+// server sets (kube.NamespaceLabels).
+func (r *Readers) namespace(pkg, ns string) *Namespace {
+	r.scan()
+	if n := r.namespaces[pkg][ns]; n != nil {
+		return n
+	}
+	return r.namespaces[anyPackage][ns]
+}
+
+// packageOf returns the package of item; "" for none, or when the items
+// are one package.
+func (r *Readers) packageOf(item *yaml.RNode) string {
+	if r.opts.Package == nil || item == nil {
+		return ""
+	}
+	return r.opts.Package(item)
+}
+
+// fileOf returns the file of item.
+func (r *Readers) fileOf(item *yaml.RNode) string {
+	if r.opts.File != nil {
+		return r.opts.File(item)
+	}
+	file, _ := kube.FileOf(item)
+	return file
+}
