@@ -365,7 +365,9 @@ func (r *Readers) nearestOf(ref *reference, extra *provider) []*provider {
 // a copy of package pkg ("" any) that ref names, and returns those.
 func (r *Readers) nearestIn(ref *reference, extra *provider, pkg string) []*provider {
 	byDir := r.under[ref.obj][pkg]
-	useExtra := extra != nil && (pkg == "" || extra.pkg == pkg) && r.provides(extra, ref)
+	// A subject the tree does not hold has no package it is known by: it
+	// is a copy of every package.
+	useExtra := extra != nil && (pkg == "" || extra.pkg == pkg || extra.node == nil) && r.provides(extra, ref)
 	for _, d := range ancestors(ref.rd.dir) {
 		var out []*provider
 		for _, p := range byDir[d] {
