@@ -26,11 +26,11 @@ func inFile(file, doc string) string {
 }
 
 const (
-	mountsTrust    = "      containers:\n      - {name: c, volumeMounts: [{name: t, mountPath: /t}]}\n      volumes:\n      - {name: t, secret: {secretName: trust}}\n"
-	subPathTrust   = "      containers:\n      - {name: c, volumeMounts: [{name: t, mountPath: /t/ca.crt, subPath: ca.crt}]}\n      volumes:\n      - {name: t, secret: {secretName: trust}}\n"
-	trustSecret    = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: trust\n  namespace: %s\ndata: {}\n"
-	trustNoNS      = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: trust\ndata: {}\n"
-	secretSubject  = "Secret"
+	mountsTrust   = "      containers:\n      - {name: c, volumeMounts: [{name: t, mountPath: /t}]}\n      volumes:\n      - {name: t, secret: {secretName: trust}}\n"
+	subPathTrust  = "      containers:\n      - {name: c, volumeMounts: [{name: t, mountPath: /t/ca.crt, subPath: ca.crt}]}\n      volumes:\n      - {name: t, secret: {secretName: trust}}\n"
+	trustSecret   = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: trust\n  namespace: %s\ndata: {}\n"
+	trustNoNS     = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: trust\ndata: {}\n"
+	secretSubject = "Secret"
 )
 
 func secretIn(ns string) string { return strings.Replace(trustSecret, "%s", ns, 1) }
@@ -38,7 +38,9 @@ func secretIn(ns string) string { return strings.Replace(trustSecret, "%s", ns, 
 // TestReaderOnce: reads once is what the restart rules roll a workload
 // for, and what nothing rolls is never.
 func TestReaderOnce(t *testing.T) {
-	w := func(role policy.WorkloadRole, reload Reload) *Workload { return &Workload{Role: role, Rollable: role == policy.RoleRolled, Reload: reload} }
+	w := func(role policy.WorkloadRole, reload Reload) *Workload {
+		return &Workload{Role: role, Rollable: role == policy.RoleRolled, Reload: reload}
+	}
 	volume, env := []Use{{Via: ViaVolume, Field: "v"}}, []Use{{Via: ViaEnv, Field: "e"}}
 	for _, tc := range []struct {
 		name        string
