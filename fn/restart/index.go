@@ -21,6 +21,7 @@ func (r *Readers) scan() {
 	r.refs, r.providers = map[Object][]*reference{}, map[*yaml.RNode][]*provider{}
 	r.under, r.signers = map[Object]map[string]map[string][]*provider{}, map[string]map[string]bool{}
 	r.namespaces, r.nearest = map[string]map[string]*Namespace{}, map[*reference][]*provider{}
+	r.places, r.to, r.resolved = map[place]*provider{}, map[*provider][]*reference{}, map[Object]bool{}
 	for _, item := range r.items {
 		if kube.IsLocalConfig(item) {
 			continue
@@ -96,8 +97,8 @@ func (r *Readers) addCARefs(item *yaml.RNode, c caRefReader) {
 // namespaceSelectors and injection rules read.
 func (r *Readers) addProvider(item *yaml.RNode) {
 	group, kind := kube.GroupOf(item.GetApiVersion()), item.GetKind()
-	pkg, dir := r.packageOf(item), path.Dir(r.fileOf(item))
-	p := provider{node: item, obj: Object{Kind: kind, Name: item.GetName()}, ns: namespaceOf(item, r.opts.Namespace), pkg: pkg, dir: dir}
+	pkg, file := r.packageOf(item), r.fileOf(item)
+	p := provider{node: item, obj: Object{Kind: kind, Name: item.GetName()}, ns: namespaceOf(item, r.opts.Namespace), pkg: pkg, dir: path.Dir(file), file: file}
 	switch {
 	case group == "" && item.GetApiVersion() == "v1" && (kind == KindSecret || kind == KindConfigMap):
 		r.provide(p)
@@ -137,6 +138,9 @@ func (r *Readers) addProvider(item *yaml.RNode) {
 func (r *Readers) provide(p provider) {
 	pp := &p
 	r.providers[p.node] = append(r.providers[p.node], pp)
+	if at := (place{obj: p.obj, ns: p.ns, file: p.file}); r.places[at] == nil {
+		r.places[at] = pp
+	}
 	byPkg := r.under[p.obj]
 	if byPkg == nil {
 		byPkg = map[string]map[string][]*provider{}

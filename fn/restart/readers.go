@@ -41,7 +41,19 @@ type Readers struct {
 	under      map[Object]map[string]map[string][]*provider
 	signers    map[string]map[string]bool // the packages holding a ClusterTrustBundle of each signer
 	namespaces map[string]map[string]*Namespace
-	nearest    map[*reference][]*provider
+	// places are the providers by object, namespace and file.
+	places map[place]*provider
+	// nearest are the copies each reference names; to the references
+	// naming each copy, made per object when first asked.
+	nearest  map[*reference][]*provider
+	to       map[*provider][]*reference
+	resolved map[Object]bool
+}
+
+// place is where a provider is: what it provides, its namespace, its file.
+type place struct {
+	obj      Object
+	ns, file string
 }
 
 // ReadersOptions says how the items of Readers are placed.
@@ -178,10 +190,10 @@ type reference struct {
 // ConfigMap or ClusterTrustBundle, or a trust-manager Bundle, which
 // provides the objects it writes.
 type provider struct {
-	node     *yaml.RNode
-	obj      Object
-	ns       string
-	pkg, dir string
+	node           *yaml.RNode
+	obj            Object
+	ns             string
+	pkg, dir, file string
 	// written is the target of a trust-manager Bundle.
 	written *certmanager.BundleTarget
 }
@@ -235,10 +247,8 @@ func (r *Readers) Of(s Subject) []Reader {
 // name s; reads describes what they read when it is not s itself.
 func (r *Readers) byReference(s Subject, kind, reads string) []Reader {
 	var out []Reader
-	for _, ref := range r.refs[Object{Kind: kind, Name: s.Key.Name}] {
-		if r.names(ref, s) {
-			out = append(out, Reader{Ref: ref.rd.ref, Workload: ref.rd.w, Uses: ref.uses, order: ref.rd.order, Reads: reads})
-		}
+	for _, ref := range r.referencesOf(s, Object{Kind: kind, Name: s.Key.Name}) {
+		out = append(out, Reader{Ref: ref.rd.ref, Workload: ref.rd.w, Uses: ref.uses, order: ref.rd.order, Reads: reads})
 	}
 	return out
 }
@@ -288,10 +298,7 @@ func (r *Readers) written(s Subject) []Reader {
 	}
 	var out []Reader
 	for _, kind := range tt.Kinds() {
-		for _, ref := range r.refs[Object{Kind: kind, Name: tt.Name}] {
-			if !r.selects(tt, ref.ns, ref.rd.pkg) || !r.names(ref, s) {
-				continue
-			}
+		for _, ref := range r.referencesOf(s, Object{Kind: kind, Name: tt.Name}) {
 			out = append(out, Reader{Ref: ref.rd.ref, Workload: ref.rd.w, Uses: ref.uses, order: ref.rd.order,
 				Reads: fmt.Sprintf("%s written by trust-manager Bundle %s", kube.Key{Kind: kind, Namespace: ref.ns, Name: tt.Name}, tt.Name)})
 		}
@@ -304,8 +311,7 @@ func (r *Readers) written(s Subject) []Reader {
 // reads them so). A namespace the tree lacks is selected only when its
 // name alone decides; an unknown namespace may be any (SameNamespace).
 func (r *Readers) selects(t certmanager.BundleTarget, ns, pkg string) bool {
-	switch {
-	case t.Selector == nil || ns == "":
+	if t.Selector == nil || ns == "" {
 		return true
 	}
 	if n := r.namespace(pkg, ns); n != nil {
@@ -314,26 +320,52 @@ func (r *Readers) selects(t certmanager.BundleTarget, ns, pkg string) bool {
 	return t.Selector.Only(kube.NamespaceNameLabel) && t.Selects(kube.NamespaceLabels(ns, nil))
 }
 
-// names reports whether reference ref names s: s is among the copies
-// nearest the reader (namespace.go).
-func (r *Readers) names(ref *reference, s Subject) bool {
-	mine := r.providers[s.Node]
-	for _, p := range r.nearestOf(ref, nil) {
-		if slices.Contains(mine, p) {
-			return true
+// referencesOf returns the references to obj that name s - s is among
+// the copies nearest the reader (namespace.go) - in input order. A
+// subject the tree holds (its node, or the tree's object of its kind and
+// name at its namespace and file) is looked up; one it does not hold is a
+// copy where its file is, among the tree's.
+func (r *Readers) referencesOf(s Subject, obj Object) []*reference {
+	p := r.places[place{obj: obj, ns: s.Key.Namespace, file: s.File}]
+	if s.Node != nil {
+		p = nil
+		for _, q := range r.providers[s.Node] {
+			if q.obj == obj {
+				p = q
+			}
 		}
 	}
-	if len(mine) > 0 && s.Node != nil {
-		return false
+	if p != nil {
+		return r.referencesTo(p)
 	}
-	extra := &provider{node: s.Node, obj: ref.obj, ns: s.Key.Namespace, dir: path.Dir(s.File)}
+	extra := &provider{node: s.Node, obj: obj, ns: s.Key.Namespace, dir: path.Dir(s.File)}
 	if s.Node != nil {
 		extra.pkg, extra.dir = r.packageOf(s.Node), path.Dir(r.fileOf(s.Node))
 		if tt, ok := certmanager.ReadBundleTarget(s.Node); ok && s.Key.Kind == certmanager.KindBundle {
 			extra.written = &tt
 		}
 	}
-	return slices.Contains(r.nearestOf(ref, extra), extra)
+	var out []*reference
+	for _, ref := range r.refs[obj] {
+		if slices.Contains(r.nearestOf(ref, extra), extra) {
+			out = append(out, ref)
+		}
+	}
+	return out
+}
+
+// referencesTo returns the references that name copy p, resolving every
+// reference to p's object once.
+func (r *Readers) referencesTo(p *provider) []*reference {
+	if !r.resolved[p.obj] {
+		r.resolved[p.obj] = true
+		for _, ref := range r.refs[p.obj] {
+			for _, q := range r.nearestOf(ref, nil) {
+				r.to[q] = append(r.to[q], ref)
+			}
+		}
+	}
+	return r.to[p]
 }
 
 // nearestOf returns the copies reference ref names: of those that
