@@ -1,6 +1,7 @@
-// Package restart owns the readers of trust: which pod templates read
-// which Secrets and ConfigMaps (the one model the restart rules and init
-// share), which of those workloads must roll when a trust bundle changes,
+// Package restart owns the readers of trust: who reads a trust object,
+// and how (Readers, the one answer render's restarts, render's warnings
+// and diff's consumers share, and Reader.Once, the one rule for "reads it
+// once"), which of those workloads must roll when a trust bundle changes,
 // and the roll itself, a content hash written into the pod template
 // (docs/design/contract.md, Restart rules).
 //
@@ -8,10 +9,13 @@
 // which Secrets, ConfigMaps and ClusterTrustBundles it reads, and how.
 // The kinds whose pod templates are read are the rows of the workload-kind
 // table, policy.WorkloadKinds (kinds.go picks them); extract.go maps
-// their RNodes onto the model; readers.go finds the readers of what a
-// trust-manager Bundle writes and of ClusterTrustBundles, inject.go the
-// workloads whose trust is injected at admission (restart.mesh,
-// restart.injected); plan.go and waves.go spread a roll over waves
+// their RNodes onto the model; gateway.go reads the caCertificateRefs of
+// Gateway API and Envoy Gateway objects. readers.go and index.go match
+// readers to Secrets, ConfigMaps, ClusterTrustBundles and what
+// trust-manager Bundles write, by the namespace rule and the rule for
+// copies (namespace.go); bundle.go adds the workloads a bundle's rules
+// inject (inject.go: restart.mesh, restart.injected) or name. apply.go and
+// match.go decide who rolls; plan.go and waves.go spread a roll over waves
 // (restart.waves) with its record on the targets; apply.go writes the one
 // annotation back in place.
 package restart

@@ -124,12 +124,14 @@ func valueField(r Resource, field string) string {
 	return field
 }
 
-// Consumer is what reads a trust object: a workload, or the API server
-// for a caBundle (the object that holds it is named).
+// Consumer is what reads a trust object, as restart.Readers says: a
+// workload, a Gateway API or Envoy Gateway object, or the API server for
+// a caBundle (the object that holds it is named).
 type Consumer struct {
 	Resource Resource `json:"resource"`
-	// Via says how it reads the trust ("volume", "env", "subPath mount",
-	// "API server").
+	// Via says how it reads the trust (restart.Via: "volume", "subPath
+	// mount", "env", "envFrom", "injection at admission",
+	// "restart.workloads", "caCertificateRefs", "API server").
 	Via string `json:"via"`
 	// Once is true when it reads the trust once and keeps it until it is
 	// restarted (restart.Reader.Once, the rule render rolls by): env,
