@@ -431,15 +431,13 @@ func (k *breaker) oldAgainstNew(c Cert, key string) {
 }
 
 // stillPresented reports whether base certificate c left its place and a
-// workload that reads its holder once, and is not rolled, keeps it.
+// workload that read its holder once at BASE, and is not rolled, keeps it
+// (the pods that run at the change started from BASE's templates).
 func (k *breaker) stillPresented(c Cert) bool {
 	if k.headHas[c.at()+"\x00"+sha(c.Cert)] {
 		return false // still in the tree: lost covers it
 	}
-	if k.head.tree.readers == nil {
-		return false
-	}
-	keep, _ := k.keepers(k.head.tree.readers(c.Resource))
+	keep, _ := k.keepers(k.base.tree.presenters[c.Resource.id()])
 	return len(keep) > 0
 }
 

@@ -79,7 +79,7 @@ func objectsOnly(items []*yaml.RNode) []*yaml.RNode {
 
 // Build maps a tree's resources onto its model.
 func Build(in Input) *Tree {
-	b := &builder{in: in, tree: &Tree{Holders: map[string][]Holder{}},
+	b := &builder{in: in, tree: &Tree{Holders: map[string][]Holder{}, presenters: map[string][]Consumer{}},
 		nodes: map[kube.Ref]*yaml.RNode{}, reasons: map[string][]report.Trusted{}, trustNodes: map[*TrustObject]*yaml.RNode{},
 		pkg: map[*yaml.RNode]string{}, bundles: map[string]bundleInfo{}, decoded: map[*yaml.RNode]decoded{}}
 	for _, r := range in.Explained {
@@ -96,7 +96,6 @@ func Build(in Input) *Tree {
 		Package: func(n *yaml.RNode) string { return b.pkg[n] },
 		File:    func(n *yaml.RNode) string { return b.resource(kube.RefOf(n)).File },
 	})
-	b.tree.readers = b.readersOf
 	for _, item := range in.Items {
 		b.nodes[kube.RefOf(item)] = item
 		b.object(item)
@@ -245,6 +244,7 @@ func (b *builder) held(v *value, node *yaml.RNode) {
 		b.intermediate(c)
 		if !selfSigned(c) {
 			b.tree.Certs = append(b.tree.Certs, Cert{Resource: res, Key: f.Key(), Cert: c, Package: b.packageName(b.pkg[node])})
+			b.presenters(res, node)
 		}
 	}
 }

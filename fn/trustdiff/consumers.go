@@ -5,6 +5,7 @@ import (
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/restart"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // Who reads a trust object is not decided here: restart.Readers, the rule
@@ -36,11 +37,14 @@ func (b *builder) consumers() {
 	}
 }
 
-// readersOf returns the consumers of the object r of the tree, or of one
-// at r's place the tree does not hold: who keeps presenting a certificate
-// r held.
-func (b *builder) readersOf(r Resource) []Consumer {
-	return b.consumerList(b.readers.Of(restart.Subject{Key: kube.Key{Kind: r.Kind, Namespace: r.Namespace, Name: r.Name}, File: r.File}))
+// presenters records, once per object, what reads node (res), which
+// holds a certificate the tree presents.
+func (b *builder) presenters(res Resource, node *yaml.RNode) {
+	if _, done := b.tree.presenters[res.id()]; done {
+		return
+	}
+	s := restart.Subject{Key: kube.Key{Kind: res.Kind, Namespace: res.Namespace, Name: res.Name}, Node: node, File: res.File}
+	b.tree.presenters[res.id()] = b.consumerList(b.readers.Of(s))
 }
 
 // consumerList words readers as consumers.

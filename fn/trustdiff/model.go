@@ -229,10 +229,10 @@ type Tree struct {
 	// Problems are what could not be read, one line each (scrubbed).
 	Problems []string
 
-	// readers returns the consumers of an object of the tree, or of one
-	// at its place the tree does not hold: who keeps presenting a
-	// certificate it held (nil: nothing reads anything).
-	readers func(Resource) []Consumer
+	// presenters are, by Resource.id of each object that holds a
+	// certificate of Certs, what reads it: who keeps presenting a
+	// certificate it held.
+	presenters map[string][]Consumer
 
 	byResource map[string][]Cert         // Certs by Resource.id, made when first asked
 	bySHA      map[string][]*TrustObject // Trust by the CAs they hold, made when first asked
