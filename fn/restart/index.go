@@ -22,6 +22,8 @@ func (r *Readers) scan() {
 	r.under, r.signers = map[Object]map[string]map[string][]*provider{}, map[string]map[string]bool{}
 	r.namespaces, r.nearest = map[string]map[string]*Namespace{}, map[*reference][]*provider{}
 	r.places, r.to, r.resolved = map[place]*provider{}, map[*provider][]*reference{}, map[Object]bool{}
+	r.copies = map[Object][]*provider{}
+	var later []*yaml.RNode // the objects that may be read, once every reference is known
 	for _, item := range r.items {
 		if kube.IsLocalConfig(item) {
 			continue
@@ -40,13 +42,21 @@ func (r *Readers) scan() {
 			r.addCARefs(item, c)
 			continue
 		}
+		later = append(later, item)
+	}
+	for _, item := range later {
 		r.addProvider(item)
 	}
 }
 
 // newReader records item as a reader.
 func (r *Readers) newReader(item *yaml.RNode, w *Workload) *reader {
-	rd := &reader{node: item, ref: kube.RefOf(item), w: w, order: len(r.readers), pkg: r.packageOf(item), dir: path.Dir(r.fileOf(item))}
+	rd := &reader{node: item, w: w, order: len(r.readers), pkg: r.packageOf(item), dir: path.Dir(r.fileOf(item))}
+	if w != nil {
+		rd.ref = w.Ref
+	} else {
+		rd.ref = kube.RefOf(item)
+	}
 	if ns := namespaceOf(item, r.opts.Namespace); ns != rd.ref.Namespace {
 		rd.ref.Namespace = ns
 		if w != nil {
@@ -91,24 +101,32 @@ func (r *Readers) addCARefs(item *yaml.RNode, c caRefReader) {
 	}
 }
 
-// addProvider records item when a reference may name it: a Secret, a
+// addProvider records item when a reference names it: a Secret, a
 // ConfigMap, a ClusterTrustBundle, or a trust-manager Bundle (what it
-// writes); and a Namespace, whose labels and annotations the
-// namespaceSelectors and injection rules read.
+// writes) - one nothing names has no readers, and is not indexed - and a
+// Namespace, whose labels and annotations the namespaceSelectors and
+// injection rules read.
 func (r *Readers) addProvider(item *yaml.RNode) {
-	group, kind := kube.GroupOf(item.GetApiVersion()), item.GetKind()
-	pkg, file := r.packageOf(item), r.fileOf(item)
-	p := provider{node: item, obj: Object{Kind: kind, Name: item.GetName()}, ns: namespaceOf(item, r.opts.Namespace), pkg: pkg, dir: path.Dir(file), file: file}
+	apiVersion, kind := item.GetApiVersion(), item.GetKind()
+	group := kube.GroupOf(apiVersion)
+	core := group == "" && apiVersion == "v1"
+	copyOf := func(obj Object) provider {
+		file := r.fileOf(item)
+		return provider{node: item, obj: obj, ns: namespaceOf(item, r.opts.Namespace), pkg: r.packageOf(item), dir: path.Dir(file), file: file}
+	}
 	switch {
-	case group == "" && item.GetApiVersion() == "v1" && (kind == KindSecret || kind == KindConfigMap):
-		r.provide(p)
+	case core && (kind == KindSecret || kind == KindConfigMap):
+		if obj := (Object{Kind: kind, Name: item.GetName()}); len(r.refs[obj]) > 0 {
+			r.provide(copyOf(obj))
+		}
 	case group == groupCertificates && kind == KindClusterTrustBundle:
+		p := copyOf(Object{Kind: kind, Name: item.GetName()})
 		r.provide(p)
 		if signer := kube.ScalarAt(item, "spec", "signerName"); signer != "" {
 			if r.signers[signer] == nil {
 				r.signers[signer] = map[string]bool{}
 			}
-			r.signers[signer][pkg] = true
+			r.signers[signer][p.pkg] = true
 		}
 	case certmanager.IsBundle(item):
 		tt, ok := certmanager.ReadBundleTarget(item)
@@ -116,48 +134,62 @@ func (r *Readers) addProvider(item *yaml.RNode) {
 			return
 		}
 		for _, k := range tt.Kinds() {
-			q := p
-			q.obj, q.written = Object{Kind: k, Name: tt.Name}, &tt
-			r.provide(q)
+			p := copyOf(Object{Kind: k, Name: tt.Name})
+			p.written = &tt
+			r.provide(p)
 		}
-	case group == "" && item.GetApiVersion() == "v1" && kind == "Namespace":
-		n := &Namespace{Labels: kube.NamespaceLabels(item.GetName(), item.GetLabels()), Annotations: item.GetAnnotations()}
-		for _, in := range []string{pkg, anyPackage} {
-			if r.namespaces[in] == nil {
-				r.namespaces[in] = map[string]*Namespace{}
-			}
-			if _, dup := r.namespaces[in][item.GetName()]; !dup {
-				r.namespaces[in][item.GetName()] = n
-			}
+	case core && kind == "Namespace":
+		r.addNamespace(item)
+	}
+}
+
+// addNamespace records Namespace item, by package and for any package.
+func (r *Readers) addNamespace(item *yaml.RNode) {
+	n := &Namespace{Labels: kube.NamespaceLabels(item.GetName(), item.GetLabels()), Annotations: item.GetAnnotations()}
+	for _, in := range []string{r.packageOf(item), anyPackage} {
+		if r.namespaces[in] == nil {
+			r.namespaces[in] = map[string]*Namespace{}
+		}
+		if _, dup := r.namespaces[in][item.GetName()]; !dup {
+			r.namespaces[in][item.GetName()] = n
 		}
 	}
 }
 
-// provide indexes p by its object, its package and each directory it is
-// in or below.
+// provide records p, the copy of an object an item provides.
 func (r *Readers) provide(p provider) {
 	pp := &p
 	r.providers[p.node] = append(r.providers[p.node], pp)
+	r.copies[p.obj] = append(r.copies[p.obj], pp)
 	if at := (place{obj: p.obj, ns: p.ns, file: p.file}); r.places[at] == nil {
 		r.places[at] = pp
 	}
-	byPkg := r.under[p.obj]
-	if byPkg == nil {
-		byPkg = map[string]map[string][]*provider{}
-		r.under[p.obj] = byPkg
+}
+
+// underOf returns the copies of obj by package ("" for all) and by every
+// directory they are in or below, indexed when a reference to obj is
+// first resolved: the copies nothing names cost nothing.
+func (r *Readers) underOf(obj Object) map[string]map[string][]*provider {
+	if byPkg, ok := r.under[obj]; ok {
+		return byPkg
 	}
-	pkgs := []string{""}
-	if p.pkg != "" {
-		pkgs = append(pkgs, p.pkg)
-	}
-	for _, pkg := range pkgs {
-		if byPkg[pkg] == nil {
-			byPkg[pkg] = map[string][]*provider{}
+	byPkg := map[string]map[string][]*provider{}
+	for _, p := range r.copies[obj] {
+		pkgs := []string{""}
+		if p.pkg != "" {
+			pkgs = append(pkgs, p.pkg)
 		}
-		for _, d := range ancestors(p.dir) {
-			byPkg[pkg][d] = append(byPkg[pkg][d], pp)
+		for _, pkg := range pkgs {
+			if byPkg[pkg] == nil {
+				byPkg[pkg] = map[string][]*provider{}
+			}
+			for d := range ancestors(p.dir) {
+				byPkg[pkg][d] = append(byPkg[pkg][d], p)
+			}
 		}
 	}
+	r.under[obj] = byPkg
+	return byPkg
 }
 
 // anyPackage indexes the first Namespace of each name of the tree,

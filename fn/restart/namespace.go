@@ -1,6 +1,7 @@
 package restart
 
 import (
+	"iter"
 	"path"
 	"strings"
 
@@ -43,14 +44,15 @@ func namespaceOf(node *yaml.RNode, known func(*yaml.RNode) string) string {
 // parentDir is the directory above dir; dir itself at the top.
 func parentDir(dir string) string { return path.Dir(dir) }
 
-// ancestors returns dir and every directory above it, the deepest first.
-func ancestors(dir string) []string {
-	out := []string{dir}
-	for d := dir; parentDir(d) != d; {
-		d = parentDir(d)
-		out = append(out, d)
+// ancestors yields dir and every directory above it, the deepest first.
+func ancestors(dir string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for d := dir; ; d = parentDir(d) {
+			if !yield(d) || parentDir(d) == d {
+				return
+			}
+		}
 	}
-	return out
 }
 
 // within reports whether directory dir is d or below it.

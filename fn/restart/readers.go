@@ -31,13 +31,16 @@ type Readers struct {
 	items []*yaml.RNode
 	opts  ReadersOptions
 
-	scanned   bool
-	readers   []*reader
-	errors    []ReadError
-	refs      map[Object][]*reference
+	scanned bool
+	readers []*reader
+	errors  []ReadError
+	refs    map[Object][]*reference
+	// providers are the copies each object of the tree provides (a
+	// trust-manager Bundle provides a ConfigMap and a Secret).
 	providers map[*yaml.RNode][]*provider
-	// under are the providers of each object by every directory they are
-	// in or below, for all packages ("") and per package.
+	// copies are the providers of each object, in input order; under the
+	// same by package and directory (underOf).
+	copies     map[Object][]*provider
 	under      map[Object]map[string]map[string][]*provider
 	signers    map[string]map[string]bool // the packages holding a ClusterTrustBundle of each signer
 	namespaces map[string]map[string]*Namespace
@@ -87,8 +90,10 @@ type Subject struct {
 	// Bundle's target and where the object is (file, package) are read
 	// from it.
 	Node *yaml.RNode
-	// File is the object's file when Node is not one of the items (a
-	// target a render creates, an object a change removed).
+	// File is the object's file when Node is nil or not one of the items
+	// (a target a render creates): with no Node, the tree's object of
+	// this kind, namespace and name in File is the subject; an object the
+	// tree does not hold is a copy in File's directory.
 	File string
 }
 
@@ -396,11 +401,11 @@ func (r *Readers) nearestOf(ref *reference, extra *provider) []*provider {
 // nearestIn walks up from ref's directory to the first directory holding
 // a copy of package pkg ("" any) that ref names, and returns those.
 func (r *Readers) nearestIn(ref *reference, extra *provider, pkg string) []*provider {
-	byDir := r.under[ref.obj][pkg]
+	byDir := r.underOf(ref.obj)[pkg]
 	// A subject the tree does not hold has no package it is known by: it
 	// is a copy of every package.
 	useExtra := extra != nil && (pkg == "" || extra.pkg == pkg || extra.node == nil) && r.provides(extra, ref)
-	for _, d := range ancestors(ref.rd.dir) {
+	for d := range ancestors(ref.rd.dir) {
 		var out []*provider
 		for _, p := range byDir[d] {
 			if r.provides(p, ref) {
