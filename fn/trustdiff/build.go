@@ -255,7 +255,7 @@ func (b *builder) trust(v *value, node *yaml.RNode) {
 // that are not self-signed are presented.
 func (b *builder) held(v *value, node *yaml.RNode) {
 	res := b.resource(v.ref)
-	for _, f := range v.certs {
+	for i, f := range v.certs {
 		c := f.Cert
 		if pki.IsCA(c) {
 			s := sha(c)
@@ -264,6 +264,7 @@ func (b *builder) held(v *value, node *yaml.RNode) {
 		b.intermediate(c)
 		if !selfSigned(c) {
 			b.tree.Certs = append(b.tree.Certs, Cert{Resource: res, Key: f.Key(), Cert: c, Package: b.packageName(b.pkg[node])})
+			b.tree.Certs[len(b.tree.Certs)-1].pos = i
 		}
 	}
 }

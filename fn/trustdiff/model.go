@@ -10,6 +10,7 @@ package trustdiff
 
 import (
 	"crypto/x509"
+	"strconv"
 	"strings"
 	"time"
 
@@ -139,11 +140,20 @@ type Cert struct {
 	// Package is the directory of the package it is in (below the top of
 	// the tree), "" when it is in none.
 	Package string
+	// pos is its position among the certificates of its value: a value
+	// holds a chain (a leaf, then its issuer), and a place's certificate
+	// at BASE is the one at the same position.
+	pos int
 }
 
 // at is the identity of the place a certificate is held across the two
 // trees.
 func (c Cert) at() string { return c.Resource.id() + "\x00" + valueField(c.Resource, c.Key) }
+
+// slot is the identity of the place and position of a certificate across
+// the two trees: the leaf of a chain is paired with the leaf it replaced,
+// not with the issuer after it.
+func (c Cert) slot() string { return c.at() + "\x00" + strconv.Itoa(c.pos) }
 
 // Holder is an object that holds a CA outside trust objects' data (a CA
 // Secret's tls.crt, a snapshot), which explains the CA without a policy.
