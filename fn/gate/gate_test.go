@@ -269,7 +269,7 @@ func TestRenderInWavesListsEachRollAndItsWave(t *testing.T) {
 	}
 	now, later := 0, 0
 	for _, w := range res.Rolls {
-		if w.Wave == "" {
+		if w.Wave == trustdiff.WaveNow {
 			now++
 		} else if strings.Contains(w.Wave, "of 4, due") {
 			later++

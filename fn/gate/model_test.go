@@ -234,7 +234,7 @@ func TestDomainBreakAcrossClusters(t *testing.T) {
 				}
 			}
 			out, _, _ := r.diff(base, head, "table", false)
-			if !strings.Contains(out, "in package clusters/west") || !strings.Contains(out, "in package clusters/east") || !strings.Contains(out, "trust domain mesh-anchors") {
+			if !strings.Contains(out, "package clusters/west") || !strings.Contains(out, "package clusters/east") || !strings.Contains(out, "trust domain mesh-anchors") {
 				t.Errorf("table does not name both packages and the domain:\n%s", out)
 			}
 		})

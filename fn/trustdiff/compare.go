@@ -44,8 +44,15 @@ type Change struct {
 // Roll is a workload the change rolls.
 type Roll struct {
 	Resource Resource `json:"resource"`
-	Wave     string   `json:"wave,omitempty"`
+	// Wave is when it rolls: WaveNow for a workload whose pod template
+	// the change changes, else the wave of a roll-out in waves that rolls
+	// it later ("bundle B: wave N of M, due T").
+	Wave string `json:"wave"`
 }
+
+// WaveNow is the wave of a roll the change makes itself: the pod template
+// changes, and the workload rolls when the change is applied.
+const WaveNow = "now"
 
 // Summary counts the result.
 type Summary struct {
@@ -274,7 +281,7 @@ func rolls(base, head *Tree) []Roll {
 		b, ok := before[w.Resource.id()]
 		switch {
 		case ok && b.Template != w.Template:
-			now = append(now, Roll{Resource: w.Resource})
+			now = append(now, Roll{Resource: w.Resource, Wave: WaveNow})
 		case w.Wave != "" && (!ok || b.Wave != w.Wave):
 			later = append(later, Roll{Resource: w.Resource, Wave: w.Wave})
 		}
@@ -286,7 +293,7 @@ func rolls(base, head *Tree) []Roll {
 func rolled(base, head *Tree) map[string]bool {
 	out := map[string]bool{}
 	for _, r := range rolls(base, head) {
-		if r.Wave == "" {
+		if r.Wave == WaveNow {
 			out[r.Resource.id()] = true
 		}
 	}
