@@ -38,6 +38,10 @@ type Input struct {
 	// Policies are the policies among Items already decoded
 	// (policy.Decode), by item; one not here is decoded by Build.
 	Policies map[*yaml.RNode]*policy.RotationPolicy
+	// CertFiles are the certificate and key files no build reads, by
+	// path below the top, each with the digest of its content: listed
+	// when they change, not judged.
+	CertFiles map[string]string
 	// Ambiguous are the names several objects share in one directory, in
 	// this tree or the other one of the change (Ambiguous(Duplicates of
 	// each)): their objects are told apart by file and document.
@@ -111,9 +115,12 @@ func Build(in Input) *Tree {
 	pkgs, _ := layout.Split(in.Items)
 	b.packages(pkgs)
 	for _, item := range in.Items {
-		b.nodes[kube.RefOf(item)] = item
+		b.nodes[kube.RefOf(item)] = item // all first: resource reads a built object's files from its node
+	}
+	for _, item := range in.Items {
 		b.object(item)
 	}
+	b.tree.CertFiles = in.CertFiles
 	b.waves()
 	certs, problems := findCertificates(withoutPolicies(in.Items))
 	b.values(certs)
@@ -156,10 +163,12 @@ func withoutPolicies(items []*yaml.RNode) []*yaml.RNode {
 	return out
 }
 
-// resource names the object ref as the result shows it.
-// An ambiguous name (Input.Ambiguous) is told apart by its place.
+// resource names the object ref as the result shows it (an object a
+// kustomization built by its own file and the kustomization: kbuild's
+// annotations). An ambiguous name (Input.Ambiguous) is told apart by its
+// place.
 func (b *builder) resource(ref kube.Ref) Resource {
-	r := resourceOf(ref, b.in.File)
+	r := resourceOf(ref, b.nodes[ref], b.in.File)
 	if b.in.Ambiguous[r.name()] {
 		r.place = placeOf(ref, r)
 	}

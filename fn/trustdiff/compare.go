@@ -75,6 +75,9 @@ type Result struct {
 	Rollouts      []Change      `json:"rollouts"`
 	Alerts        []Change      `json:"alerts"`
 	Policies      []Change      `json:"policies"`
+	// CertificateFiles are the certificate and key files no build reads
+	// that the change touches: listed, not judged.
+	CertificateFiles []CertFileChange `json:"certificateFiles"`
 	// Incomplete are the files read on neither side that the change
 	// leaves as they were (set by the caller that read the trees).
 	Incomplete []Incomplete `json:"incomplete,omitempty"`
@@ -82,6 +85,12 @@ type Result struct {
 
 // Empty reports whether the change does nothing the diff reports.
 func (r Result) Empty() bool {
+	return r.judged() && len(r.CertificateFiles) == 0
+}
+
+// judged reports whether the change does nothing to what the diff judges:
+// all but the certificate files.
+func (r Result) judged() bool {
 	return len(r.Trust)+len(r.Breaks)+len(r.Planted)+len(r.Rolls)+len(r.Rollouts)+len(r.Alerts)+len(r.Policies) == 0
 }
 
@@ -96,6 +105,7 @@ func Compare(base, head *Tree, now time.Time) Result {
 	r.Rollouts = rollouts(base, head)
 	r.Alerts = alertChanges(base, head)
 	r.Policies = policyChanges(base, head)
+	r.CertificateFiles = certFileChanges(base, head)
 	for _, t := range r.Trust {
 		r.Summary.Added += len(t.Added)
 		r.Summary.Removed += len(t.Removed)

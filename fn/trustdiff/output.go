@@ -29,6 +29,7 @@ func (r Result) nonNil() Result {
 	}
 	r.Trust, r.Breaks, r.Planted, r.Rolls = orEmpty(r.Trust), orEmpty(r.Breaks), orEmpty(r.Planted), orEmpty(r.Rolls)
 	r.Rollouts, r.Alerts, r.Policies = orEmpty(r.Rollouts), orEmpty(r.Alerts), orEmpty(r.Policies)
+	r.CertificateFiles = orEmpty(r.CertificateFiles)
 	return r
 }
 
@@ -58,6 +59,8 @@ func (r Result) verdict(allowUnexplained bool) string {
 		return "PASS with warnings: planted trust allowed by --allow-unexplained"
 	case r.Empty():
 		return "PASS: no change to trust"
+	case r.judged():
+		return "PASS: no change to trust in what is read; certificate files changed, not judged"
 	}
 	return "PASS: trust changes, nothing breaks, nothing is planted"
 }
@@ -65,8 +68,12 @@ func (r Result) verdict(allowUnexplained bool) string {
 // Counts is the summary in words.
 func (r Result) Counts() string {
 	s := r.Summary
-	return fmt.Sprintf("%d CA(s) added, %d removed, %d break(s), %d planted, %d roll(s), %d Cluster API rollout(s), %d alert change(s), %d policy change(s)",
+	counts := fmt.Sprintf("%d CA(s) added, %d removed, %d break(s), %d planted, %d roll(s), %d Cluster API rollout(s), %d alert change(s), %d policy change(s)",
 		s.Added, s.Removed, s.Breaks, s.Planted, s.Rolls, len(r.Rollouts), len(r.Alerts), len(r.Policies))
+	if n := len(r.CertificateFiles); n > 0 {
+		counts += fmt.Sprintf(", %d certificate file(s) changed (not judged)", n)
+	}
+	return counts
 }
 
 // sections are the parts of r, in the order every format shows them: each
@@ -88,6 +95,7 @@ func (r Result) sections() []section {
 	add("Not read", mapEntries(r.Incomplete, func(i Incomplete) entry {
 		return entry{text: []string{i.Reason + " (unreadable at BASE and HEAD alike, and unchanged: not judged)"}}
 	}))
+	add("Certificate files", mapEntries(r.CertificateFiles, func(c CertFileChange) entry { return entry{text: []string{certFileLine(c)}} }))
 	return out
 }
 
@@ -99,13 +107,18 @@ func mapEntries[T any](xs []T, f func(T) entry) []entry {
 	return out
 }
 
-// placeOf is where r is, for a line: its file, and its document when its
-// name is not the only one of its directory (identity.go).
+// placeOf is where r is, for a line: its file, its document when its
+// name is not the only one of its directory (identity.go), and the
+// kustomization that built it.
 func (r Resource) placeOf() string {
+	at := r.File
 	if r.place != "" {
-		return r.place
+		at = r.place
 	}
-	return r.File
+	if r.Kustomization != "" && r.Kustomization != r.File {
+		at += " built by " + r.Kustomization
+	}
+	return at
 }
 
 // rollEntry words a roll: now, or in its wave.
