@@ -72,6 +72,9 @@ type builder struct {
 	// decoded the policies.
 	bundles map[string]bundleInfo
 	decoded map[*yaml.RNode]decoded
+	// sourceOf are the policies' sources, by sourceKey: the bundle that
+	// reads each.
+	sourceOf map[string]string
 	// added are the readers addReader recorded, by map, key, object and
 	// how it reads: a fleet repository has one reader per cluster of the
 	// same Secret, and looking through them is quadratic.
@@ -256,6 +259,7 @@ func (b *builder) trust(v *value, node *yaml.RNode) {
 		o.Reasons[r.SHA256] = Reason{Why: string(r.Reason), Source: r.Source}
 	}
 	o.Domain = b.bundles[o.pkg+"\x00"+o.Bundle].domain
+	o.sourceOf = b.sourceOf[sourceKey(o.pkg, v.ref.Kind, v.ref.Namespace, v.ref.Name, valueField(o.Resource, v.field))]
 	o.Consumers = b.consumers(o, node)
 	b.tree.Trust = append(b.tree.Trust, o)
 }

@@ -156,7 +156,7 @@ func trustChanges(base, head *Tree) []TrustChange {
 		if ho != nil {
 			tc.Resource, tc.Field, tc.Bundle, tc.Package, tc.Consumers = ho.Resource, ho.Field, ho.Bundle, ho.Package, ho.Consumers
 			for _, c := range uniqueCAs(ho) {
-				ca := explain(head, ho, c, bs[sha(c)], prior)
+				ca := byRule(explain(head, ho, c, bs[sha(c)], prior), bo, ho)
 				if bs[sha(c)] {
 					tc.Kept = append(tc.Kept, ca)
 				} else {
@@ -169,7 +169,7 @@ func trustChanges(base, head *Tree) []TrustChange {
 		if bo != nil {
 			for _, c := range uniqueCAs(bo) {
 				if !hs[sha(c)] {
-					tc.Removed = append(tc.Removed, explain(base, bo, c, true, nil))
+					tc.Removed = append(tc.Removed, byRule(explain(base, bo, c, true, nil), nil, bo))
 				}
 			}
 		}

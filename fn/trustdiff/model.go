@@ -98,6 +98,9 @@ type TrustObject struct {
 	// id is key(), computed once: the diff of a fleet repository asks it
 	// for every certificate that may chain to the object.
 	id string
+	// sourceOf is the policy bundle that reads the object as a source, ""
+	// when none does (rules.go).
+	sourceOf string
 }
 
 // key is the identity of a trust object across the two trees.
