@@ -73,8 +73,10 @@ type builder struct {
 	bundles map[string]bundleInfo
 	decoded map[*yaml.RNode]decoded
 	// sourceOf are the policies' sources, by sourceKey: the bundle that
-	// reads each.
-	sourceOf map[string]string
+	// reads each; trustNS the trustNamespace of the policies' bundles
+	// whose target is a trust-manager Bundle, by package directory and
+	// Bundle name.
+	sourceOf, trustNS map[string]string
 	// added are the readers addReader recorded, by map, key, object and
 	// how it reads: a fleet repository has one reader per cluster of the
 	// same Secret, and looking through them is quadratic.
@@ -127,6 +129,7 @@ func Build(in Input) *Tree {
 	b.waves()
 	certs, problems := findCertificates(withoutPolicies(in.Items))
 	b.values(certs)
+	b.bundleTrust(certs)
 	b.injectedConsumers()
 	for _, p := range problems {
 		b.problem(p.Ref, fmt.Sprintf("%s %s: %s", p.Ref, p.Field, p.Message))

@@ -19,8 +19,15 @@ import (
 
 // policySources records the values bundle tb of the package in dir reads
 // as its sources: a Secret or ConfigMap key of the package (the render
-// reads them from its input).
+// reads them from its input); and, for a bundle whose target is a
+// trust-manager Bundle, the trust namespace its sources are read in.
 func (b *builder) policySources(dir string, tb policy.TrustBundle) {
+	if tb.Target.Kind == kube.TargetBundle {
+		if b.trustNS == nil {
+			b.trustNS = map[string]string{}
+		}
+		b.trustNS[dir+"\x00"+tb.Target.Name] = tb.Target.TrustNamespace
+	}
 	for _, s := range tb.Sources {
 		kind, ref, key := "Secret", s.Secret, "ca.crt"
 		if s.ConfigMap != nil {
