@@ -1,7 +1,6 @@
 package gate
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"strings"
@@ -106,31 +105,5 @@ func TestDifferentChangesAreSaidApart(t *testing.T) {
 		if !strings.Contains(table, want) {
 			t.Errorf("table lacks %q:\n%s", want, table)
 		}
-	}
-}
-
-// Every roll says when it rolls: now, when the change changes its pod
-// template, or the wave of a roll-out that rolls it later. The JSON has
-// wave on every roll.
-func TestEveryRollHasAWave(t *testing.T) {
-	r := newRepo(t)
-	files := gatewayTree(caOld, leafOld, caOld)
-	files["gw/rotation-policy.yaml"] = gatewayPolicy
-	base := r.commit(files)
-	r.commit(map[string]string{"gw/gateway-ca.yaml": gatewayTree(caNew, leafNew)["gw/gateway-ca.yaml"]})
-	r.render("gw")
-	head := r.commit(nil)
-	out, _, _ := r.diff(base, head, "json", false)
-	var raw struct {
-		Rolls []map[string]any `json:"rolls"`
-	}
-	if err := json.Unmarshal([]byte(out), &raw); err != nil {
-		t.Fatal(err)
-	}
-	if len(raw.Rolls) != 1 || raw.Rolls[0]["wave"] != trustdiff.WaveNow {
-		t.Fatalf("rolls %v, want the rate-limit server with wave %q", raw.Rolls, trustdiff.WaveNow)
-	}
-	if table, _, _ := r.diff(base, head, "table", false); !strings.Contains(table, "Deployment envoy-gateway-system/envoy-ratelimit rolls now (in gw/ratelimit.yaml)") {
-		t.Errorf("table:\n%s", table)
 	}
 }
