@@ -83,6 +83,9 @@ type builder struct {
 	added map[string]bool
 	// nearIndex are the readers lists near has indexed, by list.
 	nearIndex map[string]dirIndex
+	// roots memoizes selfSigned: a fleet holds the same root (one parsed
+	// certificate) once per cluster, and each answer is a signature check.
+	roots map[*x509.Certificate]bool
 }
 
 type signerReader struct {
@@ -124,6 +127,7 @@ func Build(in Input) *Tree {
 	}
 	for _, item := range in.Items {
 		b.object(item)
+		b.privateKeys(item)
 	}
 	b.tree.CertFiles = in.CertFiles
 	b.waves()
@@ -278,7 +282,7 @@ func (b *builder) held(v *value, node *yaml.RNode) {
 			b.tree.Holders[s] = append(b.tree.Holders[s], Holder{Resource: res, Key: v.field})
 		}
 		b.intermediate(c)
-		if !selfSigned(c) {
+		if !b.selfSigned(c) {
 			b.tree.Certs = append(b.tree.Certs, Cert{Resource: res, Key: f.Key(), Cert: c, Package: b.packageName(b.pkg[node])})
 			b.tree.Certs[len(b.tree.Certs)-1].pos = i
 		}
@@ -288,13 +292,22 @@ func (b *builder) held(v *value, node *yaml.RNode) {
 // intermediate records c for chains when it is a CA that is not
 // self-signed.
 func (b *builder) intermediate(c *x509.Certificate) {
-	if pki.IsCA(c) && !selfSigned(c) {
+	if pki.IsCA(c) && !b.selfSigned(c) {
 		b.tree.Intermediates = append(b.tree.Intermediates, c)
 	}
 }
 
-// selfSigned reports whether c names itself as issuer.
-func selfSigned(c *x509.Certificate) bool { return string(c.RawIssuer) == string(c.RawSubject) }
+// selfSigned is pki.SelfSigned(c), each certificate checked once.
+func (b *builder) selfSigned(c *x509.Certificate) bool {
+	if self, ok := b.roots[c]; ok {
+		return self
+	}
+	if b.roots == nil {
+		b.roots = map[*x509.Certificate]bool{}
+	}
+	b.roots[c] = pki.SelfSigned(c)
+	return b.roots[c]
+}
 
 // memoryOf returns node's memory annotations that are set.
 func memoryOf(node *yaml.RNode) map[string]string {

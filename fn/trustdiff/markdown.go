@@ -77,9 +77,10 @@ func cutWords(left, of int, title string) string {
 	return fmt.Sprintf("%d of %d object(s) in %s", left, of, title)
 }
 
-// openIf opens the sections a reviewer must read: breaks and planted.
+// openIf opens the sections a reviewer must read: breaks, planted and
+// warnings.
 func openIf(title string) string {
-	if title == "Breaks" || title == "Planted" {
+	if title == "Breaks" || title == "Planted" || title == "Warnings" {
 		return " open"
 	}
 	return ""

@@ -240,6 +240,9 @@ type Tree struct {
 	// CertFiles are the certificate and key files no build reads, by
 	// path below the top, each with the digest of its content.
 	CertFiles map[string]string
+	// Keys are the values that hold private key material where no key
+	// belongs (KeyPlace).
+	Keys []KeyPlace
 
 	byResource map[string][]Cert         // Certs by Resource.id, made when first asked
 	bySHA      map[string][]*TrustObject // Trust by the CAs they hold, made when first asked

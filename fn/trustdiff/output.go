@@ -28,7 +28,7 @@ func (r Result) nonNil() Result {
 		r.Breaks[i].Consumers = orEmpty(r.Breaks[i].Consumers)
 	}
 	r.Trust, r.Breaks, r.Planted, r.Rolls = orEmpty(r.Trust), orEmpty(r.Breaks), orEmpty(r.Planted), orEmpty(r.Rolls)
-	r.Rollouts, r.Alerts, r.Policies = orEmpty(r.Rollouts), orEmpty(r.Alerts), orEmpty(r.Policies)
+	r.Rollouts, r.Alerts, r.Policies, r.Facts = orEmpty(r.Rollouts), orEmpty(r.Alerts), orEmpty(r.Policies), orEmpty(r.Facts)
 	r.CertificateFiles = orEmpty(r.CertificateFiles)
 	return r
 }
@@ -57,6 +57,8 @@ func (r Result) verdict(allowUnexplained bool) string {
 		return "FAIL: this change plants trust nothing explains"
 	case len(r.Planted) > 0:
 		return "PASS with warnings: planted trust allowed by --allow-unexplained"
+	case len(r.Facts) > 0:
+		return "PASS with warnings: nothing breaks, nothing is planted; read the warnings"
 	case r.Empty():
 		return "PASS: no change to trust"
 	case r.judged():
@@ -68,12 +70,15 @@ func (r Result) verdict(allowUnexplained bool) string {
 // Counts is the summary in words.
 func (r Result) Counts() string {
 	s := r.Summary
-	counts := fmt.Sprintf("%d CA(s) added, %d removed, %d break(s), %d planted, %d roll(s), %d Cluster API rollout(s), %d alert change(s), %d policy change(s)",
+	out := fmt.Sprintf("%d CA(s) added, %d removed, %d break(s), %d planted, %d roll(s), %d Cluster API rollout(s), %d alert change(s), %d policy change(s)",
 		s.Added, s.Removed, s.Breaks, s.Planted, s.Rolls, len(r.Rollouts), len(r.Alerts), len(r.Policies))
 	if n := len(r.CertificateFiles); n > 0 {
-		counts += fmt.Sprintf(", %d certificate file(s) changed (not judged)", n)
+		out += fmt.Sprintf(", %d certificate file(s) changed (not judged)", n)
 	}
-	return counts
+	if len(r.Facts) > 0 {
+		out += fmt.Sprintf(", %d warning(s)", len(r.Facts))
+	}
+	return out
 }
 
 // sections are the parts of r, in the order every format shows them: each
@@ -87,6 +92,7 @@ func (r Result) sections() []section {
 	}
 	add("Breaks", mapEntries(r.Breaks, breakEntry))
 	add("Planted", mapEntries(r.Planted, plantedEntry))
+	add("Warnings", mapEntries(r.Facts, factEntry))
 	add("Trust", mapEntries(r.Trust, trustEntry))
 	add("Rolls", mapEntries(r.Rolls, rollEntry))
 	add("Cluster API rollouts", mapEntries(r.Rollouts, changeEntry))
@@ -186,6 +192,16 @@ func plantedEntry(p Planted) entry {
 	return entry{text: []string{fmt.Sprintf("%s: CA %s sha256:%s: %s", where, p.Subject, short(p.SHA256), p.Reason)}, place: p.Resource.placeOf()}
 }
 
+// factEntry words a warning: the object and field, the certificate when
+// it is about one, what it is.
+func factEntry(f Fact) entry {
+	what := f.Resource.String() + " " + f.Field
+	if f.SHA256 != "" {
+		what += fmt.Sprintf(": %s sha256:%s", f.Subject, short(f.SHA256))
+	}
+	return entry{text: []string{what + ": " + f.Message}, place: f.Resource.placeOf()}
+}
+
 // trustEntry words the change of one trust object: the object and its
 // bundle, what reads it, then one line per CA (+ added, - removed, =
 // kept). Its package is not said: its file is.
@@ -212,8 +228,13 @@ func trustEntry(t TrustChange) entry {
 
 // whyWords is a CA's why, with its source.
 func whyWords(c CA) string {
-	if c.Source != "" {
+	switch {
+	case c.Source != "" && c.Provenance != "":
+		return c.Why + " (" + c.Source + "; " + c.Provenance + ")"
+	case c.Source != "":
 		return c.Why + " (" + c.Source + ")"
+	case c.Provenance != "":
+		return c.Why + " (" + c.Provenance + ")"
 	}
 	return c.Why
 }
