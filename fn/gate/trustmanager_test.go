@@ -66,6 +66,13 @@ func TestTrustManagerSourceRootReplaced(t *testing.T) {
 		res.Breaks[0].Needs.SHA256 != shaOf(caOld) {
 		t.Errorf("breaks %+v, want the client's leaf against the Bundle", res.Breaks)
 	}
+	// The Bundle holds the new root because the Secret does: it is no
+	// other holder of the Secret's CA.
+	for _, c := range findTrust(t, res, "corp-root-ca").Added {
+		if strings.Contains(c.Provenance, "Bundle") || strings.Contains(c.Provenance, "more") {
+			t.Errorf("the root Secret's CA %s: %q names the Bundle as another holder", c.SHA256[:12], c.Provenance)
+		}
+	}
 	// Trusting both roots (the old one pinned inLine, as a render keeps
 	// it) breaks nothing, and the Bundle plants nothing: its new root is
 	// its source's.

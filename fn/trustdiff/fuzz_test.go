@@ -46,6 +46,21 @@ func keySeed(ca, leaf testpki.Cert, extra ...testpki.Cert) string {
 		"\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w, namespace: a}\nspec:\n  template:\n    spec:\n      containers:\n      - name: c\n        envFrom:\n        - secretRef: {name: ca}\n"
 }
 
+// bundleSeed is a trust-manager Bundle reading root's Secret and pinning
+// CA pinned inLine, a workload reading the Bundle's ConfigMap, and a
+// client's chain: a leaf of an issuer of the old gateway CA, then the
+// issuer.
+func bundleSeed(root, pinned testpki.Cert) string {
+	enc := base64.StdEncoding.EncodeToString
+	issuer := testpki.NewIntermediate("fuzz-issuer", "fuzz-issuing", testpki.Fixture("ca-2025"), testpki.Date(2026, 1, 1), testpki.Days(900))
+	chain := append(testpki.NewLeaf("fuzz-leaf", issuer, testpki.Date(2026, 10, 1), testpki.Days(90)).PEM(), issuer.PEM()...)
+	return "apiVersion: trust.cert-manager.io/v1alpha1\nkind: Bundle\nmetadata: {name: corp}\nspec:\n  sources:\n  - secret: {name: root, key: ca.crt}\n" +
+		"  - inLine: " + strconv.Quote(string(pinned.PEM())) + "\n  target:\n    configMap: {key: ca.pem}\n" +
+		"---\napiVersion: v1\nkind: Secret\nmetadata: {name: root, namespace: cert-manager}\ndata:\n  ca.crt: " + enc(root.PEM()) +
+		"\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: client, namespace: a}\ndata:\n  tls.crt: " + enc(chain) +
+		"\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w, namespace: a}\nspec:\n  template:\n    spec:\n      containers:\n      - name: c\n        envFrom:\n        - configMapRef: {name: corp}\n"
+}
+
 // FuzzDiff: no panic; no key echoed; diff A A is empty; diff A B's added
 // CAs are diff B A's removed ones.
 func FuzzDiff(f *testing.F) {
@@ -56,6 +71,9 @@ func FuzzDiff(f *testing.F) {
 	f.Add(keySeed(caOld, testpki.Fixture("leaf-old")), keySeed(caOld, testpki.Fixture("leaf-old"))+
 		"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: a}\ndata:\n  k: |\n"+indent(string(caOld.KeyPEM()))+
 		"---\napiVersion: example.com/v1\nkind: W\nmetadata: {name: w}\nspec: &a {k: [*a, *a]}\n")
+	// a trust-manager Bundle whose source Secret's root is replaced, and
+	// a chain (a leaf, then its issuer) in one value
+	f.Add(bundleSeed(caOld, testpki.Fixture("ca-2027")), bundleSeed(caNew, testpki.Fixture("ca-2027")))
 	f.Fuzz(func(t *testing.T, a, b string) {
 		ta, tb := tree(a), tree(b)
 		if ta == nil || tb == nil {

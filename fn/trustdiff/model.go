@@ -101,6 +101,10 @@ type TrustObject struct {
 	// sourceOf is the policy bundle that reads the object as a source, ""
 	// when none does (rules.go).
 	sourceOf string
+	// derived are, by SHA-256, the CAs a trust-manager Bundle holds only
+	// because a Secret or ConfigMap it reads does (trustmanager.go): that
+	// value holds them, the Bundle is no other holder of them.
+	derived map[string]bool
 }
 
 // key is the identity of a trust object across the two trees.

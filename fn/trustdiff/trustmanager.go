@@ -79,6 +79,9 @@ func mergeBundles(trust []*TrustObject, unions map[string]*TrustObject, order []
 			continue
 		}
 		u.CAs = append(t.CAs, u.CAs...)
+		for _, c := range t.CAs { // its own data holds it
+			delete(u.derived, sha(c))
+		}
 		for s, r := range t.Reasons { // a policy's render's why wins
 			if u.Reasons == nil {
 				u.Reasons = map[string]Reason{}
@@ -129,9 +132,10 @@ func (b *builder) bundleSources(o *TrustObject, item *yaml.RNode, values map[str
 			}
 			o.CAs = append(o.CAs, v.cas...)
 			if o.Reasons == nil {
-				o.Reasons = map[string]Reason{}
+				o.Reasons, o.derived = map[string]Reason{}, map[string]bool{}
 			}
 			for _, c := range v.cas {
+				o.derived[sha(c)] = true
 				if _, ok := o.Reasons[sha(c)]; !ok {
 					o.Reasons[sha(c)] = Reason{Why: WhySource, Source: v.res.String() + " " + v.field}
 				}
