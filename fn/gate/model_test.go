@@ -184,6 +184,9 @@ func TestBreakSeenFromTwoClustersIsReportedOnce(t *testing.T) {
 			t.Errorf("break %+v: want the certificate named in prod, also at staging", b)
 		}
 	}
+	if out, _, _ := r.diff(base, head, "table", false); !strings.Contains(out, "(in clusters/prod/client.yaml against clusters/prod/trust.yaml; also held at clusters/staging/client.yaml)") {
+		t.Errorf("the table does not say where the break is and where else its certificate is held:\n%s", out)
+	}
 }
 
 // examples/multicluster: east and west share the trust domain

@@ -81,7 +81,7 @@ func TestFleetChangeIsOneBlockPerChange(t *testing.T) {
 	res, code = r.result(safe, broken)
 	table = trustdiff.Table(res, false)
 	if code != exit.Failed || !strings.Contains(table, "BREAKS (400):") || strings.Count(table, "needs CA") != 1 ||
-		!strings.Contains(table, "(in 400 places: clusters/c000/client.yaml, against clusters/c000/trust.yaml, also held at clusters/c001/client.yaml and 398 more,") {
+		!strings.Contains(table, "(in 400 places: clusters/c000/client.yaml against clusters/c000/trust.yaml, clusters/c001/client.yaml against clusters/c001/trust.yaml,") {
 		t.Errorf("exit %d, want the breaks of every cluster as one block:\n%s", code, table)
 	}
 }

@@ -151,28 +151,29 @@ func breakEntry(b Break) entry {
 	line := fmt.Sprintf("%s %s (%s, sha256:%s) needs CA %s from %s %s%s, which consumers %s will not have: %s",
 		b.Certificate.Resource, b.Certificate.Key, b.Certificate.Subject, short(b.Certificate.SHA256), needs,
 		b.Trust.Resource, b.Trust.Field, domain, consumerList(b.Consumers), b.Reason)
-	return entry{text: []string{line}, place: breakPlace(b)}
+	place, alone := breakPlace(b)
+	return entry{text: []string{line}, place: place, alone: alone}
 }
 
-// breakPlace is where a break is: "CERT-FILE, against TRUST-FILE", each
-// with its package when they are in different packages, and where else
-// the certificate is held.
-func breakPlace(b Break) string {
+// breakPlace is where a break is: "CERT-FILE against TRUST-FILE", each
+// with its package when they are in different packages; and, said when
+// the break is said alone, where else the certificate is held.
+func breakPlace(b Break) (place, alone string) {
 	cert, trust := b.Certificate.Resource.placeOf(), b.Trust.Resource.placeOf()
 	if b.Certificate.Package != b.Trust.Package { // across packages: name both
 		cert, trust = cert+inPackage(b.Certificate.Package), trust+inPackage(b.Trust.Package)
 	}
-	place := cert
+	place = cert
 	if trust != cert {
-		place += ", against " + trust
+		place += " against " + trust
 	}
 	if n := len(b.AlsoAt); n > 0 {
-		place += ", also held at " + b.AlsoAt[0].Resource.placeOf()
+		alone = "; also held at " + b.AlsoAt[0].Resource.placeOf()
 		if n > 1 {
-			place += fmt.Sprintf(" and %d more", n-1)
+			alone += fmt.Sprintf(" and %d more", n-1)
 		}
 	}
-	return place
+	return place, alone
 }
 
 // inPackage words a package directory.

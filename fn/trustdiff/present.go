@@ -20,6 +20,10 @@ import (
 type entry struct {
 	text  []string
 	place string
+	// alone is said after the place when no other entry says the same
+	// (a break's other places that hold its certificate: in a block of
+	// many, the places say it).
+	alone string
 }
 
 // section is one part of the result: a title and its entries, one per
@@ -35,6 +39,7 @@ type block struct {
 	text   []string
 	places []string
 	n      int
+	alone  string
 }
 
 // blocks groups s's entries by what they say.
@@ -47,7 +52,7 @@ func (s section) blocks() []block {
 		i, ok := at[k]
 		if !ok {
 			i, at[k] = len(out), len(out)
-			out = append(out, block{text: e.text})
+			out = append(out, block{text: e.text, alone: e.alone})
 		}
 		out[i].n++
 		if e.place != "" && !seen[k+"\x00"+e.place] {
@@ -62,21 +67,25 @@ func (s section) blocks() []block {
 // them named), the rest indented under it.
 func (b block) lines(show int) []string {
 	out := make([]string, 0, len(b.text))
-	out = append(out, b.text[0]+where(b.places, show))
+	alone := ""
+	if b.n == 1 {
+		alone = b.alone
+	}
+	out = append(out, b.text[0]+where(b.places, show, alone))
 	for _, l := range b.text[1:] {
 		out = append(out, "  "+l)
 	}
 	return out
 }
 
-// where words places after a line: " (in FILE)", or " (in N places: A, B
-// and N-2 more)" naming at most show of them; "" for none.
-func where(places []string, show int) string {
+// where words places after a line: " (in FILE)" (then alone), or " (in N
+// places: A, B and N-2 more)" naming at most show of them; "" for none.
+func where(places []string, show int, alone string) string {
 	switch n := len(places); {
 	case n == 0:
 		return ""
 	case n == 1:
-		return " (in " + places[0] + ")"
+		return " (in " + places[0] + alone + ")"
 	case n <= show:
 		return fmt.Sprintf(" (in %d places: %s and %s)", n, strings.Join(places[:n-1], ", "), places[n-1])
 	default:
