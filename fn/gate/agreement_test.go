@@ -164,15 +164,13 @@ func agreeOn(t *testing.T, tr agreementTree) (int, []string) {
 	t.Helper()
 	o := Options{Dir: tr.dir, Now: testpki.GoldenNow}
 	log := exit.NewPrinter(io.Discard, "rotate-certs diff")
-	model, err := readSide(o, Side{Dir: tr.dir}, log)
+	side, err := open(o, Side{Dir: tr.dir}, log)
 	if err != nil {
 		t.Fatalf("%s: %v", tr.name, err)
 	}
-	root, read, err := reader(o, Side{Dir: tr.dir}, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := newWorld(read().Items, relativeTo(root))
+	set := side.load(log)
+	model := side.model(set, o, nil)
+	w := newWorld(set.Items, side.rel())
 	var bad []string
 	n := 0
 	for _, obj := range model.Trust {
@@ -336,7 +334,7 @@ func (w *world) refused(t *testing.T, pkg *layout.Package, model *trustdiff.Tree
 		}
 		ref := kube.RefOf(e.Node)
 		out[w.id(ref)] = true
-		if !slices.ContainsFunc(model.Problems, func(p string) bool { return strings.HasPrefix(p, ref.String()+" ") }) {
+		if !slices.ContainsFunc(model.Problems, func(p trustdiff.Problem) bool { return strings.HasPrefix(p.Message, ref.String()+" ") }) {
 			t.Errorf("render refuses %s (%v), diff reports no problem naming it: %q", ref, e.Err, model.Problems)
 		}
 	}

@@ -18,7 +18,9 @@ import (
 // whose caBundle is the serving CA (config/webhook), the serving Secret as
 // `kubectl create secret tls webhook-server-cert --dry-run=client -o yaml`
 // writes it - no namespace (secretNS ""): whatever applies it, with its
-// namespace, places it - the CA's own Secret, and the webhook server
+// namespace, places it - the CA's own Secret and the next CA's, staged
+// before the rotation (what explains the new caBundle), and the webhook
+// server
 // (config/manager), which mounts the serving Secret (as a whole volume,
 // or its tls.crt with subPath: mount).
 func webhookTree(ca, leaf testpki.Cert, mount, secretNS string, annotations ...string) map[string]string {
@@ -41,6 +43,7 @@ func webhookTree(ca, leaf testpki.Cert, mount, secretNS string, annotations ...s
 		"config/webhook/secret.yaml":    serving,
 		"config/manager/manager.yaml":   manager,
 		"config/ca/ca.yaml":             secret("widget-system", "webhook-ca", map[string]string{"tls.crt": pem(ca), "tls.key": string(ca.KeyPEM())}),
+		"config/ca/next.yaml":           secret("widget-system", "webhook-ca-next", map[string]string{"tls.crt": pem(caNew), "tls.key": string(caNew.KeyPEM())}),
 	}
 }
 

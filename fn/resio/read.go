@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
@@ -34,11 +35,11 @@ type Problem struct {
 // regular files only); stdin ("-") may be named once. A file reached twice
 // (named, and inside a directory named too) is read once.
 func ReadPaths(paths []string, stdin io.Reader) *Resources {
-	return readPaths(osFiles{}, paths, stdin)
+	return readPaths(osFiles{}, paths, stdin, false)
 }
 
-// readPaths is ReadPaths over files.
-func readPaths(files fileSystem, paths []string, stdin io.Reader) *Resources {
+// readPaths is ReadPaths over files, or ReadBuilt when build is true.
+func readPaths(files fileSystem, paths []string, stdin io.Reader, build bool) *Resources {
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
@@ -60,6 +61,10 @@ func readPaths(files fileSystem, paths []string, stdin io.Reader) *Resources {
 				continue
 			}
 			s.parse("-", b)
+			continue
+		}
+		if info, err := files.Stat(p); build && err == nil && info.IsDir() {
+			s.builtDir(files, p, seen)
 			continue
 		}
 		found := walkPath(files, p, ManifestsAndJSON)
@@ -156,9 +161,11 @@ func (s *Resources) parse(path string, b []byte) {
 				Message: fmt.Sprintf("%s: resource %d (%s %s): %v; not a Kubernetes object, not read", name, i+1, kube.Safe(n.GetApiVersion()), kube.Safe(n.GetKind()), err)})
 			continue
 		}
+		// The file and the place in it (kube.Ref's Path and Index): two
+		// objects of one name in one file are told apart by it.
 		if p := n.GetAnnotations(kioutil.PathAnnotation)[kioutil.PathAnnotation]; p == "" && path != "-" {
-			if err := n.PipeE(yaml.SetAnnotation(kioutil.PathAnnotation, path)); err != nil {
-				s.problemf("%s: %v", path, err)
+			if !annotate(n, map[string]string{kioutil.PathAnnotation: path, kioutil.IndexAnnotation: strconv.Itoa(i)}) {
+				s.problemf("%s: resource %d: its annotations cannot be set", path, i+1)
 				continue
 			}
 		}

@@ -36,6 +36,14 @@ type Input struct {
 	// Policies are the policies among Items already decoded
 	// (policy.Decode), by item; one not here is decoded by Build.
 	Policies map[*yaml.RNode]*policy.RotationPolicy
+	// CertFiles are the certificate and key files no build reads, by
+	// path below the top, each with the digest of its content: listed
+	// when they change, not judged.
+	CertFiles map[string]string
+	// Ambiguous are the names several objects share in one directory, in
+	// this tree or the other one of the change (Ambiguous(Duplicates of
+	// each)): their objects are told apart by file and document.
+	Ambiguous map[string]bool
 }
 
 // certKeys are the data keys that hold a certificate with its chain, not
@@ -62,6 +70,14 @@ type builder struct {
 	decoded map[*yaml.RNode]decoded
 	// trustNodes are the objects of the trust objects.
 	trustNodes map[*TrustObject]*yaml.RNode
+	// sourceOf are the policies' sources, by sourceKey: the bundle that
+	// reads each; trustNS the trustNamespace of the policies' bundles
+	// whose target is a trust-manager Bundle, by package directory and
+	// Bundle name.
+	sourceOf, trustNS map[string]string
+	// roots memoizes selfSigned: a fleet holds the same root (one parsed
+	// certificate) once per cluster, and each answer is a signature check.
+	roots map[*x509.Certificate]bool
 }
 
 // objectsOnly drops the documents that are not objects - a YAML scalar or
@@ -97,18 +113,29 @@ func Build(in Input) *Tree {
 		File:    func(n *yaml.RNode) string { return b.resource(kube.RefOf(n)).File },
 	})
 	for _, item := range in.Items {
-		b.nodes[kube.RefOf(item)] = item
+		b.nodes[kube.RefOf(item)] = item // all first: resource reads a built object's files from its node
+	}
+	for _, item := range in.Items {
 		b.object(item)
+		b.privateKeys(item)
 	}
 	b.readErrors()
+	b.tree.CertFiles = in.CertFiles
 	b.waves()
 	certs, problems := findCertificates(withoutPolicies(in.Items))
 	b.values(certs)
+	b.bundleTrust(certs)
 	b.consumers()
 	for _, p := range problems {
-		b.tree.Problems = append(b.tree.Problems, kube.ScrubMessage(fmt.Sprintf("%s %s: %s", p.Ref, p.Field, p.Message)))
+		b.problem(p.Ref, fmt.Sprintf("%s %s: %s", p.Ref, p.Field, p.Message))
 	}
 	return b.tree
+}
+
+// problem records what of the object ref could not be read: msg, which
+// names it.
+func (b *builder) problem(ref kube.Ref, msg string) {
+	b.tree.Problems = append(b.tree.Problems, Problem{File: b.resource(ref).File, Message: kube.ScrubMessage(msg)})
 }
 
 // waves sets the wave of each workload a pending roll-out rolls later.
@@ -137,13 +164,16 @@ func withoutPolicies(items []*yaml.RNode) []*yaml.RNode {
 	return out
 }
 
-// resource names the object ref as the result shows it.
+// resource names the object ref as the result shows it (an object a
+// kustomization built by its own file and the kustomization: kbuild's
+// annotations). An ambiguous name (Input.Ambiguous) is told apart by its
+// place.
 func (b *builder) resource(ref kube.Ref) Resource {
-	file := ref.Path
-	if b.in.File != nil && file != "" {
-		file = b.in.File(file)
+	r := resourceOf(ref, b.nodes[ref], b.in.File)
+	if b.in.Ambiguous[r.name()] {
+		r.place = placeOf(ref, r)
 	}
-	return Resource{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name, File: kube.SafePath(file)}
+	return r
 }
 
 // value is the certificates of one value of one resource.
@@ -227,6 +257,7 @@ func (b *builder) trust(v *value, node *yaml.RNode) {
 		o.Reasons[r.SHA256] = Reason{Why: string(r.Reason), Source: r.Source}
 	}
 	o.Domain = b.bundles[o.pkg+"\x00"+o.Bundle].domain
+	o.sourceOf = b.sourceOf[sourceKey(o.pkg, v.ref.Kind, v.ref.Namespace, v.ref.Name, valueField(o.Resource, v.field))]
 	b.trustNodes[o] = node
 	b.tree.Trust = append(b.tree.Trust, o)
 }
@@ -235,15 +266,16 @@ func (b *builder) trust(v *value, node *yaml.RNode) {
 // that are not self-signed are presented.
 func (b *builder) held(v *value, node *yaml.RNode) {
 	res := b.resource(v.ref)
-	for _, f := range v.certs {
+	for i, f := range v.certs {
 		c := f.Cert
 		if pki.IsCA(c) {
 			s := sha(c)
 			b.tree.Holders[s] = append(b.tree.Holders[s], Holder{Resource: res, Key: v.field})
 		}
 		b.intermediate(c)
-		if !selfSigned(c) {
+		if !b.selfSigned(c) {
 			b.tree.Certs = append(b.tree.Certs, Cert{Resource: res, Key: f.Key(), Cert: c, Package: b.packageName(b.pkg[node])})
+			b.tree.Certs[len(b.tree.Certs)-1].pos = i
 			b.presenters(res, node)
 		}
 	}
@@ -252,13 +284,22 @@ func (b *builder) held(v *value, node *yaml.RNode) {
 // intermediate records c for chains when it is a CA that is not
 // self-signed.
 func (b *builder) intermediate(c *x509.Certificate) {
-	if pki.IsCA(c) && !selfSigned(c) {
+	if pki.IsCA(c) && !b.selfSigned(c) {
 		b.tree.Intermediates = append(b.tree.Intermediates, c)
 	}
 }
 
-// selfSigned reports whether c names itself as issuer.
-func selfSigned(c *x509.Certificate) bool { return string(c.RawIssuer) == string(c.RawSubject) }
+// selfSigned is pki.SelfSigned(c), each certificate checked once.
+func (b *builder) selfSigned(c *x509.Certificate) bool {
+	if self, ok := b.roots[c]; ok {
+		return self
+	}
+	if b.roots == nil {
+		b.roots = map[*x509.Certificate]bool{}
+	}
+	b.roots[c] = pki.SelfSigned(c)
+	return b.roots[c]
+}
 
 // memoryOf returns node's memory annotations that are set.
 func memoryOf(node *yaml.RNode) map[string]string {

@@ -2,6 +2,7 @@ package trustdiff
 
 import (
 	"encoding/base64"
+	"strings"
 	"testing"
 
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
@@ -24,7 +25,8 @@ func TestWhyWithoutPolicy(t *testing.T) {
 		planted          int
 		why              string // of the first CA added to object "one"
 	}{
-		{"held by its own Secret", trustSecret("one", caOld), trustSecret("one", caOld, caNew) + "---\n" + own, 0, WhySource},
+		{"held by its own Secret", trustSecret("one", caOld) + "---\n" + own, trustSecret("one", caOld, caNew) + "---\n" + own, 0, WhySource},
+		{"held only by its own Secret, new in this change", trustSecret("one", caOld), trustSecret("one", caOld, caNew) + "---\n" + own, 1, WhyUnexplained},
 		{"held by another trust object before the change", trustSecret("one", caOld) + "---\n" + trustSecret("two", caNew),
 			trustSecret("one", caOld, caNew) + "---\n" + trustSecret("two", caNew), 0, WhySource},
 		{"pasted into two objects at once", trustSecret("one", caOld) + "---\n" + trustSecret("two", caOld),
@@ -75,8 +77,9 @@ func TestRetiredLinesARenderWritesAreNotPlanted(t *testing.T) {
 
 func shaOf(c testpki.Cert) string { return sha(c.Cert) }
 
-// A roll names the workload's file: a fleet holds the same workload once
-// per cluster, and two lines "Deployment a/w rolls" would not say which.
+// A roll names the workload's file and when it rolls: a fleet holds the
+// same workload once per cluster, and two lines "Deployment a/w rolls"
+// would not say which.
 func TestRollLineNamesTheFile(t *testing.T) {
 	w := Resource{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "a", Name: "w"}
 	inFile := w
@@ -85,12 +88,14 @@ func TestRollLineNamesTheFile(t *testing.T) {
 		roll Roll
 		want string
 	}{
-		{Roll{Resource: w}, "Deployment a/w rolls"},
-		{Roll{Resource: inFile}, "Deployment a/w rolls in clusters/east/app/deploy.yaml"},
-		{Roll{Resource: inFile, Wave: "2"}, "Deployment a/w rolls (wave 2) in clusters/east/app/deploy.yaml"},
+		{Roll{Resource: w, Wave: WaveNow}, "Deployment a/w rolls now"},
+		{Roll{Resource: inFile, Wave: WaveNow}, "Deployment a/w rolls now (in clusters/east/app/deploy.yaml)"},
+		{Roll{Resource: inFile, Wave: "bundle b: wave 2 of 3, due 2026-11-23T00:00:00Z"},
+			"Deployment a/w rolls later, in bundle b: wave 2 of 3, due 2026-11-23T00:00:00Z (in clusters/east/app/deploy.yaml)"},
 	} {
-		if got := rollLine(tc.roll); got != tc.want {
-			t.Errorf("rollLine(%+v) = %q, want %q", tc.roll, got, tc.want)
+		s := section{entries: []entry{rollEntry(tc.roll)}}
+		if got := strings.Join(s.blocks()[0].lines(TablePlaces), "\n"); got != tc.want {
+			t.Errorf("roll %+v: %q, want %q", tc.roll, got, tc.want)
 		}
 	}
 }

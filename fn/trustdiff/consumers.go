@@ -68,6 +68,6 @@ func (b *builder) readErrors() {
 		if !e.Counted {
 			line += " (what it reads is not known)"
 		}
-		b.tree.Problems = append(b.tree.Problems, kube.ScrubMessage(line))
+		b.problem(ref, line)
 	}
 }

@@ -10,7 +10,7 @@ package trustdiff
 
 import (
 	"crypto/x509"
-	"path"
+	"strconv"
 	"strings"
 	"time"
 
@@ -27,20 +27,19 @@ type Resource struct {
 	Namespace  string `json:"namespace,omitempty"`
 	Name       string `json:"name"`
 	// File is the file the object was read from, relative to the top of
-	// the tree.
+	// the tree; for an object a kustomization built, the file it came
+	// from (its resource file, or the kustomization whose generator made
+	// it).
 	File string `json:"file,omitempty"`
-}
-
-// id is the identity of an object across the two trees: the directory of
-// its file (a repository of many clusters holds the same object once per
-// cluster), its API group, kind, namespace and name. Its file name and API
-// version are not: renaming a file or moving an API version is no change.
-func (r Resource) id() string {
-	group, _, _ := strings.Cut(r.APIVersion, "/")
-	if !strings.Contains(r.APIVersion, "/") {
-		group = ""
-	}
-	return path.Dir(r.File) + "\x00" + group + "\x00" + r.Kind + "\x00" + r.Namespace + "\x00" + r.Name
+	// Kustomization is, for an object a kustomization built, the
+	// kustomization file that was built.
+	Kustomization string `json:"kustomization,omitempty"`
+	// generated is, for a generated object whose name kustomize suffixed
+	// with the hash of its content, the name before the suffix.
+	generated string
+	// place tells apart objects that share their identity's other parts
+	// (identity.go); "" for an object that is the only one of its name.
+	place string
 }
 
 // String names the object for tables: "Secret ns/name".
@@ -99,6 +98,13 @@ type TrustObject struct {
 	// id is key(), computed once: the diff of a fleet repository asks it
 	// for every certificate that may chain to the object.
 	id string
+	// sourceOf is the policy bundle that reads the object as a source, ""
+	// when none does (rules.go).
+	sourceOf string
+	// derived are, by SHA-256, the CAs a trust-manager Bundle holds only
+	// because a Secret or ConfigMap it reads does (trustmanager.go): that
+	// value holds them, the Bundle is no other holder of them.
+	derived map[string]bool
 }
 
 // key is the identity of a trust object across the two trees.
@@ -154,11 +160,20 @@ type Cert struct {
 	// Package is the directory of the package it is in (below the top of
 	// the tree), "" when it is in none.
 	Package string
+	// pos is its position among the certificates of its value: a value
+	// holds a chain (a leaf, then its issuer), and a place's certificate
+	// at BASE is the one at the same position.
+	pos int
 }
 
 // at is the identity of the place a certificate is held across the two
 // trees.
 func (c Cert) at() string { return c.Resource.id() + "\x00" + valueField(c.Resource, c.Key) }
+
+// slot is the identity of the place and position of a certificate across
+// the two trees: the leaf of a chain is paired with the leaf it replaced,
+// not with the issuer after it.
+func (c Cert) slot() string { return c.at() + "\x00" + strconv.Itoa(c.pos) }
 
 // Holder is an object that holds a CA outside trust objects' data (a CA
 // Secret's tls.crt, a snapshot), which explains the CA without a policy.
@@ -226,8 +241,14 @@ type Tree struct {
 	// Domains are, by package directory (as Cert.Package names it), the
 	// trust domains its policies' bundles name.
 	Domains map[string]map[string]bool
-	// Problems are what could not be read, one line each (scrubbed).
-	Problems []string
+	// Problems are what could not be read, one each (scrubbed).
+	Problems []Problem
+	// CertFiles are the certificate and key files no build reads, by
+	// path below the top, each with the digest of its content.
+	CertFiles map[string]string
+	// Keys are the values that hold private key material where no key
+	// belongs (KeyPlace).
+	Keys []KeyPlace
 
 	// presenters are, by Resource.id of each object that holds a
 	// certificate of Certs, what reads it: who keeps presenting a
@@ -236,6 +257,23 @@ type Tree struct {
 
 	byResource map[string][]Cert         // Certs by Resource.id, made when first asked
 	bySHA      map[string][]*TrustObject // Trust by the CAs they hold, made when first asked
+}
+
+// Problem is something of a tree that could not be read.
+type Problem struct {
+	// File is the file it is in, below the top of the tree; "" when it
+	// is in none.
+	File string
+	// Message says what, naming the file or object (scrubbed).
+	Message string
+}
+
+// Incomplete is a file a diff could read on neither side and that the
+// change leaves as it was: the verdict stands for the rest of the tree,
+// and says nothing of what the file holds.
+type Incomplete struct {
+	File   string `json:"file"`
+	Reason string `json:"reason"`
 }
 
 // sha is the hex SHA-256 of c.

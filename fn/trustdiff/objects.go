@@ -93,7 +93,7 @@ func (b *builder) policy(item *yaml.RNode) {
 	ref := kube.RefOf(item)
 	p, err := b.decode(item)
 	if err != nil {
-		b.tree.Problems = append(b.tree.Problems, kube.ScrubMessage(fmt.Sprintf("%s: %v", ref, err)))
+		b.problem(ref, fmt.Sprintf("%s: %v", ref, err))
 		return
 	}
 	out := Policy{Resource: b.resource(ref), Bundles: map[string]BundleSpec{}}

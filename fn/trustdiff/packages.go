@@ -34,6 +34,7 @@ func (b *builder) packages(pkgs []*layout.Package) {
 			for _, tb := range pol.Spec.TrustBundles {
 				b.bundles[p.Dir+"\x00"+tb.Name] = bundleInfo{domain: tb.Domain, restart: tb.Restart}
 				b.domain(b.packageName(p.Dir), tb.Domain)
+				b.policySources(p.Dir, tb)
 			}
 		}
 	}

@@ -416,6 +416,11 @@ func gateCases() []gateCase {
 			pages:   [][]ghComment{{own}},
 			outputs: map[string]string{"comment-action": "updated", "comment-id": "555"},
 			calls:   []string{listComments + "1", "PATCH issues/comments/555"}},
+		{name: "a typo in paths fails closed: the comment says diff failed", pr: plantPR, code: -1,
+			with:    map[string]string{"paths": "clusterz"},
+			pages:   [][]ghComment{{own}},
+			outputs: map[string]string{"comment-action": "updated", "comment-id": "555"},
+			calls:   []string{listComments + "1", "PATCH issues/comments/555"}},
 		{name: "a read-only token warns", pr: plantPR, code: 1, readOnly: true,
 			outputs: map[string]string{"comment-action": "none"},
 			calls:   []string{listComments + "1", "POST issues/7/comments"}},
@@ -531,7 +536,9 @@ func TestPreCommitHooksShape(t *testing.T) {
 		require.False(t, *h.PassFilenames, "%s: diff compares whole trees, not the files pre-commit names", h.ID)
 		files := regexp.MustCompile(h.Files)
 		for path, want := range map[string]bool{"clusters/prod/trust.yaml": true, "chart/values.yml": true, "list.json": true,
-			".krmignore": true, "clusters/.krmignore": true, "README.md": false, "main.go": false, "x.yaml.orig": false} {
+			".krmignore": true, "clusters/.krmignore": true, "README.md": false, "main.go": false, "x.yaml.orig": false,
+			"istio/cluster1/root-cert.pem": true, "certs/ca.crt": true, "ca.cer": true, "istio/cluster1/ca-key.pem": true, "tls.key": true,
+			"base/Kustomization": true, "config/app.env": true, "key.pem.bak": false} {
 			require.Equal(t, want, files.MatchString(path), "%s: files %q on %s", h.ID, h.Files, path)
 		}
 		languages[h.ID] = h.Language
