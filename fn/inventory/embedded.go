@@ -64,45 +64,48 @@ func (s *scanner) embeddedValues(item *yaml.RNode, kind, group string) {
 
 // envValues reads the env values of the containers and init containers of
 // a workload's pod template (at its row's template path; a Pod's spec).
+// Nothing is allocated for a template whose env holds no certificate.
 func (s *scanner) envValues(item *yaml.RNode, w policy.WorkloadKind) {
-	spec := append(append([]string{}, w.Template...), "spec")
-	podSpec := kube.At(item, spec...)
-	if podSpec == nil {
-		return
-	}
-	ref := lazyRef(item)
+	podSpec := kube.MapValue(templateOf(item, w), "spec")
+	var ref func() kube.Ref
 	for _, list := range []string{"initContainers", "containers"} {
-		containers := kube.MapValue(podSpec.YNode(), list)
+		containers := kube.MapValue(podSpec, list)
 		if containers == nil || containers.Kind != yaml.SequenceNode {
 			continue
 		}
 		for i, c := range containers.Content {
 			env := kube.MapValue(c, "env")
-			if c.Kind != yaml.MappingNode || env == nil || env.Kind != yaml.SequenceNode {
+			if env == nil || env.Kind != yaml.SequenceNode {
 				continue
 			}
-			at := kube.JoinPath(spec) + "." + list + entry(c, i) + ".env"
 			for j, e := range env.Content {
-				s.envValue(ref, at, e, j)
+				data := certText(scalar(e, "value"))
+				if data == nil {
+					continue
+				}
+				if ref == nil {
+					ref = lazyRef(item)
+				}
+				field := kube.JoinPath(append(append([]string{}, w.Template...), "spec")) + "." + list + entry(c, i) + ".env" + entry(e, j) + ".value"
+				s.pem(ref, spot{field: field, place: PlaceEnv, name: plainName(scalar(e, "name"))}, data, false)
 			}
 		}
 	}
 }
 
-// envValue reads env entry e, the j-th of the env list at.
-func (s *scanner) envValue(ref func() kube.Ref, at string, e *yaml.Node, j int) {
-	if e.Kind != yaml.MappingNode {
-		return
+// templateOf returns the pod template of workload item of kind w (the
+// item itself for a Pod), nil when it has none.
+func templateOf(item *yaml.RNode, w policy.WorkloadKind) *yaml.Node {
+	n := item.YNode()
+	if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
+		n = n.Content[0]
 	}
-	v := kube.MapValue(e, "value")
-	if v == nil || v.Kind != yaml.ScalarNode {
-		return
+	for _, k := range w.Template {
+		if n = kube.MapValue(n, k); n == nil {
+			return nil
+		}
 	}
-	data := certText(v.Value)
-	if data == nil {
-		return
-	}
-	s.pem(ref, spot{field: at + entry(e, j) + ".value", place: PlaceEnv, name: plainName(scalar(e, "name"))}, data, false)
+	return n
 }
 
 // application reads the Helm values of an Argo CD Application's source
