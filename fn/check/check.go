@@ -59,7 +59,7 @@ func Run(o Options, stdout io.Writer, log exit.Printer) error {
 		paths = []string{"."}
 	}
 	in := &inputErrors{}
-	set := resio.ReadPaths(paths, o.Stdin)
+	set := resio.ReadBuilt(paths, o.Stdin) // kustomizations built, as the cluster gets them
 	for _, p := range set.Problems {
 		in.errorf("%s", p.Message)
 	}

@@ -158,6 +158,13 @@ func (s *opened) load(log exit.Printer) *resio.Resources {
 	for _, n := range set.Notes {
 		log.Note(fmt.Sprintf("%s: %s", s.side, s.inRoot(n)))
 	}
+	rel := s.rel()
+	s.builds = map[string][]string{}
+	for _, b := range set.Builds {
+		for _, f := range b.Read {
+			s.builds[rel(b.File)] = append(s.builds[rel(b.File)], rel(f))
+		}
+	}
 	return set
 }
 
@@ -184,9 +191,19 @@ func (s *opened) model(set *resio.Resources, o Options, ambiguous map[string]boo
 	}
 	ex, errs := explain(set.Items, o.Now, rel)
 	tree := trustdiff.Build(trustdiff.Input{Items: set.Items, Explained: ex.Trust, Waves: ex.Waves, File: rel,
-		Policies: ex.policies, Ambiguous: ambiguous})
+		Policies: ex.policies, Ambiguous: ambiguous, CertFiles: certFiles(set.CertFiles, rel)})
 	tree.Problems = append(append(problems, errs...), tree.Problems...)
 	return tree
+}
+
+// certFiles are the certificate files no build reads, by their path below
+// the top, for the model (kbuild: read as kustomize builds).
+func certFiles(files []resio.CertFile, rel func(string) string) map[string]string {
+	out := make(map[string]string, len(files))
+	for _, f := range files {
+		out[rel(f.Path)] = f.SHA256
+	}
+	return out
 }
 
 // relativeTo returns the function that shows a file below root.
@@ -264,14 +281,24 @@ type opened struct {
 	// file returns the content of a file below root (a slash path), ok
 	// false when the side does not hold it.
 	file func(rel string) (data []byte, ok bool)
+	// builds are, by kustomization file (below root), the files its
+	// build read: what a problem of the build depends on.
+	builds map[string][]string
 }
 
 // sameFile reports whether file rel (below the roots) is on both sides
-// with the same content.
+// with the same content, and so is every file the build of a
+// kustomization rel read on either side: a changed generator input breaks
+// a build whose kustomization is unchanged.
 func (s *opened) sameFile(other *opened, rel string) bool {
-	a, okA := s.file(rel)
-	b, okB := other.file(rel)
-	return okA && okB && bytes.Equal(a, b)
+	for _, f := range append(append([]string{rel}, s.builds[rel]...), other.builds[rel]...) {
+		a, okA := s.file(f)
+		b, okB := other.file(f)
+		if !okA || !okB || !bytes.Equal(a, b) {
+			return false
+		}
+	}
+	return true
 }
 
 // open opens side s of o: its files, the PATHs of o on it.
@@ -298,7 +325,7 @@ func open(o Options, s Side, log exit.Printer) (*opened, error) {
 		}
 	}
 	return &opened{side: s, root: rev.Top,
-		read:   func() *resio.Resources { return readPaths(paths, rev.ReadPaths) },
+		read:   func() *resio.Resources { return readPaths(paths, rev.ReadBuilt) }, // kustomizations built
 		exists: func(p string) bool { return rev.Exists(filepath.Join(here, p)) },
 		file:   func(rel string) ([]byte, bool) { return rev.ReadFile(filepath.Join(rev.Top, filepath.FromSlash(rel))) },
 	}, nil
@@ -319,7 +346,7 @@ func openDir(o Options, s Side) (*opened, error) {
 	}
 	return &opened{side: s, root: root,
 		read: func() *resio.Resources {
-			return readPaths(paths, func(p []string) *resio.Resources { return resio.ReadPaths(p, nil) })
+			return readPaths(paths, func(p []string) *resio.Resources { return resio.ReadBuilt(p, nil) }) // kustomizations built
 		},
 		exists: func(p string) bool {
 			if !filepath.IsAbs(p) {

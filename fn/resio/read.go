@@ -35,11 +35,11 @@ type Problem struct {
 // regular files only); stdin ("-") may be named once. A file reached twice
 // (named, and inside a directory named too) is read once.
 func ReadPaths(paths []string, stdin io.Reader) *Resources {
-	return readPaths(osFiles{}, paths, stdin)
+	return readPaths(osFiles{}, paths, stdin, false)
 }
 
-// readPaths is ReadPaths over files.
-func readPaths(files fileSystem, paths []string, stdin io.Reader) *Resources {
+// readPaths is ReadPaths over files, or ReadBuilt when build is true.
+func readPaths(files fileSystem, paths []string, stdin io.Reader, build bool) *Resources {
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
@@ -61,6 +61,10 @@ func readPaths(files fileSystem, paths []string, stdin io.Reader) *Resources {
 				continue
 			}
 			s.parse("-", b)
+			continue
+		}
+		if info, err := files.Stat(p); build && err == nil && info.IsDir() {
+			s.builtDir(files, p, seen)
 			continue
 		}
 		found := walkPath(files, p, ManifestsAndJSON)
