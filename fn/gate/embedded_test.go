@@ -62,9 +62,10 @@ spec:
 `, name, indented(12, anchors...))
 }
 
-// meshed is Linkerd's control plane (linkerd) and two injected workloads.
+// meshed is Linkerd's control plane (linkerd) and two injected workloads,
+// with the next anchor's own Secret committed before it is used (withNext).
 func meshed(anchor, issuer testpki.Cert, roots []testpki.Cert, web, emoji []testpki.Cert) map[string]string {
-	files := linkerd(anchor, issuer, roots...)
+	files := withNext(linkerd(anchor, issuer, roots...), anchor2)
 	files["apps/web.yaml"] = injected("web", web...)
 	files["apps/emoji.yaml"] = injected("emoji", emoji...)
 	return files
@@ -104,7 +105,7 @@ func TestInjectedAnchorsInEnv(t *testing.T) {
 		tc := trustOf(t, res, name, anchorsEnv)
 		require.Equal(t, "Deployment", tc.Resource.Kind)
 		require.Equal(t, []string{shaOf(anchor2)}, shas(tc.Added))
-		require.Equal(t, trustdiff.WhySource, tc.Added[0].Why, "the anchor's own Secret holds it")
+		require.Equal(t, trustdiff.WhySource, tc.Added[0].Why, "the next anchor's own Secret holds it since BASE")
 		require.Empty(t, tc.Removed)
 		require.Equal(t, []trustdiff.Consumer{{Resource: tc.Resource, Via: "its own env value", Once: true}}, tc.Consumers)
 	}
@@ -137,7 +138,7 @@ func TestInjectedAnchorsInEnv(t *testing.T) {
 // values.yaml: identityTrustAnchorsPEM, identity.issuer.tls.crtPEM) by a
 // Flux HelmRelease (spec.values) and by an Argo CD Application
 // (spec.source.helm.values, a YAML string; spec.sources[].helm.valuesObject),
-// and the cert-manager Secret of the anchor when held is not nil.
+// and the cert-manager Secret of the next anchor when held is not nil.
 func helmAnchors(anchor, issuer testpki.Cert, held *testpki.Cert) map[string]string {
 	files := map[string]string{
 		"flux/linkerd.yaml": `apiVersion: helm.toolkit.fluxcd.io/v2
@@ -222,8 +223,9 @@ func TestHelmValuesAnchorsChanged(t *testing.T) {
 	_, _, code = r.diff(base, planted, "table", true)
 	require.Equal(t, exit.OK, code, "--allow-unexplained")
 
+	staged := r.commit(helmAnchors(anchor1, issuer1, &anchor2))
 	explained := r.commit(helmAnchors(anchor2, issuer2, &anchor2))
-	res, code = r.result(base, explained)
+	res, code = r.result(staged, explained)
 	require.Equal(t, exit.OK, code, "%+v", res.Planted)
 	require.Len(t, res.Trust, 3)
 	for _, tc := range res.Trust {
