@@ -73,6 +73,11 @@ type builder struct {
 	// decoded the policies.
 	bundles map[string]bundleInfo
 	decoded map[*yaml.RNode]decoded
+	// sourceOf are the policies' sources, by sourceKey: the bundle that
+	// reads each; trustNS the trustNamespace of the policies' bundles
+	// whose target is a trust-manager Bundle, by package directory and
+	// Bundle name.
+	sourceOf, trustNS map[string]string
 	// added are the readers addReader recorded, by map, key, object and
 	// how it reads: a fleet repository has one reader per cluster of the
 	// same Secret, and looking through them is quadratic.
@@ -129,6 +134,7 @@ func Build(in Input) *Tree {
 	b.waves()
 	certs, problems := findCertificates(withoutPolicies(in.Items))
 	b.values(certs)
+	b.bundleTrust(certs)
 	b.injectedConsumers()
 	for _, p := range problems {
 		b.problem(p.Ref, fmt.Sprintf("%s %s: %s", p.Ref, p.Field, p.Message))
@@ -269,6 +275,7 @@ func (b *builder) trust(v *value, node *yaml.RNode) {
 		o.Reasons[r.SHA256] = Reason{Why: string(r.Reason), Source: r.Source}
 	}
 	o.Domain = b.bundles[o.pkg+"\x00"+o.Bundle].domain
+	o.sourceOf = b.sourceOf[sourceKey(o.pkg, v.ref.Kind, v.ref.Namespace, v.ref.Name, valueField(o.Resource, v.field))]
 	if cs, own := ownReaders(v, o); own {
 		o.Consumers = cs
 	} else {
@@ -281,7 +288,7 @@ func (b *builder) trust(v *value, node *yaml.RNode) {
 // that are not self-signed are presented.
 func (b *builder) held(v *value, node *yaml.RNode) {
 	res := b.resource(v.ref)
-	for _, f := range v.certs {
+	for i, f := range v.certs {
 		c := f.Cert
 		if pki.IsCA(c) {
 			s := sha(c)
@@ -290,6 +297,7 @@ func (b *builder) held(v *value, node *yaml.RNode) {
 		b.intermediate(c)
 		if !b.selfSigned(c) {
 			b.tree.Certs = append(b.tree.Certs, Cert{Resource: res, Key: f.Key(), Cert: c, Package: b.packageName(b.pkg[node])})
+			b.tree.Certs[len(b.tree.Certs)-1].pos = i
 		}
 	}
 }

@@ -10,6 +10,7 @@ package trustdiff
 
 import (
 	"crypto/x509"
+	"strconv"
 	"strings"
 	"time"
 
@@ -97,6 +98,13 @@ type TrustObject struct {
 	// id is key(), computed once: the diff of a fleet repository asks it
 	// for every certificate that may chain to the object.
 	id string
+	// sourceOf is the policy bundle that reads the object as a source, ""
+	// when none does (rules.go).
+	sourceOf string
+	// derived are, by SHA-256, the CAs a trust-manager Bundle holds only
+	// because a Secret or ConfigMap it reads does (trustmanager.go): that
+	// value holds them, the Bundle is no other holder of them.
+	derived map[string]bool
 }
 
 // key is the identity of a trust object across the two trees.
@@ -147,11 +155,20 @@ type Cert struct {
 	// Package is the directory of the package it is in (below the top of
 	// the tree), "" when it is in none.
 	Package string
+	// pos is its position among the certificates of its value: a value
+	// holds a chain (a leaf, then its issuer), and a place's certificate
+	// at BASE is the one at the same position.
+	pos int
 }
 
 // at is the identity of the place a certificate is held across the two
 // trees.
 func (c Cert) at() string { return c.Resource.id() + "\x00" + valueField(c.Resource, c.Key) }
+
+// slot is the identity of the place and position of a certificate across
+// the two trees: the leaf of a chain is paired with the leaf it replaced,
+// not with the issuer after it.
+func (c Cert) slot() string { return c.at() + "\x00" + strconv.Itoa(c.pos) }
 
 // Holder is an object that holds a CA outside trust objects' data (a CA
 // Secret's tls.crt, a snapshot), which explains the CA without a policy.

@@ -41,6 +41,7 @@ func (b *builder) packages(pkgs []*layout.Package) {
 				}
 				b.bundles[p.Dir+"\x00"+tb.Name] = info
 				b.domain(b.packageName(p.Dir), tb.Domain)
+				b.policySources(p.Dir, tb)
 			}
 		}
 	}
