@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/inventory"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/layout"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
@@ -176,12 +177,14 @@ func (b *builder) resource(ref kube.Ref) Resource {
 	return r
 }
 
-// value is the certificates of one value of one resource.
+// value is the certificates of one value of one resource, with the kind
+// of place that holds it and its name (inventory.Found).
 type value struct {
-	ref    kube.Ref
-	field  string
-	certs  []found
-	within bool
+	ref   kube.Ref
+	field string
+	certs []found
+	place inventory.Place
+	name  string
 }
 
 // values groups the certificates found by value and files each value as
@@ -197,7 +200,7 @@ func (b *builder) values(certs []found) {
 		k := at{f.Ref, f.Key()}
 		v, ok := byAt[k]
 		if !ok {
-			v = &value{ref: f.Ref, field: f.Key(), within: f.Within != ""}
+			v = &value{ref: f.Ref, field: f.Key(), place: f.Place, name: f.Name}
 			byAt[k] = v
 			vs = append(vs, v)
 		}
@@ -214,17 +217,23 @@ func (b *builder) values(certs []found) {
 }
 
 // isTrust reports whether value v of node holds trust: a caBundle, a
-// ClusterTrustBundle, a trust-manager inLine source, or a Secret or
-// ConfigMap value (not a snapshot's) of CAs only that is not a chain and
-// not under a certificate key.
+// ClusterTrustBundle, a trust-manager inLine source; or a value of CAs
+// only that is not a chain, not a snapshot's (local config), and not a
+// certificate with its chain by its name (a Secret's or ConfigMap's
+// certificate key; an embedded value's name: embedded.go) - a Secret or
+// ConfigMap value, a client configuration's CAs, an env or Helm value. A
+// client certificate is presented, never trust.
 func (b *builder) isTrust(v *value, node *yaml.RNode) bool {
-	if node == nil || v.within {
+	if node == nil {
 		return false
 	}
-	if v.ref.Kind != "Secret" && v.ref.Kind != "ConfigMap" {
+	switch v.place {
+	case inventory.PlaceTrustField:
 		return true
+	case inventory.PlaceClientCert:
+		return false
 	}
-	if kube.IsLocalConfig(node) || certKeys[dataKey(v.field)] {
+	if kube.IsLocalConfig(node) || v.place == inventory.PlaceValue && certKeys[dataKey(v.field)] || presented(v) {
 		return false
 	}
 	for _, f := range v.certs {
@@ -258,7 +267,11 @@ func (b *builder) trust(v *value, node *yaml.RNode) {
 	}
 	o.Domain = b.bundles[o.pkg+"\x00"+o.Bundle].domain
 	o.sourceOf = b.sourceOf[sourceKey(o.pkg, v.ref.Kind, v.ref.Namespace, v.ref.Name, valueField(o.Resource, v.field))]
-	b.trustNodes[o] = node
+	if cs, own := ownReaders(v, o); own {
+		o.Consumers = cs // its holder embeds it (embedded.go)
+	} else {
+		b.trustNodes[o] = node // its consumers: consumers.go
+	}
 	b.tree.Trust = append(b.tree.Trust, o)
 }
 

@@ -13,7 +13,8 @@ import (
 // one namespace rule and the rule for copies - and Reader.Once says
 // whether a reader keeps the trust it read until it is restarted.
 
-// consumers sets the consumers of every trust object: what reads it
+// consumers sets the consumers of every trust object but those an object
+// embeds (embedded.go: their holder says who reads them): what reads it
 // (restart.Readers.Of), and for an object a policy's bundle renders, the
 // workloads that bundle's restart rules say read it (OfBundle: injected
 // at admission, named in restart.workloads), each of its package.
@@ -26,7 +27,11 @@ func (b *builder) consumers() {
 		}
 	}
 	for _, o := range b.tree.Trust {
-		s := restart.Subject{Key: kube.Key{Kind: o.Resource.Kind, Namespace: o.Resource.Namespace, Name: o.Resource.Name}, Node: b.trustNodes[o]}
+		node, read := b.trustNodes[o]
+		if !read {
+			continue
+		}
+		s := restart.Subject{Key: kube.Key{Kind: o.Resource.Kind, Namespace: o.Resource.Namespace, Name: o.Resource.Name}, Node: node}
 		var readers []restart.Reader
 		if info, ok := b.bundles[o.pkg+"\x00"+o.Bundle]; ok && o.Bundle != "" {
 			readers = b.readers.OfBundle(s, restart.BundleScope{Restart: info.restart, Namespaces: namespaces[o.pkg+"\x00"+o.Bundle]})

@@ -46,6 +46,18 @@ func keySeed(ca, leaf testpki.Cert, extra ...testpki.Cert) string {
 		"\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w, namespace: a}\nspec:\n  template:\n    spec:\n      containers:\n      - name: c\n        envFrom:\n        - secretRef: {name: ca}\n"
 }
 
+// embeddedSeed holds ca in the values objects embed (embedded.go): a
+// workload's env, a HelmRelease's values beside a key, an Argo CD cluster
+// Secret's config beside its keyData.
+func embeddedSeed(ca, leaf testpki.Cert) string {
+	pemLines := strings.ReplaceAll(strings.TrimSpace(string(ca.PEM())), "\n", "\n          ")
+	keyLines := strings.ReplaceAll(strings.TrimSpace(string(leaf.KeyPEM())), "\n", "\n          ")
+	enc := base64.StdEncoding.EncodeToString
+	return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w, namespace: a}\nspec:\n  template:\n    spec:\n      containers:\n      - name: c\n        env:\n        - name: TRUST_ANCHORS\n          value: " + enc(ca.PEM()) +
+		"\n---\napiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: h, namespace: a}\nspec:\n  values:\n    tls:\n      ca: |\n          " + pemLines + "\n      key: |\n          " + keyLines +
+		"\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: c, namespace: a}\nstringData:\n  config: '{\"tlsClientConfig\": {\"caData\": \"" + enc(ca.PEM()) + "\", \"certData\": \"" + enc(leaf.PEM()) + "\", \"keyData\": \"" + enc(leaf.KeyPEM()) + "\"}}'\n"
+}
+
 // bundleSeed is a trust-manager Bundle reading root's Secret and pinning
 // CA pinned inLine, a workload reading the Bundle's ConfigMap, and a
 // client's chain: a leaf of an issuer of the old gateway CA, then the
@@ -67,6 +79,7 @@ func FuzzDiff(f *testing.F) {
 	caOld, caNew := testpki.Fixture("ca-2025"), testpki.Fixture("ca-2026")
 	f.Add(keySeed(caOld, testpki.Fixture("leaf-old")), keySeed(caNew, testpki.Fixture("leaf-new"), caOld))
 	f.Add(keySeed(caOld, testpki.Fixture("leaf-old")), "")
+	f.Add(embeddedSeed(caOld, testpki.Fixture("leaf-old")), embeddedSeed(caNew, testpki.Fixture("leaf-new")))
 	// a key where no key belongs, and an alias that names a node holding it
 	f.Add(keySeed(caOld, testpki.Fixture("leaf-old")), keySeed(caOld, testpki.Fixture("leaf-old"))+
 		"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: a}\ndata:\n  k: |\n"+indent(string(caOld.KeyPEM()))+
