@@ -209,7 +209,7 @@ func buildPackage(g group, now time.Time, warn, fail time.Duration, in *inputErr
 		all.Waves = append(all.Waves, e.Waves...)
 		all.Renewals = append(all.Renewals, e.Renewals...)
 	}
-	part := report.Build(inventory.Scan(g.items), dedupeReissues(all.Reissues), all.Trust, now, warn, fail)
+	part := report.Build(inventory.ScanAll(g.items), dedupeReissues(all.Reissues), all.Trust, now, warn, fail)
 	part.Waves, part.Renewals = all.Waves, all.Renewals
 	part = part.InPackage(g.path)
 	if len(g.policies) > 0 {

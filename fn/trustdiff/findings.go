@@ -6,7 +6,8 @@ import (
 )
 
 // The one place the diff reads certificate finding: the certificates of
-// the items as `check` finds them (package inventory).
+// the items as `check` finds them (package inventory, ScanAll: the values
+// of pod templates' env and Helm values included).
 
 // found is one certificate in one value of one resource.
 type found = inventory.Found
@@ -14,6 +15,6 @@ type found = inventory.Found
 // findCertificates returns every certificate of items and the values that
 // hold certificate data that does not parse.
 func findCertificates(items []*yaml.RNode) ([]found, []inventory.Problem) {
-	inv := inventory.Scan(items)
+	inv := inventory.ScanAll(items)
 	return inv.Certificates, inv.Problems
 }
