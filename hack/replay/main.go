@@ -1,3 +1,5 @@
+//go:build devtools
+
 // Command replay replays git histories no one here wrote through the built
 // `rotate-certs diff` and checks, on every commit C, the invariants
 // docs/design/replay.md states: diff C C is empty; a commit that changes
@@ -8,7 +10,7 @@
 // time per commit, and writes every violation as JSON. `make replay` runs
 // it; it is not part of `make test`.
 //
-//	go run ./hack/replay [-bin bin/rotate-certs] [-j N] [-all-below 2500]
+//	go run -tags devtools ./hack/replay [-bin bin/rotate-certs] [-j N] [-all-below 2500]
 //	    [-out replay.json] [-table FILE] [-work DIR] [-log FILE] [-commits HASH,...] REPO...
 //
 // REPO is [NAME=]GITDIR[@REV][#MAX]: a git directory (bare or not; a
@@ -25,7 +27,8 @@
 // It lives in the main module because it adds no dependency to it: beside
 // the standard library it uses only go.yaml.in/yaml/v3, which go.mod
 // already requires for kyaml, and so make test runs its tests with the
-// module's. It imports nothing of rotate-certs (TestIndependentOfRotateCerts
+// module's. Like the other programs of hack/ it builds with the devtools
+// tag only, which make gives every go command. It imports nothing of rotate-certs (TestIndependentOfRotateCerts
 // checks): the finder it checks diff against must not share diff's code,
 // nor its mistakes.
 //
