@@ -32,8 +32,9 @@ func TestQuantile(t *testing.T) {
 // kinds with their commits, and the JSON.
 func TestReport(t *testing.T) {
 	repos := []*repoRun{
-		{Spec: repoSpec{Name: "o/a"}, Head: "aaaa", Total: 3, All: true,
-			Selected: []commit{{Hash: "a3"}, {Hash: "a2"}, {Hash: "a1"}}},
+		{Spec: repoSpec{Name: "o/a"}, Head: "aaaa", Total: 3, All: true, Dirs: kustomizeDirs{},
+			Selected: []commit{{Hash: "a3", Parent: "a2", Files: []string{"main.go"}}, {Hash: "a2", Parent: "a1", Files: []string{"x.yaml"}},
+				{Hash: "a1", Files: []string{"README.md"}}}},
 		{Spec: repoSpec{Name: "o/b"}, Head: "bbbb", Total: 90, Selected: []commit{{Hash: "b2"}, {Hash: "b1"}}},
 	}
 	rep := newReport("test", 2, repos)
@@ -55,8 +56,8 @@ func TestReport(t *testing.T) {
 		"| o/a | 3 | 0 | 0 | 0 | 0 | 1 | 0 | 2.00 | 3.00 |",
 		"| o/b | 2 | 0 | 0 | 0 | 2 | 0 | 0 | 4.00 | 5.00 |",
 		"| **total** | 5 | 0 | 0 | 0 | 2 | 1 | 0 | 3.00 | 5.00 |",
-		"| o/a | 1 / 0 / 1 / 0 | 3 / 0 / 0 / 0 | 1 | 2 | 0 | 0 | 0 |",
-		"| o/b | 2 / 0 / 0 / 0 | 2 / 0 / 0 / 0 | 1 | 0 | 0 | 0 | 1 |",
+		"| o/a | 1 / 0 / 1 / 0 | 3 / 0 / 0 / 0 | 1 | 1 | 2 | 0 | 0 | 0 |",
+		"| o/b | 2 / 0 / 0 / 0 | 2 / 0 / 0 / 0 | 0 | 1 | 0 | 0 | 0 | 1 |",
 		"| " + invRoll + " | template unchanged, one copy in its directory | o/b | 2 | 1 | `b2` |",
 		"a \\| b",
 		"every commit (3)", "2 of 90 commits",
