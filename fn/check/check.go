@@ -21,6 +21,7 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/report"
 	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
+	"github.com/rotate-certs/rotate-certs/fn/why"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -299,9 +300,9 @@ func describe(n *yaml.RNode) string {
 
 // dedupeReissues drops repeats when several policies report the same
 // certificate for the same bundle.
-func dedupeReissues(rs []report.Reissue) []report.Reissue {
+func dedupeReissues(rs []why.Reissue) []why.Reissue {
 	seen := map[string]bool{}
-	var out []report.Reissue
+	var out []why.Reissue
 	for _, r := range rs {
 		k := r.Package + "\x00" + r.Bundle + "\x00" + r.Resource.String() + "\x00" + r.Key + "\x00" + r.SHA256 + "\x00" + r.IssuerSHA256 + "\x00" + r.Issuer
 		if !seen[k] {

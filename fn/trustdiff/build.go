@@ -14,9 +14,9 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/layout"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
-	"github.com/rotate-certs/rotate-certs/fn/report"
 	"github.com/rotate-certs/rotate-certs/fn/restart"
 	"github.com/rotate-certs/rotate-certs/fn/trustbundle"
+	"github.com/rotate-certs/rotate-certs/fn/why"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -28,7 +28,7 @@ type Input struct {
 	// targets hold each CA (rotate.Explain's Trust rows), each row's
 	// Package the directory of its package (layout.Split's Dir): two
 	// packages may each hold a target of the same name.
-	Explained []report.Trusted
+	Explained []why.Trusted
 	// Waves are the policies' roll-outs in waves that are not done
 	// (rotate.Explain's Waves): which wave rolls each workload, and when.
 	Waves []restart.PendingWaves
@@ -58,7 +58,7 @@ type builder struct {
 	bySigner []signerReader
 	// reasons are in.Explained by package directory and target, pkg the
 	// package directory of each item in a package.
-	reasons map[string][]report.Trusted
+	reasons map[place][]why.Trusted
 	pkg     map[*yaml.RNode]string
 	// bundles are the policies' bundles by package directory and name,
 	// decoded the policies.
@@ -70,6 +70,13 @@ type builder struct {
 	added map[string]bool
 	// nearIndex are the readers lists near has indexed, by list.
 	nearIndex map[string]dirIndex
+}
+
+// place is a value of an object of a package: where an explanation says a
+// bundle is written, by package directory, object key and field path.
+type place struct {
+	pkg string
+	at  why.Address
 }
 
 type signerReader struct {
@@ -94,11 +101,11 @@ func objectsOnly(items []*yaml.RNode) []*yaml.RNode {
 // Build maps a tree's resources onto its model.
 func Build(in Input) *Tree {
 	b := &builder{in: in, tree: &Tree{Holders: map[string][]Holder{}, Readers: map[string][]Consumer{}},
-		nodes: map[kube.Ref]*yaml.RNode{}, byName: map[string][]Consumer{}, reasons: map[string][]report.Trusted{},
+		nodes: map[kube.Ref]*yaml.RNode{}, byName: map[string][]Consumer{}, reasons: map[place][]why.Trusted{},
 		pkg: map[*yaml.RNode]string{}, bundles: map[string]bundleInfo{}, decoded: map[*yaml.RNode]decoded{}}
 	for _, r := range in.Explained {
-		for _, target := range append([]string{r.Target}, r.Others...) { // every target a bundle writes
-			k := r.Package + "\x00" + target
+		for _, target := range append([]why.Address{r.Target}, r.Others...) { // every target a bundle writes
+			k := place{r.Package, target}
 			b.reasons[k] = append(b.reasons[k], r)
 		}
 	}
@@ -228,7 +235,7 @@ func (b *builder) trust(v *value, node *yaml.RNode) {
 		o.CAs = append(o.CAs, f.Cert)
 		b.intermediate(f.Cert)
 	}
-	for _, r := range b.reasons[b.pkg[node]+"\x00"+v.ref.String()+" "+v.field] {
+	for _, r := range b.reasons[place{b.pkg[node], why.Address{Key: kube.KeyOf(node), Field: v.field}}] {
 		if o.Reasons == nil {
 			o.Reasons = map[string]Reason{}
 		}
