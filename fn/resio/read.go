@@ -39,10 +39,44 @@ func ReadPaths(paths []string, stdin io.Reader) *Resources {
 
 // readPaths is ReadPaths over files.
 func readPaths(files fileSystem, paths []string, stdin io.Reader) *Resources {
+	s := &Resources{}
+	eachPathFile(files, paths, stdin, func(f pathFile) pathFile { return f }, s.add)
+	return s
+}
+
+// add adds what one read gave to s.
+func (s *Resources) add(f pathFile) {
+	s.Items = append(s.Items, f.res.Items...)
+	s.FunctionConfigs = append(s.FunctionConfigs, f.res.FunctionConfigs...)
+	s.Problems = append(s.Problems, f.res.Problems...)
+	s.Notes = append(s.Notes, f.res.Notes...)
+}
+
+// pathFile is one file of the paths a command line names (path as
+// named, slash-separated; "-" for stdin), its text and what parsing it
+// gave; or, without a path, a problem with the paths themselves.
+type pathFile struct {
+	path string
+	data []byte
+	res  *Resources
+	// names and count are what ScanPaths keeps of the resources read:
+	// TreeFile's Names and Resources.
+	names []string
+	count int
+}
+
+// eachPathFile reads paths as ReadPaths does and hands add each file read
+// and each problem, in order, each file through then on the goroutine
+// that parsed it (files are read and parsed on every core).
+func eachPathFile(files fileSystem, paths []string, stdin io.Reader, then func(pathFile) pathFile, add func(pathFile)) {
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	s := &Resources{}
+	problem := func(format string, a ...any) {
+		one := &Resources{}
+		one.problemf(format, a...)
+		add(pathFile{res: one})
+	}
 	stdinUsed := false
 	// A file named twice, or named and inside a directory named too, is
 	// read once: its certificates must not be counted twice.
@@ -50,21 +84,23 @@ func readPaths(files fileSystem, paths []string, stdin io.Reader) *Resources {
 	for _, p := range paths {
 		if p == "-" {
 			if stdinUsed {
-				s.problemf("-: stdin can be read only once")
+				problem("-: stdin can be read only once")
 				continue
 			}
 			stdinUsed = true
 			b, err := io.ReadAll(stdin)
 			if err != nil {
-				s.problemf("stdin: %v", err)
+				problem("stdin: %v", err)
 				continue
 			}
-			s.parse("-", b)
+			one := &Resources{}
+			one.parse("-", b)
+			add(then(pathFile{path: "-", data: b, res: one}))
 			continue
 		}
 		found := walkPath(files, p, ManifestsAndJSON)
 		for _, err := range found.Problems {
-			s.problemf("%v", err)
+			problem("%v", err)
 		}
 		var named []string
 		for _, f := range found.Files {
@@ -77,32 +113,27 @@ func readPaths(files fileSystem, paths []string, stdin io.Reader) *Resources {
 				named = append(named, f)
 			}
 		}
-		s.readFiles(files, named)
+		readFiles(files, named, then, add)
 	}
-	return s
 }
 
-// readFiles reads and parses files (in fsys) on every core and adds what each gave
-// to s, in the order of files.
-func (s *Resources) readFiles(fsys fileSystem, files []string) {
-	parallel.Map(len(files), 0, func() func(int) *Resources {
+// readFiles reads and parses files (in fsys) on every core, each through
+// then, and hands add what each gave, in the order of files.
+func readFiles(fsys fileSystem, files []string, then func(pathFile) pathFile, add func(pathFile)) {
+	parallel.Map(len(files), 0, func() func(int) pathFile {
 		docs := newDocumentParser()
-		return func(i int) *Resources {
+		return func(i int) pathFile {
 			one := &Resources{docs: docs}
 			b, err := fsys.ReadFile(files[i])
 			if err != nil {
 				one.problemf("%v", err)
-				return one
+				return pathFile{res: one}
 			}
-			one.parse(filepath.ToSlash(files[i]), b)
-			return one
+			f := pathFile{path: filepath.ToSlash(files[i]), data: b, res: one}
+			one.parse(f.path, b)
+			return then(f)
 		}
-	}, func(_ int, one *Resources) {
-		s.Items = append(s.Items, one.Items...)
-		s.FunctionConfigs = append(s.FunctionConfigs, one.FunctionConfigs...)
-		s.Problems = append(s.Problems, one.Problems...)
-		s.Notes = append(s.Notes, one.Notes...)
-	})
+	}, func(_ int, f pathFile) { add(f) })
 }
 
 func (s *Resources) problemf(format string, a ...any) {

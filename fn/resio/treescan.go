@@ -17,6 +17,9 @@ import (
 type Tree struct {
 	// Notes are the files skipped (templates that are not YAML).
 	Notes []string
+	// Problems are what ScanPaths could not read, as ReadPaths has them
+	// (ScanTree fails instead).
+	Problems []Problem
 	// Kept are the resources keep chose, in Walk's order, as ReadTree
 	// reads them (path, index and indentation annotations).
 	Kept []*yaml.RNode
@@ -27,6 +30,8 @@ type Tree struct {
 	at   map[string]int // index in Files, by path
 	text [][]byte       // by index in Files; nil once released
 	seed maphash.Seed
+	// paths is true for a tree ScanPaths read: Read parses as ReadPaths.
+	paths bool
 }
 
 // TreeFile is one file of a Tree.
@@ -35,6 +40,12 @@ type TreeFile struct {
 	Path string
 	// Resources is how many resources it holds.
 	Resources int
+	// Names are the files its resources name (their path annotations),
+	// each once, in order, "" for a resource that names none (stdin's):
+	// a file of a tree ScanPaths read may hold resources another tool
+	// wrote with paths of their own (a ResourceList). Nil for ScanTree's,
+	// whose resources all name their file.
+	Names []string
 }
 
 // ScanTree reads the tree under dir as ReadTree does (the same files, the
@@ -68,7 +79,13 @@ func ScanTree(dir string, keep func(*yaml.RNode) bool) (*Tree, error) {
 // into what ReadTree would give for a tree of only those files: their
 // resources in order, which WriteFiles writes back. Read and Release may
 // run at once for distinct sets of files.
+//
+// For a tree ScanPaths read, Read gives what ReadPaths gives for those
+// files, without write-back state.
 func (t *Tree) Read(files []string) (*Resources, error) {
+	if t.paths {
+		return t.readPathFiles(files)
+	}
 	state := &treeState{files: make(map[string][]byte, len(files)), seed: t.seed}
 	r := &Resources{tree: state}
 	dp := newDocumentParser()

@@ -24,20 +24,30 @@ import (
 type Input struct {
 	// Items are the resources, policies included.
 	Items []*yaml.RNode
-	// Explained are, for the policies among Items, why each bundle's
-	// targets hold each CA (rotate.Explain's Trust rows), each row's
-	// Package the directory of its package (layout.Split's Dir): two
-	// packages may each hold a target of the same name.
-	Explained []why.Trusted
-	// Waves are the policies' roll-outs in waves that are not done
-	// (rotate.Explain's Waves): which wave rolls each workload, and when.
-	Waves []restart.PendingWaves
+	// Packages are Items split into packages by the repository pass
+	// (fn/pass: a policy's directory and below), each with its policies
+	// decoded and explained; an item in none is in no package.
+	Packages []Package
 	// File maps the file a resource was read from to the path shown (the
 	// path below the top of the tree); nil shows it as read.
 	File func(string) string
-	// Policies are the policies among Items already decoded
-	// (policy.Decode), by item; one not here is decoded by Build.
-	Policies map[*yaml.RNode]*policy.RotationPolicy
+}
+
+// Package is one package of a tree: its directory, its resources (its
+// policies among them) and what the repository pass made of its policies.
+type Package struct {
+	Dir   string
+	Items []*yaml.RNode
+	// Decoded are its policies decoded (policy.Decode), by item; one not
+	// here is decoded by Build, which reports why it does not decode.
+	Decoded map[*yaml.RNode]*policy.RotationPolicy
+	// Trust are why each bundle's targets hold each CA (rotate's
+	// Explanation), addressed by object key and field: two packages may
+	// each hold a target of the same name.
+	Trust []why.Trusted
+	// Waves are the policies' roll-outs in waves that are not done:
+	// which wave rolls each workload, and when.
+	Waves []restart.PendingWaves
 }
 
 // certKeys are the data keys that hold a certificate with its chain, not
@@ -56,8 +66,8 @@ type builder struct {
 	// signers.
 	byName   map[string][]Consumer
 	bySigner []signerReader
-	// reasons are in.Explained by package directory and target, pkg the
-	// package directory of each item in a package.
+	// reasons are the packages' Trust rows by package directory and
+	// target, pkg the package directory of each item in a package.
 	reasons map[place][]why.Trusted
 	pkg     map[*yaml.RNode]string
 	// bundles are the policies' bundles by package directory and name,
@@ -103,22 +113,23 @@ func Build(in Input) *Tree {
 	b := &builder{in: in, tree: &Tree{Holders: map[string][]Holder{}, Readers: map[string][]Consumer{}},
 		nodes: map[kube.Ref]*yaml.RNode{}, byName: map[string][]Consumer{}, reasons: map[place][]why.Trusted{},
 		pkg: map[*yaml.RNode]string{}, bundles: map[string]bundleInfo{}, decoded: map[*yaml.RNode]decoded{}}
-	for _, r := range in.Explained {
-		for _, target := range append([]why.Address{r.Target}, r.Others...) { // every target a bundle writes
-			k := place{r.Package, target}
-			b.reasons[k] = append(b.reasons[k], r)
+	for _, p := range in.Packages {
+		for _, r := range p.Trust {
+			for _, target := range append([]why.Address{r.Target}, r.Others...) { // every target a bundle writes
+				k := place{p.Dir, target}
+				b.reasons[k] = append(b.reasons[k], r)
+			}
 		}
 	}
 	in.Items = objectsOnly(in.Items)
 	b.in.Items = in.Items
-	pkgs, _ := layout.Split(in.Items)
-	b.packages(pkgs)
+	b.packages(in.Packages)
 	for _, item := range in.Items {
 		b.nodes[kube.RefOf(item)] = item
 		b.object(item)
 	}
 	b.waves()
-	certs, problems := findCertificates(withoutPolicies(in.Items))
+	certs, problems := findCertificates(layout.WithoutPolicies(in.Items))
 	b.values(certs)
 	b.injectedConsumers()
 	for _, p := range problems {
@@ -130,27 +141,18 @@ func Build(in Input) *Tree {
 // waves sets the wave of each workload a pending roll-out rolls later.
 func (b *builder) waves() {
 	wave := map[string]string{}
-	for _, w := range b.in.Waves {
-		for _, p := range w.Pending {
-			for _, ref := range p.Workloads {
-				wave[b.resource(ref).id()] = fmt.Sprintf("bundle %s: wave %d of %d, due %s", kube.Safe(w.Bundle), p.Number, w.Waves, p.Due.UTC().Format(time.RFC3339))
+	for _, pkg := range b.in.Packages {
+		for _, w := range pkg.Waves {
+			for _, p := range w.Pending {
+				for _, ref := range p.Workloads {
+					wave[b.resource(ref).id()] = fmt.Sprintf("bundle %s: wave %d of %d, due %s", kube.Safe(w.Bundle), p.Number, w.Waves, p.Due.UTC().Format(time.RFC3339))
+				}
 			}
 		}
 	}
 	for i := range b.tree.Workloads {
 		b.tree.Workloads[i].Wave = wave[b.tree.Workloads[i].Resource.id()]
 	}
-}
-
-// withoutPolicies drops the RotationPolicies of items.
-func withoutPolicies(items []*yaml.RNode) []*yaml.RNode {
-	out := make([]*yaml.RNode, 0, len(items))
-	for _, it := range items {
-		if !isPolicy(it) {
-			out = append(out, it)
-		}
-	}
-	return out
 }
 
 // resource names the object ref as the result shows it.

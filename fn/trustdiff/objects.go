@@ -5,15 +5,11 @@ import (
 	"strings"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/layout"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/restart"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
-
-// isPolicy reports whether item is a RotationPolicy.
-func isPolicy(item *yaml.RNode) bool {
-	return item.GetKind() == policy.Kind && item.GetApiVersion() == policy.APIVersion
-}
 
 // object reads what the diff needs of an item besides its certificates:
 // a workload (its readers, its pod template), a Cluster API object that
@@ -22,8 +18,8 @@ func (b *builder) object(item *yaml.RNode) {
 	kind, group := item.GetKind(), kube.GroupOf(item.GetApiVersion())
 	workload, isWorkload := policy.WorkloadKinds().At(item.GetApiVersion(), kind)
 	switch {
-	case kube.IsLocalConfig(item) && !isPolicy(item):
-	case isPolicy(item):
+	case kube.IsLocalConfig(item) && !layout.IsPolicy(item):
+	case layout.IsPolicy(item):
 		b.policy(item)
 	case isWorkload:
 		b.workload(item, workload)
