@@ -135,7 +135,7 @@ func readSide(o Options, s Side, log exit.Printer) (*trustdiff.Tree, error) {
 	for _, p := range set.Problems {
 		problems = append(problems, inRoot(p.Message))
 	}
-	pkgs, errs := explain(set.Items, o.Now, seesWhole(o, s))
+	pkgs, errs := explain(set.Items, rel, o.Now, seesWhole(o, s))
 	tree := trustdiff.Build(trustdiff.Input{Items: set.Items, Packages: pkgs, File: rel})
 	tree.Problems = append(append(problems, errs...), tree.Problems...)
 	return tree, nil
@@ -156,9 +156,14 @@ func relativeTo(root string) func(string) string {
 // domains when the side is the whole repository (seesWhole), and each
 // package's policies explained - why each bundle's targets hold each CA
 // and the roll-outs in waves not done; a policy that cannot be applied is
-// a problem.
-func explain(items []*yaml.RNode, now time.Time, whole bool) ([]trustdiff.Package, []string) {
+// a problem. The rules name each package as the result shows it (rel:
+// below the top of the tree), the model by its directory as read.
+func explain(items []*yaml.RNode, rel func(string) string, now time.Time, whole bool) ([]trustdiff.Package, []string) {
 	pkgs, _ := pass.FromItems(items).Split()
+	dirs := make([]string, len(pkgs))
+	for i, p := range pkgs {
+		dirs[i], p.Dir = p.Dir, rel(p.Dir)
+	}
 	pass.Decode(pkgs)
 	var problems []string
 	if whole {
@@ -172,7 +177,7 @@ func explain(items []*yaml.RNode, now time.Time, whole bool) ([]trustdiff.Packag
 	}
 	out := make([]trustdiff.Package, len(pkgs))
 	pass.Each(pkgs, 0, func(p *pass.Package, r *resio.Resources, _ error) explained {
-		e := explained{pkg: trustdiff.Package{Dir: p.Dir, Items: r.Items, Decoded: map[*yaml.RNode]*policy.RotationPolicy{}}}
+		e := explained{pkg: trustdiff.Package{Items: r.Items, Decoded: map[*yaml.RNode]*policy.RotationPolicy{}}}
 		for _, x := range p.Explain(layout.WithoutPolicies(r.Items), now) {
 			if x.Decoded != nil {
 				e.pkg.Decoded[x.Node] = x.Decoded
@@ -186,7 +191,7 @@ func explain(items []*yaml.RNode, now time.Time, whole bool) ([]trustdiff.Packag
 		}
 		return e
 	}, func(i int, e explained) {
-		out[i] = e.pkg
+		out[i], out[i].Dir = e.pkg, dirs[i]
 		problems = append(problems, e.problems...)
 	})
 	return out, problems
