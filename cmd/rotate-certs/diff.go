@@ -66,7 +66,10 @@ material is ever printed.
 Exit status:
   0  nothing breaks and nothing is planted (trust may change)
   1  something breaks or is planted (--allow-unexplained makes planted a warning)
-  2  usage or input error: a bad flag or argument, HEAD that does not read`
+  2  usage or input error: a bad flag or argument, a PATH in neither BASE nor
+     HEAD, a file the change makes unreadable (nothing is written to stdout).
+     A file unreadable at BASE and HEAD alike and unchanged is a warning: the
+     verdict stands, and the output lists it as not read`
 
 func newDiffCommand(stdout, stderr io.Writer) *cobra.Command {
 	o := &diffOptions{}
@@ -122,7 +125,10 @@ func diffSides(dir string, args []string, dash int) (base, head gate.Side, paths
 	}
 	first := args[0]
 	if isDir(first) && !resio.IsRevision(dir, first) {
-		if len(args) != 2 || dash >= 0 || !isDir(args[1]) {
+		if len(args) == 2 && dash < 0 && !isDir(args[1]) {
+			return base, head, nil, fmt.Errorf("HEAD %s is not a directory: BASE %s is one, so HEAD must be one too", kube.SafePath(args[1]), kube.SafePath(first))
+		}
+		if len(args) != 2 || dash >= 0 {
 			return base, head, nil, fmt.Errorf("BASE %s is a directory: give HEAD as a directory too, and no PATH", kube.SafePath(first))
 		}
 		return gate.Side{Dir: first}, gate.Side{Dir: args[1]}, nil, nil

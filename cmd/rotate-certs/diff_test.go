@@ -65,6 +65,7 @@ func TestDiffUsage(t *testing.T) {
 		{"no BASE", []string{"diff"}, 2, "rotate-certs diff: requires at least 1 arg(s)"},
 		{"BASE neither revision nor directory", []string{"diff", filepath.Join(base, "nothing")}, 2, "rotate-certs diff: BASE "},
 		{"directories and a PATH", []string{"diff", base, head, "x"}, 2, "rotate-certs diff: BASE "},
+		{"HEAD directory missing", []string{"diff", base, filepath.Join(head, "nothing")}, 2, "rotate-certs diff: HEAD " + filepath.Join(head, "nothing") + " is not a directory"},
 		{"same directory twice", []string{"diff", base, base}, 0, ""},
 		{"planted", []string{"diff", base, head}, 1, "rotate-certs diff: 0 break(s), 1 planted"},
 		{"allowed planted", []string{"diff", base, head, "--allow-unexplained"}, 0, "rotate-certs diff: warning: 1 planted (allowed by --allow-unexplained)"},

@@ -6,11 +6,13 @@
 package gate
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -38,8 +40,11 @@ type Side struct {
 
 // String names the side for messages.
 func (s Side) String() string {
-	if s.Rev != "" {
+	switch {
+	case s.Rev != "":
 		return kube.Quote(s.Rev)
+	case s.Dir == "." || s.Dir == "":
+		return "the working tree"
 	}
 	return kube.SafePath(s.Dir)
 }
@@ -63,18 +68,33 @@ type Options struct {
 // Run diffs what o names, writes the result to stdout and its notes and
 // warnings through log, and returns what ends the command (an
 // *exit.Error, nil when all is well): exit.Failed when something breaks
-// or is planted; exit.Usage for a usage or input error - a side that does
-// not read, what HEAD does not let it read - which wins over exit.Failed.
+// or is planted; exit.Usage, with nothing on stdout, for a usage or input
+// error - a side that does not read, a PATH on neither side, what HEAD
+// does not let it read (problems) - which wins over exit.Failed.
 func Run(o Options, stdout io.Writer, log exit.Printer) error {
-	base, errB := readSide(o, o.Base, log)
-	head, errH := readSide(o, o.Head, log)
+	base, errB := open(o, o.Base, log)
+	head, errH := open(o, o.Head, log)
 	if err := errors.Join(errB, errH); err != nil {
 		return exit.Misuse(err)
 	}
-	for _, p := range base.Problems {
-		log.Warn("at BASE: " + p)
+	if err := pathsExist(o, base, head); err != nil {
+		return exit.Misuse(err)
 	}
-	res := trustdiff.Compare(base, head, o.Now)
+	bt, ht := base.model(o, log), head.model(o, log)
+	incomplete, fatal := judgeProblems(bt.Problems, ht.Problems, base, head)
+	for _, p := range bt.Problems {
+		if !slices.ContainsFunc(incomplete, func(i trustdiff.Incomplete) bool { return i.File == p.File && i.Reason == p.Message }) {
+			log.Warn("at BASE: " + p.Message)
+		}
+	}
+	if len(fatal) > 0 {
+		return exit.Misuse(errors.Join(fatal...))
+	}
+	for _, i := range incomplete {
+		log.Warn(fmt.Sprintf("not read at BASE or HEAD, and unchanged (the verdict does not cover it): %s", i.Reason))
+	}
+	res := trustdiff.Compare(bt, ht, o.Now)
+	res.Incomplete = incomplete
 	out, err := write(res, o)
 	if err != nil {
 		return exit.Misuse(err)
@@ -82,19 +102,28 @@ func Run(o Options, stdout io.Writer, log exit.Printer) error {
 	if _, err := stdout.Write(out); err != nil {
 		return exit.Misuse(fmt.Errorf("writing output: %w", err))
 	}
-	return exitStatus(res, head, o, log)
+	return exitStatus(res, o, log)
 }
 
-// exitStatus is diff's exit policy: what HEAD does not let it read is a
-// usage error (exit.Usage), before a break or planted trust (exit.Failed).
-func exitStatus(res trustdiff.Result, head *trustdiff.Tree, o Options, log exit.Printer) error {
-	if len(head.Problems) > 0 {
-		errs := make([]error, len(head.Problems))
-		for i, p := range head.Problems {
-			errs[i] = errors.New("at HEAD: " + p)
+// judgeProblems sorts what HEAD does not let diff read: a problem of a
+// file that BASE has too, the file unchanged, leaves the verdict on the
+// rest standing (incomplete: the change cannot have altered what the file
+// holds); any other - a file the change made unreadable or changed while
+// unreadable, an object the change broke - is fatal.
+func judgeProblems(base, head []trustdiff.Problem, bs, hs *opened) (incomplete []trustdiff.Incomplete, fatal []error) {
+	for _, p := range head {
+		if p.File != "" && slices.Contains(base, p) && bs.sameFile(hs, p.File) {
+			incomplete = append(incomplete, trustdiff.Incomplete{File: p.File, Reason: p.Message})
+			continue
 		}
-		return exit.Misuse(errors.Join(errs...))
+		fatal = append(fatal, errors.New("at HEAD: "+p.Message))
 	}
+	return incomplete, fatal
+}
+
+// exitStatus is diff's exit policy for a change it could read: a break or
+// planted trust fails it (exit.Failed).
+func exitStatus(res trustdiff.Result, o Options, log exit.Printer) error {
 	planted := len(res.Planted) > 0 && !o.AllowUnexplained
 	if len(res.Planted) > 0 && o.AllowUnexplained {
 		log.Warn(fmt.Sprintf("%d planted (allowed by --allow-unexplained)", len(res.Planted)))
@@ -117,28 +146,29 @@ func write(res trustdiff.Result, o Options) ([]byte, error) {
 	}
 }
 
-// readSide reads one side into its model.
-func readSide(o Options, s Side, log exit.Printer) (*trustdiff.Tree, error) {
-	root, read, err := reader(o, s, log)
-	if err != nil {
-		return nil, err
-	}
-	set := read()
+// model reads side s into its model; what it could not read is in the
+// model's Problems, each with its file.
+func (s *opened) model(o Options, log exit.Printer) *trustdiff.Tree {
+	set := s.read()
 	inRoot := func(m string) string {
-		return kube.ScrubMessage(strings.ReplaceAll(m, root+string(filepath.Separator), ""))
+		return kube.ScrubMessage(strings.ReplaceAll(m, s.root+string(filepath.Separator), ""))
 	}
 	for _, n := range set.Notes {
-		log.Note(fmt.Sprintf("%s: %s", s, inRoot(n)))
+		log.Note(fmt.Sprintf("%s: %s", s.side, inRoot(n)))
 	}
-	rel := relativeTo(root)
-	var problems []string
+	rel := relativeTo(s.root)
+	var problems []trustdiff.Problem
 	for _, p := range set.Problems {
-		problems = append(problems, inRoot(p.Message))
+		file := ""
+		if p.Path != "" {
+			file = kube.SafePath(rel(p.Path))
+		}
+		problems = append(problems, trustdiff.Problem{File: file, Message: inRoot(p.Message)})
 	}
-	pkgs, errs := explain(set.Items, rel, o.Now, seesWhole(o, s))
+	pkgs, errs := explain(set.Items, rel, o.Now, seesWhole(o, s.side))
 	tree := trustdiff.Build(trustdiff.Input{Items: set.Items, Packages: pkgs, File: rel})
 	tree.Problems = append(append(problems, errs...), tree.Problems...)
-	return tree, nil
+	return tree
 }
 
 // relativeTo returns the function that shows a file below root.
@@ -158,22 +188,22 @@ func relativeTo(root string) func(string) string {
 // and the roll-outs in waves not done; a policy that cannot be applied is
 // a problem. The rules name each package as the result shows it (rel:
 // below the top of the tree), the model by its directory as read.
-func explain(items []*yaml.RNode, rel func(string) string, now time.Time, whole bool) ([]trustdiff.Package, []string) {
+func explain(items []*yaml.RNode, rel func(string) string, now time.Time, whole bool) ([]trustdiff.Package, []trustdiff.Problem) {
 	pkgs, _ := pass.FromItems(items).Split()
 	dirs := make([]string, len(pkgs))
 	for i, p := range pkgs {
 		dirs[i], p.Dir = p.Dir, rel(p.Dir)
 	}
 	pass.Decode(pkgs)
-	var problems []string
+	var problems []trustdiff.Problem
 	if whole {
 		if err := pass.Domains(pkgs, now, nil); err != nil {
-			problems = append(problems, kube.ScrubMessage(err.Error()))
+			problems = append(problems, trustdiff.Problem{Message: kube.ScrubMessage(err.Error())})
 		}
 	}
 	type explained struct {
 		pkg      trustdiff.Package
-		problems []string
+		problems []trustdiff.Problem
 	}
 	out := make([]trustdiff.Package, len(pkgs))
 	pass.Each(pkgs, 0, func(p *pass.Package, r *resio.Resources, _ error) explained {
@@ -183,7 +213,9 @@ func explain(items []*yaml.RNode, rel func(string) string, now time.Time, whole 
 				e.pkg.Decoded[x.Node] = x.Decoded
 			}
 			if x.Err != nil {
-				e.problems = append(e.problems, kube.ScrubMessage(fmt.Sprintf("policy %s: %v", kube.RefOf(x.Node), x.Err)))
+				ref := kube.RefOf(x.Node)
+				e.problems = append(e.problems, trustdiff.Problem{File: kube.SafePath(rel(ref.Path)),
+					Message: kube.ScrubMessage(fmt.Sprintf("policy %s: %v", ref, x.Err))})
 				continue
 			}
 			e.pkg.Trust = append(e.pkg.Trust, x.Trust...)
@@ -213,26 +245,37 @@ func seesWhole(o Options, s Side) bool {
 	return resio.IsRepositoryTop(o.Dir)
 }
 
-// reader returns the directory a side's files are named below and what
-// reads them: a revision read into memory (resio.Revision), or a
-// directory on disk.
-func reader(o Options, s Side, log exit.Printer) (root string, read func() *resio.Resources, err error) {
+// opened is one side of a change, ready to read: a revision read into
+// memory (resio.Revision), or a directory on disk.
+type opened struct {
+	side Side
+	// root is the directory the side's files are named below.
+	root string
+	// read reads the side's resources (the PATHs on this side).
+	read func() *resio.Resources
+	// exists reports whether a PATH the user named is on this side.
+	exists func(p string) bool
+	// file returns the content of a file below root (a slash path), ok
+	// false when the side does not hold it.
+	file func(rel string) (data []byte, ok bool)
+}
+
+// sameFile reports whether file rel (below the roots) is on both sides
+// with the same content.
+func (s *opened) sameFile(other *opened, rel string) bool {
+	a, okA := s.file(rel)
+	b, okB := other.file(rel)
+	return okA && okB && bytes.Equal(a, b)
+}
+
+// open opens side s of o: its files, the PATHs of o on it.
+func open(o Options, s Side, log exit.Printer) (*opened, error) {
 	if s.Rev == "" {
-		root, err = filepath.Abs(s.Dir)
-		if err != nil {
-			return "", nil, err
-		}
-		paths := []string{root}
-		if s.Dir == "." || s.Dir == "" {
-			root, paths = workTree(o)
-		}
-		return root, func() *resio.Resources {
-			return readPaths(paths, func(p []string) *resio.Resources { return resio.ReadPaths(p, nil) })
-		}, nil
+		return openDir(o, s)
 	}
 	rev, err := resio.ReadRevision(o.Dir, s.Rev)
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
 	for _, n := range rev.Notes {
 		log.Note(fmt.Sprintf("%s: %s", s, n))
@@ -242,13 +285,64 @@ func reader(o Options, s Side, log exit.Printer) (root string, read func() *resi
 	for _, p := range pathsOrDot(o.Paths) {
 		full := filepath.Join(here, p)
 		if full != rev.Top && !strings.HasPrefix(full, rev.Top+string(filepath.Separator)) {
-			return "", nil, fmt.Errorf("%s is outside the repository", kube.SafePath(p))
+			return nil, fmt.Errorf("%s is outside the repository", kube.SafePath(p))
 		}
-		if rev.Has(full) { // else not in this revision: nothing to read there
+		if rev.Has(full) { // else nothing to read there
 			paths = append(paths, full)
 		}
 	}
-	return rev.Top, func() *resio.Resources { return readPaths(paths, rev.ReadPaths) }, nil
+	return &opened{side: s, root: rev.Top,
+		read:   func() *resio.Resources { return readPaths(paths, rev.ReadPaths) },
+		exists: func(p string) bool { return rev.Exists(filepath.Join(here, p)) },
+		file:   func(rel string) ([]byte, bool) { return rev.ReadFile(filepath.Join(rev.Top, filepath.FromSlash(rel))) },
+	}, nil
+}
+
+// openDir opens a directory side: the working tree (the top of the
+// repository o.Dir is in, o.Dir itself outside one; the PATHs below
+// o.Dir), or a directory named as BASE or HEAD (no PATHs).
+func openDir(o Options, s Side) (*opened, error) {
+	root, err := filepath.Abs(s.Dir)
+	if err != nil {
+		return nil, err
+	}
+	paths, here := []string{root}, root
+	if s.Dir == "." || s.Dir == "" {
+		here, _ = filepath.Abs(o.Dir)
+		root, paths = workTree(o)
+	}
+	return &opened{side: s, root: root,
+		read: func() *resio.Resources {
+			return readPaths(paths, func(p []string) *resio.Resources { return resio.ReadPaths(p, nil) })
+		},
+		exists: func(p string) bool {
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(here, p)
+			}
+			return onDisk(p)
+		},
+		file: func(rel string) ([]byte, bool) {
+			data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+			return data, err == nil
+		},
+	}, nil
+}
+
+// pathsExist fails closed on a PATH that is on neither side: it would
+// compare nothing, and a typo in a gate's paths would pass every change.
+func pathsExist(o Options, base, head *opened) error {
+	var errs []error
+	for _, p := range o.Paths {
+		if base.exists(p) || head.exists(p) {
+			continue
+		}
+		msg := fmt.Sprintf("PATH %s is neither in BASE %s nor in HEAD %s", kube.SafePath(p), base.side, head.side)
+		if head.side.Rev == "" {
+			msg = fmt.Sprintf("%s is neither a revision of the repository nor a path in BASE %s or in the working tree", kube.Quote(p), base.side)
+		}
+		errs = append(errs, errors.New(msg))
+	}
+	return errors.Join(errs...)
 }
 
 // readPaths reads paths with read; none (none of the paths named is on
@@ -272,11 +366,17 @@ func workTree(o Options) (root string, paths []string) {
 		if !filepath.IsAbs(p) {
 			full = filepath.Join(o.Dir, p)
 		}
-		if _, err := os.Stat(full); err == nil {
+		if onDisk(full) {
 			paths = append(paths, full)
 		}
 	}
 	return root, paths
+}
+
+// onDisk reports whether p is on disk (a dangling link included).
+func onDisk(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
 }
 
 // pathsOrDot returns paths, or "." when there are none.

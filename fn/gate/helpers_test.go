@@ -84,6 +84,33 @@ func (r *testRepo) diff(base, head, format string, allow bool) (string, string, 
 	return out.String(), errb.String(), exit.CodeOf(err)
 }
 
+// diffPaths runs the diff of base and head (the working tree for "")
+// limited to paths, as a table.
+func (r *testRepo) diffPaths(base, head string, paths []string) (string, string, exit.Code) {
+	var out, errb bytes.Buffer
+	o := Options{Base: Side{Rev: base}, Head: Side{Rev: head}, Paths: paths, Dir: r.dir, Now: testpki.GoldenNow, Format: "table"}
+	if head == "" {
+		o.Head = Side{Dir: "."}
+	}
+	log := exit.NewPrinter(&errb, "rotate-certs diff")
+	err := Run(o, &out, log)
+	log.Error(err)
+	return out.String(), errb.String(), exit.CodeOf(err)
+}
+
+// resultPaths is result limited to paths.
+func (r *testRepo) resultPaths(base, head string, paths []string) (trustdiff.Result, exit.Code) {
+	r.t.Helper()
+	var out, errb bytes.Buffer
+	o := Options{Base: Side{Rev: base}, Head: Side{Rev: head}, Paths: paths, Dir: r.dir, Now: testpki.GoldenNow, Format: "json"}
+	err := Run(o, &out, exit.NewPrinter(&errb, "rotate-certs diff"))
+	var res trustdiff.Result
+	if jerr := json.Unmarshal(out.Bytes(), &res); jerr != nil {
+		r.t.Fatalf("decoding %q: %v (stderr %s)", out.String(), jerr, errb.String())
+	}
+	return res, exit.CodeOf(err)
+}
+
 // result runs the diff as JSON and decodes it.
 func (r *testRepo) result(base, head string) (trustdiff.Result, exit.Code) {
 	r.t.Helper()

@@ -39,6 +39,26 @@ type Revision struct {
 	// submodules), one line each.
 	Notes []string
 	files memFiles
+	// paths are every path of the commit below Top - files, links,
+	// submodules and the directories above them - whether a walk reads
+	// it or not.
+	paths map[string]bool
+}
+
+// Exists reports whether p (below Top) is a file, symbolic link,
+// submodule or directory of the commit, whether or not a walk reads it:
+// a path a user names that is in the commit but holds no manifest still
+// exists there.
+func (r *Revision) Exists(p string) bool {
+	return r.paths[filepath.Clean(p)]
+}
+
+// ReadFile returns the content of file p (below Top) as a walk reads it;
+// ok is false for a file the revision does not hold (absent, or not a
+// file a walk reads).
+func (r *Revision) ReadFile(p string) (data []byte, ok bool) {
+	data, ok = r.files.files[filepath.Clean(p)]
+	return data, ok
 }
 
 // Has reports whether p (below Top) is a file or directory of the
@@ -109,11 +129,13 @@ type blob struct{ id, name string }
 // extract reads the blobs of an ls-tree -z listing that a walk may read.
 func (r *Revision) extract(dir string, list []byte) error {
 	var blobs []blob
+	r.paths = map[string]bool{r.Top: true}
 	for _, entry := range bytes.Split(list, []byte{0}) {
 		meta, name, ok := strings.Cut(string(entry), "\t")
 		if !ok {
 			continue
 		}
+		r.addPath(name)
 		f := strings.Fields(meta)
 		if len(f) != 3 {
 			continue
@@ -128,6 +150,14 @@ func (r *Revision) extract(dir string, list []byte) error {
 		}
 	}
 	return r.read(dir, blobs)
+}
+
+// addPath records name, a path of the commit, and the directories above
+// it.
+func (r *Revision) addPath(name string) {
+	for p := filepath.Join(r.Top, filepath.FromSlash(name)); !r.paths[p]; p = filepath.Dir(p) {
+		r.paths[p] = true
+	}
 }
 
 // walkable reports whether a walk may read the file name: a manifest or

@@ -133,9 +133,15 @@ func Build(in Input) *Tree {
 	b.values(certs)
 	b.injectedConsumers()
 	for _, p := range problems {
-		b.tree.Problems = append(b.tree.Problems, kube.ScrubMessage(fmt.Sprintf("%s %s: %s", p.Ref, p.Field, p.Message)))
+		b.problem(p.Ref, fmt.Sprintf("%s %s: %s", p.Ref, p.Field, p.Message))
 	}
 	return b.tree
+}
+
+// problem records what of the object ref could not be read: msg, which
+// names it.
+func (b *builder) problem(ref kube.Ref, msg string) {
+	b.tree.Problems = append(b.tree.Problems, Problem{File: b.resource(ref).File, Message: kube.ScrubMessage(msg)})
 }
 
 // waves sets the wave of each workload a pending roll-out rolls later.

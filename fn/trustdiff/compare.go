@@ -68,6 +68,9 @@ type Result struct {
 	Rollouts      []Change      `json:"rollouts"`
 	Alerts        []Change      `json:"alerts"`
 	Policies      []Change      `json:"policies"`
+	// Incomplete are the files read on neither side that the change
+	// leaves as they were (set by the caller that read the trees).
+	Incomplete []Incomplete `json:"incomplete,omitempty"`
 }
 
 // Empty reports whether the change does nothing the diff reports.

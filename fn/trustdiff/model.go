@@ -224,11 +224,28 @@ type Tree struct {
 	// Domains are, by package directory (as Cert.Package names it), the
 	// trust domains its policies' bundles name.
 	Domains map[string]map[string]bool
-	// Problems are what could not be read, one line each (scrubbed).
-	Problems []string
+	// Problems are what could not be read, one each (scrubbed).
+	Problems []Problem
 
 	byResource map[string][]Cert         // Certs by Resource.id, made when first asked
 	bySHA      map[string][]*TrustObject // Trust by the CAs they hold, made when first asked
+}
+
+// Problem is something of a tree that could not be read.
+type Problem struct {
+	// File is the file it is in, below the top of the tree; "" when it
+	// is in none.
+	File string
+	// Message says what, naming the file or object (scrubbed).
+	Message string
+}
+
+// Incomplete is a file a diff could read on neither side and that the
+// change leaves as it was: the verdict stands for the rest of the tree,
+// and says nothing of what the file holds.
+type Incomplete struct {
+	File   string `json:"file"`
+	Reason string `json:"reason"`
 }
 
 // sha is the hex SHA-256 of c.

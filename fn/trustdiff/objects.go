@@ -63,7 +63,7 @@ func (b *builder) workload(item *yaml.RNode, kind policy.WorkloadKind) {
 	b.tree.Workloads = append(b.tree.Workloads, Workload{Resource: res, Template: digest(tmpl)})
 	t, err := restart.ReadTemplate(item, kind)
 	if err != nil {
-		b.tree.Problems = append(b.tree.Problems, kube.ScrubMessage(fmt.Sprintf("%s: %v (what it reads is not known)", ref, err)))
+		b.problem(ref, fmt.Sprintf("%s: %v (what it reads is not known)", ref, err))
 		return
 	}
 	never := item.GetAnnotations(restart.ReloadAnnotation)[restart.ReloadAnnotation] == restart.ReloadValueNever
@@ -122,7 +122,7 @@ func (b *builder) policy(item *yaml.RNode) {
 	ref := kube.RefOf(item)
 	p, err := b.decode(item)
 	if err != nil {
-		b.tree.Problems = append(b.tree.Problems, kube.ScrubMessage(fmt.Sprintf("%s: %v", ref, err)))
+		b.problem(ref, fmt.Sprintf("%s: %v", ref, err))
 		return
 	}
 	out := Policy{Resource: b.resource(ref), Bundles: map[string]BundleSpec{}}

@@ -39,8 +39,16 @@ func orEmpty[T any](s []T) []T {
 	return s
 }
 
-// Verdict is the result in one line.
+// Verdict is the result in one line; it says when files were not read.
 func (r Result) Verdict(allowUnexplained bool) string {
+	v := r.verdict(allowUnexplained)
+	if n := len(r.Incomplete); n > 0 {
+		v += fmt.Sprintf(" (%d unchanged file(s) not read)", n)
+	}
+	return v
+}
+
+func (r Result) verdict(allowUnexplained bool) string {
 	switch {
 	case len(r.Breaks) > 0:
 		return "FAIL: this change breaks trust"
@@ -86,6 +94,9 @@ func (r Result) sections() []section {
 	add("Cluster API rollouts", mapLines(r.Rollouts, changeLine))
 	add("Alerts", mapLines(r.Alerts, changeLine))
 	add("Policies", mapLines(r.Policies, changeLine))
+	add("Not read", mapLines(r.Incomplete, func(i Incomplete) string {
+		return i.Reason + " (unreadable at BASE and HEAD alike, and unchanged: not judged)"
+	}))
 	return out
 }
 
