@@ -64,9 +64,6 @@ func Run(o Options, stdout io.Writer, log exit.Printer) error {
 	// go after (the pass): what check holds is the text of its input and
 	// the report, not every resource parsed.
 	tree := resio.ScanPaths(paths, o.Stdin, layout.IsPolicy)
-	for _, p := range tree.Problems {
-		in.errorf("%s", p.Message)
-	}
 	for _, n := range tree.Notes {
 		log.Note(n)
 	}
@@ -88,7 +85,14 @@ func Run(o Options, stdout io.Writer, log exit.Printer) error {
 		return exit.Misuse(err)
 	}
 	whole := seeDomains(paths, groups, o.Now, in)
-	rep := build(groups, o.Now, warn, fail, in, whole)
+	rep, unread := build(groups, o.Now, warn, fail, in, whole)
+	// What could not be read comes first, in the order of the files, as
+	// the scan and the packages' reads found it.
+	var problems inputErrors
+	for _, p := range tree.InOrder(unread) {
+		problems.errorf("%s", p.Message)
+	}
+	in.errs = append(problems.errs, in.errs...)
 	if !whole {
 		for _, d := range rep.Domains {
 			log.Note(fmt.Sprintf("trust domain %s is not seen whole (check sees a whole domain only when given the repository's top directory alone): its previous CAs are shown kept until they expire", kube.Quote(d.Name)))
@@ -171,13 +175,15 @@ func thresholds(groups []group) (warn, fail time.Duration, ok, agree bool) {
 // every core (pass.Each: each parsed when a worker takes it, let go once
 // its report is made), and merges them in package order. A policy that
 // cannot be applied, and a package that cannot be read, is an input
-// error.
-func build(groups []group, now time.Time, warn, fail time.Duration, in *inputErrors, whole bool) report.Report {
+// error; it returns the problems of the files the packages' reads found.
+func build(groups []group, now time.Time, warn, fail time.Duration, in *inputErrors, whole bool) (report.Report, []resio.Problem) {
 	type built struct {
 		part     report.Report
 		errs     inputErrors
+		unread   []resio.Problem
 		domainOf map[report.BundleKey]string
 	}
+	var unread []resio.Problem
 	parts := make([]report.Report, len(groups))
 	domainOf := map[report.BundleKey]string{}
 	paths := map[*pass.Package]string{}
@@ -190,19 +196,21 @@ func build(groups []group, now time.Time, warn, fail time.Duration, in *inputErr
 			b.errs.errorf("%v", err)
 			return b
 		}
+		b.unread = r.Problems
 		items := layout.WithoutPolicies(append(r.Items, r.FunctionConfigs...))
 		b.part = buildPackage(group{Package: p, path: paths[p]}, items, now, warn, fail, &b.errs, b.domainOf)
 		return b
 	}, func(i int, b built) {
 		parts[i] = b.part
 		in.errs = append(in.errs, b.errs.errs...)
+		unread = append(unread, b.unread...)
 		for k, d := range b.domainOf {
 			domainOf[k] = d
 		}
 	})
 	rep := report.Merge(now, warn, fail, parts...)
 	rep.Domains = report.Domains(rep, domainOf, whole)
-	return rep
+	return rep, unread
 }
 
 // buildPackage makes the report of one package: its certificates (of

@@ -1,20 +1,30 @@
 package resio
 
 import (
+	"bytes"
+	"cmp"
 	"fmt"
 	"hash/maphash"
 	"io"
+	"slices"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// ScanPaths reads paths as ReadPaths does - the same files, on every core,
-// with the same Problems and Notes - and keeps of it only the text of each
-// file and the resources keep chooses (Kept: of the items, then of the
-// functionConfigs, each in ReadPaths' order), so that a command that reads
-// a repository a package at a time (check) holds its text, not every
-// resource parsed. Read parses the files of one package again.
+// ScanPaths reads paths as ReadPaths does - the same files, on every
+// core - and keeps of them the text of each file and the resources keep
+// chooses (Kept: of the items, then of the functionConfigs, each in
+// ReadPaths' order), so that a command that reads a repository a package
+// at a time (check) holds its text, not every resource parsed. Read parses
+// the files of one package.
+//
+// keep must choose only RotationPolicies: a file whose text cannot hold
+// one, name other files (a path annotation) or be a template (mayMatter)
+// is not parsed until Read parses it, so that a file is parsed once, not
+// twice. Notes are ReadPaths'; Problems are what the scan found, and Read
+// gives the problems of the files the scan did not parse: Problems puts
+// both in ReadPaths' order.
 func ScanPaths(paths []string, stdin io.Reader, keep func(*yaml.RNode) bool) *Tree {
 	return scanPaths(osFiles{}, paths, stdin, keep)
 }
@@ -26,9 +36,14 @@ func (r *Revision) ScanPaths(paths []string, keep func(*yaml.RNode) bool) *Tree 
 
 // scanPaths is ScanPaths over files.
 func scanPaths(files fileSystem, paths []string, stdin io.Reader, keep func(*yaml.RNode) bool) *Tree {
-	t := &Tree{at: map[string]int{}, seed: maphash.MakeSeed(), paths: true}
+	t := &Tree{at: map[string]int{}, seed: maphash.MakeSeed(), paths: true, unread: map[int]bool{}}
 	var keptConfigs []*yaml.RNode
 	eachPathFile(files, paths, stdin, func(f pathFile) pathFile {
+		if f.path != "-" && !mayMatter(f.data) {
+			f.unread = true
+			return f
+		}
+		f = parsePathFile(f)
 		kept := &Resources{Problems: f.res.Problems, Notes: f.res.Notes}
 		for _, n := range f.res.Items {
 			if keep(n) {
@@ -40,18 +55,22 @@ func scanPaths(files fileSystem, paths []string, stdin io.Reader, keep func(*yam
 				kept.FunctionConfigs = append(kept.FunctionConfigs, n)
 			}
 		}
-		if f.path != "" {
-			f.names, f.count = namesOf(f.res), len(f.res.Items)+len(f.res.FunctionConfigs)
-		}
+		f.names, f.count = namesOf(f.res), len(f.res.Items)+len(f.res.FunctionConfigs)
 		f.res = kept
 		return f
 	}, func(f pathFile) {
-		t.Problems = append(t.Problems, f.res.Problems...)
+		for _, p := range f.res.Problems {
+			t.Problems = append(t.Problems, p)
+			t.problemAt = append(t.problemAt, len(t.Files))
+		}
 		t.Notes = append(t.Notes, f.res.Notes...)
 		t.Kept = append(t.Kept, f.res.Items...)
 		keptConfigs = append(keptConfigs, f.res.FunctionConfigs...)
-		if f.path == "" || f.count == 0 {
+		if f.path == "" || (!f.unread && f.count == 0) {
 			return // a problem, or a file of no resource: nothing to read again
+		}
+		if f.unread {
+			t.unread[len(t.Files)] = true
 		}
 		t.at[f.path] = len(t.Files)
 		t.Files = append(t.Files, TreeFile{Path: f.path, Resources: f.count, Names: f.names})
@@ -59,6 +78,20 @@ func scanPaths(files fileSystem, paths []string, stdin io.Reader, keep func(*yam
 	})
 	t.Kept = append(t.Kept, keptConfigs...)
 	return t
+}
+
+// mayMatter reports whether a file's text may hold what the scan keeps or
+// says: a RotationPolicy (its kind, spelled out or escaped in a quoted
+// scalar), a resource that names a file of its own (a path annotation),
+// or a template that does not parse (a note). Any other file is read
+// only when its package is.
+func mayMatter(data []byte) bool {
+	for _, s := range [][]byte{[]byte("RotationPolicy"), []byte("config.kubernetes.io/path"), []byte(`\`), []byte("{{")} {
+		if bytes.Contains(data, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // namesOf returns the files the resources of r name (their path
@@ -79,7 +112,8 @@ func namesOf(r *Resources) []string {
 }
 
 // readPathFiles is Read of a tree ScanPaths scanned: the resources of
-// files as ReadPaths gives them (the items, then the functionConfigs).
+// files as ReadPaths gives them (the items, then the functionConfigs), and
+// the problems of the files the scan did not parse.
 func (t *Tree) readPathFiles(files []string) (*Resources, error) {
 	r := &Resources{}
 	var configs []*yaml.RNode
@@ -93,7 +127,32 @@ func (t *Tree) readPathFiles(files []string) (*Resources, error) {
 		r.docs = one.docs
 		r.Items = append(r.Items, one.Items...)
 		configs = append(configs, one.FunctionConfigs...)
+		if t.unread[i] {
+			r.Problems = append(r.Problems, one.Problems...)
+		}
 	}
 	r.FunctionConfigs = configs
 	return r, nil
+}
+
+// InOrder returns the scan's Problems and read, problems Read gave, in
+// the order ReadPaths gives them: by file, each file's problems as found.
+func (t *Tree) InOrder(read []Problem) []Problem {
+	type placed struct {
+		at, scan int
+		p        Problem
+	}
+	all := make([]placed, 0, len(t.Problems)+len(read))
+	for i, p := range t.Problems {
+		all = append(all, placed{t.problemAt[i], 0, p})
+	}
+	for _, p := range read {
+		all = append(all, placed{t.at[p.Path], 1, p})
+	}
+	slices.SortStableFunc(all, func(a, b placed) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.scan, b.scan)) })
+	var out []Problem
+	for _, x := range all {
+		out = append(out, x.p)
+	}
+	return out
 }

@@ -40,8 +40,14 @@ func ReadPaths(paths []string, stdin io.Reader) *Resources {
 // readPaths is ReadPaths over files.
 func readPaths(files fileSystem, paths []string, stdin io.Reader) *Resources {
 	s := &Resources{}
-	eachPathFile(files, paths, stdin, func(f pathFile) pathFile { return f }, s.add)
+	eachPathFile(files, paths, stdin, parsePathFile, s.add)
 	return s
+}
+
+// parsePathFile parses f's text.
+func parsePathFile(f pathFile) pathFile {
+	f.res.parse(f.path, f.data)
+	return f
 }
 
 // add adds what one read gave to s.
@@ -60,15 +66,18 @@ type pathFile struct {
 	data []byte
 	res  *Resources
 	// names and count are what ScanPaths keeps of the resources read:
-	// TreeFile's Names and Resources.
-	names []string
-	count int
+	// TreeFile's Names and Resources; unread marks a file it did not
+	// parse (Tree.Read parses it).
+	names  []string
+	count  int
+	unread bool
 }
 
-// eachPathFile reads paths as ReadPaths does and hands add each file read
-// and each problem, in order, each file through then on the goroutine
-// that parsed it (files are read and parsed on every core).
-func eachPathFile(files fileSystem, paths []string, stdin io.Reader, then func(pathFile) pathFile, add func(pathFile)) {
+// eachPathFile reads the files of paths as ReadPaths does and hands add
+// each file and each problem, in order, each file as parse makes it of its
+// text (f.res empty, its document parser set) on the goroutine that read
+// it (files are read and parsed on every core).
+func eachPathFile(files fileSystem, paths []string, stdin io.Reader, parse func(pathFile) pathFile, add func(pathFile)) {
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
@@ -93,9 +102,7 @@ func eachPathFile(files fileSystem, paths []string, stdin io.Reader, then func(p
 				problem("stdin: %v", err)
 				continue
 			}
-			one := &Resources{}
-			one.parse("-", b)
-			add(then(pathFile{path: "-", data: b, res: one}))
+			add(parse(pathFile{path: "-", data: b, res: &Resources{}}))
 			continue
 		}
 		found := walkPath(files, p, ManifestsAndJSON)
@@ -113,13 +120,13 @@ func eachPathFile(files fileSystem, paths []string, stdin io.Reader, then func(p
 				named = append(named, f)
 			}
 		}
-		readFiles(files, named, then, add)
+		readFiles(files, named, parse, add)
 	}
 }
 
-// readFiles reads and parses files (in fsys) on every core, each through
-// then, and hands add what each gave, in the order of files.
-func readFiles(fsys fileSystem, files []string, then func(pathFile) pathFile, add func(pathFile)) {
+// readFiles reads files (in fsys) and parses each (parse) on every core,
+// and hands add what each gave, in the order of files.
+func readFiles(fsys fileSystem, files []string, parse func(pathFile) pathFile, add func(pathFile)) {
 	parallel.Map(len(files), 0, func() func(int) pathFile {
 		docs := newDocumentParser()
 		return func(i int) pathFile {
@@ -129,9 +136,7 @@ func readFiles(fsys fileSystem, files []string, then func(pathFile) pathFile, ad
 				one.problemf("%v", err)
 				return pathFile{res: one}
 			}
-			f := pathFile{path: filepath.ToSlash(files[i]), data: b, res: one}
-			one.parse(f.path, b)
-			return then(f)
+			return parse(pathFile{path: filepath.ToSlash(files[i]), data: b, res: one})
 		}
 	}, func(_ int, f pathFile) { add(f) })
 }

@@ -17,8 +17,8 @@ import (
 type Tree struct {
 	// Notes are the files skipped (templates that are not YAML).
 	Notes []string
-	// Problems are what ScanPaths could not read, as ReadPaths has them
-	// (ScanTree fails instead).
+	// Problems are what ScanPaths found it could not read (ScanTree fails
+	// instead); Read finds those of the files it did not parse (InOrder).
 	Problems []Problem
 	// Kept are the resources keep chose, in Walk's order, as ReadTree
 	// reads them (path, index and indentation annotations).
@@ -30,15 +30,20 @@ type Tree struct {
 	at   map[string]int // index in Files, by path
 	text [][]byte       // by index in Files; nil once released
 	seed maphash.Seed
-	// paths is true for a tree ScanPaths read: Read parses as ReadPaths.
-	paths bool
+	// paths is true for a tree ScanPaths read: Read parses as ReadPaths;
+	// unread are the files (by index) it did not parse, problemAt the
+	// index in Files of the file each of Problems came before.
+	paths     bool
+	unread    map[int]bool
+	problemAt []int
 }
 
 // TreeFile is one file of a Tree.
 type TreeFile struct {
 	// Path is relative to the tree's directory, slash-separated.
 	Path string
-	// Resources is how many resources it holds.
+	// Resources is how many resources it holds (0 for a file ScanPaths
+	// did not parse).
 	Resources int
 	// Names are the files its resources name (their path annotations),
 	// each once, in order, "" for a resource that names none (stdin's):
