@@ -17,34 +17,23 @@ import (
 func (b *builder) object(item *yaml.RNode) {
 	kind, group := item.GetKind(), kube.GroupOf(item.GetApiVersion())
 	workload, isWorkload := policy.WorkloadKinds().At(item.GetApiVersion(), kind)
+	machines, _ := kube.MachineKinds().Lookup(group, kind)
 	switch {
 	case kube.IsLocalConfig(item) && !layout.IsPolicy(item):
 	case layout.IsPolicy(item):
 		b.policy(item)
 	case isWorkload:
 		b.workload(item, workload)
-	case rolloutFields[group+"/"+kind] != nil:
-		fields := rolloutFields[group+"/"+kind]
+	case len(machines.RolloutFields()) > 0:
+		fields := machines.RolloutFields()
 		nodes := make([]*yaml.RNode, len(fields))
 		for i, f := range fields {
-			nodes[i] = kube.At(item, strings.Split(f, ".")...)
+			nodes[i] = kube.At(item, f...)
 		}
 		b.tree.Rollouts = append(b.tree.Rollouts, Rollout{Resource: b.resource(kube.RefOf(item)), Digest: digest(nodes...)})
 	case group == "monitoring.coreos.com" && kind == "PrometheusRule":
 		b.alerts(item)
 	}
-}
-
-// rolloutFields are, by API group and kind, the fields whose change rolls
-// out a Cluster API object's machines.
-var rolloutFields = map[string][]string{
-	"cluster.x-k8s.io/MachineDeployment":                {"spec.template", "spec.rolloutAfter"},
-	"cluster.x-k8s.io/MachineSet":                       {"spec.template"},
-	"controlplane.cluster.x-k8s.io/KubeadmControlPlane": {"spec.machineTemplate", "spec.kubeadmConfigSpec", "spec.rolloutAfter", "spec.rolloutBefore"},
-	"etcdcluster.cluster.x-k8s.io/EtcdadmCluster":       {"spec.etcdadmConfigSpec", "spec.infrastructureTemplate"},
-	"cluster.x-k8s.io/MachinePool":                      {"spec.template"},
-	"controlplane.cluster.x-k8s.io/KThreesControlPlane": {"spec.machineTemplate", "spec.kthreesConfigSpec", "spec.rolloutAfter"},
-	"controlplane.cluster.x-k8s.io/TalosControlPlane":   {"spec.infrastructureTemplate", "spec.controlPlaneConfig", "spec.rolloutStrategy"},
 }
 
 // workload records a workload's pod template digest (at the template path
