@@ -123,12 +123,13 @@ func Scan(items []*yaml.RNode) *Inventory { return ScanWith(items, pki.NewCache(
 // that parses the same certificates elsewhere (trust bundle sources and
 // targets) parses each once and holds one *x509.Certificate for it.
 func ScanWith(items []*yaml.RNode, certs *pki.Cache) *Inventory {
-	return scanTargets(items, certs, kube.TargetKinds())
+	return ScanTargets(items, certs, kube.TargetKinds())
 }
 
-// scanTargets is ScanWith with the target-kind table targets: tests add a
-// kind with it.
-func scanTargets(items []*yaml.RNode, certs *pki.Cache, targets kube.TargetTable) *Inventory {
+// ScanTargets is ScanWith by the target-kind table targets: a caller that
+// is given the table (diff's model, tests that add a kind) reads the
+// kinds it has.
+func ScanTargets(items []*yaml.RNode, certs *pki.Cache, targets kube.TargetTable) *Inventory {
 	s := &scanner{inv: &Inventory{}, cache: certs, targets: targets}
 	for _, item := range items {
 		kind, group := item.GetKind(), kube.GroupOf(item.GetApiVersion())

@@ -31,6 +31,11 @@ type Input struct {
 	// File maps the file a resource was read from to the path shown (the
 	// path below the top of the tree); nil shows it as read.
 	File func(string) string
+	// Targets and Workloads are the kind tables the model reads by: the
+	// kinds that hold trust, and the kinds whose pods read it (zero: the
+	// tables rotate-certs ships; tests add a kind).
+	Targets   kube.TargetTable
+	Workloads policy.WorkloadTable
 }
 
 // Package is one package of a tree: its directory, its resources (its
@@ -129,7 +134,7 @@ func Build(in Input) *Tree {
 		b.object(item)
 	}
 	b.waves()
-	certs, problems := findCertificates(layout.WithoutPolicies(in.Items))
+	certs, problems := findCertificates(layout.WithoutPolicies(in.Items), in.Targets)
 	b.values(certs)
 	b.injectedConsumers()
 	for _, p := range problems {
@@ -208,14 +213,14 @@ func (b *builder) values(certs []found) {
 }
 
 // isTrust reports whether value v of node holds trust: a caBundle, a
-// ClusterTrustBundle, a trust-manager inLine source, or a Secret or
-// ConfigMap value (not a snapshot's) of CAs only that is not a chain and
-// not under a certificate key.
+// ClusterTrustBundle, a trust-manager inLine source, or a value of a kind
+// that holds a bundle at keys - a Secret or ConfigMap - (not a snapshot's)
+// of CAs only that is not a chain and not under a certificate key.
 func (b *builder) isTrust(v *value, node *yaml.RNode) bool {
 	if node == nil || v.within {
 		return false
 	}
-	if v.ref.Kind != "Secret" && v.ref.Kind != "ConfigMap" {
+	if d, ok := b.in.Targets.Lookup(kube.TargetKind(v.ref.Kind)); !ok || d.Store != kube.StoreKeys || d.Group != kube.GroupOf(v.ref.APIVersion) {
 		return true
 	}
 	if kube.IsLocalConfig(node) || certKeys[dataKey(v.field)] {

@@ -2,6 +2,8 @@ package trustdiff
 
 import (
 	"github.com/rotate-certs/rotate-certs/fn/inventory"
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -11,9 +13,10 @@ import (
 // found is one certificate in one value of one resource.
 type found = inventory.Found
 
-// findCertificates returns every certificate of items and the values that
-// hold certificate data that does not parse.
-func findCertificates(items []*yaml.RNode) ([]found, []inventory.Problem) {
-	inv := inventory.Scan(items)
+// findCertificates returns every certificate of items, by the target-kind
+// table targets, and the values that hold certificate data that does not
+// parse.
+func findCertificates(items []*yaml.RNode, targets kube.TargetTable) ([]found, []inventory.Problem) {
+	inv := inventory.ScanTargets(items, pki.NewCache(), targets)
 	return inv.Certificates, inv.Problems
 }

@@ -16,7 +16,7 @@ import (
 // rolls out machines, a PrometheusRule's alerts, a RotationPolicy.
 func (b *builder) object(item *yaml.RNode) {
 	kind, group := item.GetKind(), kube.GroupOf(item.GetApiVersion())
-	workload, isWorkload := policy.WorkloadKinds().At(item.GetApiVersion(), kind)
+	workload, isWorkload := b.in.Workloads.At(item.GetApiVersion(), kind)
 	machines, _ := kube.MachineKinds().Lookup(group, kind)
 	switch {
 	case kube.IsLocalConfig(item) && !layout.IsPolicy(item):
@@ -49,7 +49,7 @@ func (b *builder) workload(item *yaml.RNode, kind policy.WorkloadKind) {
 	if tmpl == nil {
 		tmpl = kube.At(item, "spec")
 	}
-	b.tree.Workloads = append(b.tree.Workloads, Workload{Resource: res, Template: digest(tmpl)})
+	b.tree.Workloads = append(b.tree.Workloads, Workload{Resource: res, Template: digest(tmpl), replaces: kind.ReplacesPods})
 	t, err := restart.ReadTemplate(item, kind)
 	if err != nil {
 		b.problem(ref, fmt.Sprintf("%s: %v (what it reads is not known)", ref, err))
