@@ -80,7 +80,13 @@ func Run(o Options, stdout io.Writer, log exit.Printer) error {
 	if err := pathsExist(o, base, head); err != nil {
 		return exit.Misuse(err)
 	}
-	bt, ht := base.model(o, log), head.model(o, log)
+	bs, hs := base.load(log), head.load(log)
+	dupsB, dupsH := trustdiff.Duplicates(bs.Items, base.rel()), trustdiff.Duplicates(hs.Items, head.rel())
+	for _, d := range dupsH {
+		log.Warn("at HEAD: " + kube.ScrubMessage(d.String()))
+	}
+	ambiguous := trustdiff.Ambiguous(dupsB, dupsH)
+	bt, ht := base.model(bs, o, ambiguous), head.model(hs, o, ambiguous)
 	incomplete, fatal := judgeProblems(bt.Problems, ht.Problems, base, head)
 	for _, p := range bt.Problems {
 		if !slices.ContainsFunc(incomplete, func(i trustdiff.Incomplete) bool { return i.File == p.File && i.Reason == p.Message }) {
@@ -146,27 +152,38 @@ func write(res trustdiff.Result, o Options) ([]byte, error) {
 	}
 }
 
-// model reads side s into its model; what it could not read is in the
-// model's Problems, each with its file.
-func (s *opened) model(o Options, log exit.Printer) *trustdiff.Tree {
+// load reads side s's resources and tells its notes.
+func (s *opened) load(log exit.Printer) *resio.Resources {
 	set := s.read()
-	inRoot := func(m string) string {
-		return kube.ScrubMessage(strings.ReplaceAll(m, s.root+string(filepath.Separator), ""))
-	}
 	for _, n := range set.Notes {
-		log.Note(fmt.Sprintf("%s: %s", s.side, inRoot(n)))
+		log.Note(fmt.Sprintf("%s: %s", s.side, s.inRoot(n)))
 	}
-	rel := relativeTo(s.root)
+	return set
+}
+
+// inRoot is message m with the side's files named below its root.
+func (s *opened) inRoot(m string) string {
+	return kube.ScrubMessage(strings.ReplaceAll(m, s.root+string(filepath.Separator), ""))
+}
+
+// rel returns the function that shows a file of the side below its root.
+func (s *opened) rel() func(string) string { return relativeTo(s.root) }
+
+// model maps set, the side's resources, onto its model; what it could not
+// read is in the model's Problems, each with its file. ambiguous are the
+// names several objects share in one directory on either side.
+func (s *opened) model(set *resio.Resources, o Options, ambiguous map[string]bool) *trustdiff.Tree {
+	rel := s.rel()
 	var problems []trustdiff.Problem
 	for _, p := range set.Problems {
 		file := ""
 		if p.Path != "" {
 			file = kube.SafePath(rel(p.Path))
 		}
-		problems = append(problems, trustdiff.Problem{File: file, Message: inRoot(p.Message)})
+		problems = append(problems, trustdiff.Problem{File: file, Message: s.inRoot(p.Message)})
 	}
 	pkgs, errs := explain(set.Items, rel, o.Now, seesWhole(o, s.side))
-	tree := trustdiff.Build(trustdiff.Input{Items: set.Items, Packages: pkgs, File: rel})
+	tree := trustdiff.Build(trustdiff.Input{Items: set.Items, Packages: pkgs, File: rel, Ambiguous: ambiguous})
 	tree.Problems = append(append(problems, errs...), tree.Problems...)
 	return tree
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
@@ -192,9 +193,11 @@ func (s *Resources) parse(path string, b []byte) {
 				Message: fmt.Sprintf("%s: resource %d (%s %s): %v; not a Kubernetes object, not read", name, i+1, kube.Safe(n.GetApiVersion()), kube.Safe(n.GetKind()), err)})
 			continue
 		}
+		// The file and the place in it (kube.Ref's Path and Index): two
+		// objects of one name in one file are told apart by it.
 		if p := n.GetAnnotations(kioutil.PathAnnotation)[kioutil.PathAnnotation]; p == "" && path != "-" {
-			if err := n.PipeE(yaml.SetAnnotation(kioutil.PathAnnotation, path)); err != nil {
-				s.problemf("%s: %v", path, err)
+			if !annotate(n, map[string]string{kioutil.PathAnnotation: path, kioutil.IndexAnnotation: strconv.Itoa(i)}) {
+				s.problemf("%s: resource %d: its annotations cannot be set", path, i+1)
 				continue
 			}
 		}

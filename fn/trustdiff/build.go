@@ -36,6 +36,10 @@ type Input struct {
 	// tables rotate-certs ships; tests add a kind).
 	Targets   kube.TargetTable
 	Workloads policy.WorkloadTable
+	// Ambiguous are the names several objects share in one directory, in
+	// this tree or the other one of the change (Ambiguous(Duplicates of
+	// each)): their objects are told apart by file and document.
+	Ambiguous map[string]bool
 }
 
 // Package is one package of a tree: its directory, its resources (its
@@ -167,12 +171,13 @@ func (b *builder) waves() {
 }
 
 // resource names the object ref as the result shows it.
+// An ambiguous name (Input.Ambiguous) is told apart by its place.
 func (b *builder) resource(ref kube.Ref) Resource {
-	file := ref.Path
-	if b.in.File != nil && file != "" {
-		file = b.in.File(file)
+	r := resourceOf(ref, b.in.File)
+	if b.in.Ambiguous[r.name()] {
+		r.place = placeOf(ref, r)
 	}
-	return Resource{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name, File: kube.SafePath(file)}
+	return r
 }
 
 // value is the certificates of one value of one resource.

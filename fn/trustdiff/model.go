@@ -10,7 +10,6 @@ package trustdiff
 
 import (
 	"crypto/x509"
-	"path"
 	"strings"
 	"time"
 
@@ -29,18 +28,9 @@ type Resource struct {
 	// File is the file the object was read from, relative to the top of
 	// the tree.
 	File string `json:"file,omitempty"`
-}
-
-// id is the identity of an object across the two trees: the directory of
-// its file (a repository of many clusters holds the same object once per
-// cluster), its API group, kind, namespace and name. Its file name and API
-// version are not: renaming a file or moving an API version is no change.
-func (r Resource) id() string {
-	group, _, _ := strings.Cut(r.APIVersion, "/")
-	if !strings.Contains(r.APIVersion, "/") {
-		group = ""
-	}
-	return path.Dir(r.File) + "\x00" + group + "\x00" + r.Kind + "\x00" + r.Namespace + "\x00" + r.Name
+	// place tells apart objects that share their identity's other parts
+	// (identity.go); "" for an object that is the only one of its name.
+	place string
 }
 
 // String names the object for tables: "Secret ns/name".

@@ -1,0 +1,108 @@
+package trustdiff
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// The identity of an object across the two trees. An object is the same
+// on both sides when its directory (a repository of many clusters holds
+// the same object once per cluster), API group, kind, namespace and name
+// are: renaming a file or moving an API version is no change. Real
+// repositories also hold several objects of one name in one directory
+// (test fixtures, variants of one object): such an object is ambiguous,
+// and is told apart by its file and its place in the file, on both sides
+// alike, so that a copy that does not change is not compared with
+// another that does.
+
+// id is r's identity across the two trees.
+func (r Resource) id() string {
+	if r.place == "" {
+		return r.name()
+	}
+	return r.name() + "\x00" + r.place
+}
+
+// name is r's identity without its place: its directory, API group, kind,
+// namespace and name.
+func (r Resource) name() string {
+	group, _, _ := strings.Cut(r.APIVersion, "/")
+	if !strings.Contains(r.APIVersion, "/") {
+		group = ""
+	}
+	return path.Dir(r.File) + "\x00" + group + "\x00" + r.Kind + "\x00" + r.Namespace + "\x00" + r.Name
+}
+
+// Duplicate is a name that several objects of one directory of a tree
+// share.
+type Duplicate struct {
+	// Resource is the first of them, in tree order.
+	Resource Resource
+	// Places are each one's file and document ("FILE#N", N counted from
+	// 0), in tree order.
+	Places []string
+	id     string
+}
+
+// Duplicates returns the names that several objects of items share in one
+// directory, in tree order; file maps the file a resource was read from
+// to the path shown (nil: as read).
+func Duplicates(items []*yaml.RNode, file func(string) string) []Duplicate {
+	var out []Duplicate
+	at := map[string]int{}
+	for _, item := range objectsOnly(items) {
+		r := resourceOf(kube.RefOf(item), file)
+		id := r.name()
+		i, ok := at[id]
+		if !ok {
+			at[id] = len(out)
+			out = append(out, Duplicate{Resource: r, id: id})
+			i = len(out) - 1
+		}
+		out[i].Places = append(out[i].Places, placeOf(kube.RefOf(item), r))
+	}
+	dups := out[:0]
+	for _, d := range out {
+		if len(d.Places) > 1 {
+			dups = append(dups, d)
+		}
+	}
+	return dups
+}
+
+// Ambiguous returns the names of dups, for Input.Ambiguous: give it the
+// duplicates of both sides, so that both tell the objects of such a name
+// apart alike.
+func Ambiguous(dups ...[]Duplicate) map[string]bool {
+	out := map[string]bool{}
+	for _, ds := range dups {
+		for _, d := range ds {
+			out[d.id] = true
+		}
+	}
+	return out
+}
+
+// String words a duplicate for a warning.
+func (d Duplicate) String() string {
+	return fmt.Sprintf("%s is defined %d times in %s (%s): diff tells them apart by file and document",
+		d.Resource, len(d.Places), path.Dir(d.Resource.File), strings.Join(d.Places, ", "))
+}
+
+// placeOf is where ref sits: its file and document.
+func placeOf(ref kube.Ref, r Resource) string {
+	return fmt.Sprintf("%s#%d", r.File, ref.Index)
+}
+
+// resourceOf names the object ref as the result shows it.
+func resourceOf(ref kube.Ref, file func(string) string) Resource {
+	f := ref.Path
+	if file != nil && f != "" {
+		f = file(f)
+	}
+	return Resource{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name, File: kube.SafePath(f)}
+}
