@@ -240,8 +240,7 @@ func (p *Package) Empty() bool { return len(p.units) == 0 }
 
 // Read returns p's resources, its policies among them, in the source's
 // order: a tree's files parsed again (resio.Tree.Read, which a render
-// writes back), or the resources read. Read and Release may run at once
-// for distinct packages.
+// writes back), or the resources read. Packages may be read at once.
 func (p *Package) Read() (*resio.Resources, error) {
 	if p.src == nil || p.src.tree == nil {
 		r := &resio.Resources{}
@@ -292,8 +291,8 @@ func named(nodes []*yaml.RNode, names map[string]bool) []*yaml.RNode {
 	return out
 }
 
-// Release lets the text of p's files go: they cannot be read again.
-func (p *Package) Release() {
+// release lets the text of p's files go: they cannot be read again.
+func (p *Package) release() {
 	if p.src == nil || p.src.tree == nil {
 		return
 	}
@@ -387,7 +386,7 @@ func (p *Package) Explain(items []*yaml.RNode, now time.Time) []Explained {
 // read, and hands what it returned to done on the caller's goroutine in
 // the order of pkgs, as a serial run would: what done writes is that of
 // one package after the other. Each package is parsed when a worker takes
-// it and let go when do returns (Release, and its policies): what a pass
+// it and let go when do returns (its text and its policies): what a pass
 // holds is the source, the packages in flight and what do returned.
 func Each[R any](pkgs []*Package, workers int, do func(p *Package, r *resio.Resources, err error) R, done func(i int, result R)) {
 	parallel.Map(len(pkgs), workers, func() func(int) R {
@@ -395,7 +394,7 @@ func Each[R any](pkgs []*Package, workers int, do func(p *Package, r *resio.Reso
 			p := pkgs[i]
 			r, err := p.Read()
 			out := do(p, r, err)
-			p.Release()
+			p.release()
 			p.Policies = nil // done with: let them go
 			return out
 		}

@@ -1,10 +1,10 @@
 // Package repo is `rotate-certs render` on a directory: it reads the tree
-// (resio.ScanTree), splits it into packages - one with the policy given on
-// the command line, or every package the directory holds - reads each
-// package (Tree.Read), runs the function (rotate.Processor) on it, and
-// writes back the files whose resources changed, all or nothing across
-// packages; or, as a dry run, prints the unified diff of what it would
-// write. A package's resources are parsed while it renders and let go
+// (resio.ScanTree), splits it into packages on the repository pass
+// (fn/pass) - one with the policy given on the command line, or every
+// package the directory holds - runs the function (rotate.Processor) on
+// each package as the pass parses it, and writes back the files whose
+// resources changed, all or nothing across packages; or, as a dry run,
+// prints the unified diff of what it would write. A package's resources are parsed while it renders and let go
 // when its files are encoded: what a render holds is the text of the
 // tree, the packages in flight and the files to write.
 package repo
@@ -179,7 +179,7 @@ func renderJobs(dir string, pkgs []*pass.Package, o Options) ([]atomicfs.File, e
 	}
 	if len(errs) > 0 {
 		if len(pkgs) > 1 {
-			fmt.Fprintf(o.Stderr, "rotate-certs render: %d of %d packages failed; nothing was written\n", len(errs), len(pkgs))
+			o.Stderr.Print(fmt.Sprintf("%d of %d packages failed; nothing was written", len(errs), len(pkgs)))
 		}
 		return nil, errors.Join(errs...)
 	}
@@ -240,7 +240,7 @@ func write(dir string, files []atomicfs.File, created map[string]bool, packages 
 // left as they are (said on stderr); a policy that would be left so is an
 // error. The packages are split by file, so that no package is parsed
 // before it renders.
-func plan(dir string, tree *resio.Tree, forced *yaml.RNode, stderr io.Writer) ([]*pass.Package, error) {
+func plan(dir string, tree *resio.Tree, forced *yaml.RNode, stderr exit.Printer) ([]*pass.Package, error) {
 	pkgs, rest := pass.FromTree(tree).Split()
 	var jobs []*pass.Package
 	if forced != nil {
@@ -283,7 +283,7 @@ func plan(dir string, tree *resio.Tree, forced *yaml.RNode, stderr io.Writer) ([
 		return nil, errors.Join(errs...)
 	}
 	if n := withResources(tree, rest.Files()); n > 0 {
-		fmt.Fprintf(stderr, "rotate-certs render: note: %d file(s) under %s are in no package (no RotationPolicy in their directory or above): left as they are\n", n, dir)
+		stderr.Note(fmt.Sprintf("%d file(s) under %s are in no package (no RotationPolicy in their directory or above): left as they are", n, dir))
 	}
 	return jobs, nil
 }

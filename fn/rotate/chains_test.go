@@ -10,6 +10,7 @@ import (
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
+	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/rotate-certs/rotate-certs/fn/trustbundle"
 	"github.com/rotate-certs/rotate-certs/fn/why"
@@ -126,9 +127,18 @@ func explain(t *testing.T, out []byte, now time.Time) rotate.Explanation {
 	require.NoError(t, err)
 	fnConfig, err := rl.Pipe(yaml.Lookup("functionConfig"))
 	require.NoError(t, err)
-	e, err := rotate.Explain(parseResourceList(t, out).items, fnConfig, now)
+	e, err := explainPolicy(t, parseResourceList(t, out).items, fnConfig, now)
 	require.NoError(t, err)
 	return e
+}
+
+// explainPolicy is rotate's explanation of the policy fnConfig over
+// items at now, as the repository pass asks it.
+func explainPolicy(t *testing.T, items []*yaml.RNode, fnConfig *yaml.RNode, now time.Time) (rotate.Explanation, error) {
+	t.Helper()
+	pol, err := policy.Decode(fnConfig)
+	require.NoError(t, err)
+	return rotate.Processor{}.ExplainPolicy(items, fnConfig, pol, now)
 }
 
 // verdictOf returns the trust row of the carried CA subject's

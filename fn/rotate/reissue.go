@@ -182,26 +182,13 @@ type Explanation struct {
 	Domains map[string]string
 }
 
-// Explain runs the trust-bundle and restart rules of the policy fnConfig
-// over a copy of items at now and explains the result; items are not
-// changed. The policy's spec.now is ignored: a CI check asks about now,
-// not about the render's pinned clock. It fails when the policy is invalid
-// or a bundle cannot be rendered.
-func Explain(items []*yaml.RNode, fnConfig *yaml.RNode, now time.Time) (Explanation, error) {
-	return Processor{}.Explain(items, fnConfig, now)
-}
-
-// Explain is Explain with the trust domains p sees (Domains, Package).
-func (p Processor) Explain(items []*yaml.RNode, fnConfig *yaml.RNode, now time.Time) (Explanation, error) {
-	pol, err := policy.Decode(fnConfig)
-	if err != nil {
-		return Explanation{}, fmt.Errorf("%s: %w", kube.RefOf(fnConfig), err)
-	}
-	return p.ExplainPolicy(items, fnConfig, pol, now)
-}
-
-// ExplainPolicy is Explain of fnConfig decoded as pol (policy.Decode): a
-// caller that reads the policy itself decodes it once.
+// ExplainPolicy runs the trust-bundle and restart rules of the policy
+// fnConfig, decoded as pol (policy.Decode: the caller decodes it once),
+// with the trust domains p sees (Domains, Package) over a copy of items at
+// now, and explains the result; items are not changed. The policy's
+// spec.now is ignored: a CI check asks about now, not about the render's
+// pinned clock. It fails when a bundle cannot be rendered. The repository
+// pass (fn/pass: Package.Explain) calls it for check and diff.
 func (p Processor) ExplainPolicy(items []*yaml.RNode, fnConfig *yaml.RNode, pol *policy.RotationPolicy, now time.Time) (Explanation, error) {
 	r, err := p.dryRun(items, fnConfig, pol, now, (*run).trustBundles, (*run).restarts)
 	if err != nil {
