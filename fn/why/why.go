@@ -177,10 +177,10 @@ type Renewal struct {
 
 // Renewal states, as check shows them.
 const (
-	RenewalDisabled = "disabled"
-	RenewalPast     = "past: snapshot and render"
-	RenewalDue      = "due soon"
-	RenewalLater    = "later"
+	renewalDisabled = "disabled"
+	renewalPast     = "past: snapshot and render"
+	renewalDue      = "due soon"
+	renewalLater    = "later"
 )
 
 // State says where the renewal stands at now: past (the cluster likely
@@ -188,11 +188,11 @@ const (
 func (x Renewal) State(now time.Time, warnWithin time.Duration) string {
 	switch {
 	case x.Disabled:
-		return RenewalDisabled
+		return renewalDisabled
 	case !x.RenewsAt.After(now):
-		return RenewalPast
+		return renewalPast
 	case !now.Before(x.RenewsAt.Add(-warnWithin)):
-		return RenewalDue
+		return renewalDue
 	}
-	return RenewalLater
+	return renewalLater
 }
