@@ -7,6 +7,7 @@ import (
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
+	"github.com/rotate-certs/rotate-certs/fn/why"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 )
@@ -117,5 +118,29 @@ func TestTemplateChangeThatReplacesNoPod(t *testing.T) {
 				t.Errorf("breaks %+v: want a break: %t", r.Breaks, tc.breaks)
 			}
 		})
+	}
+}
+
+// TestExplanationsJoinByAddress: the rules' explanation of a target is
+// joined to the object by package, object key and field path - here a
+// ClusterTrustBundle to which a kustomization's namespace: was applied:
+// the API server keys it without the namespace, as the rules do. Joined
+// by the words a message shows the target in ("ClusterTrustBundle
+// ns/name"), before, it was explained by nothing.
+func TestExplanationsJoinByAddress(t *testing.T) {
+	ca := testpki.Fixture("ca-2026")
+	pem := strings.ReplaceAll(strings.TrimSpace(string(ca.PEM())), "\n", "\n    ")
+	text := "apiVersion: certificates.k8s.io/v1beta1\nkind: ClusterTrustBundle\nmetadata: {name: roots, namespace: set-by-kustomize}\n" +
+		"spec:\n  signerName: example.com/roots\n  trustBundle: |\n    " + pem + "\n"
+	items, err := (&kio.ByteReader{Reader: strings.NewReader(text), OmitReaderAnnotations: true}).Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sha := sha(ca.Cert)
+	row := why.Trusted{Package: "clusters/a", Bundle: "roots", Target: why.Address{Key: kube.Key{Kind: "ClusterTrustBundle", Name: "roots"}, Field: "spec.trustBundle"},
+		SHA256: sha, Reason: why.TrustSource, Source: "Secret a/ca data.ca.crt"}
+	tree := Build(Input{Items: items, Packages: []Package{{Dir: "clusters/a", Items: items, Trust: []why.Trusted{row}}}})
+	if len(tree.Trust) != 1 || tree.Trust[0].Reasons[sha] != (Reason{Why: WhySource, Source: "Secret a/ca data.ca.crt"}) || tree.Trust[0].Bundle != "roots" {
+		t.Fatalf("trust %+v: want the rules' reason joined by address", tree.Trust)
 	}
 }
