@@ -87,3 +87,38 @@ func TestDiffUsage(t *testing.T) {
 		})
 	}
 }
+
+// A private key committed in a ConfigMap is a warning naming the object
+// and field, in every format, never the key; the exit status stays 0.
+func TestDiffWarnsOfAKeyOutsideASecret(t *testing.T) {
+	leaf := testpki.Fixture("leaf-old")
+	key := string(leaf.KeyPEM())
+	dir := t.TempDir()
+	base, head := filepath.Join(dir, "base"), filepath.Join(dir, "head")
+	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: app}\ndata:\n  server.key: |\n    " +
+		strings.ReplaceAll(strings.TrimSpace(key), "\n", "\n    ") + "\n"
+	for d, files := range map[string]map[string]string{base: {"ns.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: app}\n"},
+		head: {"ns.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: app}\n", "config.yaml": cm}} {
+		for name, text := range files {
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(d, name), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	body := strings.Split(strings.TrimSpace(key), "\n")[1]
+	for _, format := range []string{"table", "markdown", "json"} {
+		out, stderr, code := runCLI(t, "", "diff", base, head, "-o", format, "--now", "2026-11-22")
+		if code != 0 {
+			t.Errorf("-o %s: exit %d, want 0 (a warning)\n%s", format, code, stderr)
+		}
+		if !strings.Contains(out, "ConfigMap") || !strings.Contains(out, "data.server.key") || !strings.Contains(out, "holds private key material") {
+			t.Errorf("-o %s does not name the place:\n%s", format, out)
+		}
+		if strings.Contains(out+stderr, body) || strings.Contains(out+stderr, "PRIVATE KEY") {
+			t.Fatalf("-o %s echoes key material:\n%s", format, out)
+		}
+	}
+}

@@ -61,9 +61,10 @@ func Run(o Options, stdout io.Writer, log exit.Printer) error {
 	}
 	in := &inputErrors{}
 	// Read as text, each package parsed when its report is built and let
-	// go after (the pass): what check holds is the text of its input and
-	// the report, not every resource parsed.
-	tree := resio.ScanPaths(paths, o.Stdin, layout.IsPolicy)
+	// go after (the pass), kustomizations built as the cluster gets them:
+	// what check holds is the text of its input, what it built and the
+	// report, not every resource parsed.
+	tree := resio.ScanBuilt(paths, o.Stdin, layout.IsPolicy)
 	for _, n := range tree.Notes {
 		log.Note(n)
 	}

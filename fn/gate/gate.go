@@ -183,9 +183,20 @@ func (s *opened) model(set *resio.Resources, o Options, ambiguous map[string]boo
 		problems = append(problems, trustdiff.Problem{File: file, Message: s.inRoot(p.Message)})
 	}
 	pkgs, errs := explain(set.Items, rel, o.Now, seesWhole(o, s.side))
-	tree := trustdiff.Build(trustdiff.Input{Items: set.Items, Packages: pkgs, File: rel, Ambiguous: ambiguous})
+	tree := trustdiff.Build(trustdiff.Input{Items: set.Items, Packages: pkgs, File: rel, Ambiguous: ambiguous,
+		CertFiles: certFiles(set.CertFiles, rel)})
 	tree.Problems = append(append(problems, errs...), tree.Problems...)
 	return tree
+}
+
+// certFiles are the certificate files no build reads, by their path below
+// the top, for the model (kbuild: read as kustomize builds).
+func certFiles(files []resio.CertFile, rel func(string) string) map[string]string {
+	out := make(map[string]string, len(files))
+	for _, f := range files {
+		out[rel(f.Path)] = f.SHA256
+	}
+	return out
 }
 
 // relativeTo returns the function that shows a file below root.
@@ -309,7 +320,7 @@ func open(o Options, s Side, log exit.Printer) (*opened, error) {
 		}
 	}
 	return &opened{side: s, root: rev.Top,
-		read:   func() *resio.Resources { return readPaths(paths, rev.ReadPaths) },
+		read:   func() *resio.Resources { return readPaths(paths, rev.ReadBuilt) }, // kustomizations built
 		exists: func(p string) bool { return rev.Exists(filepath.Join(here, p)) },
 		file:   func(rel string) ([]byte, bool) { return rev.ReadFile(filepath.Join(rev.Top, filepath.FromSlash(rel))) },
 	}, nil
@@ -330,7 +341,7 @@ func openDir(o Options, s Side) (*opened, error) {
 	}
 	return &opened{side: s, root: root,
 		read: func() *resio.Resources {
-			return readPaths(paths, func(p []string) *resio.Resources { return resio.ReadPaths(p, nil) })
+			return readPaths(paths, func(p []string) *resio.Resources { return resio.ReadBuilt(p, nil) }) // kustomizations built
 		},
 		exists: func(p string) bool {
 			if !filepath.IsAbs(p) {

@@ -30,6 +30,13 @@ func linkerd(anchor, issuer testpki.Cert, roots ...testpki.Cert) map[string]stri
 	}
 }
 
+// withNext is files with the next anchor's Secret beside them (committed
+// before it is used).
+func withNext(files map[string]string, next testpki.Cert) map[string]string {
+	files["linkerd/next.yaml"] = secret("linkerd", "linkerd-trust-anchor-next", map[string]string{"tls.crt": pem(next), "tls.key": string(next.KeyPEM())})
+	return files
+}
+
 // istio is Istio's plug-in CA layout: cacerts, read by istiod, and the
 // root's own Secret.
 func istio(root, inter testpki.Cert, roots ...testpki.Cert) map[string]string {
@@ -48,24 +55,36 @@ var (
 	istioInt2  = testpki.NewIntermediate("diff-istio-int-2", "Intermediate CA", istioRoot2, testpki.Date(2026, 11, 10), testpki.Days(365))
 )
 
+// Without a policy, the step that brings the new anchor in its own Secret
+// and into the roots at once is planted: a holder that gains a CA in the
+// same change explains nothing (a Secret pasted beside a caBundle would
+// explain anything). What breaks is judged all the same.
 func TestAnchorRotationSteps(t *testing.T) {
 	cases := []struct {
 		name   string
 		steps  []map[string]string
 		breaks []string // per step after the first: the certificate key a break names, "" none
+		// planted is, per step after the first, the words of its planted
+		// reasons, "" for none planted
+		planted []string
 	}{
 		{"linkerd in three steps", []map[string]string{
 			linkerd(anchor1, issuer1, anchor1), linkerd(anchor2, issuer1, anchor1, anchor2),
-			linkerd(anchor2, issuer2, anchor1, anchor2), linkerd(anchor2, issuer2, anchor2)}, []string{"", "", ""}},
+			linkerd(anchor2, issuer2, anchor1, anchor2), linkerd(anchor2, issuer2, anchor2)}, []string{"", "", ""},
+			[]string{"introduced with Secret linkerd/linkerd-trust-anchor data.tls.crt and 1 more, whose value this change replaces", "", ""}},
+		{"linkerd in three steps, the new anchor's Secret committed before", []map[string]string{
+			withNext(linkerd(anchor1, issuer1, anchor1), anchor2), withNext(linkerd(anchor2, issuer1, anchor1, anchor2), anchor2),
+			linkerd(anchor2, issuer2, anchor1, anchor2), linkerd(anchor2, issuer2, anchor2)}, []string{"", "", ""}, []string{"", "", ""}},
 		{"linkerd issuer re-issued before the roots hold the new anchor", []map[string]string{
-			linkerd(anchor1, issuer1, anchor1), linkerd(anchor2, issuer2, anchor1)}, []string{"linkerd-identity-issuer data.tls.crt"}},
+			linkerd(anchor1, issuer1, anchor1), linkerd(anchor2, issuer2, anchor1)}, []string{"linkerd-identity-issuer data.tls.crt"}, nil},
 		{"linkerd old anchor dropped before the issuer is re-issued", []map[string]string{
-			linkerd(anchor2, issuer1, anchor1, anchor2), linkerd(anchor2, issuer1, anchor2)}, []string{"linkerd-identity-issuer data.tls.crt"}},
+			linkerd(anchor2, issuer1, anchor1, anchor2), linkerd(anchor2, issuer1, anchor2)}, []string{"linkerd-identity-issuer data.tls.crt"}, nil},
 		{"istio in three steps", []map[string]string{
 			istio(istioRoot1, istioInt1, istioRoot1), istio(istioRoot2, istioInt1, istioRoot1, istioRoot2),
-			istio(istioRoot2, istioInt2, istioRoot1, istioRoot2), istio(istioRoot2, istioInt2, istioRoot2)}, []string{"", "", ""}},
+			istio(istioRoot2, istioInt2, istioRoot1, istioRoot2), istio(istioRoot2, istioInt2, istioRoot2)}, []string{"", "", ""},
+			[]string{"introduced with Secret istio-system/cacerts data.cert-chain.pem and 1 more, whose value this change replaces", "", ""}},
 		{"istio intermediate re-issued before root-cert.pem holds the new root", []map[string]string{
-			istio(istioRoot1, istioInt1, istioRoot1), istio(istioRoot2, istioInt2, istioRoot1)}, []string{"cacerts data.ca-cert.pem"}},
+			istio(istioRoot1, istioInt1, istioRoot1), istio(istioRoot2, istioInt2, istioRoot1)}, []string{"cacerts data.ca-cert.pem"}, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -74,8 +93,14 @@ func TestAnchorRotationSteps(t *testing.T) {
 			for i, step := range tc.steps[1:] {
 				next := r.commit(step)
 				res, code := r.result(prev, next)
-				want := tc.breaks[i]
-				if want == "" && (code != exit.OK || len(res.Breaks)+len(res.Planted) > 0) {
+				want, planted := tc.breaks[i], ""
+				if tc.planted != nil {
+					planted = tc.planted[i]
+				}
+				if planted != "" && (len(res.Planted) == 0 || !strings.Contains(res.Planted[0].Reason, planted)) {
+					t.Fatalf("step %d: planted %+v, want it planted: %s", i+1, res.Planted, planted)
+				}
+				if want == "" && (planted == "" && code != exit.OK || planted != "" && code != exit.Failed || len(res.Breaks) > 0 || planted == "" && len(res.Planted) > 0) {
 					t.Fatalf("step %d: exit %d, breaks %+v, planted %+v", i+1, code, res.Breaks, res.Planted)
 				}
 				if want != "" && (code != exit.Failed || !breakNames(res.Breaks, want)) {

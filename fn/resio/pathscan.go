@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"path/filepath"
 	"slices"
 
+	"github.com/rotate-certs/rotate-certs/fn/kbuild"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -26,18 +28,26 @@ import (
 // gives the problems of the files the scan did not parse: Problems puts
 // both in ReadPaths' order.
 func ScanPaths(paths []string, stdin io.Reader, keep func(*yaml.RNode) bool) *Tree {
-	return scanPaths(osFiles{}, paths, stdin, keep)
+	return scanPaths(osFiles{}, paths, stdin, keep, false)
 }
 
-// ScanPaths is ScanPaths over the revision: paths are below Top.
-func (r *Revision) ScanPaths(paths []string, keep func(*yaml.RNode) bool) *Tree {
-	return scanPaths(r.files, paths, nil, keep)
+// ScanBuilt is ScanPaths as ReadBuilt reads: a directory named is read
+// with its kustomizations built. What it builds is held built, as one
+// entry of Files (its path the directory's, its Names the files its
+// resources name), which Read hands out as it holds it; the directories
+// without a kustomization are held as text.
+func ScanBuilt(paths []string, stdin io.Reader, keep func(*yaml.RNode) bool) *Tree {
+	return scanPaths(osFiles{}, paths, stdin, keep, true)
 }
 
-// scanPaths is ScanPaths over files.
-func scanPaths(files fileSystem, paths []string, stdin io.Reader, keep func(*yaml.RNode) bool) *Tree {
+// scanPaths is ScanPaths over files, or ScanBuilt when build is true.
+func scanPaths(files fileSystem, paths []string, stdin io.Reader, keep func(*yaml.RNode) bool, build bool) *Tree {
 	t := &Tree{at: map[string]int{}, seed: maphash.MakeSeed(), paths: true, unread: map[int]bool{}}
 	var keptConfigs []*yaml.RNode
+	var built func(root string, seen map[string]bool) bool
+	if build {
+		built = func(root string, seen map[string]bool) bool { return t.builtDir(files, root, seen, keep, &keptConfigs) }
+	}
 	eachPathFile(files, paths, stdin, func(f pathFile) pathFile {
 		if f.path != "-" && !mayMatter(f.data) {
 			f.unread = true
@@ -75,9 +85,44 @@ func scanPaths(files fileSystem, paths []string, stdin io.Reader, keep func(*yam
 		t.at[f.path] = len(t.Files)
 		t.Files = append(t.Files, TreeFile{Path: f.path, Resources: f.count, Names: f.names})
 		t.text = append(t.text, f.data)
-	})
+		t.held = append(t.held, nil)
+	}, built)
 	t.Kept = append(t.Kept, keptConfigs...)
 	return t
+}
+
+// builtDir reads the directory root as ReadBuilt does (builtDir) into one
+// entry of t that holds what it read, and reports whether it did: a
+// directory without a kustomization is left to be scanned as text, as
+// ScanPaths scans it.
+func (t *Tree) builtDir(files fileSystem, root string, seen map[string]bool, keep func(*yaml.RNode) bool, keptConfigs *[]*yaml.RNode) bool {
+	found := walkNamed(files, root, ManifestsAndJSON, []string{"Kustomization"})
+	if !slices.ContainsFunc(found.Files, func(f string) bool { return kbuild.IsKustomization(filepath.Base(f)) }) {
+		return false
+	}
+	r := &Resources{}
+	r.builtDir(files, root, seen)
+	for _, p := range r.Problems {
+		t.Problems = append(t.Problems, p)
+		t.problemAt = append(t.problemAt, len(t.Files))
+	}
+	t.Notes = append(t.Notes, r.Notes...)
+	for _, n := range r.Items {
+		if keep(n) {
+			t.Kept = append(t.Kept, n)
+		}
+	}
+	for _, n := range r.FunctionConfigs {
+		if keep(n) {
+			*keptConfigs = append(*keptConfigs, n)
+		}
+	}
+	path := filepath.ToSlash(root)
+	t.at[path] = len(t.Files)
+	t.Files = append(t.Files, TreeFile{Path: path, Resources: len(r.Items) + len(r.FunctionConfigs), Names: namesOf(r)})
+	t.text = append(t.text, []byte{})
+	t.held = append(t.held, r)
+	return true
 }
 
 // mayMatter reports whether a file's text may hold what the scan keeps or
@@ -121,6 +166,11 @@ func (t *Tree) readPathFiles(files []string) (*Resources, error) {
 		i, ok := t.at[p]
 		if !ok || t.text[i] == nil {
 			return nil, fmt.Errorf("%s: not read, or released", p)
+		}
+		if held := t.held[i]; held != nil {
+			r.Items = append(r.Items, held.Items...)
+			configs = append(configs, held.FunctionConfigs...)
+			continue
 		}
 		one := &Resources{docs: r.docs}
 		one.parse(p, t.text[i])

@@ -74,3 +74,33 @@ functionConfig:
 	require.Equal(t, [][]string{nil, nil, nil, {"clusters/a/cm.yaml", filepath.ToSlash(filepath.Join(dir, "list.yaml"))}}, names,
 		"a file's resources may name files of their own, one without a path its file; a file the scan did not parse (bad, dup, empty) names only itself")
 }
+
+// TestScanBuiltReadIsReadBuilt: ScanBuilt holds what a directory's
+// kustomizations build and the text of the directories without one, and
+// Read gives back what ReadBuilt reads - over the examples (each a
+// kustomization) and a directory of plain files named beside them.
+func TestScanBuiltReadIsReadBuilt(t *testing.T) {
+	isPolicy := func(n *yaml.RNode) bool { return n.GetKind() == "RotationPolicy" }
+	plain := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(plain, "p.yaml"), []byte("apiVersion: rotate-certs.dev/v1alpha1\nkind: RotationPolicy\nmetadata:\n  name: p\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n"), 0o644))
+	paths := []string{golden.Path("examples", "envoy-gateway"), golden.Path("examples", "multi-signer"), plain}
+	whole := ReadBuilt(paths, nil)
+	tree := ScanBuilt(paths, nil, isPolicy)
+	require.Equal(t, whole.Notes, tree.Notes)
+	var kept []*yaml.RNode
+	for _, it := range append(append([]*yaml.RNode(nil), whole.Items...), whole.FunctionConfigs...) {
+		if isPolicy(it) {
+			kept = append(kept, it)
+		}
+	}
+	require.Len(t, kept, 3, "each build's policy and the plain file's")
+	require.Equal(t, golden.Encode(t, kept), golden.Encode(t, tree.Kept))
+	var files []string
+	for _, f := range tree.Files {
+		files = append(files, f.Path)
+	}
+	part, err := tree.Read(files)
+	require.NoError(t, err)
+	require.Equal(t, whole.Problems, tree.InOrder(part.Problems))
+	require.Equal(t, golden.Encode(t, whole.Items), golden.Encode(t, part.Items))
+}

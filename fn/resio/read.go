@@ -35,13 +35,17 @@ type Problem struct {
 // regular files only); stdin ("-") may be named once. A file reached twice
 // (named, and inside a directory named too) is read once.
 func ReadPaths(paths []string, stdin io.Reader) *Resources {
-	return readPaths(osFiles{}, paths, stdin)
+	return readPaths(osFiles{}, paths, stdin, false)
 }
 
-// readPaths is ReadPaths over files.
-func readPaths(files fileSystem, paths []string, stdin io.Reader) *Resources {
+// readPaths is ReadPaths over files, or ReadBuilt when build is true.
+func readPaths(files fileSystem, paths []string, stdin io.Reader, build bool) *Resources {
 	s := &Resources{}
-	eachPathFile(files, paths, stdin, parsePathFile, s.add)
+	var built func(root string, seen map[string]bool) bool
+	if build {
+		built = func(root string, seen map[string]bool) bool { s.builtDir(files, root, seen); return true }
+	}
+	eachPathFile(files, paths, stdin, parsePathFile, s.add, built)
 	return s
 }
 
@@ -77,8 +81,10 @@ type pathFile struct {
 // eachPathFile reads the files of paths as ReadPaths does and hands add
 // each file and each problem, in order, each file as parse makes it of its
 // text (f.res empty, its document parser set) on the goroutine that read
-// it (files are read and parsed on every core).
-func eachPathFile(files fileSystem, paths []string, stdin io.Reader, parse func(pathFile) pathFile, add func(pathFile)) {
+// it (files are read and parsed on every core). With built, a directory
+// named is read by built instead (ReadBuilt's builtDir), with the files
+// read so far, when built says it read it.
+func eachPathFile(files fileSystem, paths []string, stdin io.Reader, parse func(pathFile) pathFile, add func(pathFile), built func(root string, seen map[string]bool) bool) {
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
@@ -104,6 +110,9 @@ func eachPathFile(files fileSystem, paths []string, stdin io.Reader, parse func(
 				continue
 			}
 			add(parse(pathFile{path: "-", data: b, res: &Resources{}}))
+			continue
+		}
+		if info, err := files.Stat(p); built != nil && err == nil && info.IsDir() && built(p, seen) {
 			continue
 		}
 		found := walkPath(files, p, ManifestsAndJSON)
@@ -140,6 +149,12 @@ func readFiles(fsys fileSystem, files []string, parse func(pathFile) pathFile, a
 			return parse(pathFile{path: filepath.ToSlash(files[i]), data: b, res: one})
 		}
 	}, func(_ int, f pathFile) { add(f) })
+}
+
+// readFiles reads and parses files (in fsys) on every core and adds what
+// each gave to s, in the order of files.
+func (s *Resources) readFiles(fsys fileSystem, files []string) {
+	readFiles(fsys, files, parsePathFile, s.add)
 }
 
 func (s *Resources) problemf(format string, a ...any) {

@@ -32,8 +32,15 @@ type Resources struct {
 	// goes on past them; the caller decides whether they are fatal).
 	Problems []Problem
 	// Notes are files skipped on purpose (templates that are not YAML),
-	// one line each, to show the user.
+	// and what a kustomization build left out, one line each, to show the
+	// user.
 	Notes []string
+	// Builds are the kustomizations ReadBuilt built, each with the files
+	// it read.
+	Builds []Built
+	// CertFiles are the certificate and key files ReadBuilt found that no
+	// build reads, each with a digest of its content.
+	CertFiles []CertFile
 
 	docs  *documentParser // the block parser for the documents read
 	list  *listReader     // a list on the fast path

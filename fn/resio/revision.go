@@ -12,16 +12,20 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rotate-certs/rotate-certs/fn/kbuild"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 )
 
 // Reading a git revision: `rotate-certs diff` reads the files of a commit
-// by the same rules as a directory (Walk, ReadPaths) from memory: the blobs
-// a walk may read - manifests and .krmignore files - are read with the
-// `git` binary (ls-tree and cat-file, never the network, nothing written to
-// the repository or anywhere else) and named as if the commit were checked
-// out at the top of the repository; the walk and the readers then list and
-// read them instead of the disk. git archive is not used: it honours the
+// by the same rules as a directory (Walk, ReadPaths, ReadBuilt) from
+// memory: the blobs a walk may read - manifests, .krmignore files,
+// kustomization files and certificate files - are read with the `git`
+// binary (ls-tree and cat-file, never the network, nothing written to the
+// repository or anywhere else) and named as if the commit were checked out
+// at the top of the repository; the walk and the readers then list and
+// read them instead of the disk. Every other file of the commit is listed
+// too and read only when a kustomization build asks for it (a
+// generator's input may have any name). git archive is not used: it honours the
 // commit's own export-ignore attributes, by which a change could hide a
 // file from its own review.
 
@@ -61,18 +65,21 @@ func (r *Revision) ReadFile(p string) (data []byte, ok bool) {
 	return data, ok
 }
 
-// Has reports whether p (below Top) is a file or directory of the
-// revision that a walk may read: a directory that holds no manifest is
-// not there.
+// Has reports whether p (below Top) is a directory of the revision or a
+// file a walk may read.
 func (r *Revision) Has(p string) bool {
-	_, err := r.files.Stat(p)
-	return err == nil
+	info, err := r.files.Stat(p)
+	if err != nil {
+		return false
+	}
+	_, read := r.files.files[filepath.Clean(p)]
+	return info.IsDir() || read
 }
 
 // ReadPaths is ReadPaths (no stdin) over the revision: paths are below
 // Top.
 func (r *Revision) ReadPaths(paths []string) *Resources {
-	return readPaths(r.files, paths, nil)
+	return readPaths(r.files, paths, nil, false)
 }
 
 // IsRevision reports whether rev names a commit of the git repository
@@ -128,7 +135,7 @@ type blob struct{ id, name string }
 
 // extract reads the blobs of an ls-tree -z listing that a walk may read.
 func (r *Revision) extract(dir string, list []byte) error {
-	var blobs []blob
+	var blobs, later []blob
 	r.paths = map[string]bool{r.Top: true}
 	for _, entry := range bytes.Split(list, []byte{0}) {
 		meta, name, ok := strings.Cut(string(entry), "\t")
@@ -147,9 +154,14 @@ func (r *Revision) extract(dir string, list []byte) error {
 			r.Notes = append(r.Notes, fmt.Sprintf("%s: a symbolic link in the commit, not read", kube.SafePath(name)))
 		case f[0] != "120000" && walkable(name):
 			blobs = append(blobs, blob{id: f[2], name: name})
+		case f[0] != "120000":
+			later = append(later, blob{id: f[2], name: name})
 		}
 	}
-	return r.read(dir, blobs)
+	if err := r.read(dir, blobs); err != nil {
+		return err
+	}
+	return r.listLater(dir, later)
 }
 
 // addPath records name, a path of the commit, and the directories above
@@ -160,14 +172,38 @@ func (r *Revision) addPath(name string) {
 	}
 }
 
-// walkable reports whether a walk may read the file name: a manifest or
-// an ignore file.
+// walkable reports whether a walk may read the file name: a manifest, an
+// ignore file, a kustomization or a certificate file.
 func walkable(name string) bool {
 	base := path.Base(name)
-	if base == ignoreFile {
+	if base == ignoreFile || kbuild.IsKustomization(base) {
 		return true
 	}
-	return hasExt(base, ManifestsAndJSON)
+	return hasExt(base, ManifestsAndJSON) || hasExt(base, CertificateFiles)
+}
+
+// listLater lists the blobs read only when asked for (a kustomization's
+// generator inputs), each read then with git cat-file.
+func (r *Revision) listLater(dir string, later []blob) error {
+	for _, b := range later {
+		target, err := r.below(b.name)
+		if err != nil {
+			return err
+		}
+		r.files.addLater(target, b.id)
+	}
+	r.files.sort()
+	r.files.later.read = func(id string) ([]byte, error) { return git(dir, nil, "cat-file", "blob", id) }
+	return nil
+}
+
+// below names the file name of the commit below r.Top.
+func (r *Revision) below(name string) (string, error) {
+	target := filepath.Join(r.Top, filepath.FromSlash(name))
+	if !strings.HasPrefix(target, r.Top+string(filepath.Separator)) {
+		return "", fmt.Errorf("%s: a path outside the tree", kube.SafePath(name))
+	}
+	return target, nil
 }
 
 // hasExt reports whether name ends in one of exts, regardless of case.
@@ -210,9 +246,9 @@ func (r *Revision) read(dir string, blobs []blob) error {
 		}
 	}
 	for _, b := range blobs {
-		target := filepath.Join(r.Top, filepath.FromSlash(b.name))
-		if !strings.HasPrefix(target, r.Top+string(filepath.Separator)) {
-			return fmt.Errorf("%s: a path outside the tree", kube.SafePath(b.name))
+		target, err := r.below(b.name)
+		if err != nil {
+			return err
 		}
 		r.files.add(target, content[b.id])
 	}

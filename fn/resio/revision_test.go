@@ -18,6 +18,22 @@ func gitRun(t *testing.T, dir string, args ...string) {
 	require.NoError(t, err, "git %v: %s", args, out)
 }
 
+// committed writes files (path: text) into a new git repository, commits
+// them, and returns its directory and top.
+func committed(t *testing.T, files map[string]string) (dir, top string) {
+	t.Helper()
+	dir = t.TempDir()
+	for rel, text := range files {
+		write(t, dir, rel, text)
+	}
+	gitRun(t, dir, "init", "-q")
+	gitRun(t, dir, "add", "-A", "-f")
+	gitRun(t, dir, "commit", "-q", "-m", "c")
+	top, _, err := GitTop(dir)
+	require.NoError(t, err)
+	return dir, top
+}
+
 // readSummary is what a reading gave, with every path below root.
 type readSummary struct {
 	Items    []string // path annotation, then the resource's text
@@ -61,15 +77,7 @@ func TestRevisionReadsAsDirectory(t *testing.T) {
 	}
 	for _, paths := range [][]string{{"."}, {"pkg"}, {"pkg/sub", "a.yaml"}, {"pkg/keep.yaml", "pkg"}} {
 		t.Run(filepath.Join(paths...), func(t *testing.T) {
-			dir := t.TempDir()
-			for rel, text := range files {
-				write(t, dir, rel, text)
-			}
-			gitRun(t, dir, "init", "-q")
-			gitRun(t, dir, "add", "-A", "-f")
-			gitRun(t, dir, "commit", "-q", "-m", "c")
-			top, _, err := GitTop(dir)
-			require.NoError(t, err)
+			dir, top := committed(t, files)
 			var onDisk []string
 			for _, p := range paths {
 				onDisk = append(onDisk, filepath.Join(top, p))

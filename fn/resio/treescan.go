@@ -36,6 +36,9 @@ type Tree struct {
 	paths     bool
 	unread    map[int]bool
 	problemAt []int
+	// held are, by index in Files, what ScanBuilt holds built (nil for a
+	// file held as text).
+	held []*Resources
 }
 
 // TreeFile is one file of a Tree.
@@ -117,6 +120,9 @@ func (t *Tree) Release(files []string) {
 	for _, rel := range files {
 		if i, ok := t.at[rel]; ok {
 			t.text[i] = nil
+			if i < len(t.held) {
+				t.held[i] = nil
+			}
 		}
 	}
 }

@@ -24,12 +24,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	gitignore "github.com/monochromegane/go-gitignore"
+	"github.com/rotate-certs/rotate-certs/fn/kbuild"
 )
 
 // ignoreFile is the name of the file that lists what to skip.
@@ -60,8 +60,14 @@ func Walk(root string, exts []string) Walked {
 
 // walk is Walk over files.
 func walk(files fileSystem, root string, exts []string) Walked {
+	return walkNamed(files, root, exts, nil)
+}
+
+// walkNamed is walk that also lists the files named one of names (whatever
+// their extension: kustomize's `Kustomization`).
+func walkNamed(files fileSystem, root string, exts, names []string) Walked {
 	var res Walked
-	w := &walker{files: files, exts: exts, res: &res}
+	w := &walker{files: files, exts: exts, names: names, res: &res}
 	if err := w.dir(root, nil); err != nil {
 		res.Problems = append(res.Problems, err)
 	}
@@ -108,6 +114,7 @@ func regularFile(p string, info fs.FileInfo) error {
 type walker struct {
 	files fileSystem
 	exts  []string
+	names []string
 	res   *Walked
 }
 
@@ -148,7 +155,8 @@ func (w *walker) dir(dir string, ms []gitignore.IgnoreMatcher) error {
 			}
 			continue
 		}
-		if !slices.Contains(w.exts, strings.ToLower(filepath.Ext(name))) || ignored(ms, absPath, false) {
+		listed := slices.Contains(w.exts, strings.ToLower(filepath.Ext(name))) || slices.Contains(w.names, name)
+		if !listed || ignored(ms, absPath, false) {
 			continue
 		}
 		info, err := w.files.Stat(path) // follows a link
@@ -189,17 +197,9 @@ func readIgnore(files fileSystem, dir string) (gitignore.IgnoreMatcher, error) {
 }
 
 // fileSystem is where a walk lists and reads files: the disk (osFiles),
-// or a git revision held in memory (Revision). Paths are the host's.
-type fileSystem interface {
-	ReadDir(dir string) ([]fs.DirEntry, error)
-	// Stat follows a symbolic link.
-	Stat(p string) (fs.FileInfo, error)
-	ReadFile(p string) ([]byte, error)
-}
+// or a git revision held in memory (Revision). Paths are the host's. It
+// is what a kustomization build reads too (kbuild.Files).
+type fileSystem = kbuild.Files
 
 // osFiles is the disk.
-type osFiles struct{}
-
-func (osFiles) ReadDir(dir string) ([]fs.DirEntry, error) { return os.ReadDir(dir) }
-func (osFiles) Stat(p string) (fs.FileInfo, error)        { return os.Stat(p) }
-func (osFiles) ReadFile(p string) ([]byte, error)         { return os.ReadFile(p) }
+type osFiles = kbuild.Disk

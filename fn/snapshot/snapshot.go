@@ -395,33 +395,21 @@ func (s *snap) certificates(field string, raw []byte) ([]byte, bool) {
 // value is when its bytes do not parse as a certificate, without showing
 // them.
 func notCertificate(n int, der []byte) string {
-	if isPrivateKeyDER(der) {
+	if pki.IsPrivateKeyDER(der) {
 		return fmt.Sprintf("CERTIFICATE block %d, a private key, which a snapshot never copies", n)
 	}
 	return fmt.Sprintf("CERTIFICATE block %d, which is not an X.509 certificate", n)
 }
 
-// holdsPrivateKey reports whether b holds a private key: a PEM key block
-// (or what is left of one), as text or base64-encoded, or a DER key, as
-// it is or base64-encoded.
+// holdsPrivateKey reports whether b holds a private key (pki.HoldsPrivateKey)
+// or what is left of one: the words PRIVATE KEY, as text or
+// base64-encoded. A snapshot errs on the side of dropping.
 func holdsPrivateKey(b []byte) bool {
-	if bytes.Contains(b, []byte("PRIVATE KEY")) || isPrivateKeyDER(b) {
+	if pki.HoldsPrivateKey(b) || bytes.Contains(b, []byte("PRIVATE KEY")) {
 		return true
 	}
 	der, err := base64.StdEncoding.DecodeString(string(bytes.TrimSpace(b)))
-	if err != nil {
-		return false
-	}
-	return bytes.Contains(der, []byte("PRIVATE KEY")) || isPrivateKeyDER(der)
-}
-
-// isPrivateKeyDER reports whether der is a PKCS #8, PKCS #1 or SEC 1
-// private key.
-func isPrivateKeyDER(der []byte) bool {
-	_, e1 := x509.ParsePKCS8PrivateKey(der)
-	_, e2 := x509.ParsePKCS1PrivateKey(der)
-	_, e3 := x509.ParseECPrivateKey(der)
-	return e1 == nil || e2 == nil || e3 == nil
+	return err == nil && bytes.Contains(der, []byte("PRIVATE KEY"))
 }
 
 func unique(s []string) []string {

@@ -36,6 +36,10 @@ type Input struct {
 	// tables rotate-certs ships; tests add a kind).
 	Targets   kube.TargetTable
 	Workloads policy.WorkloadTable
+	// CertFiles are the certificate and key files no build reads, by
+	// path below the top, each with the digest of its content: listed
+	// when they change, not judged.
+	CertFiles map[string]string
 	// Ambiguous are the names several objects share in one directory, in
 	// this tree or the other one of the change (Ambiguous(Duplicates of
 	// each)): their objects are told apart by file and document.
@@ -89,6 +93,9 @@ type builder struct {
 	added map[string]bool
 	// nearIndex are the readers lists near has indexed, by list.
 	nearIndex map[string]dirIndex
+	// roots memoizes selfSigned: a fleet holds the same root (one parsed
+	// certificate) once per cluster, and each answer is a signature check.
+	roots map[*x509.Certificate]bool
 }
 
 // place is a value of an object of a package: where an explanation says a
@@ -134,9 +141,13 @@ func Build(in Input) *Tree {
 	b.in.Items = in.Items
 	b.packages(in.Packages)
 	for _, item := range in.Items {
-		b.nodes[kube.RefOf(item)] = item
-		b.object(item)
+		b.nodes[kube.RefOf(item)] = item // all first: resource reads a built object's files from its node
 	}
+	for _, item := range in.Items {
+		b.object(item)
+		b.privateKeys(item)
+	}
+	b.tree.CertFiles = in.CertFiles
 	b.waves()
 	certs, problems := findCertificates(layout.WithoutPolicies(in.Items), in.Targets)
 	b.values(certs)
@@ -170,10 +181,12 @@ func (b *builder) waves() {
 	}
 }
 
-// resource names the object ref as the result shows it.
-// An ambiguous name (Input.Ambiguous) is told apart by its place.
+// resource names the object ref as the result shows it (an object a
+// kustomization built by its own file and the kustomization: kbuild's
+// annotations). An ambiguous name (Input.Ambiguous) is told apart by its
+// place.
 func (b *builder) resource(ref kube.Ref) Resource {
-	r := resourceOf(ref, b.in.File)
+	r := resourceOf(ref, b.nodes[ref], b.in.File)
 	if b.in.Ambiguous[r.name()] {
 		r.place = placeOf(ref, r)
 	}
@@ -276,7 +289,7 @@ func (b *builder) held(v *value, node *yaml.RNode) {
 			b.tree.Holders[s] = append(b.tree.Holders[s], Holder{Resource: res, Key: v.field})
 		}
 		b.intermediate(c)
-		if !selfSigned(c) {
+		if !b.selfSigned(c) {
 			b.tree.Certs = append(b.tree.Certs, Cert{Resource: res, Key: f.Key(), Cert: c, Package: b.packageName(b.pkg[node])})
 		}
 	}
@@ -285,13 +298,22 @@ func (b *builder) held(v *value, node *yaml.RNode) {
 // intermediate records c for chains when it is a CA that is not
 // self-signed.
 func (b *builder) intermediate(c *x509.Certificate) {
-	if pki.IsCA(c) && !selfSigned(c) {
+	if pki.IsCA(c) && !b.selfSigned(c) {
 		b.tree.Intermediates = append(b.tree.Intermediates, c)
 	}
 }
 
-// selfSigned reports whether c names itself as issuer.
-func selfSigned(c *x509.Certificate) bool { return string(c.RawIssuer) == string(c.RawSubject) }
+// selfSigned is pki.SelfSigned(c), each certificate checked once.
+func (b *builder) selfSigned(c *x509.Certificate) bool {
+	if self, ok := b.roots[c]; ok {
+		return self
+	}
+	if b.roots == nil {
+		b.roots = map[*x509.Certificate]bool{}
+	}
+	b.roots[c] = pki.SelfSigned(c)
+	return b.roots[c]
+}
 
 // memoryOf returns node's memory annotations that are set.
 func memoryOf(node *yaml.RNode) map[string]string {

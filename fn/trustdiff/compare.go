@@ -18,6 +18,10 @@ type CA struct {
 	Why string `json:"why"`
 	// Source says, for source, where the CA is current.
 	Source string `json:"source,omitempty"`
+	// Provenance says, for a CA nothing explains, what else holds it and
+	// since when: introduced with objects that gained it in the same
+	// change; "" when nothing else holds it.
+	Provenance string `json:"provenance,omitempty"`
 }
 
 // TrustChange is what a change does to one trust object.
@@ -54,6 +58,8 @@ type Summary struct {
 	Breaks  int `json:"breaks"`
 	Planted int `json:"planted"`
 	Rolls   int `json:"rolls"`
+	// Facts counts the warnings (Result.Facts).
+	Facts int `json:"facts"`
 }
 
 // Result is what a change does to trust.
@@ -68,6 +74,12 @@ type Result struct {
 	Rollouts      []Change      `json:"rollouts"`
 	Alerts        []Change      `json:"alerts"`
 	Policies      []Change      `json:"policies"`
+	// CertificateFiles are the certificate and key files no build reads
+	// that the change touches: listed, not judged.
+	CertificateFiles []CertFileChange `json:"certificateFiles"`
+	// Facts are the warnings a reviewer needs (Fact): they leave the exit
+	// status as it is.
+	Facts []Fact `json:"facts"`
 	// Incomplete are the files read on neither side that the change
 	// leaves as they were (set by the caller that read the trees).
 	Incomplete []Incomplete `json:"incomplete,omitempty"`
@@ -75,7 +87,13 @@ type Result struct {
 
 // Empty reports whether the change does nothing the diff reports.
 func (r Result) Empty() bool {
-	return len(r.Trust)+len(r.Breaks)+len(r.Planted)+len(r.Rolls)+len(r.Rollouts)+len(r.Alerts)+len(r.Policies) == 0
+	return r.judged() && len(r.CertificateFiles) == 0
+}
+
+// judged reports whether the change does nothing to what the diff judges:
+// all but the certificate files.
+func (r Result) judged() bool {
+	return len(r.Trust)+len(r.Breaks)+len(r.Planted)+len(r.Rolls)+len(r.Rollouts)+len(r.Alerts)+len(r.Policies)+len(r.Facts) == 0
 }
 
 // Compare says what changing base into head does to trust, verified at
@@ -89,11 +107,13 @@ func Compare(base, head *Tree, now time.Time) Result {
 	r.Rollouts = rollouts(base, head)
 	r.Alerts = alertChanges(base, head)
 	r.Policies = policyChanges(base, head)
+	r.CertificateFiles = certFileChanges(base, head)
+	r.Facts = facts(base, head, now)
 	for _, t := range r.Trust {
 		r.Summary.Added += len(t.Added)
 		r.Summary.Removed += len(t.Removed)
 	}
-	r.Summary.Breaks, r.Summary.Planted, r.Summary.Rolls = len(r.Breaks), len(r.Planted), len(r.Rolls)
+	r.Summary.Breaks, r.Summary.Planted, r.Summary.Rolls, r.Summary.Facts = len(r.Breaks), len(r.Planted), len(r.Rolls), len(r.Facts)
 	return r
 }
 
@@ -125,12 +145,7 @@ func pairs(base, head *Tree) (keys []string, b, h map[string]*TrustObject) {
 // added, removed and kept.
 func trustChanges(base, head *Tree) []TrustChange {
 	keys, b, h := pairs(base, head)
-	prior := map[string]bool{} // object key and CA held at BASE
-	for _, o := range base.Trust {
-		for sh := range shas(o) {
-			prior[o.key()+"\x00"+sh] = true
-		}
-	}
+	prior := newHistory(base)
 	var out []TrustChange
 	for _, k := range keys {
 		bo, ho := b[k], h[k]
@@ -179,56 +194,6 @@ func uniqueCAs(o *TrustObject) []*x509.Certificate {
 	return pki.NewSet(o.CAs...).List()
 }
 
-// explain says why trust object o of tree t holds CA c; before says the
-// object held it on the other side too (for a CA kept or removed). prior,
-// when not nil, are the other trust objects (key and CA) that held a CA
-// before the change: only those explain it, so that a CA pasted into two
-// objects at once does not explain itself.
-func explain(t *Tree, o *TrustObject, c *x509.Certificate, before bool, prior map[string]bool) CA {
-	s := sha(c)
-	ca := CA{Subject: pki.Subject(c), SHA256: s, NotAfter: c.NotAfter.UTC(), Why: WhyUnexplained}
-	if r, ok := o.Reasons[s]; ok && (r.Why != WhyCarried || before) {
-		ca.Why, ca.Source = r.Why, r.Source
-		return ca
-	}
-	if where := issuedBeside(t, o, c); where != "" {
-		ca.Why, ca.Source = WhySource, where
-		return ca
-	}
-	if before && len(t.Holders[s]) == 0 {
-		ca.Why = WhyCarried // its own data held it; another trust object is no source
-		return ca
-	}
-	if where := heldElsewhere(t, o, s, prior); where != "" {
-		ca.Why, ca.Source = WhySource, where
-	}
-	return ca
-}
-
-// heldElsewhere names an object of t other than o that holds the CA sha:
-// an object holding it outside trust data (the CA's own Secret, a
-// snapshot), or another trust object that holds it (and, with prior, held
-// it before the change); "" when none does.
-func heldElsewhere(t *Tree, o *TrustObject, s string, prior map[string]bool) string {
-	if hs := t.Holders[s]; len(hs) > 0 {
-		return hs[0].Resource.String() + " " + hs[0].Key
-	}
-	if t.bySHA == nil {
-		t.bySHA = map[string][]*TrustObject{}
-		for _, x := range t.Trust {
-			for sh := range shas(x) {
-				t.bySHA[sh] = append(t.bySHA[sh], x)
-			}
-		}
-	}
-	for _, other := range t.bySHA[s] {
-		if other != o && other.Resource.id() != o.Resource.id() && (prior == nil || prior[other.key()+"\x00"+s]) {
-			return other.Resource.String() + " " + other.Field
-		}
-	}
-	return ""
-}
-
 // issuedBeside names the certificate beside o in its own object that CA c
 // signed (a Secret's ca.crt beside the tls.crt it issued, as cert-manager
 // and Envoy Gateway's certgen write them); "" when none.
@@ -240,7 +205,7 @@ func issuedBeside(t *Tree, o *TrustObject, c *x509.Certificate) string {
 		}
 	}
 	for _, x := range t.byResource[o.Resource.id()] {
-		if string(x.Cert.RawIssuer) == string(c.RawSubject) && x.Cert.CheckSignatureFrom(c) == nil {
+		if pki.Issued(c, x.Cert) {
 			return "issued " + x.Resource.String() + " " + x.Key
 		}
 	}
@@ -254,7 +219,7 @@ func plantedCAs(changes []TrustChange) []Planted {
 		for _, c := range t.Added {
 			if c.Why == WhyUnexplained {
 				out = append(out, Planted{Resource: t.Resource, Field: t.Field, Subject: c.Subject, SHA256: c.SHA256,
-					Reason: "in data at HEAD, and no source holds it and no rule put it there"})
+					Reason: plantedReason(c)})
 			}
 		}
 	}

@@ -24,7 +24,8 @@ func TestWhyWithoutPolicy(t *testing.T) {
 		planted          int
 		why              string // of the first CA added to object "one"
 	}{
-		{"held by its own Secret", trustSecret("one", caOld), trustSecret("one", caOld, caNew) + "---\n" + own, 0, WhySource},
+		{"held by its own Secret", trustSecret("one", caOld) + "---\n" + own, trustSecret("one", caOld, caNew) + "---\n" + own, 0, WhySource},
+		{"held only by its own Secret, new in this change", trustSecret("one", caOld), trustSecret("one", caOld, caNew) + "---\n" + own, 1, WhyUnexplained},
 		{"held by another trust object before the change", trustSecret("one", caOld) + "---\n" + trustSecret("two", caNew),
 			trustSecret("one", caOld, caNew) + "---\n" + trustSecret("two", caNew), 0, WhySource},
 		{"pasted into two objects at once", trustSecret("one", caOld) + "---\n" + trustSecret("two", caOld),

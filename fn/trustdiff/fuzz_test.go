@@ -52,6 +52,10 @@ func FuzzDiff(f *testing.F) {
 	caOld, caNew := testpki.Fixture("ca-2025"), testpki.Fixture("ca-2026")
 	f.Add(keySeed(caOld, testpki.Fixture("leaf-old")), keySeed(caNew, testpki.Fixture("leaf-new"), caOld))
 	f.Add(keySeed(caOld, testpki.Fixture("leaf-old")), "")
+	// a key where no key belongs, and an alias that names a node holding it
+	f.Add(keySeed(caOld, testpki.Fixture("leaf-old")), keySeed(caOld, testpki.Fixture("leaf-old"))+
+		"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: a}\ndata:\n  k: |\n"+indent(string(caOld.KeyPEM()))+
+		"---\napiVersion: example.com/v1\nkind: W\nmetadata: {name: w}\nspec: &a {k: [*a, *a]}\n")
 	f.Fuzz(func(t *testing.T, a, b string) {
 		ta, tb := tree(a), tree(b)
 		if ta == nil || tb == nil {
@@ -72,6 +76,11 @@ func FuzzDiff(f *testing.F) {
 			}
 		}
 	})
+}
+
+// indent indents each line of s by four spaces.
+func indent(s string) string {
+	return "    " + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n    ") + "\n"
 }
 
 // caSet is the sorted set of (object, CA) added (or removed) in r.

@@ -5,6 +5,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/rotate-certs/rotate-certs/fn/kbuild"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -28,13 +29,23 @@ func (r Resource) id() string {
 }
 
 // name is r's identity without its place: its directory, API group, kind,
-// namespace and name.
+// namespace and name. A built object's directory is its kustomization's
+// (one base built by two overlays is two objects), and a generated name
+// counts without the hash of its content (the object whose content
+// changes is the same object).
 func (r Resource) name() string {
 	group, _, _ := strings.Cut(r.APIVersion, "/")
 	if !strings.Contains(r.APIVersion, "/") {
 		group = ""
 	}
-	return path.Dir(r.File) + "\x00" + group + "\x00" + r.Kind + "\x00" + r.Namespace + "\x00" + r.Name
+	at, name := r.File, r.Name
+	if r.Kustomization != "" {
+		at = r.Kustomization
+	}
+	if r.generated != "" {
+		name = r.generated
+	}
+	return path.Dir(at) + "\x00" + group + "\x00" + r.Kind + "\x00" + r.Namespace + "\x00" + name
 }
 
 // Duplicate is a name that several objects of one directory of a tree
@@ -55,7 +66,7 @@ func Duplicates(items []*yaml.RNode, file func(string) string) []Duplicate {
 	var out []Duplicate
 	at := map[string]int{}
 	for _, item := range objectsOnly(items) {
-		r := resourceOf(kube.RefOf(item), file)
+		r := resourceOf(kube.RefOf(item), item, file)
 		id := r.name()
 		i, ok := at[id]
 		if !ok {
@@ -98,11 +109,23 @@ func placeOf(ref kube.Ref, r Resource) string {
 	return fmt.Sprintf("%s#%d", r.File, ref.Index)
 }
 
-// resourceOf names the object ref as the result shows it.
-func resourceOf(ref kube.Ref, file func(string) string) Resource {
-	f := ref.Path
-	if file != nil && f != "" {
-		f = file(f)
+// resourceOf names the object ref (node, nil when unknown) as the result
+// shows it: an object a kustomization built by the file it came from and
+// the kustomization (kbuild's annotations).
+func resourceOf(ref kube.Ref, node *yaml.RNode, file func(string) string) Resource {
+	show := func(f string) string {
+		if file != nil && f != "" {
+			f = file(f)
+		}
+		return kube.SafePath(f)
 	}
-	return Resource{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name, File: kube.SafePath(f)}
+	r := Resource{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name, File: show(ref.Path)}
+	if node == nil || ref.Path == "" {
+		return r
+	}
+	a := node.GetAnnotations(kbuild.OriginAnnotation, kbuild.NameAnnotation)
+	if origin := a[kbuild.OriginAnnotation]; origin != "" {
+		r.Kustomization, r.File, r.generated = r.File, show(origin), a[kbuild.NameAnnotation]
+	}
+	return r
 }

@@ -61,9 +61,10 @@ func Markdown(r Result, o MarkdownOptions) string {
 	return b.String()
 }
 
-// openIf opens the sections a reviewer must read: breaks and planted.
+// openIf opens the sections a reviewer must read: breaks, planted and
+// warnings.
 func openIf(title string) string {
-	if title == "Breaks" || title == "Planted" {
+	if title == "Breaks" || title == "Planted" || title == "Warnings" {
 		return " open"
 	}
 	return ""

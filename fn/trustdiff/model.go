@@ -26,8 +26,16 @@ type Resource struct {
 	Namespace  string `json:"namespace,omitempty"`
 	Name       string `json:"name"`
 	// File is the file the object was read from, relative to the top of
-	// the tree.
+	// the tree; for an object a kustomization built, the file it came
+	// from (its resource file, or the kustomization whose generator made
+	// it).
 	File string `json:"file,omitempty"`
+	// Kustomization is, for an object a kustomization built, the
+	// kustomization file that was built.
+	Kustomization string `json:"kustomization,omitempty"`
+	// generated is, for a generated object whose name kustomize suffixed
+	// with the hash of its content, the name before the suffix.
+	generated string
 	// place tells apart objects that share their identity's other parts
 	// (identity.go); "" for an object that is the only one of its name.
 	place string
@@ -219,6 +227,12 @@ type Tree struct {
 	Domains map[string]map[string]bool
 	// Problems are what could not be read, one each (scrubbed).
 	Problems []Problem
+	// CertFiles are the certificate and key files no build reads, by
+	// path below the top, each with the digest of its content.
+	CertFiles map[string]string
+	// Keys are the values that hold private key material where no key
+	// belongs (KeyPlace).
+	Keys []KeyPlace
 
 	byResource map[string][]Cert         // Certs by Resource.id, made when first asked
 	bySHA      map[string][]*TrustObject // Trust by the CAs they hold, made when first asked

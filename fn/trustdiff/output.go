@@ -28,7 +28,8 @@ func (r Result) nonNil() Result {
 		r.Breaks[i].Consumers = orEmpty(r.Breaks[i].Consumers)
 	}
 	r.Trust, r.Breaks, r.Planted, r.Rolls = orEmpty(r.Trust), orEmpty(r.Breaks), orEmpty(r.Planted), orEmpty(r.Rolls)
-	r.Rollouts, r.Alerts, r.Policies = orEmpty(r.Rollouts), orEmpty(r.Alerts), orEmpty(r.Policies)
+	r.Rollouts, r.Alerts, r.Policies, r.Facts = orEmpty(r.Rollouts), orEmpty(r.Alerts), orEmpty(r.Policies), orEmpty(r.Facts)
+	r.CertificateFiles = orEmpty(r.CertificateFiles)
 	return r
 }
 
@@ -56,8 +57,12 @@ func (r Result) verdict(allowUnexplained bool) string {
 		return "FAIL: this change plants trust nothing explains"
 	case len(r.Planted) > 0:
 		return "PASS with warnings: planted trust allowed by --allow-unexplained"
+	case len(r.Facts) > 0:
+		return "PASS with warnings: nothing breaks, nothing is planted; read the warnings"
 	case r.Empty():
 		return "PASS: no change to trust"
+	case r.judged():
+		return "PASS: no change to trust in what is read; certificate files changed, not judged"
 	}
 	return "PASS: trust changes, nothing breaks, nothing is planted"
 }
@@ -65,8 +70,15 @@ func (r Result) verdict(allowUnexplained bool) string {
 // Counts is the summary in words.
 func (r Result) Counts() string {
 	s := r.Summary
-	return fmt.Sprintf("%d CA(s) added, %d removed, %d break(s), %d planted, %d roll(s), %d Cluster API rollout(s), %d alert change(s), %d policy change(s)",
+	out := fmt.Sprintf("%d CA(s) added, %d removed, %d break(s), %d planted, %d roll(s), %d Cluster API rollout(s), %d alert change(s), %d policy change(s)",
 		s.Added, s.Removed, s.Breaks, s.Planted, s.Rolls, len(r.Rollouts), len(r.Alerts), len(r.Policies))
+	if n := len(r.CertificateFiles); n > 0 {
+		out += fmt.Sprintf(", %d certificate file(s) changed (not judged)", n)
+	}
+	if len(r.Facts) > 0 {
+		out += fmt.Sprintf(", %d warning(s)", len(r.Facts))
+	}
+	return out
 }
 
 // section is one part of the result as lines of text.
@@ -85,6 +97,7 @@ func (r Result) sections() []section {
 	}
 	add("Breaks", mapLines(r.Breaks, breakLine))
 	add("Planted", mapLines(r.Planted, plantedLine))
+	add("Warnings", mapLines(r.Facts, factLine))
 	var trust []string
 	for _, t := range r.Trust {
 		trust = append(trust, trustLines(t)...)
@@ -97,6 +110,7 @@ func (r Result) sections() []section {
 	add("Not read", mapLines(r.Incomplete, func(i Incomplete) string {
 		return i.Reason + " (unreadable at BASE and HEAD alike, and unchanged: not judged)"
 	}))
+	add("Certificate files", mapLines(r.CertificateFiles, certFileLine))
 	return out
 }
 
@@ -109,6 +123,9 @@ func rollLine(w Roll) string {
 	}
 	if w.Resource.File != "" {
 		line += " in " + w.Resource.File
+	}
+	if w.Resource.Kustomization != "" && w.Resource.Kustomization != w.Resource.File {
+		line += " (built by " + w.Resource.Kustomization + ")"
 	}
 	return line
 }
@@ -164,6 +181,19 @@ func plantedLine(p Planted) string {
 	return fmt.Sprintf("%s: CA %s sha256:%s: %s", where, p.Subject, short(p.SHA256), p.Reason)
 }
 
+// factLine words a warning: the object and field, the certificate when
+// it is about one, what it is.
+func factLine(f Fact) string {
+	where := f.Resource.String() + " " + f.Field
+	if f.Resource.File != "" {
+		where += " in " + f.Resource.File
+	}
+	if f.SHA256 != "" {
+		where += fmt.Sprintf(": %s sha256:%s", f.Subject, short(f.SHA256))
+	}
+	return where + ": " + f.Message
+}
+
 // trustLines words the change of one trust object, one line per CA.
 func trustLines(t TrustChange) []string {
 	head := t.Resource.String() + " " + t.Field
@@ -194,8 +224,13 @@ func trustLines(t TrustChange) []string {
 
 // whyWords is a CA's why, with its source.
 func whyWords(c CA) string {
-	if c.Source != "" {
+	switch {
+	case c.Source != "" && c.Provenance != "":
+		return c.Why + " (" + c.Source + "; " + c.Provenance + ")"
+	case c.Source != "":
 		return c.Why + " (" + c.Source + ")"
+	case c.Provenance != "":
+		return c.Why + " (" + c.Provenance + ")"
 	}
 	return c.Why
 }

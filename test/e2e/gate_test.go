@@ -536,7 +536,9 @@ func TestPreCommitHooksShape(t *testing.T) {
 		require.False(t, *h.PassFilenames, "%s: diff compares whole trees, not the files pre-commit names", h.ID)
 		files := regexp.MustCompile(h.Files)
 		for path, want := range map[string]bool{"clusters/prod/trust.yaml": true, "chart/values.yml": true, "list.json": true,
-			".krmignore": true, "clusters/.krmignore": true, "README.md": false, "main.go": false, "x.yaml.orig": false} {
+			".krmignore": true, "clusters/.krmignore": true, "README.md": false, "main.go": false, "x.yaml.orig": false,
+			"istio/cluster1/root-cert.pem": true, "certs/ca.crt": true, "ca.cer": true, "istio/cluster1/ca-key.pem": true, "tls.key": true,
+			"base/Kustomization": true, "config/app.env": true, "key.pem.bak": false} {
 			require.Equal(t, want, files.MatchString(path), "%s: files %q on %s", h.ID, h.Files, path)
 		}
 		languages[h.ID] = h.Language

@@ -1,0 +1,47 @@
+package trustdiff
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Certificate files. A certificate or key file (*.pem, *.crt, *.cer, *.key)
+// that no kustomization build reads is not part of what the cluster gets
+// as far as the tree says: a script, a Helm value or a person may still
+// put it there. When a change touches one, the diff lists it - changed,
+// not judged - so that it is never passed over in silence; its content is
+// never shown (a key file is named, nothing more).
+
+// CertFileChange is a certificate or key file the change adds, removes or
+// changes, that no build reads.
+type CertFileChange struct {
+	File string `json:"file"`
+	// Change is "added", "removed" or "changed".
+	Change string `json:"change"`
+}
+
+// certFileChanges compares the certificate files of two trees, by file.
+func certFileChanges(base, head *Tree) []CertFileChange {
+	var out []CertFileChange
+	for f, sum := range head.CertFiles {
+		switch was, ok := base.CertFiles[f]; {
+		case !ok:
+			out = append(out, CertFileChange{File: f, Change: "added"})
+		case was != sum:
+			out = append(out, CertFileChange{File: f, Change: "changed"})
+		}
+	}
+	for f := range base.CertFiles {
+		if _, ok := head.CertFiles[f]; !ok {
+			out = append(out, CertFileChange{File: f, Change: "removed"})
+		}
+	}
+	slices.SortFunc(out, func(a, b CertFileChange) int { return strings.Compare(a.File, b.File) })
+	return out
+}
+
+// certFileLine words a certificate file change.
+func certFileLine(c CertFileChange) string {
+	return fmt.Sprintf("%s: %s; no kustomization build reads it: not judged", c.File, c.Change)
+}
