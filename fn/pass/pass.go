@@ -92,6 +92,10 @@ func (s *Source) Split() (pkgs []*Package, rest *Package) {
 // at kustomizations and Kptfiles too.
 func (s *Source) SplitAt(root func(*yaml.RNode) bool, dirs []string) (pkgs []*Package, rest *Package) {
 	nodes, units := s.units()
+	// The packages hold the policies from here, each until it is done: a
+	// policy node the scan kept holds the parser's slab it was cut from,
+	// and with it much of the scan.
+	s.kept = nil
 	parts, others := layout.Split(nodes, root, dirs)
 	for _, p := range parts {
 		pkg := &Package{Dir: p.Dir, src: s, units: unitsOf(p.Items, units)}
@@ -201,6 +205,7 @@ func Join(dir string, policies []*yaml.RNode, parts ...*Package) *Package {
 // order: check's --policy package.
 func (s *Source) All(dir string, policies []*yaml.RNode) *Package {
 	nodes, units := s.units()
+	s.kept = nil
 	p := Join(dir, policies)
 	p.src, p.units = s, unitsOf(nodes, units)
 	return p
