@@ -26,6 +26,11 @@ BUILDFLAGS := -trimpath -buildvcs=false
 
 export GOTOOLCHAIN := local
 export PATH := $(BIN):$(PATH)
+# The programs of bench/, hack/ and internal/ (the comparison, the linters, the replay, the
+# simulator, the test summary) build only with the devtools tag, which every go command
+# make runs gets: so `go install ./...` - what pre-commit's golang hooks run in a clone of
+# this repository - installs rotate-certs alone.
+export GOFLAGS := -tags=devtools
 
 .PHONY: all build test golden demo tools test-tools report-tools control-plane container-tools java-tools lint clean bench image registry argocd
 

@@ -1,3 +1,5 @@
+//go:build devtools
+
 // Command compare is `make bench`: it generates seeded synthetic
 // ResourceLists and packages (internal/synth), runs rotate-certs and the
 // programs it is compared with on them as child processes, alternating,

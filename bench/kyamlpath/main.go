@@ -1,3 +1,5 @@
+//go:build devtools
+
 // Command kyamlpath is rotate-certs' function mode without its fast
 // ResourceList reader: kyaml's reader and writer around the same processor.
 // `make bench` checks that rotate-certs writes the same bytes.

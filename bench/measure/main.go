@@ -1,3 +1,5 @@
+//go:build devtools
+
 // Command measure runs a command and writes its CPU time (user and
 // system, seconds), peak resident set (KiB), exit status and wall time
 // (seconds) to a file, as "user sys maxrss exitcode wall". `make bench` starts every program it times

@@ -1,3 +1,5 @@
+//go:build devtools
+
 // Command noop is the baseline of `make bench`: a kyaml framework function
 // that does nothing. It reads and writes the ResourceList exactly as any
 // function built on kyaml's framework does, so its cost is the floor every

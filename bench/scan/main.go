@@ -1,3 +1,5 @@
+//go:build devtools
+
 // Command scan is the floor of `make bench`: it reads a ResourceList from
 // stdin, finds where each item starts (a byte scan for "\n- ") and writes
 // the list to stdout unchanged. No function that reads its input can do

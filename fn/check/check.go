@@ -232,7 +232,7 @@ func buildPackage(g group, items []*yaml.RNode, now time.Time, warn, fail time.D
 		all.Waves = append(all.Waves, e.Waves...)
 		all.Renewals = append(all.Renewals, e.Renewals...)
 	}
-	part := report.Build(inventory.Scan(items), dedupeReissues(all.Reissues), all.Trust, now, warn, fail)
+	part := report.Build(inventory.ScanAll(items), dedupeReissues(all.Reissues), all.Trust, now, warn, fail)
 	part.Waves, part.Renewals = all.Waves, all.Renewals
 	part = part.InPackage(g.path)
 	if len(g.Policies) > 0 {

@@ -137,3 +137,22 @@ func TestUnreadableByTheChangeFailsClosed(t *testing.T) {
 		})
 	}
 }
+
+// A kustomization whose build fails at BASE and HEAD alike with an
+// unchanged kustomization file is still fatal when a file the build read
+// changed: a generator's input replaced under a build that cannot finish
+// is a change diff cannot see.
+func TestFailedBuildWithAChangedInputFailsClosed(t *testing.T) {
+	kustomization := "secretGenerator:\n- name: cacerts\n  namespace: istio-system\n  files:\n  - root-cert.pem\n  - missing.pem\n"
+	r := newRepo(t)
+	base := r.commit(map[string]string{"ca/kustomization.yaml": kustomization, "ca/root-cert.pem": pem(caOld)})
+	same := r.commit(map[string]string{"README.md": "unrelated\n"})
+	if _, stderr, code := r.diff(base, same, "table", false); code != exit.OK || !strings.Contains(stderr, "ca/kustomization.yaml") {
+		t.Fatalf("a build failing alike on both sides, nothing it read changed: exit %d, want 0 and a warning\n%s", code, stderr)
+	}
+	head := r.commit(map[string]string{"ca/root-cert.pem": pem(caNew)})
+	out, stderr, code := r.diff(same, head, "table", false)
+	if code != exit.Usage || out != "" || !strings.Contains(stderr, "at HEAD: ") {
+		t.Fatalf("exit %d, stdout %q: want %d and nothing\n%s", code, out, exit.Usage, stderr)
+	}
+}

@@ -158,6 +158,13 @@ func (s *opened) load(log exit.Printer) *resio.Resources {
 	for _, n := range set.Notes {
 		log.Note(fmt.Sprintf("%s: %s", s.side, s.inRoot(n)))
 	}
+	rel := s.rel()
+	s.builds = map[string][]string{}
+	for _, b := range set.Builds {
+		for _, f := range b.Read {
+			s.builds[rel(b.File)] = append(s.builds[rel(b.File)], rel(f))
+		}
+	}
 	return set
 }
 
@@ -286,14 +293,24 @@ type opened struct {
 	// file returns the content of a file below root (a slash path), ok
 	// false when the side does not hold it.
 	file func(rel string) (data []byte, ok bool)
+	// builds are, by kustomization file (below root), the files its
+	// build read: what a problem of the build depends on.
+	builds map[string][]string
 }
 
 // sameFile reports whether file rel (below the roots) is on both sides
-// with the same content.
+// with the same content, and so is every file the build of a
+// kustomization rel read on either side: a changed generator input breaks
+// a build whose kustomization is unchanged.
 func (s *opened) sameFile(other *opened, rel string) bool {
-	a, okA := s.file(rel)
-	b, okB := other.file(rel)
-	return okA && okB && bytes.Equal(a, b)
+	for _, f := range append(append([]string{rel}, s.builds[rel]...), other.builds[rel]...) {
+		a, okA := s.file(f)
+		b, okB := other.file(f)
+		if !okA || !okB || !bytes.Equal(a, b) {
+			return false
+		}
+	}
+	return true
 }
 
 // open opens side s of o: its files, the PATHs of o on it.

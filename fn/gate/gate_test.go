@@ -108,8 +108,12 @@ func TestProperRenderIsExplained(t *testing.T) {
 	if len(tc.Kept) != 1 || tc.Kept[0].Why != trustdiff.WhyCarried {
 		t.Errorf("kept %+v, want the old CA carried", tc.Kept)
 	}
-	if len(res.Rolls) != 1 || res.Rolls[0].Resource.Name != "envoy-ratelimit" {
-		t.Errorf("rolls %+v, want the rate-limit server", res.Rolls)
+	// Every roll says when it rolls: now, as its pod template changes.
+	if len(res.Rolls) != 1 || res.Rolls[0].Resource.Name != "envoy-ratelimit" || res.Rolls[0].Wave != trustdiff.WaveNow {
+		t.Errorf("rolls %+v, want the rate-limit server, now", res.Rolls)
+	}
+	if table, _, _ := r.diff(base, head, "table", false); !strings.Contains(table, "Deployment envoy-gateway-system/envoy-ratelimit rolls now (in gw/ratelimit.yaml)") {
+		t.Errorf("table:\n%s", table)
 	}
 }
 
@@ -269,7 +273,7 @@ func TestRenderInWavesListsEachRollAndItsWave(t *testing.T) {
 	}
 	now, later := 0, 0
 	for _, w := range res.Rolls {
-		if w.Wave == "" {
+		if w.Wave == trustdiff.WaveNow {
 			now++
 		} else if strings.Contains(w.Wave, "of 4, due") {
 			later++

@@ -136,7 +136,7 @@ func TestKustomizeChangesOutsideBuilds(t *testing.T) {
 	}
 	for _, want := range []string{
 		"PASS: no change to trust in what is read; certificate files changed, not judged",
-		"CERTIFICATE FILES:\n  mesh/root-cert.pem: changed; no kustomization build reads it: not judged\n  mesh/root-key.pem: changed;",
+		"CERTIFICATE FILES (2):\n  mesh/root-cert.pem: changed; no kustomization build reads it: not judged\n  mesh/root-key.pem: changed;",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)

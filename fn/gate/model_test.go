@@ -184,6 +184,9 @@ func TestBreakSeenFromTwoClustersIsReportedOnce(t *testing.T) {
 			t.Errorf("break %+v: want the certificate named in prod, also at staging", b)
 		}
 	}
+	if out, _, _ := r.diff(base, head, "table", false); !strings.Contains(out, "(in clusters/prod/client.yaml against clusters/prod/trust.yaml; also held at clusters/staging/client.yaml)") {
+		t.Errorf("the table does not say where the break is and where else its certificate is held:\n%s", out)
+	}
 }
 
 // examples/multicluster: east and west share the trust domain
@@ -234,7 +237,7 @@ func TestDomainBreakAcrossClusters(t *testing.T) {
 				}
 			}
 			out, _, _ := r.diff(base, head, "table", false)
-			if !strings.Contains(out, "in package clusters/west") || !strings.Contains(out, "in package clusters/east") || !strings.Contains(out, "trust domain mesh-anchors") {
+			if !strings.Contains(out, "package clusters/west") || !strings.Contains(out, "package clusters/east") || !strings.Contains(out, "trust domain mesh-anchors") {
 				t.Errorf("table does not name both packages and the domain:\n%s", out)
 			}
 		})

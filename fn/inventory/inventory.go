@@ -6,12 +6,14 @@
 // results, tables, JSON and SVG.
 //
 // Scanning reads Secret and ConfigMap values (PEM, a value that is one
-// DER certificate, and the certificates inside kubeconfig values;
-// local-config snapshots included), the trust fields outside them
-// (caBundles, ClusterTrustBundles, trust-manager inLine sources), Cluster
-// API Machines' certificate expiry and EKS Anywhere Clusters'
-// status.clusterCertificateInfo (as package clusterapi reads them), in
-// one pass over the input.
+// DER certificate, and the certificates inside kubeconfig values and Argo
+// CD cluster configs; local-config snapshots included), the trust fields
+// outside them (caBundles, ClusterTrustBundles, trust-manager inLine
+// sources), Cluster API Machines' certificate expiry and EKS Anywhere
+// Clusters' status.clusterCertificateInfo (as package clusterapi reads
+// them), in one pass over the input; ScanAll also reads the certificates
+// embedded in pod templates' env values and in Helm values. Each
+// certificate says what kind of place holds it (Place).
 package inventory
 
 import (
@@ -44,6 +46,13 @@ type Found struct {
 	// bundle is written in (the function writes its canonical order) never
 	// changes what chains to what.
 	Supplied bool
+	// Place is what kind of place holds it (places.go).
+	Place Place
+	// Name is what the object calls the value, where the field's last
+	// part is not a key of its own: an env variable's name, the last key
+	// of a Helm value's path ("identityTrustAnchorsPEM"); empty elsewhere
+	// and when the name is not plain.
+	Name string
 }
 
 // Key returns the field, followed by ":" and the location inside the value
@@ -109,8 +118,9 @@ type Inventory struct {
 }
 
 // Scan reads every item once. Core (v1) Secret and ConfigMap values that
-// hold PEM certificates, one DER certificate or a kubeconfig give
-// Certificates; Cluster API Machines and EKS Anywhere Clusters give
+// hold PEM certificates, one DER certificate, a kubeconfig or an Argo CD
+// cluster config, and the trust fields outside them (trustfields.go), give
+// Certificates: the places the function's steps read (Reads); Cluster API Machines and EKS Anywhere Clusters give
 // Expiries. Values with no certificate in them (no PEM, a private or
 // public key, a PGP block, DER that is not one certificate) are skipped
 // quietly;
@@ -126,14 +136,34 @@ func ScanWith(items []*yaml.RNode, certs *pki.Cache) *Inventory {
 	return ScanTargets(items, certs, kube.TargetKinds())
 }
 
-// ScanTargets is ScanWith by the target-kind table targets: a caller that
-// is given the table (diff's model, tests that add a kind) reads the
+// ScanAll is Scan, and also the certificates embedded in objects that no
+// trust bundle reads or writes (embedded.go): the env values of pod
+// templates' containers and the Helm values of Flux HelmReleases and Argo
+// CD Applications. It is what `check` lists and `diff` judges as trust;
+// the function's steps decide nothing by these values, so Reads does not
+// declare them and function mode does not read them.
+func ScanAll(items []*yaml.RNode) *Inventory { return ScanAllTargets(items, kube.TargetKinds()) }
+
+// ScanAllTargets is ScanAll by the target-kind table targets: a caller
+// that is given the table (diff's model, tests that add a kind) reads the
 // kinds it has.
+func ScanAllTargets(items []*yaml.RNode, targets kube.TargetTable) *Inventory {
+	s := &scanner{inv: &Inventory{}, cache: pki.NewCache(), targets: targets, embedded: true}
+	return s.scan(items)
+}
+
+// ScanTargets is ScanWith by the target-kind table targets: tests add a
+// kind with it.
 func ScanTargets(items []*yaml.RNode, certs *pki.Cache, targets kube.TargetTable) *Inventory {
 	s := &scanner{inv: &Inventory{}, cache: certs, targets: targets}
+	return s.scan(items)
+}
+
+// scan reads every item of items once.
+func (s *scanner) scan(items []*yaml.RNode) *Inventory {
 	for _, item := range items {
 		kind, group := item.GetKind(), kube.GroupOf(item.GetApiVersion())
-		keys := holdsKeys(targets, kind, group)
+		keys := holdsKeys(s.targets, kind, group)
 		// A local-config Secret or ConfigMap is a snapshot of an object
 		// that lives in the cluster: its certificates are real, and read.
 		if kube.IsLocalConfig(item) && !keys || kube.IsSOPSEncrypted(item) {
@@ -147,6 +177,8 @@ func ScanTargets(items []*yaml.RNode, certs *pki.Cache, targets kube.TargetTable
 			s.machine(item, items)
 		case clusterapi.IsEKSACluster(item):
 			s.eksaCluster(item)
+		case s.embedded:
+			s.embeddedValues(item, kind, group)
 		}
 	}
 	return s.inv
@@ -161,6 +193,9 @@ type scanner struct {
 	// targets is the target-kind table, whose cluster-scoped kinds hold
 	// trust (trustFields).
 	targets kube.TargetTable
+	// embedded reads the values of objects no trust bundle reads or
+	// writes too (ScanAll).
+	embedded bool
 }
 
 func (s *scanner) problem(ref kube.Ref, field, format string, args ...any) {
@@ -182,9 +217,11 @@ func (s *scanner) values(item *yaml.RNode) {
 		v.Field = safeField(v.Field)
 		switch {
 		case pki.LooksLikePEM(v.Bytes):
-			s.pem(refOf, v.Field, "", v.Bytes, false)
+			s.pem(refOf, spot{field: v.Field}, v.Bytes, false)
 		case looksLikeKubeconfig(v.Bytes):
 			s.kubeconfig(refOf, v)
+		case looksLikeArgoCDConfig(v.Bytes):
+			s.argoCDConfig(refOf, v)
 		case looksLikeDER(v.Bytes):
 			s.der(refOf, v.Field, v.Bytes)
 		}
@@ -218,10 +255,11 @@ func lazyRef(item *yaml.RNode) func() kube.Ref {
 }
 
 // scans reports whether the scan reads a Secret or ConfigMap value: PEM,
-// a kubeconfig's certificate fields, or what may be a DER certificate. A Secret or ConfigMap with no such
-// value, and whose values all decode, adds nothing to the inventory.
+// a kubeconfig's or an Argo CD cluster config's certificate fields, or
+// what may be a DER certificate. A Secret or ConfigMap with no such value,
+// and whose values all decode, adds nothing to the inventory.
 func scans(value []byte) bool {
-	return pki.LooksLikePEM(value) || looksLikeKubeconfig(value) || looksLikeDER(value)
+	return pki.LooksLikePEM(value) || looksLikeKubeconfig(value) || looksLikeArgoCDConfig(value) || looksLikeDER(value)
 }
 
 // suppliedBy reports whether ca is the link of a chain after prev: a CA
@@ -235,11 +273,11 @@ func suppliedBy(prev, ca *x509.Certificate) bool {
 // unreadable is a problem. The certificates that parse are recorded even
 // when the rest of the value does not: one bad block must not hide the
 // expiry of the good ones.
-func (s *scanner) pem(ref func() kube.Ref, field, within string, data []byte, certOnly bool) {
+func (s *scanner) pem(ref func() kube.Ref, at spot, data []byte, certOnly bool) {
 	d, errs := s.cache.ScanPEM(data)
 	for i, c := range d.Certificates {
-		s.inv.Certificates = append(s.inv.Certificates, Found{Ref: ref(), Field: field, Within: within, Cert: c,
-			Supplied: i > 0 && suppliedBy(d.Certificates[i-1], c)})
+		s.inv.Certificates = append(s.inv.Certificates, Found{Ref: ref(), Field: at.field, Within: at.within, Cert: c,
+			Supplied: i > 0 && suppliedBy(d.Certificates[i-1], c), Place: at.place, Name: at.name})
 	}
 	// Only data that claims to be a certificate is a problem; other PEM
 	// (keys, PGP armour, CSRs) and prose that mentions a PEM header are
@@ -251,5 +289,5 @@ func (s *scanner) pem(ref func() kube.Ref, field, within string, data []byte, ce
 	for i, err := range errs {
 		msgs[i] = err.Error()
 	}
-	s.problem(ref(), joinKey(field, within), "%s", strings.Join(msgs, "; "))
+	s.problem(ref(), joinKey(at.field, at.within), "%s", strings.Join(msgs, "; "))
 }

@@ -12,9 +12,12 @@ import (
 // kubeconfigFields are the certificate fields of a kubeconfig, per list:
 // the cluster's CA and the user's client certificate. client-key-data is
 // never read.
-var kubeconfigFields = []struct{ list, object, field string }{
-	{"clusters", "cluster", "certificate-authority-data"},
-	{"users", "user", "client-certificate-data"},
+var kubeconfigFields = []struct {
+	list, object, field string
+	place               Place
+}{
+	{"clusters", "cluster", "certificate-authority-data", PlaceClientCA},
+	{"users", "user", "client-certificate-data", PlaceClientCert},
 }
 
 // looksLikeKubeconfig is a cheap test before parsing a value as YAML.
@@ -47,15 +50,25 @@ func (s *scanner) kubeconfig(ref func() kube.Ref, v kube.Value) {
 			}
 			within := fmt.Sprintf("%s[%s].%s.%s", kf.list, name, kf.object, kf.field)
 			data, err := e.GetString(kf.object + "." + kf.field)
-			if err != nil || strings.TrimSpace(data) == "" {
-				continue
-			}
-			pem, err := kube.DecodeBase64(data)
 			if err != nil {
-				s.problem(ref(), joinKey(v.Field, within), "invalid base64: %v", err)
 				continue
 			}
-			s.pem(ref, v.Field, within, pem, true)
+			s.base64PEM(ref, spot{field: v.Field, within: within, place: kf.place}, data)
 		}
 	}
+}
+
+// base64PEM records the certificates of a field that holds only
+// certificates as base64 of PEM (a kubeconfig's, an Argo CD cluster
+// config's); blank is empty.
+func (s *scanner) base64PEM(ref func() kube.Ref, at spot, data string) {
+	if strings.TrimSpace(data) == "" {
+		return
+	}
+	pem, err := kube.DecodeBase64(data)
+	if err != nil {
+		s.problem(ref(), joinKey(at.field, at.within), "invalid base64: %v", err)
+		return
+	}
+	s.pem(ref, at, pem, true)
 }

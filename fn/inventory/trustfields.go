@@ -37,7 +37,7 @@ func targetReader(d kube.TargetDescriptor) func(s *scanner, ref func() kube.Ref,
 		field := kube.JoinPath(d.Field)
 		return func(s *scanner, ref func() kube.Ref, item *yaml.RNode) {
 			if v := stringAt(item, d.Field...); v != "" {
-				s.pem(ref, field, "", []byte(v), true)
+				s.pem(ref, spot{field: field, place: PlaceTrustField}, []byte(v), true)
 			}
 		}
 	case kube.StoreSources:
@@ -121,7 +121,7 @@ func (s *scanner) caBundle(ref func() kube.Ref, node *yaml.RNode, field string, 
 	if len(bytes.TrimSpace(b)) == 0 {
 		return
 	}
-	s.pem(ref, field, "", b, true)
+	s.pem(ref, spot{field: field, place: PlaceTrustField}, b, true)
 }
 
 // trustManagerInLines reads a Bundle's inLine sources (the user's, and the
@@ -129,7 +129,7 @@ func (s *scanner) caBundle(ref func() kube.Ref, node *yaml.RNode, field string, 
 func (s *scanner) trustManagerInLines(ref func() kube.Ref, item *yaml.RNode) {
 	eachMapping(item, []string{"spec", "sources"}, func(i int, e *yaml.RNode) {
 		if v := stringAt(e, "inLine"); v != "" {
-			s.pem(ref, fmt.Sprintf("spec.sources[%d].inLine", i), "", []byte(v), true)
+			s.pem(ref, spot{field: fmt.Sprintf("spec.sources[%d].inLine", i), place: PlaceTrustField}, []byte(v), true)
 		}
 	})
 }

@@ -57,12 +57,12 @@ func (r *Revision) Exists(p string) bool {
 	return r.paths[filepath.Clean(p)]
 }
 
-// ReadFile returns the content of file p (below Top) as a walk reads it;
-// ok is false for a file the revision does not hold (absent, or not a
-// file a walk reads).
+// ReadFile returns the content of file p (below Top) as a walk or a build
+// reads it; ok is false for a file the revision does not hold (absent, or
+// a file neither reads).
 func (r *Revision) ReadFile(p string) (data []byte, ok bool) {
-	data, ok = r.files.files[filepath.Clean(p)]
-	return data, ok
+	data, err := r.files.ReadFile(filepath.Clean(p))
+	return data, err == nil
 }
 
 // Has reports whether p (below Top) is a directory of the revision or a

@@ -69,12 +69,6 @@ type Outcome struct {
 	Waves []PendingWaves
 }
 
-// consumer is a workload that reads one object.
-type consumer struct {
-	workload *Workload
-	uses     []Use
-}
-
 // entry is one bundle a workload must answer for.
 type entry struct {
 	bundle   string
@@ -98,26 +92,25 @@ type entry struct {
 }
 
 type applier struct {
-	env       Env
+	env Env
+	// readers answer who reads each target (readers.go); workloads are
+	// those the restart rules read (rolled and reported kinds, the first
+	// of each key), byKey by their key.
+	readers   *Readers
 	workloads []*Workload
 	byKey     map[kube.Key]*Workload
+	own       map[*Workload]bool
 	failed    map[kube.Key]bool
-	consumers map[kube.Key][]consumer
-	// byName indexes the consumers of every namespace by the object they
-	// read: what a trust-manager Bundle writes in many namespaces and the
-	// cluster-scoped ClusterTrustBundles.
-	byName     map[Object][]consumer
-	namespaces map[string]*Namespace
-	entries    map[*Workload][]*entry
-	pdbs       map[string][]kube.Selector
-	results    framework.Results
-	waves      []PendingWaves
+	entries   map[*Workload][]*entry
+	pdbs      map[string][]kube.Selector
+	results   framework.Results
+	waves     []PendingWaves
 }
 
 // Run rolls every workload whose trust changed, as the restart rules of
-// docs/design/contract.md say: it finds the consumers of each bundle's
+// docs/design/contract.md say: it asks Readers who reads each bundle's
 // targets (one pass over the input, indexed by the objects they read) and
-// the workloads whose trust is injected at admission, decides per workload
+// which workloads are injected at admission, decides per workload
 // and bundle whether the read forces a roll, spreads the rolls of a bundle
 // with restart.waves over time, and writes the trust-hash of the rolling
 // bundles into the pod template when it differs. Its results are an info
@@ -128,12 +121,11 @@ func Run(bundles []Bundle, env Env) Outcome {
 		return Outcome{}
 	}
 	a := &applier{
-		env:       env,
-		byKey:     map[kube.Key]*Workload{},
-		failed:    map[kube.Key]bool{},
-		consumers: map[kube.Key][]consumer{},
-		byName:    map[Object][]consumer{},
-		entries:   map[*Workload][]*entry{},
+		env:     env,
+		byKey:   map[kube.Key]*Workload{},
+		own:     map[*Workload]bool{},
+		failed:  map[kube.Key]bool{},
+		entries: map[*Workload][]*entry{},
 	}
 	a.scan()
 	for _, b := range bundles {
@@ -150,38 +142,29 @@ func Run(bundles []Bundle, env Env) Outcome {
 	return Outcome{Results: a.results, Waves: a.waves}
 }
 
-// scan reads every workload once and indexes the objects each one reads.
+// scan reads the input once (Readers): every workload of a kind the
+// restart rules roll or report, an error result for each whose reads or
+// reload class it cannot tell (it is not rolled), the first of each key.
 func (a *applier) scan() {
-	for _, item := range a.env.Items {
-		kind, ok := workloadOf(a.env.Kinds, item)
-		if !ok || kube.IsLocalConfig(item) {
+	a.readers = NewReaders(a.env.Items, ReadersOptions{Kinds: a.env.Kinds})
+	failed := map[*yaml.RNode]bool{}
+	for _, e := range a.readers.Errors() {
+		if e.Role == policy.RoleListed {
 			continue
 		}
-		key := kube.KeyOf(item)
-		w, err := readWorkload(item, kind)
-		if err != nil {
-			a.failed[key] = true
-			field, msg := kube.SplitFieldError(err, "")
-			a.results = append(a.results, kube.RefOf(item).Result(framework.Error, field, msg))
-			continue
-		}
-		if _, dup := a.byKey[key]; dup {
+		failed[e.Node] = true
+		a.failed[kube.KeyOf(e.Node)] = true
+		field, msg := kube.SplitFieldError(e.Err, "")
+		a.results = append(a.results, kube.RefOf(e.Node).Result(framework.Error, field, msg))
+	}
+	for _, w := range a.readers.Workloads() {
+		key := kube.KeyOf(w.Node)
+		if _, dup := a.byKey[key]; dup || failed[w.Node] || w.Role == policy.RoleListed {
 			continue
 		}
 		a.byKey[key] = w
+		a.own[w] = true
 		a.workloads = append(a.workloads, w)
-		if w.WorkloadRef {
-			continue
-		}
-		// Each workload reads an object once in this map, so the
-		// consumers of an object stay in input order.
-		byObject := groupByObject(w.Model.Uses())
-		for _, o := range sortedObjects(byObject) {
-			c := consumer{workload: w, uses: byObject[o]}
-			k := kube.Key{Kind: o.Kind, Namespace: w.Ref.Namespace, Name: o.Name}
-			a.consumers[k] = append(a.consumers[k], c)
-			a.byName[o] = append(a.byName[o], c)
-		}
 	}
 }
 
@@ -192,14 +175,9 @@ func (a *applier) match(b Bundle) {
 	}
 	if b.Restart.AutoEnabled() {
 		for _, t := range b.Targets {
-			switch kube.TargetKind(t.Key.Kind) {
-			case kube.TargetClusterTrustBundle:
-				a.matchClusterTrustBundle(b, t)
-			case kube.TargetBundle:
-				a.matchTrustManager(b, t)
-			default:
-				for _, c := range a.consumers[t.Key] {
-					a.add(c.workload, &entry{bundle: b.Name, target: t, uses: c.uses})
+			for _, rd := range a.readers.Of(Subject{Key: t.Key, Node: t.Node}) {
+				if a.own[rd.Workload] {
+					a.add(rd.Workload, &entry{bundle: b.Name, target: t, uses: rd.Uses, reads: rd.Reads})
 				}
 			}
 		}
@@ -224,7 +202,7 @@ func (a *applier) match(b Bundle) {
 			continue
 		}
 		t, across := targetFor(b, ref.Namespace)
-		a.add(w, &entry{bundle: b.Name, target: t, uses: a.usesOf(w, t.Key), explicit: true, across: across})
+		a.add(w, &entry{bundle: b.Name, target: t, uses: usesOf(w, t.Key), explicit: true, across: across})
 	}
 }
 
@@ -243,15 +221,6 @@ func (a *applier) add(w *Workload, e *entry) {
 		}
 	}
 	a.entries[w] = append(a.entries[w], e)
-}
-
-func (a *applier) usesOf(w *Workload, key kube.Key) []Use {
-	for _, c := range a.consumers[key] {
-		if c.workload == w {
-			return c.uses
-		}
-	}
-	return nil
 }
 
 // targetFor returns the target of b in namespace ns. When b has none there

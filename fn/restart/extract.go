@@ -18,8 +18,11 @@ type Workload struct {
 	Node *yaml.RNode
 	// Ref names it in results.
 	Ref kube.Ref
+	// Role is its kind's role: rolled, reported (a Job, a CronJob) or
+	// listed (a Pod, a ReplicaSet: read as a reader nothing rolls).
+	Role policy.WorkloadRole
 	// Rollable is true for the kinds rotate-certs rolls (policy.RoleRolled),
-	// false for those it only reports (policy.RoleReported).
+	// false for those it only reports or lists.
 	Rollable bool
 	// WorkloadRef is true for a workload of a kind whose row allows it
 	// (policy.WorkloadKind.WorkloadRef, an Argo Rollout) that borrows the
@@ -52,26 +55,32 @@ type Pod struct {
 	HostNetwork bool
 }
 
-// readWorkload reads a workload of kind, its row (workloadOf). An unknown
-// reload annotation value, a missing pod template or a malformed one is a
-// *kube.FieldError.
+// readWorkload reads a workload of kind, its row of the workload-kind
+// table. A missing or malformed pod template is a *kube.FieldError and no
+// workload. A rotate-certs.dev/reload value that is not a reload class is
+// a *kube.FieldError beside the workload, read with the default class (a
+// reader that loads its trust once: the safe side); on a listed kind,
+// which the restart rules never roll, the annotation is not checked.
 func readWorkload(node *yaml.RNode, kind policy.WorkloadKind) (*Workload, error) {
-	w := &Workload{Node: node, Ref: kube.RefOf(node), Rollable: kind.Role == policy.RoleRolled, TemplateField: kube.JoinPath(kind.Template)}
+	w := &Workload{Node: node, Ref: kube.RefOf(node), Role: kind.Role, Rollable: kind.Role == policy.RoleRolled, TemplateField: kube.JoinPath(kind.Template)}
 
 	annos := node.GetAnnotations(ReloadAnnotation)
 	value, set := annos[ReloadAnnotation]
-	reload, err := parseReload(value, set)
-	if err != nil {
-		return nil, &kube.FieldError{Field: "metadata.annotations." + ReloadAnnotation, Err: errors.New(err.Error())}
-	}
+	reload, reloadErr := parseReload(value, set)
 	w.Reload = reload
+	if reloadErr != nil && kind.Role != policy.RoleListed {
+		reloadErr = &kube.FieldError{Field: "metadata.annotations." + ReloadAnnotation, Err: errors.New(reloadErr.Error())}
+	} else {
+		reloadErr = nil
+	}
 
+	var err error
 	if w.Template, err = podTemplate(node, kind); err != nil {
 		return nil, err
 	}
 	if w.Template == nil {
 		w.WorkloadRef = true
-		return w, nil
+		return w, reloadErr
 	}
 	if w.Model, err = readTemplate(w.Template, w.TemplateField); err != nil {
 		return nil, err
@@ -80,7 +89,7 @@ func readWorkload(node *yaml.RNode, kind policy.WorkloadKind) (*Workload, error)
 	// Read as kubectl reads a boolean (kube.BoolAt: yes and True are true).
 	hostNetwork, _ := kube.BoolAt(w.Template, "spec", "hostNetwork")
 	w.Pod = Pod{Namespace: w.Ref.Namespace, Labels: w.Template.GetLabels(), Annotations: w.Template.GetAnnotations(), HostNetwork: hostNetwork}
-	return w, nil
+	return w, reloadErr
 }
 
 // ReadTemplate reads which Secrets and ConfigMaps node's pod template

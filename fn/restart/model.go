@@ -1,6 +1,7 @@
-// Package restart owns the readers of trust: which pod templates read
-// which Secrets and ConfigMaps (the one model the restart rules and init
-// share), which of those workloads must roll when a trust bundle changes,
+// Package restart owns the readers of trust: who reads a trust object,
+// and how (Readers, the one answer render's restarts, render's warnings
+// and diff's consumers share, and Reader.Once, the one rule for "reads it
+// once"), which of those workloads must roll when a trust bundle changes,
 // and the roll itself, a content hash written into the pod template
 // (docs/design/contract.md, Restart rules).
 //
@@ -8,10 +9,13 @@
 // which Secrets, ConfigMaps and ClusterTrustBundles it reads, and how.
 // The kinds whose pod templates are read are the rows of the workload-kind
 // table, policy.WorkloadKinds (kinds.go picks them); extract.go maps
-// their RNodes onto the model; readers.go finds the readers of what a
-// trust-manager Bundle writes and of ClusterTrustBundles, inject.go the
-// workloads whose trust is injected at admission (restart.mesh,
-// restart.injected); plan.go and waves.go spread a roll over waves
+// their RNodes onto the model; gateway.go reads the caCertificateRefs of
+// Gateway API and Envoy Gateway objects. readers.go and index.go match
+// readers to Secrets, ConfigMaps, ClusterTrustBundles and what
+// trust-manager Bundles write, by the namespace rule and the rule for
+// copies (namespace.go); bundle.go adds the workloads a bundle's rules
+// inject (inject.go: restart.mesh, restart.injected) or name. apply.go and
+// match.go decide who rolls; plan.go and waves.go spread a roll over waves
 // (restart.waves) with its record on the targets; apply.go writes the one
 // annotation back in place.
 package restart
@@ -41,6 +45,16 @@ const (
 	// admission (a mesh's proxy injector): the pod keeps the copy it was
 	// created with, and the template in git does not show it.
 	ViaInjected
+	// ViaNamed is a workload a policy bundle's restart.workloads names as
+	// a reader of the bundle, whatever its template shows.
+	ViaNamed
+	// ViaCARef is a Gateway API or Envoy Gateway caCertificateRefs entry:
+	// the gateway's controller watches the object and follows each
+	// update.
+	ViaCARef
+	// ViaAPIServer is a caBundle field, which the API server reads on
+	// each call it makes to the webhook or API service.
+	ViaAPIServer
 )
 
 // String names the path as messages show it.
@@ -56,15 +70,24 @@ func (v Via) String() string {
 		return "envFrom"
 	case ViaInjected:
 		return "injection at admission"
+	case ViaNamed:
+		return "restart.workloads"
+	case ViaCARef:
+		return "caCertificateRefs"
+	case ViaAPIServer:
+		return "API server"
 	default:
 		return "unknown"
 	}
 }
 
 // FixedAtStart reports whether a pod reading through v keeps the value it
-// started with until it is restarted: every way but a whole-volume mount,
-// which the kubelet updates in place.
-func (v Via) FixedAtStart() bool { return v != ViaVolume }
+// started with until it is restarted: a subPath mount, env, envFrom and
+// injection at admission. A whole-volume mount is updated in place by the
+// kubelet; a gateway's controller and the API server follow updates.
+func (v Via) FixedAtStart() bool {
+	return v == ViaSubPath || v == ViaEnv || v == ViaEnvFrom || v == ViaInjected
+}
 
 // Object is an object a pod template refers to, by kind and name: a
 // Secret or ConfigMap in the workload's namespace (KindSecret,

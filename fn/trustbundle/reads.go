@@ -3,6 +3,7 @@ package trustbundle
 import (
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
+	"github.com/rotate-certs/rotate-certs/fn/restart"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -16,7 +17,7 @@ import (
 //     ClusterTrustBundles and trust-manager Bundles (a Secret or ConfigMap
 //     target must not be one that a Bundle of the input writes:
 //     bundleclash.go);
-//   - every object of a kind of caRefReaders (Gateway API
+//   - every object of a kind of restart.CARefReaderKinds (Gateway API
 //     BackendTLSPolicies and Gateways, Envoy Gateway
 //     ClientTrafficPolicies), whose CA references read only key ca.crt
 //     of a Secret or ConfigMap target (gateway.go);
@@ -83,7 +84,7 @@ func readsWith(bundles []policy.TrustBundle, targets kube.TargetTable) kube.Read
 		}
 	}
 	r.Some = append(r.Some, kube.ItemRule{GroupKind: kube.GroupKind{Kind: "Namespace"}, Selects: func(*yaml.RNode) bool { return namespaces }})
-	r.Kinds = append(r.Kinds, caRefReaderKinds()...)
+	r.Kinds = append(r.Kinds, restart.CARefReaderKinds()...)
 	for _, row := range kube.InjectKinds().Rows() {
 		r.Kinds = append(r.Kinds, row.GroupKind())
 	}

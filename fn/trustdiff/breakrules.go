@@ -63,12 +63,12 @@ func breaks(base, head *Tree, now time.Time) []Break {
 	return k.out
 }
 
-// issued returns c's certificate and, when its place held another at
-// BASE, that one: the certificates whose trust objects the rules judge for
-// c.
+// issued returns c's certificate and, when its place held another at the
+// same position at BASE (slot), that one: the certificates whose trust
+// objects the rules judge for c.
 func (k *breaker) issued(c Cert) []*x509.Certificate {
 	out := []*x509.Certificate{c.Cert}
-	if prev, ok := k.baseAt[c.at()]; ok {
+	if prev, ok := k.baseAt[c.slot()]; ok {
 		out = append(out, prev.Cert)
 	}
 	return out
@@ -80,7 +80,7 @@ func newBreaker(base, head *Tree, now time.Time) *breaker {
 		v: &verifier{now: now, pools: map[string]*x509.CertPool{}, seen: map[verifyKey]*x509.Certificate{}, sigs: map[*TrustObject]string{}, shas: map[*x509.Certificate]string{}}, repl: map[string][2]*TrustObject{}, headHas: map[string]bool{}}
 	k.keys, k.b, k.h = pairs(base, head)
 	for _, c := range base.Certs {
-		k.baseAt[c.at()] = c
+		k.baseAt[c.slot()] = c
 	}
 	for _, c := range head.Certs {
 		k.headHas[c.at()+"\x00"+sha(c.Cert)] = true
@@ -186,7 +186,7 @@ func (k *breaker) mayLose(c Cert, g keyGroup) bool {
 	}
 	bo, ho := k.b[g.rep], k.h[g.rep]
 	if k.v.anchor(c.Cert, bo, k.base) == nil {
-		prev, ok := k.baseAt[c.at()]
+		prev, ok := k.baseAt[c.slot()]
 		if !ok || k.v.anchor(prev.Cert, bo, k.base) == nil {
 			return false
 		}
@@ -267,18 +267,18 @@ func (k *breaker) ordered(cand map[string]bool) []string {
 
 // add records a break once: the same certificate held in several places
 // (a copy per cluster) breaks a trust object once, named at the place
-// nearest it, the others listed (AlsoAt).
-func (k *breaker) add(c Cert, o *TrustObject, consumers []Consumer, needs CARef, reason string) {
-	if len(consumers) == 0 {
-		return
-	}
+// nearest it, the others listed (AlsoAt). what gives the consumers that
+// reject it and the CA it needs, asked only for a new break: a fleet's
+// copies of one certificate meet every cluster's copy of the trust object,
+// and naming the CA looks through every trust object of the tree.
+func (k *breaker) add(c Cert, o *TrustObject, reason string, what func() ([]Consumer, CARef)) {
 	id := sha(c.Cert) + "\x00" + o.key() + "\x00" + reason
 	if k.placed[id+"\x00"+c.at()] {
 		return
 	}
-	k.placed[id+"\x00"+c.at()] = true
 	ref := certRef(c)
 	if i, ok := k.seen[id]; ok { // a fleet holds one copy per cluster: a set, not a search
+		k.placed[id+"\x00"+c.at()] = true
 		b := &k.out[i]
 		if nearness(c.Resource.File, c.Package, o) > nearness(b.Certificate.Resource.File, b.Certificate.Package, o) {
 			b.Certificate, ref = ref, b.Certificate
@@ -287,6 +287,11 @@ func (k *breaker) add(c Cert, o *TrustObject, consumers []Consumer, needs CARef,
 		b.AlsoAt = append(b.AlsoAt, ref)
 		return
 	}
+	consumers, needs := what()
+	if len(consumers) == 0 {
+		return
+	}
+	k.placed[id+"\x00"+c.at()] = true
 	k.seen[id] = len(k.out)
 	k.out = append(k.out, Break{Certificate: ref, Needs: needs, Trust: TrustRef{Resource: o.Resource, Field: o.Field, Package: o.Package},
 		Consumers: consumers, Reason: reason, Domain: k.sharedDomain(c.Package, o)})
@@ -331,26 +336,30 @@ func (k *breaker) lost(c Cert, key string) {
 	}
 	a := k.v.anchor(c.Cert, bo, k.base)
 	before := a != nil
-	// The certificate its place held at BASE counts for the trust objects
-	// of its own directory and of its trust domain: a re-issued issuer
+	// The certificate its place held at BASE, at the same position (the
+	// leaf a re-issued leaf replaced, not the issuer after it in the
+	// chain: a valid issuer does not make an expired leaf one that
+	// verified), counts for the trust objects of its own directory and of
+	// its trust domain: a re-issued issuer
 	// against its mesh's roots - each cluster's of the domain - not a
 	// re-issued leaf against an unrelated bundle that happens to hold its
 	// old CA.
-	if prev, ok := k.baseAt[c.at()]; !before && ok && (path.Dir(bo.Resource.File) == path.Dir(c.Resource.File) || k.sharedDomain(c.Package, bo) != "") {
+	if prev, ok := k.baseAt[c.slot()]; !before && ok && (path.Dir(bo.Resource.File) == path.Dir(c.Resource.File) || k.sharedDomain(c.Package, bo) != "") {
 		before = k.v.anchor(prev.Cert, bo, k.base) != nil
 	}
 	if !before || k.v.anchor(c.Cert, ho, k.head) != nil {
 		return
 	}
-	need := needs(c.Cert, k.v, ho, k.head, k.base)
-	if a != nil {
-		need = CARef{Subject: pki.Subject(a), SHA256: sha(a)}
-	}
 	o := ho
 	if o == nil {
 		o = bo
 	}
-	k.add(c, o, unionConsumers(bo.Consumers, ho), need, reasonLost)
+	k.add(c, o, reasonLost, func() ([]Consumer, CARef) {
+		if a != nil {
+			return unionConsumers(bo.Consumers, ho), CARef{Subject: pki.Subject(a), SHA256: sha(a)}
+		}
+		return unionConsumers(bo.Consumers, ho), needs(c.Cert, k.v, ho, k.head, k.base)
+	})
 }
 
 // replaced returns the two sides of a trust object whose CAs the change
@@ -410,7 +419,7 @@ func (k *breaker) newAgainstOld(c Cert, key string) {
 	if len(keep) == 0 || a == nil || k.v.anchor(c.Cert, bo, k.head) != nil {
 		return
 	}
-	k.add(c, ho, keep, CARef{Subject: pki.Subject(a), SHA256: sha(a)}, reasonNewCert)
+	k.add(c, ho, reasonNewCert, func() ([]Consumer, CARef) { return keep, CARef{Subject: pki.Subject(a), SHA256: sha(a)} })
 }
 
 // oldAgainstNew: base certificate c verified against the old trust, is no
@@ -427,16 +436,17 @@ func (k *breaker) oldAgainstNew(c Cert, key string) {
 	if len(fresh) == 0 || a == nil || k.v.anchor(c.Cert, ho, k.base) != nil {
 		return
 	}
-	k.add(c, ho, fresh, CARef{Subject: pki.Subject(a), SHA256: sha(a)}, reasonOldCert)
+	k.add(c, ho, reasonOldCert, func() ([]Consumer, CARef) { return fresh, CARef{Subject: pki.Subject(a), SHA256: sha(a)} })
 }
 
 // stillPresented reports whether base certificate c left its place and a
-// workload that reads its holder once, and is not rolled, keeps it.
+// workload that read its holder once at BASE, and is not rolled, keeps it
+// (the pods that run at the change started from BASE's templates).
 func (k *breaker) stillPresented(c Cert) bool {
 	if k.headHas[c.at()+"\x00"+sha(c.Cert)] {
 		return false // still in the tree: lost covers it
 	}
-	keep, _ := k.keepers(near(k.head.tree.Readers[readerKey(c.Resource.Kind, c.Resource.Namespace, c.Resource.Name)], c.Resource.File))
+	keep, _ := k.keepers(k.base.tree.presenters[c.Resource.id()])
 	return len(keep) > 0
 }
 

@@ -5,11 +5,10 @@ import (
 	"crypto/x509"
 	"encoding/hex"
 	"fmt"
-	"path"
 	"strings"
 	"time"
 
-	"github.com/rotate-certs/rotate-certs/fn/certmanager"
+	"github.com/rotate-certs/rotate-certs/fn/inventory"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/layout"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
@@ -74,11 +73,9 @@ type builder struct {
 	in    Input
 	tree  *Tree
 	nodes map[kube.Ref]*yaml.RNode
-	// byName are the readers of Secrets and ConfigMaps by object name
-	// (trust-manager Bundle targets), bySigner of ClusterTrustBundle
-	// signers.
-	byName   map[string][]Consumer
-	bySigner []signerReader
+	// readers answer who reads each trust object (restart.Readers, the
+	// one home of that rule).
+	readers *restart.Readers
 	// reasons are the packages' Trust rows by package directory and
 	// target, pkg the package directory of each item in a package.
 	reasons map[place][]why.Trusted
@@ -87,12 +84,13 @@ type builder struct {
 	// decoded the policies.
 	bundles map[string]bundleInfo
 	decoded map[*yaml.RNode]decoded
-	// added are the readers addReader recorded, by map, key, object and
-	// how it reads: a fleet repository has one reader per cluster of the
-	// same Secret, and looking through them is quadratic.
-	added map[string]bool
-	// nearIndex are the readers lists near has indexed, by list.
-	nearIndex map[string]dirIndex
+	// trustNodes are the objects of the trust objects.
+	trustNodes map[*TrustObject]*yaml.RNode
+	// sourceOf are the policies' sources, by sourceKey: the bundle that
+	// reads each; trustNS the trustNamespace of the policies' bundles
+	// whose target is a trust-manager Bundle, by package directory and
+	// Bundle name.
+	sourceOf, trustNS map[string]string
 	// roots memoizes selfSigned: a fleet holds the same root (one parsed
 	// certificate) once per cluster, and each answer is a signature check.
 	roots map[*x509.Certificate]bool
@@ -103,12 +101,6 @@ type builder struct {
 type place struct {
 	pkg string
 	at  why.Address
-}
-
-type signerReader struct {
-	signer   string
-	selector *kube.Selector
-	consumer Consumer
 }
 
 // objectsOnly drops the documents that are not objects - a YAML scalar or
@@ -126,8 +118,8 @@ func objectsOnly(items []*yaml.RNode) []*yaml.RNode {
 
 // Build maps a tree's resources onto its model.
 func Build(in Input) *Tree {
-	b := &builder{in: in, tree: &Tree{Holders: map[string][]Holder{}, Readers: map[string][]Consumer{}},
-		nodes: map[kube.Ref]*yaml.RNode{}, byName: map[string][]Consumer{}, reasons: map[place][]why.Trusted{},
+	b := &builder{in: in, tree: &Tree{Holders: map[string][]Holder{}, presenters: map[string][]Consumer{}},
+		nodes: map[kube.Ref]*yaml.RNode{}, reasons: map[place][]why.Trusted{}, trustNodes: map[*TrustObject]*yaml.RNode{},
 		pkg: map[*yaml.RNode]string{}, bundles: map[string]bundleInfo{}, decoded: map[*yaml.RNode]decoded{}}
 	for _, p := range in.Packages {
 		for _, r := range p.Trust {
@@ -140,6 +132,11 @@ func Build(in Input) *Tree {
 	in.Items = objectsOnly(in.Items)
 	b.in.Items = in.Items
 	b.packages(in.Packages)
+	b.readers = restart.NewReaders(in.Items, restart.ReadersOptions{
+		Kinds:   in.Workloads,
+		Package: func(n *yaml.RNode) string { return b.pkg[n] },
+		File:    func(n *yaml.RNode) string { return b.resource(kube.RefOf(n)).File },
+	})
 	for _, item := range in.Items {
 		b.nodes[kube.RefOf(item)] = item // all first: resource reads a built object's files from its node
 	}
@@ -147,11 +144,13 @@ func Build(in Input) *Tree {
 		b.object(item)
 		b.privateKeys(item)
 	}
+	b.readErrors()
 	b.tree.CertFiles = in.CertFiles
 	b.waves()
 	certs, problems := findCertificates(layout.WithoutPolicies(in.Items), in.Targets)
 	b.values(certs)
-	b.injectedConsumers()
+	b.bundleTrust(certs)
+	b.consumers()
 	for _, p := range problems {
 		b.problem(p.Ref, fmt.Sprintf("%s %s: %s", p.Ref, p.Field, p.Message))
 	}
@@ -193,12 +192,14 @@ func (b *builder) resource(ref kube.Ref) Resource {
 	return r
 }
 
-// value is the certificates of one value of one resource.
+// value is the certificates of one value of one resource, with the kind
+// of place that holds it and its name (inventory.Found).
 type value struct {
-	ref    kube.Ref
-	field  string
-	certs  []found
-	within bool
+	ref   kube.Ref
+	field string
+	certs []found
+	place inventory.Place
+	name  string
 }
 
 // values groups the certificates found by value and files each value as
@@ -214,7 +215,7 @@ func (b *builder) values(certs []found) {
 		k := at{f.Ref, f.Key()}
 		v, ok := byAt[k]
 		if !ok {
-			v = &value{ref: f.Ref, field: f.Key(), within: f.Within != ""}
+			v = &value{ref: f.Ref, field: f.Key(), place: f.Place, name: f.Name}
 			byAt[k] = v
 			vs = append(vs, v)
 		}
@@ -231,17 +232,23 @@ func (b *builder) values(certs []found) {
 }
 
 // isTrust reports whether value v of node holds trust: a caBundle, a
-// ClusterTrustBundle, a trust-manager inLine source, or a value of a kind
-// that holds a bundle at keys - a Secret or ConfigMap - (not a snapshot's)
-// of CAs only that is not a chain and not under a certificate key.
+// ClusterTrustBundle, a trust-manager inLine source; or a value of CAs
+// only that is not a chain, not a snapshot's (local config), and not a
+// certificate with its chain by its name (a Secret's or ConfigMap's
+// certificate key; an embedded value's name: embedded.go) - a Secret or
+// ConfigMap value, a client configuration's CAs, an env or Helm value. A
+// client certificate is presented, never trust.
 func (b *builder) isTrust(v *value, node *yaml.RNode) bool {
-	if node == nil || v.within {
+	if node == nil {
 		return false
 	}
-	if d, ok := b.in.Targets.Lookup(kube.TargetKind(v.ref.Kind)); !ok || d.Store != kube.StoreKeys || d.Group != kube.GroupOf(v.ref.APIVersion) {
+	switch v.place {
+	case inventory.PlaceTrustField:
 		return true
+	case inventory.PlaceClientCert:
+		return false
 	}
-	if kube.IsLocalConfig(node) || certKeys[dataKey(v.field)] {
+	if kube.IsLocalConfig(node) || v.place == inventory.PlaceValue && certKeys[dataKey(v.field)] || presented(v) {
 		return false
 	}
 	for _, f := range v.certs {
@@ -274,7 +281,12 @@ func (b *builder) trust(v *value, node *yaml.RNode) {
 		o.Reasons[r.SHA256] = Reason{Why: string(r.Reason), Source: r.Source}
 	}
 	o.Domain = b.bundles[o.pkg+"\x00"+o.Bundle].domain
-	o.Consumers = b.consumers(o, node)
+	o.sourceOf = b.sourceOf[sourceKey(o.pkg, v.ref.Kind, v.ref.Namespace, v.ref.Name, valueField(o.Resource, v.field))]
+	if cs, own := ownReaders(v, o); own {
+		o.Consumers = cs // its holder embeds it (embedded.go)
+	} else {
+		b.trustNodes[o] = node // its consumers: consumers.go
+	}
 	b.tree.Trust = append(b.tree.Trust, o)
 }
 
@@ -282,7 +294,7 @@ func (b *builder) trust(v *value, node *yaml.RNode) {
 // that are not self-signed are presented.
 func (b *builder) held(v *value, node *yaml.RNode) {
 	res := b.resource(v.ref)
-	for _, f := range v.certs {
+	for i, f := range v.certs {
 		c := f.Cert
 		if pki.IsCA(c) {
 			s := sha(c)
@@ -291,6 +303,8 @@ func (b *builder) held(v *value, node *yaml.RNode) {
 		b.intermediate(c)
 		if !b.selfSigned(c) {
 			b.tree.Certs = append(b.tree.Certs, Cert{Resource: res, Key: f.Key(), Cert: c, Package: b.packageName(b.pkg[node])})
+			b.tree.Certs[len(b.tree.Certs)-1].pos = i
+			b.presenters(res, node)
 		}
 	}
 }
@@ -328,30 +342,6 @@ func memoryOf(node *yaml.RNode) map[string]string {
 	return out
 }
 
-// consumers returns what reads trust object o (node): the workloads that
-// read its Secret or ConfigMap, project its ClusterTrustBundle or read
-// what its trust-manager Bundle writes, or the API server for a caBundle.
-func (b *builder) consumers(o *TrustObject, node *yaml.RNode) []Consumer {
-	switch {
-	case o.Resource.Kind == "Secret" || o.Resource.Kind == "ConfigMap":
-		key := readerKey(o.Resource.Kind, o.Resource.Namespace, o.Resource.Name)
-		return b.near(key, b.tree.Readers[key], o.Resource.File)
-	case o.Resource.Kind == restart.KindClusterTrustBundle:
-		key := readerKey(o.Resource.Kind, "", o.Resource.Name)
-		out := b.near(key, b.tree.Readers[key], o.Resource.File)
-		signer := kube.ScalarAt(node, "spec", "signerName")
-		for _, r := range b.bySigner {
-			if signer != "" && r.signer == signer && r.selector != nil && r.selector.Matches(node.GetLabels()) {
-				out = append(out, r.consumer)
-			}
-		}
-		return out
-	case o.Resource.Kind == certmanager.KindBundle:
-		return b.near("\x00byName\x00"+o.Resource.Name, b.byName[o.Resource.Name], o.Resource.File)
-	}
-	return []Consumer{{Resource: o.Resource, Via: "API server"}}
-}
-
 // digest is a short hex SHA-256 of node's YAML; "" for nil.
 func digest(nodes ...*yaml.RNode) string {
 	h := sha256.New()
@@ -363,52 +353,4 @@ func digest(nodes ...*yaml.RNode) string {
 		h.Write([]byte{0})
 	}
 	return hex.EncodeToString(h.Sum(nil)[:12])
-}
-
-// near returns the readers of cs in file's directory when there are any,
-// else all of them: in a repository of many clusters each cluster's
-// workloads sit beside the objects they read; a package that keeps
-// workloads and trust in different directories still finds its readers.
-func near(cs []Consumer, file string) []Consumer {
-	return byDir(cs).near(cs, file)
-}
-
-// near is near(cs, file) for the readers list named key, from an index
-// of the list by directory made once: a fleet holds a reader of the same
-// name in every cluster, and filtering the list for each cluster's trust
-// object is quadratic. The index is made again when the list grew.
-func (b *builder) near(key string, cs []Consumer, file string) []Consumer {
-	ix, ok := b.nearIndex[key]
-	if !ok || ix.n != len(cs) {
-		ix = byDir(cs)
-		if b.nearIndex == nil {
-			b.nearIndex = map[string]dirIndex{}
-		}
-		b.nearIndex[key] = ix
-	}
-	return ix.near(cs, file)
-}
-
-// dirIndex is a readers list of n consumers by directory.
-type dirIndex struct {
-	n    int
-	dirs map[string][]Consumer
-}
-
-// byDir indexes the readers list cs by directory, in its order.
-func byDir(cs []Consumer) dirIndex {
-	ix := dirIndex{n: len(cs), dirs: map[string][]Consumer{}}
-	for _, c := range cs {
-		d := path.Dir(c.Resource.File)
-		ix.dirs[d] = append(ix.dirs[d], c)
-	}
-	return ix
-}
-
-// near is the package's near on cs, the list ix indexes.
-func (ix dirIndex) near(cs []Consumer, file string) []Consumer {
-	if out := ix.dirs[path.Dir(file)]; len(out) > 0 {
-		return append([]Consumer(nil), out...)
-	}
-	return append([]Consumer(nil), cs...)
 }

@@ -48,8 +48,15 @@ type Change struct {
 // Roll is a workload the change rolls.
 type Roll struct {
 	Resource Resource `json:"resource"`
-	Wave     string   `json:"wave,omitempty"`
+	// Wave is when it rolls: WaveNow for a workload whose pod template
+	// the change changes, else the wave of a roll-out in waves that rolls
+	// it later ("bundle B: wave N of M, due T").
+	Wave string `json:"wave"`
 }
+
+// WaveNow is the wave of a roll the change makes itself: the pod template
+// changes, and the workload rolls when the change is applied.
+const WaveNow = "now"
 
 // Summary counts the result.
 type Summary struct {
@@ -154,7 +161,7 @@ func trustChanges(base, head *Tree) []TrustChange {
 		if ho != nil {
 			tc.Resource, tc.Field, tc.Bundle, tc.Package, tc.Consumers = ho.Resource, ho.Field, ho.Bundle, ho.Package, ho.Consumers
 			for _, c := range uniqueCAs(ho) {
-				ca := explain(head, ho, c, bs[sha(c)], prior)
+				ca := byRule(explain(head, ho, c, bs[sha(c)], prior), bo, ho)
 				if bs[sha(c)] {
 					tc.Kept = append(tc.Kept, ca)
 				} else {
@@ -167,7 +174,7 @@ func trustChanges(base, head *Tree) []TrustChange {
 		if bo != nil {
 			for _, c := range uniqueCAs(bo) {
 				if !hs[sha(c)] {
-					tc.Removed = append(tc.Removed, explain(base, bo, c, true, nil))
+					tc.Removed = append(tc.Removed, byRule(explain(base, bo, c, true, nil), nil, bo))
 				}
 			}
 		}
@@ -239,7 +246,7 @@ func rolls(base, head *Tree) []Roll {
 		b, ok := before[w.Resource.id()]
 		switch {
 		case ok && b.Template != w.Template:
-			now = append(now, Roll{Resource: w.Resource})
+			now = append(now, Roll{Resource: w.Resource, Wave: WaveNow})
 		case w.Wave != "" && (!ok || b.Wave != w.Wave):
 			later = append(later, Roll{Resource: w.Resource, Wave: w.Wave})
 		}
@@ -257,7 +264,7 @@ func rolled(base, head *Tree) map[string]bool {
 	}
 	out := map[string]bool{}
 	for _, r := range rolls(base, head) {
-		if r.Wave == "" && replaces[r.Resource.id()] {
+		if r.Wave == WaveNow && replaces[r.Resource.id()] {
 			out[r.Resource.id()] = true
 		}
 	}

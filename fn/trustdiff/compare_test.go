@@ -2,6 +2,7 @@ package trustdiff
 
 import (
 	"encoding/base64"
+	"strings"
 	"testing"
 
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
@@ -76,8 +77,9 @@ func TestRetiredLinesARenderWritesAreNotPlanted(t *testing.T) {
 
 func shaOf(c testpki.Cert) string { return sha(c.Cert) }
 
-// A roll names the workload's file: a fleet holds the same workload once
-// per cluster, and two lines "Deployment a/w rolls" would not say which.
+// A roll names the workload's file and when it rolls: a fleet holds the
+// same workload once per cluster, and two lines "Deployment a/w rolls"
+// would not say which.
 func TestRollLineNamesTheFile(t *testing.T) {
 	w := Resource{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "a", Name: "w"}
 	inFile := w
@@ -86,12 +88,14 @@ func TestRollLineNamesTheFile(t *testing.T) {
 		roll Roll
 		want string
 	}{
-		{Roll{Resource: w}, "Deployment a/w rolls"},
-		{Roll{Resource: inFile}, "Deployment a/w rolls in clusters/east/app/deploy.yaml"},
-		{Roll{Resource: inFile, Wave: "2"}, "Deployment a/w rolls (wave 2) in clusters/east/app/deploy.yaml"},
+		{Roll{Resource: w, Wave: WaveNow}, "Deployment a/w rolls now"},
+		{Roll{Resource: inFile, Wave: WaveNow}, "Deployment a/w rolls now (in clusters/east/app/deploy.yaml)"},
+		{Roll{Resource: inFile, Wave: "bundle b: wave 2 of 3, due 2026-11-23T00:00:00Z"},
+			"Deployment a/w rolls later, in bundle b: wave 2 of 3, due 2026-11-23T00:00:00Z (in clusters/east/app/deploy.yaml)"},
 	} {
-		if got := rollLine(tc.roll); got != tc.want {
-			t.Errorf("rollLine(%+v) = %q, want %q", tc.roll, got, tc.want)
+		s := section{entries: []entry{rollEntry(tc.roll)}}
+		if got := strings.Join(s.blocks()[0].lines(TablePlaces), "\n"); got != tc.want {
+			t.Errorf("roll %+v: %q, want %q", tc.roll, got, tc.want)
 		}
 	}
 }

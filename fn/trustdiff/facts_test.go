@@ -3,6 +3,7 @@ package trustdiff
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -44,7 +45,7 @@ func TestFactsCAValidity(t *testing.T) {
 			if got := factsOf(r); !sameList(got, tc.want) {
 				t.Errorf("facts %q, want %q", got, tc.want)
 			}
-			if len(tc.want) > 0 && (r.Summary.Facts != len(tc.want) || !strings.Contains(Table(r, true), "WARNINGS:")) {
+			if len(tc.want) > 0 && (r.Summary.Facts != len(tc.want) || !strings.Contains(Table(r, true), fmt.Sprintf("WARNINGS (%d):", len(tc.want)))) {
 				t.Errorf("summary %+v, table:\n%s", r.Summary, Table(r, true))
 			}
 		})

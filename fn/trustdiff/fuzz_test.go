@@ -46,16 +46,47 @@ func keySeed(ca, leaf testpki.Cert, extra ...testpki.Cert) string {
 		"\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w, namespace: a}\nspec:\n  template:\n    spec:\n      containers:\n      - name: c\n        envFrom:\n        - secretRef: {name: ca}\n"
 }
 
+// embeddedSeed holds ca in the values objects embed (embedded.go): a
+// workload's env, a HelmRelease's values beside a key, an Argo CD cluster
+// Secret's config beside its keyData.
+func embeddedSeed(ca, leaf testpki.Cert) string {
+	pemLines := strings.ReplaceAll(strings.TrimSpace(string(ca.PEM())), "\n", "\n          ")
+	keyLines := strings.ReplaceAll(strings.TrimSpace(string(leaf.KeyPEM())), "\n", "\n          ")
+	enc := base64.StdEncoding.EncodeToString
+	return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w, namespace: a}\nspec:\n  template:\n    spec:\n      containers:\n      - name: c\n        env:\n        - name: TRUST_ANCHORS\n          value: " + enc(ca.PEM()) +
+		"\n---\napiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: h, namespace: a}\nspec:\n  values:\n    tls:\n      ca: |\n          " + pemLines + "\n      key: |\n          " + keyLines +
+		"\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: c, namespace: a}\nstringData:\n  config: '{\"tlsClientConfig\": {\"caData\": \"" + enc(ca.PEM()) + "\", \"certData\": \"" + enc(leaf.PEM()) + "\", \"keyData\": \"" + enc(leaf.KeyPEM()) + "\"}}'\n"
+}
+
+// bundleSeed is a trust-manager Bundle reading root's Secret and pinning
+// CA pinned inLine, a workload reading the Bundle's ConfigMap, and a
+// client's chain: a leaf of an issuer of the old gateway CA, then the
+// issuer.
+func bundleSeed(root, pinned testpki.Cert) string {
+	enc := base64.StdEncoding.EncodeToString
+	issuer := testpki.NewIntermediate("fuzz-issuer", "fuzz-issuing", testpki.Fixture("ca-2025"), testpki.Date(2026, 1, 1), testpki.Days(900))
+	chain := append(testpki.NewLeaf("fuzz-leaf", issuer, testpki.Date(2026, 10, 1), testpki.Days(90)).PEM(), issuer.PEM()...)
+	return "apiVersion: trust.cert-manager.io/v1alpha1\nkind: Bundle\nmetadata: {name: corp}\nspec:\n  sources:\n  - secret: {name: root, key: ca.crt}\n" +
+		"  - inLine: " + strconv.Quote(string(pinned.PEM())) + "\n  target:\n    configMap: {key: ca.pem}\n" +
+		"---\napiVersion: v1\nkind: Secret\nmetadata: {name: root, namespace: cert-manager}\ndata:\n  ca.crt: " + enc(root.PEM()) +
+		"\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: client, namespace: a}\ndata:\n  tls.crt: " + enc(chain) +
+		"\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w, namespace: a}\nspec:\n  template:\n    spec:\n      containers:\n      - name: c\n        envFrom:\n        - configMapRef: {name: corp}\n"
+}
+
 // FuzzDiff: no panic; no key echoed; diff A A is empty; diff A B's added
 // CAs are diff B A's removed ones.
 func FuzzDiff(f *testing.F) {
 	caOld, caNew := testpki.Fixture("ca-2025"), testpki.Fixture("ca-2026")
 	f.Add(keySeed(caOld, testpki.Fixture("leaf-old")), keySeed(caNew, testpki.Fixture("leaf-new"), caOld))
 	f.Add(keySeed(caOld, testpki.Fixture("leaf-old")), "")
+	f.Add(embeddedSeed(caOld, testpki.Fixture("leaf-old")), embeddedSeed(caNew, testpki.Fixture("leaf-new")))
 	// a key where no key belongs, and an alias that names a node holding it
 	f.Add(keySeed(caOld, testpki.Fixture("leaf-old")), keySeed(caOld, testpki.Fixture("leaf-old"))+
 		"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: a}\ndata:\n  k: |\n"+indent(string(caOld.KeyPEM()))+
 		"---\napiVersion: example.com/v1\nkind: W\nmetadata: {name: w}\nspec: &a {k: [*a, *a]}\n")
+	// a trust-manager Bundle whose source Secret's root is replaced, and
+	// a chain (a leaf, then its issuer) in one value
+	f.Add(bundleSeed(caOld, testpki.Fixture("ca-2027")), bundleSeed(caNew, testpki.Fixture("ca-2027")))
 	f.Fuzz(func(t *testing.T, a, b string) {
 		ta, tb := tree(a), tree(b)
 		if ta == nil || tb == nil {
@@ -118,14 +149,14 @@ func TestNoKeyMaterialInAnyFormat(t *testing.T) {
 func TestMarkdownIsCutAndSaysSo(t *testing.T) {
 	r := Result{SchemaVersion: SchemaVersion}
 	for i := 0; i < 3000; i++ {
-		r.Rolls = append(r.Rolls, Roll{Resource: Resource{Kind: "Deployment", Namespace: "ns", Name: strings.Repeat("w", 40) + string(rune('a'+i%26))}})
+		r.Rolls = append(r.Rolls, Roll{Resource: Resource{Kind: "Deployment", Namespace: "ns", Name: strings.Repeat("w", 40) + strconv.Itoa(i)}, Wave: WaveNow})
 	}
 	r.Summary.Rolls = len(r.Rolls)
 	md := Markdown(r, MarkdownOptions{Command: "rotate-certs diff main HEAD"})
 	if len(md) > MaxMarkdown {
 		t.Fatalf("%d characters, over %d", len(md), MaxMarkdown)
 	}
-	if !strings.Contains(md, "line(s) of Rolls") || !strings.Contains(md, "rotate-certs diff main HEAD") {
+	if !strings.Contains(md, "of 3000 object(s) in Rolls") || !strings.Contains(md, "rotate-certs diff main HEAD") {
 		t.Fatalf("the cut comment does not say what it left out and how to see it:\n%s", md[len(md)-400:])
 	}
 	if !strings.HasPrefix(md, "### rotate-certs diff: PASS") {

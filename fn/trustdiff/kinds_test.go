@@ -61,14 +61,17 @@ func TestAddedTargetKind(t *testing.T) {
 // TestAddedWorkloadKind adds OpenKruise's CloneSet by a row of the
 // workload-kind table, as the other packages' TestAddedWorkloadKind do,
 // and sees diff read it as a workload: a change of its template (at its
-// row's path) is a roll. With the shipped table it is no workload.
+// row's path) is a roll, and it reads the trust its pods mount (a
+// consumer, as fn/restart's readers say by the same row). With the
+// shipped table it is no workload and reads nothing.
 func TestAddedWorkloadKind(t *testing.T) {
 	added := policy.NewWorkloadTable(append(policy.WorkloadKinds().Rows(),
 		policy.WorkloadKind{Kind: "CloneSet", APIVersions: []string{"apps.kruise.io/v1alpha1"}, Template: []string{"spec", "template"},
 			Role: policy.RoleRolled, Replicas: true, ReplacesPods: true})...)
 	doc := func(image string) string {
 		return "apiVersion: apps.kruise.io/v1alpha1\nkind: CloneSet\nmetadata: {name: clone, namespace: a}\nspec:\n  replicas: 2\n  template:\n    spec:\n" +
-			"      containers:\n      - name: c\n        image: " + image + "\n"
+			"      containers:\n      - name: c\n        image: " + image + "\n        volumeMounts: [{name: t, mountPath: /t}]\n" +
+			"      volumes: [{name: t, secret: {secretName: trust}}]\n---\n" + trustSecret("trust", testpki.Fixture("ca-2026"))
 	}
 	for _, tc := range []struct {
 		name  string
@@ -84,6 +87,9 @@ func TestAddedWorkloadKind(t *testing.T) {
 			r := Compare(base, head, fuzzNow)
 			if len(r.Rolls) != tc.rolls || len(rolled(base, head)) != tc.rolls {
 				t.Errorf("rolls %+v: want %d", r.Rolls, tc.rolls)
+			}
+			if len(head.Trust) != 1 || len(head.Trust[0].Consumers) != tc.rolls {
+				t.Errorf("trust %+v: want %d consumer(s)", head.Trust, tc.rolls)
 			}
 		})
 	}

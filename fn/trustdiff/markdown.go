@@ -19,12 +19,19 @@ type MarkdownOptions struct {
 	Max int
 }
 
+// MarkdownPlaces is how many places a line of the comment names when the
+// same change is made in many: fewer than the table, a comment is read
+// on a pull request (the JSON names every one).
+const MarkdownPlaces = 3
+
 // footerReserve is room kept for the note of what was cut.
 const footerReserve = 2000
 
 // Markdown writes r as a pull-request comment: the verdict and counts
-// first, each section under <details>, never over MaxMarkdown characters;
-// when cut, it says what it left out and the command that shows all.
+// first, each section under <details> headed by its count of objects, the
+// same change in many places one block, never over MaxMarkdown characters;
+// when cut (a block at a time), it says how many objects of which
+// sections it left out and the command that shows all.
 func Markdown(r Result, o MarkdownOptions) string {
 	limit := o.Max
 	if limit <= 0 {
@@ -34,20 +41,24 @@ func Markdown(r Result, o MarkdownOptions) string {
 	fmt.Fprintf(&b, "### rotate-certs diff: %s\n\n%s\n", r.Verdict(o.AllowUnexplained), r.Counts())
 	var cut []string
 	for _, s := range r.sections() {
-		open := fmt.Sprintf("\n<details%s><summary>%s (%d)</summary>\n\n```text\n", openIf(s.title), s.title, len(s.lines))
+		open := fmt.Sprintf("\n<details%s><summary>%s (%d)</summary>\n\n```text\n", openIf(s.title), s.title, len(s.entries))
 		const closing = "```\n\n</details>\n"
 		if b.Len()+len(open)+len(closing) > limit-footerReserve {
-			cut = append(cut, fmt.Sprintf("%d line(s) of %s", len(s.lines), s.title))
+			cut = append(cut, cutWords(len(s.entries), len(s.entries), s.title))
 			continue
 		}
 		b.WriteString(open)
-		for i, l := range s.lines {
-			l = fence(l) + "\n"
-			if b.Len()+len(l)+len(closing) > limit-footerReserve {
-				cut = append(cut, fmt.Sprintf("%d line(s) of %s", len(s.lines)-i, s.title))
+		blocks, left := s.blocks(), 0
+		for i, blk := range blocks {
+			text := fence(strings.Join(blk.lines(MarkdownPlaces), "\n")) + "\n"
+			if b.Len()+len(text)+len(closing) > limit-footerReserve {
+				for _, rest := range blocks[i:] {
+					left += rest.n
+				}
+				cut = append(cut, cutWords(left, len(s.entries), s.title))
 				break
 			}
-			b.WriteString(l)
+			b.WriteString(text)
 		}
 		b.WriteString(closing)
 	}
@@ -59,6 +70,11 @@ func Markdown(r Result, o MarkdownOptions) string {
 		fmt.Fprintf(&b, "\n**Cut to stay under %d characters.** Left out: %s. Run `%s` to see all.\n", limit, strings.Join(cut, ", "), fence(cmd))
 	}
 	return b.String()
+}
+
+// cutWords says how many of a section's objects were left out.
+func cutWords(left, of int, title string) string {
+	return fmt.Sprintf("%d of %d object(s) in %s", left, of, title)
 }
 
 // openIf opens the sections a reviewer must read: breaks, planted and

@@ -10,6 +10,7 @@ package trustdiff
 
 import (
 	"crypto/x509"
+	"strconv"
 	"strings"
 	"time"
 
@@ -97,6 +98,13 @@ type TrustObject struct {
 	// id is key(), computed once: the diff of a fleet repository asks it
 	// for every certificate that may chain to the object.
 	id string
+	// sourceOf is the policy bundle that reads the object as a source, ""
+	// when none does (rules.go).
+	sourceOf string
+	// derived are, by SHA-256, the CAs a trust-manager Bundle holds only
+	// because a Secret or ConfigMap it reads does (trustmanager.go): that
+	// value holds them, the Bundle is no other holder of them.
+	derived map[string]bool
 }
 
 // key is the identity of a trust object across the two trees.
@@ -122,19 +130,24 @@ func valueField(r Resource, field string) string {
 	return field
 }
 
-// Consumer is what reads a trust object: a workload, or the API server
-// for a caBundle (the object that holds it is named).
+// Consumer is what reads a trust object, as restart.Readers says: a
+// workload, a Gateway API or Envoy Gateway object, or the API server for
+// a caBundle (the object that holds it is named).
 type Consumer struct {
 	Resource Resource `json:"resource"`
-	// Via says how it reads the trust ("volume", "env", "subPath mount",
-	// "API server").
+	// Via says how it reads the trust (restart.Via: "volume", "subPath
+	// mount", "env", "envFrom", "injection at admission",
+	// "restart.workloads", "caCertificateRefs", "API server").
 	Via string `json:"via"`
 	// Once is true when it reads the trust once and keeps it until it is
-	// restarted: env, envFrom, a subPath mount, or a workload annotated
-	// reload: never.
+	// restarted (restart.Reader.Once, the rule render rolls by): env,
+	// envFrom, a subPath mount, injection at admission, a whole volume
+	// without rotate-certs.dev/reload: hot, a workload restart.workloads
+	// names, or one annotated reload: never.
 	Once bool `json:"readsOnce,omitempty"`
-	// Never is true for a workload annotated rotate-certs.dev/reload: never,
-	// which nothing rolls.
+	// Never is true when nothing rolls it (restart.Reader.Never): a
+	// workload annotated rotate-certs.dev/reload: never, a Pod or a
+	// ReplicaSet.
 	Never bool `json:"-"`
 }
 
@@ -147,11 +160,20 @@ type Cert struct {
 	// Package is the directory of the package it is in (below the top of
 	// the tree), "" when it is in none.
 	Package string
+	// pos is its position among the certificates of its value: a value
+	// holds a chain (a leaf, then its issuer), and a place's certificate
+	// at BASE is the one at the same position.
+	pos int
 }
 
 // at is the identity of the place a certificate is held across the two
 // trees.
 func (c Cert) at() string { return c.Resource.id() + "\x00" + valueField(c.Resource, c.Key) }
+
+// slot is the identity of the place and position of a certificate across
+// the two trees: the leaf of a chain is paired with the leaf it replaced,
+// not with the issuer after it.
+func (c Cert) slot() string { return c.at() + "\x00" + strconv.Itoa(c.pos) }
 
 // Holder is an object that holds a CA outside trust objects' data (a CA
 // Secret's tls.crt, a snapshot), which explains the CA without a policy.
@@ -214,10 +236,7 @@ type Tree struct {
 	Intermediates []*x509.Certificate
 	// Holders are, by SHA-256, the objects that hold a CA outside trust
 	// objects.
-	Holders map[string][]Holder
-	// Readers are, by readerKey, the workloads that read a
-	// Secret or ConfigMap: who keeps presenting a certificate it holds.
-	Readers   map[string][]Consumer
+	Holders   map[string][]Holder
 	Workloads []Workload
 	Rollouts  []Rollout
 	Alerts    []Alert
@@ -233,6 +252,11 @@ type Tree struct {
 	// Keys are the values that hold private key material where no key
 	// belongs (KeyPlace).
 	Keys []KeyPlace
+
+	// presenters are, by Resource.id of each object that holds a
+	// certificate of Certs, what reads it: who keeps presenting a
+	// certificate it held.
+	presenters map[string][]Consumer
 
 	byResource map[string][]Cert         // Certs by Resource.id, made when first asked
 	bySHA      map[string][]*TrustObject // Trust by the CAs they hold, made when first asked

@@ -7,7 +7,6 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/layout"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
-	"github.com/rotate-certs/rotate-certs/fn/restart"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -38,10 +37,9 @@ func (b *builder) object(item *yaml.RNode) {
 
 // workload records a workload's pod template digest (at the template path
 // of kind, its row of policy.WorkloadKinds; its spec when it has none: a
-// Pod, a Rollout that borrows another's template) and what it reads.
+// Pod, a Rollout that borrows another's template). What it reads is the
+// readers' (consumers.go).
 func (b *builder) workload(item *yaml.RNode, kind policy.WorkloadKind) {
-	ref := kube.RefOf(item)
-	res := b.resource(ref)
 	var tmpl *yaml.RNode
 	if len(kind.Template) > 0 {
 		tmpl = kube.At(item, kind.Template...)
@@ -49,38 +47,7 @@ func (b *builder) workload(item *yaml.RNode, kind policy.WorkloadKind) {
 	if tmpl == nil {
 		tmpl = kube.At(item, "spec")
 	}
-	b.tree.Workloads = append(b.tree.Workloads, Workload{Resource: res, Template: digest(tmpl), replaces: kind.ReplacesPods})
-	t, err := restart.ReadTemplate(item, kind)
-	if err != nil {
-		b.problem(ref, fmt.Sprintf("%s: %v (what it reads is not known)", ref, err))
-		return
-	}
-	never := item.GetAnnotations(restart.ReloadAnnotation)[restart.ReloadAnnotation] == restart.ReloadValueNever
-	for _, u := range t.Uses() {
-		c := Consumer{Resource: res, Via: u.Via.String(), Once: u.Via.FixedAtStart() || never, Never: never}
-		switch u.Object.Kind {
-		case "Secret", "ConfigMap":
-			b.addReader(b.tree.Readers, readerKey(u.Object.Kind, ref.Namespace, u.Object.Name), c)
-			b.addReader(b.byName, u.Object.Name, c)
-		case restart.KindClusterTrustBundle:
-			b.addReader(b.tree.Readers, readerKey(u.Object.Kind, "", u.Object.Name), c)
-		case restart.KindSigner:
-			b.bySigner = append(b.bySigner, signerReader{signer: u.Object.Name, selector: u.Selector, consumer: c})
-		}
-	}
-}
-
-// addReader adds c to m[k] unless the same workload reads it the same way.
-func (b *builder) addReader(m map[string][]Consumer, k string, c Consumer) {
-	if b.added == nil {
-		b.added = map[string]bool{}
-	}
-	id := fmt.Sprintf("%p\x00%s\x00%s\x00%s", m, k, c.Resource.id(), c.Via)
-	if b.added[id] {
-		return
-	}
-	b.added[id] = true
-	m[k] = append(m[k], c)
+	b.tree.Workloads = append(b.tree.Workloads, Workload{Resource: b.resource(kube.RefOf(item)), Template: digest(tmpl), replaces: kind.ReplacesPods})
 }
 
 // alerts records the alert rules of a PrometheusRule.
@@ -171,10 +138,3 @@ func sourceWords(s policy.Source) string {
 		return "inline PEM"
 	}
 }
-
-// readerKey is the key of Tree.Readers: what a pod template names, the
-// kind, the workload's namespace and the name. The readers of an object
-// are those of its directory when there are any (near), else every
-// workload of the tree that names it: then possibly more consumers than
-// read it, never fewer.
-func readerKey(kind, namespace, name string) string { return kind + "\x00" + namespace + "\x00" + name }

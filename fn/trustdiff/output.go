@@ -81,145 +81,150 @@ func (r Result) Counts() string {
 	return out
 }
 
-// section is one part of the result as lines of text.
-type section struct {
-	title string
-	lines []string
-}
-
-// sections are the parts of r, in the order every format shows them.
+// sections are the parts of r, in the order every format shows them: each
+// entry one object of the JSON, said apart from its place (entry).
 func (r Result) sections() []section {
 	var out []section
-	add := func(title string, lines []string) {
-		if len(lines) > 0 {
-			out = append(out, section{title, lines})
+	add := func(title string, entries []entry) {
+		if len(entries) > 0 {
+			out = append(out, section{title: title, entries: entries})
 		}
 	}
-	add("Breaks", mapLines(r.Breaks, breakLine))
-	add("Planted", mapLines(r.Planted, plantedLine))
-	add("Warnings", mapLines(r.Facts, factLine))
-	var trust []string
-	for _, t := range r.Trust {
-		trust = append(trust, trustLines(t)...)
-	}
-	add("Trust", trust)
-	add("Rolls", mapLines(r.Rolls, rollLine))
-	add("Cluster API rollouts", mapLines(r.Rollouts, changeLine))
-	add("Alerts", mapLines(r.Alerts, changeLine))
-	add("Policies", mapLines(r.Policies, changeLine))
-	add("Not read", mapLines(r.Incomplete, func(i Incomplete) string {
-		return i.Reason + " (unreadable at BASE and HEAD alike, and unchanged: not judged)"
+	add("Breaks", mapEntries(r.Breaks, breakEntry))
+	add("Planted", mapEntries(r.Planted, plantedEntry))
+	add("Warnings", mapEntries(r.Facts, factEntry))
+	add("Trust", mapEntries(r.Trust, trustEntry))
+	add("Rolls", mapEntries(r.Rolls, rollEntry))
+	add("Cluster API rollouts", mapEntries(r.Rollouts, changeEntry))
+	add("Alerts", mapEntries(r.Alerts, changeEntry))
+	add("Policies", mapEntries(r.Policies, changeEntry))
+	add("Not read", mapEntries(r.Incomplete, func(i Incomplete) entry {
+		return entry{text: []string{i.Reason + " (unreadable at BASE and HEAD alike, and unchanged: not judged)"}}
 	}))
-	add("Certificate files", mapLines(r.CertificateFiles, certFileLine))
+	add("Certificate files", mapEntries(r.CertificateFiles, func(c CertFileChange) entry { return entry{text: []string{certFileLine(c)}} }))
 	return out
 }
 
-// rollLine words a roll, with the file of the workload: a repository of
-// many clusters holds the same workload once per cluster.
-func rollLine(w Roll) string {
-	line := w.Resource.String() + " rolls"
-	if w.Wave != "" {
-		line += " (wave " + w.Wave + ")"
-	}
-	if w.Resource.File != "" {
-		line += " in " + w.Resource.File
-	}
-	if w.Resource.Kustomization != "" && w.Resource.Kustomization != w.Resource.File {
-		line += " (built by " + w.Resource.Kustomization + ")"
-	}
-	return line
-}
-
-func mapLines[T any](xs []T, f func(T) string) []string {
-	out := make([]string, len(xs))
+func mapEntries[T any](xs []T, f func(T) entry) []entry {
+	out := make([]entry, len(xs))
 	for i, x := range xs {
 		out[i] = f(x)
 	}
 	return out
 }
 
-// breakLine words a break.
-func breakLine(b Break) string {
+// placeOf is where r is, for a line: its file, its document when its
+// name is not the only one of its directory (identity.go), and the
+// kustomization that built it.
+func (r Resource) placeOf() string {
+	at := r.File
+	if r.place != "" {
+		at = r.place
+	}
+	if r.Kustomization != "" && r.Kustomization != r.File {
+		at += " built by " + r.Kustomization
+	}
+	return at
+}
+
+// rollEntry words a roll: now, or in its wave.
+func rollEntry(w Roll) entry {
+	line := w.Resource.String() + " rolls now"
+	if w.Wave != WaveNow && w.Wave != "" {
+		line = w.Resource.String() + " rolls later, in " + w.Wave
+	}
+	return entry{text: []string{line}, place: w.Resource.placeOf()}
+}
+
+// breakEntry words a break; its place is the certificate's file and, when
+// another, the trust object's (with their packages when they differ), and
+// the other places that hold the certificate.
+func breakEntry(b Break) entry {
 	needs := b.Needs.Subject
 	if b.Needs.SHA256 != "" {
 		needs += " sha256:" + short(b.Needs.SHA256)
 	}
-	cert, trust := "", ""
-	if b.Certificate.Package != b.Trust.Package { // across packages: name both
-		cert, trust = inPackage(b.Certificate.Package), inPackage(b.Trust.Package)
-	}
+	domain := ""
 	if b.Domain != "" {
-		trust += " (trust domain " + b.Domain + ")"
+		domain = " (trust domain " + b.Domain + ")"
 	}
-	also := ""
+	line := fmt.Sprintf("%s %s (%s, sha256:%s) needs CA %s from %s %s%s, which consumers %s will not have: %s",
+		b.Certificate.Resource, b.Certificate.Key, b.Certificate.Subject, short(b.Certificate.SHA256), needs,
+		b.Trust.Resource, b.Trust.Field, domain, consumerList(b.Consumers), b.Reason)
+	place, alone := breakPlace(b)
+	return entry{text: []string{line}, place: place, alone: alone}
+}
+
+// breakPlace is where a break is: "CERT-FILE against TRUST-FILE", each
+// with its package when they are in different packages; and, said when
+// the break is said alone, where else the certificate is held.
+func breakPlace(b Break) (place, alone string) {
+	cert, trust := b.Certificate.Resource.placeOf(), b.Trust.Resource.placeOf()
+	if b.Certificate.Package != b.Trust.Package { // across packages: name both
+		cert, trust = cert+inPackage(b.Certificate.Package), trust+inPackage(b.Trust.Package)
+	}
+	place = cert
+	if trust != cert {
+		place += " against " + trust
+	}
 	if n := len(b.AlsoAt); n > 0 {
-		also = fmt.Sprintf(" (also held at %s", b.AlsoAt[0].Resource.File)
+		alone = "; also held at " + b.AlsoAt[0].Resource.placeOf()
 		if n > 1 {
-			also += fmt.Sprintf(" and %d more", n-1)
+			alone += fmt.Sprintf(" and %d more", n-1)
 		}
-		also += ")"
 	}
-	return fmt.Sprintf("%s %s%s (%s, sha256:%s)%s needs CA %s from %s %s%s, which consumers %s will not have: %s",
-		b.Certificate.Resource, b.Certificate.Key, cert, b.Certificate.Subject, short(b.Certificate.SHA256), also, needs,
-		b.Trust.Resource, b.Trust.Field, trust, consumerList(b.Consumers), b.Reason)
+	return place, alone
 }
 
 // inPackage words a package directory.
 func inPackage(dir string) string {
 	if dir == "" {
-		return " in no package"
+		return " of no package"
 	}
-	return " in package " + dir
+	return " of package " + dir
 }
 
-// plantedLine words planted trust.
-func plantedLine(p Planted) string {
+// plantedEntry words planted trust.
+func plantedEntry(p Planted) entry {
 	where := p.Resource.String() + " " + p.Field
 	if p.Annotation != "" {
 		where = p.Resource.String() + " annotation " + p.Annotation
 	}
-	return fmt.Sprintf("%s: CA %s sha256:%s: %s", where, p.Subject, short(p.SHA256), p.Reason)
+	return entry{text: []string{fmt.Sprintf("%s: CA %s sha256:%s: %s", where, p.Subject, short(p.SHA256), p.Reason)}, place: p.Resource.placeOf()}
 }
 
-// factLine words a warning: the object and field, the certificate when
+// factEntry words a warning: the object and field, the certificate when
 // it is about one, what it is.
-func factLine(f Fact) string {
-	where := f.Resource.String() + " " + f.Field
-	if f.Resource.File != "" {
-		where += " in " + f.Resource.File
-	}
+func factEntry(f Fact) entry {
+	what := f.Resource.String() + " " + f.Field
 	if f.SHA256 != "" {
-		where += fmt.Sprintf(": %s sha256:%s", f.Subject, short(f.SHA256))
+		what += fmt.Sprintf(": %s sha256:%s", f.Subject, short(f.SHA256))
 	}
-	return where + ": " + f.Message
+	return entry{text: []string{what + ": " + f.Message}, place: f.Resource.placeOf()}
 }
 
-// trustLines words the change of one trust object, one line per CA.
-func trustLines(t TrustChange) []string {
+// trustEntry words the change of one trust object: the object and its
+// bundle, what reads it, then one line per CA (+ added, - removed, =
+// kept). Its package is not said: its file is.
+func trustEntry(t TrustChange) entry {
 	head := t.Resource.String() + " " + t.Field
-	switch {
-	case t.Bundle != "" && t.Package != "":
-		head += " (bundle " + t.Bundle + ", package " + t.Package + ")"
-	case t.Bundle != "":
-		head += " (bundle " + t.Bundle + ")"
-	case t.Package != "":
-		head += " (package " + t.Package + ")"
+	if t.Bundle != "" {
+		head += " of bundle " + t.Bundle
 	}
+	read := "read by nothing in the tree"
 	if len(t.Consumers) > 0 {
-		head += ", read by " + consumerList(t.Consumers)
-	} else {
-		head += ", read by nothing in the tree"
+		read = "read by " + consumerList(t.Consumers)
 	}
-	lines := []string{head}
+	lines := []string{head, read}
 	for _, l := range []struct {
 		sign string
 		cas  []CA
 	}{{"+", t.Added}, {"-", t.Removed}, {"=", t.Kept}} {
 		for _, c := range l.cas {
-			lines = append(lines, fmt.Sprintf("  %s %s sha256:%s notAfter %s %s", l.sign, c.Subject, short(c.SHA256), c.NotAfter.UTC().Format(time.DateOnly), whyWords(c)))
+			lines = append(lines, fmt.Sprintf("%s %s sha256:%s notAfter %s %s", l.sign, c.Subject, short(c.SHA256), c.NotAfter.UTC().Format(time.DateOnly), whyWords(c)))
 		}
 	}
-	return lines
+	return entry{text: lines, place: t.Resource.placeOf()}
 }
 
 // whyWords is a CA's why, with its source.
@@ -235,8 +240,10 @@ func whyWords(c CA) string {
 	return c.Why
 }
 
-// changeLine words a change.
-func changeLine(c Change) string { return c.Resource.String() + ": " + c.Change }
+// changeEntry words a change.
+func changeEntry(c Change) entry {
+	return entry{text: []string{c.Resource.String() + ": " + c.Change}, place: c.Resource.placeOf()}
+}
 
 // consumerList names consumers.
 func consumerList(cs []Consumer) string {
@@ -259,14 +266,21 @@ func short(s string) string {
 	return s
 }
 
-// Table writes r as text for a terminal.
+// TablePlaces is how many places a line of the table names when the same
+// change is made in many (the JSON names every one).
+const TablePlaces = 5
+
+// Table writes r as text for a terminal: each section headed by its
+// count of objects, the same change in many places one block.
 func Table(r Result, allowUnexplained bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n%s\n", r.Verdict(allowUnexplained), r.Counts())
 	for _, s := range r.sections() {
-		fmt.Fprintf(&b, "\n%s:\n", strings.ToUpper(s.title))
-		for _, l := range s.lines {
-			fmt.Fprintf(&b, "  %s\n", l)
+		fmt.Fprintf(&b, "\n%s (%d):\n", strings.ToUpper(s.title), len(s.entries))
+		for _, blk := range s.blocks() {
+			for _, l := range blk.lines(TablePlaces) {
+				fmt.Fprintf(&b, "  %s\n", l)
+			}
 		}
 	}
 	return b.String()

@@ -4,21 +4,18 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/layout"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
-	"github.com/rotate-certs/rotate-certs/fn/restart"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // What the model reads of each package's policies besides their
-// explanation: each bundle's trust domain, and the workloads whose trust
-// the bundle's restart rules say a mesh injects at admission.
+// explanation: each bundle's trust domain, and its restart rules, by
+// which its targets' readers include the workloads injected at admission
+// or named (consumers.go).
 
 // bundleInfo is what the model keeps of one bundle of one package.
 type bundleInfo struct {
-	domain string
-	// injected are the workloads of the package whose pods receive the
-	// bundle's trust at admission (restart.InjectedReaders: the rule
-	// render rolls them by).
-	injected []Consumer
+	domain  string
+	restart policy.Restart
 }
 
 // packages files each item under its package and reads each package's
@@ -41,12 +38,9 @@ func (b *builder) packages(pkgs []Package) {
 				continue
 			}
 			for _, tb := range pol.Spec.TrustBundles {
-				info := bundleInfo{domain: tb.Domain}
-				for _, r := range restart.InjectedReaders(p.Items, tb.Restart) {
-					info.injected = append(info.injected, Consumer{Resource: b.resource(r.Ref), Via: restart.ViaInjected.String(), Once: true, Never: r.Never})
-				}
-				b.bundles[p.Dir+"\x00"+tb.Name] = info
+				b.bundles[p.Dir+"\x00"+tb.Name] = bundleInfo{domain: tb.Domain, restart: tb.Restart}
 				b.domain(b.packageName(p.Dir), tb.Domain)
+				b.policySources(p.Dir, tb)
 			}
 		}
 	}
@@ -81,32 +75,6 @@ func (b *builder) domain(pkg, name string) {
 		b.tree.Domains[pkg] = map[string]bool{}
 	}
 	b.tree.Domains[pkg][name] = true
-}
-
-// injectedConsumers adds to each trust object a policy's bundle renders
-// the workloads whose pods that bundle's restart rules say are injected:
-// those of the object's namespace, or, for a workload of a namespace the
-// bundle writes no target in, every target (restart.ReadsEveryTarget).
-// They read the trust once, at admission.
-func (b *builder) injectedConsumers() {
-	namespaces := map[string][]string{}
-	for _, o := range b.tree.Trust {
-		if o.Bundle != "" {
-			k := o.pkg + "\x00" + o.Bundle
-			namespaces[k] = append(namespaces[k], o.Resource.Namespace)
-		}
-	}
-	for _, o := range b.tree.Trust {
-		if o.Bundle == "" {
-			continue
-		}
-		k := o.pkg + "\x00" + o.Bundle
-		for _, c := range b.bundles[k].injected {
-			if c.Resource.Namespace == o.Resource.Namespace || restart.ReadsEveryTarget(namespaces[k], c.Resource.Namespace) {
-				o.Consumers = append(o.Consumers, c)
-			}
-		}
-	}
 }
 
 // packageName is package directory dir as the result shows it: below the

@@ -109,7 +109,7 @@ func holdersOf(t *Tree, o *TrustObject, s string, prior *history, trust bool) ho
 		return hd
 	}
 	for _, other := range t.trustHolding(s) {
-		if other != o && (prior != nil || other.Resource.id() != o.Resource.id()) {
+		if other != o && (prior != nil || other.Resource.id() != o.Resource.id()) && !other.derived[s] {
 			add(other.key(), other.Resource.String()+" "+other.Field)
 		}
 	}

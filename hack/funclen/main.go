@@ -1,3 +1,5 @@
+//go:build devtools
+
 // Command funclen fails when a Go function or method, test code included,
 // is longer than the limit the project keeps (80 lines from its func line
 // to its closing brace): make lint runs it over the repository's Go

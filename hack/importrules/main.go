@@ -1,3 +1,5 @@
+//go:build devtools
+
 // Command importrules fails when a package of the module depends, directly
 // or through other packages of the module, on a package the layout keeps
 // it apart from (docs/development.md, the package map): the rules never

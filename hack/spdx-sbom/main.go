@@ -1,3 +1,5 @@
+//go:build devtools
+
 // Command spdx-sbom writes the SPDX 2.3 SBOM (JSON) of a release archive,
 // offline: goreleaser runs it for each archive (.goreleaser.yaml, sboms).
 //

@@ -1,3 +1,5 @@
+//go:build devtools
+
 // Command testsummary reads the event stream of `go test -json` on stdin and
 // prints what a person running `make test` needs: one line per package as
 // it finishes, then the whole output of every failed test and of every

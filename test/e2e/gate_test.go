@@ -582,3 +582,25 @@ func undoTrust(t *testing.T, dir string) {
 	t.Helper()
 	git(t, dir, nil, "restore", "--source=HEAD", "--worktree", "--", "clusters/prod/trust.yaml")
 }
+
+// TestGolangHookInstallsRotateCertsAlone runs what pre-commit's golang
+// language runs in a clone of this repository to install a hook - `go
+// install ./...` at its top, with no flags of ours - and checks that it
+// builds rotate-certs and nothing else: the programs of bench/, hack/ and
+// internal/ need the devtools tag (and testify, some of them).
+func TestGolangHookInstallsRotateCertsAlone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the module (-short)")
+	}
+	gobin := t.TempDir()
+	env := append(os.Environ(), "GOBIN="+gobin, "GOFLAGS=", "CGO_ENABLED=0")
+	r := e2eharness.Cmd{Dir: golden.Path("."), Env: env}.Run(t, "go", "install", "./...")
+	require.Zero(t, r.Code, r.Stderr)
+	entries, err := os.ReadDir(gobin)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	require.Equal(t, []string{"rotate-certs"}, names)
+}

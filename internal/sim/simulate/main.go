@@ -1,3 +1,5 @@
+//go:build devtools
+
 // Command simulate runs the rotation simulator (make sim): every cadence
 // with its safe settings, then unsafe settings (cadence 1 with
 // maxPrevious 0 and with Copy mode, cadence 2 with one previous CA for two
