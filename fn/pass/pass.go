@@ -330,12 +330,24 @@ func Decode(pkgs []*Package) {
 // (rotate.Domains: at the render time at when set, else each policy's
 // clock over wall) and gives them to every package of pkgs. A package
 // whose policy has a bundle in a domain is parsed for it, one at a time,
-// and let go once its certificates are taken. The policies must be
-// decoded (Decode).
+// and let go once its certificates are taken. A policy that names no
+// domain (namesDomain) is not decoded for it: a command that decodes its
+// policies only as it runs each package (render) decodes each once; one
+// that decoded them all (Decode) has them.
 func Domains(pkgs []*Package, at time.Time, wall func() time.Time) error {
 	var in []rotate.Package
 	for _, p := range pkgs {
-		for _, pol := range p.Policies {
+		for i := range p.Policies {
+			pol := &p.Policies[i]
+			if !namesDomain(pol.Node) {
+				continue
+			}
+			if pol.Decoded == nil && pol.Err == nil {
+				pol.Decoded, pol.Err = policy.Decode(pol.Node)
+			}
+			if pol.Err != nil {
+				continue // its own run reports it
+			}
 			in = append(in, rotate.Package{Dir: p.Dir, Policy: pol.Node, Decoded: pol.Decoded, Read: func() ([]*yaml.RNode, error) {
 				r, err := p.Read()
 				if err != nil {
@@ -353,6 +365,23 @@ func Domains(pkgs []*Package, at time.Time, wall func() time.Time) error {
 		p.Domains = domains
 	}
 	return nil
+}
+
+// namesDomain reports whether policy node may have a bundle in a trust
+// domain: a bundle of spec.trustBundles with a domain key, or one whose
+// keys a merge key may bring. Any other policy adds nothing to a domain,
+// decoded or not.
+func namesDomain(node *yaml.RNode) bool {
+	bundles := kube.At(node, "spec", "trustBundles")
+	if bundles == nil || bundles.YNode().Kind != yaml.SequenceNode {
+		return bundles != nil // not a list: let the decoding say so
+	}
+	for _, b := range bundles.YNode().Content {
+		if b.Kind != yaml.MappingNode || kube.MapValue(b, "domain") != nil || kube.MapValue(b, "<<") != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // Explained is one policy of a package, explained.

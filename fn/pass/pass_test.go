@@ -103,3 +103,22 @@ func names(items []*yaml.RNode) []string {
 	}
 	return out
 }
+
+// TestNamesDomain: the domains' pre-pass decodes a policy only when a
+// bundle may name a domain - its own key, or one a merge key may bring.
+func TestNamesDomain(t *testing.T) {
+	for _, tc := range []struct {
+		spec string
+		want bool
+	}{
+		{"spec:\n  trustBundles:\n  - name: a\n    domain: mesh\n", true},
+		{"spec:\n  trustBundles:\n  - name: a\n  - name: b\n", false},
+		{"spec:\n  trustBundles:\n  - <<: {domain: mesh}\n    name: a\n", true},
+		{"spec:\n  trustBundles: {a: b}\n", true},
+		{"spec: {}\n", false},
+	} {
+		n, err := yaml.Parse("apiVersion: rotate-certs.dev/v1alpha1\nkind: RotationPolicy\nmetadata:\n  name: p\n" + tc.spec)
+		require.NoError(t, err)
+		require.Equal(t, tc.want, namesDomain(n), tc.spec)
+	}
+}

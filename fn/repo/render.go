@@ -113,7 +113,10 @@ func render(dir string, o Options) (err error) {
 		return err
 	}
 	tree.Kept = nil // the packages hold the policies, each until it is rendered
-	pass.Decode(pkgs)
+	// Each policy is decoded when its package renders (Processor.Run), not
+	// all at once: a fleet's decoded policies held until each renders
+	// cost more memory than decoding them did CPU. The domains' pre-pass
+	// decodes those that name a domain, and the render takes them.
 	// A render anywhere but the repository's top sees each trust domain
 	// in part: its bundles warn and keep their previous CAs until they
 	// expire.
