@@ -13,9 +13,11 @@ import (
 	"github.com/rotate-certs/rotate-certs/internal/synth"
 )
 
-// fleetRow is what the fleet section measured at one size.
+// fleetRow is what the fleet section measured at one size; before is the
+// same of the baseline (-baseline), run alternating with it.
 type fleetRow struct {
 	render, rerender, check, diff sample
+	before                        *fleetRow
 }
 
 // fleet renders, checks and diffs monorepos of clusters from their top,
@@ -39,6 +41,15 @@ func (c *config) fleet(sizes []int) {
 		}
 		fmt.Printf("%8d %8d %7d %7.1fM | %s | %s | %s | %s\n", n, 2*n, files, float64(size)/1e6,
 			cell(row.render), cell(row.rerender), cell(row.check), cell(row.diff))
+		if b := row.before; b != nil {
+			fmt.Printf("%33s | %s | %s | %s | %s\n", "before", cell(b.render), cell(b.rerender), cell(b.check), cell(b.diff))
+			for _, col := range []struct {
+				name      string
+				now, then sample
+			}{{"render", row.render, b.render}, {"re-render", row.rerender, b.rerender}, {"check", row.check, b.check}, {"diff", row.diff, b.diff}} {
+				c.vsBase(fmt.Sprintf("fleet %s %d", col.name, n), col.now, []sample{col.then})
+			}
+		}
 	}
 	c.fleetRatios(sizes, at)
 }
@@ -63,23 +74,33 @@ func (c *config) fleetRow(n int) (row fleetRow, files int, size int64) {
 			fail(fmt.Errorf("cp: %v: %s", err, out))
 		}
 	}
-	render := func() sample { return c.run("", "", false, c.rc, "render", work) }
+	render := func(bin string) func() sample {
+		return func() sample { return c.run("", "", false, bin, "render", work) }
+	}
+	first := func(bin string) func() sample { return func() sample { fresh(); return render(bin)() } }
 	// The last first render leaves work rendered: the re-renders start there.
-	row.render = measure(c.runs, func() sample { fresh(); return render() })[0]
-	row.rerender = measure(c.runs, render)[0]
-	row.check, row.diff = c.fleetDiff(pristine, work)
+	s := measure(c.runs, c.withBase([]func() sample{first(c.rc)}, func(bin string) sample { return first(bin)() })...)
+	row.render = s[0]
+	r := measure(c.runs, c.withBase([]func() sample{render(c.rc)}, func(bin string) sample { return render(bin)() })...)
+	row.rerender = r[0]
+	d := c.fleetDiff(pristine, work)
+	row.check, row.diff = d[0], d[1]
+	if c.base != "" {
+		row.before = &fleetRow{render: s[1], rerender: r[1], check: d[2], diff: d[3]}
+	}
 	return row, files, size
 }
 
 // fleetDiff makes a git repository of the fleet in work - a base commit,
 // the copies as generated, and a head commit, their render - and times
-// `diff BASE HEAD` in it alternating with `check` of its tree (HEAD's).
+// `diff BASE HEAD` in it alternating with `check` of its tree (HEAD's):
+// check and diff, then, with -baseline, the baseline's check and diff.
 // Every cluster holds the same CA (copies of the examples), as clusters
 // that trust one root do: the pull request after that CA is rotated is
 // the render that updates every cluster's bundle, the one pull request
 // that touches the whole fleet - the most a diff has to compare; one that
 // touches one cluster reads the same two trees and compares less.
-func (c *config) fleetDiff(pristine, work string) (check, diff sample) {
+func (c *config) fleetDiff(pristine, work string) []sample {
 	os.RemoveAll(work)
 	if out, err := exec.Command("cp", "-a", pristine, work).CombinedOutput(); err != nil {
 		fail(fmt.Errorf("cp: %v: %s", err, out))
@@ -97,16 +118,22 @@ func (c *config) fleetDiff(pristine, work string) (check, diff sample) {
 	c.runIn(work, "", "", false, c.rc, "render", ".")
 	git("add", "-A")
 	git("commit", "-q", "-m", "head: rendered")
-	s := measure(c.runs,
+	programs := []func() sample{
 		func() sample { return c.runIn(work, "", "", true, c.rc, "check", ".") },
-		func() sample { return c.diffSample(work) })
-	return s[0], s[1]
+		func() sample { return c.diffSample(work, c.rc) },
+	}
+	if c.base != "" {
+		programs = append(programs,
+			func() sample { return c.runIn(work, "", "", true, c.base, "check", ".") },
+			func() sample { return c.diffSample(work, c.base) })
+	}
+	return measure(c.runs, programs...)
 }
 
-// diffSample times `diff HEAD~1 HEAD` in dir; it exits 0 or 1 (a break
-// found), anything else is fatal.
-func (c *config) diffSample(dir string) sample {
-	s := c.runIn(dir, "", "", true, c.rc, "diff", "HEAD~1", "HEAD")
+// diffSample times `diff HEAD~1 HEAD` in dir by bin; it exits 0 or 1 (a
+// break found), anything else is fatal.
+func (c *config) diffSample(dir, bin string) sample {
+	s := c.runIn(dir, "", "", true, bin, "diff", "HEAD~1", "HEAD")
 	if s.code != 0 && s.code != 1 {
 		fail(fmt.Errorf("rotate-certs diff HEAD~1 HEAD in %s: exit %d", dir, s.code))
 	}

@@ -12,15 +12,16 @@ import (
 	"os"
 	"time"
 
-	"github.com/rotate-certs/rotate-certs/fn/anchors"
 	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/rotate-certs/rotate-certs/fn/inventory"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
-	"github.com/rotate-certs/rotate-certs/fn/parallel"
+	"github.com/rotate-certs/rotate-certs/fn/layout"
+	"github.com/rotate-certs/rotate-certs/fn/pass"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/report"
 	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
+	"github.com/rotate-certs/rotate-certs/fn/why"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -59,11 +60,12 @@ func Run(o Options, stdout io.Writer, log exit.Printer) error {
 		paths = []string{"."}
 	}
 	in := &inputErrors{}
-	set := resio.ReadBuilt(paths, o.Stdin) // kustomizations built, as the cluster gets them
-	for _, p := range set.Problems {
-		in.errorf("%s", p.Message)
-	}
-	for _, n := range set.Notes {
+	// Read as text, each package parsed when its report is built and let
+	// go after (the pass), kustomizations built as the cluster gets them:
+	// what check holds is the text of its input, what it built and the
+	// report, not every resource parsed.
+	tree := resio.ScanBuilt(paths, o.Stdin, layout.IsPolicy)
+	for _, n := range tree.Notes {
 		log.Note(n)
 	}
 	var forced *yaml.RNode
@@ -75,15 +77,23 @@ func Run(o Options, stdout io.Writer, log exit.Printer) error {
 			forced = node
 		}
 	}
-	groups := splitPackages(set, forced)
-	decodePolicies(groups)
+	groups := splitPackages(pass.FromTree(tree), forced)
+	tree.Kept = nil // the packages hold the policies
+	pass.Decode(packages(groups))
 
 	warn, fail, err := resolveThresholds(groups, o.WarnWithin, o.FailWithin, log)
 	if err != nil {
 		return exit.Misuse(err)
 	}
-	domains, whole := seeDomains(paths, groups, o.Now, in)
-	rep := build(groups, o.Now, warn, fail, in, domains)
+	whole := seeDomains(paths, groups, o.Now, in)
+	rep, unread := build(groups, o.Now, warn, fail, in, whole)
+	// What could not be read comes first, in the order of the files, as
+	// the scan and the packages' reads found it.
+	var problems inputErrors
+	for _, p := range tree.InOrder(unread) {
+		problems.errorf("%s", p.Message)
+	}
+	in.errs = append(problems.errs, in.errs...)
 	if !whole {
 		for _, d := range rep.Domains {
 			log.Note(fmt.Sprintf("trust domain %s is not seen whole (check sees a whole domain only when given the repository's top directory alone): its previous CAs are shown kept until they expire", kube.Quote(d.Name)))
@@ -147,11 +157,11 @@ func resolveThresholds(groups []group, warnFlag, failFlag *string, log exit.Prin
 func thresholds(groups []group) (warn, fail time.Duration, ok, agree bool) {
 	agree = true
 	for _, g := range groups {
-		for _, d := range g.decoded {
-			if d.err != nil {
+		for _, d := range g.Policies {
+			if d.Err != nil {
 				continue
 			}
-			p := d.pol
+			p := d.Decoded
 			w, f := p.Spec.Expiry.WarnWithin.Duration, p.Spec.Expiry.FailWithin.Duration
 			if ok && (w != warn || f != fail) {
 				agree = false
@@ -163,42 +173,55 @@ func thresholds(groups []group) (warn, fail time.Duration, ok, agree bool) {
 }
 
 // build makes the report of every package (buildPackage), the packages on
-// every core, and merges them in package order. A policy that cannot be
-// applied is an input error.
-func build(groups []group, now time.Time, warn, fail time.Duration, in *inputErrors, domains map[string]*anchors.Domain) report.Report {
+// every core (pass.Each: each parsed when a worker takes it, let go once
+// its report is made), and merges them in package order. A policy that
+// cannot be applied, and a package that cannot be read, is an input
+// error; it returns the problems of the files the packages' reads found.
+func build(groups []group, now time.Time, warn, fail time.Duration, in *inputErrors, whole bool) (report.Report, []resio.Problem) {
 	type built struct {
 		part     report.Report
 		errs     inputErrors
+		unread   []resio.Problem
 		domainOf map[report.BundleKey]string
 	}
+	var unread []resio.Problem
 	parts := make([]report.Report, len(groups))
 	domainOf := map[report.BundleKey]string{}
-	parallel.Map(len(groups), 0, func() func(int) built {
-		return func(i int) built {
-			b := built{domainOf: map[report.BundleKey]string{}}
-			b.part = buildPackage(groups[i], now, warn, fail, &b.errs, domains, b.domainOf)
+	paths := map[*pass.Package]string{}
+	for _, g := range groups {
+		paths[g.Package] = g.path
+	}
+	pass.Each(packages(groups), 0, func(p *pass.Package, r *resio.Resources, err error) built {
+		b := built{domainOf: map[report.BundleKey]string{}}
+		if err != nil {
+			b.errs.errorf("%v", err)
 			return b
 		}
+		b.unread = r.Problems
+		items := layout.WithoutPolicies(append(r.Items, r.FunctionConfigs...))
+		b.part = buildPackage(group{Package: p, path: paths[p]}, items, now, warn, fail, &b.errs, b.domainOf)
+		return b
 	}, func(i int, b built) {
 		parts[i] = b.part
 		in.errs = append(in.errs, b.errs.errs...)
+		unread = append(unread, b.unread...)
 		for k, d := range b.domainOf {
 			domainOf[k] = d
 		}
 	})
 	rep := report.Merge(now, warn, fail, parts...)
-	rep.Domains = report.Domains(rep, domainOf, domains != nil)
-	return rep
+	rep.Domains = report.Domains(rep, domainOf, whole)
+	return rep, unread
 }
 
-// buildPackage makes the report of one package: its certificates, and the
-// leaves its policies say to re-issue.
-func buildPackage(g group, now time.Time, warn, fail time.Duration, in *inputErrors, domains map[string]*anchors.Domain, domainOf map[report.BundleKey]string) report.Report {
+// buildPackage makes the report of one package: its certificates (of
+// items, its resources without the policies), and the leaves its policies
+// say to re-issue.
+func buildPackage(g group, items []*yaml.RNode, now time.Time, warn, fail time.Duration, in *inputErrors, domainOf map[report.BundleKey]string) report.Report {
 	var all rotate.Explanation
-	for i, p := range g.policies {
-		e, err := explain(g, i, domains, now)
-		if err != nil {
-			in.errorf("policy %s: %v", describe(p), err)
+	for _, e := range g.Explain(items, now) {
+		if e.Err != nil {
+			in.errorf("policy %s: %v", describe(e.Node), e.Err)
 			continue
 		}
 		for b, d := range e.Domains {
@@ -209,51 +232,35 @@ func buildPackage(g group, now time.Time, warn, fail time.Duration, in *inputErr
 		all.Waves = append(all.Waves, e.Waves...)
 		all.Renewals = append(all.Renewals, e.Renewals...)
 	}
-	part := report.Build(inventory.ScanAll(g.items), dedupeReissues(all.Reissues), all.Trust, now, warn, fail)
+	part := report.Build(inventory.ScanAll(items), dedupeReissues(all.Reissues), all.Trust, now, warn, fail)
 	part.Waves, part.Renewals = all.Waves, all.Renewals
 	part = part.InPackage(g.path)
-	if len(g.policies) > 0 {
+	if len(g.Policies) > 0 {
 		pkg := report.Package{Path: g.path}
-		for _, p := range g.policies {
-			pkg.Policies = append(pkg.Policies, kube.RefOf(p))
+		for _, p := range g.Policies {
+			pkg.Policies = append(pkg.Policies, kube.RefOf(p.Node))
 		}
 		part.Packages = []report.Package{pkg}
 	}
 	return part
 }
 
-// explain is rotate's Explain of g's i-th policy, decoded once.
-func explain(g group, i int, domains map[string]*anchors.Domain, now time.Time) (rotate.Explanation, error) {
-	p, d := g.policies[i], g.decoded[i]
-	if d.err != nil {
-		return rotate.Explanation{}, fmt.Errorf("%s: %w", kube.RefOf(p), d.err)
-	}
-	return rotate.Processor{Domains: domains, Package: g.path}.ExplainPolicy(g.items, p, d.pol, now)
-}
-
-// seeDomains returns the repository's trust domains, seen whole, when
-// check reads one directory and it is the repository's top; nil and false
-// otherwise (each domain is then seen in part). Bundles of one domain that
-// disagree on retain are an input error.
-func seeDomains(paths []string, groups []group, now time.Time, in *inputErrors) (map[string]*anchors.Domain, bool) {
+// seeDomains gives every package the repository's trust domains, seen
+// whole, when check reads one directory and it is the repository's top,
+// and says whether it did (each domain is then seen in part). Bundles of
+// one domain that disagree on retain are an input error.
+func seeDomains(paths []string, groups []group, now time.Time, in *inputErrors) bool {
 	if len(paths) != 1 || paths[0] == "-" {
-		return nil, false
+		return false
 	}
 	if st, err := os.Stat(paths[0]); err != nil || !st.IsDir() || !resio.IsRepositoryTop(paths[0]) {
-		return nil, false
+		return false
 	}
-	var pkgs []rotate.Package
-	for _, g := range groups {
-		for i, p := range g.policies {
-			pkgs = append(pkgs, rotate.Package{Dir: g.path, Policy: p, Decoded: g.decoded[i].pol, Items: g.items})
-		}
-	}
-	domains, err := rotate.Domains(pkgs, now, nil)
-	if err != nil {
+	if err := pass.Domains(packages(groups), now, nil); err != nil {
 		in.errorf("%v", err)
-		return nil, false
+		return false
 	}
-	return domains, true
+	return true
 }
 
 // render writes rep in o.Format.
@@ -299,9 +306,9 @@ func describe(n *yaml.RNode) string {
 
 // dedupeReissues drops repeats when several policies report the same
 // certificate for the same bundle.
-func dedupeReissues(rs []report.Reissue) []report.Reissue {
+func dedupeReissues(rs []why.Reissue) []why.Reissue {
 	seen := map[string]bool{}
-	var out []report.Reissue
+	var out []why.Reissue
 	for _, r := range rs {
 		k := r.Package + "\x00" + r.Bundle + "\x00" + r.Resource.String() + "\x00" + r.Key + "\x00" + r.SHA256 + "\x00" + r.IssuerSHA256 + "\x00" + r.Issuer
 		if !seen[k] {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
-	"github.com/rotate-certs/rotate-certs/fn/report"
+	"github.com/rotate-certs/rotate-certs/fn/why"
 	"github.com/stretchr/testify/require"
 )
 
@@ -43,8 +43,8 @@ func TestResolveThresholds(t *testing.T) {
 }
 
 func TestDedupeReissuesKeepsFirstOfEachLeafAndBundle(t *testing.T) {
-	a := report.Reissue{Bundle: "gw", Key: "tls.crt", SHA256: "aa", IssuerSHA256: "11"}
+	a := why.Reissue{Bundle: "gw", Key: "tls.crt", SHA256: "aa", IssuerSHA256: "11"}
 	b := a
 	b.Bundle = "other"
-	require.Equal(t, []report.Reissue{a, b}, dedupeReissues([]report.Reissue{a, b, a, b}))
+	require.Equal(t, []why.Reissue{a, b}, dedupeReissues([]why.Reissue{a, b, a, b}))
 }

@@ -80,29 +80,30 @@ func Apply(items []*yaml.RNode, cfg policy.ClusterAPI, now time.Time) (added []*
 
 // plan dispatches one input object to the rule for its kind.
 func (a *applier) plan(node *yaml.RNode) {
-	group, version := splitAPIVersion(node.GetApiVersion())
-	kind := node.GetKind()
+	row, version, known := machineKind(node)
+	group, kind := row.Group, row.Kind
+	fields, atVersion := row.At(version)
 	ref := kube.RefOf(node)
 	switch {
-	case group == groupControlPlane && kcpVersions[kind] != nil:
+	case !known:
+	case group == groupControlPlane && row.Writes():
 		if !a.managed(kind, node) {
 			return
 		}
-		paths, ok := kcpVersions[kind][version]
-		if !ok {
-			a.errorf(ref, "apiVersion", "unsupported apiVersion %s of %s (supported: %s/v1beta1, %s/v1beta2); rotate-certs does not guess where its expiry field lives", node.GetApiVersion(), kind, groupControlPlane, groupControlPlane)
+		if !atVersion {
+			a.errorf(ref, "apiVersion", "unsupported apiVersion %s of %s (supported: %s); rotate-certs does not guess where its expiry field lives", node.GetApiVersion(), kind, row.Supported())
 			return
 		}
 		if a.skipEncrypted(node, ref) {
 			return
 		}
-		a.planKCP(node, ref, paths)
+		a.planKCP(node, ref, fields)
 	case group == groupEtcdCluster && kind == policy.KindEtcdadmCluster:
 		if !a.managed(kind, node) {
 			return
 		}
-		if !etcdadmVersions[version] {
-			a.errorf(ref, "apiVersion", "unsupported apiVersion %s of EtcdadmCluster (supported: %s/v1beta1, %s/v1alpha3)", node.GetApiVersion(), groupEtcdCluster, groupEtcdCluster)
+		if !atVersion {
+			a.errorf(ref, "apiVersion", "unsupported apiVersion %s of EtcdadmCluster (supported: %s)", node.GetApiVersion(), row.Supported())
 			return
 		}
 		if a.skipEncrypted(node, ref) {
@@ -114,8 +115,8 @@ func (a *applier) plan(node *yaml.RNode) {
 			// Read as evidence only (see gatherEvidence).
 			return
 		}
-		if !eksaVersions[version] {
-			a.errorf(ref, "apiVersion", "unsupported apiVersion %s of an EKS Anywhere Cluster (supported: %s/v1alpha1); rotate-certs does not guess where the design field lives", node.GetApiVersion(), groupEKSAnywhere)
+		if !atVersion {
+			a.errorf(ref, "apiVersion", "unsupported apiVersion %s of an EKS Anywhere Cluster (supported: %s); rotate-certs does not guess where the design field lives", node.GetApiVersion(), row.Supported())
 			return
 		}
 		if a.skipEncrypted(node, ref) {

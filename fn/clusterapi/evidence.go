@@ -126,17 +126,17 @@ func (a *applier) gatherEvidence() {
 		if !IsEKSACluster(node) {
 			continue
 		}
-		_, version := splitAPIVersion(node.GetApiVersion())
+		row, version, _ := machineKind(node)
 		ref := kube.RefOf(node)
-		if !eksaVersions[version] {
+		if _, ok := row.At(version); !ok {
 			// An error only where the object would be written (see
 			// plan); a status of an unknown version is not read.
 			switch {
 			case a.writesEKSA(node):
 			case a.rollsEtcd():
-				a.warnf(ref, "apiVersion", "unsupported apiVersion %s of an EKS Anywhere Cluster (supported: %s/v1alpha1): its status.clusterCertificateInfo is not read as evidence for the etcd roll", node.GetApiVersion(), groupEKSAnywhere)
+				a.warnf(ref, "apiVersion", "unsupported apiVersion %s of an EKS Anywhere Cluster (supported: %s): its status.clusterCertificateInfo is not read as evidence for the etcd roll", node.GetApiVersion(), row.Supported())
 			default:
-				a.infof(ref, "apiVersion", "unsupported apiVersion %s of an EKS Anywhere Cluster (supported: %s/v1alpha1): not read, and not managed by this policy", node.GetApiVersion(), groupEKSAnywhere)
+				a.infof(ref, "apiVersion", "unsupported apiVersion %s of an EKS Anywhere Cluster (supported: %s): not read, and not managed by this policy", node.GetApiVersion(), row.Supported())
 			}
 			continue
 		}

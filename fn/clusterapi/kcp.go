@@ -11,19 +11,19 @@ import (
 // planKCP sets certificatesExpiryDays on a KubeadmControlPlane or
 // KubeadmControlPlaneTemplate, after checking it as the upstream webhook
 // would against the object's own certificateValidityPeriodDays.
-func (a *applier) planKCP(node *yaml.RNode, ref kube.Ref, paths kcpPaths) {
+func (a *applier) planKCP(node *yaml.RNode, ref kube.Ref, paths kube.MachineVersion) {
 	days := a.cfg.CertificatesExpiryDays
-	field := kube.JoinPath(paths.expiry)
-	validity, validitySet, err := readInt(node, paths.validity)
+	field := kube.JoinPath(paths.Expiry)
+	validity, validitySet, err := readInt(node, paths.Validity)
 	if err != nil {
-		a.fieldErr(ref, kube.JoinPath(paths.validity), err)
+		a.fieldErr(ref, kube.JoinPath(paths.Validity), err)
 		return
 	}
 	if err := checkExpiryDays(days, validity, validitySet); err != nil {
 		a.errorf(ref, field, "cannot set certificatesExpiryDays: %v", err)
 		return
 	}
-	current, present, err := readInt(node, paths.expiry)
+	current, present, err := readInt(node, paths.Expiry)
 	if err != nil {
 		a.fieldErr(ref, field, err)
 		return
@@ -37,7 +37,7 @@ func (a *applier) planKCP(node *yaml.RNode, ref kube.Ref, paths kcpPaths) {
 		was = fmt.Sprintf("was %d", current)
 	}
 	a.edits = append(a.edits, func() error {
-		_, err := setInt(node, paths.expiry, days)
+		_, err := setInt(node, paths.Expiry, days)
 		return err
 	})
 	a.infof(ref, field, "set certificatesExpiryDays to %d (%s): control-plane machines roll %d days before their certificates expire", days, was, days)

@@ -3,15 +3,18 @@ package clusterapi
 import (
 	"strings"
 
-	"github.com/rotate-certs/rotate-certs/fn/policy"
+	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// API groups of the kinds this package reads and writes (groupCluster, of
-// Machines, is machineexpiry.go's).
+// API groups of the kinds this package reads and writes: those of the
+// machine-kind table (kube.MachineKinds, where each kind's versions and
+// fields are), and groupBootstrap (machineexpiry.go).
 const (
-	groupControlPlane = "controlplane.cluster.x-k8s.io"
-	groupEtcdCluster  = "etcdcluster.cluster.x-k8s.io"
-	groupEKSAnywhere  = "anywhere.eks.amazonaws.com"
+	groupCluster      = kube.GroupCluster
+	groupControlPlane = kube.GroupControlPlane
+	groupEtcdCluster  = kube.GroupEtcdCluster
+	groupEKSAnywhere  = kube.GroupEKSAnywhere
 
 	kindMachine = "Machine"
 	kindCluster = "Cluster"
@@ -32,47 +35,13 @@ const (
 	ReplacesAnnotation = "rotate-certs.dev/replaces-machines"
 )
 
-// kcpPaths are the fields of one KubeadmControlPlane(Template) version.
-type kcpPaths struct {
-	// expiry is certificatesExpiryDays.
-	expiry []string
-	// validity is certificateValidityPeriodDays.
-	validity []string
+// machineKind returns the row of the machine-kind table of node's
+// group and kind, and node's API version.
+func machineKind(node *yaml.RNode) (kube.MachineKind, string, bool) {
+	group, version := splitAPIVersion(node.GetApiVersion())
+	k, ok := kube.MachineKinds().Lookup(group, node.GetKind())
+	return k, version, ok
 }
-
-// kcpVersions maps kind and apiVersion of the kubeadm control plane kinds to
-// their fields, as in the CRDs of sigs.k8s.io/cluster-api: v1beta1 has
-// spec.rolloutBefore, v1beta2 spec.rollout.before; a template nests the same
-// spec under spec.template.spec.
-var kcpVersions = map[string]map[string]kcpPaths{
-	policy.KindKubeadmControlPlane: {
-		"v1beta1": {
-			expiry:   []string{"spec", "rolloutBefore", "certificatesExpiryDays"},
-			validity: []string{"spec", "kubeadmConfigSpec", "clusterConfiguration", "certificateValidityPeriodDays"},
-		},
-		"v1beta2": {
-			expiry:   []string{"spec", "rollout", "before", "certificatesExpiryDays"},
-			validity: []string{"spec", "kubeadmConfigSpec", "clusterConfiguration", "certificateValidityPeriodDays"},
-		},
-	},
-	policy.KindKubeadmControlPlaneTemplate: {
-		"v1beta1": {
-			expiry:   []string{"spec", "template", "spec", "rolloutBefore", "certificatesExpiryDays"},
-			validity: []string{"spec", "template", "spec", "kubeadmConfigSpec", "clusterConfiguration", "certificateValidityPeriodDays"},
-		},
-		"v1beta2": {
-			expiry:   []string{"spec", "template", "spec", "rollout", "before", "certificatesExpiryDays"},
-			validity: []string{"spec", "template", "spec", "kubeadmConfigSpec", "clusterConfiguration", "certificateValidityPeriodDays"},
-		},
-	},
-}
-
-// etcdadmVersions are the served versions of EtcdadmCluster
-// (aws/etcdadm-controller); both carry spec.infrastructureTemplate.
-var etcdadmVersions = map[string]bool{"v1beta1": true, "v1alpha3": true}
-
-// eksaVersions are the versions of the EKS Anywhere Cluster.
-var eksaVersions = map[string]bool{"v1alpha1": true}
 
 // Fields of the EKS Anywhere certificate auto-renewal design
 // (aws/eks-anywhere designs/auto-certs-renewal.md), absent from released

@@ -29,9 +29,6 @@ import (
 // the Machine controller.
 const ExpiryAnnotation = "machine.cluster.x-k8s.io/certificates-expiry"
 
-// groupCluster is the API group of Cluster API's Machines.
-const groupCluster = "cluster.x-k8s.io"
-
 // Fields read.
 var (
 	statusExpiry    = []string{"status", "certificatesExpiryDate"}

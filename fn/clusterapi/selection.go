@@ -19,10 +19,11 @@ func candidateKind(node *yaml.RNode, cfg policy.ClusterAPI) string {
 	if kube.IsLocalConfig(node) {
 		return ""
 	}
-	group, _ := splitAPIVersion(node.GetApiVersion())
-	kind := node.GetKind()
+	row, _, known := machineKind(node)
+	group, kind := row.Group, row.Kind
 	switch {
-	case group == groupControlPlane && kcpVersions[kind] != nil && cfg.HasKind(kind):
+	case !known:
+	case group == groupControlPlane && row.Writes() && cfg.HasKind(kind):
 		return kind
 	case group == groupEtcdCluster && kind == policy.KindEtcdadmCluster && cfg.HasKind(kind):
 		return kind

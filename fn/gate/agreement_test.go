@@ -200,7 +200,7 @@ type world struct {
 
 func newWorld(items []*yaml.RNode, rel func(string) string) *world {
 	w := &world{items: items, rel: rel, pkgOf: map[*yaml.RNode]*layout.Package{}, byRes: map[string]*yaml.RNode{}}
-	w.pkgs, _ = layout.Split(items)
+	w.pkgs, _ = layout.Split(items, layout.IsPolicy, nil)
 	for _, p := range w.pkgs {
 		for _, it := range p.Items {
 			w.pkgOf[it] = p

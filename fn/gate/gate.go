@@ -19,9 +19,9 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/layout"
+	"github.com/rotate-certs/rotate-certs/fn/pass"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/resio"
-	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/rotate-certs/rotate-certs/fn/trustdiff"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -189,9 +189,9 @@ func (s *opened) model(set *resio.Resources, o Options, ambiguous map[string]boo
 		}
 		problems = append(problems, trustdiff.Problem{File: file, Message: s.inRoot(p.Message)})
 	}
-	ex, errs := explain(set.Items, o.Now, rel)
-	tree := trustdiff.Build(trustdiff.Input{Items: set.Items, Explained: ex.Trust, Waves: ex.Waves, File: rel,
-		Policies: ex.policies, Ambiguous: ambiguous, CertFiles: certFiles(set.CertFiles, rel)})
+	pkgs, errs := explain(set.Items, rel, o.Now, seesWhole(o, s.side))
+	tree := trustdiff.Build(trustdiff.Input{Items: set.Items, Packages: pkgs, File: rel, Ambiguous: ambiguous,
+		CertFiles: certFiles(set.CertFiles, rel)})
 	tree.Problems = append(append(problems, errs...), tree.Problems...)
 	return tree
 }
@@ -216,56 +216,68 @@ func relativeTo(root string) func(string) string {
 	}
 }
 
-// explained is what explain found: rotate.Explain's rows for every
-// policy, and each policy decoded (the model words them: decoded once).
-type explained struct {
-	rotate.Explanation
-	policies map[*yaml.RNode]*policy.RotationPolicy
-}
-
-// explain runs each package's policies (layout.Split: a policy's directory
-// and below) and returns why each bundle's targets hold each CA (each row's
-// Package its package's directory) and the
-// roll-outs in waves not done; a policy that cannot be applied is a
-// problem.
-func explain(items []*yaml.RNode, now time.Time, rel func(string) string) (explained, []trustdiff.Problem) {
-	pkgs, _ := layout.Split(items)
-	all := explained{policies: map[*yaml.RNode]*policy.RotationPolicy{}}
+// explain makes the repository pass over a side's resources: its packages
+// (a policy's directory and below), each policy decoded once, the trust
+// domains when the side is the whole repository (seesWhole), and each
+// package's policies explained - why each bundle's targets hold each CA
+// and the roll-outs in waves not done; a policy that cannot be applied is
+// a problem. The rules name each package as the result shows it (rel:
+// below the top of the tree), the model by its directory as read.
+func explain(items []*yaml.RNode, rel func(string) string, now time.Time, whole bool) ([]trustdiff.Package, []trustdiff.Problem) {
+	pkgs, _ := pass.FromItems(items).Split()
+	dirs := make([]string, len(pkgs))
+	for i, p := range pkgs {
+		dirs[i], p.Dir = p.Dir, rel(p.Dir)
+	}
+	pass.Decode(pkgs)
 	var problems []trustdiff.Problem
-	for _, p := range pkgs {
-		var rest []*yaml.RNode
-		for _, it := range p.Items {
-			if !layout.IsPolicy(it) {
-				rest = append(rest, it)
-			}
-		}
-		for _, node := range p.Policies {
-			pol, err := policy.Decode(node)
-			if err != nil {
-				err = fmt.Errorf("%s: %w", kube.RefOf(node), err) // as rotate.Explain words it
-			} else {
-				all.policies[node] = pol
-				var e rotate.Explanation
-				if e, err = (rotate.Processor{}).ExplainPolicy(rest, node, pol, now); err == nil {
-					all.add(e, p.Dir)
-					continue
-				}
-			}
-			ref := kube.RefOf(node)
-			problems = append(problems, trustdiff.Problem{File: kube.SafePath(rel(ref.Path)),
-				Message: kube.ScrubMessage(fmt.Sprintf("policy %s: %v", ref, err))})
+	if whole {
+		if err := pass.Domains(pkgs, now, nil); err != nil {
+			problems = append(problems, trustdiff.Problem{Message: kube.ScrubMessage(err.Error())})
 		}
 	}
-	return all, problems
+	type explained struct {
+		pkg      trustdiff.Package
+		problems []trustdiff.Problem
+	}
+	out := make([]trustdiff.Package, len(pkgs))
+	pass.Each(pkgs, 0, func(p *pass.Package, r *resio.Resources, _ error) explained {
+		e := explained{pkg: trustdiff.Package{Items: r.Items, Decoded: map[*yaml.RNode]*policy.RotationPolicy{}}}
+		for _, x := range p.Explain(layout.WithoutPolicies(r.Items), now) {
+			if x.Decoded != nil {
+				e.pkg.Decoded[x.Node] = x.Decoded
+			}
+			if x.Err != nil {
+				ref := kube.RefOf(x.Node)
+				e.problems = append(e.problems, trustdiff.Problem{File: kube.SafePath(rel(ref.Path)),
+					Message: kube.ScrubMessage(fmt.Sprintf("policy %s: %v", ref, x.Err))})
+				continue
+			}
+			e.pkg.Trust = append(e.pkg.Trust, x.Trust...)
+			e.pkg.Waves = append(e.pkg.Waves, x.Waves...)
+		}
+		return e
+	}, func(i int, e explained) {
+		out[i], out[i].Dir = e.pkg, dirs[i]
+		problems = append(problems, e.problems...)
+	})
+	return out, problems
 }
 
-// add adds the explanation of the package in dir.
-func (all *explained) add(e rotate.Explanation, dir string) {
-	for _, row := range e.Trust {
-		row.Package = dir // its target is the package's, not another's of the same name
-		all.Trust = append(all.Trust, row)
+// seesWhole reports whether side s is read whole: the top of its
+// repository (a directory outside git is its own), with no PATH below it.
+// Then a trust domain's every bundle is read, and the side's explanations
+// see each domain whole, as a render there does.
+func seesWhole(o Options, s Side) bool {
+	if s.Rev == "" && s.Dir != "." && s.Dir != "" {
+		return resio.IsRepositoryTop(s.Dir)
 	}
-	all.Waves = append(all.Waves, e.Waves...)
+	for _, p := range o.Paths {
+		if filepath.Clean(p) != "." {
+			return false
+		}
+	}
+	return resio.IsRepositoryTop(o.Dir)
 }
 
 // opened is one side of a change, ready to read: a revision read into

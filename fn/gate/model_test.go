@@ -259,3 +259,49 @@ func multicluster(t *testing.T) *testRepo {
 	r.render(".")
 	return r
 }
+
+// examples/multicluster: west's policy adds a source of its own - an
+// anchor only its policy holds, inline - and the render at the top puts it
+// into both clusters' roots, as the domain's union says. diff explains
+// east's new anchor as render does: current in a source of the domain,
+// west's (source, naming west's package), not planted - explained by
+// east's package alone, nothing in the tree held it before the change.
+func TestDomainSourceExplainsAcrossClusters(t *testing.T) {
+	anchor := testpki.NewSubjectCA("diff-domain-anchor", "root.linkerd.cluster.local", testpki.Date(2026, 6, 1), testpki.Days(3650))
+	r := multicluster(t)
+	base := r.commit(nil)
+	policy := readRepoFile(t, r, "clusters/west/rotation-policy.yaml")
+	line := "    - secret: {name: linkerd-trust-anchor, namespace: linkerd, key: ca.crt}\n"
+	if !strings.Contains(policy, line) {
+		t.Fatalf("west's policy has no line %q", line)
+	}
+	inline := "    - inline: |\n        " + strings.ReplaceAll(strings.TrimSpace(string(anchor.PEM())), "\n", "\n        ") + "\n"
+	r.commit(map[string]string{"clusters/west/rotation-policy.yaml": strings.Replace(policy, line, line+inline, 1)})
+	r.render(".")
+	head := r.commit(nil)
+	res, code := r.result(base, head)
+	var east *trustdiff.CA
+	for i, tc := range res.Trust {
+		for j, ca := range tc.Added {
+			if tc.Package == "clusters/east" && ca.SHA256 == shaOf(anchor) {
+				east = &res.Trust[i].Added[j]
+			}
+		}
+	}
+	if east == nil {
+		t.Fatalf("east's roots did not gain the anchor: %+v", res.Trust)
+	}
+	if code != exit.OK || len(res.Planted) > 0 || east.Why != trustdiff.WhySource || !strings.Contains(east.Source, "in package clusters/west") {
+		t.Fatalf("exit %d, planted %+v, east's anchor %+v: want it explained by west's source in the domain", code, res.Planted, *east)
+	}
+}
+
+// readRepoFile returns the text of file in the work tree of r.
+func readRepoFile(t *testing.T, r *testRepo, file string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(r.dir, filepath.FromSlash(file)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"path"
 	"slices"
-	"sort"
-	"strings"
 	"time"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/layout"
+	"github.com/rotate-certs/rotate-certs/fn/pass"
+	"github.com/rotate-certs/rotate-certs/fn/resio"
 )
 
 // A tree of several packages (a repository of clusters) gets a policy per
@@ -48,16 +48,26 @@ type Tree struct {
 // policy; when no package has one, the whole input is planned as one, with
 // Dir "".
 func ScanTree(items []*yaml.RNode, roots []string, now time.Time) (*Tree, error) {
-	parts, rest := splitPackages(items, roots)
+	pkgs, rest := splitPackages(items, roots)
 	tree := &Tree{Notes: outsideNotes(rest)}
-	for _, p := range parts {
-		plan, err := Scan(p.items, now)
-		if err != nil {
-			return nil, err
+	type scanned struct {
+		plan *Proposal
+		err  error
+	}
+	var errs []error
+	pass.Each(pkgs, 0, func(p *pass.Package, r *resio.Resources, _ error) scanned {
+		plan, err := Scan(r.Items, now)
+		return scanned{plan, err}
+	}, func(i int, s scanned) {
+		switch {
+		case s.err != nil:
+			errs = append(errs, s.err)
+		case len(s.plan.Bundles) > 0 || len(s.plan.ControlPlanes) > 0:
+			tree.Packages = append(tree.Packages, PackagePlan{Dir: pkgs[i].Dir, Proposal: s.plan})
 		}
-		if len(plan.Bundles) > 0 || len(plan.ControlPlanes) > 0 {
-			tree.Packages = append(tree.Packages, PackagePlan{Dir: p.dir, Proposal: plan})
-		}
+	})
+	if len(errs) > 0 {
+		return nil, errs[0]
 	}
 	if len(tree.Packages) == 0 {
 		plan, err := Scan(items, now)
@@ -70,51 +80,26 @@ func ScanTree(items []*yaml.RNode, roots []string, now time.Time) (*Tree, error)
 	return tree, nil
 }
 
-// part is one package's resources.
-type part struct {
-	dir   string
-	items []*yaml.RNode
-}
-
-// splitPackages groups items by package root (packageRoot, and the
-// directories extra), each item in
-// the deepest root above its file, in the order of their directories; rest
-// are the items under no root. It returns no part when items are not a
-// tree of packages: fewer than two roots, or an item read from no file
-// (stdin). One root is not split out: the policy goes where --output says,
-// and may well scope the files beside the root's directory too.
-func splitPackages(items []*yaml.RNode, extra []string) (parts []part, rest []*yaml.RNode) {
-	roots := map[string]int{}
-	add := func(dir string) {
-		if _, ok := roots[dir]; !ok {
-			roots[dir] = len(parts)
-			parts = append(parts, part{dir: dir})
-		}
-	}
+// splitPackages splits items by package root (packageRoot, and the
+// directories extra) by the repository pass's one splitter, as render and
+// check split by policies: each item in the deepest root above its file,
+// in the order of their directories; rest are the items under no root.
+// It returns no package when items are not a tree of packages: fewer than
+// two roots, or an item read from no file (stdin). One root is not split
+// out: the policy goes where --output says, and may well scope the files
+// beside the root's directory too.
+func splitPackages(items []*yaml.RNode, extra []string) (pkgs []*pass.Package, rest []*yaml.RNode) {
 	for _, it := range items {
-		file := layout.FileOf(it)
-		if file == "" || file == "-" {
+		if file := layout.FileOf(it); file == "" || file == "-" {
 			return nil, nil
 		}
-		if packageRoot(it) {
-			add(path.Dir(path.Clean(file)))
-		}
 	}
-	for _, dir := range extra {
-		add(dir)
-	}
-	if len(parts) < 2 {
+	pkgs, others := pass.FromItems(items).SplitAt(packageRoot, extra)
+	if len(pkgs) < 2 {
 		return nil, nil // one package at most: all of the input, as ever
 	}
-	for _, it := range items {
-		if i, ok := rootOf(roots, layout.FileOf(it)); ok {
-			parts[i].items = append(parts[i].items, it)
-			continue
-		}
-		rest = append(rest, it)
-	}
-	sort.SliceStable(parts, func(i, j int) bool { return parts[i].dir < parts[j].dir })
-	return parts, rest
+	r, _ := others.Read()
+	return pkgs, r.Items
 }
 
 // outsideNotes says, per directory, that the resources of rest are in no
@@ -142,16 +127,4 @@ func outsideNotes(rest []*yaml.RNode) []string {
 // kustomize and kpt find them: a kustomization may leave out its kind).
 func packageRoot(it *yaml.RNode) bool {
 	return slices.Contains(rootFiles, path.Base(layout.FileOf(it))) || layout.IsPolicy(it)
-}
-
-// rootOf returns the index of the deepest root whose directory holds file.
-func rootOf(roots map[string]int, file string) (int, bool) {
-	for dir := path.Dir(path.Clean(file)); ; dir = path.Dir(dir) {
-		if i, ok := roots[dir]; ok {
-			return i, true
-		}
-		if dir == "." || dir == "/" || dir == ".." || strings.HasSuffix(dir, "/..") {
-			return 0, false
-		}
-	}
 }

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/layout"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/trustbundle"
@@ -387,7 +388,7 @@ type target struct {
 func knownPolicies(items []*yaml.RNode) known {
 	k := known{targets: map[kube.Key]string{}, sources: map[kube.Key]target{}, bundles: map[string]string{}}
 	for _, it := range items {
-		if it.GetKind() != policy.Kind || it.GetApiVersion() != policy.APIVersion {
+		if !layout.IsPolicy(it) {
 			continue
 		}
 		p, err := policy.Decode(it)

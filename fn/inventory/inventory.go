@@ -133,7 +133,7 @@ func Scan(items []*yaml.RNode) *Inventory { return ScanWith(items, pki.NewCache(
 // that parses the same certificates elsewhere (trust bundle sources and
 // targets) parses each once and holds one *x509.Certificate for it.
 func ScanWith(items []*yaml.RNode, certs *pki.Cache) *Inventory {
-	return scanTargets(items, certs, kube.TargetKinds())
+	return ScanTargets(items, certs, kube.TargetKinds())
 }
 
 // ScanAll is Scan, and also the certificates embedded in objects that no
@@ -142,14 +142,19 @@ func ScanWith(items []*yaml.RNode, certs *pki.Cache) *Inventory {
 // CD Applications. It is what `check` lists and `diff` judges as trust;
 // the function's steps decide nothing by these values, so Reads does not
 // declare them and function mode does not read them.
-func ScanAll(items []*yaml.RNode) *Inventory {
-	s := &scanner{inv: &Inventory{}, cache: pki.NewCache(), targets: kube.TargetKinds(), embedded: true}
+func ScanAll(items []*yaml.RNode) *Inventory { return ScanAllTargets(items, kube.TargetKinds()) }
+
+// ScanAllTargets is ScanAll by the target-kind table targets: a caller
+// that is given the table (diff's model, tests that add a kind) reads the
+// kinds it has.
+func ScanAllTargets(items []*yaml.RNode, targets kube.TargetTable) *Inventory {
+	s := &scanner{inv: &Inventory{}, cache: pki.NewCache(), targets: targets, embedded: true}
 	return s.scan(items)
 }
 
-// scanTargets is ScanWith with the target-kind table targets: tests add a
+// ScanTargets is ScanWith by the target-kind table targets: tests add a
 // kind with it.
-func scanTargets(items []*yaml.RNode, certs *pki.Cache, targets kube.TargetTable) *Inventory {
+func ScanTargets(items []*yaml.RNode, certs *pki.Cache, targets kube.TargetTable) *Inventory {
 	s := &scanner{inv: &Inventory{}, cache: certs, targets: targets}
 	return s.scan(items)
 }

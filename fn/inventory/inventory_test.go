@@ -11,6 +11,7 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/inventory"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/rotate-certs/rotate-certs/fn/report"
+	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/rotate-certs/rotate-certs/internal/testitems"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
 	"github.com/stretchr/testify/require"
@@ -298,7 +299,7 @@ data:
 	require.Equal(t, "the 2nd PEM block (line 11) is malformed: its END line is missing or misspelt", inv.Problems[0].Message)
 
 	var msgs []string
-	for _, r := range report.ExpiryResults(inv, now, 30*24*time.Hour) {
+	for _, r := range rotate.ExpiryResults(inv, now, 30*24*time.Hour) {
 		msgs = append(msgs, string(r.Severity)+": "+r.Message)
 	}
 	require.Len(t, msgs, 2, "%v", msgs)
@@ -435,7 +436,7 @@ func TestScanQuotesOnlyPlainNames(t *testing.T) {
 				got = append(got, "problem "+p.Field)
 			}
 			require.Equal(t, tt.want, got)
-			for _, r := range report.ExpiryResults(inv, now, 0) {
+			for _, r := range rotate.ExpiryResults(inv, now, 0) {
 				for _, s := range []string{r.Message, r.Field.Path} {
 					require.NotContains(t, s, "PRIVATE KEY")
 					require.NotContains(t, s, keyName)

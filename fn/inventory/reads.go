@@ -7,7 +7,7 @@ import (
 )
 
 // Reads declares what the scan (Scan) reads of the input: the objects
-// that keep trust outside Secrets and ConfigMaps (injectKinds and the
+// that keep trust outside Secrets and ConfigMaps (the inject-kind table and the
 // cluster-scoped kinds of the target-kind table: trustFields), the
 // Machines and EKS Anywhere Clusters whose certificate expiry package
 // clusterapi reads (clusterapi.ExpiryReads), and of the kinds the
@@ -23,8 +23,8 @@ func Reads() kube.Reads { return readsWith(kube.TargetKinds()) }
 // with it.
 func readsWith(targets kube.TargetTable) kube.Reads {
 	r := clusterapi.ExpiryReads()
-	for gk := range injectKinds {
-		r.Kinds = append(r.Kinds, kube.GroupKind{Group: gk[0], Kind: gk[1]})
+	for _, k := range kube.InjectKinds().Rows() {
+		r.Kinds = append(r.Kinds, k.GroupKind())
 	}
 	for _, d := range targets.Rows() {
 		switch {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
-	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -14,19 +13,17 @@ import (
 // APIs, ClusterTrustBundles, and trust-manager Bundles' inLine sources.
 // Every certificate found there is reported like one in a Secret.
 
-// injectKinds maps the API group and kind of each object whose caBundle
-// fields the trust bundles inject to the scanner that reads it. The
-// cluster-scoped target kinds are read by their row of the target-kind
-// table (targetReader).
-var injectKinds = map[[2]string]func(s *scanner, ref func() kube.Ref, item *yaml.RNode){
-	injectKind(policy.KindMutatingWebhookConfiguration):   (*scanner).webhooks,
-	injectKind(policy.KindValidatingWebhookConfiguration): (*scanner).webhooks,
-	injectKind(policy.KindAPIService): func(s *scanner, ref func() kube.Ref, item *yaml.RNode) {
-		s.caBundle(ref, item, "spec.caBundle", "spec", "caBundle")
-	},
-	injectKind(policy.KindCustomResourceDefinition): func(s *scanner, ref func() kube.Ref, item *yaml.RNode) {
-		s.caBundle(ref, item, "spec.conversion.webhook.clientConfig.caBundle", "spec", "conversion", "webhook", "clientConfig", "caBundle")
-	},
+// injectReader returns the scanner of an object whose caBundle fields
+// the trust bundles inject, by its row of the inject-kind table: every
+// webhook's clientConfig.caBundle of a webhook configuration, the one
+// caBundle of its clientConfig otherwise.
+func injectReader(k kube.InjectKind) func(s *scanner, ref func() kube.Ref, item *yaml.RNode) {
+	if k.Webhooks {
+		return (*scanner).webhooks
+	}
+	path := append(append([]string(nil), k.ClientConfig...), "caBundle")
+	field := kube.JoinPath(path)
+	return func(s *scanner, ref func() kube.Ref, item *yaml.RNode) { s.caBundle(ref, item, field, path...) }
 }
 
 // targetReader returns the scanner of a target kind's objects by how its
@@ -58,16 +55,14 @@ func holdsKeys(targets kube.TargetTable, kind, group string) bool {
 	return ok && d.Store == kube.StoreKeys && d.Group == group
 }
 
-// injectKind is the key of injectKinds of a kind whose caBundle fields
-// the trust bundles inject (policy.InjectKinds).
-func injectKind(kind string) [2]string { return [2]string{policy.InjectKinds[kind], kind} }
-
-// trustFields reads item when it is one of injectKinds or of a
-// cluster-scoped kind of the scan's target-kind table, and reports whether
-// it was.
+// trustFields reads item when it is of a kind of the inject-kind table or
+// a cluster-scoped kind of the scan's target-kind table, and reports
+// whether it was.
 func (s *scanner) trustFields(item *yaml.RNode, kind, group string) bool {
-	read, ok := injectKinds[[2]string{group, kind}]
-	if !ok {
+	var read func(s *scanner, ref func() kube.Ref, item *yaml.RNode)
+	if k, ok := kube.InjectKinds().Lookup(kind); ok && k.Group == group {
+		read = injectReader(k)
+	} else {
 		d, found := s.targets.Lookup(kube.TargetKind(kind))
 		if !found || d.Group != group {
 			return false

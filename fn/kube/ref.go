@@ -170,14 +170,13 @@ func KeyOf(node *yaml.RNode) Key { return targetTable.KeyOf(node) }
 
 // otherClusterScoped are the cluster-scoped kinds rotate-certs looks up by
 // name besides the target kinds (whose rows say their scope): the objects
-// it injects caBundles into (policy.InjectKinds, which a test holds to
-// this list) and Namespaces.
-var otherClusterScoped = []GroupKind{
-	{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration"},
-	{Group: "admissionregistration.k8s.io", Kind: "ValidatingWebhookConfiguration"},
-	{Group: "apiregistration.k8s.io", Kind: "APIService"},
-	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"},
-	{Group: "", Kind: "Namespace"},
+// it injects caBundles into (the inject-kind table) and Namespaces.
+func otherClusterScoped() []GroupKind {
+	var out []GroupKind
+	for _, k := range injectRows {
+		out = append(out, k.GroupKind())
+	}
+	return append(out, GroupKind{Group: "", Kind: "Namespace"})
 }
 
 // IsLocalConfig reports whether node is marked

@@ -102,7 +102,7 @@ var targetRows = []TargetDescriptor{
 type TargetTable struct {
 	table Table[TargetKind, TargetDescriptor]
 	// clusterScoped are the kinds KeyOf keys without a namespace: the
-	// table's cluster-scoped kinds and otherClusterScoped.
+	// table's cluster-scoped kinds and otherClusterScoped().
 	clusterScoped map[GroupKind]bool
 }
 
@@ -111,7 +111,7 @@ type TargetTable struct {
 func NewTargetTable(rows ...TargetDescriptor) TargetTable {
 	t := TargetTable{table: NewTable(func(d TargetDescriptor) TargetKind { return d.Kind }, rows...),
 		clusterScoped: map[GroupKind]bool{}}
-	for _, gk := range otherClusterScoped {
+	for _, gk := range otherClusterScoped() {
 		t.clusterScoped[gk] = true
 	}
 	for _, d := range rows {
@@ -137,7 +137,7 @@ func (t TargetTable) orDefault() TargetTable {
 
 // KeyOf returns the key of node (see RefOf for a node it cannot read): the
 // identity the API server gives it. The namespace of a cluster-scoped kind
-// - one whose row of t says so, or one of otherClusterScoped - is left
+// - one whose row of t says so, or one of otherClusterScoped() - is left
 // out, as the API server clears it: kustomize's namespace transformer sets
 // metadata.namespace on every kind its built-in schema (Kubernetes 1.21)
 // does not know, ClusterTrustBundles and trust-manager Bundles among them,

@@ -35,29 +35,42 @@ type Package struct {
 	Items []*yaml.RNode
 }
 
-// Split groups items by package. Each item's file is its path annotation
-// (a slash-separated path as the caller read it); an item without one
-// belongs to no package. Packages come in directory order; Rest are the
-// items no policy applies to (no policy in their directory or above), in
-// input order.
-func Split(items []*yaml.RNode) (pkgs []*Package, rest []*yaml.RNode) {
+// Split groups items by package: the directory of each item root picks
+// (IsPolicy: each file's policies) and each of dirs is a package's; an
+// item belongs to the deepest package whose directory holds its file.
+// Each item's file is its path annotation (a slash-separated path as the
+// caller read it); an item without one belongs to no package. Packages
+// come in directory order, their Policies the policies among the items
+// root picks; rest are the items in no package, in input order. It is the
+// one splitter: the repository pass (fn/pass) splits with it for every
+// command; `init` splits at kustomizations and Kptfiles too, where
+// policies will go.
+func Split(items []*yaml.RNode, root func(*yaml.RNode) bool, dirs []string) (pkgs []*Package, rest []*yaml.RNode) {
 	byDir := map[string]*Package{}
-	for _, it := range items {
-		if !IsPolicy(it) {
-			continue
-		}
-		file := FileOf(it)
-		if file == "" {
-			continue
-		}
-		dir := path.Dir(path.Clean(file))
+	add := func(dir string) *Package {
 		p, ok := byDir[dir]
 		if !ok {
 			p = &Package{Dir: dir}
 			byDir[dir] = p
 			pkgs = append(pkgs, p)
 		}
-		p.Policies = append(p.Policies, it)
+		return p
+	}
+	for _, it := range items {
+		if !root(it) {
+			continue
+		}
+		file := FileOf(it)
+		if file == "" {
+			continue
+		}
+		p := add(path.Dir(path.Clean(file)))
+		if IsPolicy(it) {
+			p.Policies = append(p.Policies, it)
+		}
+	}
+	for _, dir := range dirs {
+		add(dir)
 	}
 	sort.SliceStable(pkgs, func(i, j int) bool { return pkgs[i].Dir < pkgs[j].Dir })
 	for _, it := range items {
@@ -100,6 +113,17 @@ func packageOf(byDir map[string]*Package, file string) *Package {
 func IsPolicy(item *yaml.RNode) bool {
 	r := kube.RefOf(item)
 	return r.Kind == policy.Kind && r.APIVersion == policy.APIVersion
+}
+
+// WithoutPolicies returns items without the RotationPolicies among them.
+func WithoutPolicies(items []*yaml.RNode) []*yaml.RNode {
+	out := make([]*yaml.RNode, 0, len(items))
+	for _, it := range items {
+		if !IsPolicy(it) {
+			out = append(out, it)
+		}
+	}
+	return out
 }
 
 // OnePolicy returns the package's policy, or an error naming the files

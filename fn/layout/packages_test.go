@@ -46,7 +46,7 @@ func TestSplit(t *testing.T) {
 		item(t, "ConfigMap", "stdin", ""),
 		item(t, "RotationPolicy", "on-stdin", ""),
 	}
-	pkgs, rest := Split(items)
+	pkgs, rest := Split(items, IsPolicy, nil)
 	require.Len(t, pkgs, 3)
 	require.Equal(t, "clusters/prod", pkgs[0].Dir)
 	require.Equal(t, []string{"ca", "prod", "deep"}, names(pkgs[0].Items), "the edge package is left out of prod")
@@ -69,7 +69,7 @@ func TestSplitTopAndRelativePaths(t *testing.T) {
 		item(t, "RotationPolicy", "top", "policy.yaml"),
 		item(t, "Secret", "a", "a.yaml"),
 		item(t, "Secret", "b", "x/y/b.yaml"),
-	})
+	}, IsPolicy, nil)
 	require.Empty(t, rest)
 	require.Len(t, pkgs, 1)
 	require.Equal(t, ".", pkgs[0].Dir)
@@ -79,7 +79,7 @@ func TestSplitTopAndRelativePaths(t *testing.T) {
 		item(t, "RotationPolicy", "p", "../../examples/e/policy.yaml"),
 		item(t, "Secret", "in", "../../examples/e/s.yaml"),
 		item(t, "Secret", "out", "../../examples/s.yaml"),
-	})
+	}, IsPolicy, nil)
 	require.Len(t, pkgs, 1)
 	require.Equal(t, []string{"p", "in"}, names(pkgs[0].Items))
 	require.Equal(t, []string{"out"}, names(rest))
@@ -91,7 +91,7 @@ func TestOnePolicy(t *testing.T) {
 	pkgs, _ := Split([]*yaml.RNode{
 		item(t, "RotationPolicy", "a", "prod/a.yaml"),
 		item(t, "RotationPolicy", "b", "prod/b.yaml"),
-	})
+	}, IsPolicy, nil)
 	require.Len(t, pkgs, 1)
 	_, err := pkgs[0].OnePolicy()
 	require.EqualError(t, err, "package prod holds 2 RotationPolicies: a (prod/a.yaml), b (prod/b.yaml); a package has one policy - merge their bundles into one, or move one into a directory of its own")

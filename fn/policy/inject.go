@@ -9,8 +9,9 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 )
 
-// Kinds whose caBundle fields a bundle can be injected into, and the
-// annotation that asks for it from the object itself.
+// Kinds whose caBundle fields a bundle can be injected into (the rows of
+// kube.InjectKinds, by name), and the annotation that asks for it from the
+// object itself.
 const (
 	KindMutatingWebhookConfiguration   = "MutatingWebhookConfiguration"
 	KindValidatingWebhookConfiguration = "ValidatingWebhookConfiguration"
@@ -23,20 +24,12 @@ const (
 	InjectAnnotation = "rotate-certs.dev/inject-ca-from"
 )
 
-// InjectKinds are the kinds inject accepts, with their API group.
-var InjectKinds = map[string]string{
-	KindMutatingWebhookConfiguration:   "admissionregistration.k8s.io",
-	KindValidatingWebhookConfiguration: "admissionregistration.k8s.io",
-	KindAPIService:                     "apiregistration.k8s.io",
-	KindCustomResourceDefinition:       "apiextensions.k8s.io",
-}
-
 // Inject names one object whose caBundle fields receive the bundle: every
 // webhooks[].clientConfig.caBundle of a webhook configuration (or only
 // those of Webhooks), an APIService's spec.caBundle, a
 // CustomResourceDefinition's spec.conversion.webhook.clientConfig.caBundle.
 type Inject struct {
-	// Kind is one of InjectKinds.
+	// Kind is one of kube.InjectKinds.
 	Kind string `json:"kind"`
 	// Name of the (cluster-scoped) object.
 	Name string `json:"name"`
@@ -48,22 +41,18 @@ type Inject struct {
 	Optional bool `json:"optional,omitempty"`
 }
 
-// isWebhookKind reports whether kind is a webhook configuration.
-func isWebhookKind(kind string) bool {
-	return kind == KindMutatingWebhookConfiguration || kind == KindValidatingWebhookConfiguration
-}
-
 // validateInject checks the inject list of bundle b at path.
 func (b *TrustBundle) validateInject(path string) FieldErrors {
 	var errs FieldErrors
 	seen := map[string]int{}
 	for i, in := range b.Inject {
 		p := fmt.Sprintf("%s.inject[%d]", path, i)
-		if _, ok := InjectKinds[in.Kind]; !ok {
-			errs.add(p+".kind", "%s is not one of %s", kube.Quote(in.Kind), strings.Join(slices.Sorted(maps.Keys(InjectKinds)), ", "))
+		row, ok := kube.InjectKinds().Lookup(in.Kind)
+		if !ok {
+			errs.add(p+".kind", "%s is not one of %s", kube.Quote(in.Kind), strings.Join(slices.Sorted(slices.Values(kube.InjectKinds().Names())), ", "))
 		}
 		errs.checkObjectName(p+".name", kube.Safe(in.Kind), in.Name)
-		if len(in.Webhooks) > 0 && !isWebhookKind(in.Kind) {
+		if len(in.Webhooks) > 0 && !row.Webhooks {
 			errs.add(p+".webhooks", "applies only to a MutatingWebhookConfiguration or ValidatingWebhookConfiguration")
 		}
 		names := map[string]int{}

@@ -68,9 +68,11 @@ func TestTargetTableAgrees(t *testing.T) {
 // kustomize may set on it), so that the objects a bundle injects into are
 // found by name whatever namespace the input gives them.
 func TestInjectKindsAreClusterScoped(t *testing.T) {
-	for kind, group := range InjectKinds {
-		n, err := yaml.Parse("apiVersion: " + group + "/v1\nkind: " + kind + "\nmetadata: {name: x, namespace: ns}\n")
+	for _, k := range kube.InjectKinds().Rows() {
+		n, err := yaml.Parse("apiVersion: " + k.APIVersion() + "\nkind: " + k.Kind + "\nmetadata: {name: x, namespace: ns}\n")
 		require.NoError(t, err)
-		assert.Equal(t, kube.Key{Kind: kind, Name: "x"}, kube.KeyOf(n), kind)
+		assert.Equal(t, kube.Key{Kind: k.Kind, Name: "x"}, kube.KeyOf(n), k.Kind)
 	}
+	assert.Equal(t, []string{KindMutatingWebhookConfiguration, KindValidatingWebhookConfiguration, KindAPIService, KindCustomResourceDefinition},
+		kube.InjectKinds().Names(), "the policy's names of the inject kinds are the table's")
 }

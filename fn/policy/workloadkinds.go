@@ -57,6 +57,15 @@ type WorkloadKind struct {
 	// WorkloadRef is true when it may borrow the pod template of another
 	// workload (spec.workloadRef) and have none of its own.
 	WorkloadRef bool
+	// ReplacesPods is its roll behaviour: true when a change of its pod
+	// template replaces its running pods (its controller rolls them out,
+	// unless OnDelete holds them), so that they read their trust again.
+	// A Job's or CronJob's running pods keep theirs (the next run reads
+	// the new template), a ReplicaSet's or ReplicationController's are
+	// not replaced (only new pods get it), and a Pod's spec cannot change:
+	// `diff` counts a reader of such a kind that reads its trust once as
+	// keeping the old trust, whatever the change does to its template.
+	ReplacesPods bool
 }
 
 // workloadRows is the one list of the kinds whose pod templates
@@ -67,10 +76,10 @@ type WorkloadKind struct {
 // Pod's spec cannot be changed in place: init lists them as readers, the
 // restart rules leave them alone.
 var workloadRows = []WorkloadKind{
-	{Kind: KindDeployment, APIVersions: []string{"apps/v1"}, Template: []string{"spec", "template"}, Role: RoleRolled, Replicas: true, Pausable: true},
-	{Kind: KindStatefulSet, APIVersions: []string{"apps/v1"}, Template: []string{"spec", "template"}, Role: RoleRolled, Replicas: true, OnDelete: true},
-	{Kind: KindDaemonSet, APIVersions: []string{"apps/v1"}, Template: []string{"spec", "template"}, Role: RoleRolled, OnDelete: true},
-	{Kind: KindRollout, APIVersions: []string{"argoproj.io/v1alpha1"}, Template: []string{"spec", "template"}, Role: RoleRolled, Replicas: true, Pausable: true, WorkloadRef: true},
+	{Kind: KindDeployment, APIVersions: []string{"apps/v1"}, Template: []string{"spec", "template"}, Role: RoleRolled, Replicas: true, Pausable: true, ReplacesPods: true},
+	{Kind: KindStatefulSet, APIVersions: []string{"apps/v1"}, Template: []string{"spec", "template"}, Role: RoleRolled, Replicas: true, OnDelete: true, ReplacesPods: true},
+	{Kind: KindDaemonSet, APIVersions: []string{"apps/v1"}, Template: []string{"spec", "template"}, Role: RoleRolled, OnDelete: true, ReplacesPods: true},
+	{Kind: KindRollout, APIVersions: []string{"argoproj.io/v1alpha1"}, Template: []string{"spec", "template"}, Role: RoleRolled, Replicas: true, Pausable: true, WorkloadRef: true, ReplacesPods: true},
 	{Kind: "Job", APIVersions: []string{"batch/v1"}, Template: []string{"spec", "template"}, Role: RoleReported},
 	{Kind: "CronJob", APIVersions: []string{"batch/v1", "batch/v1beta1"}, Template: []string{"spec", "jobTemplate", "spec", "template"}, Role: RoleReported},
 	{Kind: "ReplicaSet", APIVersions: []string{"apps/v1"}, Template: []string{"spec", "template"}, Role: RoleListed},

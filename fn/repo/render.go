@@ -1,10 +1,10 @@
 // Package repo is `rotate-certs render` on a directory: it reads the tree
-// (resio.ScanTree), splits it into packages - one with the policy given on
-// the command line, or every package the directory holds - reads each
-// package (Tree.Read), runs the function (rotate.Processor) on it, and
-// writes back the files whose resources changed, all or nothing across
-// packages; or, as a dry run, prints the unified diff of what it would
-// write. A package's resources are parsed while it renders and let go
+// (resio.ScanTree), splits it into packages on the repository pass
+// (fn/pass) - one with the policy given on the command line, or every
+// package the directory holds - runs the function (rotate.Processor) on
+// each package as the pass parses it, and writes back the files whose
+// resources changed, all or nothing across packages; or, as a dry run,
+// prints the unified diff of what it would write. A package's resources are parsed while it renders and let go
 // when its files are encoded: what a render holds is the text of the
 // tree, the packages in flight and the files to write.
 package repo
@@ -16,16 +16,15 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"time"
 
-	"github.com/rotate-certs/rotate-certs/fn/anchors"
 	"github.com/rotate-certs/rotate-certs/fn/atomicfs"
 	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/layout"
+	"github.com/rotate-certs/rotate-certs/fn/pass"
 	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/rotate-certs/rotate-certs/fn/wire"
@@ -109,15 +108,24 @@ func render(dir string, o Options) (err error) {
 	for _, n := range tree.Notes {
 		o.Stderr.Note(n)
 	}
-	jobs, err := plan(dir, tree, forced, o.Stderr)
+	pkgs, err := plan(dir, tree, forced, o.Stderr)
 	if err != nil {
 		return err
 	}
-	tree.Kept = nil // the jobs hold the policies, each until it is rendered
-	if err := seeDomains(dir, tree, jobs, o); err != nil {
-		return err
+	tree.Kept = nil // the packages hold the policies, each until it is rendered
+	// Each policy is decoded when its package renders (Processor.Run), not
+	// all at once: a fleet's decoded policies held until each renders
+	// cost more memory than decoding them did CPU. The domains' pre-pass
+	// decodes those that name a domain, and the render takes them.
+	// A render anywhere but the repository's top sees each trust domain
+	// in part: its bundles warn and keep their previous CAs until they
+	// expire.
+	if resio.IsRepositoryTop(dir) {
+		if err := pass.Domains(pkgs, o.At, o.Now); err != nil {
+			return err
+		}
 	}
-	files, err := renderJobs(dir, tree, jobs, o)
+	files, err := renderJobs(dir, pkgs, o)
 	if err != nil {
 		return err
 	}
@@ -134,7 +142,7 @@ func render(dir string, o Options) (err error) {
 	if o.DryRun {
 		return diff(dir, files, o.Stdout)
 	}
-	return write(dir, files, created, len(jobs), o)
+	return write(dir, files, created, len(pkgs), o)
 }
 
 // readPolicy reads the policy of --policy FILE. Inside dir it is one of
@@ -155,13 +163,17 @@ func readPolicy(dir, file string) (*yaml.RNode, error) {
 // renderJobs renders every package (renderAll) and returns the files they
 // write, sorted by path; any package failing, or two writing one file,
 // fails them all.
-func renderJobs(dir string, tree *resio.Tree, jobs []job, o Options) ([]atomicfs.File, error) {
+func renderJobs(dir string, pkgs []*pass.Package, o Options) ([]atomicfs.File, error) {
 	var files []atomicfs.File
 	var errs []error
-	for i, out := range renderAll(dir, tree, jobs, o) {
+	dirs := make([]string, len(pkgs))
+	for i, p := range pkgs {
+		dirs[i] = p.Dir
+	}
+	for i, out := range renderAll(dir, pkgs, o) {
 		if err := out.err; err != nil {
-			if !exit.IsReport(err) && len(jobs) > 1 {
-				err = fmt.Errorf("package %s: %w", kube.SafePath(jobs[i].dir), err)
+			if !exit.IsReport(err) && len(pkgs) > 1 {
+				err = fmt.Errorf("package %s: %w", kube.SafePath(dirs[i]), err)
 			}
 			errs = append(errs, err)
 			continue
@@ -169,8 +181,8 @@ func renderJobs(dir string, tree *resio.Tree, jobs []job, o Options) ([]atomicfs
 		files = append(files, out.files...)
 	}
 	if len(errs) > 0 {
-		if len(jobs) > 1 {
-			fmt.Fprintf(o.Stderr, "rotate-certs render: %d of %d packages failed; nothing was written\n", len(errs), len(jobs))
+		if len(pkgs) > 1 {
+			o.Stderr.Print(fmt.Sprintf("%d of %d packages failed; nothing was written", len(errs), len(pkgs)))
 		}
 		return nil, errors.Join(errs...)
 	}
@@ -183,23 +195,22 @@ func renderJobs(dir string, tree *resio.Tree, jobs []job, o Options) ([]atomicfs
 	return files, nil
 }
 
-// renderPackage reads one package's files from tree, runs the function on
-// its items and returns the files to write: only those whose resources
-// changed. It reads and releases only the package's own files, so that
-// packages render in parallel; what the function says goes to stderr,
-// the package's own. The package's resources are garbage once it
-// returns: only the files to write are left of it.
-func renderPackage(dir string, tree *resio.Tree, j job, o Options, stderr io.Writer) ([]atomicfs.File, error) {
-	defer tree.Release(j.files)
-	pkg, err := tree.Read(j.files)
+// renderPackage runs the function on package p's resources (pkg, parsed
+// from its own files, or why they could not be) and returns the files to
+// write: only those whose resources changed. Packages render in parallel;
+// what the function says goes to stderr, the package's own. The
+// package's resources are garbage once it returns: only the files to
+// write are left of it.
+func renderPackage(dir string, p *pass.Package, pkg *resio.Resources, err error, o Options, stderr io.Writer) ([]atomicfs.File, error) {
 	if err != nil {
 		return nil, err
 	}
 	if err := pkg.CheckDuplicateKeys(dir, pkg.Items); err != nil {
 		return nil, err
 	}
-	p := rotate.Processor{Now: o.Now, At: o.At, Stderr: stderr, Domains: j.domains, Package: j.dir}
-	out, _, err := p.Run(j.policy, pkg.Items, nil)
+	pol := p.Policies[0]
+	proc := rotate.Processor{Now: o.Now, At: o.At, Stderr: stderr, Domains: p.Domains, Package: p.Dir, Decoded: pol.Decoded}
+	out, _, err := proc.Run(pol.Node, pkg.Items, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -223,65 +234,30 @@ func write(dir string, files []atomicfs.File, created map[string]bool, packages 
 	return nil
 }
 
-// job is one package to render.
-type job struct {
-	dir string
-	// files are the package's files (resio.Tree.Files), in the tree's
-	// order.
-	files  []string
-	policy *yaml.RNode
-	// domains are the repository's trust domains, seen whole from its
-	// top (seeDomains); nil below it. Shared by every job: read only.
-	domains map[string]*anchors.Domain
-}
-
-// seeDomains gives every job the repository's trust domains when dir is
-// the repository's top (a render anywhere else sees each domain in part:
-// its bundles warn and keep their previous CAs until they expire). The
-// domains are built once, from every package, before any renders; a
-// package whose policy has a bundle in a domain is parsed for it, one at
-// a time, and let go once its certificates are taken.
-func seeDomains(dir string, tree *resio.Tree, jobs []job, o Options) error {
-	if !resio.IsRepositoryTop(dir) {
-		return nil
-	}
-	pkgs := make([]rotate.Package, len(jobs))
-	for i, j := range jobs {
-		pkgs[i] = rotate.Package{Dir: j.dir, Policy: j.policy, Read: func() ([]*yaml.RNode, error) {
-			pkg, err := tree.Read(j.files)
-			if err != nil {
-				return nil, err
-			}
-			return pkg.Items, nil
-		}}
-	}
-	domains, err := rotate.Domains(pkgs, o.At, o.Now)
-	if err != nil {
-		return err
-	}
-	for i := range jobs {
-		jobs[i].domains = domains
-	}
-	return nil
-}
-
-// plan splits the tree into the packages to render: every directory
-// holding a RotationPolicy is one, a deeper one left out of the outer one.
-// With a policy from the command line (forced), that policy renders the
-// top of the tree (whatever policies the top directory holds) and a deeper
-// policy's directory is still a package of its own. The files under no
-// policy are left as they are (said on stderr); a policy that would be
-// left so is an error. The packages are split by file (layout.Split over
-// the policies and one stand-in per file), so that no package is parsed
+// plan splits the tree into the packages to render, each with its one
+// policy (pass.Source.Split: every directory holding a RotationPolicy is
+// one, a deeper one left out of the outer one). With a policy from the
+// command line (forced), that policy renders the top of the tree
+// (whatever policies the top directory holds) and a deeper policy's
+// directory is still a package of its own. The files under no policy are
+// left as they are (said on stderr); a policy that would be left so is an
+// error. The packages are split by file, so that no package is parsed
 // before it renders.
-func plan(dir string, tree *resio.Tree, forced *yaml.RNode, stderr io.Writer) ([]job, error) {
-	stands := standIns(tree.Files)
-	pkgs, rest := layout.Split(append(slices.Clone(tree.Kept), stands.nodes...))
-	var jobs []job
+func plan(dir string, tree *resio.Tree, forced *yaml.RNode, stderr exit.Printer) ([]*pass.Package, error) {
+	pkgs, rest := pass.FromTree(tree).Split()
+	var jobs []*pass.Package
 	if forced != nil {
-		var top []*yaml.RNode
-		pkgs, top = nested(pkgs, stands.nodes)
-		jobs, rest = []job{{dir: ".", files: stands.files(top), policy: forced}}, nil
+		var top *pass.Package
+		var deeper []*pass.Package
+		for _, p := range pkgs {
+			if p.Dir == "." {
+				top = p
+			} else {
+				deeper = append(deeper, p)
+			}
+		}
+		jobs = []*pass.Package{pass.Join(".", []*yaml.RNode{forced}, top, rest)}
+		pkgs, rest = deeper, nil
 	}
 	if len(jobs) == 0 && len(pkgs) == 0 {
 		return nil, fmt.Errorf("no RotationPolicy (apiVersion rotate-certs.dev/v1alpha1) under %s: name one with --policy FILE, or write one with `rotate-certs init %s -o %s`",
@@ -289,95 +265,55 @@ func plan(dir string, tree *resio.Tree, forced *yaml.RNode, stderr io.Writer) ([
 	}
 	var errs []error
 	for _, p := range pkgs {
-		pol, err := p.OnePolicy()
-		if err != nil {
+		if len(p.Policies) != 1 {
+			_, err := (&layout.Package{Dir: p.Dir, Policies: policyNodes(p)}).OnePolicy()
 			errs = append(errs, err)
 			continue
 		}
 		// The policy as ScanTree kept it: no item of the package is it
 		// (Tree.Read parses the package again), so the function may
 		// change either without changing the other.
-		jobs = append(jobs, job{dir: p.Dir, files: stands.files(p.Items), policy: pol})
+		jobs = append(jobs, p)
 	}
-	for _, it := range rest {
-		if layout.IsPolicy(it) {
-			errs = append(errs, fmt.Errorf("%s: the RotationPolicy %s is in no package and would not be rendered",
-				kube.SafePath(layout.FileOf(it)), kube.Safe(kube.RefOf(it).Name)))
-		}
+	if rest == nil {
+		return jobs, errors.Join(errs...)
+	}
+	for _, pol := range rest.Policies {
+		errs = append(errs, fmt.Errorf("%s: the RotationPolicy %s is in no package and would not be rendered",
+			kube.SafePath(layout.FileOf(pol.Node)), kube.Safe(kube.RefOf(pol.Node).Name)))
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	if n := stands.withResources(rest); n > 0 {
-		fmt.Fprintf(stderr, "rotate-certs render: note: %d file(s) under %s are in no package (no RotationPolicy in their directory or above): left as they are\n", n, dir)
+	if n := withResources(tree, rest.Files()); n > 0 {
+		stderr.Note(fmt.Sprintf("%d file(s) under %s are in no package (no RotationPolicy in their directory or above): left as they are", n, dir))
 	}
 	return jobs, nil
 }
 
-// fileStandIns are one empty object per file of a tree, annotated with
-// the file's path, for layout.Split to place the files in packages as it
-// places resources.
-type fileStandIns struct {
-	nodes []*yaml.RNode
-	file  map[*yaml.RNode]resio.TreeFile
-}
-
-func standIns(files []resio.TreeFile) fileStandIns {
-	s := fileStandIns{nodes: make([]*yaml.RNode, len(files)), file: make(map[*yaml.RNode]resio.TreeFile, len(files))}
-	mapping := func(key string, value *yaml.Node) *yaml.Node {
-		return &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{yaml.NewStringRNode(key).YNode(), value}}
-	}
-	for i, f := range files {
-		// metadata.annotations[internal.config.kubernetes.io/path]: f.Path
-		path := mapping(kioutil.PathAnnotation, yaml.NewStringRNode(f.Path).YNode())
-		n := yaml.NewRNode(mapping("metadata", mapping("annotations", path)))
-		s.nodes[i], s.file[n] = n, f
-	}
-	return s
-}
-
-// files returns the paths of the stand-ins among items, in their order.
-func (s fileStandIns) files(items []*yaml.RNode) []string {
-	var out []string
-	for _, it := range items {
-		if f, ok := s.file[it]; ok {
-			out = append(out, f.Path)
-		}
+// policyNodes returns the policies of p.
+func policyNodes(p *pass.Package) []*yaml.RNode {
+	out := make([]*yaml.RNode, len(p.Policies))
+	for i, pol := range p.Policies {
+		out[i] = pol.Node
 	}
 	return out
 }
 
-// withResources counts the stand-ins among items whose file holds a
+// withResources counts the files of tree among files that hold a
 // resource.
-func (s fileStandIns) withResources(items []*yaml.RNode) int {
+func withResources(tree *resio.Tree, files []string) int {
+	holds := map[string]bool{}
+	for _, f := range tree.Files {
+		holds[f.Path] = f.Resources > 0
+	}
 	n := 0
-	for _, it := range items {
-		if f, ok := s.file[it]; ok && f.Resources > 0 {
+	for _, f := range files {
+		if holds[f] {
 			n++
 		}
 	}
 	return n
-}
-
-// nested returns the packages of pkgs below the top directory, and the
-// items of the tree that none of them holds.
-func nested(pkgs []*layout.Package, items []*yaml.RNode) (deeper []*layout.Package, top []*yaml.RNode) {
-	inNested := map[*yaml.RNode]bool{}
-	for _, p := range pkgs {
-		if p.Dir == "." {
-			continue
-		}
-		deeper = append(deeper, p)
-		for _, it := range p.Items {
-			inNested[it] = true
-		}
-	}
-	for _, it := range items {
-		if !inNested[it] {
-			top = append(top, it)
-		}
-	}
-	return deeper, top
 }
 
 // diff prints the unified diff of every file against what is on disk.

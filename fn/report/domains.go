@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/why"
 )
 
 // Domain is a trust domain's progress as check shows it: which packages
@@ -80,7 +81,7 @@ func Domains(r Report, domainOf map[BundleKey]string, whole bool) []Domain {
 			if !slices.Contains(p.Trusts, t.SHA256) && t.Verdict != "dropped" && t.Verdict != "remembered" {
 				p.Trusts = append(p.Trusts, t.SHA256)
 			}
-			if t.Reason != TrustSource {
+			if t.Reason != why.TrustSource {
 				byName[name].block(t)
 			}
 		}
@@ -106,7 +107,7 @@ func Domains(r Report, domainOf map[BundleKey]string, whole bool) []Domain {
 }
 
 // block adds previous CA row t to what the domain's blocking lists.
-func (d *Domain) block(t Trusted) {
+func (d *Domain) block(t why.Trusted) {
 	i := slices.IndexFunc(d.Blocking, func(b Blocking) bool { return b.SHA256 == t.SHA256 })
 	if i < 0 {
 		d.Blocking = append(d.Blocking, Blocking{SHA256: t.SHA256, Subject: t.Subject})

@@ -1,9 +1,10 @@
-// Package report presents what the function and `rotate-certs check`
-// found: the expiry and re-issue results of function mode, and check's
-// report (a plain list of entries, re-issues, trust rows, waves and
-// renewals) as a table, JSON or an SVG timeline. It finds nothing itself:
-// the certificates come from package inventory, the re-issue list and the
-// trust rows from the rules, the waves from package restart.
+// Package report presents what `rotate-certs check` found: its report (a
+// plain list of entries, re-issues, trust rows, waves and renewals) as a
+// table, JSON or an SVG timeline. It finds nothing itself: the
+// certificates come from package inventory, the re-issue list, the trust
+// rows and the renewals from the rules (package why's typed values), the
+// waves from package restart. Function mode's results are the function's
+// own (package rotate).
 package report
 
 import (
@@ -18,6 +19,7 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/rotate-certs/rotate-certs/fn/restart"
+	"github.com/rotate-certs/rotate-certs/fn/why"
 )
 
 // Status is where an expiry stands against the thresholds.
@@ -93,124 +95,18 @@ type Entry struct {
 	Status   Status
 }
 
-// ReissueState says how urgent a re-issue is.
-type ReissueState string
-
-// Re-issue states.
-const (
-	// ReissuePending: the CA it needs is still in the bundle and leaves
-	// at IssuerLeavesAt.
-	ReissuePending ReissueState = "pending"
-	// ReissueProtected: the CA it needs is past the date the retain
-	// policy would drop it and stays only because retain.protectIssuers
-	// keeps it for this certificate.
-	ReissueProtected ReissueState = "protected"
-	// ReissueBroken: the CA it needs has left the bundle or expired (or an
-	// intermediate of its chain expired): peers that trust only this
-	// bundle reject it now.
-	ReissueBroken ReissueState = "broken"
-)
-
-// Reissue is a certificate of the input - a leaf, or an issuer or
-// intermediate CA - that chains only to a previous CA of a trust bundle,
-// or whose CA has left the bundle: it must be re-issued from a current CA
-// before (or since) that CA leaves the bundle.
-type Reissue struct {
-	// Package is the package of the policy that reports it.
-	Package string
-	// Resource and Key locate the certificate.
-	Resource kube.Ref
-	Key      string
-	Subject  string
-	SHA256   string
-	// IsCA marks an issuer or intermediate (a CA certificate a CA of the
-	// bundle signed), as opposed to a leaf.
-	IsCA     bool
-	NotAfter time.Time
-	// Bundle is the trust bundle's name.
-	Bundle string
-	// Issuer and IssuerSHA256 identify the CA it needs: the previous CA
-	// its chain ends at, or the CA that left or expired. IssuerSHA256 is
-	// empty when the input does not hold that CA.
-	Issuer       string
-	IssuerSHA256 string
-	// IssuerExpired says the CA it needs has expired.
-	IssuerExpired bool
-	// IssuerLeavesAt is when that CA leaves the bundle (its NotAfter, or
-	// the retain.for deadline if that is earlier); for a protected one
-	// when the policy would have dropped it; for a broken one when it left
-	// or expired (the time of the report when that is not known).
-	IssuerLeavesAt time.Time
-	// DaysLeft is whole days from now to IssuerLeavesAt.
-	DaysLeft int
-	State    ReissueState
-	// Certificate is the cert-manager Certificate ("namespace/name")
-	// whose Secret holds the certificate (its
-	// cert-manager.io/certificate-name annotation), and Command the
-	// command that renews it; both empty otherwise.
-	Certificate string
-	Command     string
-}
-
-// TrustReason says why a bundle holds a CA.
-type TrustReason string
-
-// Trust reasons.
-const (
-	// TrustSource: current, read from a source of the bundle.
-	TrustSource TrustReason = "source"
-	// TrustCarried: a previous CA, carried from the target's own data.
-	TrustCarried TrustReason = "carried"
-	// TrustRestored: a previous CA restored from the Copy-mode memory of
-	// the target (its rotate-certs.dev/previous annotation).
-	TrustRestored TrustReason = "restored"
-)
-
-// Trusted is one CA of one trust bundle, and why the bundle holds it: its
-// source, or, for a previous CA, its retirement and verdict (which may be
-// that this render drops it).
-type Trusted struct {
-	Package string
-	Bundle  string
-	// Target is where the bundle is written ("Secret ns/name
-	// data.ca.crt"); Targets counts the targets that agree on this row
-	// (a bundle fanned out to many namespaces), Target being the first
-	// and Others the rest, in the order the bundle writes them.
-	Target  string
-	Targets int
-	Others  []string
-	Subject string
-	SHA256  string
-	// NotAfter is the CA's expiry.
-	NotAfter time.Time
-	Reason   TrustReason
-	// Source is where a current CA was read.
-	Source string
-	// RetiredAt is when a previous CA stopped being current.
-	RetiredAt time.Time
-	// Verdict is a previous CA's verdict word (kept, drops, unused,
-	// dropped, remembered), VerdictText the whole phrase, and LeavesAt
-	// the date it names (zero when none).
-	Verdict     string
-	VerdictText string
-	LeavesAt    time.Time
-	// ChainedBy are where the certificates that chain only to a previous
-	// CA are held.
-	ChainedBy []string
-}
-
-// Detail is the row's explanation in words: where a current CA was read,
-// or a previous CA's verdict, when it retired and how many certificates
-// chain to it.
-func (t Trusted) Detail() string {
-	if t.Reason == TrustSource {
+// trustDetail is a trust row's explanation in words: where a current CA
+// was read, or a previous CA's verdict, when it retired and how many
+// certificates chain to it.
+func trustDetail(t why.Trusted) string {
+	if t.Reason == why.TrustSource {
 		return "from " + t.Source
 	}
 	s := t.VerdictText
 	if !t.RetiredAt.IsZero() {
 		s += "; retired " + t.RetiredAt.UTC().Format(time.DateOnly)
 	}
-	if t.Reason == TrustRestored {
+	if t.Reason == why.TrustRestored {
 		s += " (restored from Copy-mode memory)"
 	}
 	if n := len(t.ChainedBy); n > 0 && !strings.HasPrefix(t.VerdictText, "kept (protected") {
@@ -235,9 +131,9 @@ type Report struct {
 	// Entries are sorted by NotAfter, then resource, key and fingerprint.
 	Entries []Entry
 	// Reissues are sorted by IssuerLeavesAt, then resource and key.
-	Reissues []Reissue
+	Reissues []why.Reissue
 	// Trust lists, per bundle, each CA it holds and why (sortTrust order).
-	Trust    []Trusted
+	Trust    []why.Trusted
 	Problems []ProblemEntry
 	// Packages are the packages the report covers, in order, each with
 	// its policies; empty when no policy was read.
@@ -247,7 +143,7 @@ type Report struct {
 	Waves []restart.PendingWaves
 	// Renewals are the cert-manager renewals of CAs the bundles read, by
 	// date.
-	Renewals []Renewal
+	Renewals []why.Renewal
 	// Domains are the trust domains' progress (Domains), by name.
 	Domains []Domain
 }
@@ -302,7 +198,7 @@ func Merge(now time.Time, warnWithin, failWithin time.Duration, parts ...Report)
 	}
 	sortRenewals(r.Renewals)
 	sortEntries(r.Entries)
-	SortReissues(r.Reissues)
+	why.SortReissues(r.Reissues)
 	sortWaves(r.Waves)
 	sortTrust(r.Trust)
 	return r
@@ -318,7 +214,7 @@ func (r Report) MultiPackage() bool {
 
 // Build turns an inventory (and the re-issue list and the trust of each
 // bundle, if a policy was known) into a report at now.
-func Build(inv *inventory.Inventory, reissues []Reissue, trust []Trusted, now time.Time, warnWithin, failWithin time.Duration) Report {
+func Build(inv *inventory.Inventory, reissues []why.Reissue, trust []why.Trusted, now time.Time, warnWithin, failWithin time.Duration) Report {
 	r := Report{Now: now.UTC(), WarnWithin: warnWithin, FailWithin: failWithin}
 	for _, f := range inv.Certificates {
 		c := f.Cert
@@ -354,7 +250,7 @@ func Build(inv *inventory.Inventory, reissues []Reissue, trust []Trusted, now ti
 		r.Problems = append(r.Problems, ProblemEntry{Resource: p.Ref, Key: p.Field, Message: p.Message})
 	}
 	r.Reissues = append(r.Reissues, reissues...)
-	SortReissues(r.Reissues)
+	why.SortReissues(r.Reissues)
 	r.Trust = append(r.Trust, trust...)
 	sortTrust(r.Trust)
 	return r
@@ -374,29 +270,15 @@ func sortEntries(es []Entry) {
 	})
 }
 
-// SortReissues orders re-issues by when the issuer leaves, then by
-// package, where the leaf is, then by bundle.
-func SortReissues(rs []Reissue) {
-	slices.SortStableFunc(rs, func(a, b Reissue) int {
-		return cmp.Or(
-			a.IssuerLeavesAt.Compare(b.IssuerLeavesAt),
-			cmp.Compare(a.Package, b.Package),
-			cmp.Compare(refKey(a.Resource), refKey(b.Resource)),
-			cmp.Compare(a.Key, b.Key),
-			cmp.Compare(a.Bundle, b.Bundle),
-		)
-	})
-}
-
 // sortTrust orders trust rows by package, bundle and target, then current
 // CAs (in their order) before previous ones, then by retirement, most
 // recent first, and SHA-256. The order within a target is kept stable.
-func sortTrust(ts []Trusted) {
-	slices.SortStableFunc(ts, func(a, b Trusted) int {
+func sortTrust(ts []why.Trusted) {
+	slices.SortStableFunc(ts, func(a, b why.Trusted) int {
 		return cmp.Or(
 			cmp.Compare(a.Package, b.Package),
 			cmp.Compare(a.Bundle, b.Bundle),
-			cmp.Compare(a.Target, b.Target),
+			cmp.Compare(a.Target.String(), b.Target.String()),
 		)
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/why"
 )
 
 // JSONSchemaVersion names the shape of RenderJSON's output. Fields may be
@@ -67,22 +68,22 @@ type jsonEntry struct {
 }
 
 type jsonReissue struct {
-	Package        string       `json:"package"`
-	Resource       jsonResource `json:"resource"`
-	Key            string       `json:"key"`
-	Subject        string       `json:"subject"`
-	SHA256         string       `json:"sha256"`
-	IsCA           bool         `json:"isCA"`
-	NotAfter       string       `json:"notAfter"`
-	Bundle         string       `json:"bundle"`
-	Issuer         string       `json:"issuer"`
-	IssuerSHA256   string       `json:"issuerSha256"`
-	IssuerExpired  bool         `json:"issuerExpired"`
-	IssuerLeavesAt string       `json:"issuerLeavesAt"`
-	DaysLeft       int          `json:"daysLeft"`
-	State          ReissueState `json:"state"`
-	Certificate    *jsonRef     `json:"certificate,omitempty"`
-	Command        string       `json:"command,omitempty"`
+	Package        string           `json:"package"`
+	Resource       jsonResource     `json:"resource"`
+	Key            string           `json:"key"`
+	Subject        string           `json:"subject"`
+	SHA256         string           `json:"sha256"`
+	IsCA           bool             `json:"isCA"`
+	NotAfter       string           `json:"notAfter"`
+	Bundle         string           `json:"bundle"`
+	Issuer         string           `json:"issuer"`
+	IssuerSHA256   string           `json:"issuerSha256"`
+	IssuerExpired  bool             `json:"issuerExpired"`
+	IssuerLeavesAt string           `json:"issuerLeavesAt"`
+	DaysLeft       int              `json:"daysLeft"`
+	State          why.ReissueState `json:"state"`
+	Certificate    *jsonRef         `json:"certificate,omitempty"`
+	Command        string           `json:"command,omitempty"`
 }
 
 // jsonRef names a cert-manager Certificate.
@@ -93,20 +94,20 @@ type jsonRef struct {
 
 // jsonTrusted is one CA of one bundle and why the bundle holds it.
 type jsonTrusted struct {
-	Package   string      `json:"package"`
-	Bundle    string      `json:"bundle"`
-	Target    string      `json:"target"`
-	Targets   int         `json:"targets"`
-	Subject   string      `json:"subject"`
-	SHA256    string      `json:"sha256"`
-	NotAfter  string      `json:"notAfter"`
-	Reason    TrustReason `json:"reason"`
-	Source    string      `json:"source,omitempty"`
-	RetiredAt string      `json:"retiredAt,omitempty"`
-	Verdict   string      `json:"verdict,omitempty"`
-	Detail    string      `json:"detail"`
-	LeavesAt  string      `json:"leavesAt,omitempty"`
-	ChainedBy []string    `json:"chainedBy"`
+	Package   string          `json:"package"`
+	Bundle    string          `json:"bundle"`
+	Target    string          `json:"target"`
+	Targets   int             `json:"targets"`
+	Subject   string          `json:"subject"`
+	SHA256    string          `json:"sha256"`
+	NotAfter  string          `json:"notAfter"`
+	Reason    why.TrustReason `json:"reason"`
+	Source    string          `json:"source,omitempty"`
+	RetiredAt string          `json:"retiredAt,omitempty"`
+	Verdict   string          `json:"verdict,omitempty"`
+	Detail    string          `json:"detail"`
+	LeavesAt  string          `json:"leavesAt,omitempty"`
+	ChainedBy []string        `json:"chainedBy"`
 }
 
 type jsonProblem struct {
@@ -161,9 +162,9 @@ func RenderJSON(r Report) ([]byte, error) {
 		out.Reissues = append(out.Reissues, jr)
 	}
 	for _, x := range r.Trust {
-		out.Trust = append(out.Trust, jsonTrusted{Package: x.Package, Bundle: x.Bundle, Target: x.Target, Targets: x.Targets, Subject: x.Subject,
+		out.Trust = append(out.Trust, jsonTrusted{Package: x.Package, Bundle: x.Bundle, Target: x.Target.String(), Targets: x.Targets, Subject: x.Subject,
 			SHA256: x.SHA256, NotAfter: stamp(x.NotAfter), Reason: x.Reason, Source: x.Source, RetiredAt: trustStamp(x.RetiredAt),
-			Verdict: x.Verdict, Detail: x.Detail(), LeavesAt: trustStamp(x.LeavesAt), ChainedBy: append([]string{}, x.ChainedBy...)})
+			Verdict: x.Verdict, Detail: trustDetail(x), LeavesAt: trustStamp(x.LeavesAt), ChainedBy: append([]string{}, x.ChainedBy...)})
 	}
 	for _, p := range r.Problems {
 		out.Problems = append(out.Problems, jsonProblem{Package: p.Package, Resource: resource(p.Resource), Key: p.Key, Message: p.Message})

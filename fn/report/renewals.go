@@ -3,59 +3,13 @@ package report
 import (
 	"cmp"
 	"slices"
-	"time"
 
-	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/why"
 )
-
-// Renewal is a cert-manager CA Certificate whose Secret a trust bundle
-// reads, and when cert-manager renews it, foreseen from the CA the
-// Secret holds (the one the render saw).
-type Renewal struct {
-	Package     string
-	Certificate kube.Ref
-	Bundle      string
-	// Source is the bundle source the Certificate writes.
-	Source string
-	// SHA256 and NotAfter are the CA's.
-	SHA256   string
-	NotAfter time.Time
-	// RenewsAt is cert-manager's renewal time (zero when Disabled), Rule
-	// the rule that set it.
-	RenewsAt time.Time
-	Rule     string
-	Disabled bool
-	// Windows: spec.renewal.windows may defer it, never earlier.
-	Windows bool
-	// NewKey: the renewal makes a new key (rotationPolicy Always).
-	NewKey bool
-}
-
-// Renewal states, as check shows them.
-const (
-	RenewalDisabled = "disabled"
-	RenewalPast     = "past: snapshot and render"
-	RenewalDue      = "due soon"
-	RenewalLater    = "later"
-)
-
-// State says where the renewal stands at now: past (the cluster likely
-// holds a new CA), due within warnWithin, later, or disabled.
-func (x Renewal) State(now time.Time, warnWithin time.Duration) string {
-	switch {
-	case x.Disabled:
-		return RenewalDisabled
-	case !x.RenewsAt.After(now):
-		return RenewalPast
-	case !now.Before(x.RenewsAt.Add(-warnWithin)):
-		return RenewalDue
-	}
-	return RenewalLater
-}
 
 // keyCell says whether the renewal changes the key ("-" when there is no
 // renewal).
-func (x Renewal) keyCell() string {
+func keyCell(x why.Renewal) string {
 	if x.Disabled {
 		return "-"
 	}
@@ -67,8 +21,8 @@ func (x Renewal) keyCell() string {
 
 // sortRenewals orders renewals by date (disabled last), then package,
 // Certificate and bundle.
-func sortRenewals(rs []Renewal) {
-	slices.SortStableFunc(rs, func(a, b Renewal) int {
+func sortRenewals(rs []why.Renewal) {
+	slices.SortStableFunc(rs, func(a, b why.Renewal) int {
 		if a.Disabled != b.Disabled {
 			if a.Disabled {
 				return 1
@@ -98,7 +52,7 @@ func renewalsTable(r Report, pkg bool, opts TableOptions) *table {
 		if x.Windows {
 			at += " (windows)"
 		}
-		cells := []string{cell(x.Certificate.String()), cell(x.Bundle), at, x.State(r.Now, r.WarnWithin), x.keyCell()}
+		cells := []string{cell(x.Certificate.String()), cell(x.Bundle), at, x.State(r.Now, r.WarnWithin), keyCell(x)}
 		if opts.Wide {
 			cells = append(cells, cell(x.Rule), x.SHA256)
 		}

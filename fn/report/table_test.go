@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/why"
 	"github.com/stretchr/testify/require"
 )
 
@@ -21,10 +22,10 @@ func wideReport() Report {
 			NotAfter: now.Add(100 * 24 * time.Hour), DaysLeft: 100, Status: StatusOK,
 		})
 	}
-	reissue := Reissue{Package: "clusters/prod-eu-west-1", Resource: entries[0].Resource, Key: "data.tls.crt", Subject: "CN=leaf", SHA256: strings.Repeat("cd", 32),
+	reissue := why.Reissue{Package: "clusters/prod-eu-west-1", Resource: entries[0].Resource, Key: "data.tls.crt", Subject: "CN=leaf", SHA256: strings.Repeat("cd", 32),
 		Bundle: "gateway", Issuer: "CN=example-ca-old,O=rotate-certs test", IssuerSHA256: strings.Repeat("ef", 32),
-		IssuerLeavesAt: now.Add(30 * 24 * time.Hour), DaysLeft: 30, State: ReissuePending}
-	return Report{Now: now, WarnWithin: 30 * 24 * time.Hour, FailWithin: 0, Entries: entries, Reissues: []Reissue{reissue}}
+		IssuerLeavesAt: now.Add(30 * 24 * time.Hour), DaysLeft: 30, State: why.ReissuePending}
+	return Report{Now: now, WarnWithin: 30 * 24 * time.Hour, FailWithin: 0, Entries: entries, Reissues: []why.Reissue{reissue}}
 }
 
 // TestRenderTableNeverCuts: like kubectl's, the default table never cuts

@@ -21,18 +21,18 @@ func trustTable(r Report, pkg bool, opts TableOptions) *table {
 		if targets[k] == nil {
 			targets[k] = map[string]bool{}
 		}
-		targets[k][x.Target] = true
+		targets[k][x.Target.String()] = true
 	}
 	for _, x := range r.Trust {
-		target := x.Target
+		target := x.Target.String()
 		if x.Targets > 1 {
 			target += fmt.Sprintf(" (+%d)", x.Targets-1)
 		}
 		var cells []string
 		if opts.Wide {
-			cells = []string{cell(x.Bundle), cell(target), cell(x.Subject), short(x.SHA256), x.NotAfter.Format(tableTime), string(x.Reason), cell(x.Detail())}
+			cells = []string{cell(x.Bundle), cell(target), cell(x.Subject), short(x.SHA256), x.NotAfter.Format(tableTime), string(x.Reason), cell(trustDetail(x))}
 		} else {
-			detail := x.Detail()
+			detail := trustDetail(x)
 			if len(targets[x.Package+"\x00"+x.Bundle]) > 1 {
 				detail = target + ": " + detail
 			}

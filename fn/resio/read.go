@@ -40,10 +40,59 @@ func ReadPaths(paths []string, stdin io.Reader) *Resources {
 
 // readPaths is ReadPaths over files, or ReadBuilt when build is true.
 func readPaths(files fileSystem, paths []string, stdin io.Reader, build bool) *Resources {
+	s := &Resources{}
+	var built func(root string, seen map[string]bool) bool
+	if build {
+		built = func(root string, seen map[string]bool) bool { s.builtDir(files, root, seen); return true }
+	}
+	eachPathFile(files, paths, stdin, parsePathFile, s.add, built)
+	return s
+}
+
+// parsePathFile parses f's text.
+func parsePathFile(f pathFile) pathFile {
+	f.res.parse(f.path, f.data)
+	return f
+}
+
+// add adds what one read gave to s.
+func (s *Resources) add(f pathFile) {
+	s.Items = append(s.Items, f.res.Items...)
+	s.FunctionConfigs = append(s.FunctionConfigs, f.res.FunctionConfigs...)
+	s.Problems = append(s.Problems, f.res.Problems...)
+	s.Notes = append(s.Notes, f.res.Notes...)
+}
+
+// pathFile is one file of the paths a command line names (path as
+// named, slash-separated; "-" for stdin), its text and what parsing it
+// gave; or, without a path, a problem with the paths themselves.
+type pathFile struct {
+	path string
+	data []byte
+	res  *Resources
+	// names and count are what ScanPaths keeps of the resources read:
+	// TreeFile's Names and Resources; unread marks a file it did not
+	// parse (Tree.Read parses it).
+	names  []string
+	count  int
+	unread bool
+}
+
+// eachPathFile reads the files of paths as ReadPaths does and hands add
+// each file and each problem, in order, each file as parse makes it of its
+// text (f.res empty, its document parser set) on the goroutine that read
+// it (files are read and parsed on every core). With built, a directory
+// named is read by built instead (ReadBuilt's builtDir), with the files
+// read so far, when built says it read it.
+func eachPathFile(files fileSystem, paths []string, stdin io.Reader, parse func(pathFile) pathFile, add func(pathFile), built func(root string, seen map[string]bool) bool) {
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	s := &Resources{}
+	problem := func(format string, a ...any) {
+		one := &Resources{}
+		one.problemf(format, a...)
+		add(pathFile{res: one})
+	}
 	stdinUsed := false
 	// A file named twice, or named and inside a directory named too, is
 	// read once: its certificates must not be counted twice.
@@ -51,25 +100,24 @@ func readPaths(files fileSystem, paths []string, stdin io.Reader, build bool) *R
 	for _, p := range paths {
 		if p == "-" {
 			if stdinUsed {
-				s.problemf("-: stdin can be read only once")
+				problem("-: stdin can be read only once")
 				continue
 			}
 			stdinUsed = true
 			b, err := io.ReadAll(stdin)
 			if err != nil {
-				s.problemf("stdin: %v", err)
+				problem("stdin: %v", err)
 				continue
 			}
-			s.parse("-", b)
+			add(parse(pathFile{path: "-", data: b, res: &Resources{}}))
 			continue
 		}
-		if info, err := files.Stat(p); build && err == nil && info.IsDir() {
-			s.builtDir(files, p, seen)
+		if info, err := files.Stat(p); built != nil && err == nil && info.IsDir() && built(p, seen) {
 			continue
 		}
 		found := walkPath(files, p, ManifestsAndJSON)
 		for _, err := range found.Problems {
-			s.problemf("%v", err)
+			problem("%v", err)
 		}
 		var named []string
 		for _, f := range found.Files {
@@ -82,32 +130,31 @@ func readPaths(files fileSystem, paths []string, stdin io.Reader, build bool) *R
 				named = append(named, f)
 			}
 		}
-		s.readFiles(files, named)
+		readFiles(files, named, parse, add)
 	}
-	return s
 }
 
-// readFiles reads and parses files (in fsys) on every core and adds what each gave
-// to s, in the order of files.
-func (s *Resources) readFiles(fsys fileSystem, files []string) {
-	parallel.Map(len(files), 0, func() func(int) *Resources {
+// readFiles reads files (in fsys) and parses each (parse) on every core,
+// and hands add what each gave, in the order of files.
+func readFiles(fsys fileSystem, files []string, parse func(pathFile) pathFile, add func(pathFile)) {
+	parallel.Map(len(files), 0, func() func(int) pathFile {
 		docs := newDocumentParser()
-		return func(i int) *Resources {
+		return func(i int) pathFile {
 			one := &Resources{docs: docs}
 			b, err := fsys.ReadFile(files[i])
 			if err != nil {
 				one.problemf("%v", err)
-				return one
+				return pathFile{res: one}
 			}
-			one.parse(filepath.ToSlash(files[i]), b)
-			return one
+			return parse(pathFile{path: filepath.ToSlash(files[i]), data: b, res: one})
 		}
-	}, func(_ int, one *Resources) {
-		s.Items = append(s.Items, one.Items...)
-		s.FunctionConfigs = append(s.FunctionConfigs, one.FunctionConfigs...)
-		s.Problems = append(s.Problems, one.Problems...)
-		s.Notes = append(s.Notes, one.Notes...)
-	})
+	}, func(_ int, f pathFile) { add(f) })
+}
+
+// readFiles reads and parses files (in fsys) on every core and adds what
+// each gave to s, in the order of files.
+func (s *Resources) readFiles(fsys fileSystem, files []string) {
+	readFiles(fsys, files, parsePathFile, s.add)
 }
 
 func (s *Resources) problemf(format string, a ...any) {

@@ -17,6 +17,9 @@ import (
 type Tree struct {
 	// Notes are the files skipped (templates that are not YAML).
 	Notes []string
+	// Problems are what ScanPaths found it could not read (ScanTree fails
+	// instead); Read finds those of the files it did not parse (InOrder).
+	Problems []Problem
 	// Kept are the resources keep chose, in Walk's order, as ReadTree
 	// reads them (path, index and indentation annotations).
 	Kept []*yaml.RNode
@@ -27,14 +30,30 @@ type Tree struct {
 	at   map[string]int // index in Files, by path
 	text [][]byte       // by index in Files; nil once released
 	seed maphash.Seed
+	// paths is true for a tree ScanPaths read: Read parses as ReadPaths;
+	// unread are the files (by index) it did not parse, problemAt the
+	// index in Files of the file each of Problems came before.
+	paths     bool
+	unread    map[int]bool
+	problemAt []int
+	// held are, by index in Files, what ScanBuilt holds built (nil for a
+	// file held as text).
+	held []*Resources
 }
 
 // TreeFile is one file of a Tree.
 type TreeFile struct {
 	// Path is relative to the tree's directory, slash-separated.
 	Path string
-	// Resources is how many resources it holds.
+	// Resources is how many resources it holds (0 for a file ScanPaths
+	// did not parse).
 	Resources int
+	// Names are the files its resources name (their path annotations),
+	// each once, in order, "" for a resource that names none (stdin's):
+	// a file of a tree ScanPaths read may hold resources another tool
+	// wrote with paths of their own (a ResourceList). Nil for ScanTree's,
+	// whose resources all name their file.
+	Names []string
 }
 
 // ScanTree reads the tree under dir as ReadTree does (the same files, the
@@ -68,7 +87,13 @@ func ScanTree(dir string, keep func(*yaml.RNode) bool) (*Tree, error) {
 // into what ReadTree would give for a tree of only those files: their
 // resources in order, which WriteFiles writes back. Read and Release may
 // run at once for distinct sets of files.
+//
+// For a tree ScanPaths read, Read gives what ReadPaths gives for those
+// files, without write-back state.
 func (t *Tree) Read(files []string) (*Resources, error) {
+	if t.paths {
+		return t.readPathFiles(files)
+	}
 	state := &treeState{files: make(map[string][]byte, len(files)), seed: t.seed}
 	r := &Resources{tree: state}
 	dp := newDocumentParser()
@@ -95,6 +120,9 @@ func (t *Tree) Release(files []string) {
 	for _, rel := range files {
 		if i, ok := t.at[rel]; ok {
 			t.text[i] = nil
+			if i < len(t.held) {
+				t.held[i] = nil
+			}
 		}
 	}
 }

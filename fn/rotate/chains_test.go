@@ -10,9 +10,10 @@ import (
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
-	"github.com/rotate-certs/rotate-certs/fn/report"
+	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/rotate-certs/rotate-certs/fn/trustbundle"
+	"github.com/rotate-certs/rotate-certs/fn/why"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -126,9 +127,18 @@ func explain(t *testing.T, out []byte, now time.Time) rotate.Explanation {
 	require.NoError(t, err)
 	fnConfig, err := rl.Pipe(yaml.Lookup("functionConfig"))
 	require.NoError(t, err)
-	e, err := rotate.Explain(parseResourceList(t, out).items, fnConfig, now)
+	e, err := explainPolicy(t, parseResourceList(t, out).items, fnConfig, now)
 	require.NoError(t, err)
 	return e
+}
+
+// explainPolicy is rotate's explanation of the policy fnConfig over
+// items at now, as the repository pass asks it.
+func explainPolicy(t *testing.T, items []*yaml.RNode, fnConfig *yaml.RNode, now time.Time) (rotate.Explanation, error) {
+	t.Helper()
+	pol, err := policy.Decode(fnConfig)
+	require.NoError(t, err)
+	return rotate.Processor{}.ExplainPolicy(items, fnConfig, pol, now)
 }
 
 // verdictOf returns the trust row of the carried CA subject's
@@ -136,7 +146,7 @@ func explain(t *testing.T, out []byte, now time.Time) rotate.Explanation {
 func verdictOf(e rotate.Explanation, ca string) string {
 	fp := pki.FingerprintOf(testpki.Fixture(ca).Cert).String()
 	for _, x := range e.Trust {
-		if x.SHA256 == fp && x.Reason != report.TrustSource {
+		if x.SHA256 == fp && x.Reason != why.TrustSource {
 			return x.VerdictText
 		}
 	}
@@ -387,13 +397,17 @@ func TestTrustReasons(t *testing.T) {
 	rows := func(e rotate.Explanation) []string {
 		var out []string
 		for _, x := range e.Trust {
-			out = append(out, fmt.Sprintf("%s %d %s %s: %s", x.Target, x.Targets, x.Subject, x.Reason, x.Detail()))
+			detail := "from " + x.Source
+			if x.Reason != why.TrustSource {
+				detail = fmt.Sprintf("%s, retired %s, chained by %d", x.VerdictText, x.RetiredAt.Format(time.DateOnly), len(x.ChainedBy))
+			}
+			out = append(out, fmt.Sprintf("%s %d %s %s: %s", x.Target, x.Targets, x.Subject, x.Reason, detail))
 		}
 		return out
 	}
 	require.Equal(t, []string{
 		"Secret gw/trust data.ca.crt 1 CN=ca-2026,O=rotate-certs test source: from Secret gw/ca data.ca.crt",
-		"Secret gw/trust data.ca.crt 1 CN=ca-2025,O=rotate-certs test carried: kept (maxPrevious); retired 2026-11-22; 1 certificate(s) chain to it",
+		"Secret gw/trust data.ca.crt 1 CN=ca-2025,O=rotate-certs test carried: kept (maxPrevious), retired 2026-11-22, chained by 1",
 		"Secret edge/trust data.ca.crt 1 CN=ca-2026,O=rotate-certs test source: from Secret gw/ca data.ca.crt",
 	}, rows(explain(t, bundled, now)), "in the order of the render: each target's current CAs, then its previous ones")
 
@@ -406,5 +420,5 @@ func TestTrustReasons(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, b.PipeE(yaml.SetField("mode", yaml.NewStringRNode("Bundle"))))
 	require.Contains(t, rows(explain(t, []byte(back.MustString()), now)),
-		"Secret gw/trust data.ca.crt 1 CN=ca-2025,O=rotate-certs test restored: kept (maxPrevious); retired 2026-11-22 (restored from Copy-mode memory); 1 certificate(s) chain to it")
+		"Secret gw/trust data.ca.crt 1 CN=ca-2025,O=rotate-certs test restored: kept (maxPrevious), retired 2026-11-22, chained by 1")
 }

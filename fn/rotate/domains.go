@@ -32,10 +32,11 @@ type Package struct {
 	Decoded *policy.RotationPolicy
 }
 
-// Domains builds the trust domains of a repository seen whole, once, before
-// any package renders (fn/repo, fn/check): for every domain a bundle names,
-// the CAs current in the sources of the domain's bundles and the
-// certificates of the domain's packages (anchors.NewDomain). at is the
+// Domains builds the trust domains of a repository seen whole, once,
+// before any package renders or is explained (the repository pass,
+// fn/pass, is its one caller): for every domain a bundle names, the CAs
+// current in the sources of the domain's bundles and the certificates of
+// the domain's packages (anchors.NewDomain). at is the
 // render time when set, else the policies' clock over wall (the first
 // package of a domain decides its time). A policy that does not decode
 // adds nothing (its own render reports it); two bundles of one domain with

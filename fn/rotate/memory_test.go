@@ -11,7 +11,6 @@ import (
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
-	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/rotate-certs/rotate-certs/fn/trustbundle"
 	"github.com/rotate-certs/rotate-certs/internal/golden"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
@@ -389,7 +388,7 @@ func TestCheckListsCopyModeReissues(t *testing.T) {
 		require.NoError(t, err)
 		fnConfig, err := rl.Pipe(yaml.Lookup("functionConfig"))
 		require.NoError(t, err)
-		e, err := rotate.Explain(nodes, fnConfig, testpki.GoldenNow)
+		e, err := explainPolicy(t, nodes, fnConfig, testpki.GoldenNow)
 		require.NoError(t, err)
 		var where []string
 		for _, r := range e.Reissues {

@@ -42,6 +42,9 @@ type Processor struct {
 	// Package names the package rendered, as Domains' certificates name
 	// their packages.
 	Package string
+	// Decoded is Run's fnConfig decoded (policy.Decode), when the caller
+	// decoded it; nil: Run decodes it.
+	Decoded *policy.RotationPolicy
 
 	// newVerifier makes the run's signature check; nil means
 	// anchors.NewVerifier. Tests count the checks through it.
@@ -154,7 +157,10 @@ func (p Processor) Run(fnConfig *yaml.RNode, items []*yaml.RNode, positions []in
 	if results := checkItems(items, positions); len(results) > 0 {
 		return p.finish(nil, results)
 	}
-	pol, err := policy.Decode(fnConfig)
+	pol, err := p.Decoded, error(nil)
+	if pol == nil {
+		pol, err = policy.Decode(fnConfig)
+	}
 	if err != nil {
 		var fes policy.FieldErrors
 		if !errors.As(err, &fes) {

@@ -132,7 +132,7 @@ func examplePackages(t *testing.T) map[string]readInput {
 		}
 		tree, err := resio.ReadTree(dir)
 		require.NoError(t, err, dir)
-		pkgs, _ := layout.Split(tree.Items)
+		pkgs, _ := layout.Split(tree.Items, layout.IsPolicy, nil)
 		for i, pkg := range pkgs {
 			if len(pkg.Policies) == 1 {
 				out[fmt.Sprintf("examples/%s/%s", filepath.Base(dir), pkg.Dir)] = examplePackage(dir, i)
@@ -148,7 +148,7 @@ func examplePackage(dir string, i int) readInput {
 	return func(t *testing.T) (*yaml.RNode, []*yaml.RNode) {
 		tree, err := resio.ReadTree(dir)
 		require.NoError(t, err)
-		pkgs, _ := layout.Split(tree.Items)
+		pkgs, _ := layout.Split(tree.Items, layout.IsPolicy, nil)
 		return pkgs[i].Policies[0].Copy(), pkgs[i].Items
 	}
 }

@@ -12,9 +12,9 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
-	"github.com/rotate-certs/rotate-certs/fn/report"
 	"github.com/rotate-certs/rotate-certs/fn/restart"
 	"github.com/rotate-certs/rotate-certs/fn/trustbundle"
+	"github.com/rotate-certs/rotate-certs/fn/why"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -22,7 +22,7 @@ import (
 // reissueReport lists the certificates that must be re-issued because the
 // CA they chain to is only among a bundle's previous CAs, or has left it.
 func (r *run) reissueReport() {
-	r.results = append(r.results, report.ReissueResults(r.reissues())...)
+	r.results = append(r.results, reissueResults(r.reissues())...)
 }
 
 // reissues computes the re-issue list of every rendered bundle: one entry
@@ -34,9 +34,9 @@ func (r *run) reissueReport() {
 // same re-issue list, so only the first of them is expanded: a bundle
 // fanned out to many namespaces costs its targets plus its certificates,
 // not their product.
-func (r *run) reissues() []report.Reissue {
+func (r *run) reissues() []why.Reissue {
 	certs := r.scan().Certificates
-	var out []report.Reissue
+	var out []why.Reissue
 	seen := map[string]int{}
 	for _, b := range r.policy.Spec.TrustBundles {
 		rb, ok := r.bundles[b.Name]
@@ -62,18 +62,18 @@ func (r *run) reissues() []report.Reissue {
 			}
 		}
 	}
-	report.SortReissues(out)
+	why.SortReissues(out)
 	return out
 }
 
 // reissueEntry is x, of bundle, as the report lists it: where the
 // certificate is, the CA it needs, and the cert-manager Certificate that
 // writes its Secret, when the Secret names one.
-func (r *run) reissueEntry(bundleName string, f inventory.Found, x anchors.Reissue) report.Reissue {
-	e := report.Reissue{
+func (r *run) reissueEntry(bundleName string, f inventory.Found, x anchors.Reissue) why.Reissue {
+	e := why.Reissue{
 		Resource: f.Ref, Key: f.Key(), Subject: pki.Subject(f.Cert), SHA256: pki.FingerprintOf(f.Cert).String(), IsCA: pki.IsCA(f.Cert),
 		NotAfter: f.Cert.NotAfter.UTC(), Bundle: bundleName, Issuer: x.IssuerName,
-		IssuerLeavesAt: x.LeavesAt.UTC(), DaysLeft: pki.DaysUntil(x.LeavesAt, r.now), State: report.ReissueState(x.State),
+		IssuerLeavesAt: x.LeavesAt.UTC(), DaysLeft: pki.DaysUntil(x.LeavesAt, r.now), State: why.ReissueState(x.State),
 	}
 	if x.Issuer != nil {
 		e.IssuerSHA256 = pki.FingerprintOf(x.Issuer).String()
@@ -173,35 +173,22 @@ func (k *outcomeKeys) add(o anchors.Outcome) bool {
 // certificates to re-issue, why each bundle holds each CA, and the
 // roll-outs of restarts in waves that are not done.
 type Explanation struct {
-	Reissues []report.Reissue
-	Trust    []report.Trusted
+	Reissues []why.Reissue
+	Trust    []why.Trusted
 	Waves    []restart.PendingWaves
 	// Renewals are the cert-manager renewals of the CAs the bundles read.
-	Renewals []report.Renewal
+	Renewals []why.Renewal
 	// Domains maps each bundle that names a trust domain to it.
 	Domains map[string]string
 }
 
-// Explain runs the trust-bundle and restart rules of the policy fnConfig
-// over a copy of items at now and explains the result; items are not
-// changed. The policy's spec.now is ignored: a CI check asks about now,
-// not about the render's pinned clock. It fails when the policy is invalid
-// or a bundle cannot be rendered.
-func Explain(items []*yaml.RNode, fnConfig *yaml.RNode, now time.Time) (Explanation, error) {
-	return Processor{}.Explain(items, fnConfig, now)
-}
-
-// Explain is Explain with the trust domains p sees (Domains, Package).
-func (p Processor) Explain(items []*yaml.RNode, fnConfig *yaml.RNode, now time.Time) (Explanation, error) {
-	pol, err := policy.Decode(fnConfig)
-	if err != nil {
-		return Explanation{}, fmt.Errorf("%s: %w", kube.RefOf(fnConfig), err)
-	}
-	return p.ExplainPolicy(items, fnConfig, pol, now)
-}
-
-// ExplainPolicy is Explain of fnConfig decoded as pol (policy.Decode): a
-// caller that reads the policy itself decodes it once.
+// ExplainPolicy runs the trust-bundle and restart rules of the policy
+// fnConfig, decoded as pol (policy.Decode: the caller decodes it once),
+// with the trust domains p sees (Domains, Package) over a copy of items at
+// now, and explains the result; items are not changed. The policy's
+// spec.now is ignored: a CI check asks about now, not about the render's
+// pinned clock. It fails when a bundle cannot be rendered. The repository
+// pass (fn/pass: Package.Explain) calls it for check and diff.
 func (p Processor) ExplainPolicy(items []*yaml.RNode, fnConfig *yaml.RNode, pol *policy.RotationPolicy, now time.Time) (Explanation, error) {
 	r, err := p.dryRun(items, fnConfig, pol, now, (*run).trustBundles, (*run).restarts)
 	if err != nil {
@@ -242,8 +229,8 @@ func (p Processor) dryRun(items []*yaml.RNode, fnConfig *yaml.RNode, pol *policy
 // agree (a bundle fanned out to many namespaces) are one set of rows,
 // counted, each row naming the other targets (Others): `check` shows one
 // row, `diff` explains every target.
-func (r *run) trust() []report.Trusted {
-	var out []report.Trusted
+func (r *run) trust() []why.Trusted {
+	var out []why.Trusted
 	for _, b := range r.policy.Spec.TrustBundles {
 		rb, ok := r.bundles[b.Name]
 		if !ok {
@@ -256,13 +243,13 @@ func (r *run) trust() []report.Trusted {
 			if i, dup := first[k]; dup {
 				for j := i; j < i+len(rows); j++ {
 					out[j].Targets++
-					out[j].Others = append(out[j].Others, t.Where())
+					out[j].Others = append(out[j].Others, address(t))
 				}
 				continue
 			}
 			first[k] = len(out)
 			for _, row := range rows {
-				row.Target, row.Targets = t.Where(), 1
+				row.Target, row.Targets = address(t), 1
 				out = append(out, row)
 			}
 		}
@@ -270,23 +257,28 @@ func (r *run) trust() []report.Trusted {
 	return out
 }
 
+// address is where target t holds the bundle.
+func address(t trustbundle.Target) why.Address {
+	return why.Address{Key: t.Key, Field: t.Field()}
+}
+
 // trustRows are target t's rows, without the target.
-func trustRows(name string, rb trustbundle.Rendered, t trustbundle.Target) []report.Trusted {
-	var rows []report.Trusted
-	row := func(c *x509.Certificate, why report.TrustReason) report.Trusted {
-		return report.Trusted{Bundle: name, Subject: pki.Subject(c), SHA256: pki.FingerprintOf(c).String(), NotAfter: c.NotAfter.UTC(), Reason: why}
+func trustRows(name string, rb trustbundle.Rendered, t trustbundle.Target) []why.Trusted {
+	var rows []why.Trusted
+	row := func(c *x509.Certificate, reason why.TrustReason) why.Trusted {
+		return why.Trusted{Bundle: name, Subject: pki.Subject(c), SHA256: pki.FingerprintOf(c).String(), NotAfter: c.NotAfter.UTC(), Reason: reason}
 	}
 	for _, c := range t.Outcome.Current {
-		x := row(c, report.TrustSource)
+		x := row(c, why.TrustSource)
 		x.Source = rb.Sources[pki.FingerprintOf(c)]
 		rows = append(rows, x)
 	}
 	for _, f := range t.Outcome.Fates {
-		why := report.TrustCarried
+		reason := why.TrustCarried
 		if f.Restored {
-			why = report.TrustRestored
+			reason = why.TrustRestored
 		}
-		x := row(f.Cert, why)
+		x := row(f.Cert, reason)
 		x.RetiredAt, x.Verdict, x.VerdictText, x.LeavesAt = f.RetiredAt, f.Verdict.Word, f.Verdict.String(), f.Verdict.Date
 		for _, d := range f.Needed() { // the domain's other packages' too
 			x.ChainedBy = append(x.ChainedBy, d.Where)

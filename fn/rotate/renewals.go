@@ -9,8 +9,8 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/certmanager"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
-	"github.com/rotate-certs/rotate-certs/fn/report"
 	"github.com/rotate-certs/rotate-certs/fn/trustbundle"
+	"github.com/rotate-certs/rotate-certs/fn/why"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -186,11 +186,11 @@ func (r *run) renewals() {
 }
 
 // renewalRows are the forecasts as check's report lists them.
-func (r *run) renewalRows() []report.Renewal {
+func (r *run) renewalRows() []why.Renewal {
 	forecasts, _ := r.forecasts()
-	out := make([]report.Renewal, 0, len(forecasts))
+	out := make([]why.Renewal, 0, len(forecasts))
 	for _, f := range forecasts {
-		out = append(out, report.Renewal{Certificate: f.Certificate.Ref, Bundle: f.Bundle, Source: f.Source,
+		out = append(out, why.Renewal{Certificate: f.Certificate.Ref, Bundle: f.Bundle, Source: f.Source,
 			SHA256: pki.FingerprintOf(f.CA).String(), NotAfter: f.CA.NotAfter, RenewsAt: f.Renewal.At, Rule: f.Renewal.Why,
 			Disabled: f.Renewal.Disabled, Windows: f.Renewal.Windows, NewKey: f.Certificate.KeyChanges()})
 	}

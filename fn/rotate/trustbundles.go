@@ -6,7 +6,6 @@ import (
 
 	"github.com/rotate-certs/rotate-certs/fn/anchors"
 	"github.com/rotate-certs/rotate-certs/fn/inventory"
-	"github.com/rotate-certs/rotate-certs/fn/report"
 	"github.com/rotate-certs/rotate-certs/fn/trustbundle"
 )
 
@@ -80,5 +79,5 @@ func (r *run) expiryReport() {
 		}
 		inv = &only
 	}
-	r.results = append(r.results, report.ExpiryResults(inv, r.now, r.policy.Spec.Expiry.WarnWithin.Duration)...)
+	r.results = append(r.results, ExpiryResults(inv, r.now, r.policy.Spec.Expiry.WarnWithin.Duration)...)
 }

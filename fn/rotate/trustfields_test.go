@@ -27,7 +27,7 @@ func ownTrustFields(pol *policy.RotationPolicy, item *yaml.RNode) (func(*testing
 			return withoutOwnInLine, true
 		}
 	}
-	if _, ok := policy.InjectKinds[kind]; !ok {
+	if _, ok := kube.InjectKinds().Lookup(kind); !ok {
 		return nil, false
 	}
 	all, webhooks := false, map[string]bool{}

@@ -21,12 +21,6 @@ import (
 // state, and the memory annotations of the object qualify their lines with
 // the field's path when the object has several such fields.
 
-// injectKinds are the kinds of InjectKinds in a fixed order.
-var injectKinds = []string{
-	policy.KindMutatingWebhookConfiguration, policy.KindValidatingWebhookConfiguration,
-	policy.KindAPIService, policy.KindCustomResourceDefinition,
-}
-
 // caBundleLimit says whose limit MaxValueBytes is for a caBundle.
 const caBundleLimit = "rotate-certs writes into one caBundle field (the whole object must stay under the API server's request limit of 1.5 MiB)"
 
@@ -48,7 +42,8 @@ func (r *caBundles) injections() []injection {
 	at := map[*yaml.RNode]int{}
 	for j, in := range r.bundle.Inject {
 		field := fmt.Sprintf("%s.inject[%d]", r.path, j)
-		node := r.env.Index.GetIn(policy.InjectKinds[in.Kind], kube.Key{Kind: in.Kind, Name: in.Name})
+		row, _ := kube.InjectKinds().Lookup(in.Kind)
+		node := r.env.Index.GetIn(row.Group, kube.Key{Kind: in.Kind, Name: in.Name})
 		if node == nil {
 			what := fmt.Sprintf("%s %s is not in the input", in.Kind, in.Name)
 			if in.Optional {
@@ -61,8 +56,8 @@ func (r *caBundles) injections() []injection {
 		at[node] = len(out)
 		out = append(out, injection{node: node, webhooks: in.Webhooks, path: field})
 	}
-	for _, kind := range injectKinds {
-		for _, node := range r.env.Index.KindIn(policy.InjectKinds[kind], kind) {
+	for _, row := range kube.InjectKinds().Rows() {
+		for _, node := range r.env.Index.KindIn(row.Group, row.Kind) {
 			if node.GetAnnotations(policy.InjectAnnotation)[policy.InjectAnnotation] != r.bundle.Name {
 				continue
 			}
@@ -112,19 +107,20 @@ func (r *caBundles) slots() iter.Seq[slot] {
 func (r *caBundles) caBundleSlots(in injection) ([]slot, bool) {
 	node := in.node
 	ref := kube.RefOf(node)
-	kind := node.GetKind()
-	// rotate-certs knows the caBundle fields of each kind's v1 API.
-	if want := policy.InjectKinds[kind] + "/v1"; node.GetApiVersion() != want {
+	row, _ := kube.InjectKinds().Lookup(node.GetKind())
+	// rotate-certs knows the caBundle fields of the version of each kind's
+	// row (v1).
+	if want := row.APIVersion(); node.GetApiVersion() != want {
 		r.errorf(ref, "apiVersion", "bundle %q: %s has apiVersion %s; rotate-certs injects into %s only (the version every supported Kubernetes serves)",
 			r.bundle.Name, ref, kube.Quote(node.GetApiVersion()), want)
 		return nil, false
 	}
 	var fields []slot
 	var ok bool
-	switch kind {
-	case policy.KindMutatingWebhookConfiguration, policy.KindValidatingWebhookConfiguration:
+	switch {
+	case row.Webhooks:
 		fields, ok = r.webhookFields(ref, node, in)
-	case policy.KindAPIService:
+	case row.Kind == policy.KindAPIService:
 		fields, ok = r.apiServiceField(ref, node)
 	default:
 		fields, ok = r.conversionField(ref, node)
@@ -305,8 +301,8 @@ func CheckInjectAnnotations(p *policy.RotationPolicy, index *kube.Index) framewo
 		names[b.Name] = true
 	}
 	var out framework.Results
-	for _, kind := range injectKinds {
-		for _, node := range index.KindIn(policy.InjectKinds[kind], kind) {
+	for _, row := range kube.InjectKinds().Rows() {
+		for _, node := range index.KindIn(row.Group, row.Kind) {
 			v, ok := node.GetAnnotations(policy.InjectAnnotation)[policy.InjectAnnotation]
 			if !ok || names[v] {
 				continue

@@ -11,7 +11,7 @@ import (
 // (a policy's spec.trustBundles):
 //
 //   - every object a target can be besides a Secret or ConfigMap: the
-//     kinds whose caBundle fields it injects (policy.InjectKinds, with the
+//     kinds whose caBundle fields it injects (kube.InjectKinds, with the
 //     cainjector annotations on them), and every object of a
 //     cluster-scoped kind of the target-kind table (kube.TargetKinds):
 //     ClusterTrustBundles and trust-manager Bundles (a Secret or ConfigMap
@@ -85,8 +85,8 @@ func readsWith(bundles []policy.TrustBundle, targets kube.TargetTable) kube.Read
 	}
 	r.Some = append(r.Some, kube.ItemRule{GroupKind: kube.GroupKind{Kind: "Namespace"}, Selects: func(*yaml.RNode) bool { return namespaces }})
 	r.Kinds = append(r.Kinds, restart.CARefReaderKinds()...)
-	for kind, group := range policy.InjectKinds {
-		r.Kinds = append(r.Kinds, kube.GroupKind{Group: group, Kind: kind})
+	for _, row := range kube.InjectKinds().Rows() {
+		r.Kinds = append(r.Kinds, row.GroupKind())
 	}
 	return r
 }

@@ -110,6 +110,10 @@ type Target struct {
 // webhooks[name=a].clientConfig.caBundle".
 func (t Target) Where() string { return t.Key.String() + " " + t.field }
 
+// Field is the path of the field the target holds the bundle in
+// ("data.ca.crt", "webhooks[name=a].clientConfig.caBundle").
+func (t Target) Field() string { return t.field }
+
 // Rendered is the outcome of one bundle.
 type Rendered struct {
 	// Name is the bundle's name.

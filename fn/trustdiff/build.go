@@ -13,9 +13,9 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/layout"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
-	"github.com/rotate-certs/rotate-certs/fn/report"
 	"github.com/rotate-certs/rotate-certs/fn/restart"
 	"github.com/rotate-certs/rotate-certs/fn/trustbundle"
+	"github.com/rotate-certs/rotate-certs/fn/why"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -23,20 +23,18 @@ import (
 type Input struct {
 	// Items are the resources, policies included.
 	Items []*yaml.RNode
-	// Explained are, for the policies among Items, why each bundle's
-	// targets hold each CA (rotate.Explain's Trust rows), each row's
-	// Package the directory of its package (layout.Split's Dir): two
-	// packages may each hold a target of the same name.
-	Explained []report.Trusted
-	// Waves are the policies' roll-outs in waves that are not done
-	// (rotate.Explain's Waves): which wave rolls each workload, and when.
-	Waves []restart.PendingWaves
+	// Packages are Items split into packages by the repository pass
+	// (fn/pass: a policy's directory and below), each with its policies
+	// decoded and explained; an item in none is in no package.
+	Packages []Package
 	// File maps the file a resource was read from to the path shown (the
 	// path below the top of the tree); nil shows it as read.
 	File func(string) string
-	// Policies are the policies among Items already decoded
-	// (policy.Decode), by item; one not here is decoded by Build.
-	Policies map[*yaml.RNode]*policy.RotationPolicy
+	// Targets and Workloads are the kind tables the model reads by: the
+	// kinds that hold trust, and the kinds whose pods read it (zero: the
+	// tables rotate-certs ships; tests add a kind).
+	Targets   kube.TargetTable
+	Workloads policy.WorkloadTable
 	// CertFiles are the certificate and key files no build reads, by
 	// path below the top, each with the digest of its content: listed
 	// when they change, not judged.
@@ -45,6 +43,23 @@ type Input struct {
 	// this tree or the other one of the change (Ambiguous(Duplicates of
 	// each)): their objects are told apart by file and document.
 	Ambiguous map[string]bool
+}
+
+// Package is one package of a tree: its directory, its resources (its
+// policies among them) and what the repository pass made of its policies.
+type Package struct {
+	Dir   string
+	Items []*yaml.RNode
+	// Decoded are its policies decoded (policy.Decode), by item; one not
+	// here is decoded by Build, which reports why it does not decode.
+	Decoded map[*yaml.RNode]*policy.RotationPolicy
+	// Trust are why each bundle's targets hold each CA (rotate's
+	// Explanation), addressed by object key and field: two packages may
+	// each hold a target of the same name.
+	Trust []why.Trusted
+	// Waves are the policies' roll-outs in waves that are not done:
+	// which wave rolls each workload, and when.
+	Waves []restart.PendingWaves
 }
 
 // certKeys are the data keys that hold a certificate with its chain, not
@@ -61,9 +76,9 @@ type builder struct {
 	// readers answer who reads each trust object (restart.Readers, the
 	// one home of that rule).
 	readers *restart.Readers
-	// reasons are in.Explained by package directory and target, pkg the
-	// package directory of each item in a package.
-	reasons map[string][]report.Trusted
+	// reasons are the packages' Trust rows by package directory and
+	// target, pkg the package directory of each item in a package.
+	reasons map[place][]why.Trusted
 	pkg     map[*yaml.RNode]string
 	// bundles are the policies' bundles by package directory and name,
 	// decoded the policies.
@@ -79,6 +94,13 @@ type builder struct {
 	// roots memoizes selfSigned: a fleet holds the same root (one parsed
 	// certificate) once per cluster, and each answer is a signature check.
 	roots map[*x509.Certificate]bool
+}
+
+// place is a value of an object of a package: where an explanation says a
+// bundle is written, by package directory, object key and field path.
+type place struct {
+	pkg string
+	at  why.Address
 }
 
 // objectsOnly drops the documents that are not objects - a YAML scalar or
@@ -97,19 +119,21 @@ func objectsOnly(items []*yaml.RNode) []*yaml.RNode {
 // Build maps a tree's resources onto its model.
 func Build(in Input) *Tree {
 	b := &builder{in: in, tree: &Tree{Holders: map[string][]Holder{}, presenters: map[string][]Consumer{}},
-		nodes: map[kube.Ref]*yaml.RNode{}, reasons: map[string][]report.Trusted{}, trustNodes: map[*TrustObject]*yaml.RNode{},
+		nodes: map[kube.Ref]*yaml.RNode{}, reasons: map[place][]why.Trusted{}, trustNodes: map[*TrustObject]*yaml.RNode{},
 		pkg: map[*yaml.RNode]string{}, bundles: map[string]bundleInfo{}, decoded: map[*yaml.RNode]decoded{}}
-	for _, r := range in.Explained {
-		for _, target := range append([]string{r.Target}, r.Others...) { // every target a bundle writes
-			k := r.Package + "\x00" + target
-			b.reasons[k] = append(b.reasons[k], r)
+	for _, p := range in.Packages {
+		for _, r := range p.Trust {
+			for _, target := range append([]why.Address{r.Target}, r.Others...) { // every target a bundle writes
+				k := place{p.Dir, target}
+				b.reasons[k] = append(b.reasons[k], r)
+			}
 		}
 	}
 	in.Items = objectsOnly(in.Items)
 	b.in.Items = in.Items
-	pkgs, _ := layout.Split(in.Items)
-	b.packages(pkgs)
+	b.packages(in.Packages)
 	b.readers = restart.NewReaders(in.Items, restart.ReadersOptions{
+		Kinds:   in.Workloads,
 		Package: func(n *yaml.RNode) string { return b.pkg[n] },
 		File:    func(n *yaml.RNode) string { return b.resource(kube.RefOf(n)).File },
 	})
@@ -123,7 +147,7 @@ func Build(in Input) *Tree {
 	b.readErrors()
 	b.tree.CertFiles = in.CertFiles
 	b.waves()
-	certs, problems := findCertificates(withoutPolicies(in.Items))
+	certs, problems := findCertificates(layout.WithoutPolicies(in.Items), in.Targets)
 	b.values(certs)
 	b.bundleTrust(certs)
 	b.consumers()
@@ -142,27 +166,18 @@ func (b *builder) problem(ref kube.Ref, msg string) {
 // waves sets the wave of each workload a pending roll-out rolls later.
 func (b *builder) waves() {
 	wave := map[string]string{}
-	for _, w := range b.in.Waves {
-		for _, p := range w.Pending {
-			for _, ref := range p.Workloads {
-				wave[b.resource(ref).id()] = fmt.Sprintf("bundle %s: wave %d of %d, due %s", kube.Safe(w.Bundle), p.Number, w.Waves, p.Due.UTC().Format(time.RFC3339))
+	for _, pkg := range b.in.Packages {
+		for _, w := range pkg.Waves {
+			for _, p := range w.Pending {
+				for _, ref := range p.Workloads {
+					wave[b.resource(ref).id()] = fmt.Sprintf("bundle %s: wave %d of %d, due %s", kube.Safe(w.Bundle), p.Number, w.Waves, p.Due.UTC().Format(time.RFC3339))
+				}
 			}
 		}
 	}
 	for i := range b.tree.Workloads {
 		b.tree.Workloads[i].Wave = wave[b.tree.Workloads[i].Resource.id()]
 	}
-}
-
-// withoutPolicies drops the RotationPolicies of items.
-func withoutPolicies(items []*yaml.RNode) []*yaml.RNode {
-	out := make([]*yaml.RNode, 0, len(items))
-	for _, it := range items {
-		if !isPolicy(it) {
-			out = append(out, it)
-		}
-	}
-	return out
 }
 
 // resource names the object ref as the result shows it (an object a
@@ -258,7 +273,7 @@ func (b *builder) trust(v *value, node *yaml.RNode) {
 		o.CAs = append(o.CAs, f.Cert)
 		b.intermediate(f.Cert)
 	}
-	for _, r := range b.reasons[b.pkg[node]+"\x00"+v.ref.String()+" "+v.field] {
+	for _, r := range b.reasons[place{b.pkg[node], why.Address{Key: kube.KeyOf(node), Field: v.field}}] {
 		if o.Reasons == nil {
 			o.Reasons = map[string]Reason{}
 		}

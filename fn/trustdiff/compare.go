@@ -254,11 +254,17 @@ func rolls(base, head *Tree) []Roll {
 	return append(now, later...)
 }
 
-// rolled returns the ids of the workloads the change rolls now.
+// rolled returns the ids of the workloads the change rolls now: whose
+// template it changes, of a kind whose template change replaces its
+// running pods (policy.WorkloadKind's ReplacesPods).
 func rolled(base, head *Tree) map[string]bool {
+	replaces := map[string]bool{}
+	for _, w := range head.Workloads {
+		replaces[w.Resource.id()] = w.replaces
+	}
 	out := map[string]bool{}
 	for _, r := range rolls(base, head) {
-		if r.Wave == WaveNow {
+		if r.Wave == WaveNow && replaces[r.Resource.id()] {
 			out[r.Resource.id()] = true
 		}
 	}

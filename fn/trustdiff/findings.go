@@ -2,6 +2,7 @@ package trustdiff
 
 import (
 	"github.com/rotate-certs/rotate-certs/fn/inventory"
+	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -12,9 +13,10 @@ import (
 // found is one certificate in one value of one resource.
 type found = inventory.Found
 
-// findCertificates returns every certificate of items and the values that
-// hold certificate data that does not parse.
-func findCertificates(items []*yaml.RNode) ([]found, []inventory.Problem) {
-	inv := inventory.ScanAll(items)
+// findCertificates returns every certificate of items (embedded ones
+// too: inventory.ScanAll), by the target-kind table targets, and the
+// values that hold certificate data that does not parse.
+func findCertificates(items []*yaml.RNode, targets kube.TargetTable) ([]found, []inventory.Problem) {
+	inv := inventory.ScanAllTargets(items, targets)
 	return inv.Certificates, inv.Problems
 }

@@ -190,6 +190,9 @@ type Workload struct {
 	// Wave is the restart wave the policy's render puts it in, "" when
 	// the bundle rolls in one step.
 	Wave string
+	// replaces is its kind's roll behaviour (policy.WorkloadKind's
+	// ReplacesPods): a change of its template replaces its running pods.
+	replaces bool
 }
 
 // Rollout is a Cluster API object whose machine template a change rolls

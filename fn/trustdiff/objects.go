@@ -5,49 +5,34 @@ import (
 	"strings"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
+	"github.com/rotate-certs/rotate-certs/fn/layout"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
-
-// isPolicy reports whether item is a RotationPolicy.
-func isPolicy(item *yaml.RNode) bool {
-	return item.GetKind() == policy.Kind && item.GetApiVersion() == policy.APIVersion
-}
 
 // object reads what the diff needs of an item besides its certificates:
 // a workload (its readers, its pod template), a Cluster API object that
 // rolls out machines, a PrometheusRule's alerts, a RotationPolicy.
 func (b *builder) object(item *yaml.RNode) {
 	kind, group := item.GetKind(), kube.GroupOf(item.GetApiVersion())
-	workload, isWorkload := policy.WorkloadKinds().At(item.GetApiVersion(), kind)
+	workload, isWorkload := b.in.Workloads.At(item.GetApiVersion(), kind)
+	machines, _ := kube.MachineKinds().Lookup(group, kind)
 	switch {
-	case kube.IsLocalConfig(item) && !isPolicy(item):
-	case isPolicy(item):
+	case kube.IsLocalConfig(item) && !layout.IsPolicy(item):
+	case layout.IsPolicy(item):
 		b.policy(item)
 	case isWorkload:
 		b.workload(item, workload)
-	case rolloutFields[group+"/"+kind] != nil:
-		fields := rolloutFields[group+"/"+kind]
+	case len(machines.RolloutFields()) > 0:
+		fields := machines.RolloutFields()
 		nodes := make([]*yaml.RNode, len(fields))
 		for i, f := range fields {
-			nodes[i] = kube.At(item, strings.Split(f, ".")...)
+			nodes[i] = kube.At(item, f...)
 		}
 		b.tree.Rollouts = append(b.tree.Rollouts, Rollout{Resource: b.resource(kube.RefOf(item)), Digest: digest(nodes...)})
 	case group == "monitoring.coreos.com" && kind == "PrometheusRule":
 		b.alerts(item)
 	}
-}
-
-// rolloutFields are, by API group and kind, the fields whose change rolls
-// out a Cluster API object's machines.
-var rolloutFields = map[string][]string{
-	"cluster.x-k8s.io/MachineDeployment":                {"spec.template", "spec.rolloutAfter"},
-	"cluster.x-k8s.io/MachineSet":                       {"spec.template"},
-	"controlplane.cluster.x-k8s.io/KubeadmControlPlane": {"spec.machineTemplate", "spec.kubeadmConfigSpec", "spec.rolloutAfter", "spec.rolloutBefore"},
-	"etcdcluster.cluster.x-k8s.io/EtcdadmCluster":       {"spec.etcdadmConfigSpec", "spec.infrastructureTemplate"},
-	"cluster.x-k8s.io/MachinePool":                      {"spec.template"},
-	"controlplane.cluster.x-k8s.io/KThreesControlPlane": {"spec.machineTemplate", "spec.kthreesConfigSpec", "spec.rolloutAfter"},
-	"controlplane.cluster.x-k8s.io/TalosControlPlane":   {"spec.infrastructureTemplate", "spec.controlPlaneConfig", "spec.rolloutStrategy"},
 }
 
 // workload records a workload's pod template digest (at the template path
@@ -62,7 +47,7 @@ func (b *builder) workload(item *yaml.RNode, kind policy.WorkloadKind) {
 	if tmpl == nil {
 		tmpl = kube.At(item, "spec")
 	}
-	b.tree.Workloads = append(b.tree.Workloads, Workload{Resource: b.resource(kube.RefOf(item)), Template: digest(tmpl)})
+	b.tree.Workloads = append(b.tree.Workloads, Workload{Resource: b.resource(kube.RefOf(item)), Template: digest(tmpl), replaces: kind.ReplacesPods})
 }
 
 // alerts records the alert rules of a PrometheusRule.

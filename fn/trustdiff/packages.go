@@ -21,12 +21,18 @@ type bundleInfo struct {
 // packages files each item under its package and reads each package's
 // bundles. A policy that does not decode adds nothing (policy() reports
 // it).
-func (b *builder) packages(pkgs []*layout.Package) {
+func (b *builder) packages(pkgs []Package) {
 	for _, p := range pkgs {
 		for _, item := range p.Items {
 			b.pkg[item] = p.Dir
+			if p.Decoded[item] != nil {
+				b.decoded[item] = decoded{pol: p.Decoded[item]}
+			}
 		}
-		for _, node := range p.Policies {
+		for _, node := range p.Items {
+			if !layout.IsPolicy(node) {
+				continue
+			}
 			pol, err := b.decode(node)
 			if err != nil {
 				continue
@@ -47,13 +53,11 @@ type decoded struct {
 }
 
 // decode decodes policy node once for the model (packages, policy): as
-// Input.Policies has it, else policy.Decode's.
+// its Package's Decoded has it, else policy.Decode's.
 func (b *builder) decode(node *yaml.RNode) (*policy.RotationPolicy, error) {
 	d, ok := b.decoded[node]
 	if !ok {
-		if d.pol = b.in.Policies[node]; d.pol == nil {
-			d.pol, d.err = policy.Decode(node)
-		}
+		d.pol, d.err = policy.Decode(node)
 		b.decoded[node] = d
 	}
 	return d.pol, d.err

@@ -38,9 +38,9 @@ type rule struct {
 var rules = []rule{
 	{
 		from: []string{"fn/trustbundle", "fn/anchors", "fn/restart", "fn/clusterapi", "fn/certmanager", "fn/alerts",
-			"fn/inventory", "fn/policy", "fn/pki", "fn/kube", "fn/truststore"},
+			"fn/inventory", "fn/policy", "fn/pki", "fn/kube", "fn/truststore", "fn/rotate", "fn/trustdiff", "fn/why"},
 		on:  []string{"fn/report"},
-		why: "rules and certificate finding never depend on presentation",
+		why: "rules, certificate finding and what they explain never depend on presentation",
 	},
 	{
 		from: []string{"fn/resio", "fn/kbuild", "fn/atomicfs", "fn/kube"},

@@ -1,7 +1,6 @@
 package policyschema
 
 import (
-	"maps"
 	"reflect"
 	"slices"
 
@@ -79,7 +78,7 @@ var fieldRules = map[fieldKey]rule{
 	{typeOf[policy.Retain](), "maxPrevious"}:        {min: intp(0), max: intp(policy.MaxPreviousLimit)},
 	{typeOf[policy.WorkloadRef](), "kind"}:          {required: true, enum: policy.WorkloadKinds().Rolled()},
 	{typeOf[policy.WorkloadRef](), "name"}:          {required: true},
-	{typeOf[policy.Inject](), "kind"}:               {required: true, enum: slices.Sorted(maps.Keys(policy.InjectKinds))},
+	{typeOf[policy.Inject](), "kind"}:               {required: true, enum: slices.Sorted(slices.Values(kube.InjectKinds().Names()))},
 	{typeOf[policy.Inject](), "name"}:               {required: true},
 	{typeOf[policy.Alerts](), "namespace"}:          {required: true},
 	{typeOf[kube.Requirement](), "key"}:             {required: true},

@@ -1,18 +1,19 @@
-package report
+package rotate
 
 import (
 	"fmt"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/why"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 )
 
-// ReissueResults turns the re-issue list into KRM results on each
+// reissueResults turns the re-issue list into KRM results on each
 // certificate's resource: a warning when the CA it needs leaves the bundle
 // before the certificate expires (or has already gone, or stays only for
 // it), an info when the certificate expires first and only its renewal
 // needs watching.
-func ReissueResults(rs []Reissue) framework.Results {
+func reissueResults(rs []why.Reissue) framework.Results {
 	var out framework.Results
 	for _, x := range rs {
 		what := "leaf"
@@ -21,14 +22,14 @@ func ReissueResults(rs []Reissue) framework.Results {
 		}
 		issuer := fmt.Sprintf("%q", x.Issuer)
 		if x.IssuerSHA256 != "" {
-			issuer += fmt.Sprintf(" (sha256:%s)", short(x.IssuerSHA256))
+			issuer += fmt.Sprintf(" (sha256:%s)", shortSHA(x.IssuerSHA256))
 		}
-		cert := fmt.Sprintf("%s %q sha256:%s", what, x.Subject, short(x.SHA256))
+		cert := fmt.Sprintf("%s %q sha256:%s", what, x.Subject, shortSHA(x.SHA256))
 		leaves := x.IssuerLeavesAt.UTC().Format(time.RFC3339)
 		var sev framework.Severity = framework.Warning
 		var msg string
 		switch {
-		case x.State == ReissueBroken:
+		case x.State == why.ReissueBroken:
 			gone := fmt.Sprintf("which is no longer in trust bundle %q", x.Bundle)
 			if x.IssuerExpired {
 				gone = "which expired on " + leaves
@@ -37,7 +38,7 @@ func ReissueResults(rs []Reissue) framework.Results {
 			}
 			msg = fmt.Sprintf("%s needs %s, %s: it verifies against nothing the bundle trusts, and peers that trust only this bundle reject it - re-issue it from a current CA now",
 				cert, issuer, gone)
-		case x.State == ReissueProtected:
+		case x.State == why.ReissueProtected:
 			msg = fmt.Sprintf("%s chains only to %s, a previous CA of bundle %q, which the retain policy would have dropped on %s and which stays only for it (retain.protectIssuers); re-issue it from a current CA so the old CA can go",
 				cert, issuer, x.Bundle, leaves)
 		case !x.NotAfter.After(x.IssuerLeavesAt):
@@ -54,4 +55,12 @@ func ReissueResults(rs []Reissue) framework.Results {
 		out = append(out, x.Resource.Result(sev, x.Key, msg))
 	}
 	return out
+}
+
+// shortSHA is the first 12 hex digits of a SHA-256, "-" for none.
+func shortSHA(sha string) string {
+	if len(sha) < 12 {
+		return "-"
+	}
+	return sha[:12]
 }
