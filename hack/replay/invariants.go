@@ -234,14 +234,15 @@ func missing(want []string, got map[string]bool) []string {
 	return out
 }
 
-// checkRolls: every workload diff rolls now (no wave) has a pod template
-// that changed, or is new; verdict reads it from git.
+// checkRolls: every workload diff rolls now (wave "now", or no wave from
+// a diff older than the wave field) has a pod template that changed, or is
+// new; verdict reads it from git. A later wave rolls in a later change.
 func checkRolls(change diffRun, verdict func(resource) templateVerdict) (out []violation, unchecked int) {
 	if change.Out == nil {
 		return nil, 0
 	}
 	for _, r := range change.Out.Rolls {
-		if r.Wave != "" {
+		if r.Wave != "" && r.Wave != waveNow {
 			continue
 		}
 		switch verdict(r.Resource) {
@@ -257,6 +258,9 @@ func checkRolls(change diffRun, verdict func(resource) templateVerdict) (out []v
 	}
 	return out, unchecked
 }
+
+// waveNow is the wave of a roll diff asks for in this change.
+const waveNow = "now"
 
 // lineSuffix is a ":LINE" or ":LINE:COLUMN" after a file name.
 var lineSuffix = regexp.MustCompile(`(:\d+)+$`)

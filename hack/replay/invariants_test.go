@@ -198,14 +198,14 @@ func TestReported(t *testing.T) {
 func TestRolls(t *testing.T) {
 	rolls := `[` + strings.Trim(aRoll, "[]") + `, {"resource": {"kind": "Deployment", "name": "later", "file": "app/later.yaml"}, "wave": "2"},
 		{"resource": {"kind": "Deployment", "name": "built", "file": "app/kustomization.yaml"}},
-		{"resource": {"kind": "Deployment", "name": "copied", "file": "app/copy-1.yaml"}}]`
+		{"resource": {"kind": "Deployment", "name": "copied", "file": "app/copy-1.yaml"}, "wave": "now"}]`
 	verdicts := map[string]templateVerdict{"web": templateSame, "later": templateSame, "built": templateUnchecked, "copied": templateSameCopies}
 	got, unchecked := checkRolls(canRun(t, 0, canned(map[string]string{"rolls": rolls}), ""), func(r resource) templateVerdict {
 		return verdicts[r.Name]
 	})
 	if len(got) != 2 || got[0].Invariant != invRoll || !strings.Contains(got[0].Detail, "Deployment ns/web (app/web.yaml)") ||
 		!strings.Contains(got[0].Kind, "one copy") || !strings.Contains(got[1].Kind, "twice or more") {
-		t.Fatalf("want violations for web and copied (a roll in a wave is no roll now), got %+v", got)
+		t.Fatalf("want violations for web and copied (a roll in a later wave is no roll now, wave \"now\" is), got %+v", got)
 	}
 	if unchecked != 1 {
 		t.Fatalf("want 1 unchecked roll, got %d", unchecked)
