@@ -172,6 +172,18 @@ IMAGE ?= rotate-certs:$(VERSION)
 image:
 	docker build --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) -t $(IMAGE) .
 
+## replay: replay public git histories through bin/rotate-certs diff and count the
+## violations of its invariants (hack/replay, docs/design/replay.md): REPLAY_REPOS names
+## the git directories, each [NAME=]GITDIR[@REV][#MAX]; REPLAY_FLAGS passes flags
+## (-j, -all-below, -out, -table, -work, -log). The violations go to bin/replay.json.
+## Minutes to hours; not part of make test
+REPLAY_REPOS ?=
+REPLAY_FLAGS ?=
+.PHONY: replay
+replay: build
+	@if [ -z "$(REPLAY_REPOS)" ]; then echo "make replay needs REPLAY_REPOS='[NAME=]GITDIR[@REV][#MAX] ...' (see docs/design/replay.md)"; exit 2; fi
+	$(GO) run ./hack/replay -bin $(BIN)/rotate-certs -out $(BIN)/replay.json $(REPLAY_FLAGS) $(REPLAY_REPOS)
+
 # --- rotation safety: simulator, fuzzing, the nginx peer ---
 .PHONY: sim fuzz nginx
 FUZZTIME ?= 2m
