@@ -155,4 +155,10 @@ func TestFailedBuildWithAChangedInputFailsClosed(t *testing.T) {
 	if code != exit.Usage || out != "" || !strings.Contains(stderr, "at HEAD: ") {
 		t.Fatalf("exit %d, stdout %q: want %d and nothing\n%s", code, out, exit.Usage, stderr)
 	}
+	// The kustomization is unchanged: the reviewer is told which input the
+	// change altered, and how to go on.
+	want := "at HEAD: ca/kustomization.yaml: its build reads ca/root-cert.pem, changed in this change; fix the build, or leave its directory out (.krmignore)"
+	if !strings.Contains(stderr, want) {
+		t.Fatalf("want %q in\n%s", want, stderr)
+	}
 }

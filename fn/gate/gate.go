@@ -118,13 +118,35 @@ func Run(o Options, stdout io.Writer, log exit.Printer) error {
 // unreadable, an object the change broke - is fatal.
 func judgeProblems(base, head []trustdiff.Problem, bs, hs *opened) (incomplete []trustdiff.Incomplete, fatal []error) {
 	for _, p := range head {
-		if p.File != "" && slices.Contains(base, p) && bs.sameFile(hs, p.File) {
+		var changed []string
+		if p.File != "" {
+			changed = bs.changed(hs, p.File)
+		}
+		if p.File != "" && slices.Contains(base, p) && len(changed) == 0 {
 			incomplete = append(incomplete, trustdiff.Incomplete{File: p.File, Reason: p.Message})
 			continue
 		}
-		fatal = append(fatal, errors.New("at HEAD: "+p.Message))
+		fatal = append(fatal, errors.New("at HEAD: "+withInputs(p, changed)))
 	}
 	return incomplete, fatal
+}
+
+// withInputs is problem p's message naming the files its build read that
+// the change altered (changed, p.File aside): a kustomization the change
+// did not touch fails for a file it did, and the reviewer is told which,
+// and how to go on when the build fails on both sides.
+func withInputs(p trustdiff.Problem, changed []string) string {
+	inputs := slices.DeleteFunc(slices.Clone(changed), func(f string) bool { return f == p.File })
+	if len(inputs) == 0 {
+		return p.Message
+	}
+	rest, ok := strings.CutPrefix(p.Message, p.File+": ")
+	if !ok {
+		return p.Message
+	}
+	return fmt.Sprintf("%s: its build reads %s, changed in this change; "+
+		"fix the build, or leave its directory out (.krmignore) to have the rest judged: %s",
+		p.File, strings.Join(inputs, " and "), rest)
 }
 
 // exitStatus is diff's exit policy for a change it could read: a break or
@@ -298,19 +320,21 @@ type opened struct {
 	builds map[string][]string
 }
 
-// sameFile reports whether file rel (below the roots) is on both sides
-// with the same content, and so is every file the build of a
-// kustomization rel read on either side: a changed generator input breaks
-// a build whose kustomization is unchanged.
-func (s *opened) sameFile(other *opened, rel string) bool {
+// changed lists what a problem of file rel depends on and the change
+// altered: rel itself, and when rel is a kustomization every file its
+// build read on either side, each once, in that order. Empty: the problem
+// is the same on both sides (a changed generator input breaks a build
+// whose kustomization is unchanged).
+func (s *opened) changed(other *opened, rel string) []string {
+	var out []string
 	for _, f := range append(append([]string{rel}, s.builds[rel]...), other.builds[rel]...) {
 		a, okA := s.file(f)
 		b, okB := other.file(f)
-		if !okA || !okB || !bytes.Equal(a, b) {
-			return false
+		if (!okA || !okB || !bytes.Equal(a, b)) && !slices.Contains(out, f) {
+			out = append(out, f)
 		}
 	}
-	return true
+	return out
 }
 
 // open opens side s of o: its files, the PATHs of o on it.

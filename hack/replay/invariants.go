@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -271,21 +272,14 @@ var lineSuffix = regexp.MustCompile(`(:\d+)+$`)
 func namedFiles(line string, isFile func(string) bool) []string {
 	var files []string
 	for _, part := range strings.Split(line, ": ") {
-		for _, cand := range []string{part, firstField(part)} {
-			cand = lineSuffix.ReplaceAllString(strings.Trim(strings.TrimSpace(cand), `"'`), "")
+		for _, cand := range append([]string{part}, strings.Fields(part)...) {
+			cand = lineSuffix.ReplaceAllString(strings.Trim(strings.TrimSpace(cand), `"',;()`), "")
 			if cand != "" && isFile(cand) && !contains(files, cand) {
 				files = append(files, cand)
 			}
 		}
 	}
 	return files
-}
-
-func firstField(s string) string {
-	if f := strings.Fields(s); len(f) > 0 {
-		return f[0]
-	}
-	return ""
 }
 
 func contains(list []string, s string) bool {
@@ -305,9 +299,13 @@ func checkExit2(change diffRun, touched map[string]bool, isFile func(string) boo
 	}
 	var named, untouched []string
 	for _, line := range errorLines(change.Stderr) {
-		for _, f := range namedFiles(line, isFile) {
-			named = append(named, f)
-			if !touched[f] {
+		files := namedFiles(line, isFile)
+		named = append(named, files...)
+		if !slices.ContainsFunc(files, func(f string) bool { return touched[f] }) {
+			// A line naming a touched file comes from it: a build
+			// that fails names the input the commit changed beside its
+			// kustomization.
+			for _, f := range files {
 				untouched = append(untouched, f+": "+clip(line, 200))
 			}
 		}

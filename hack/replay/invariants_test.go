@@ -231,6 +231,8 @@ func TestExit2(t *testing.T) {
 		{"with a line number", "rotate-certs diff: at HEAD: test/dup.yaml:18: mapping key \"a\" already defined at line 15\n", "exit 2 from an untouched file"},
 		{"a quoted file", "rotate-certs diff: at HEAD: \"test/dup.yaml\": duplicate\n", "exit 2 from an untouched file"},
 		{"no file", "rotate-certs diff: at HEAD: Secret kube-system/lb data.dh.pem: invalid base64\n", "exit 2 without a file"},
+		{"a build whose input the commit touched", "rotate-certs diff: at HEAD: test/dup.yaml: its build reads app/a.yaml, changed in this change; fix the build: kustomize build fails: x\n", ""},
+		{"a build whose inputs are untouched", "rotate-certs diff: at HEAD: test/dup.yaml: kustomize build fails: no matches for Id HelmRelease\n", "exit 2 from an untouched file"},
 		{"a file only in a warning", "rotate-certs diff: warning: at BASE: web/tsconfig.json: not valid YAML\nrotate-certs diff: at HEAD: policy p: cannot be applied\n", "exit 2 without a file"},
 	}
 	for _, c := range cases {
