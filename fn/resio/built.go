@@ -27,7 +27,10 @@ import (
 //     note saying so;
 //   - the certificate and key files (CertificateFiles) that no build read
 //     are listed with a digest of their content (CertFiles): diff lists
-//     those a change touches, never judged, never shown.
+//     those a change touches, never judged, never shown; so are the
+//     manifest files whose documents that are no object (chart values, a
+//     program's test input) hold certificate or key material, with a
+//     digest of that material.
 //
 // A build that fails is a problem of its kustomization file; what a build
 // left out (a remote base, a Helm chart, a function not run) is a note.
@@ -99,6 +102,7 @@ func (s *Resources) builtDir(files fileSystem, root string, seen map[string]bool
 	s.Problems = append(s.Problems, read.Problems...)
 	s.Notes = append(s.Notes, read.Notes...)
 	s.FunctionConfigs = append(s.FunctionConfigs, read.FunctionConfigs...)
+	s.CertFiles = append(s.CertFiles, read.CertFiles...)
 	s.Items = append(s.Items, merge(read, b.kept)...)
 	for _, k := range b.kept {
 		seen[absPath(k.File)] = true

@@ -61,6 +61,7 @@ func (s *Resources) add(f pathFile) {
 	s.FunctionConfigs = append(s.FunctionConfigs, f.res.FunctionConfigs...)
 	s.Problems = append(s.Problems, f.res.Problems...)
 	s.Notes = append(s.Notes, f.res.Notes...)
+	s.CertFiles = append(s.CertFiles, f.res.CertFiles...)
 }
 
 // pathFile is one file of the paths a command line names (path as
@@ -197,8 +198,10 @@ func (s *Resources) parse(path string, b []byte) {
 			_ = fc.PipeE(yaml.SetAnnotation(kioutil.PathAnnotation, path))
 		}
 	}
+	var loose []*yaml.RNode
 	for i, n := range unwrapped {
 		if n.YNode().Kind != yaml.MappingNode || n.GetKind() == "" {
+			loose = append(loose, n)
 			continue
 		}
 		// kyaml's accessors read metadata, labels and annotations as maps
@@ -217,6 +220,9 @@ func (s *Resources) parse(path string, b []byte) {
 			}
 		}
 		s.Items = append(s.Items, n)
+	}
+	if cf, ok := looseCertFile(path, loose); ok && path != "-" {
+		s.CertFiles = append(s.CertFiles, cf)
 	}
 }
 

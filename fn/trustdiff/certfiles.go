@@ -11,7 +11,10 @@ import (
 // as far as the tree says: a script, a Helm value or a person may still
 // put it there. When a change touches one, the diff lists it - changed,
 // not judged - so that it is never passed over in silence; its content is
-// never shown (a key file is named, nothing more).
+// never shown (a key file is named, nothing more). A manifest file whose
+// documents that are no Kubernetes object (chart values, a program's test
+// input, configuration) hold certificate or key material is listed the
+// same way, by a digest of that material: its change is named, not judged.
 
 // CertFileChange is a certificate or key file the change adds, removes or
 // changes, that no build reads.
@@ -43,5 +46,19 @@ func certFileChanges(base, head *Tree) []CertFileChange {
 
 // certFileLine words a certificate file change.
 func certFileLine(c CertFileChange) string {
+	if isManifest(c.File) {
+		return fmt.Sprintf("%s: certificates outside any Kubernetes object %s; not judged", c.File, c.Change)
+	}
 	return fmt.Sprintf("%s: %s; no kustomization build reads it: not judged", c.File, c.Change)
+}
+
+// isManifest reports whether file is a YAML or JSON file, not a
+// certificate or key file.
+func isManifest(file string) bool {
+	for _, ext := range []string{".yaml", ".yml", ".json"} {
+		if strings.HasSuffix(strings.ToLower(file), ext) {
+			return true
+		}
+	}
+	return false
 }

@@ -380,7 +380,8 @@ func placeKind(kind, at string) string {
 // modeled reports whether diff reads trust at places of this kind today.
 func modeled(kind string) bool {
 	switch kind {
-	case kindData, kindCABundle, kindCTB, kindInLine:
+	case kindData, kindCABundle, kindCTB, kindInLine, kindEnv, kindHelm, kindKubeconfig, kindArgoCluster,
+		kindCertFile, kindKustomizeInput, kindNoKind:
 		return true
 	}
 	return false

@@ -187,10 +187,11 @@ func checkReported(change diffRun, deltas []trustDelta) []violation {
 	return out
 }
 
-// listedAsFile reports whether the delta is a certificate file's and diff
-// lists that file among the certificate files the change touches.
+// listedAsFile reports whether the delta is a certificate file's, or a
+// document's without a kind, and diff lists that file among the
+// certificate files the change touches.
 func (d trustDelta) listedAsFile(files []certFile) bool {
-	if k := d.at().Kind; k != kindCertFile && k != kindKustomizeInput {
+	if k := d.at().Kind; k != kindCertFile && k != kindKustomizeInput && k != kindNoKind {
 		return false
 	}
 	for _, f := range files {

@@ -155,6 +155,8 @@ func TestReported(t *testing.T) {
 	patched := replaced
 	patched.Old.File, patched.New.File, patched.Lenient = "overlay/prod/patch.yaml", "overlay/prod/patch.yaml", true
 	certFile := trustDelta{New: place{File: "test/ca.pem", Kind: kindCertFile}, Added: []string{shaB}, CAs: caSet{shaB: "CN=b"}}
+	noKind := trustDelta{New: place{File: "testdata/in.yaml", Doc: "document 1", Path: "configMaps[0].data.ca.crt", Kind: kindNoKind},
+		Added: []string{shaB}, CAs: caSet{shaB: "CN=b"}}
 	cases := []struct {
 		name  string
 		delta trustDelta
@@ -173,6 +175,8 @@ func TestReported(t *testing.T) {
 		{"a patch, reported for another build", patched, builtJSON("base/ca.yaml", "overlay/dev/kustomization.yaml", shaB, shaA), "", "added, not reported"},
 		{"a certificate file listed, not judged", certFile, "[]", `[{"file": "test/ca.pem", "change": "added"}]`, ""},
 		{"a certificate file not listed", certFile, "[]", `[{"file": "test/other.pem", "change": "added"}]`, "added, not reported"},
+		{"YAML without a kind listed, not judged", noKind, "[]", `[{"file": "testdata/in.yaml", "change": "added"}]`, ""},
+		{"YAML without a kind not listed", noKind, "[]", "", "added, not reported"},
 		{"a manifest is not a certificate file", replaced, "[]", `[{"file": "app/ca.yaml", "change": "changed"}]`, "added, not reported"},
 	}
 	for _, c := range cases {
