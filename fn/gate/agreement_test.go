@@ -334,7 +334,7 @@ func (w *world) refused(t *testing.T, pkg *layout.Package, model *trustdiff.Tree
 		}
 		ref := kube.RefOf(e.Node)
 		out[w.id(ref)] = true
-		if !slices.ContainsFunc(model.Problems, func(p trustdiff.Problem) bool { return strings.HasPrefix(p.Message, ref.String()+" ") }) {
+		if !slices.ContainsFunc(model.Problems, func(p trustdiff.Problem) bool { return strings.HasPrefix(p.Message, p.File+": "+ref.String()+" ") }) {
 			t.Errorf("render refuses %s (%v), diff reports no problem naming it: %q", ref, e.Err, model.Problems)
 		}
 	}

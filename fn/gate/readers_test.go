@@ -164,7 +164,7 @@ func TestGatewayClientCAReplaced(t *testing.T) {
 // the workload and the field); at BASE it is a warning.
 func TestInvalidReloadIsAProblem(t *testing.T) {
 	bad := []string{"rotate-certs.dev/reload", "hott"}
-	want := fmt.Sprintf("Deployment widget-system/controller-manager metadata.annotations.rotate-certs.dev/reload: %q is not a reload class", "hott")
+	want := fmt.Sprintf("config/manager/manager.yaml: Deployment widget-system/controller-manager metadata.annotations.rotate-certs.dev/reload: %q is not a reload class", "hott")
 	r := newRepo(t)
 	good := r.commit(webhookTree(caOld, leafOld, "volume", ""))
 	typo := r.commit(webhookTree(caOld, leafOld, "volume", "", bad...))

@@ -158,9 +158,13 @@ func Build(in Input) *Tree {
 }
 
 // problem records what of the object ref could not be read: msg, which
-// names it.
+// names it, after its file (every line names its file).
 func (b *builder) problem(ref kube.Ref, msg string) {
-	b.tree.Problems = append(b.tree.Problems, Problem{File: b.resource(ref).File, Message: kube.ScrubMessage(msg)})
+	file := b.resource(ref).File
+	if file != "" {
+		msg = file + ": " + msg
+	}
+	b.tree.Problems = append(b.tree.Problems, Problem{File: file, Message: kube.ScrubMessage(msg)})
 }
 
 // waves sets the wave of each workload a pending roll-out rolls later.
