@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -219,8 +220,11 @@ func (b *builder) show(p string) string {
 	return filepath.Join(b.dir, rel)
 }
 
-// firstLine is err's first line, scrubbed: kustomize's errors may quote
-// what they could not read.
+// firstLine is err's first line, scrubbed (kustomize's errors may quote
+// what they could not read) and without the memory addresses some of them
+// print (a generator as &{0xc000123450 0xc000678900}): the same build
+// fails with the same message in every run, so a failure that a change
+// leaves as it was is seen to be the same on both sides.
 func firstLine(err error) string {
 	msg := err.Error()
 	var ke interface{ Unwrap() []error }
@@ -228,5 +232,9 @@ func firstLine(err error) string {
 		msg = ke.Unwrap()[0].Error()
 	}
 	line, _, _ := strings.Cut(msg, "\n")
-	return kube.ScrubMessage(line)
+	return kube.ScrubMessage(addresses.ReplaceAllString(line, ""))
 }
+
+// addresses are the pointers fmt prints of a struct of pointers, with the
+// space before them.
+var addresses = regexp.MustCompile(` ?&\{0x[0-9a-f]+(?: 0x[0-9a-f]+)*\}`)

@@ -244,3 +244,17 @@ func TestBuildKeepsLocalConfig(t *testing.T) {
 		require.NotContains(t, a, keptLocal)
 	}
 }
+
+// TestBuildFailsAlike: a build that fails fails with the same message in
+// every run - kustomize prints a generator it cannot merge as the memory
+// addresses of its parts, which differed between the two sides of a diff
+// of an unchanged kustomization and made it fatal (FuzzDiff).
+func TestBuildFailsAlike(t *testing.T) {
+	dir := tree(t, map[string]string{
+		"app/kustomization.yaml": "secretGenerator:\n- name: ca\n  behavior: merge\n  literals: [ca.crt=x]\n",
+	})
+	first, second := Run(Disk{}, filepath.Join(dir, "app")), Run(Disk{}, filepath.Join(dir, "app"))
+	require.ErrorContains(t, first.Err, "does not exist; cannot merge or replace")
+	require.Equal(t, first.Err.Error(), second.Err.Error())
+	require.NotContains(t, first.Err.Error(), "0x")
+}
