@@ -200,7 +200,7 @@ sim:
 ## empty fuzz cache: go clean -fuzzcache first.
 FUZZ_TARGETS := ./fn/pki:FuzzDecodePEM ./fn/policy:FuzzDecode ./fn/rotate:FuzzProcess \
   ./fn/resio:FuzzFastPathMatchesKyaml ./fn/resio:FuzzBlockParserMatchesYAML \
-  ./fn/resio:FuzzDocumentParserMatchesYAML ./fn/resio:FuzzReadFileMatchesKyaml ./fn/trustdiff:FuzzDiff
+  ./fn/resio:FuzzDocumentParserMatchesYAML ./fn/resio:FuzzReadFileMatchesKyaml ./fn/trustdiff:FuzzCompare ./fn/gate:FuzzDiff
 fuzz:
 	@GO=$(GO) FUZZTIME=$(FUZZTIME) FUZZPARALLEL=$(FUZZPARALLEL) FUZZMINTIME=$(FUZZMINTIME) ./hack/fuzz.sh $(FUZZ_TARGETS)
 
