@@ -128,8 +128,10 @@ func listed(r trustdiff.Result) []trustdiff.Resource {
 }
 
 // trustCAs are the CAs a result's trust changes add (or remove), one line
-// per object, field and CA, sorted: an object by kind, namespace and name,
-// as the two directions name its file from their own HEAD.
+// per object, value and CA, sorted. Each direction names an object's file
+// and field as its HEAD holds them - a value written to data on one side
+// and to stringData on the other is the same value - so an object is its
+// kind, namespace and name, a value its key.
 func trustCAs(r trustdiff.Result, added bool) []string {
 	var out []string
 	for _, c := range r.Trust {
@@ -137,8 +139,14 @@ func trustCAs(r trustdiff.Result, added bool) []string {
 		if added {
 			cas = c.Added
 		}
+		field := c.Field
+		for _, encoded := range []string{"stringData.", "binaryData."} {
+			if key, ok := strings.CutPrefix(field, encoded); ok {
+				field = "data." + key
+			}
+		}
 		for _, ca := range cas {
-			out = append(out, c.Resource.Kind+" "+c.Resource.Namespace+"/"+c.Resource.Name+" "+c.Field+" "+ca.SHA256)
+			out = append(out, c.Resource.Kind+" "+c.Resource.Namespace+"/"+c.Resource.Name+" "+field+" "+ca.SHA256)
 		}
 	}
 	slices.Sort(out)
