@@ -85,8 +85,8 @@ func caRefReaderOf(node *yaml.RNode) (caRefReader, bool) {
 }
 
 // caRef is one reference of a caRefReader: the object it names, in the
-// namespace it names it in ("" for a ClusterTrustBundle, or when neither
-// the reference nor the referencing object names one).
+// namespace the reference names ("" for a ClusterTrustBundle, or when the
+// reference names none: the referencing object's, addCARefs).
 type caRef struct {
 	object    Object
 	namespace string
@@ -100,7 +100,7 @@ func (c caRefReader) refs(node *yaml.RNode) []caRef {
 	for _, path := range c.lists {
 		eachList(node, "", strings.Split(path, "."), func(at string, entries []*yaml.Node) {
 			for i, e := range entries {
-				if r, ok := c.ref(node, yaml.NewRNode(e)); ok {
+				if r, ok := c.ref(yaml.NewRNode(e)); ok {
 					r.field = fmt.Sprintf("%s[%d]", at, i)
 					out = append(out, r)
 				}
@@ -110,9 +110,9 @@ func (c caRefReader) refs(node *yaml.RNode) []caRef {
 	return out
 }
 
-// ref reads one reference of node; ok is false for one that names no
+// ref reads one reference; ok is false for one that names no
 // object rotate-certs writes trust into (another group, another kind).
-func (c caRefReader) ref(node, ref *yaml.RNode) (caRef, bool) {
+func (c caRefReader) ref(ref *yaml.RNode) (caRef, bool) {
 	if ref.YNode().Kind != yaml.MappingNode {
 		return caRef{}, false
 	}
@@ -127,8 +127,10 @@ func (c caRefReader) ref(node, ref *yaml.RNode) (caRef, bool) {
 	case kind == KindClusterTrustBundle && (group == "" || group == groupCertificates):
 		return caRef{object: Object{Kind: kind, Name: name}}, true
 	case (kind == KindSecret || kind == KindConfigMap) && group == "":
-		ns := node.GetNamespace()
-		if c.crossNamespace && kube.ScalarAt(ref, "namespace") != "" {
+		// No namespace named: the reader's own (addCARefs, by the
+		// namespace rule).
+		ns := ""
+		if c.crossNamespace {
 			ns = kube.ScalarAt(ref, "namespace")
 		}
 		return caRef{object: Object{Kind: kind, Name: name}, namespace: ns}, true

@@ -71,9 +71,11 @@ type ReadersOptions struct {
 	// File returns the file an item is in, as Subject.File names files;
 	// nil: its path annotation.
 	File func(*yaml.RNode) string
-	// Namespace returns the namespace an item without metadata.namespace
-	// is applied in, when something knows it (a kustomization's
-	// namespace:); nil or "": unknown (SameNamespace).
+	// Namespace returns the namespace an item is applied in when
+	// something other than its manifest decides it (a kustomization's
+	// namespace:, which kustomize writes over the manifest's own), or
+	// AnyNamespace when it may be several; nil or "": its manifest's,
+	// unknown when it names none (namespace.go).
 	Namespace func(*yaml.RNode) string
 }
 
@@ -110,6 +112,10 @@ type Reader struct {
 	// a trust-manager Bundle writes, ClusterTrustBundles by signer); ""
 	// otherwise.
 	Reads string
+	// Through is, for a reader of what a trust-manager Bundle writes, the
+	// object it reads, in the namespace its reference names it in; zero
+	// otherwise.
+	Through kube.Key
 	// Explicit is true for a workload restart.workloads names.
 	Explicit bool
 
@@ -304,8 +310,9 @@ func (r *Readers) written(s Subject) []Reader {
 	var out []Reader
 	for _, kind := range tt.Kinds() {
 		for _, ref := range r.referencesOf(s, Object{Kind: kind, Name: tt.Name}) {
-			out = append(out, Reader{Ref: ref.rd.ref, Workload: ref.rd.w, Uses: ref.uses, order: ref.rd.order,
-				Reads: fmt.Sprintf("%s written by trust-manager Bundle %s", kube.Key{Kind: kind, Namespace: ref.ns, Name: tt.Name}, tt.Name)})
+			through := kube.Key{Kind: kind, Namespace: ref.ns, Name: tt.Name}
+			out = append(out, Reader{Ref: ref.rd.ref, Workload: ref.rd.w, Uses: ref.uses, order: ref.rd.order, Through: through,
+				Reads: fmt.Sprintf("%s written by trust-manager Bundle %s", through, tt.Name)})
 		}
 	}
 	return mergeReaders(out)

@@ -80,9 +80,16 @@ func TestReadersNamespaceRule(t *testing.T) {
 	}
 	assert.Equal(t, []string{"Deployment a/in-a volume", "Deployment nowhere volume"}, of("a", items[0]))
 	assert.Equal(t, []string{"Deployment a/in-a volume", "Deployment b/in-b volume", "Deployment nowhere volume"}, of("", items[1]))
-	r = NewReaders(items, ReadersOptions{Namespace: func(*yaml.RNode) string { return "b" }})
+	known := map[*yaml.RNode]string{items[1]: "b", items[4]: "b"}
+	r = NewReaders(items, ReadersOptions{Namespace: func(n *yaml.RNode) string { return known[n] }})
 	assert.Equal(t, []string{"Deployment b/in-b volume", "Deployment b/nowhere volume"}, names(r.Of(Subject{Key: kube.Key{Kind: secretSubject, Namespace: "b", Name: "trust"}, Node: items[1]})),
 		"a namespace known otherwise (a kustomization's) is matched as any other")
+	known = map[*yaml.RNode]string{items[1]: "b", items[2]: "b", items[3]: AnyNamespace, items[4]: "b"}
+	r = NewReaders(items, ReadersOptions{Namespace: func(n *yaml.RNode) string { return known[n] }})
+	assert.Equal(t, []string{"Deployment b/in-a volume", "Deployment in-b volume", "Deployment b/nowhere volume"}, names(r.Of(Subject{Key: kube.Key{Kind: secretSubject, Namespace: "b", Name: "trust"}, Node: items[1]})),
+		"a kustomization's namespace is written over the manifest's; AnyNamespace matches every namespace")
+	assert.Equal(t, []string{"Deployment in-b volume"}, names(r.Of(Subject{Key: kube.KeyOf(items[0]), Node: items[0]})),
+		"the Secret of namespace a is read by no workload the kustomization placed in b")
 }
 
 // TestReadersNearestCopy: of the copies a reference can name, a reader
