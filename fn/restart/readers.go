@@ -6,6 +6,7 @@ import (
 	"maps"
 	"path"
 	"slices"
+	"strings"
 
 	"github.com/rotate-certs/rotate-certs/fn/certmanager"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
@@ -22,7 +23,9 @@ import (
 // caCertificateRefs) - that names the object, or what a trust-manager
 // Bundle writes, in a namespace SameNamespace matches and with the object
 // nearest it among the copies the tree holds; the API server reads a
-// caBundle; and, for a policy bundle's targets (OfBundle), the workloads
+// caBundle; a workload reads the trust its own pod template holds as a
+// value (an env value), and nothing in the tree reads a Helm value
+// (embedded); and, for a policy bundle's targets (OfBundle), the workloads
 // its mesh or injector rules say are injected and those restart.workloads
 // names. Reader.Once is the one rule for "reads it once".
 //
@@ -33,6 +36,7 @@ type Readers struct {
 
 	scanned bool
 	readers []*reader
+	byNode  map[*yaml.RNode]*reader
 	errors  []ReadError
 	refs    map[Object][]*reference
 	// providers are the copies each object of the tree provides (a
@@ -97,6 +101,11 @@ type Subject struct {
 	// this kind, namespace and name in File is the subject; an object the
 	// tree does not hold is a copy in File's directory.
 	File string
+	// Field is, when Node holds the trust in a value of its own rather
+	// than others reading Node (a pod template's env value, a Helm value
+	// of a HelmRelease or an Argo CD Application), that value's field
+	// path: its readers are Node's own (embedded).
+	Field string
 }
 
 // Reader is an object that reads a trust object, and how.
@@ -142,9 +151,18 @@ func (r Reader) Once() bool {
 
 // Never reports whether nothing rolls the reader: a workload annotated
 // reload: never, or of a kind the restart rules never roll (a Pod, a
-// ReplicaSet).
+// ReplicaSet). A workload reading its own env value is rolled by the
+// change of that value whatever it is annotated: a changed template
+// replaces the pods of a kind that replaces pods.
 func (r Reader) Never() bool {
-	return r.Workload != nil && (r.Workload.Reload == ReloadNever || r.Workload.Role == policy.RoleListed)
+	w := r.Workload
+	switch {
+	case w == nil:
+		return false
+	case w.Role == policy.RoleListed:
+		return true
+	}
+	return w.Reload == ReloadNever && !slices.ContainsFunc(r.Uses, func(u Use) bool { return u.Via == ViaOwnEnv })
 }
 
 // How returns the read that says how the reader reads: the one the
@@ -236,6 +254,9 @@ func (r *Readers) Workloads() []*Workload {
 // order. The uses of a reader are those that name s.
 func (r *Readers) Of(s Subject) []Reader {
 	r.scan()
+	if s.Field != "" {
+		return r.embedded(s)
+	}
 	var out []Reader
 	switch s.Key.Kind {
 	case KindSecret, KindConfigMap:
@@ -252,6 +273,24 @@ func (r *Readers) Of(s Subject) []Reader {
 		return []Reader{{Ref: ref, Uses: []Use{{Object: Object{Kind: s.Key.Kind, Name: s.Key.Name}, Via: ViaAPIServer}}}}
 	}
 	return out
+}
+
+// embedded returns the readers of the trust s.Node holds in its own
+// value s.Field. A workload whose pod template holds it reads it itself,
+// once, at start (ViaOwnEnv); each workload holds its own copy, so a peer
+// is no reader of it. Any other object's value - a Helm value - is read by
+// what the object makes (the objects a chart renders), which the tree
+// does not hold: none.
+func (r *Readers) embedded(s Subject) []Reader {
+	rd := r.byNode[s.Node]
+	if rd == nil || rd.w == nil || rd.w.WorkloadRef {
+		return nil
+	}
+	if within := rd.w.TemplateField; within != "" && !strings.HasPrefix(s.Field, within+".") {
+		return nil
+	}
+	use := Use{Object: Object{Kind: s.Key.Kind, Name: s.Key.Name}, Via: ViaOwnEnv, Field: s.Field}
+	return []Reader{{Ref: rd.ref, Workload: rd.w, Uses: []Use{use}, order: rd.order}}
 }
 
 // byReference returns the readers whose references to (kind, s's name)

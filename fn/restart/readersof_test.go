@@ -185,3 +185,38 @@ func TestReadersReadErrors(t *testing.T) {
 	assert.Equal(t, []string{"Deployment a/typo volume"}, names(got))
 	assert.True(t, got[0].Once(), "read with the default class: it loads its trust once")
 }
+
+// TestEmbeddedReaders: trust an object holds in a value of its own is read
+// by the object itself - a workload, through its own env value, once (a
+// Job or CronJob not: each new pod starts on the current value), and
+// rolled by the change of it whatever its reload annotation - and by
+// nothing in the tree when it is a Helm value; a peer that names nothing
+// is no reader, nor is a workload for a field outside its pod template.
+func TestEmbeddedReaders(t *testing.T) {
+	env := "      containers:\n      - {name: c, env: [{name: TRUST_ANCHORS, value: pem}]}\n"
+	items := parseItems(t,
+		deployment("a", "web", "", env),
+		deployment("a", "pinned", "rotate-certs.dev/reload: never", env),
+		"apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: nightly, namespace: a}\nspec:\n  schedule: '@daily'\n  jobTemplate:\n    spec:\n      template:\n        spec:\n"+
+			"          containers:\n          - {name: c, env: [{name: TRUST_ANCHORS, value: pem}]}\n",
+		"apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: linkerd, namespace: a}\nspec:\n  values: {identityTrustAnchorsPEM: pem}\n",
+	)
+	r := NewReaders(items, ReadersOptions{})
+	of := func(i int, field string) []Reader {
+		return r.Of(Subject{Key: kube.KeyOf(items[i]), Node: items[i], Field: field})
+	}
+	const podEnv = "spec.template.spec.containers[0].env[0].value"
+	web := of(0, podEnv)
+	require.Len(t, web, 1, "pinned holds the same value in its own template: a copy of its own, no reader of web's")
+	assert.Equal(t, "Deployment a/web its own env value", names(web)[0])
+	assert.True(t, web[0].Once())
+	assert.False(t, web[0].Never())
+	pinned := of(1, podEnv)
+	require.Len(t, pinned, 1)
+	assert.False(t, pinned[0].Never(), "a changed env value changes the template, which rolls whatever the annotation says")
+	nightly := of(2, "spec.jobTemplate.spec.template.spec.containers[0].env[0].value")
+	require.Len(t, nightly, 1)
+	assert.False(t, nightly[0].Once(), "each run of a CronJob starts on the current value")
+	assert.Empty(t, of(3, "spec.values.identityTrustAnchorsPEM"), "a Helm value is read by what the chart renders, not in the tree")
+	assert.Empty(t, of(0, "metadata.annotations.trust"), "a value outside the pod template is no env value")
+}
