@@ -175,3 +175,70 @@ func TestInvalidReloadIsAProblem(t *testing.T) {
 		t.Errorf("exit %d, stderr %q: want a warning naming the workload and the field", code, stderr)
 	}
 }
+
+// backendTLSTree is Envoy Gateway's Backend TLS layout (envoyproxy/gateway
+// at d32f28294245e454d20f81d323d626a90e660c1e,
+// test/e2e/testdata/httproute-with-dynamic-resolver-backend-with-tls.yaml
+// and ...-with-clustertrustbundle.yaml; the Backend API in
+// api/v1alpha1/backend_types.go: spec.tls.caCertificateRefs, Gateway API
+// LocalObjectReferences {group, kind, name} in the Backend's namespace,
+// a ConfigMap's or Secret's ca.crt or a ClusterTrustBundle), with our
+// certificates: an HTTPRoute to a Backend of type DynamicResolver whose
+// caCertificateRefs name the CA that the backend's serving certificate
+// must chain to - a ConfigMap backend-ca-certificate (key ca.crt) or a
+// ClusterTrustBundle of that name (group "") - the backend's serving
+// Secret (kubernetes.io/tls) and the Deployment that mounts it, and the
+// new CA's own Secret.
+func backendTLSTree(kind string, trust testpki.Cert) map[string]string {
+	const ns = "gateway-conformance-infra"
+	route := "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: httproute-with-dynamic-resolver-backend-tls\n  namespace: " + ns +
+		"\nspec:\n  parentRefs:\n  - name: same-namespace\n  rules:\n  - backendRefs:\n    - group: gateway.envoyproxy.io\n      kind: Backend\n      name: backend-dynamic-resolver-tls\n" +
+		"    matches:\n    - path:\n        type: PathPrefix\n        value: /with-tls\n"
+	backend := "apiVersion: gateway.envoyproxy.io/v1alpha1\nkind: Backend\nmetadata:\n  name: backend-dynamic-resolver-tls\n  namespace: " + ns +
+		"\nspec:\n  type: DynamicResolver\n  tls:\n    caCertificateRefs:\n    - name: backend-ca-certificate\n      group: \"\"\n      kind: " + kind + "\n"
+	ca := configMap(ns, "backend-ca-certificate", map[string]string{"ca.crt": pem(trust)})
+	if kind == "ClusterTrustBundle" {
+		ca = "apiVersion: certificates.k8s.io/v1beta1\nkind: ClusterTrustBundle\nmetadata:\n  name: backend-ca-certificate\nspec:\n  trustBundle: " + quote(pem(trust)) + "\n"
+	}
+	serving := object("v1", "Secret", ns, "backend-certificate", nil) + "type: kubernetes.io/tls\ndata:\n" +
+		dataLines(map[string]string{"tls.crt": pem(leafOld), "tls.key": string(leafOld.KeyPEM())}, b64)
+	server := object("apps/v1", "Deployment", ns, "backend-dynamic-resolver-tls", nil) +
+		"spec:\n  replicas: 1\n  selector:\n    matchLabels: {app: backend-dynamic-resolver-tls}\n  template:\n    metadata:\n      labels: {app: backend-dynamic-resolver-tls}\n" +
+		"    spec:\n      containers:\n      - name: tls-backend\n        image: registry.k8s.io/gateway-api/conformance/echo-basic:v0.1.0\n" +
+		"        volumeMounts:\n        - {name: secret-volume, mountPath: /etc/secret-volume}\n        env:\n        - {name: TLS_SERVER_CERT, value: /etc/secret-volume/crt}\n" +
+		"      volumes:\n      - name: secret-volume\n        secret:\n          secretName: backend-certificate\n          items:\n          - {key: tls.crt, path: crt}\n          - {key: tls.key, path: key}\n"
+	return map[string]string{
+		"backend/ca.yaml":     ca,
+		"backend/route.yaml":  docs(route, backend),
+		"backend/server.yaml": docs(serving, server),
+		"backend/new-ca.yaml": secret("cert-manager", "backend-ca-2026", map[string]string{"tls.crt": pem(caNew), "tls.key": string(caNew.KeyPEM())}),
+	}
+}
+
+// TestBackendCAReplaced: the CA an Envoy Gateway Backend validates its
+// backend's serving certificate with (spec.tls.caCertificateRefs) is
+// replaced while the backend still presents a certificate of the old CA:
+// the gateway reads the ConfigMap or ClusterTrustBundle and rejects the
+// backend - a break, where diff said the object was read by nothing. The
+// gateway follows each update of what it names (xDS): it does not read
+// once.
+func TestBackendCAReplaced(t *testing.T) {
+	for _, kind := range []string{"ConfigMap", "ClusterTrustBundle"} {
+		t.Run(kind, func(t *testing.T) {
+			r := newRepo(t)
+			base := r.commit(backendTLSTree(kind, caOld))
+			res, code := r.result(base, r.commit(map[string]string{"backend/ca.yaml": backendTLSTree(kind, caNew)["backend/ca.yaml"]}))
+			if code != exit.Failed || !breakNames(res.Breaks, "backend-certificate data.tls.crt") {
+				t.Fatalf("exit %d, breaks %+v: want the backend's serving certificate against the new CA", code, res.Breaks)
+			}
+			b := res.Breaks[0]
+			if b.Trust.Resource.Name != "backend-ca-certificate" || len(b.Consumers) != 1 || b.Consumers[0].Resource.Kind != "Backend" ||
+				b.Consumers[0].Via != "caCertificateRefs" || b.Consumers[0].Once {
+				t.Errorf("break %+v: want backend-ca-certificate, read by the Backend through caCertificateRefs, which follows updates", b)
+			}
+			if len(res.Planted) > 0 {
+				t.Errorf("planted %+v: the new CA's own Secret explains it", res.Planted)
+			}
+		})
+	}
+}

@@ -16,7 +16,12 @@ const GatewayCAKey = "ca.crt"
 // caRefReader is a kind whose CA certificate references name a Secret, a
 // ConfigMap or a ClusterTrustBundle: a reader row, as a workload kind's
 // pod template is. Its controller watches what it names and follows each
-// update (ViaCARef): it never reads once.
+// update (ViaCARef): it never reads once. Envoy Gateway, whose rows these
+// are besides Gateway API's, serves the CAs to its proxies over xDS
+// (secrets of its SDS), which Envoy takes without a restart: a new CA in
+// the object is in use once the controller has reconciled it, the old one
+// no longer - so a change that replaces the CA under a certificate still
+// presented breaks at once, and an overlap (both CAs) does not.
 type caRefReader struct {
 	kube.GroupKind
 	// lists are the kind's lists of references, each a dotted field path
@@ -38,6 +43,13 @@ type caRefReader struct {
 //   - Envoy Gateway ClientTrafficPolicy (v1alpha1):
 //     spec.tls.clientValidation.caCertificateRefs, SecretObjectReferences
 //     {group, kind (default Secret), name, namespace};
+//   - Envoy Gateway Backend (v1alpha1): spec.tls.caCertificateRefs, the
+//     CAs the gateway validates the backend's serving certificate with,
+//     Gateway API LocalObjectReferences {group, kind, name} in the
+//     Backend's namespace (api/v1alpha1/backend_types.go of
+//     envoyproxy/gateway at d32f282; its provider indexes the ConfigMaps,
+//     Secrets and ClusterTrustBundles they name and reconciles on each
+//     change of them, internal/provider/kubernetes/indexers.go);
 //   - Gateway API Gateway, its client certificate validation (GEP-91):
 //     spec.tls.frontend.default.validation.caCertificateRefs and
 //     spec.tls.frontend.perPort[].tls.validation.caCertificateRefs
@@ -56,6 +68,8 @@ var caRefReaders = []caRefReader{
 		lists: []string{"spec.validation.caCertificateRefs"}},
 	{GroupKind: kube.GroupKind{Group: "gateway.envoyproxy.io", Kind: "ClientTrafficPolicy"},
 		lists: []string{"spec.tls.clientValidation.caCertificateRefs"}, defaultKind: KindSecret, crossNamespace: true},
+	{GroupKind: kube.GroupKind{Group: "gateway.envoyproxy.io", Kind: "Backend"},
+		lists: []string{"spec.tls.caCertificateRefs"}},
 	{GroupKind: kube.GroupKind{Group: "gateway.networking.k8s.io", Kind: "Gateway"},
 		lists: []string{
 			"spec.tls.frontend.default.validation.caCertificateRefs",

@@ -131,8 +131,13 @@ func TestCARefReaders(t *testing.T) {
 			"      - {kind: ClusterTrustBundle, group: '', name: client-ca}\n      - {name: client-ca, namespace: other}\n      - {kind: Bundle, group: trust.cert-manager.io, name: client-ca}\n",
 		"apiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\nmetadata: {name: btp, namespace: gw}\nspec:\n  validation:\n    caCertificateRefs:\n    - {group: '', kind: ConfigMap, name: client-ca}\n",
 		"apiVersion: certificates.k8s.io/v1beta1\nkind: ClusterTrustBundle\nmetadata: {name: client-ca}\nspec: {trustBundle: ''}\n",
+		"apiVersion: gateway.envoyproxy.io/v1alpha1\nkind: Backend\nmetadata: {name: be, namespace: gw}\nspec:\n  tls:\n    caCertificateRefs:\n    - {group: '', kind: ConfigMap, name: backend-ca}\n",
 	)
 	r := NewReaders(items, ReadersOptions{})
+	be := r.Of(Subject{Key: kube.Key{Kind: KindConfigMap, Namespace: "gw", Name: "backend-ca"}})
+	assert.Equal(t, []string{"Backend gw/be caCertificateRefs"}, names(be))
+	assert.False(t, be[0].Once(), "Envoy Gateway serves the CA over xDS and follows each update")
+	assert.Empty(t, r.Of(Subject{Key: kube.Key{Kind: KindConfigMap, Namespace: "other", Name: "backend-ca"}}), "a LocalObjectReference names the Backend's namespace")
 	ctb := r.Of(Subject{Key: kube.Key{Kind: KindClusterTrustBundle, Name: "client-ca"}, Node: items[2]})
 	require.Len(t, ctb, 1)
 	assert.Equal(t, "spec.tls.clientValidation.caCertificateRefs[0]", ctb[0].Uses[0].Field)
