@@ -273,7 +273,7 @@ func dataKey(field string) string {
 
 // trust files value v as a trust object.
 func (b *builder) trust(v *value, node *yaml.RNode) {
-	o := &TrustObject{Resource: b.resource(v.ref), Field: v.field, Memory: memoryOf(node), pkg: b.pkg[node]}
+	o := &TrustObject{Resource: b.resource(v.ref), Field: v.field, Memory: memoryOf(node), pkg: b.pkg[node], keyPair: ownKeyPair(node, v.field)}
 	o.Package = b.packageName(o.pkg)
 	for _, f := range v.certs {
 		o.CAs = append(o.CAs, f.Cert)
