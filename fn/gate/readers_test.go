@@ -132,32 +132,6 @@ func gatewayMTLSTree(kind string, trust testpki.Cert) map[string]string {
 
 var clientOld = testpki.Fixture("client-old")
 
-// TestGatewayClientCAReplaced: the CA a ClientTrafficPolicy validates
-// client certificates with is replaced while a client certificate of the
-// old CA is still in use: the gateway reads the ClusterTrustBundle or
-// ConfigMap (caCertificateRefs) and rejects the client - a break, where
-// diff once said the object was read by nothing.
-func TestGatewayClientCAReplaced(t *testing.T) {
-	for _, kind := range []string{"ClusterTrustBundle", "ConfigMap"} {
-		t.Run(kind, func(t *testing.T) {
-			r := newRepo(t)
-			base := r.commit(gatewayMTLSTree(kind, caOld))
-			res, code := r.result(base, r.commit(map[string]string{"mtls/client-ca.yaml": gatewayMTLSTree(kind, caNew)["mtls/client-ca.yaml"]}))
-			if code != exit.Failed || !breakNames(res.Breaks, "client-example-com data.tls.crt") {
-				t.Fatalf("exit %d, breaks %+v: want the client certificate against the new client CA", code, res.Breaks)
-			}
-			b := res.Breaks[0]
-			if b.Trust.Resource.Name != "client-ca" || len(b.Consumers) != 1 || b.Consumers[0].Resource.Kind != "ClientTrafficPolicy" ||
-				b.Consumers[0].Via != "caCertificateRefs" || b.Consumers[0].Once {
-				t.Errorf("break %+v: want client-ca, read by the ClientTrafficPolicy through caCertificateRefs, which follows updates", b)
-			}
-			if len(res.Planted) > 0 {
-				t.Errorf("planted %+v: the new CA's own Secret explains it", res.Planted)
-			}
-		})
-	}
-}
-
 // TestInvalidReloadIsAProblem: a rotate-certs.dev/reload value that is no
 // reload class, which render refuses, is not taken as a reload class in
 // silence: at HEAD diff cannot tell what the change does (exit 2, naming
@@ -215,30 +189,40 @@ func backendTLSTree(kind string, trust testpki.Cert) map[string]string {
 	}
 }
 
-// TestBackendCAReplaced: the CA an Envoy Gateway Backend validates its
-// backend's serving certificate with (spec.tls.caCertificateRefs) is
-// replaced while the backend still presents a certificate of the old CA:
-// the gateway reads the ConfigMap or ClusterTrustBundle and rejects the
-// backend - a break, where diff said the object was read by nothing. The
-// gateway follows each update of what it names (xDS): it does not read
-// once.
-func TestBackendCAReplaced(t *testing.T) {
-	for _, kind := range []string{"ConfigMap", "ClusterTrustBundle"} {
-		t.Run(kind, func(t *testing.T) {
-			r := newRepo(t)
-			base := r.commit(backendTLSTree(kind, caOld))
-			res, code := r.result(base, r.commit(map[string]string{"backend/ca.yaml": backendTLSTree(kind, caNew)["backend/ca.yaml"]}))
-			if code != exit.Failed || !breakNames(res.Breaks, "backend-certificate data.tls.crt") {
-				t.Fatalf("exit %d, breaks %+v: want the backend's serving certificate against the new CA", code, res.Breaks)
-			}
-			b := res.Breaks[0]
-			if b.Trust.Resource.Name != "backend-ca-certificate" || len(b.Consumers) != 1 || b.Consumers[0].Resource.Kind != "Backend" ||
-				b.Consumers[0].Via != "caCertificateRefs" || b.Consumers[0].Once {
-				t.Errorf("break %+v: want backend-ca-certificate, read by the Backend through caCertificateRefs, which follows updates", b)
-			}
-			if len(res.Planted) > 0 {
-				t.Errorf("planted %+v: the new CA's own Secret explains it", res.Planted)
-			}
-		})
+// TestGatewayCAReplaced: the CA a gateway validates a peer with - an
+// Envoy Gateway ClientTrafficPolicy its clients, a Backend its backend's
+// serving certificate - is replaced while a certificate of the old CA is
+// still presented: the gateway reads the ClusterTrustBundle or ConfigMap
+// its caCertificateRefs name and rejects the peer - a break, where diff
+// once said the object was read by nothing. The gateway follows each
+// update of what it names (xDS): it does not read once.
+func TestGatewayCAReplaced(t *testing.T) {
+	for _, tc := range []struct {
+		name              string
+		tree              func(kind string, trust testpki.Cert) map[string]string
+		file, cert, trust string
+		reader            string
+	}{
+		{"ClientTrafficPolicy", gatewayMTLSTree, "mtls/client-ca.yaml", "client-example-com data.tls.crt", "client-ca", "ClientTrafficPolicy"},
+		{"Backend", backendTLSTree, "backend/ca.yaml", "backend-certificate data.tls.crt", "backend-ca-certificate", "Backend"},
+	} {
+		for _, kind := range []string{"ClusterTrustBundle", "ConfigMap"} {
+			t.Run(tc.name+" "+kind, func(t *testing.T) {
+				r := newRepo(t)
+				base := r.commit(tc.tree(kind, caOld))
+				res, code := r.result(base, r.commit(map[string]string{tc.file: tc.tree(kind, caNew)[tc.file]}))
+				if code != exit.Failed || !breakNames(res.Breaks, tc.cert) {
+					t.Fatalf("exit %d, breaks %+v: want %s against the new CA", code, res.Breaks, tc.cert)
+				}
+				b := res.Breaks[0]
+				if b.Trust.Resource.Name != tc.trust || len(b.Consumers) != 1 || b.Consumers[0].Resource.Kind != tc.reader ||
+					b.Consumers[0].Via != "caCertificateRefs" || b.Consumers[0].Once {
+					t.Errorf("break %+v: want %s, read by the %s through caCertificateRefs, which follows updates", b, tc.trust, tc.reader)
+				}
+				if len(res.Planted) > 0 {
+					t.Errorf("planted %+v: the new CA's own Secret explains it", res.Planted)
+				}
+			})
+		}
 	}
 }
