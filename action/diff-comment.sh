@@ -37,7 +37,16 @@
 #                   gets the body too) and the link to the run in the footer
 #
 # Outputs (GITHUB_OUTPUT): exit-code, added, removed, breaks, planted, rolls,
+# certificate-files (changed, not judged), warnings (the report's warnings
+# and those diff printed on its own: duplicate names, files not read),
 # comment-id, comment-action (created, updated or none), body-file, json-file.
+#
+# The job log: diff's messages as diff printed them, with workflow commands
+# stopped so that nothing in them is taken for one, then each of diff's
+# warnings and notes (and errors, when it failed), and each warning of the
+# report (its file named), as a workflow command: an annotation on the run
+# and the pull request. The comment lists diff's own lines below the report
+# when it has room for them.
 #
 # Exit status: diff's - 0 nothing breaks and nothing is planted, 1 something
 # breaks or is planted, 2 a usage error or a head tree diff cannot read (the
@@ -48,6 +57,7 @@ set -euo pipefail
 
 prog=rotate-certs-diff
 rotate_certs=${ROTATE_CERTS:-rotate-certs}
+rotate_certs_name="rotate-certs diff" # how diff names itself on stderr
 mode=${COMMENT:-changes}
 key=${COMMENT_KEY:-default}
 author=${COMMENT_AUTHOR-github-actions[bot]}
@@ -55,9 +65,11 @@ marker="<!-- rotate-certs diff: $key -->"
 tmp=$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/rotate-certs-diff.XXXXXX")
 body=${COMMENT_FILE:-$tmp/comment.md}
 json=$tmp/diff.json
+log=$tmp/diff.log
 # GitHub refuses a comment body over 65,536 characters; diff's markdown stays
 # within 65,000, which leaves room for the marker and the footer.
 max_body=65536
+max_lines=50
 
 usage() {
 	echo "$prog: $*" >&2
@@ -111,12 +123,84 @@ counts() {
 	for field in added removed breaks planted rolls; do
 		output "$field=$(jq -r ".summary.$field // 0" "$json")"
 	done
+	output "certificate-files=$(jq -r '.certificateFiles // [] | length' "$json")"
 }
 
 # changed says whether the diff found anything to tell: a count, or a
-# Cluster API rollout, alert rule or policy changed.
+# Cluster API rollout, alert rule, policy or certificate file changed.
 changed() {
-	jq -e '([.summary[]? | numbers] | add // 0) + ([.rollouts[]?, .alerts[]?, .policies[]?] | length) > 0' "$json" >/dev/null
+	jq -e '([.summary[]? | numbers] | add // 0) + ([.rollouts[]?, .alerts[]?, .policies[]?, .certificateFiles[]?] | length) > 0' "$json" >/dev/null
+}
+
+# escape makes $1 the data of a workflow command.
+escape() {
+	local m=${1//%/%25}
+	m=${m//$'\r'/%0D}
+	echo "${m//$'\n'/%0A}"
+}
+
+# messages prints diff's own lines of its log without the command's
+# name: warnings and notes, and every line when diff failed (its errors).
+messages() {
+	local line
+	while IFS= read -r line || [ -n "$line" ]; do
+		line=${line#"$rotate_certs_name: "}
+		case $line in
+		"warning: "* | "note: "*) echo "$line" ;;
+		*) [ "$status" -gt 1 ] && echo "$line" ;;
+		esac
+	done <"$log"
+	return 0
+}
+
+# surface prints diff's log to the job log as diff printed it - workflow
+# commands stopped around it, so that nothing in it is taken for one -
+# then each warning, note and (when diff failed) error of diff's, and each
+# warning of the report (with its file), as a workflow command; it prints
+# how many warnings there were.
+surface() {
+	local token line n=0
+	if [ -s "$log" ]; then
+		token=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+		{
+			echo "::stop-commands::$token"
+			cat "$log"
+			echo "::$token::"
+		} >&2
+	fi
+	while IFS= read -r line; do
+		case $line in
+		"warning: "*) echo "::warning title=rotate-certs diff::$(escape "${line#warning: }")" >&2 && n=$((n + 1)) ;;
+		"note: "*) echo "::notice title=rotate-certs diff::$(escape "${line#note: }")" >&2 ;;
+		*) echo "::error title=rotate-certs diff::$(escape "$line")" >&2 ;; # diff failed: its errors
+		esac
+	done < <(messages)
+	if $diffok; then
+		jq -r 'def data: gsub("%"; "%25") | gsub("\r"; "%0D") | gsub("\n"; "%0A");
+			def prop: data | gsub(":"; "%3A") | gsub(","; "%2C");
+			.facts[]? | "::warning title=rotate-certs diff (\(.kind | prop))"
+			+ (if (.resource.file // "") != "" then ",file=\(.resource.file | prop)" else "" end) + "::"
+			+ ("\(.resource.kind) \(if .resource.namespace then .resource.namespace + "/" else "" end)\(.resource.name) \(.field)"
+			   + (if .sha256 then ": \(.subject // "") sha256:\(.sha256[:12])" else "" end) + ": \(.message)" | data)' "$json" >&2
+		n=$((n + $(jq '.facts // [] | length' "$json")))
+	fi
+	echo "$n"
+}
+
+# listed writes diff's warnings and notes (and errors, when it failed)
+# for the comment: at most max_lines lines, each cut at 500 characters, as
+# an indented code block, which nothing in them can end.
+listed() {
+	local all n
+	all=$(messages)
+	[ -n "$all" ] || return 0
+	n=$(wc -l <<<"$all")
+	printf '\n<details><summary>Printed by rotate-certs diff (%d line(s))</summary>\n\n' "$n"
+	head -n "$max_lines" <<<"$all" | cut -c1-500 | sed 's/^/    /'
+	if [ "$n" -gt "$max_lines" ]; then
+		printf '\n%d more in the job log.\n' "$((n - max_lines))"
+	fi
+	printf '\n</details>\n'
 }
 
 # command_line is the diff command that shows the whole report.
@@ -134,21 +218,32 @@ footer() {
 }
 
 status=0
-rundiff json >"$json" || status=$?
+rundiff json >"$json" 2>"$log" || status=$?
 diffok=true
 if [ "$status" -gt 1 ] || ! counts; then
 	diffok=false
 fi
+output "warnings=$(surface)"
 {
 	echo "$marker"
 	if $diffok; then
-		# Markdown stays on its own: its status is the JSON run's.
-		rundiff markdown || true
+		# Markdown stays on its own: its status and messages are the JSON
+		# run's (the job log has them once).
+		rundiff markdown 2>/dev/null || true
 	else
 		echo "**rotate-certs diff failed** (exit $status): it could not compare this pull request's trust; the job log has its error."
 	fi
-	footer
 } >"$body"
+# diff's own lines go below the report when the comment has room for them.
+section=$(listed)
+ending=$(footer)
+if [ "$(($(LC_ALL=C.UTF-8 wc -m <"$body") + ${#section} + ${#ending} + 2))" -gt "$max_body" ]; then
+	section=$'\n'"$(messages | wc -l) line(s) printed by rotate-certs diff are in the job log."
+fi
+{
+	[ -z "$section" ] || echo "$section"
+	echo "$ending"
+} >>"$body"
 if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
 	cat "$body" >>"$GITHUB_STEP_SUMMARY"
 fi

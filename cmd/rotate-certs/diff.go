@@ -21,6 +21,7 @@ type diffOptions struct {
 	output           string
 	now              string
 	allowUnexplained bool
+	preCommit        bool
 }
 
 const diffLong = `diff says in words what a change does to trust, and fails when it breaks or
@@ -32,6 +33,12 @@ paths. Both sides are read by the rules of render and check (packages, hidden
 files, .krmignore); a revision is read with the git binary, offline, and
 nothing is written to the repository. Use -- before PATHs when HEAD is the
 working tree and a PATH could be taken for a revision.
+
+--pre-commit takes BASE and HEAD from pre-commit (its hook's entry): under
+pre-commit run --from-ref A --to-ref B, and in a pre-push hook, which set
+PRE_COMMIT_FROM_REF and PRE_COMMIT_TO_REF, the change from their merge base
+to B (what the range's own commits change); else HEAD and the working tree,
+the commit being made. Every argument is then a PATH.
 
 It works with and without RotationPolicies. Trust objects are found as check
 finds certificates: Secret and ConfigMap values that hold CAs (not a
@@ -81,7 +88,12 @@ func newDiffCommand(stdout, stderr io.Writer) *cobra.Command {
   rotate-certs diff main -- clusters/prod
   rotate-certs diff "$BASE_SHA" "$HEAD_SHA" -o markdown > comment.md
   rotate-certs diff ./before ./after -o json`,
-		Args: cobra.MinimumNArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if o.preCommit {
+				return nil
+			}
+			return cobra.MinimumNArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runDiff(cmd, o, args, stdout, stderr)
 		},
@@ -90,6 +102,7 @@ func newDiffCommand(stdout, stderr io.Writer) *cobra.Command {
 	f.StringVarP(&o.output, "output", "o", "table", "output format: table, markdown or json")
 	f.StringVar(&o.now, "now", "", "verify at this RFC 3339 time or date (2026-11-22) instead of the clock")
 	f.BoolVar(&o.allowUnexplained, "allow-unexplained", false, "report planted trust as a warning (exit 0) for a repository whose CAs are edited by hand on purpose")
+	f.BoolVar(&o.preCommit, "pre-commit", false, "BASE and HEAD from pre-commit: the range of --from-ref/--to-ref or a push (from its merge base), else HEAD and the working tree; every argument is a PATH")
 	return cmd
 }
 
@@ -105,11 +118,45 @@ func runDiff(cmd *cobra.Command, o *diffOptions, args []string, stdout, stderr i
 	}
 	opts := gate.Options{Dir: ".", Now: now, Format: o.output, AllowUnexplained: o.allowUnexplained,
 		Command: "rotate-certs diff " + strings.Join(quoteArgs(args), " ")}
-	opts.Base, opts.Head, opts.Paths, err = diffSides(".", args, cmd.ArgsLenAtDash())
+	if o.preCommit {
+		opts.Base, opts.Head, err = preCommitSides(".", os.Getenv)
+		opts.Paths = args
+		opts.Command = "rotate-certs diff " + strings.Join(quoteArgs(append(sideArgs(opts.Base, opts.Head), args...)), " ")
+	} else {
+		opts.Base, opts.Head, opts.Paths, err = diffSides(".", args, cmd.ArgsLenAtDash())
+	}
 	if err != nil {
 		return exit.Misuse(err)
 	}
 	return gate.Run(opts, stdout, logFor(cmd, stderr))
+}
+
+// preCommitSides are the sides --pre-commit compares: with
+// PRE_COMMIT_FROM_REF and PRE_COMMIT_TO_REF (pre-commit run --from-ref
+// --to-ref, a pre-push hook) from their merge base to the second; without
+// them, HEAD and the working tree (a commit being made: pre-commit has set
+// aside what is not staged).
+func preCommitSides(dir string, getenv func(string) string) (base, head gate.Side, err error) {
+	from, to := getenv("PRE_COMMIT_FROM_REF"), getenv("PRE_COMMIT_TO_REF")
+	switch {
+	case from == "" && to == "":
+		return gate.Side{Rev: "HEAD"}, gate.Side{Dir: dir}, nil
+	case from == "" || to == "":
+		return base, head, errors.New("--pre-commit: PRE_COMMIT_FROM_REF and PRE_COMMIT_TO_REF are set together (pre-commit run --from-ref A --to-ref B), or neither")
+	}
+	mb, err := resio.MergeBase(dir, from, to)
+	if err != nil {
+		return base, head, fmt.Errorf("--pre-commit: PRE_COMMIT_FROM_REF and PRE_COMMIT_TO_REF: %w", err)
+	}
+	return gate.Side{Rev: mb}, gate.Side{Rev: to}, nil
+}
+
+// sideArgs are the arguments that name base and head for a command line.
+func sideArgs(base, head gate.Side) []string {
+	if head.Rev == "" {
+		return []string{base.Rev}
+	}
+	return []string{base.Rev, head.Rev}
 }
 
 // diffSides reads BASE [HEAD] [PATH...]: two directories, or a revision

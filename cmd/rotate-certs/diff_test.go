@@ -3,10 +3,12 @@ package main
 import (
 	"encoding/base64"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/rotate-certs/rotate-certs/fn/gate"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
 )
 
@@ -120,5 +122,54 @@ func TestDiffWarnsOfAKeyOutsideASecret(t *testing.T) {
 		if strings.Contains(out+stderr, body) || strings.Contains(out+stderr, "PRIVATE KEY") {
 			t.Fatalf("-o %s echoes key material:\n%s", format, out)
 		}
+	}
+}
+
+// TestPreCommitSides: --pre-commit compares what pre-commit hands a hook -
+// the commit being made, or the range of `pre-commit run --from-ref A
+// --to-ref B` and of a push from its merge base - and fails closed on a
+// half-set or unknown range (before, the hook's `diff HEAD` compared an
+// unchanged working tree under --from-ref and passed every range).
+func TestPreCommitSides(t *testing.T) {
+	dir := t.TempDir()
+	run := func(args ...string) string {
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@rotate-certs.dev"}, args...)...)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	run("init", "-q", "-b", "main")
+	run("commit", "-q", "--allow-empty", "-m", "base")
+	fork := run("rev-parse", "HEAD")
+	run("checkout", "-q", "-b", "pr")
+	run("commit", "-q", "--allow-empty", "-m", "the change")
+	run("checkout", "-q", "main")
+	run("commit", "-q", "--allow-empty", "-m", "main moves on")
+	for _, tc := range []struct {
+		name       string
+		env        map[string]string
+		base, head gate.Side
+		err        string
+	}{
+		{"a commit being made", nil, gate.Side{Rev: "HEAD"}, gate.Side{Dir: dir}, ""},
+		{"a range, from its merge base", map[string]string{"PRE_COMMIT_FROM_REF": "main", "PRE_COMMIT_TO_REF": "pr"}, gate.Side{Rev: fork}, gate.Side{Rev: "pr"}, ""},
+		{"half a range", map[string]string{"PRE_COMMIT_TO_REF": "pr"}, gate.Side{}, gate.Side{}, "set together"},
+		{"an unknown ref", map[string]string{"PRE_COMMIT_FROM_REF": "mian", "PRE_COMMIT_TO_REF": "pr"}, gate.Side{}, gate.Side{}, `"mian" is not a commit`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base, head, err := preCommitSides(dir, func(k string) string { return tc.env[k] })
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want one with %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil || base != tc.base || head != tc.head {
+				t.Fatalf("sides %+v %+v, %v; want %+v %+v", base, head, err, tc.base, tc.head)
+			}
+		})
 	}
 }

@@ -324,3 +324,49 @@ func TestClientConfigCAReplaced(t *testing.T) {
 		require.NotContains(t, out+stderr, "PRIVATE KEY", format)
 	}
 }
+
+// injectedCronJob is a CronJob `linkerd inject` wrote: the proxy's trust
+// anchors literal PEM in the env of its job template's pod template.
+func injectedCronJob(anchors ...testpki.Cert) string {
+	return `apiVersion: batch/v1
+kind: CronJob
+metadata: {name: report, namespace: emojivoto}
+spec:
+  schedule: '@daily'
+  jobTemplate:
+    spec:
+      template:
+        metadata:
+          labels: {app: report, linkerd.io/control-plane-ns: linkerd}
+        spec:
+          restartPolicy: OnFailure
+          containers:
+          - {name: report, image: buoyantio/emojivoto-report:v10}
+          initContainers:
+          - name: linkerd-proxy
+            image: cr.l5d.io/linkerd/proxy:stable
+            restartPolicy: Always
+            env:
+            - name: LINKERD2_PROXY_IDENTITY_TRUST_ANCHORS
+              value: |
+` + indented(16, anchors...)
+}
+
+// TestOwnEnvReadersAreRestarts: who reads a workload's own env value is
+// restart.Readers' answer, not diff's own: a Deployment reads it once, a
+// CronJob does not (each run starts on the current value, as for any
+// trust a Job reads) - diff once counted every workload as reading its own
+// value once.
+func TestOwnEnvReadersAreRestarts(t *testing.T) {
+	r := newRepo(t)
+	files := meshed(anchor1, issuer1, []testpki.Cert{anchor1}, []testpki.Cert{anchor1}, []testpki.Cert{anchor1})
+	files["apps/report.yaml"] = injectedCronJob(anchor1)
+	base := r.commit(files)
+	files = meshed(anchor1, issuer1, []testpki.Cert{anchor1}, []testpki.Cert{anchor1, anchor2}, []testpki.Cert{anchor1})
+	files["apps/report.yaml"] = injectedCronJob(anchor1, anchor2)
+	res, _ := r.result(base, r.commit(files))
+	web := trustOf(t, res, "web", anchorsEnv)
+	require.Equal(t, []trustdiff.Consumer{{Resource: web.Resource, Via: "its own env value", Once: true}}, web.Consumers)
+	report := trustOf(t, res, "report", "spec.jobTemplate.spec.template.spec.initContainers[name=linkerd-proxy].env[name=LINKERD2_PROXY_IDENTITY_TRUST_ANCHORS].value")
+	require.Equal(t, []trustdiff.Consumer{{Resource: report.Resource, Via: "its own env value"}}, report.Consumers)
+}

@@ -81,13 +81,7 @@ func Run(o Options, stdout io.Writer, log exit.Printer) error {
 	if err := pathsExist(o, base, head); err != nil {
 		return exit.Misuse(err)
 	}
-	bs, hs := base.load(log), head.load(log)
-	dupsB, dupsH := trustdiff.Duplicates(bs.Items, base.rel()), trustdiff.Duplicates(hs.Items, head.rel())
-	for _, d := range dupsH {
-		log.Warn("at HEAD: " + kube.ScrubMessage(d.String()))
-	}
-	ambiguous := trustdiff.Ambiguous(dupsB, dupsH)
-	bt, ht := base.model(bs, o, ambiguous), head.model(hs, o, ambiguous)
+	bt, ht := models(o, base, head, log)
 	incomplete, fatal := judgeProblems(bt.Problems, ht.Problems, base, head)
 	for _, p := range bt.Problems {
 		if !slices.ContainsFunc(incomplete, func(i trustdiff.Incomplete) bool { return i.File == p.File && i.Reason == p.Message }) {
@@ -110,6 +104,29 @@ func Run(o Options, stdout io.Writer, log exit.Printer) error {
 		return exit.Misuse(fmt.Errorf("writing output: %w", err))
 	}
 	return exitStatus(res, o, log)
+}
+
+// models reads each side into its model, one side at a time: BASE's
+// resources are let go once its model is built, before HEAD is read (a
+// fleet's pull request holds one side's objects at a time, not two).
+// Objects that share a name in one directory on either side are told
+// apart by file on both (trustdiff.Ambiguous); when HEAD has such names
+// BASE has not - the change adds a duplicate - BASE is read again, quietly,
+// and modelled with them.
+func models(o Options, base, head *opened, log exit.Printer) (bt, ht *trustdiff.Tree) {
+	bs := base.load(log)
+	dupsB := trustdiff.Duplicates(bs.Items, base.rel())
+	bt = base.model(bs, o, trustdiff.Ambiguous(dupsB))
+	hs := head.load(log)
+	dupsH := trustdiff.Duplicates(hs.Items, head.rel())
+	for _, d := range dupsH {
+		log.Warn("at HEAD: " + kube.ScrubMessage(d.String()))
+	}
+	ambiguous := trustdiff.Ambiguous(dupsB, dupsH)
+	if len(ambiguous) > len(trustdiff.Ambiguous(dupsB)) {
+		bt = base.model(base.load(exit.NewPrinter(io.Discard, "")), o, ambiguous)
+	}
+	return bt, head.model(hs, o, ambiguous)
 }
 
 // judgeProblems sorts what HEAD does not let diff read: a problem of a

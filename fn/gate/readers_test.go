@@ -132,32 +132,6 @@ func gatewayMTLSTree(kind string, trust testpki.Cert) map[string]string {
 
 var clientOld = testpki.Fixture("client-old")
 
-// TestGatewayClientCAReplaced: the CA a ClientTrafficPolicy validates
-// client certificates with is replaced while a client certificate of the
-// old CA is still in use: the gateway reads the ClusterTrustBundle or
-// ConfigMap (caCertificateRefs) and rejects the client - a break, where
-// diff once said the object was read by nothing.
-func TestGatewayClientCAReplaced(t *testing.T) {
-	for _, kind := range []string{"ClusterTrustBundle", "ConfigMap"} {
-		t.Run(kind, func(t *testing.T) {
-			r := newRepo(t)
-			base := r.commit(gatewayMTLSTree(kind, caOld))
-			res, code := r.result(base, r.commit(map[string]string{"mtls/client-ca.yaml": gatewayMTLSTree(kind, caNew)["mtls/client-ca.yaml"]}))
-			if code != exit.Failed || !breakNames(res.Breaks, "client-example-com data.tls.crt") {
-				t.Fatalf("exit %d, breaks %+v: want the client certificate against the new client CA", code, res.Breaks)
-			}
-			b := res.Breaks[0]
-			if b.Trust.Resource.Name != "client-ca" || len(b.Consumers) != 1 || b.Consumers[0].Resource.Kind != "ClientTrafficPolicy" ||
-				b.Consumers[0].Via != "caCertificateRefs" || b.Consumers[0].Once {
-				t.Errorf("break %+v: want client-ca, read by the ClientTrafficPolicy through caCertificateRefs, which follows updates", b)
-			}
-			if len(res.Planted) > 0 {
-				t.Errorf("planted %+v: the new CA's own Secret explains it", res.Planted)
-			}
-		})
-	}
-}
-
 // TestInvalidReloadIsAProblem: a rotate-certs.dev/reload value that is no
 // reload class, which render refuses, is not taken as a reload class in
 // silence: at HEAD diff cannot tell what the change does (exit 2, naming
@@ -173,5 +147,82 @@ func TestInvalidReloadIsAProblem(t *testing.T) {
 	}
 	if _, stderr, code := r.diff(typo, good, "table", false); code != exit.OK || !strings.Contains(stderr, "at BASE: "+want) {
 		t.Errorf("exit %d, stderr %q: want a warning naming the workload and the field", code, stderr)
+	}
+}
+
+// backendTLSTree is Envoy Gateway's Backend TLS layout (envoyproxy/gateway
+// at d32f28294245e454d20f81d323d626a90e660c1e,
+// test/e2e/testdata/httproute-with-dynamic-resolver-backend-with-tls.yaml
+// and ...-with-clustertrustbundle.yaml; the Backend API in
+// api/v1alpha1/backend_types.go: spec.tls.caCertificateRefs, Gateway API
+// LocalObjectReferences {group, kind, name} in the Backend's namespace,
+// a ConfigMap's or Secret's ca.crt or a ClusterTrustBundle), with our
+// certificates: an HTTPRoute to a Backend of type DynamicResolver whose
+// caCertificateRefs name the CA that the backend's serving certificate
+// must chain to - a ConfigMap backend-ca-certificate (key ca.crt) or a
+// ClusterTrustBundle of that name (group "") - the backend's serving
+// Secret (kubernetes.io/tls) and the Deployment that mounts it, and the
+// new CA's own Secret.
+func backendTLSTree(kind string, trust testpki.Cert) map[string]string {
+	const ns = "gateway-conformance-infra"
+	route := "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: httproute-with-dynamic-resolver-backend-tls\n  namespace: " + ns +
+		"\nspec:\n  parentRefs:\n  - name: same-namespace\n  rules:\n  - backendRefs:\n    - group: gateway.envoyproxy.io\n      kind: Backend\n      name: backend-dynamic-resolver-tls\n" +
+		"    matches:\n    - path:\n        type: PathPrefix\n        value: /with-tls\n"
+	backend := "apiVersion: gateway.envoyproxy.io/v1alpha1\nkind: Backend\nmetadata:\n  name: backend-dynamic-resolver-tls\n  namespace: " + ns +
+		"\nspec:\n  type: DynamicResolver\n  tls:\n    caCertificateRefs:\n    - name: backend-ca-certificate\n      group: \"\"\n      kind: " + kind + "\n"
+	ca := configMap(ns, "backend-ca-certificate", map[string]string{"ca.crt": pem(trust)})
+	if kind == "ClusterTrustBundle" {
+		ca = "apiVersion: certificates.k8s.io/v1beta1\nkind: ClusterTrustBundle\nmetadata:\n  name: backend-ca-certificate\nspec:\n  trustBundle: " + quote(pem(trust)) + "\n"
+	}
+	serving := object("v1", "Secret", ns, "backend-certificate", nil) + "type: kubernetes.io/tls\ndata:\n" +
+		dataLines(map[string]string{"tls.crt": pem(leafOld), "tls.key": string(leafOld.KeyPEM())}, b64)
+	server := object("apps/v1", "Deployment", ns, "backend-dynamic-resolver-tls", nil) +
+		"spec:\n  replicas: 1\n  selector:\n    matchLabels: {app: backend-dynamic-resolver-tls}\n  template:\n    metadata:\n      labels: {app: backend-dynamic-resolver-tls}\n" +
+		"    spec:\n      containers:\n      - name: tls-backend\n        image: registry.k8s.io/gateway-api/conformance/echo-basic:v0.1.0\n" +
+		"        volumeMounts:\n        - {name: secret-volume, mountPath: /etc/secret-volume}\n        env:\n        - {name: TLS_SERVER_CERT, value: /etc/secret-volume/crt}\n" +
+		"      volumes:\n      - name: secret-volume\n        secret:\n          secretName: backend-certificate\n          items:\n          - {key: tls.crt, path: crt}\n          - {key: tls.key, path: key}\n"
+	return map[string]string{
+		"backend/ca.yaml":     ca,
+		"backend/route.yaml":  docs(route, backend),
+		"backend/server.yaml": docs(serving, server),
+		"backend/new-ca.yaml": secret("cert-manager", "backend-ca-2026", map[string]string{"tls.crt": pem(caNew), "tls.key": string(caNew.KeyPEM())}),
+	}
+}
+
+// TestGatewayCAReplaced: the CA a gateway validates a peer with - an
+// Envoy Gateway ClientTrafficPolicy its clients, a Backend its backend's
+// serving certificate - is replaced while a certificate of the old CA is
+// still presented: the gateway reads the ClusterTrustBundle or ConfigMap
+// its caCertificateRefs name and rejects the peer - a break, where diff
+// once said the object was read by nothing. The gateway follows each
+// update of what it names (xDS): it does not read once.
+func TestGatewayCAReplaced(t *testing.T) {
+	for _, tc := range []struct {
+		name              string
+		tree              func(kind string, trust testpki.Cert) map[string]string
+		file, cert, trust string
+		reader            string
+	}{
+		{"ClientTrafficPolicy", gatewayMTLSTree, "mtls/client-ca.yaml", "client-example-com data.tls.crt", "client-ca", "ClientTrafficPolicy"},
+		{"Backend", backendTLSTree, "backend/ca.yaml", "backend-certificate data.tls.crt", "backend-ca-certificate", "Backend"},
+	} {
+		for _, kind := range []string{"ClusterTrustBundle", "ConfigMap"} {
+			t.Run(tc.name+" "+kind, func(t *testing.T) {
+				r := newRepo(t)
+				base := r.commit(tc.tree(kind, caOld))
+				res, code := r.result(base, r.commit(map[string]string{tc.file: tc.tree(kind, caNew)[tc.file]}))
+				if code != exit.Failed || !breakNames(res.Breaks, tc.cert) {
+					t.Fatalf("exit %d, breaks %+v: want %s against the new CA", code, res.Breaks, tc.cert)
+				}
+				b := res.Breaks[0]
+				if b.Trust.Resource.Name != tc.trust || len(b.Consumers) != 1 || b.Consumers[0].Resource.Kind != tc.reader ||
+					b.Consumers[0].Via != "caCertificateRefs" || b.Consumers[0].Once {
+					t.Errorf("break %+v: want %s, read by the %s through caCertificateRefs, which follows updates", b, tc.trust, tc.reader)
+				}
+				if len(res.Planted) > 0 {
+					t.Errorf("planted %+v: the new CA's own Secret explains it", res.Planted)
+				}
+			})
+		}
 	}
 }

@@ -127,7 +127,7 @@ func initTree(t *testing.T, top string) *initpolicy.Tree {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tree, err := initpolicy.ScanTree(items, initpolicy.PackageRoots(items), time.Now())
+	tree, err := initpolicy.ScanTree(initpolicy.Input{Items: items, Roots: initpolicy.PackageRoots(items)}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

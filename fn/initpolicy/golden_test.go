@@ -37,6 +37,7 @@ func TestInitGolden(t *testing.T) {
 		{"linkerd-trust-manager", "testdata/init/linkerd-trust-manager/input", "Bundle /linkerd-identity-trust-roots ", "linkerd"},
 		{"istio-ca-root-cert", "testdata/init/istio-ca-root-cert/input", "ConfigMap istio-system/istio-root-ca-trust root-cert.pem", ""},
 		{"mesh-without-trust-object", "testdata/init/mesh-without-trust-object/input", "ConfigMap shop/payments-ca-trust ca.crt", ""},
+		{"kustomize-namespace", "testdata/init/kustomize-namespace/input", "ConfigMap widget-system/trusted-ca-trust ca.crt", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tree, err := resio.ReadTree(golden.Path(filepath.FromSlash(c.dir)))
@@ -49,10 +50,15 @@ func TestInitGolden(t *testing.T) {
 					items = append(items, it)
 				}
 			}
-			plan, err := initpolicy.Scan(items, initNow)
+			// One package, in the namespaces its kustomization gives (its
+			// files named from its directory, as ReadTree names them).
+			t.Chdir(golden.Path(filepath.FromSlash(c.dir)))
+			ns := initpolicy.Namespaces([]string{"."})
+			scanned, err := initpolicy.ScanTree(initpolicy.Input{Items: items, Namespace: ns}, initNow)
 			if err != nil {
 				t.Fatal(err)
 			}
+			plan := scanned.Packages[0].Proposal
 			text, err := plan.YAML("")
 			if err != nil {
 				t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"crypto/x509"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -96,6 +95,8 @@ type meshTarget struct {
 	Namespaces []string
 	// CAs are the CAs it holds at Key now.
 	CAs []*x509.Certificate
+	// nodes are its objects, in input order.
+	nodes []*yaml.RNode
 }
 
 func (m meshTarget) key() kube.Key {
@@ -139,6 +140,7 @@ func (sc *scan) findMeshTargets(items []*yaml.RNode, cands []Candidate, bundles 
 			t.Namespaces = append(t.Namespaces, it.GetNamespace())
 		}
 		t.CAs = append(t.CAs, casAt(it, m.Key, sc.now)...)
+		t.nodes = append(t.nodes, it)
 	}
 	var fed []meshTarget
 	for _, t := range targets {
@@ -228,7 +230,7 @@ func trustManagerBundles(items []*yaml.RNode) []*yaml.RNode {
 // targetInPlace sets b's target to what the input already has in place for
 // src: the trust-manager Bundle that reads it, else the mesh trust object
 // it feeds. It returns the key of that target, false when there is none.
-func (sc *scan) targetInPlace(w inPlace, b *Bundle, src Source, consumers map[kube.Key][]Consumer) (kube.Key, bool) {
+func (sc *scan) targetInPlace(w inPlace, b *Bundle, src Source, consumers readers) (kube.Key, bool) {
 	for _, node := range w.bundles {
 		if c, ok := readBy(node, src); ok {
 			b.TargetKind, b.TargetName, b.TargetNamespace, b.TargetKey = string(kube.TargetBundle), node.GetName(), "", ""
@@ -240,8 +242,8 @@ func (sc *scan) targetInPlace(w inPlace, b *Bundle, src Source, consumers map[ku
 				kube.Safe(node.GetName()), c.Ref)
 			sc.noteUnreadSources(node, c.Ref.Namespace)
 			t, _ := certmanager.ReadBundleTarget(node)
+			b.TargetReaders = consumers.ofBundle(node)
 			for _, kind := range t.Kinds() {
-				b.TargetReaders = append(b.TargetReaders, consumersOfName(consumers, kind, t.Name)...)
 				if m, ok := meshTrustOf(kind, t.Name, firstOf(t.Keys[kind])); ok {
 					b.Mesh = m.Mesh
 				}
@@ -257,8 +259,12 @@ func (sc *scan) targetInPlace(w inPlace, b *Bundle, src Source, consumers map[ku
 		b.TargetNamespace, b.OtherNamespaces = m.Namespaces[0], m.Namespaces[1:]
 		b.TargetExists, b.Mesh = true, m.Mesh
 		b.Wired = fmt.Sprintf("%s %s key %s is %s: it is the target, under its own name and key", m.Kind, m.Name, m.Key, m.What)
-		for _, ns := range m.Namespaces {
-			b.TargetReaders = append(b.TargetReaders, consumers[kube.Key{Kind: m.Kind, Namespace: ns, Name: m.Name}]...)
+		for _, node := range m.nodes {
+			for _, c := range consumers.of(kube.RefOf(node), node) {
+				if !slices.ContainsFunc(b.TargetReaders, func(have Consumer) bool { return have.Ref == c.Ref }) {
+					b.TargetReaders = append(b.TargetReaders, c)
+				}
+			}
 		}
 		return m.key(), true
 	}
@@ -303,27 +309,6 @@ func readBy(node *yaml.RNode, src Source) (Candidate, bool) {
 		}
 	}
 	return Candidate{}, false
-}
-
-// consumersOfName returns the workloads that read an object of kind and
-// name in any namespace (what a trust-manager Bundle writes), by
-// namespace.
-func consumersOfName(consumers map[kube.Key][]Consumer, kind, name string) []Consumer {
-	var keys []kube.Key
-	for k := range consumers {
-		if k.Kind == kind && k.Name == name {
-			keys = append(keys, k)
-		}
-	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i].Namespace < keys[j].Namespace })
-	var out []Consumer
-	for _, k := range keys {
-		for _, c := range consumers[k] {
-			c.Via = fmt.Sprintf("%s %s/%s", kind, k.Namespace, name)
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 // meshNamespaces maps each mesh to the Namespaces of items whose own

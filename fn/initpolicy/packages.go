@@ -38,17 +38,28 @@ type Tree struct {
 	Notes []string
 }
 
-// ScanTree plans a policy for each package of items (see above), at now,
-// roots being the package directories found on disk (PackageRoots),
-// and proposes a trust domain for the bundles of different packages that
-// share a source CA. Input with fewer than two package roots, or read from
-// stdin, is planned as Scan plans it, as one PackagePlan with Dir "". Otherwise the
-// files in no package are left out, with a note, and a package for which
-// nothing is proposed (no CA source, no Cluster API control plane) gets no
-// policy; when no package has one, the whole input is planned as one, with
-// Dir "".
-func ScanTree(items []*yaml.RNode, roots []string, now time.Time) (*Tree, error) {
-	pkgs, rest := splitPackages(items, roots)
+// Input is what init reads: the resources, the package directories found
+// on disk (PackageRoots) and the namespaces kustomizations give them
+// (Namespaces; nil: the manifests' own).
+type Input struct {
+	Items     []*yaml.RNode
+	Roots     []string
+	Namespace func(*yaml.RNode) string
+}
+
+// ScanTree plans a policy for each package of in.Items (see above), at
+// now, in.Roots being the package directories found on disk, and proposes
+// a trust domain for the bundles of different packages that share a
+// source CA. Input with fewer than two package roots, or read from stdin,
+// is planned as Scan plans it, as one PackagePlan with Dir "". Otherwise
+// the files in no package are left out, with a note, and a package for
+// which nothing is proposed (no CA source, no Cluster API control plane)
+// gets no policy; when no package has one, the whole input is planned as
+// one, with Dir "". Readers are matched to what they read in the
+// namespaces in.Namespace gives.
+func ScanTree(in Input, now time.Time) (*Tree, error) {
+	items := in.Items
+	pkgs, rest := splitPackages(items, in.Roots)
 	tree := &Tree{Notes: outsideNotes(rest)}
 	type scanned struct {
 		plan *Proposal
@@ -56,7 +67,7 @@ func ScanTree(items []*yaml.RNode, roots []string, now time.Time) (*Tree, error)
 	}
 	var errs []error
 	pass.Each(pkgs, 0, func(p *pass.Package, r *resio.Resources, _ error) scanned {
-		plan, err := Scan(r.Items, now)
+		plan, err := scanIn(r.Items, in.Namespace, now)
 		return scanned{plan, err}
 	}, func(i int, s scanned) {
 		switch {
@@ -70,7 +81,7 @@ func ScanTree(items []*yaml.RNode, roots []string, now time.Time) (*Tree, error)
 		return nil, errs[0]
 	}
 	if len(tree.Packages) == 0 {
-		plan, err := Scan(items, now)
+		plan, err := scanIn(items, in.Namespace, now)
 		if err != nil {
 			return nil, err
 		}

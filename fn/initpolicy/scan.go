@@ -44,13 +44,18 @@ type Candidate struct {
 	// leaf, as it was when the leaf was issued - a CA source only when no
 	// better one holds a newer CA of that line.
 	leafCopy bool
+	// node is the object.
+	node *yaml.RNode
 }
 
-// Consumer is a workload whose pod template reads a source object.
+// Consumer is what reads a source object (restart.Readers): a workload,
+// through its pod template, or a Gateway API or Envoy Gateway object,
+// through its caCertificateRefs.
 type Consumer struct {
-	// Ref is the workload.
+	// Ref is the reader.
 	Ref kube.Ref
-	// How lists the references, such as "volume ca" or "env CA_CERT".
+	// How lists the references, such as "volume ca", "env CA_CERT" or
+	// "caCertificateRefs spec.tls.caCertificateRefs[0]".
 	How []string
 	// Via is the object read when it is not the bundle's source but a copy
 	// of the same CAs (Bundle.Also); empty otherwise.
@@ -158,7 +163,14 @@ func snapshotsLast(items []*yaml.RNode) []*yaml.RNode {
 
 // Scan plans trust bundles for items as of now. A CA that has expired by now
 // is not proposed: a bundle whose every CA has expired fails to render.
+// The objects are placed in the namespaces their manifests name.
 func Scan(items []*yaml.RNode, now time.Time) (*Proposal, error) {
+	return scanIn(items, nil, now)
+}
+
+// scanIn is Scan with the namespaces a kustomization gives objects
+// (namespace: Namespaces; nil for none).
+func scanIn(items []*yaml.RNode, namespace func(*yaml.RNode) string, now time.Time) (*Proposal, error) {
 	sc := &scan{
 		plan:      &Proposal{},
 		now:       now,
@@ -173,7 +185,7 @@ func Scan(items []*yaml.RNode, now time.Time) (*Proposal, error) {
 	kept, existing := sc.adoptHandKeptBundles(cands)
 	w := inPlace{bundles: trustManagerBundles(items)}
 	kept, w.meshes = sc.findMeshTargets(items, kept, w.bundles)
-	consumers, notes := findConsumers(items, policy.WorkloadKinds())
+	consumers, notes := newReaders(items, policy.WorkloadKinds(), namespace)
 	sc.plan.Notes = append(sc.plan.Notes, notes...)
 	sc.planBundles(kept, existing, consumers, w)
 	sc.noteIstiodRootCerts(items)
@@ -297,7 +309,7 @@ func (sc *scan) adoptHandKeptBundles(cands []Candidate) (kept []Candidate, exist
 // input already gives it, what the input already wires (w), a hand-kept
 // bundle adopted, or a new name; with the workloads that read the source
 // today. Sources with one target share its bundle.
-func (sc *scan) planBundles(kept []Candidate, existing map[kube.Key]bool, consumers map[kube.Key][]Consumer, w inPlace) {
+func (sc *scan) planBundles(kept []Candidate, existing map[kube.Key]bool, consumers readers, w inPlace) {
 	plan := sc.plan
 	names := map[string]bool{}
 	byTarget := map[kube.Key]int{} // bundles of targets the input has, to gather their sources
@@ -335,7 +347,7 @@ func (sc *scan) planBundles(kept []Candidate, existing map[kube.Key]bool, consum
 // gives it, what the input already wires (w), a hand-kept bundle adopted,
 // or a new name beside the source. shared is true when the target is one
 // the input has, which other sources may share (tk names it).
-func (sc *scan) target(b *Bundle, src Source, existing map[kube.Key]bool, consumers map[kube.Key][]Consumer, w inPlace) (tk kube.Key, shared bool) {
+func (sc *scan) target(b *Bundle, src Source, existing map[kube.Key]bool, consumers readers, w inPlace) (tk kube.Key, shared bool) {
 	b.TargetKind, b.TargetNamespace = src.Ref.Kind, src.Ref.Namespace
 	// Keep the key consumers already read, so switching them to the
 	// target changes only the object name; a CA key pair's tls.crt
@@ -486,7 +498,7 @@ func candidateOf(it *yaml.RNode, now time.Time) (Candidate, candidateResult, err
 			tlsCAs = cas
 		}
 		if len(cas) > 0 && !found {
-			best = Candidate{Ref: kube.RefOf(it), Key: v.Key, CAs: cas}
+			best = Candidate{Ref: kube.RefOf(it), Key: v.Key, CAs: cas, node: it}
 			found = true
 		}
 	}
@@ -630,11 +642,11 @@ func describeCAs(cas []*x509.Certificate) string {
 	return strings.Join(out, "; ")
 }
 
-// consumersOf returns the workloads reading src or one of its copies.
-func consumersOf(src Source, consumers map[kube.Key][]Consumer) []Consumer {
+// consumersOf returns what reads src or one of its copies.
+func consumersOf(src Source, consumers readers) []Consumer {
 	var out []Consumer
 	for i, c := range append([]Candidate{src.Candidate}, src.Also...) {
-		for _, con := range consumers[keyOf(c.Ref)] {
+		for _, con := range consumers.of(c.Ref, c.node) {
 			if i > 0 {
 				con.Via = c.Ref.String()
 			}

@@ -2,8 +2,8 @@ package inventory
 
 // Place is what kind of place holds a certificate: what a reader of
 // trust needs to know of a value besides its field. The inventory says
-// where; whether a value is trust, and who reads it, is its reader's
-// decision (package trustdiff).
+// where; whether a value is trust is package trustdiff's decision, and who
+// reads it restart.Readers'.
 type Place uint8
 
 const (

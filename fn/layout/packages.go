@@ -111,8 +111,13 @@ func packageOf(byDir map[string]*Package, file string) *Package {
 // IsPolicy reports whether item is a RotationPolicy of the supported
 // apiVersion.
 func IsPolicy(item *yaml.RNode) bool {
-	r := kube.RefOf(item)
-	return r.Kind == policy.Kind && r.APIVersion == policy.APIVersion
+	// Kind and apiVersion alone, not the whole reference (kube.RefOf reads
+	// the metadata and the file too): every command asks this of every
+	// object, more than once.
+	if item == nil || item.YNode().Kind != yaml.MappingNode {
+		return false
+	}
+	return item.GetKind() == policy.Kind && item.GetApiVersion() == policy.APIVersion
 }
 
 // WithoutPolicies returns items without the RotationPolicies among them.

@@ -45,11 +45,24 @@ func Decode(node *yaml.RNode) (*RotationPolicy, error) {
 	if err := checkType(node.GetKind(), node.GetApiVersion()); err != nil {
 		return nil, FieldErrors{err}
 	}
-	raw, err := node.MarshalJSON()
+	raw, err := toJSON(node)
 	if err != nil {
 		return nil, FieldErrors{kube.FieldErrorf("", "reading functionConfig: %v", err)}
 	}
 	return decodeJSON(raw)
+}
+
+// toJSON is the JSON of node as kyaml's RNode.MarshalJSON gives it, without
+// writing the node as YAML and parsing that again: yaml.v3 decodes the
+// node tree itself, by the same rules (tags, anchors, merge keys). A
+// fleet's policies are decoded by the thousand; the round trip through
+// text was most of the cost.
+func toJSON(node *yaml.RNode) ([]byte, error) {
+	m := map[string]any{}
+	if err := node.YNode().Decode(&m); err != nil {
+		return nil, err
+	}
+	return json.Marshal(m)
 }
 
 // checkType returns an error naming the field that makes kind and

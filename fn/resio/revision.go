@@ -92,6 +92,22 @@ func IsRevision(dir, rev string) bool {
 	return err == nil
 }
 
+// MergeBase returns the commit git merge-base finds for commits a and b
+// of the repository that holds dir: where the history that b has and a
+// lacks starts.
+func MergeBase(dir, a, b string) (string, error) {
+	for _, rev := range []string{a, b} {
+		if !IsRevision(dir, rev) {
+			return "", fmt.Errorf("%s is not a commit of the repository", kube.Quote(rev))
+		}
+	}
+	out, err := git(dir, nil, "merge-base", "--end-of-options", a, b)
+	if err != nil {
+		return "", fmt.Errorf("%s and %s have no common history: %w", kube.Quote(a), kube.Quote(b), err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
 // GitTop returns the top directory of the repository that holds dir and
 // dir's path below it ("" or ending in "/").
 func GitTop(dir string) (top, prefix string, err error) {

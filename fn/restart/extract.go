@@ -92,13 +92,12 @@ func readWorkload(node *yaml.RNode, kind policy.WorkloadKind) (*Workload, error)
 	return w, reloadErr
 }
 
-// ReadTemplate reads which Secrets and ConfigMaps node's pod template
+// templateOf reads which Secrets and ConfigMaps node's pod template
 // reads, node being of kind (its row of policy.WorkloadKinds, any role); an
 // Argo Rollout that borrows another workload's template (spec.workloadRef)
-// reads none. It is the reading readWorkload does, so init lists as
-// readers of a CA exactly what the restart rules see: a missing or
-// malformed pod template is the same *kube.FieldError.
-func ReadTemplate(node *yaml.RNode, kind policy.WorkloadKind) (Template, error) {
+// reads none. It is the reading readWorkload does: a missing or malformed
+// pod template is the same *kube.FieldError.
+func templateOf(node *yaml.RNode, kind policy.WorkloadKind) (Template, error) {
 	tmpl, err := podTemplate(node, kind)
 	if err != nil || tmpl == nil {
 		return Template{}, err

@@ -16,7 +16,12 @@ const GatewayCAKey = "ca.crt"
 // caRefReader is a kind whose CA certificate references name a Secret, a
 // ConfigMap or a ClusterTrustBundle: a reader row, as a workload kind's
 // pod template is. Its controller watches what it names and follows each
-// update (ViaCARef): it never reads once.
+// update (ViaCARef): it never reads once. Envoy Gateway, whose rows these
+// are besides Gateway API's, serves the CAs to its proxies over xDS
+// (secrets of its SDS), which Envoy takes without a restart: a new CA in
+// the object is in use once the controller has reconciled it, the old one
+// no longer - so a change that replaces the CA under a certificate still
+// presented breaks at once, and an overlap (both CAs) does not.
 type caRefReader struct {
 	kube.GroupKind
 	// lists are the kind's lists of references, each a dotted field path
@@ -38,6 +43,13 @@ type caRefReader struct {
 //   - Envoy Gateway ClientTrafficPolicy (v1alpha1):
 //     spec.tls.clientValidation.caCertificateRefs, SecretObjectReferences
 //     {group, kind (default Secret), name, namespace};
+//   - Envoy Gateway Backend (v1alpha1): spec.tls.caCertificateRefs, the
+//     CAs the gateway validates the backend's serving certificate with,
+//     Gateway API LocalObjectReferences {group, kind, name} in the
+//     Backend's namespace (api/v1alpha1/backend_types.go of
+//     envoyproxy/gateway at d32f282; its provider indexes the ConfigMaps,
+//     Secrets and ClusterTrustBundles they name and reconciles on each
+//     change of them, internal/provider/kubernetes/indexers.go);
 //   - Gateway API Gateway, its client certificate validation (GEP-91):
 //     spec.tls.frontend.default.validation.caCertificateRefs and
 //     spec.tls.frontend.perPort[].tls.validation.caCertificateRefs
@@ -56,6 +68,8 @@ var caRefReaders = []caRefReader{
 		lists: []string{"spec.validation.caCertificateRefs"}},
 	{GroupKind: kube.GroupKind{Group: "gateway.envoyproxy.io", Kind: "ClientTrafficPolicy"},
 		lists: []string{"spec.tls.clientValidation.caCertificateRefs"}, defaultKind: KindSecret, crossNamespace: true},
+	{GroupKind: kube.GroupKind{Group: "gateway.envoyproxy.io", Kind: "Backend"},
+		lists: []string{"spec.tls.caCertificateRefs"}},
 	{GroupKind: kube.GroupKind{Group: "gateway.networking.k8s.io", Kind: "Gateway"},
 		lists: []string{
 			"spec.tls.frontend.default.validation.caCertificateRefs",
@@ -85,8 +99,8 @@ func caRefReaderOf(node *yaml.RNode) (caRefReader, bool) {
 }
 
 // caRef is one reference of a caRefReader: the object it names, in the
-// namespace it names it in ("" for a ClusterTrustBundle, or when neither
-// the reference nor the referencing object names one).
+// namespace the reference names ("" for a ClusterTrustBundle, or when the
+// reference names none: the referencing object's, addCARefs).
 type caRef struct {
 	object    Object
 	namespace string
@@ -100,7 +114,7 @@ func (c caRefReader) refs(node *yaml.RNode) []caRef {
 	for _, path := range c.lists {
 		eachList(node, "", strings.Split(path, "."), func(at string, entries []*yaml.Node) {
 			for i, e := range entries {
-				if r, ok := c.ref(node, yaml.NewRNode(e)); ok {
+				if r, ok := c.ref(yaml.NewRNode(e)); ok {
 					r.field = fmt.Sprintf("%s[%d]", at, i)
 					out = append(out, r)
 				}
@@ -110,9 +124,9 @@ func (c caRefReader) refs(node *yaml.RNode) []caRef {
 	return out
 }
 
-// ref reads one reference of node; ok is false for one that names no
+// ref reads one reference; ok is false for one that names no
 // object rotate-certs writes trust into (another group, another kind).
-func (c caRefReader) ref(node, ref *yaml.RNode) (caRef, bool) {
+func (c caRefReader) ref(ref *yaml.RNode) (caRef, bool) {
 	if ref.YNode().Kind != yaml.MappingNode {
 		return caRef{}, false
 	}
@@ -127,8 +141,10 @@ func (c caRefReader) ref(node, ref *yaml.RNode) (caRef, bool) {
 	case kind == KindClusterTrustBundle && (group == "" || group == groupCertificates):
 		return caRef{object: Object{Kind: kind, Name: name}}, true
 	case (kind == KindSecret || kind == KindConfigMap) && group == "":
-		ns := node.GetNamespace()
-		if c.crossNamespace && kube.ScalarAt(ref, "namespace") != "" {
+		// No namespace named: the reader's own (addCARefs, by the
+		// namespace rule).
+		ns := ""
+		if c.crossNamespace {
 			ns = kube.ScalarAt(ref, "namespace")
 		}
 		return caRef{object: Object{Kind: kind, Name: name}, namespace: ns}, true

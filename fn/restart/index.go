@@ -22,7 +22,7 @@ func (r *Readers) scan() {
 	r.under, r.signers = map[Object]map[string]map[string][]*provider{}, map[string]map[string]bool{}
 	r.namespaces, r.nearest = map[string]map[string]*Namespace{}, map[*reference][]*provider{}
 	r.places, r.to, r.resolved = map[place]*provider{}, map[*provider][]*reference{}, map[Object]bool{}
-	r.copies = map[Object][]*provider{}
+	r.copies, r.byNode = map[Object][]*provider{}, map[*yaml.RNode]*reader{}
 	var later []*yaml.RNode // the objects that may be read, once every reference is known
 	for _, item := range r.items {
 		if kube.IsLocalConfig(item) {
@@ -64,6 +64,7 @@ func (r *Readers) newReader(item *yaml.RNode, w *Workload) *reader {
 		}
 	}
 	r.readers = append(r.readers, rd)
+	r.byNode[item] = rd
 	return rd
 }
 

@@ -23,15 +23,15 @@ func isWorkload(n *yaml.RNode) bool {
 	return ok
 }
 
-// isReader reports whether init lists n as a reader of a CA.
+// isReader reports whether n is a reader: a kind of any row of the table.
 func isReader(n *yaml.RNode) bool {
 	_, ok := policy.WorkloadKinds().At(n.GetApiVersion(), n.GetKind())
 	return ok
 }
 
-// readTemplateOf reads n's pod template as init does.
+// readTemplateOf reads n's pod template by its kind's row, any role.
 func readTemplateOf(n *yaml.RNode) (Template, error) {
-	return ReadTemplate(n, rowOf(n.GetKind()))
+	return templateOf(n, rowOf(n.GetKind()))
 }
 
 // addedKinds are the shipped table and three kinds added by a row each: one

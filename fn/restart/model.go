@@ -55,6 +55,12 @@ const (
 	// ViaAPIServer is a caBundle field, which the API server reads on
 	// each call it makes to the webhook or API service.
 	ViaAPIServer
+	// ViaOwnEnv is trust a workload's own pod template holds as a value
+	// (an env value: `linkerd inject` writes the mesh's anchors into every
+	// proxy's env): its containers read it once, at start. A change of it
+	// is a change of the template, which replaces the pods whatever
+	// rotate-certs.dev/reload says.
+	ViaOwnEnv
 )
 
 // String names the path as messages show it.
@@ -76,17 +82,20 @@ func (v Via) String() string {
 		return "caCertificateRefs"
 	case ViaAPIServer:
 		return "API server"
+	case ViaOwnEnv:
+		return "its own env value"
 	default:
 		return "unknown"
 	}
 }
 
 // FixedAtStart reports whether a pod reading through v keeps the value it
-// started with until it is restarted: a subPath mount, env, envFrom and
-// injection at admission. A whole-volume mount is updated in place by the
-// kubelet; a gateway's controller and the API server follow updates.
+// started with until it is restarted: a subPath mount, env, envFrom,
+// injection at admission and its own env value. A whole-volume mount is
+// updated in place by the kubelet; a gateway's controller and the API
+// server follow updates.
 func (v Via) FixedAtStart() bool {
-	return v == ViaSubPath || v == ViaEnv || v == ViaEnvFrom || v == ViaInjected
+	return v == ViaSubPath || v == ViaEnv || v == ViaEnvFrom || v == ViaInjected || v == ViaOwnEnv
 }
 
 // Object is an object a pod template refers to, by kind and name: a

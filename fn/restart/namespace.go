@@ -9,27 +9,44 @@ import (
 )
 
 // The one namespace rule of every command that matches a reader to what
-// it reads (render's restarts and warnings, diff's consumers). An object
-// whose manifest names no namespace - what `kubectl create secret
-// --dry-run=client -o yaml` writes - lands in whatever namespace it is
-// applied to: it may be the object a reference of any namespace names. So
-// an unknown namespace matches every namespace, on the safe side: more
-// readers, never fewer. Where it is known otherwise (a kustomization's
-// namespace:, which a kustomize build writes into each object it builds),
-// ReadersOptions.Namespace says so, and the known namespace is matched as
-// any other.
+// it reads (render's restarts and warnings, diff's consumers, init's
+// readers of a CA). An object whose manifest names no namespace - what
+// `kubectl create secret --dry-run=client -o yaml` writes - lands in
+// whatever namespace it is applied to: it may be the object a reference of
+// any namespace names. So an unknown namespace matches every namespace, on
+// the safe side: more readers, never fewer. Where something other than
+// the manifest decides the namespace - a kustomization's namespace:, which
+// kustomize writes into every namespaced object it builds, over the
+// manifest's own - ReadersOptions.Namespace says so, and the namespace it
+// gives is matched as any other; one it cannot tell (a base that two
+// overlays place in different namespaces) is AnyNamespace, unknown again.
+// diff reads kustomizations built, so its objects carry the namespace
+// kustomize gives them; init reads the manifests as written and asks the
+// builds (initpolicy.Namespaces).
+
+// AnyNamespace is what ReadersOptions.Namespace returns for an object
+// applied in several namespaces, or in one it cannot tell: it matches
+// every namespace, as a manifest without a namespace does.
+const AnyNamespace = "*"
 
 // SameNamespace reports whether an object of namespace a may be the object
 // of namespace b: the same namespace, or either unknown ("").
 func SameNamespace(a, b string) bool { return a == "" || b == "" || a == b }
 
-// namespaceOf returns the namespace node is applied in: its own, else
-// the one known returns for it, else "" (unknown).
+// namespaceOf returns the namespace node is applied in: the one known
+// returns for it (AnyNamespace: unknown, ""), else its own ("" when it
+// names none: unknown).
 func namespaceOf(node *yaml.RNode, known func(*yaml.RNode) string) string {
-	if ns := node.GetNamespace(); ns != "" || known == nil {
-		return ns
+	if known != nil {
+		switch ns := known(node); ns {
+		case AnyNamespace:
+			return ""
+		case "":
+		default:
+			return ns
+		}
 	}
-	return known(node)
+	return node.GetNamespace()
 }
 
 // The rule for copies. A tree may hold several objects a reference can

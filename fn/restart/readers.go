@@ -6,6 +6,7 @@ import (
 	"maps"
 	"path"
 	"slices"
+	"strings"
 
 	"github.com/rotate-certs/rotate-certs/fn/certmanager"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
@@ -22,7 +23,9 @@ import (
 // caCertificateRefs) - that names the object, or what a trust-manager
 // Bundle writes, in a namespace SameNamespace matches and with the object
 // nearest it among the copies the tree holds; the API server reads a
-// caBundle; and, for a policy bundle's targets (OfBundle), the workloads
+// caBundle; a workload reads the trust its own pod template holds as a
+// value (an env value), and nothing in the tree reads a Helm value
+// (embedded); and, for a policy bundle's targets (OfBundle), the workloads
 // its mesh or injector rules say are injected and those restart.workloads
 // names. Reader.Once is the one rule for "reads it once".
 //
@@ -33,6 +36,7 @@ type Readers struct {
 
 	scanned bool
 	readers []*reader
+	byNode  map[*yaml.RNode]*reader
 	errors  []ReadError
 	refs    map[Object][]*reference
 	// providers are the copies each object of the tree provides (a
@@ -71,9 +75,11 @@ type ReadersOptions struct {
 	// File returns the file an item is in, as Subject.File names files;
 	// nil: its path annotation.
 	File func(*yaml.RNode) string
-	// Namespace returns the namespace an item without metadata.namespace
-	// is applied in, when something knows it (a kustomization's
-	// namespace:); nil or "": unknown (SameNamespace).
+	// Namespace returns the namespace an item is applied in when
+	// something other than its manifest decides it (a kustomization's
+	// namespace:, which kustomize writes over the manifest's own), or
+	// AnyNamespace when it may be several; nil or "": its manifest's,
+	// unknown when it names none (namespace.go).
 	Namespace func(*yaml.RNode) string
 }
 
@@ -95,6 +101,11 @@ type Subject struct {
 	// this kind, namespace and name in File is the subject; an object the
 	// tree does not hold is a copy in File's directory.
 	File string
+	// Field is, when Node holds the trust in a value of its own rather
+	// than others reading Node (a pod template's env value, a Helm value
+	// of a HelmRelease or an Argo CD Application), that value's field
+	// path: its readers are Node's own (embedded).
+	Field string
 }
 
 // Reader is an object that reads a trust object, and how.
@@ -110,6 +121,10 @@ type Reader struct {
 	// a trust-manager Bundle writes, ClusterTrustBundles by signer); ""
 	// otherwise.
 	Reads string
+	// Through is, for a reader of what a trust-manager Bundle writes, the
+	// object it reads, in the namespace its reference names it in; zero
+	// otherwise.
+	Through kube.Key
 	// Explicit is true for a workload restart.workloads names.
 	Explicit bool
 
@@ -136,9 +151,18 @@ func (r Reader) Once() bool {
 
 // Never reports whether nothing rolls the reader: a workload annotated
 // reload: never, or of a kind the restart rules never roll (a Pod, a
-// ReplicaSet).
+// ReplicaSet). A workload reading its own env value is rolled by the
+// change of that value whatever it is annotated: a changed template
+// replaces the pods of a kind that replaces pods.
 func (r Reader) Never() bool {
-	return r.Workload != nil && (r.Workload.Reload == ReloadNever || r.Workload.Role == policy.RoleListed)
+	w := r.Workload
+	switch {
+	case w == nil:
+		return false
+	case w.Role == policy.RoleListed:
+		return true
+	}
+	return w.Reload == ReloadNever && !slices.ContainsFunc(r.Uses, func(u Use) bool { return u.Via == ViaOwnEnv })
 }
 
 // How returns the read that says how the reader reads: the one the
@@ -230,6 +254,9 @@ func (r *Readers) Workloads() []*Workload {
 // order. The uses of a reader are those that name s.
 func (r *Readers) Of(s Subject) []Reader {
 	r.scan()
+	if s.Field != "" {
+		return r.embedded(s)
+	}
 	var out []Reader
 	switch s.Key.Kind {
 	case KindSecret, KindConfigMap:
@@ -246,6 +273,24 @@ func (r *Readers) Of(s Subject) []Reader {
 		return []Reader{{Ref: ref, Uses: []Use{{Object: Object{Kind: s.Key.Kind, Name: s.Key.Name}, Via: ViaAPIServer}}}}
 	}
 	return out
+}
+
+// embedded returns the readers of the trust s.Node holds in its own
+// value s.Field. A workload whose pod template holds it reads it itself,
+// once, at start (ViaOwnEnv); each workload holds its own copy, so a peer
+// is no reader of it. Any other object's value - a Helm value - is read by
+// what the object makes (the objects a chart renders), which the tree
+// does not hold: none.
+func (r *Readers) embedded(s Subject) []Reader {
+	rd := r.byNode[s.Node]
+	if rd == nil || rd.w == nil || rd.w.WorkloadRef {
+		return nil
+	}
+	if within := rd.w.TemplateField; within != "" && !strings.HasPrefix(s.Field, within+".") {
+		return nil
+	}
+	use := Use{Object: Object{Kind: s.Key.Kind, Name: s.Key.Name}, Via: ViaOwnEnv, Field: s.Field}
+	return []Reader{{Ref: rd.ref, Workload: rd.w, Uses: []Use{use}, order: rd.order}}
 }
 
 // byReference returns the readers whose references to (kind, s's name)
@@ -304,8 +349,9 @@ func (r *Readers) written(s Subject) []Reader {
 	var out []Reader
 	for _, kind := range tt.Kinds() {
 		for _, ref := range r.referencesOf(s, Object{Kind: kind, Name: tt.Name}) {
-			out = append(out, Reader{Ref: ref.rd.ref, Workload: ref.rd.w, Uses: ref.uses, order: ref.rd.order,
-				Reads: fmt.Sprintf("%s written by trust-manager Bundle %s", kube.Key{Kind: kind, Namespace: ref.ns, Name: tt.Name}, tt.Name)})
+			through := kube.Key{Kind: kind, Namespace: ref.ns, Name: tt.Name}
+			out = append(out, Reader{Ref: ref.rd.ref, Workload: ref.rd.w, Uses: ref.uses, order: ref.rd.order, Through: through,
+				Reads: fmt.Sprintf("%s written by trust-manager Bundle %s", through, tt.Name)})
 		}
 	}
 	return mergeReaders(out)

@@ -80,9 +80,16 @@ func TestReadersNamespaceRule(t *testing.T) {
 	}
 	assert.Equal(t, []string{"Deployment a/in-a volume", "Deployment nowhere volume"}, of("a", items[0]))
 	assert.Equal(t, []string{"Deployment a/in-a volume", "Deployment b/in-b volume", "Deployment nowhere volume"}, of("", items[1]))
-	r = NewReaders(items, ReadersOptions{Namespace: func(*yaml.RNode) string { return "b" }})
+	known := map[*yaml.RNode]string{items[1]: "b", items[4]: "b"}
+	r = NewReaders(items, ReadersOptions{Namespace: func(n *yaml.RNode) string { return known[n] }})
 	assert.Equal(t, []string{"Deployment b/in-b volume", "Deployment b/nowhere volume"}, names(r.Of(Subject{Key: kube.Key{Kind: secretSubject, Namespace: "b", Name: "trust"}, Node: items[1]})),
 		"a namespace known otherwise (a kustomization's) is matched as any other")
+	known = map[*yaml.RNode]string{items[1]: "b", items[2]: "b", items[3]: AnyNamespace, items[4]: "b"}
+	r = NewReaders(items, ReadersOptions{Namespace: func(n *yaml.RNode) string { return known[n] }})
+	assert.Equal(t, []string{"Deployment b/in-a volume", "Deployment in-b volume", "Deployment b/nowhere volume"}, names(r.Of(Subject{Key: kube.Key{Kind: secretSubject, Namespace: "b", Name: "trust"}, Node: items[1]})),
+		"a kustomization's namespace is written over the manifest's; AnyNamespace matches every namespace")
+	assert.Equal(t, []string{"Deployment in-b volume"}, names(r.Of(Subject{Key: kube.KeyOf(items[0]), Node: items[0]})),
+		"the Secret of namespace a is read by no workload the kustomization placed in b")
 }
 
 // TestReadersNearestCopy: of the copies a reference can name, a reader
@@ -124,8 +131,13 @@ func TestCARefReaders(t *testing.T) {
 			"      - {kind: ClusterTrustBundle, group: '', name: client-ca}\n      - {name: client-ca, namespace: other}\n      - {kind: Bundle, group: trust.cert-manager.io, name: client-ca}\n",
 		"apiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\nmetadata: {name: btp, namespace: gw}\nspec:\n  validation:\n    caCertificateRefs:\n    - {group: '', kind: ConfigMap, name: client-ca}\n",
 		"apiVersion: certificates.k8s.io/v1beta1\nkind: ClusterTrustBundle\nmetadata: {name: client-ca}\nspec: {trustBundle: ''}\n",
+		"apiVersion: gateway.envoyproxy.io/v1alpha1\nkind: Backend\nmetadata: {name: be, namespace: gw}\nspec:\n  tls:\n    caCertificateRefs:\n    - {group: '', kind: ConfigMap, name: backend-ca}\n",
 	)
 	r := NewReaders(items, ReadersOptions{})
+	be := r.Of(Subject{Key: kube.Key{Kind: KindConfigMap, Namespace: "gw", Name: "backend-ca"}})
+	assert.Equal(t, []string{"Backend gw/be caCertificateRefs"}, names(be))
+	assert.False(t, be[0].Once(), "Envoy Gateway serves the CA over xDS and follows each update")
+	assert.Empty(t, r.Of(Subject{Key: kube.Key{Kind: KindConfigMap, Namespace: "other", Name: "backend-ca"}}), "a LocalObjectReference names the Backend's namespace")
 	ctb := r.Of(Subject{Key: kube.Key{Kind: KindClusterTrustBundle, Name: "client-ca"}, Node: items[2]})
 	require.Len(t, ctb, 1)
 	assert.Equal(t, "spec.tls.clientValidation.caCertificateRefs[0]", ctb[0].Uses[0].Field)
@@ -177,4 +189,39 @@ func TestReadersReadErrors(t *testing.T) {
 	got := r.Of(Subject{Key: kube.KeyOf(items[0]), Node: items[0]})
 	assert.Equal(t, []string{"Deployment a/typo volume"}, names(got))
 	assert.True(t, got[0].Once(), "read with the default class: it loads its trust once")
+}
+
+// TestEmbeddedReaders: trust an object holds in a value of its own is read
+// by the object itself - a workload, through its own env value, once (a
+// Job or CronJob not: each new pod starts on the current value), and
+// rolled by the change of it whatever its reload annotation - and by
+// nothing in the tree when it is a Helm value; a peer that names nothing
+// is no reader, nor is a workload for a field outside its pod template.
+func TestEmbeddedReaders(t *testing.T) {
+	env := "      containers:\n      - {name: c, env: [{name: TRUST_ANCHORS, value: pem}]}\n"
+	items := parseItems(t,
+		deployment("a", "web", "", env),
+		deployment("a", "pinned", "rotate-certs.dev/reload: never", env),
+		"apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: nightly, namespace: a}\nspec:\n  schedule: '@daily'\n  jobTemplate:\n    spec:\n      template:\n        spec:\n"+
+			"          containers:\n          - {name: c, env: [{name: TRUST_ANCHORS, value: pem}]}\n",
+		"apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: linkerd, namespace: a}\nspec:\n  values: {identityTrustAnchorsPEM: pem}\n",
+	)
+	r := NewReaders(items, ReadersOptions{})
+	of := func(i int, field string) []Reader {
+		return r.Of(Subject{Key: kube.KeyOf(items[i]), Node: items[i], Field: field})
+	}
+	const podEnv = "spec.template.spec.containers[0].env[0].value"
+	web := of(0, podEnv)
+	require.Len(t, web, 1, "pinned holds the same value in its own template: a copy of its own, no reader of web's")
+	assert.Equal(t, "Deployment a/web its own env value", names(web)[0])
+	assert.True(t, web[0].Once())
+	assert.False(t, web[0].Never())
+	pinned := of(1, podEnv)
+	require.Len(t, pinned, 1)
+	assert.False(t, pinned[0].Never(), "a changed env value changes the template, which rolls whatever the annotation says")
+	nightly := of(2, "spec.jobTemplate.spec.template.spec.containers[0].env[0].value")
+	require.Len(t, nightly, 1)
+	assert.False(t, nightly[0].Once(), "each run of a CronJob starts on the current value")
+	assert.Empty(t, of(3, "spec.values.identityTrustAnchorsPEM"), "a Helm value is read by what the chart renders, not in the tree")
+	assert.Empty(t, of(0, "metadata.annotations.trust"), "a value outside the pod template is no env value")
 }

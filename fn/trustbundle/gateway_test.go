@@ -30,6 +30,18 @@ spec:
       caCertificateRefs: [{kind: ConfigMap, name: trust, namespace: shop}]
 `
 
+// envoyBackend is an Envoy Gateway Backend in namespace shop whose
+// backend's serving certificate is validated with ConfigMap trust
+// (spec.tls.caCertificateRefs, Gateway API LocalObjectReferences).
+const envoyBackend = `apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: Backend
+metadata: {name: api, namespace: shop}
+spec:
+  endpoints: [{fqdn: {hostname: api.shop.svc.cluster.local, port: 443}}]
+  tls:
+    caCertificateRefs: [{group: "", kind: ConfigMap, name: trust}]
+`
+
 // Gateway API and Envoy Gateway read a referenced CA only from key ca.crt:
 // a bundle whose target they reference under another key writes the
 // overlap where they never look, and the render warns on the referencing
@@ -46,6 +58,8 @@ func TestGatewayReadsOnlyCACrt(t *testing.T) {
 		{"BackendTLSPolicy, another namespace", "    target: {kind: ConfigMap, name: trust, namespaces: [gw]}\n", backendTLSPolicy, "", false},
 		{"ClientTrafficPolicy, cross-namespace ref", "    target: {kind: ConfigMap, name: trust, namespaces: [shop]}\n", clientTrafficPolicy, "spec.tls.clientValidation.caCertificateRefs[0]", true},
 		{"ClientTrafficPolicy, key ca.crt", "    target: {kind: ConfigMap, name: trust, namespaces: [shop], key: ca.crt}\n", clientTrafficPolicy, "", false},
+		{"Envoy Gateway Backend, ConfigMap default key", "    target: {kind: ConfigMap, name: trust, namespaces: [shop]}\n", envoyBackend, "spec.tls.caCertificateRefs[0]", true},
+		{"Envoy Gateway Backend, another namespace", "    target: {kind: ConfigMap, name: trust, namespaces: [gw]}\n", envoyBackend, "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

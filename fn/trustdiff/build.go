@@ -84,8 +84,10 @@ type builder struct {
 	// decoded the policies.
 	bundles map[string]bundleInfo
 	decoded map[*yaml.RNode]decoded
-	// trustNodes are the objects of the trust objects.
+	// trustNodes are the objects of the trust objects; embedded the field
+	// of those their object holds in a value of its own (embedded.go).
 	trustNodes map[*TrustObject]*yaml.RNode
+	embedded   map[*TrustObject]string
 	// sourceOf are the policies' sources, by sourceKey: the bundle that
 	// reads each; trustNS the trustNamespace of the policies' bundles
 	// whose target is a trust-manager Bundle, by package directory and
@@ -120,7 +122,7 @@ func objectsOnly(items []*yaml.RNode) []*yaml.RNode {
 func Build(in Input) *Tree {
 	b := &builder{in: in, tree: &Tree{Holders: map[string][]Holder{}, presenters: map[string][]Consumer{}},
 		nodes: map[kube.Ref]*yaml.RNode{}, reasons: map[place][]why.Trusted{}, trustNodes: map[*TrustObject]*yaml.RNode{},
-		pkg: map[*yaml.RNode]string{}, bundles: map[string]bundleInfo{}, decoded: map[*yaml.RNode]decoded{}}
+		pkg: map[*yaml.RNode]string{}, bundles: map[string]bundleInfo{}, decoded: map[*yaml.RNode]decoded{}, embedded: map[*TrustObject]string{}}
 	for _, p := range in.Packages {
 		for _, r := range p.Trust {
 			for _, target := range append([]why.Address{r.Target}, r.Others...) { // every target a bundle writes
@@ -271,7 +273,7 @@ func dataKey(field string) string {
 
 // trust files value v as a trust object.
 func (b *builder) trust(v *value, node *yaml.RNode) {
-	o := &TrustObject{Resource: b.resource(v.ref), Field: v.field, Memory: memoryOf(node), pkg: b.pkg[node]}
+	o := &TrustObject{Resource: b.resource(v.ref), Field: v.field, Memory: memoryOf(node), pkg: b.pkg[node], keyPair: ownKeyPair(node, v.field)}
 	o.Package = b.packageName(o.pkg)
 	for _, f := range v.certs {
 		o.CAs = append(o.CAs, f.Cert)
@@ -286,10 +288,9 @@ func (b *builder) trust(v *value, node *yaml.RNode) {
 	}
 	o.Domain = b.bundles[o.pkg+"\x00"+o.Bundle].domain
 	o.sourceOf = b.sourceOf[sourceKey(o.pkg, v.ref.Kind, v.ref.Namespace, v.ref.Name, valueField(o.Resource, v.field))]
-	if cs, own := ownReaders(v, o); own {
-		o.Consumers = cs // its holder embeds it (embedded.go)
-	} else {
-		b.trustNodes[o] = node // its consumers: consumers.go
+	b.trustNodes[o] = node // its consumers: consumers.go
+	if embeds(v) {
+		b.embedded[o] = v.field // its holder's own value (embedded.go)
 	}
 	b.tree.Trust = append(b.tree.Trust, o)
 }

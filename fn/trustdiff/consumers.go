@@ -13,11 +13,12 @@ import (
 // one namespace rule and the rule for copies - and Reader.Once says
 // whether a reader keeps the trust it read until it is restarted.
 
-// consumers sets the consumers of every trust object but those an object
-// embeds (embedded.go: their holder says who reads them): what reads it
-// (restart.Readers.Of), and for an object a policy's bundle renders, the
-// workloads that bundle's restart rules say read it (OfBundle: injected
-// at admission, named in restart.workloads), each of its package.
+// consumers sets the consumers of every trust object: what reads it
+// (restart.Readers.Of) - for trust an object holds in a value of its own
+// (embedded.go), the object's own readers - and for an object a policy's
+// bundle renders, the workloads that bundle's restart rules say read it
+// (OfBundle: injected at admission, named in restart.workloads), each of
+// its package.
 func (b *builder) consumers() {
 	namespaces := map[string][]string{}
 	for _, o := range b.tree.Trust {
@@ -31,9 +32,9 @@ func (b *builder) consumers() {
 		if !read {
 			continue
 		}
-		s := restart.Subject{Key: kube.Key{Kind: o.Resource.Kind, Namespace: o.Resource.Namespace, Name: o.Resource.Name}, Node: node}
+		s := restart.Subject{Key: kube.Key{Kind: o.Resource.Kind, Namespace: o.Resource.Namespace, Name: o.Resource.Name}, Node: node, Field: b.embedded[o]}
 		var readers []restart.Reader
-		if info, ok := b.bundles[o.pkg+"\x00"+o.Bundle]; ok && o.Bundle != "" {
+		if info, ok := b.bundles[o.pkg+"\x00"+o.Bundle]; ok && o.Bundle != "" && s.Field == "" {
 			readers = b.readers.OfBundle(s, restart.BundleScope{Restart: info.restart, Namespaces: namespaces[o.pkg+"\x00"+o.Bundle]})
 		} else {
 			readers = b.readers.Of(s)

@@ -13,34 +13,28 @@ import (
 // Argo CD Application (Linkerd's identityTrustAnchorsPEM). Such a value is
 // a trust object by the rule of every value (isTrust): CAs only, none a
 // link of a chain, unless its name says it is a certificate (presented).
-// Who reads it (ownReaders):
+// Who reads it is not decided here: restart.Readers answers it, asked
+// with the value's field (restart.Subject.Field), by the one rule of
+// readers:
 //
-//   - an env value is read by its own workload, once, at start. Changing
-//     the value changes the pod template, so the change that changes it
-//     rolls the workload (it is listed among the rolls) and the workload
-//     starts on the new value: it never keeps the old trust, so no break
-//     of the four combinations comes from it, whatever its
-//     rotate-certs.dev/reload (a changed template rolls whatever the
-//     annotation says). Each workload holds its own copy: a peer whose
-//     copy the change leaves alone is judged against its own copy.
+//   - an env value is read by its own workload, once, at start
+//     (restart.ViaOwnEnv). Changing the value changes the pod template, so
+//     the change that changes it rolls the workload (it is listed among
+//     the rolls) and the workload starts on the new value: it never keeps
+//     the old trust, so no break of the four combinations comes from it,
+//     whatever its rotate-certs.dev/reload (Reader.Never is false for it:
+//     a changed template rolls whatever the annotation says). Each
+//     workload holds its own copy: a peer whose copy the change leaves
+//     alone is judged against its own copy.
 //   - a Helm value is read by the objects the chart renders, which diff
 //     does not see: it has no consumers, so no breaks, but its change is
 //     listed and a CA it gains that nothing explains is planted.
 
-// viaOwnEnv is how a workload reads the trust its own pod template holds.
-const viaOwnEnv = "its own env value"
-
-// ownReaders returns the readers of trust object o, value v, when its
-// holder embeds it (an env value, a Helm value), and whether it does;
-// the readers of other trust objects are the builder's (consumers).
-func ownReaders(v *value, o *TrustObject) ([]Consumer, bool) {
-	switch v.place {
-	case inventory.PlaceEnv:
-		return []Consumer{{Resource: o.Resource, Via: viaOwnEnv, Once: true}}, true
-	case inventory.PlaceHelmValue:
-		return nil, true
-	}
-	return nil, false
+// embeds reports whether value v is trust its object holds in a value of
+// its own (an env value, a Helm value): what reads it is the object's own
+// reading (restart.Subject.Field), not what reads the object.
+func embeds(v *value) bool {
+	return v.place == inventory.PlaceEnv || v.place == inventory.PlaceHelmValue
 }
 
 // Words of an embedded value's name that say what it holds: a name with a

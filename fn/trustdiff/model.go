@@ -105,6 +105,10 @@ type TrustObject struct {
 	// because a Secret or ConfigMap it reads does (trustmanager.go): that
 	// value holds them, the Bundle is no other holder of them.
 	derived map[string]bool
+	// keyPair is true for the ca.crt of a CA's own key pair: a Secret of
+	// type kubernetes.io/tls whose tls.crt is that one self-signed CA
+	// (provenance.go, ownKeyPair).
+	keyPair bool
 }
 
 // key is the identity of a trust object across the two trees.

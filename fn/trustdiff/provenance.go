@@ -1,10 +1,13 @@
 package trustdiff
 
 import (
+	"bytes"
 	"crypto/x509"
 	"fmt"
 
+	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // Provenance: why a trust object holds each CA, and, for a CA no rule
@@ -12,6 +15,22 @@ import (
 // BASE explains it at HEAD: a CA pasted into a caBundle together with a
 // Secret that holds it, in any namespace, or into two trust objects at
 // once, does not explain itself.
+//
+// One place is the CA itself rather than trust in it: the ca.crt of a
+// CA's own key pair - a Secret of type kubernetes.io/tls whose ca.crt and
+// tls.crt are the same one self-signed CA, its key in tls.key, as
+// cert-manager writes the Secret of a self-signed Certificate (isCA: true,
+// a selfSigned issuer) - is the CA's source, as its tls.crt is. A new CA
+// there is the key pair renewed, not trust planted, when the place was
+// such a key pair at BASE too (ownKeyPair on both sides): a renewal
+// replaces the key pair where it was. A Secret that becomes one in the
+// change (added, or an Opaque or leaf Secret at BASE) explains nothing,
+// its own ca.crt included, and in no case does the key pair explain the
+// CA anywhere else (holdersOf: only BASE explains). diff cannot tell
+// cert-manager's renewal from a key pair replaced by hand; both show as
+// the trust change of that ca.crt, with its readers and the breaks it
+// makes - as the same Secret without ca.crt, whose tls.crt is a source
+// and no trust object, always did.
 
 // history is what BASE held, by place (a trust object's key, a holder's
 // object and value): the CAs each place held, and the places that held a
@@ -19,13 +38,16 @@ import (
 type history struct {
 	held   map[string]bool // place, NUL, SHA-256 of a CA
 	places map[string]bool
+	// keyPairs are the trust objects that were a CA's own key pair.
+	keyPairs map[string]bool
 }
 
 // newHistory indexes what base held.
 func newHistory(base *Tree) *history {
-	h := &history{held: map[string]bool{}, places: map[string]bool{}}
+	h := &history{held: map[string]bool{}, places: map[string]bool{}, keyPairs: map[string]bool{}}
 	for _, o := range base.Trust {
 		h.places[o.key()] = true
+		h.keyPairs[o.key()] = o.keyPair
 		for s := range shas(o) {
 			h.held[o.key()+"\x00"+s] = true
 		}
@@ -69,10 +91,42 @@ func explain(t *Tree, o *TrustObject, c *x509.Certificate, before bool, prior *h
 		ca.Why, ca.Source = WhySource, "held at BASE by "+listed(hd.old)
 	case before:
 		ca.Why = WhyCarried
+	case o.keyPair && prior != nil && prior.keyPairs[o.key()]:
+		ca.Why, ca.Source = WhySource, "the CA's own key pair, renewed in place ("+o.Resource.String()+" tls.crt: the same self-signed CA, with its key)"
 	default:
 		ca.Provenance = hd.words()
 	}
 	return ca
+}
+
+// ownKeyPair reports whether value field of node is the ca.crt of a CA's
+// own key pair: a Secret of type kubernetes.io/tls whose ca.crt and
+// tls.crt are each the same one self-signed CA certificate, with a
+// tls.key.
+func ownKeyPair(node *yaml.RNode, field string) bool {
+	if node.GetKind() != "Secret" || dataKey(field) != "ca.crt" || kube.ScalarAt(node, "type") != "kubernetes.io/tls" {
+		return false
+	}
+	values, err := kube.Values(node)
+	if err != nil {
+		return false
+	}
+	one := map[string]*x509.Certificate{}
+	for _, v := range values {
+		if v.Key != "ca.crt" && v.Key != "tls.crt" && v.Key != "tls.key" {
+			continue
+		}
+		one[v.Key] = nil
+		if v.Key == "tls.key" {
+			continue
+		}
+		if d, err := pki.DecodePEM(v.Bytes); err == nil && len(d.Certificates) == 1 {
+			one[v.Key] = d.Certificates[0]
+		}
+	}
+	ca, crt := one["ca.crt"], one["tls.crt"]
+	_, key := one["tls.key"]
+	return key && ca != nil && crt != nil && bytes.Equal(ca.Raw, crt.Raw) && pki.IsCA(ca) && pki.SelfSigned(ca)
 }
 
 // holding is what holds a CA besides the trust object asked about: the

@@ -2,11 +2,13 @@ package trustdiff
 
 import (
 	"encoding/base64"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // secretOf is a Secret in namespace ns whose data keys hold the PEM of
@@ -112,5 +114,53 @@ func TestIssuedBesideWithSHA1(t *testing.T) {
 	}
 	if len(r.Planted) != 0 || len(r.Facts) != 2 {
 		t.Errorf("planted %+v, facts %+v: want no planted and the two SHA-1 signatures as warnings", r.Planted, r.Facts)
+	}
+}
+
+// ownKeyPair is the layout cert-manager writes for a self-signed CA
+// Certificate and nothing else: a kubernetes.io/tls Secret whose ca.crt
+// and tls.crt are the same one self-signed CA, with a tls.key.
+func TestOwnKeyPair(t *testing.T) {
+	ca, other := testpki.Fixture("ca-2026"), testpki.Fixture("attacker-ca")
+	leaf := testpki.Fixture("leaf-new")
+	key := string(ca.KeyPEM())
+	secret := func(typ string, data map[string]string) *yaml.RNode {
+		s := "apiVersion: v1\nkind: Secret\nmetadata: {name: root, namespace: pki}\ntype: " + typ + "\ndata:\n"
+		for _, k := range slices.Sorted(maps.Keys(data)) {
+			s += "  " + k + ": " + base64.StdEncoding.EncodeToString([]byte(data[k])) + "\n"
+		}
+		n, err := yaml.Parse(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	pemOf := func(cs ...testpki.Cert) string {
+		var b strings.Builder
+		for _, c := range cs {
+			b.Write(c.PEM())
+		}
+		return b.String()
+	}
+	tls := "kubernetes.io/tls"
+	for _, tc := range []struct {
+		name  string
+		node  *yaml.RNode
+		field string
+		want  bool
+	}{
+		{"cert-manager's self-signed CA", secret(tls, map[string]string{"ca.crt": pemOf(ca), "tls.crt": pemOf(ca), "tls.key": key}), "data.ca.crt", true},
+		{"its tls.crt is no trust object", secret(tls, map[string]string{"ca.crt": pemOf(ca), "tls.crt": pemOf(ca), "tls.key": key}), "data.tls.crt", false},
+		{"Opaque", secret("Opaque", map[string]string{"ca.crt": pemOf(ca), "tls.crt": pemOf(ca), "tls.key": key}), "data.ca.crt", false},
+		{"ca.crt another CA", secret(tls, map[string]string{"ca.crt": pemOf(other), "tls.crt": pemOf(ca), "tls.key": key}), "data.ca.crt", false},
+		{"ca.crt with another CA beside it", secret(tls, map[string]string{"ca.crt": pemOf(ca, other), "tls.crt": pemOf(ca), "tls.key": key}), "data.ca.crt", false},
+		{"a leaf's Secret", secret(tls, map[string]string{"ca.crt": pemOf(ca), "tls.crt": pemOf(leaf), "tls.key": key}), "data.ca.crt", false},
+		{"no key", secret(tls, map[string]string{"ca.crt": pemOf(ca), "tls.crt": pemOf(ca)}), "data.ca.crt", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := ownKeyPair(tc.node, tc.field); got != tc.want {
+				t.Errorf("ownKeyPair = %t, want %t", got, tc.want)
+			}
+		})
 	}
 }

@@ -26,29 +26,56 @@ type valueAt struct {
 	cas   caSet
 }
 
-// side collects the trust values of one side of a commit by identity (a
-// second value of the same identity in the directory - a duplicate object
-// - is told apart by its file).
-type side map[string]valueAt
+// side collects the trust values of one side of a commit.
+type side []valueAt
 
-func (s side) add(found map[place]caSet) {
-	places := make([]place, 0, len(found))
-	for p := range found {
-		places = append(places, p)
+func (s *side) add(found map[place]caSet) {
+	for p, cas := range found {
+		*s = append(*s, valueAt{place: p, cas: cas})
 	}
-	sort.Slice(places, func(i, j int) bool { return identity(places[i])+places[i].File < identity(places[j])+places[j].File })
-	for _, p := range places {
-		key := identity(p)
-		if _, dup := s[key]; dup {
-			key += "\x00" + p.File
+}
+
+// byIdentity keys the values of a side by identity. A document whose
+// directory and name several files hold, on either side (ambiguous: a
+// duplicate object), is told apart by its file, as diff tells them.
+func (s side) byIdentity(ambiguous map[string]bool) map[string]valueAt {
+	out := make(map[string]valueAt, len(s))
+	for _, v := range s {
+		key := identity(v.place)
+		if ambiguous[docIdentity(v.place)] {
+			key += "\x00" + v.place.File
 		}
-		s[key] = valueAt{place: p, cas: found[p]}
+		out[key] = v
 	}
+	return out
+}
+
+// docIdentity is a value's document as identity keys it, its path aside.
+func docIdentity(p place) string {
+	return strings.TrimSuffix(identity(place{File: p.File, Doc: p.Doc}), "\x00")
+}
+
+// ambiguous are the documents that two or more files hold on a side.
+func ambiguous(sides ...side) map[string]bool {
+	out := map[string]bool{}
+	for _, s := range sides {
+		files := map[string]string{}
+		for _, v := range s {
+			id := docIdentity(v.place)
+			if f, ok := files[id]; ok && f != v.place.File {
+				out[id] = true
+			}
+			files[id] = v.place.File
+		}
+	}
+	return out
 }
 
 // trustDeltas compares the trust values of a commit's two sides: every
 // value whose set of CAs differs, appeared with CAs or disappeared.
-func trustDeltas(base, head side) []trustDelta {
+func trustDeltas(bs, hs side) []trustDelta {
+	amb := ambiguous(bs, hs)
+	base, head := bs.byIdentity(amb), hs.byIdentity(amb)
 	keys := map[string]bool{}
 	for k := range base {
 		keys[k] = true
@@ -101,7 +128,7 @@ type finderResult struct {
 // those) and compares.
 func findChanges(b *blobReader, changes []change, k kustomizeDirs) (finderResult, error) {
 	var res finderResult
-	base, head := side{}, side{}
+	var base, head side
 	for _, c := range changes {
 		if isHidden(c.Path) || !isManifest(c.Path) && !isCertFile(c.Path) {
 			continue

@@ -191,7 +191,7 @@ func TestMovedWithinDirectory(t *testing.T) {
 		to   string
 		want int
 	}{{"app/moved.yaml", 0}, {"other/ca.yaml", 2}} {
-		base, head := side{}, side{}
+		var base, head side
 		old, _ := findTrust("app/ca.yaml", secret)
 		cur, _ := findTrust(c.to, secret)
 		base.add(old)
@@ -222,6 +222,40 @@ func TestIndependentOfRotateCerts(t *testing.T) {
 			if strings.Contains(imp.Path.Value, "github.com/rotate-certs/rotate-certs") {
 				t.Errorf("%s imports %s: the replay must not share rotate-certs' code", f, imp.Path.Value)
 			}
+		}
+	}
+}
+
+// TestDuplicatesToldApartByFile: a workload several files of a directory
+// define (linkerd2's cli/cmd/testdata/inject_emojivoto_*.golden.yml, at
+// 009a25fa3288) is told apart by its file on both sides, as diff tells
+// duplicates apart: when one copy moves its anchor from containers to
+// initContainers, the copy that had it there already changes nothing
+// (before, the first file in order took the bare identity at each side and
+// the unchanged copy was "added").
+func TestDuplicatesToldApartByFile(t *testing.T) {
+	web := func(list string) []byte {
+		return []byte("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: emojivoto}\nspec:\n  template:\n    spec:\n" +
+			"      " + list + ":\n      - name: linkerd-proxy\n        env:\n        - name: LINKERD2_PROXY_IDENTITY_TRUST_ANCHORS\n" +
+			"          value: |\n" + indented(caOld, 12) + "\n")
+	}
+	var base, head side
+	for _, f := range []struct {
+		file      string
+		was, then string
+	}{{"testdata/inject_web.golden.yml", "containers", "initContainers"}, {"testdata/inject_web_native.golden.yml", "initContainers", "initContainers"}} {
+		old, _ := findTrust(f.file, web(f.was))
+		cur, _ := findTrust(f.file, web(f.then))
+		base.add(old)
+		head.add(cur)
+	}
+	got := trustDeltas(base, head)
+	if len(got) != 2 {
+		t.Fatalf("want the moved copy's anchor removed from containers and added to initContainers, got %+v", got)
+	}
+	for _, d := range got {
+		if d.at().File != "testdata/inject_web.golden.yml" {
+			t.Errorf("a change of the copy that did not move: %+v", d)
 		}
 	}
 }

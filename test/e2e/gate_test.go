@@ -188,14 +188,23 @@ type gateRepo struct {
 
 func newGateRepo(t *testing.T) gateRepo {
 	t.Helper()
+	return newGateRepoOf(t, func(t *testing.T, dir string) {
+		require.NoError(t, os.CopyFS(dir, os.DirFS(ciDir)))
+		beforeCertgen(t, dir)
+	})
+}
+
+// newGateRepoOf is a gate repository whose main branch holds the tree
+// fill writes into its directory.
+func newGateRepoOf(t *testing.T, fill func(t *testing.T, dir string)) gateRepo {
+	t.Helper()
 	root := t.TempDir()
 	r := gateRepo{root: root, dir: filepath.Join(root, "repo")}
-	require.NoError(t, os.CopyFS(r.dir, os.DirFS(ciDir)))
+	fill(t, r.dir)
 	bin, env := scriptEnv(t, root)
 	r.env = env
 	require.NoError(t, os.WriteFile(filepath.Join(bin, "github-api"), []byte(githubStub), 0o755))
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "github"), 0o755))
-	beforeCertgen(t, r.dir)
 	e2eharness.PinClock(t, r.dir, e2eharness.StagedNow)
 	gitInit(t, r.dir, r.env)
 	return r
@@ -531,7 +540,7 @@ func TestPreCommitHooksShape(t *testing.T) {
 	yamlInto(t, golden.Path(".pre-commit-hooks.yaml"), &hooks)
 	languages := map[string]string{}
 	for _, h := range hooks {
-		require.Equal(t, "rotate-certs diff HEAD", h.Entry, h.ID)
+		require.Equal(t, "rotate-certs diff --pre-commit", h.Entry, h.ID)
 		require.NotNil(t, h.PassFilenames, h.ID)
 		require.False(t, *h.PassFilenames, "%s: diff compares whole trees, not the files pre-commit names", h.ID)
 		files := regexp.MustCompile(h.Files)

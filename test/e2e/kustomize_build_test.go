@@ -49,11 +49,7 @@ func pluginCAFleet(t *testing.T) string {
 		files["clusters/"+cluster+"/certs/root-cert.pem"] = string(root.PEM())
 		files["clusters/"+cluster+"/certs/cert-chain.pem"] = string(ca.PEM()) + string(root.PEM())
 	}
-	for p, text := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		require.NoError(t, os.MkdirAll(filepath.Dir(full), 0o755))
-		require.NoError(t, os.WriteFile(full, []byte(text), 0o644))
-	}
+	writeFiles(t, dir, files)
 	return dir
 }
 

@@ -128,6 +128,16 @@ func kptRender(t *testing.T, kpt, dir string) {
 	require.NoError(t, err, stderr)
 }
 
+// writeFiles writes files (by slash path below dir).
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for p, text := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		require.NoError(t, os.MkdirAll(filepath.Dir(full), 0o755))
+		require.NoError(t, os.WriteFile(full, []byte(text), 0o644))
+	}
+}
+
 // editFile replaces the first old in the file at path with new; the file
 // must hold old.
 func editFile(t *testing.T, path, old, new string) {
