@@ -197,10 +197,12 @@ sim:
 ## fuzz: run each fuzz target for FUZZTIME (default 2m) at FUZZPARALLEL workers (default 2),
 ## with FUZZMINTIME (default 2s) to minimize each new input, then print executions per
 ## target; a finding is saved under the package's testdata/fuzz. For a campaign from an
-## empty fuzz cache: go clean -fuzzcache first.
+## empty fuzz cache: FUZZCACHE=$(mktemp -d) make fuzz (or go clean -fuzzcache first).
+## FuzzDiff minimizes in 5 executions, not FUZZMINTIME: each runs diff four times.
 FUZZ_TARGETS := ./fn/pki:FuzzDecodePEM ./fn/policy:FuzzDecode ./fn/rotate:FuzzProcess \
   ./fn/resio:FuzzFastPathMatchesKyaml ./fn/resio:FuzzBlockParserMatchesYAML \
-  ./fn/resio:FuzzDocumentParserMatchesYAML ./fn/resio:FuzzReadFileMatchesKyaml ./fn/trustdiff:FuzzDiff
+  ./fn/resio:FuzzDocumentParserMatchesYAML ./fn/resio:FuzzReadFileMatchesKyaml \
+  ./fn/trustdiff:FuzzCompare ./fn/gate:FuzzDiff:5x
 fuzz:
 	@GO=$(GO) FUZZTIME=$(FUZZTIME) FUZZPARALLEL=$(FUZZPARALLEL) FUZZMINTIME=$(FUZZMINTIME) ./hack/fuzz.sh $(FUZZ_TARGETS)
 

@@ -2,6 +2,8 @@ package gate
 
 import (
 	"fmt"
+	"github.com/rotate-certs/rotate-certs/fn/exit"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -82,5 +84,23 @@ func TestSameObjectInTwoDirectories(t *testing.T) {
 				t.Errorf("removed %+v kept %+v, want the old CA removed and nothing kept", got.Removed, got.Kept)
 			}
 		})
+	}
+}
+
+// Two directories holding the same tree (two checkouts of one commit): a
+// policy that cannot be applied is the same problem on both sides, named
+// below each side's top - not by the side's own path, which would make it
+// differ and the unchanged file fatal. FuzzDiff found diff A A exit 2.
+func TestPolicyProblemInTwoDirectoriesIsTheSame(t *testing.T) {
+	tree := map[string]string{"app/policy.yaml": clusterPolicy("trust", "missing"), "app/trust.yaml": trustCM(caOld)}
+	a, b := writeTree(t, tree), writeTreeAt(t, filepath.Join(t.TempDir(), "second", "checkout"), tree)
+	run := diffDirs(t, a, b, "json", nil)
+	if run.code != exit.OK || len(run.res.Incomplete) != 1 || run.res.Incomplete[0].File != "app/policy.yaml" {
+		t.Fatalf("exit %d, incomplete %+v: want 0 and app/policy.yaml not read\n%s", run.code, run.res.Incomplete, run.stderr)
+	}
+	for _, text := range []string{run.stderr, run.res.Incomplete[0].Reason} {
+		if strings.Contains(text, a) || strings.Contains(text, b) {
+			t.Errorf("names a side's own path:\n%s", text)
+		}
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"github.com/rotate-certs/rotate-certs/fn/trustdiff"
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -289,7 +290,7 @@ func explain(items []*yaml.RNode, rel func(string) string, now time.Time, whole 
 			if x.Err != nil {
 				ref := kube.RefOf(x.Node)
 				e.problems = append(e.problems, trustdiff.Problem{File: kube.SafePath(rel(ref.Path)),
-					Message: kube.ScrubMessage(fmt.Sprintf("policy %s: %v", ref, x.Err))})
+					Message: kube.ScrubMessage(fmt.Sprintf("policy %s: %v", ref, inFiles(x.Err, r.Items, rel)))})
 				continue
 			}
 			e.pkg.Trust = append(e.pkg.Trust, x.Trust...)
@@ -301,6 +302,37 @@ func explain(items []*yaml.RNode, rel func(string) string, now time.Time, whole 
 		problems = append(problems, e.problems...)
 	})
 	return out, problems
+}
+
+// inFiles is err with the files its results name (the path annotations
+// of items, as messages show them: kube.SafePath) shown below the top of
+// the side (rel), as every other line names them: by the side's own path,
+// a problem of a policy that two directories hold alike would differ
+// between them, and be fatal. A name that two files of items share stays
+// as it was.
+func inFiles(err error, items []*yaml.RNode, rel func(string) string) error {
+	results, ok := err.(kube.ErrorResults)
+	if !ok {
+		return err
+	}
+	below := map[string]string{}
+	for _, item := range items {
+		path := kube.RefOf(item).Path
+		shown, short := kube.SafePath(path), kube.SafePath(rel(path))
+		if had, seen := below[shown]; seen && had != short {
+			short = shown
+		}
+		below[shown] = short
+	}
+	out := make(kube.ErrorResults, len(results))
+	for i, r := range results {
+		named := *r
+		if r.File != nil && below[r.File.Path] != "" {
+			named.File = &framework.File{Path: below[r.File.Path], Index: r.File.Index}
+		}
+		out[i] = &named
+	}
+	return out
 }
 
 // seesWhole reports whether side s is read whole: the top of its

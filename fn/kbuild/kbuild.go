@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -138,10 +139,10 @@ func (b *builder) run() {
 	opts.Reorder = krusty.ReorderOptionUnspecified
 	var m interface{ ToRNodeSlice() []*yaml.RNode }
 	var err error
-	said := quiet(func() { m, err = runKustomize(krusty.MakeKustomizer(opts), v, b.abs) })
+	wrote := quiet(func() { m, err = runKustomize(krusty.MakeKustomizer(opts), v, b.abs) })
 	left := leftOut()
-	for _, line := range said {
-		b.build.Notes = append(b.build.Notes, kube.SafePath(b.build.File)+": kustomize: "+kube.ScrubMessage(line))
+	for _, line := range wrote {
+		b.build.Notes = append(b.build.Notes, kube.SafePath(b.build.File)+": kustomize: "+said(line))
 	}
 	for _, f := range v.readFiles() {
 		b.build.Read = append(b.build.Read, b.show(f))
@@ -219,8 +220,7 @@ func (b *builder) show(p string) string {
 	return filepath.Join(b.dir, rel)
 }
 
-// firstLine is err's first line, scrubbed: kustomize's errors may quote
-// what they could not read.
+// firstLine is err's first line, as kustomize says it (said).
 func firstLine(err error) string {
 	msg := err.Error()
 	var ke interface{ Unwrap() []error }
@@ -228,5 +228,23 @@ func firstLine(err error) string {
 		msg = ke.Unwrap()[0].Error()
 	}
 	line, _, _ := strings.Cut(msg, "\n")
-	return kube.ScrubMessage(line)
+	return said(line)
 }
+
+// said is a line kustomize wrote (an error, a warning), fit to show:
+// without the objects it quotes as JSON (an ID conflict quotes each object
+// whole, its Secret data included), without the memory addresses it
+// prints of some values (a generator as &{0xc000123450 0xc000678900}) -
+// the same build fails with the same message in every run, so a failure
+// a change leaves as it was is the same on both sides - and scrubbed as
+// every message that may quote input is.
+func said(line string) string {
+	if i := strings.Index(line, `{"`); i >= 0 {
+		line = line[:i] + "(the objects are not shown)"
+	}
+	return kube.ScrubMessage(addresses.ReplaceAllString(line, ""))
+}
+
+// addresses are the pointers fmt prints of a struct of pointers, with the
+// space before them.
+var addresses = regexp.MustCompile(` ?&\{0x[0-9a-f]+(?: 0x[0-9a-f]+)*\}`)

@@ -1,6 +1,7 @@
 package kbuild
 
 import (
+	"encoding/base64"
 	"os"
 	"path/filepath"
 	"strings"
@@ -243,4 +244,38 @@ func TestBuildKeepsLocalConfig(t *testing.T) {
 		require.Equal(t, "true", a[localConfig])
 		require.NotContains(t, a, keptLocal)
 	}
+}
+
+// TestBuildFailsAlike: a build that fails fails with the same message in
+// every run - kustomize prints a generator it cannot merge as the memory
+// addresses of its parts, which differed between the two sides of a diff
+// of an unchanged kustomization and made it fatal (FuzzDiff).
+func TestBuildFailsAlike(t *testing.T) {
+	dir := tree(t, map[string]string{
+		"app/kustomization.yaml": "secretGenerator:\n- name: ca\n  behavior: merge\n  literals: [ca.crt=x]\n",
+	})
+	first, second := Run(Disk{}, filepath.Join(dir, "app")), Run(Disk{}, filepath.Join(dir, "app"))
+	require.ErrorContains(t, first.Err, "does not exist; cannot merge or replace")
+	require.Equal(t, first.Err.Error(), second.Err.Error())
+	require.NotContains(t, first.Err.Error(), "0x")
+}
+
+// TestBuildErrorShowsNoObject: kustomize's error for two objects that its
+// namespace makes one quotes both as JSON, their data included - a key in
+// base64 among it (FuzzDiff); the build's error names the kustomization
+// and what failed, without the objects.
+func TestBuildErrorShowsNoObject(t *testing.T) {
+	key := base64.StdEncoding.EncodeToString(root.KeyPEM())
+	secret := func(ns string) string {
+		return "apiVersion: v1\nkind: Secret\nmetadata: {name: ca, namespace: " + ns + "}\ndata:\n  tls.key: " + key + "\n"
+	}
+	dir := tree(t, map[string]string{
+		"app/kustomization.yaml": "namespace: x\nresources: [a.yaml, b.yaml]\n",
+		"app/a.yaml":             secret("a"),
+		"app/b.yaml":             secret("b"),
+	})
+	b := Run(Disk{}, filepath.Join(dir, "app"))
+	require.ErrorContains(t, b.Err, "app/kustomization.yaml: kustomize build fails: namespace transformation produces ID conflict")
+	require.NotContains(t, b.Err.Error(), key[:40])
+	require.NotContains(t, b.Err.Error(), `{"`)
 }

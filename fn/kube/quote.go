@@ -163,8 +163,12 @@ var kyamlEchoes = []string{": node contents:", ", content summary:"}
 const lineEcho = "invalid document separator: "
 
 // keyMarkers are what no message may carry however it came to quote its
-// input: PEM armour and the name of a private key block.
-var keyMarkers = []string{"-----BEGIN", "-----END", "PRIVATE KEY"}
+// input: PEM armour and the name of a private key block, and PEM armour in
+// base64 (a Secret's data) at each of the three places a byte may take in
+// a group of base64 - what stays the same whatever comes before it.
+var keyMarkers = []string{"-----BEGIN", "-----END", "PRIVATE KEY",
+	"LS0tLS1CRUdJ", "0tLS0tQkVH", "LS0tLUJFR0lO", // -----BEGIN
+	"LS0tLS1FTk", "0tLS0tRU5E", "LS0tLUVOR"} // -----END
 
 // ScrubError returns err with what a message quotes of its input taken
 // out (ScrubMessage): kyaml's errors append a node they refused, or repeat

@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"strings"
@@ -83,6 +84,14 @@ func TestScrubMessageQuotedInput(t *testing.T) {
 		{"yaml: unmarshal errors: cannot unmarshal `-----BEGIN RSA PRIVATE KEY-----` into int",
 			"yaml: unmarshal errors: cannot unmarshal `<input text not shown: it may hold key material>"},
 		{"value PRIVATE KEY here", "value <input text not shown: it may hold key material>"},
+		// a Secret's data quoted whole (kustomize's ID conflict, found by
+		// FuzzDiff), PEM armour in base64 at each alignment
+		{`conflict: [{"data":{"tls.key":"LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tCk1DNENBUUF3"}}]`,
+			`conflict: [{"data":{"tls.key":"<input text not shown: it may hold key material>`},
+		{"k: " + base64.StdEncoding.EncodeToString([]byte("x-----BEGIN PRIVATE KEY-----\nMC4CAQAw")),
+			"k: <input text not shown: it may hold key material>"},
+		{"k: " + base64.StdEncoding.EncodeToString([]byte("xy-----END PRIVATE KEY-----\n")),
+			"k: <input text not shown: it may hold key material>"},
 		{"no key here", "no key here"},
 	} {
 		got := ScrubMessage(tc.in)

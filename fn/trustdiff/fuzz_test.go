@@ -73,9 +73,11 @@ func bundleSeed(root, pinned testpki.Cert) string {
 		"\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w, namespace: a}\nspec:\n  template:\n    spec:\n      containers:\n      - name: c\n        envFrom:\n        - configMapRef: {name: corp}\n"
 }
 
-// FuzzDiff: no panic; no key echoed; diff A A is empty; diff A B's added
-// CAs are diff B A's removed ones.
-func FuzzDiff(f *testing.F) {
+// FuzzCompare is diff's model - Build, Compare and the formats - over two
+// trees of manifests: no panic; no key echoed; diff A A is empty; the CAs
+// diff A B adds are the ones diff B A removes. FuzzDiff (fn/gate) runs the
+// whole command, kustomize builds included, over two directories.
+func FuzzCompare(f *testing.F) {
 	caOld, caNew := testpki.Fixture("ca-2025"), testpki.Fixture("ca-2026")
 	f.Add(keySeed(caOld, testpki.Fixture("leaf-old")), keySeed(caNew, testpki.Fixture("leaf-new"), caOld))
 	f.Add(keySeed(caOld, testpki.Fixture("leaf-old")), "")
