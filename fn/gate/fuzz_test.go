@@ -3,6 +3,7 @@ package gate
 import (
 	"bytes"
 	"encoding/json"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -128,10 +129,12 @@ func listed(r trustdiff.Result) []trustdiff.Resource {
 }
 
 // trustCAs are the CAs a result's trust changes add (or remove), one line
-// per object, value and CA, sorted. Each direction names an object's file
-// and field as its HEAD holds them - a value written to data on one side
-// and to stringData on the other is the same value - so an object is its
-// kind, namespace and name, a value its key.
+// per object, value and CA, sorted. Each direction names an object's file,
+// name and field as its HEAD holds them - a value written to data on one
+// side and to stringData on the other is the same value, a generated
+// object with and without the hash of its content in its name is the same
+// object - so an object is its kind, namespace and name before the hash,
+// a value its key.
 func trustCAs(r trustdiff.Result, added bool) []string {
 	var out []string
 	for _, c := range r.Trust {
@@ -145,13 +148,22 @@ func trustCAs(r trustdiff.Result, added bool) []string {
 				field = "data." + key
 			}
 		}
+		name := c.Resource.Name
+		if c.Resource.Kustomization != "" {
+			name = kustomizeHash.ReplaceAllString(name, "")
+		}
 		for _, ca := range cas {
-			out = append(out, c.Resource.Kind+" "+c.Resource.Namespace+"/"+c.Resource.Name+" "+field+" "+ca.SHA256)
+			out = append(out, c.Resource.Kind+" "+c.Resource.Namespace+"/"+name+" "+field+" "+ca.SHA256)
 		}
 	}
 	slices.Sort(out)
 	return out
 }
+
+// kustomizeHash is the hash of its content kustomize appends to a
+// generated name (api/hasher: ten characters of hex with 0, 1, 3, a and e
+// written g, h, k, m and t).
+var kustomizeHash = regexp.MustCompile(`-[2456789bcdfghkmt]{10}$`)
 
 // keyNeedles are what would show a key of m: a line of its PEM body, and
 // a stretch of its base64 at each of the three alignments a value may
