@@ -41,6 +41,10 @@ var Manifests = []string{".yaml", ".yml"}
 // ManifestsAndJSON are the extensions check and init read.
 var ManifestsAndJSON = []string{".yaml", ".yml", ".json"}
 
+// IsManifest reports whether a file's name says it is a YAML or JSON
+// manifest (ManifestsAndJSON, regardless of case).
+func IsManifest(name string) bool { return hasExt(name, ManifestsAndJSON) }
+
 // Walked is what a walk found.
 type Walked struct {
 	// Files are the paths to read (root joined with the path below it), in

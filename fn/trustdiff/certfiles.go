@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/rotate-certs/rotate-certs/fn/resio"
 )
 
 // Certificate files. A certificate or key file (*.pem, *.crt, *.cer, *.key)
@@ -46,19 +48,8 @@ func certFileChanges(base, head *Tree) []CertFileChange {
 
 // certFileLine words a certificate file change.
 func certFileLine(c CertFileChange) string {
-	if isManifest(c.File) {
+	if resio.IsManifest(c.File) {
 		return fmt.Sprintf("%s: certificates outside any Kubernetes object %s; not judged", c.File, c.Change)
 	}
 	return fmt.Sprintf("%s: %s; no kustomization build reads it: not judged", c.File, c.Change)
-}
-
-// isManifest reports whether file is a YAML or JSON file, not a
-// certificate or key file.
-func isManifest(file string) bool {
-	for _, ext := range []string{".yaml", ".yml", ".json"} {
-		if strings.HasSuffix(strings.ToLower(file), ext) {
-			return true
-		}
-	}
-	return false
 }
