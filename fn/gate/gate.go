@@ -64,6 +64,10 @@ type Options struct {
 	// Command is the command line that shows the whole result, for a cut
 	// markdown comment.
 	Command string
+	// alone reads each side on its own, sharing nothing between them
+	// (resio.Shared, explanations): what the tests compare the shared
+	// reading with.
+	alone bool
 }
 
 // Run diffs what o names, writes the result to stdout and its notes and
@@ -114,19 +118,23 @@ func Run(o Options, stdout io.Writer, log exit.Printer) error {
 // BASE has not - the change adds a duplicate - BASE is read again, quietly,
 // and modelled with them.
 func models(o Options, base, head *opened, log exit.Printer) (bt, ht *trustdiff.Tree) {
-	bs := base.load(log)
+	sh, seen := resio.NewShared(), &explanations{}
+	if o.alone {
+		sh, seen = nil, &explanations{alone: true}
+	}
+	bs := base.load(log, sh)
 	dupsB := trustdiff.Duplicates(bs.Items, base.rel())
-	bt = base.model(bs, o, trustdiff.Ambiguous(dupsB))
-	hs := head.load(log)
+	bt = base.model(bs, o, trustdiff.Ambiguous(dupsB), seen)
+	hs := head.load(log, sh)
 	dupsH := trustdiff.Duplicates(hs.Items, head.rel())
 	for _, d := range dupsH {
 		log.Warn("at HEAD: " + kube.ScrubMessage(d.String()))
 	}
 	ambiguous := trustdiff.Ambiguous(dupsB, dupsH)
 	if len(ambiguous) > len(trustdiff.Ambiguous(dupsB)) {
-		bt = base.model(base.load(exit.NewPrinter(io.Discard, "")), o, ambiguous)
+		bt = base.model(base.load(exit.NewPrinter(io.Discard, ""), sh), o, ambiguous, seen)
 	}
-	return bt, head.model(hs, o, ambiguous)
+	return bt, head.model(hs, o, ambiguous, seen)
 }
 
 // judgeProblems sorts what HEAD does not let diff read: a problem of a
@@ -193,8 +201,8 @@ func write(res trustdiff.Result, o Options) ([]byte, error) {
 }
 
 // load reads side s's resources and tells its notes.
-func (s *opened) load(log exit.Printer) *resio.Resources {
-	set := s.read()
+func (s *opened) load(log exit.Printer, sh *resio.Shared) *resio.Resources {
+	set := s.read(sh)
 	for _, n := range set.Notes {
 		log.Note(fmt.Sprintf("%s: %s", s.side, s.inRoot(n)))
 	}
@@ -219,7 +227,7 @@ func (s *opened) rel() func(string) string { return relativeTo(s.root) }
 // model maps set, the side's resources, onto its model; what it could not
 // read is in the model's Problems, each with its file. ambiguous are the
 // names several objects share in one directory on either side.
-func (s *opened) model(set *resio.Resources, o Options, ambiguous map[string]bool) *trustdiff.Tree {
+func (s *opened) model(set *resio.Resources, o Options, ambiguous map[string]bool, seen *explanations) *trustdiff.Tree {
 	rel := s.rel()
 	var problems []trustdiff.Problem
 	for _, p := range set.Problems {
@@ -229,7 +237,7 @@ func (s *opened) model(set *resio.Resources, o Options, ambiguous map[string]boo
 		}
 		problems = append(problems, trustdiff.Problem{File: file, Message: s.inRoot(p.Message)})
 	}
-	pkgs, errs := explain(set.Items, rel, o.Now, seesWhole(o, s.side))
+	pkgs, errs := explain(set.Items, rel, o.Now, seesWhole(o, s.side), seen)
 	tree := trustdiff.Build(trustdiff.Input{Items: set.Items, Packages: pkgs, File: rel, Ambiguous: ambiguous,
 		CertFiles: certFiles(set.CertFiles, rel)})
 	tree.Problems = append(append(problems, errs...), tree.Problems...)
@@ -262,8 +270,9 @@ func relativeTo(root string) func(string) string {
 // package's policies explained - why each bundle's targets hold each CA
 // and the roll-outs in waves not done; a policy that cannot be applied is
 // a problem. The rules name each package as the result shows it (rel:
-// below the top of the tree), the model by its directory as read.
-func explain(items []*yaml.RNode, rel func(string) string, now time.Time, whole bool) ([]trustdiff.Package, []trustdiff.Problem) {
+// below the top of the tree), the model by its directory as read. A
+// package the side before explained alike (seen) is taken from it.
+func explain(items []*yaml.RNode, rel func(string) string, now time.Time, whole bool, seen *explanations) ([]trustdiff.Package, []trustdiff.Problem) {
 	pkgs, _ := pass.FromItems(items).Split()
 	dirs := make([]string, len(pkgs))
 	for i, p := range pkgs {
@@ -276,33 +285,97 @@ func explain(items []*yaml.RNode, rel func(string) string, now time.Time, whole 
 			problems = append(problems, trustdiff.Problem{Message: kube.ScrubMessage(err.Error())})
 		}
 	}
-	type explained struct {
-		pkg      trustdiff.Package
-		problems []trustdiff.Problem
-	}
 	out := make([]trustdiff.Package, len(pkgs))
 	pass.Each(pkgs, 0, func(p *pass.Package, r *resio.Resources, _ error) explained {
-		e := explained{pkg: trustdiff.Package{Items: r.Items, Decoded: map[*yaml.RNode]*policy.RotationPolicy{}}}
-		for _, x := range p.Explain(layout.WithoutPolicies(r.Items), now) {
-			if x.Decoded != nil {
-				e.pkg.Decoded[x.Node] = x.Decoded
-			}
-			if x.Err != nil {
-				ref := kube.RefOf(x.Node)
-				e.problems = append(e.problems, trustdiff.Problem{File: kube.SafePath(rel(ref.Path)),
-					Message: kube.ScrubMessage(fmt.Sprintf("policy %s: %v", ref, inFiles(x.Err, r.Items, rel)))})
-				continue
-			}
-			e.pkg.Trust = append(e.pkg.Trust, x.Trust...)
-			e.pkg.Waves = append(e.pkg.Waves, x.Waves...)
+		if e, ok := seen.take(p, r.Items); ok {
+			return e
 		}
+		e := explainPackage(p, r.Items, rel, now)
+		e.dir = p.Dir
 		return e
 	}, func(i int, e explained) {
+		seen.keep(e)
 		out[i], out[i].Dir = e.pkg, dirs[i]
 		problems = append(problems, e.problems...)
 	})
+	seen.done()
 	return out, problems
 }
+
+// explained is one package explained.
+type explained struct {
+	// dir is the package's directory as the result shows it.
+	dir      string
+	pkg      trustdiff.Package
+	problems []trustdiff.Problem
+}
+
+// explainPackage explains package p of items.
+func explainPackage(p *pass.Package, items []*yaml.RNode, rel func(string) string, now time.Time) explained {
+	e := explained{pkg: trustdiff.Package{Items: items, Decoded: map[*yaml.RNode]*policy.RotationPolicy{}}}
+	for _, x := range p.Explain(layout.WithoutPolicies(items), now) {
+		if x.Decoded != nil {
+			e.pkg.Decoded[x.Node] = x.Decoded
+		}
+		if x.Err != nil {
+			ref := kube.RefOf(x.Node)
+			e.problems = append(e.problems, trustdiff.Problem{File: kube.SafePath(rel(ref.Path)),
+				Message: kube.ScrubMessage(fmt.Sprintf("policy %s: %v", ref, inFiles(x.Err, items, rel)))})
+			continue
+		}
+		e.pkg.Trust = append(e.pkg.Trust, x.Trust...)
+		e.pkg.Waves = append(e.pkg.Waves, x.Waves...)
+	}
+	return e
+}
+
+// explanations lend the packages one side explained to the other: a
+// package of the same directory (as the result shows it) made of the same
+// resources - the same nodes, which only a file of the same path and text
+// on both sides gives (resio.Shared) - and of no trust domain is the same
+// package at the same time, and its explanation the same. A package of a
+// domain is explained again: its domain is every package's, and another
+// package may have changed it. prev is read on every core while a side is
+// explained, next kept on the caller's goroutine.
+type explanations struct {
+	prev, next map[string]explained
+	// alone lends nothing (Options.alone).
+	alone bool
+}
+
+// take returns the explanation of package p of items the side before
+// made, ok false when there is none to take.
+func (x *explanations) take(p *pass.Package, items []*yaml.RNode) (explained, bool) {
+	e, ok := x.prev[p.Dir]
+	if !ok || !slices.Equal(e.pkg.Items, items) {
+		return explained{}, false
+	}
+	for _, pol := range p.Policies {
+		if pol.Decoded == nil {
+			continue
+		}
+		for _, b := range pol.Decoded.Spec.TrustBundles {
+			if b.Domain != "" {
+				return explained{}, false
+			}
+		}
+	}
+	return e, true
+}
+
+// keep records package e for the side after this one.
+func (x *explanations) keep(e explained) {
+	if x.alone {
+		return
+	}
+	if x.next == nil {
+		x.next = map[string]explained{}
+	}
+	x.next[e.dir] = e
+}
+
+// done ends a side: what it explained is what the next side is lent.
+func (x *explanations) done() { x.prev, x.next = x.next, nil }
 
 // inFiles is err with the files its results name (the path annotations
 // of items, as messages show them: kube.SafePath) shown below the top of
@@ -358,7 +431,7 @@ type opened struct {
 	// root is the directory the side's files are named below.
 	root string
 	// read reads the side's resources (the PATHs on this side).
-	read func() *resio.Resources
+	read func(sh *resio.Shared) *resio.Resources
 	// exists reports whether a PATH the user named is on this side.
 	exists func(p string) bool
 	// file returns the content of a file below root (a slash path), ok
@@ -410,7 +483,9 @@ func open(o Options, s Side, log exit.Printer) (*opened, error) {
 		}
 	}
 	return &opened{side: s, root: rev.Top,
-		read:   func() *resio.Resources { return readPaths(paths, rev.ReadBuilt) }, // kustomizations built
+		read: func(sh *resio.Shared) *resio.Resources { // kustomizations built
+			return readPaths(paths, func(p []string) *resio.Resources { return rev.ReadBuiltShared(p, sh) })
+		},
 		exists: func(p string) bool { return rev.Exists(filepath.Join(here, p)) },
 		file:   func(rel string) ([]byte, bool) { return rev.ReadFile(filepath.Join(rev.Top, filepath.FromSlash(rel))) },
 	}, nil
@@ -430,8 +505,8 @@ func openDir(o Options, s Side) (*opened, error) {
 		root, paths = workTree(o)
 	}
 	return &opened{side: s, root: root,
-		read: func() *resio.Resources {
-			return readPaths(paths, func(p []string) *resio.Resources { return resio.ReadBuilt(p, nil) }) // kustomizations built
+		read: func(sh *resio.Shared) *resio.Resources { // kustomizations built
+			return readPaths(paths, func(p []string) *resio.Resources { return resio.ReadBuiltShared(p, sh) })
 		},
 		exists: func(p string) bool {
 			if !filepath.IsAbs(p) {

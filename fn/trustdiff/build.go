@@ -3,8 +3,11 @@ package trustdiff
 import (
 	"crypto/sha256"
 	"crypto/x509"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"hash"
+	"io"
 	"strings"
 	"time"
 
@@ -347,15 +350,37 @@ func memoryOf(node *yaml.RNode) map[string]string {
 	return out
 }
 
-// digest is a short hex SHA-256 of node's YAML; "" for nil.
+// digest is a short hex SHA-256 of nodes as they are written: each node's
+// kind, tag, style, value and comments, its content in order (hashed from
+// the node tree, not from its YAML text: two trees that write the same
+// text hash alike, at a fraction of the cost of writing it); "" for nil.
 func digest(nodes ...*yaml.RNode) string {
 	h := sha256.New()
 	for _, n := range nodes {
 		if n != nil {
-			s, _ := n.String()
-			h.Write([]byte(s))
+			hashNode(h, n.YNode())
 		}
 		h.Write([]byte{0})
 	}
 	return hex.EncodeToString(h.Sum(nil)[:12])
+}
+
+// hashNode writes node n and its content to h, each field length-prefixed
+// so that no two trees write the same bytes.
+func hashNode(h hash.Hash, n *yaml.Node) {
+	var num [binary.MaxVarintLen64]byte
+	number := func(v uint64) { h.Write(num[:binary.PutUvarint(num[:], v)]) }
+	number(uint64(n.Kind))
+	number(uint64(n.Style))
+	number(uint64(len(n.Content)))
+	for _, s := range [...]string{n.ShortTag(), n.Value, n.Anchor, n.HeadComment, n.LineComment, n.FootComment} {
+		number(uint64(len(s)))
+		io.WriteString(h, s)
+	}
+	if n.Kind == yaml.AliasNode {
+		return // its anchor's content is hashed where it is defined
+	}
+	for _, c := range n.Content {
+		hashNode(h, c)
+	}
 }
