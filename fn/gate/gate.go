@@ -278,6 +278,7 @@ func explain(items []*yaml.RNode, rel func(string) string, now time.Time, whole 
 	for i, p := range pkgs {
 		dirs[i], p.Dir = p.Dir, rel(p.Dir)
 	}
+	seen.decoded(pkgs)
 	pass.Decode(pkgs)
 	var problems []trustdiff.Problem
 	if whole {
@@ -361,6 +362,22 @@ func (x *explanations) take(p *pass.Package, items []*yaml.RNode) (explained, bo
 		}
 	}
 	return e, true
+}
+
+// decoded gives the policies of pkgs the side before decoded - the same
+// nodes - their decoded form, so that each is decoded once.
+func (x *explanations) decoded(pkgs []*pass.Package) {
+	for _, p := range pkgs {
+		e, ok := x.prev[p.Dir]
+		if !ok {
+			continue
+		}
+		for i, pol := range p.Policies {
+			if d := e.pkg.Decoded[pol.Node]; d != nil {
+				p.Policies[i].Decoded = d
+			}
+		}
+	}
 }
 
 // keep records package e for the side after this one.

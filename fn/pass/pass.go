@@ -310,12 +310,16 @@ func (p *Package) release() {
 	p.src.tree.Release(files)
 }
 
-// Decode decodes every policy of pkgs, each once, on every core.
+// Decode decodes every policy of pkgs, each once, on every core; a
+// policy decoded already (Decoded set: diff's other side decoded the same
+// node) is kept.
 func Decode(pkgs []*Package) {
 	var all []*Policy
 	for _, p := range pkgs {
 		for i := range p.Policies {
-			all = append(all, &p.Policies[i])
+			if p.Policies[i].Decoded == nil {
+				all = append(all, &p.Policies[i])
+			}
 		}
 	}
 	parallel.Map(len(all), 0, func() func(int) Policy {
