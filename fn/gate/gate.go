@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/anchors"
 	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/layout"
@@ -118,7 +119,7 @@ func Run(o Options, stdout io.Writer, log exit.Printer) error {
 // BASE has not - the change adds a duplicate - BASE is read again, quietly,
 // and modelled with them.
 func models(o Options, base, head *opened, log exit.Printer) (bt, ht *trustdiff.Tree) {
-	sh, seen := resio.NewShared(), &explanations{}
+	sh, seen := resio.NewShared(), &explanations{verified: anchors.NewVerified()}
 	if o.alone {
 		sh, seen = nil, &explanations{alone: true}
 	}
@@ -276,7 +277,7 @@ func explain(items []*yaml.RNode, rel func(string) string, now time.Time, whole 
 	pkgs, _ := pass.FromItems(items).Split()
 	dirs := make([]string, len(pkgs))
 	for i, p := range pkgs {
-		dirs[i], p.Dir = p.Dir, rel(p.Dir)
+		dirs[i], p.Dir, p.Verified = p.Dir, rel(p.Dir), seen.verified
 	}
 	seen.decoded(pkgs)
 	pass.Decode(pkgs)
@@ -340,6 +341,8 @@ func explainPackage(p *pass.Package, items []*yaml.RNode, rel func(string) strin
 // explained, next kept on the caller's goroutine.
 type explanations struct {
 	prev, next map[string]explained
+	// verified are the signature checks of every package of both sides.
+	verified *anchors.Verified
 	// alone lends nothing (Options.alone).
 	alone bool
 }

@@ -75,6 +75,10 @@ type Package struct {
 	// them whole (Domains), nil when it sees each in part. Read only,
 	// shared by every package.
 	Domains map[string]*anchors.Domain
+	// Verified, when set, remembers the signature checks of the package's
+	// explanations for the other packages and passes that share it (diff
+	// sets one for both its sides); nil: each explanation its own.
+	Verified *anchors.Verified
 
 	src   *Source
 	units []unit
@@ -410,7 +414,7 @@ func (p *Package) Explain(items []*yaml.RNode, now time.Time) []Explained {
 			out[i].Err = fmt.Errorf("%s: %w", kube.RefOf(pol.Node), pol.Err)
 			continue
 		}
-		e, err := rotate.Processor{Domains: p.Domains, Package: p.Dir}.ExplainPolicy(items, pol.Node, pol.Decoded, now)
+		e, err := rotate.Processor{Domains: p.Domains, Package: p.Dir, Verified: p.Verified}.ExplainPolicy(items, pol.Node, pol.Decoded, now)
 		for j := range e.Trust {
 			e.Trust[j].Package = p.Dir
 		}
