@@ -119,13 +119,14 @@ func Run(o Options, stdout io.Writer, log exit.Printer) error {
 // BASE has not - the change adds a duplicate - BASE is read again, quietly,
 // and modelled with them.
 func models(o Options, base, head *opened, log exit.Printer) (bt, ht *trustdiff.Tree) {
-	sh, seen := resio.NewShared(), &explanations{verified: anchors.NewVerified()}
+	sh, seen := resio.NewShared(), &explanations{verified: anchors.NewVerified(), memo: trustdiff.NewMemo()}
 	if o.alone {
 		sh, seen = nil, &explanations{alone: true}
 	}
 	bs := base.load(log, sh)
 	dupsB := trustdiff.Duplicates(bs.Items, base.rel())
 	bt = base.model(bs, o, trustdiff.Ambiguous(dupsB), seen)
+	heapAt("basemodel")
 	hs := head.load(log, sh)
 	dupsH := trustdiff.Duplicates(hs.Items, head.rel())
 	for _, d := range dupsH {
@@ -135,7 +136,10 @@ func models(o Options, base, head *opened, log exit.Printer) (bt, ht *trustdiff.
 	if len(ambiguous) > len(trustdiff.Ambiguous(dupsB)) {
 		bt = base.model(base.load(exit.NewPrinter(io.Discard, ""), sh), o, ambiguous, seen)
 	}
-	return bt, head.model(hs, o, ambiguous, seen)
+	heapAt("headread")
+	ht = head.model(hs, o, ambiguous, seen)
+	heapAt("headmodel")
+	return bt, ht
 }
 
 // judgeProblems sorts what HEAD does not let diff read: a problem of a
@@ -240,7 +244,7 @@ func (s *opened) model(set *resio.Resources, o Options, ambiguous map[string]boo
 	}
 	pkgs, errs := explain(set.Items, rel, o.Now, seesWhole(o, s.side), seen)
 	tree := trustdiff.Build(trustdiff.Input{Items: set.Items, Packages: pkgs, File: rel, Ambiguous: ambiguous,
-		CertFiles: certFiles(set.CertFiles, rel)})
+		CertFiles: certFiles(set.CertFiles, rel), Memo: seen.memo})
 	tree.Problems = append(append(problems, errs...), tree.Problems...)
 	return tree
 }
@@ -343,6 +347,9 @@ type explanations struct {
 	prev, next map[string]explained
 	// verified are the signature checks of every package of both sides.
 	verified *anchors.Verified
+	// memo is what the model of one side read of each object, for the
+	// other's.
+	memo *trustdiff.Memo
 	// alone lends nothing (Options.alone).
 	alone bool
 }

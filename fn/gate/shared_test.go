@@ -69,3 +69,62 @@ func (r *testRepo) diffAlone(base, head, format string, alone bool) (string, str
 	log.Error(err)
 	return out.String(), errb.String(), exit.CodeOf(err)
 }
+
+// TestSharedReadingChangesNothingOnExamples is the same property over the
+// examples whose policy sits at their top, read as plain directories: a
+// render at the top of each (the change a pull request makes) and a file
+// added beside, against each side read alone.
+func TestSharedReadingChangesNothingOnExamples(t *testing.T) {
+	for _, name := range []string{"cluster-api", "eks-anywhere-etcd", "linkerd", "istio", "webhooks", "envoy-gateway",
+		"trust-manager", "cert-manager", "cert-manager-renewal", "waves", "multi-signer", "in-cluster-ca", "kyma-gateway"} {
+		t.Run(name, func(t *testing.T) {
+			files := example(t, name, name)
+			delete(files, name+"/kustomization.yaml")
+			r := newRepo(t)
+			base := r.commit(files)
+			r.render(name)
+			head := r.commit(map[string]string{name + "/added.yaml": configMap("default", "added", map[string]string{"k": "v"})})
+			for _, format := range []string{"json", "table"} {
+				shared, sharedErr, sharedCode := r.diffAlone(base, head, format, false)
+				alone, aloneErr, aloneCode := r.diffAlone(base, head, format, true)
+				if shared != alone || sharedErr != aloneErr || sharedCode != aloneCode {
+					t.Errorf("%s: shared reading (exit %d) differs from each side alone (exit %d):\n%s\n%s\n---\n%s\n%s",
+						format, sharedCode, aloneCode, shared, sharedErr, alone, aloneErr)
+				}
+			}
+		})
+	}
+}
+
+// A Machine's expiry may be its bootstrap config's (Cluster API reads the
+// annotation from the KubeadmConfig when the Machine has none): what the
+// model reads of a Machine depends on another object, so a Machine left
+// alone is read again when its bootstrap config changes. Here the change
+// makes the config's date unreadable: exit 2 naming it, shared or not.
+func TestSharedReadingRereadsMachines(t *testing.T) {
+	machine := `apiVersion: cluster.x-k8s.io/v1beta1
+kind: Machine
+metadata: {name: cp-0, namespace: capi}
+spec:
+  clusterName: prod
+  bootstrap:
+    configRef: {apiVersion: bootstrap.cluster.x-k8s.io/v1beta1, kind: KubeadmConfig, name: cp-0}
+`
+	config := func(date string) string {
+		return `apiVersion: bootstrap.cluster.x-k8s.io/v1beta1
+kind: KubeadmConfig
+metadata:
+  name: cp-0
+  namespace: capi
+  annotations: {machine.cluster.x-k8s.io/certificates-expiry: "` + date + `"}
+`
+	}
+	r := newRepo(t)
+	base := r.commit(map[string]string{"capi/machine.yaml": machine, "capi/config.yaml": config("2027-06-01T00:00:00Z")})
+	head := r.commit(map[string]string{"capi/config.yaml": config("next june")})
+	shared, sharedErr, sharedCode := r.diffAlone(base, head, "json", false)
+	alone, aloneErr, aloneCode := r.diffAlone(base, head, "json", true)
+	if sharedCode != exit.Usage || !strings.Contains(sharedErr, "capi/config.yaml") || shared != alone || sharedErr != aloneErr || aloneCode != sharedCode {
+		t.Errorf("shared: exit %d %s %s\nalone: exit %d %s %s\nwant both exit 2 naming capi/config.yaml", sharedCode, shared, sharedErr, aloneCode, alone, aloneErr)
+	}
+}

@@ -46,6 +46,9 @@ type Input struct {
 	// this tree or the other one of the change (Ambiguous(Duplicates of
 	// each)): their objects are told apart by file and document.
 	Ambiguous map[string]bool
+	// Memo lends this Build what the Build of the other side read of the
+	// objects both share, and keeps what this one reads (nil: nothing).
+	Memo *Memo
 }
 
 // Package is one package of a tree: its directory, its resources (its
@@ -152,13 +155,14 @@ func Build(in Input) *Tree {
 	b.readErrors()
 	b.tree.CertFiles = in.CertFiles
 	b.waves()
-	certs, problems := findCertificates(layout.WithoutPolicies(in.Items), in.Targets)
+	certs, problems := b.findCertificates(layout.WithoutPolicies(in.Items))
 	b.values(certs)
 	b.bundleTrust(certs)
 	b.consumers()
 	for _, p := range problems {
 		b.problem(p.Ref, fmt.Sprintf("%s %s: %s", p.Ref, p.Field, p.Message))
 	}
+	in.Memo.done()
 	return b.tree
 }
 
@@ -327,11 +331,11 @@ func (b *builder) intermediate(c *x509.Certificate) {
 
 // selfSigned is pki.SelfSigned(c), each certificate checked once.
 func (b *builder) selfSigned(c *x509.Certificate) bool {
+	if b.roots == nil {
+		b.roots = b.in.Memo.selfSigned()
+	}
 	if self, ok := b.roots[c]; ok {
 		return self
-	}
-	if b.roots == nil {
-		b.roots = map[*x509.Certificate]bool{}
 	}
 	b.roots[c] = pki.SelfSigned(c)
 	return b.roots[c]
