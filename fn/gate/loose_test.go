@@ -51,4 +51,24 @@ func TestCertificatesOutsideObjects(t *testing.T) {
 	if code != exit.OK || !strings.Contains(out, want) || strings.Contains(out, "BEGIN") {
 		t.Fatalf("exit %d, want 0 and %q, no PEM:\n%s\n%s", code, want, out, stderr)
 	}
+	// A bundle encoded whole with a comment line before its first block:
+	// its armour is base64 at another place in a group than the start.
+	proxy := "charts/proxy/values.yaml"
+	before := r.commit(map[string]string{proxy: commentedBundleValues(caOld)})
+	res, code = r.result(head, before)
+	if code != exit.OK || len(res.CertificateFiles) != 1 || res.CertificateFiles[0] != (trustdiff.CertFileChange{File: proxy, Change: "added"}) {
+		t.Fatalf("values holding an encoded bundle added: exit %d, certificateFiles %+v, want it added", code, res.CertificateFiles)
+	}
+	res, code = r.result(before, r.commit(map[string]string{proxy: commentedBundleValues(caNew)}))
+	if code != exit.OK || len(res.CertificateFiles) != 1 || res.CertificateFiles[0] != (trustdiff.CertFileChange{File: proxy, Change: "changed"}) {
+		t.Fatalf("the encoded bundle's CA replaced: exit %d, certificateFiles %+v, want it changed", code, res.CertificateFiles)
+	}
+}
+
+// commentedBundleValues is a chart's values holding a CA bundle as base64
+// of a PEM file that begins with a comment line (as ca-certificates'
+// bundles do), 13 bytes: the armour is base64-encoded one byte into a
+// group of three.
+func commentedBundleValues(ca testpki.Cert) string {
+	return "proxy:\n  customCABundle: " + b64("# corp roots\n"+pem(ca)) + "\n"
 }
