@@ -7,6 +7,7 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/rotate-certs/rotate-certs/fn/trustdiff"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
+	"github.com/rotate-certs/rotate-certs/internal/testpki/layouts"
 )
 
 // envoyGatewayInput is the layout of Envoy Gateway's translator test
@@ -20,11 +21,11 @@ func envoyGatewayInput(ca testpki.Cert, listener string) string {
 		"  data:\n    ca.crt: |\n" + indent(pem(ca), "      ")
 }
 
-// chartValues is a Helm chart's values file holding a trust anchor (the
-// layout of linkerd2's charts/linkerd-control-plane/values.yaml,
-// identityTrustAnchorsPEM).
+// chartValues is a Helm chart's values file holding a trust anchor
+// (layouts.LinkerdValues: linkerd2's charts/linkerd-control-plane/
+// values.yaml, identityTrustAnchorsPEM).
 func chartValues(ca testpki.Cert, replicas string) string {
-	return "controllerReplicas: " + replicas + "\nidentityTrustAnchorsPEM: |\n" + indent(pem(ca), "  ")
+	return "controllerReplicas: " + replicas + "\n" + layouts.LinkerdValues{Anchors: []testpki.Cert{ca}}.YAML(0)
 }
 
 // TestCertificatesOutsideObjects: certificate material in documents that
