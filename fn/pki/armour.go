@@ -58,6 +58,11 @@ func CarriesPEM(s string) bool {
 // written or base64-encoded (CarriesPEM), or -1: where a message that
 // quotes s must stop.
 func PEMAt(s string) int {
+	// Every armour line holds five dashes, every form of encodedArmour
+	// begins with base64 of three ("LS0t"): most text holds neither.
+	if !strings.Contains(s, "-----") && !strings.Contains(s, "LS0t") {
+		return -1
+	}
 	at := -1
 	for _, set := range [][]string{armourLines, encodedArmour} {
 		for _, m := range set {

@@ -60,6 +60,11 @@ func TestCarriesPEMAtEveryOffset(t *testing.T) {
 			}
 		}
 	}
+	for _, form := range encodedArmour {
+		if !strings.HasPrefix(form, "LS0t") {
+			t.Errorf("%q does not begin with LS0t, PEMAt's quick test", form)
+		}
+	}
 	if len(encodedArmour) != 6 {
 		t.Fatalf("encodedArmour %q: want each armour line at three alignments", encodedArmour)
 	}
