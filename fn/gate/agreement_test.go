@@ -169,7 +169,7 @@ func agreeOn(t *testing.T, tr agreementTree) (int, []string) {
 		t.Fatalf("%s: %v", tr.name, err)
 	}
 	set := side.load(log, nil)
-	model := side.model(set, o, nil, &explanations{})
+	model := side.model(set, o, nil, &lending{})
 	w := newWorld(set.Items, side.rel())
 	var bad []string
 	n := 0

@@ -66,7 +66,7 @@ type Options struct {
 	// markdown comment.
 	Command string
 	// alone reads each side on its own, sharing nothing between them
-	// (resio.Shared, explanations): what the tests compare the shared
+	// (resio.Shared, lending): what the tests compare the shared
 	// reading with.
 	alone bool
 }
@@ -111,22 +111,24 @@ func Run(o Options, stdout io.Writer, log exit.Printer) error {
 	return exitStatus(res, o, log)
 }
 
-// models reads each side into its model, one side at a time: BASE's
-// resources are let go once its model is built, before HEAD is read (a
-// fleet's pull request holds one side's objects at a time, not two).
+// models reads each side into its model, one side at a time (a fleet's
+// pull request holds one side's objects at a time, not two), and lends
+// HEAD what BASE made of what the change left alone: each unchanged
+// file's objects (resio.Shared: the same nodes on both sides), each
+// package made of them explained (lending), what the model read of each
+// object (trustdiff.Memo) and each signature checked (anchors.Verified).
 // Objects that share a name in one directory on either side are told
 // apart by file on both (trustdiff.Ambiguous); when HEAD has such names
 // BASE has not - the change adds a duplicate - BASE is read again, quietly,
 // and modelled with them.
 func models(o Options, base, head *opened, log exit.Printer) (bt, ht *trustdiff.Tree) {
-	sh, seen := resio.NewShared(), &explanations{verified: anchors.NewVerified(), memo: trustdiff.NewMemo()}
+	sh, seen := resio.NewShared(), &lending{verified: anchors.NewVerified(), memo: trustdiff.NewMemo()}
 	if o.alone {
-		sh, seen = nil, &explanations{alone: true}
+		sh, seen = nil, &lending{alone: true}
 	}
 	bs := base.load(log, sh)
 	dupsB := trustdiff.Duplicates(bs.Items, base.rel())
 	bt = base.model(bs, o, trustdiff.Ambiguous(dupsB), seen)
-	heapAt("basemodel")
 	hs := head.load(log, sh)
 	dupsH := trustdiff.Duplicates(hs.Items, head.rel())
 	for _, d := range dupsH {
@@ -136,10 +138,7 @@ func models(o Options, base, head *opened, log exit.Printer) (bt, ht *trustdiff.
 	if len(ambiguous) > len(trustdiff.Ambiguous(dupsB)) {
 		bt = base.model(base.load(exit.NewPrinter(io.Discard, ""), sh), o, ambiguous, seen)
 	}
-	heapAt("headread")
-	ht = head.model(hs, o, ambiguous, seen)
-	heapAt("headmodel")
-	return bt, ht
+	return bt, head.model(hs, o, ambiguous, seen)
 }
 
 // judgeProblems sorts what HEAD does not let diff read: a problem of a
@@ -232,7 +231,7 @@ func (s *opened) rel() func(string) string { return relativeTo(s.root) }
 // model maps set, the side's resources, onto its model; what it could not
 // read is in the model's Problems, each with its file. ambiguous are the
 // names several objects share in one directory on either side.
-func (s *opened) model(set *resio.Resources, o Options, ambiguous map[string]bool, seen *explanations) *trustdiff.Tree {
+func (s *opened) model(set *resio.Resources, o Options, ambiguous map[string]bool, seen *lending) *trustdiff.Tree {
 	rel := s.rel()
 	var problems []trustdiff.Problem
 	for _, p := range set.Problems {
@@ -277,7 +276,7 @@ func relativeTo(root string) func(string) string {
 // a problem. The rules name each package as the result shows it (rel:
 // below the top of the tree), the model by its directory as read. A
 // package the side before explained alike (seen) is taken from it.
-func explain(items []*yaml.RNode, rel func(string) string, now time.Time, whole bool, seen *explanations) ([]trustdiff.Package, []trustdiff.Problem) {
+func explain(items []*yaml.RNode, rel func(string) string, now time.Time, whole bool, seen *lending) ([]trustdiff.Package, []trustdiff.Problem) {
 	pkgs, _ := pass.FromItems(items).Split()
 	dirs := make([]string, len(pkgs))
 	for i, p := range pkgs {
@@ -335,15 +334,16 @@ func explainPackage(p *pass.Package, items []*yaml.RNode, rel func(string) strin
 	return e
 }
 
-// explanations lend the packages one side explained to the other: a
+// lending is what one side lends the other. Its packages explained: a
 // package of the same directory (as the result shows it) made of the same
 // resources - the same nodes, which only a file of the same path and text
 // on both sides gives (resio.Shared) - and of no trust domain is the same
 // package at the same time, and its explanation the same. A package of a
 // domain is explained again: its domain is every package's, and another
 // package may have changed it. prev is read on every core while a side is
-// explained, next kept on the caller's goroutine.
-type explanations struct {
+// explained, next kept on the caller's goroutine. And what its model read
+// of each object and the signatures its explanations checked.
+type lending struct {
 	prev, next map[string]explained
 	// verified are the signature checks of every package of both sides.
 	verified *anchors.Verified
@@ -356,7 +356,7 @@ type explanations struct {
 
 // take returns the explanation of package p of items the side before
 // made, ok false when there is none to take.
-func (x *explanations) take(p *pass.Package, items []*yaml.RNode) (explained, bool) {
+func (x *lending) take(p *pass.Package, items []*yaml.RNode) (explained, bool) {
 	e, ok := x.prev[p.Dir]
 	if !ok || !slices.Equal(e.pkg.Items, items) {
 		return explained{}, false
@@ -376,7 +376,7 @@ func (x *explanations) take(p *pass.Package, items []*yaml.RNode) (explained, bo
 
 // decoded gives the policies of pkgs the side before decoded - the same
 // nodes - their decoded form, so that each is decoded once.
-func (x *explanations) decoded(pkgs []*pass.Package) {
+func (x *lending) decoded(pkgs []*pass.Package) {
 	for _, p := range pkgs {
 		e, ok := x.prev[p.Dir]
 		if !ok {
@@ -391,7 +391,7 @@ func (x *explanations) decoded(pkgs []*pass.Package) {
 }
 
 // keep records package e for the side after this one.
-func (x *explanations) keep(e explained) {
+func (x *lending) keep(e explained) {
 	if x.alone {
 		return
 	}
@@ -402,7 +402,7 @@ func (x *explanations) keep(e explained) {
 }
 
 // done ends a side: what it explained is what the next side is lent.
-func (x *explanations) done() { x.prev, x.next = x.next, nil }
+func (x *lending) done() { x.prev, x.next = x.next, nil }
 
 // inFiles is err with the files its results name (the path annotations
 // of items, as messages show them: kube.SafePath) shown below the top of
