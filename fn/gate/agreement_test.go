@@ -168,8 +168,8 @@ func agreeOn(t *testing.T, tr agreementTree) (int, []string) {
 	if err != nil {
 		t.Fatalf("%s: %v", tr.name, err)
 	}
-	set := side.load(log)
-	model := side.model(set, o, nil)
+	set := side.load(log, nil)
+	model := side.model(set, o, nil, &lending{})
 	w := newWorld(set.Items, side.rel())
 	var bad []string
 	n := 0

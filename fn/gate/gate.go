@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/anchors"
 	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/layout"
@@ -64,6 +65,10 @@ type Options struct {
 	// Command is the command line that shows the whole result, for a cut
 	// markdown comment.
 	Command string
+	// alone reads each side on its own, sharing nothing between them
+	// (resio.Shared, lending): what the tests compare the shared
+	// reading with.
+	alone bool
 }
 
 // Run diffs what o names, writes the result to stdout and its notes and
@@ -106,27 +111,34 @@ func Run(o Options, stdout io.Writer, log exit.Printer) error {
 	return exitStatus(res, o, log)
 }
 
-// models reads each side into its model, one side at a time: BASE's
-// resources are let go once its model is built, before HEAD is read (a
-// fleet's pull request holds one side's objects at a time, not two).
+// models reads each side into its model, one side at a time (a fleet's
+// pull request holds one side's objects at a time, not two), and lends
+// HEAD what BASE made of what the change left alone: each unchanged
+// file's objects (resio.Shared: the same nodes on both sides), each
+// package made of them explained (lending), what the model read of each
+// object (trustdiff.Memo) and each signature checked (anchors.Verified).
 // Objects that share a name in one directory on either side are told
 // apart by file on both (trustdiff.Ambiguous); when HEAD has such names
 // BASE has not - the change adds a duplicate - BASE is read again, quietly,
 // and modelled with them.
 func models(o Options, base, head *opened, log exit.Printer) (bt, ht *trustdiff.Tree) {
-	bs := base.load(log)
+	sh, seen := resio.NewShared(), &lending{verified: anchors.NewVerified(), memo: trustdiff.NewMemo()}
+	if o.alone {
+		sh, seen = nil, &lending{alone: true}
+	}
+	bs := base.load(log, sh)
 	dupsB := trustdiff.Duplicates(bs.Items, base.rel())
-	bt = base.model(bs, o, trustdiff.Ambiguous(dupsB))
-	hs := head.load(log)
+	bt = base.model(bs, o, trustdiff.Ambiguous(dupsB), seen)
+	hs := head.load(log, sh)
 	dupsH := trustdiff.Duplicates(hs.Items, head.rel())
 	for _, d := range dupsH {
 		log.Warn("at HEAD: " + kube.ScrubMessage(d.String()))
 	}
 	ambiguous := trustdiff.Ambiguous(dupsB, dupsH)
 	if len(ambiguous) > len(trustdiff.Ambiguous(dupsB)) {
-		bt = base.model(base.load(exit.NewPrinter(io.Discard, "")), o, ambiguous)
+		bt = base.model(base.load(exit.NewPrinter(io.Discard, ""), sh), o, ambiguous, seen)
 	}
-	return bt, head.model(hs, o, ambiguous)
+	return bt, head.model(hs, o, ambiguous, seen)
 }
 
 // judgeProblems sorts what HEAD does not let diff read: a problem of a
@@ -193,8 +205,8 @@ func write(res trustdiff.Result, o Options) ([]byte, error) {
 }
 
 // load reads side s's resources and tells its notes.
-func (s *opened) load(log exit.Printer) *resio.Resources {
-	set := s.read()
+func (s *opened) load(log exit.Printer, sh *resio.Shared) *resio.Resources {
+	set := s.read(sh)
 	for _, n := range set.Notes {
 		log.Note(fmt.Sprintf("%s: %s", s.side, s.inRoot(n)))
 	}
@@ -219,7 +231,7 @@ func (s *opened) rel() func(string) string { return relativeTo(s.root) }
 // model maps set, the side's resources, onto its model; what it could not
 // read is in the model's Problems, each with its file. ambiguous are the
 // names several objects share in one directory on either side.
-func (s *opened) model(set *resio.Resources, o Options, ambiguous map[string]bool) *trustdiff.Tree {
+func (s *opened) model(set *resio.Resources, o Options, ambiguous map[string]bool, seen *lending) *trustdiff.Tree {
 	rel := s.rel()
 	var problems []trustdiff.Problem
 	for _, p := range set.Problems {
@@ -229,9 +241,9 @@ func (s *opened) model(set *resio.Resources, o Options, ambiguous map[string]boo
 		}
 		problems = append(problems, trustdiff.Problem{File: file, Message: s.inRoot(p.Message)})
 	}
-	pkgs, errs := explain(set.Items, rel, o.Now, seesWhole(o, s.side))
+	pkgs, errs := explain(set.Items, rel, o.Now, seesWhole(o, s.side), seen)
 	tree := trustdiff.Build(trustdiff.Input{Items: set.Items, Packages: pkgs, File: rel, Ambiguous: ambiguous,
-		CertFiles: certFiles(set.CertFiles, rel)})
+		CertFiles: certFiles(set.CertFiles, rel), Memo: seen.memo})
 	tree.Problems = append(append(problems, errs...), tree.Problems...)
 	return tree
 }
@@ -262,13 +274,15 @@ func relativeTo(root string) func(string) string {
 // package's policies explained - why each bundle's targets hold each CA
 // and the roll-outs in waves not done; a policy that cannot be applied is
 // a problem. The rules name each package as the result shows it (rel:
-// below the top of the tree), the model by its directory as read.
-func explain(items []*yaml.RNode, rel func(string) string, now time.Time, whole bool) ([]trustdiff.Package, []trustdiff.Problem) {
+// below the top of the tree), the model by its directory as read. A
+// package the side before explained alike (seen) is taken from it.
+func explain(items []*yaml.RNode, rel func(string) string, now time.Time, whole bool, seen *lending) ([]trustdiff.Package, []trustdiff.Problem) {
 	pkgs, _ := pass.FromItems(items).Split()
 	dirs := make([]string, len(pkgs))
 	for i, p := range pkgs {
-		dirs[i], p.Dir = p.Dir, rel(p.Dir)
+		dirs[i], p.Dir, p.Verified = p.Dir, rel(p.Dir), seen.verified
 	}
+	seen.decoded(pkgs)
 	pass.Decode(pkgs)
 	var problems []trustdiff.Problem
 	if whole {
@@ -276,33 +290,119 @@ func explain(items []*yaml.RNode, rel func(string) string, now time.Time, whole 
 			problems = append(problems, trustdiff.Problem{Message: kube.ScrubMessage(err.Error())})
 		}
 	}
-	type explained struct {
-		pkg      trustdiff.Package
-		problems []trustdiff.Problem
-	}
 	out := make([]trustdiff.Package, len(pkgs))
 	pass.Each(pkgs, 0, func(p *pass.Package, r *resio.Resources, _ error) explained {
-		e := explained{pkg: trustdiff.Package{Items: r.Items, Decoded: map[*yaml.RNode]*policy.RotationPolicy{}}}
-		for _, x := range p.Explain(layout.WithoutPolicies(r.Items), now) {
-			if x.Decoded != nil {
-				e.pkg.Decoded[x.Node] = x.Decoded
-			}
-			if x.Err != nil {
-				ref := kube.RefOf(x.Node)
-				e.problems = append(e.problems, trustdiff.Problem{File: kube.SafePath(rel(ref.Path)),
-					Message: kube.ScrubMessage(fmt.Sprintf("policy %s: %v", ref, inFiles(x.Err, r.Items, rel)))})
-				continue
-			}
-			e.pkg.Trust = append(e.pkg.Trust, x.Trust...)
-			e.pkg.Waves = append(e.pkg.Waves, x.Waves...)
+		if e, ok := seen.take(p, r.Items); ok {
+			return e
 		}
+		e := explainPackage(p, r.Items, rel, now)
+		e.dir = p.Dir
 		return e
 	}, func(i int, e explained) {
+		seen.keep(e)
 		out[i], out[i].Dir = e.pkg, dirs[i]
 		problems = append(problems, e.problems...)
 	})
+	seen.done()
 	return out, problems
 }
+
+// explained is one package explained.
+type explained struct {
+	// dir is the package's directory as the result shows it.
+	dir      string
+	pkg      trustdiff.Package
+	problems []trustdiff.Problem
+}
+
+// explainPackage explains package p of items.
+func explainPackage(p *pass.Package, items []*yaml.RNode, rel func(string) string, now time.Time) explained {
+	e := explained{pkg: trustdiff.Package{Items: items, Decoded: map[*yaml.RNode]*policy.RotationPolicy{}}}
+	for _, x := range p.Explain(layout.WithoutPolicies(items), now) {
+		if x.Decoded != nil {
+			e.pkg.Decoded[x.Node] = x.Decoded
+		}
+		if x.Err != nil {
+			ref := kube.RefOf(x.Node)
+			e.problems = append(e.problems, trustdiff.Problem{File: kube.SafePath(rel(ref.Path)),
+				Message: kube.ScrubMessage(fmt.Sprintf("policy %s: %v", ref, inFiles(x.Err, items, rel)))})
+			continue
+		}
+		e.pkg.Trust = append(e.pkg.Trust, x.Trust...)
+		e.pkg.Waves = append(e.pkg.Waves, x.Waves...)
+	}
+	return e
+}
+
+// lending is what one side lends the other. Its packages explained: a
+// package of the same directory (as the result shows it) made of the same
+// resources - the same nodes, which only a file of the same path and text
+// on both sides gives (resio.Shared) - and of no trust domain is the same
+// package at the same time, and its explanation the same. A package of a
+// domain is explained again: its domain is every package's, and another
+// package may have changed it. prev is read on every core while a side is
+// explained, next kept on the caller's goroutine. And what its model read
+// of each object and the signatures its explanations checked.
+type lending struct {
+	prev, next map[string]explained
+	// verified are the signature checks of every package of both sides.
+	verified *anchors.Verified
+	// memo is what the model of one side read of each object, for the
+	// other's.
+	memo *trustdiff.Memo
+	// alone lends nothing (Options.alone).
+	alone bool
+}
+
+// take returns the explanation of package p of items the side before
+// made, ok false when there is none to take.
+func (x *lending) take(p *pass.Package, items []*yaml.RNode) (explained, bool) {
+	e, ok := x.prev[p.Dir]
+	if !ok || !slices.Equal(e.pkg.Items, items) {
+		return explained{}, false
+	}
+	for _, pol := range p.Policies {
+		if pol.Decoded == nil {
+			continue
+		}
+		for _, b := range pol.Decoded.Spec.TrustBundles {
+			if b.Domain != "" {
+				return explained{}, false
+			}
+		}
+	}
+	return e, true
+}
+
+// decoded gives the policies of pkgs the side before decoded - the same
+// nodes - their decoded form, so that each is decoded once.
+func (x *lending) decoded(pkgs []*pass.Package) {
+	for _, p := range pkgs {
+		e, ok := x.prev[p.Dir]
+		if !ok {
+			continue
+		}
+		for i, pol := range p.Policies {
+			if d := e.pkg.Decoded[pol.Node]; d != nil {
+				p.Policies[i].Decoded = d
+			}
+		}
+	}
+}
+
+// keep records package e for the side after this one.
+func (x *lending) keep(e explained) {
+	if x.alone {
+		return
+	}
+	if x.next == nil {
+		x.next = map[string]explained{}
+	}
+	x.next[e.dir] = e
+}
+
+// done ends a side: what it explained is what the next side is lent.
+func (x *lending) done() { x.prev, x.next = x.next, nil }
 
 // inFiles is err with the files its results name (the path annotations
 // of items, as messages show them: kube.SafePath) shown below the top of
@@ -358,7 +458,7 @@ type opened struct {
 	// root is the directory the side's files are named below.
 	root string
 	// read reads the side's resources (the PATHs on this side).
-	read func() *resio.Resources
+	read func(sh *resio.Shared) *resio.Resources
 	// exists reports whether a PATH the user named is on this side.
 	exists func(p string) bool
 	// file returns the content of a file below root (a slash path), ok
@@ -410,7 +510,9 @@ func open(o Options, s Side, log exit.Printer) (*opened, error) {
 		}
 	}
 	return &opened{side: s, root: rev.Top,
-		read:   func() *resio.Resources { return readPaths(paths, rev.ReadBuilt) }, // kustomizations built
+		read: func(sh *resio.Shared) *resio.Resources { // kustomizations built
+			return readPaths(paths, func(p []string) *resio.Resources { return rev.ReadBuiltShared(p, sh) })
+		},
 		exists: func(p string) bool { return rev.Exists(filepath.Join(here, p)) },
 		file:   func(rel string) ([]byte, bool) { return rev.ReadFile(filepath.Join(rev.Top, filepath.FromSlash(rel))) },
 	}, nil
@@ -430,8 +532,8 @@ func openDir(o Options, s Side) (*opened, error) {
 		root, paths = workTree(o)
 	}
 	return &opened{side: s, root: root,
-		read: func() *resio.Resources {
-			return readPaths(paths, func(p []string) *resio.Resources { return resio.ReadBuilt(p, nil) }) // kustomizations built
+		read: func(sh *resio.Shared) *resio.Resources { // kustomizations built
+			return readPaths(paths, func(p []string) *resio.Resources { return resio.ReadBuiltShared(p, sh) })
 		},
 		exists: func(p string) bool {
 			if !filepath.IsAbs(p) {

@@ -61,7 +61,7 @@ func initAgreesOn(t *testing.T, tr agreementTree) (int, []string) {
 	if err != nil {
 		t.Fatalf("%s: %v", tr.name, err)
 	}
-	model := side.model(side.load(log), o, nil)
+	model := side.model(side.load(log, nil), o, nil, &lending{})
 	rel := side.rel()
 	consumers := map[string][]trustdiff.Consumer{}
 	for _, obj := range model.Trust {

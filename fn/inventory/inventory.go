@@ -148,7 +148,14 @@ func ScanAll(items []*yaml.RNode) *Inventory { return ScanAllTargets(items, kube
 // that is given the table (diff's model, tests that add a kind) reads the
 // kinds it has.
 func ScanAllTargets(items []*yaml.RNode, targets kube.TargetTable) *Inventory {
-	s := &scanner{inv: &Inventory{}, cache: pki.NewCache(), targets: targets, embedded: true}
+	return ScanAllWith(items, pki.NewCache(), targets)
+}
+
+// ScanAllWith is ScanAllTargets with certificates parsed through certs:
+// diff reads a tree object by object, and each certificate is one
+// *x509.Certificate however many objects hold it.
+func ScanAllWith(items []*yaml.RNode, certs *pki.Cache, targets kube.TargetTable) *Inventory {
+	s := &scanner{inv: &Inventory{}, cache: certs, targets: targets, embedded: true}
 	return s.scan(items)
 }
 

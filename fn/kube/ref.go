@@ -96,17 +96,30 @@ func NewFileName(key Key) string {
 	return file + strings.ReplaceAll(key.Name, ":", "_") + ".yaml"
 }
 
-// fileOf is FileOf for a node whose annotations can be read.
+// fileOf is FileOf for a node whose annotations can be read: each
+// annotation as kyaml's GetAnnotations reads it (the first metadata, the
+// first annotations, the first of each key), without building the map it
+// builds - every message names its object's file, and RefOf is on every
+// hot path.
 func fileOf(node *yaml.RNode) (string, int) {
-	annos := node.GetAnnotations(kioutil.PathAnnotation, kioutil.LegacyPathAnnotation,
-		kioutil.IndexAnnotation, kioutil.LegacyIndexAnnotation)
-	path := annos[kioutil.PathAnnotation]
-	if path == "" {
-		path = annos[kioutil.LegacyPathAnnotation]
+	n := node.YNode()
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
 	}
-	idx := annos[kioutil.IndexAnnotation]
+	annos := MapValue(MapValue(n, "metadata"), "annotations")
+	value := func(key string) string {
+		if v := MapValue(annos, key); v != nil {
+			return v.Value
+		}
+		return ""
+	}
+	path := value(kioutil.PathAnnotation)
+	if path == "" {
+		path = value(kioutil.LegacyPathAnnotation)
+	}
+	idx := value(kioutil.IndexAnnotation)
 	if idx == "" {
-		idx = annos[kioutil.LegacyIndexAnnotation]
+		idx = value(kioutil.LegacyIndexAnnotation)
 	}
 	i, _ := strconv.Atoi(idx)
 	return path, i

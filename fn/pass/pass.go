@@ -75,6 +75,10 @@ type Package struct {
 	// them whole (Domains), nil when it sees each in part. Read only,
 	// shared by every package.
 	Domains map[string]*anchors.Domain
+	// Verified, when set, remembers the signature checks of the package's
+	// explanations for the other packages and passes that share it (diff
+	// sets one for both its sides); nil: each explanation its own.
+	Verified *anchors.Verified
 
 	src   *Source
 	units []unit
@@ -310,12 +314,16 @@ func (p *Package) release() {
 	p.src.tree.Release(files)
 }
 
-// Decode decodes every policy of pkgs, each once, on every core.
+// Decode decodes every policy of pkgs, each once, on every core; a
+// policy decoded already (Decoded set: diff's other side decoded the same
+// node) is kept.
 func Decode(pkgs []*Package) {
 	var all []*Policy
 	for _, p := range pkgs {
 		for i := range p.Policies {
-			all = append(all, &p.Policies[i])
+			if p.Policies[i].Decoded == nil {
+				all = append(all, &p.Policies[i])
+			}
 		}
 	}
 	parallel.Map(len(all), 0, func() func(int) Policy {
@@ -406,7 +414,7 @@ func (p *Package) Explain(items []*yaml.RNode, now time.Time) []Explained {
 			out[i].Err = fmt.Errorf("%s: %w", kube.RefOf(pol.Node), pol.Err)
 			continue
 		}
-		e, err := rotate.Processor{Domains: p.Domains, Package: p.Dir}.ExplainPolicy(items, pol.Node, pol.Decoded, now)
+		e, err := rotate.Processor{Domains: p.Domains, Package: p.Dir, Verified: p.Verified}.ExplainPolicy(items, pol.Node, pol.Decoded, now)
 		for j := range e.Trust {
 			e.Trust[j].Package = p.Dir
 		}

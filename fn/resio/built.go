@@ -59,13 +59,25 @@ type CertFile struct {
 
 // ReadBuilt is ReadPaths with kustomizations built: see above.
 func ReadBuilt(paths []string, stdin io.Reader) *Resources {
-	return readPaths(osFiles{}, paths, stdin, true)
+	return readPaths(osFiles{}, paths, stdin, true, nil)
+}
+
+// ReadBuiltShared is ReadBuilt (no stdin) sharing with the read before it
+// and the read after it (Shared).
+func ReadBuiltShared(paths []string, sh *Shared) *Resources {
+	return readPaths(osFiles{}, paths, nil, true, sh)
 }
 
 // ReadBuilt is ReadBuilt (no stdin) over the revision: paths are below
 // Top.
 func (r *Revision) ReadBuilt(paths []string) *Resources {
-	return readPaths(r.files, paths, nil, true)
+	return readPaths(r.files, paths, nil, true, nil)
+}
+
+// ReadBuiltShared is the revision's ReadBuilt sharing with the read before
+// it and the read after it (Shared).
+func (r *Revision) ReadBuiltShared(paths []string, sh *Shared) *Resources {
+	return readPaths(r.files, paths, nil, true, sh)
 }
 
 // builtDir reads the directory root as ReadBuilt reads it; seen are the
@@ -97,7 +109,7 @@ func (s *Resources) builtDir(files fileSystem, root string, seen map[string]bool
 			plain = append(plain, f)
 		}
 	}
-	read := &Resources{docs: s.docs}
+	read := &Resources{docs: s.docs, shared: s.shared}
 	read.readFiles(files, plain)
 	s.Problems = append(s.Problems, read.Problems...)
 	s.Notes = append(s.Notes, read.Notes...)

@@ -35,18 +35,41 @@ type Problem struct {
 // regular files only); stdin ("-") may be named once. A file reached twice
 // (named, and inside a directory named too) is read once.
 func ReadPaths(paths []string, stdin io.Reader) *Resources {
-	return readPaths(osFiles{}, paths, stdin, false)
+	return readPaths(osFiles{}, paths, stdin, false, nil)
 }
 
-// readPaths is ReadPaths over files, or ReadBuilt when build is true.
-func readPaths(files fileSystem, paths []string, stdin io.Reader, build bool) *Resources {
-	s := &Resources{}
+// readPaths is ReadPaths over files, or ReadBuilt when build is true;
+// with sh, each file is taken from what the read before it gave when its
+// path and text are the same (Shared).
+func readPaths(files fileSystem, paths []string, stdin io.Reader, build bool, sh *Shared) *Resources {
+	s := &Resources{shared: sh}
 	var built func(root string, seen map[string]bool) bool
 	if build {
 		built = func(root string, seen map[string]bool) bool { s.builtDir(files, root, seen); return true }
 	}
-	eachPathFile(files, paths, stdin, parsePathFile, s.add, built)
+	eachPathFile(files, paths, stdin, s.parseFile, s.addFile, built)
+	if sh != nil {
+		sh.done()
+	}
 	return s
+}
+
+// parseFile parses f's text, or takes what the read before gave for it
+// (s.shared).
+func (s *Resources) parseFile(f pathFile) pathFile {
+	if s.shared != nil {
+		return s.shared.parse(f)
+	}
+	return parsePathFile(f)
+}
+
+// addFile adds what one read gave to s, and keeps it for the next read
+// (s.shared).
+func (s *Resources) addFile(f pathFile) {
+	if s.shared != nil {
+		s.shared.keep(f)
+	}
+	s.add(f)
 }
 
 // parsePathFile parses f's text.
@@ -155,7 +178,7 @@ func readFiles(fsys fileSystem, files []string, parse func(pathFile) pathFile, a
 // readFiles reads and parses files (in fsys) on every core and adds what
 // each gave to s, in the order of files.
 func (s *Resources) readFiles(fsys fileSystem, files []string) {
-	readFiles(fsys, files, parsePathFile, s.add)
+	readFiles(fsys, files, s.parseFile, s.addFile)
 }
 
 func (s *Resources) problemf(format string, a ...any) {

@@ -46,6 +46,8 @@ type Resources struct {
 	list  *listReader     // a list on the fast path
 	kyaml *kyamlList      // a list through kyaml's reader
 	tree  *treeState      // a package tree
+	// shared lends the read what the read before it gave (Shared).
+	shared *Shared
 }
 
 // FunctionConfig returns the first functionConfig read, or nil.

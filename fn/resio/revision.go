@@ -79,7 +79,7 @@ func (r *Revision) Has(p string) bool {
 // ReadPaths is ReadPaths (no stdin) over the revision: paths are below
 // Top.
 func (r *Revision) ReadPaths(paths []string) *Resources {
-	return readPaths(r.files, paths, nil, false)
+	return readPaths(r.files, paths, nil, false, nil)
 }
 
 // IsRevision reports whether rev names a commit of the git repository

@@ -42,6 +42,10 @@ type Processor struct {
 	// Package names the package rendered, as Domains' certificates name
 	// their packages.
 	Package string
+	// Verified, when set, remembers the run's signature checks for the
+	// other runs that share it (the packages of a pass, diff's two sides);
+	// nil: the run remembers its own.
+	Verified *anchors.Verified
 	// Decoded is Run's fnConfig decoded (policy.Decode), when the caller
 	// decoded it; nil: Run decodes it.
 	Decoded *policy.RotationPolicy
@@ -182,6 +186,9 @@ func (p Processor) Run(fnConfig *yaml.RNode, items []*yaml.RNode, positions []in
 	}
 	r = newRun(pol, r.policyRef, now, items, positions, p.certs)
 	r.domains, r.pkg = p.Domains, p.Package
+	if p.Verified != nil {
+		r.verify = p.Verified.Verifier()
+	}
 	if p.newVerifier != nil {
 		r.verify = p.newVerifier()
 	}

@@ -215,6 +215,9 @@ func (p Processor) dryRun(items []*yaml.RNode, fnConfig *yaml.RNode, pol *policy
 	}
 	r := newRun(pol, kube.RefOf(fnConfig), now.UTC(), copies, nil, nil)
 	r.domains, r.pkg = p.Domains, p.Package
+	if p.Verified != nil {
+		r.verify = p.Verified.Verifier()
+	}
 	for _, s := range steps {
 		s(r)
 	}

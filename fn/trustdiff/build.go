@@ -3,8 +3,11 @@ package trustdiff
 import (
 	"crypto/sha256"
 	"crypto/x509"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"hash"
+	"io"
 	"strings"
 	"time"
 
@@ -43,6 +46,9 @@ type Input struct {
 	// this tree or the other one of the change (Ambiguous(Duplicates of
 	// each)): their objects are told apart by file and document.
 	Ambiguous map[string]bool
+	// Memo lends this Build what the Build of the other side read of the
+	// objects both share, and keeps what this one reads (nil: nothing).
+	Memo *Memo
 }
 
 // Package is one package of a tree: its directory, its resources (its
@@ -149,13 +155,14 @@ func Build(in Input) *Tree {
 	b.readErrors()
 	b.tree.CertFiles = in.CertFiles
 	b.waves()
-	certs, problems := findCertificates(layout.WithoutPolicies(in.Items), in.Targets)
+	certs, problems := b.findCertificates(layout.WithoutPolicies(in.Items))
 	b.values(certs)
 	b.bundleTrust(certs)
 	b.consumers()
 	for _, p := range problems {
 		b.problem(p.Ref, fmt.Sprintf("%s %s: %s", p.Ref, p.Field, p.Message))
 	}
+	in.Memo.done()
 	return b.tree
 }
 
@@ -324,11 +331,11 @@ func (b *builder) intermediate(c *x509.Certificate) {
 
 // selfSigned is pki.SelfSigned(c), each certificate checked once.
 func (b *builder) selfSigned(c *x509.Certificate) bool {
+	if b.roots == nil {
+		b.roots = b.in.Memo.selfSigned()
+	}
 	if self, ok := b.roots[c]; ok {
 		return self
-	}
-	if b.roots == nil {
-		b.roots = map[*x509.Certificate]bool{}
 	}
 	b.roots[c] = pki.SelfSigned(c)
 	return b.roots[c]
@@ -347,15 +354,37 @@ func memoryOf(node *yaml.RNode) map[string]string {
 	return out
 }
 
-// digest is a short hex SHA-256 of node's YAML; "" for nil.
+// digest is a short hex SHA-256 of nodes as they are written: each node's
+// kind, tag, style, value and comments, its content in order (hashed from
+// the node tree, not from its YAML text: two trees that write the same
+// text hash alike, at a fraction of the cost of writing it); "" for nil.
 func digest(nodes ...*yaml.RNode) string {
 	h := sha256.New()
 	for _, n := range nodes {
 		if n != nil {
-			s, _ := n.String()
-			h.Write([]byte(s))
+			hashNode(h, n.YNode())
 		}
 		h.Write([]byte{0})
 	}
 	return hex.EncodeToString(h.Sum(nil)[:12])
+}
+
+// hashNode writes node n and its content to h, each field length-prefixed
+// so that no two trees write the same bytes.
+func hashNode(h hash.Hash, n *yaml.Node) {
+	var num [binary.MaxVarintLen64]byte
+	number := func(v uint64) { h.Write(num[:binary.PutUvarint(num[:], v)]) }
+	number(uint64(n.Kind))
+	number(uint64(n.Style))
+	number(uint64(len(n.Content)))
+	for _, s := range [...]string{n.ShortTag(), n.Value, n.Anchor, n.HeadComment, n.LineComment, n.FootComment} {
+		number(uint64(len(s)))
+		io.WriteString(h, s)
+	}
+	if n.Kind == yaml.AliasNode {
+		return // its anchor's content is hashed where it is defined
+	}
+	for _, c := range n.Content {
+		hashNode(h, c)
+	}
 }

@@ -65,16 +65,22 @@ type Duplicate struct {
 func Duplicates(items []*yaml.RNode, file func(string) string) []Duplicate {
 	var out []Duplicate
 	at := map[string]int{}
+	var firstRef []kube.Ref // of each name, its first object's: placed once a second one comes
 	for _, item := range objectsOnly(items) {
-		r := resourceOf(kube.RefOf(item), item, file)
+		ref := kube.RefOf(item)
+		r := resourceOf(ref, item, file)
 		id := r.name()
 		i, ok := at[id]
 		if !ok {
 			at[id] = len(out)
 			out = append(out, Duplicate{Resource: r, id: id})
-			i = len(out) - 1
+			firstRef = append(firstRef, ref)
+			continue
 		}
-		out[i].Places = append(out[i].Places, placeOf(kube.RefOf(item), r))
+		if len(out[i].Places) == 0 {
+			out[i].Places = append(out[i].Places, placeOf(firstRef[i], out[i].Resource))
+		}
+		out[i].Places = append(out[i].Places, placeOf(ref, r))
 	}
 	dups := out[:0]
 	for _, d := range out {

@@ -32,14 +32,28 @@ func (k KeyPlace) at() string {
 // as values (base64 decoded); those named for a key are where keys
 // belong. A SOPS-encrypted object holds no key in the clear.
 func (b *builder) privateKeys(item *yaml.RNode) {
-	if kube.IsSOPSEncrypted(item) {
-		return
+	r := b.in.Memo.of(item)
+	if !r.hasKeys {
+		r.keys, r.hasKeys = keysIn(item), true
 	}
+	for _, k := range r.keys {
+		b.tree.Keys = append(b.tree.Keys, KeyPlace{Resource: b.resource(kube.RefOf(item)), Field: k.field, digest: k.digest})
+	}
+}
+
+// keysIn returns the private keys in item (privateKeys), by field and
+// digest.
+func keysIn(item *yaml.RNode) []keyHit {
+	if kube.IsSOPSEncrypted(item) {
+		return nil
+	}
+	var out []keyHit
 	w := keyWalker{secret: item.GetKind() == "Secret" && item.GetApiVersion() == "v1", data: item.GetKind() == "ConfigMap" || item.GetKind() == "Secret"}
 	w.found = func(field string, value string) {
-		b.tree.Keys = append(b.tree.Keys, KeyPlace{Resource: b.resource(kube.RefOf(item)), Field: field, digest: sha256.Sum256([]byte(value))})
+		out = append(out, keyHit{field: field, digest: sha256.Sum256([]byte(value))})
 	}
 	w.walk(item.YNode(), 0)
+	return out
 }
 
 // keyWalker walks one object's nodes, keeping the path it is at.

@@ -29,7 +29,7 @@ func (b *builder) object(item *yaml.RNode) {
 		for i, f := range fields {
 			nodes[i] = kube.At(item, f...)
 		}
-		b.tree.Rollouts = append(b.tree.Rollouts, Rollout{Resource: b.resource(kube.RefOf(item)), Digest: digest(nodes...)})
+		b.tree.Rollouts = append(b.tree.Rollouts, Rollout{Resource: b.resource(kube.RefOf(item)), Digest: b.digestOf(item, nodes...)})
 	case group == "monitoring.coreos.com" && kind == "PrometheusRule":
 		b.alerts(item)
 	}
@@ -47,7 +47,7 @@ func (b *builder) workload(item *yaml.RNode, kind policy.WorkloadKind) {
 	if tmpl == nil {
 		tmpl = kube.At(item, "spec")
 	}
-	b.tree.Workloads = append(b.tree.Workloads, Workload{Resource: b.resource(kube.RefOf(item)), Template: digest(tmpl), replaces: kind.ReplacesPods})
+	b.tree.Workloads = append(b.tree.Workloads, Workload{Resource: b.resource(kube.RefOf(item)), Template: b.digestOf(item, tmpl), replaces: kind.ReplacesPods})
 }
 
 // alerts records the alert rules of a PrometheusRule.

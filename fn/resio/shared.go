@@ -1,0 +1,54 @@
+package resio
+
+import "bytes"
+
+// Shared is what one read of a tree lends the next: what each file it
+// parsed gave, by the file's path and text. A read given a Shared
+// (Revision.ReadBuiltShared, ReadBuiltShared) takes from it what a file
+// of the same path and the same text gave - the same nodes, so neither
+// read, nor anything after it, may change them - and keeps what it read
+// for the read after it. `diff` reads its two sides with one: a pull
+// request changes few of a repository's files, and each file it leaves
+// alone is parsed once and its resources are the same nodes on both sides
+// (so a package whose every resource is the same node on both sides is
+// the same package). A file built by a kustomization is not shared: its
+// build makes new nodes each time. A Shared is used by one read at a time.
+type Shared struct {
+	// prev is what the read before gave, read only while a read runs (on
+	// every core); next what this read gives, kept on the read's own
+	// goroutine (add).
+	prev, next map[string]sharedFile
+}
+
+// sharedFile is one file's text and what reading it gave.
+type sharedFile struct {
+	data []byte
+	res  *Resources
+}
+
+// NewShared returns a Shared that lends nothing yet.
+func NewShared() *Shared { return &Shared{} }
+
+// parse is parsePathFile, taking what the read before gave for a file of
+// the same path and text.
+func (sh *Shared) parse(f pathFile) pathFile {
+	if had, ok := sh.prev[f.path]; ok && f.path != "-" && bytes.Equal(had.data, f.data) {
+		f.res = had.res
+		return f
+	}
+	return parsePathFile(f)
+}
+
+// keep records what file f gave, for the read after this one.
+func (sh *Shared) keep(f pathFile) {
+	if f.path == "" || f.path == "-" {
+		return
+	}
+	if sh.next == nil {
+		sh.next = map[string]sharedFile{}
+	}
+	sh.next[f.path] = sharedFile{data: f.data, res: f.res}
+}
+
+// done ends a read: what it gave is what the next read is lent.
+func (sh *Shared) done() { sh.prev, sh.next = sh.next, nil }
