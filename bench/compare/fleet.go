@@ -140,9 +140,11 @@ func (c *config) diffSample(dir, bin string) sample {
 	return s
 }
 
-// fleetRatios prints the ratios the fleet section is read by: render at
-// each size over render at the size ten times smaller (linear: 10), and a
-// re-render and a diff over check at each size.
+// fleetRatios prints the ratios the fleet section is read by: render,
+// check and diff at each size over the same at the size ten times smaller
+// (linear: 10; goal at most 10.5), check's peak RSS over render's (goal:
+// at most 1, both stream), and a re-render and a diff over check at each
+// size (goals: at most 2.5 and 1.5).
 func (c *config) fleetRatios(sizes []int, at map[int]fleetRow) {
 	ratio := func(a, b time.Duration) float64 { return a.Seconds() / b.Seconds() }
 	for _, n := range sizes {
@@ -151,15 +153,18 @@ func (c *config) fleetRatios(sizes []int, at map[int]fleetRow) {
 			continue
 		}
 		big := at[n]
-		fmt.Printf("render(%d)/render(%d): CPU %.2f, wall %.2f, peak RSS %.2f (linear: 10; goal <= 12)\n", n, n/10,
-			ratio(big.render.cpu, small.render.cpu), ratio(big.render.wall, small.render.wall), float64(big.render.rss)/float64(small.render.rss))
+		for _, cmd := range []struct {
+			name       string
+			big, small sample
+		}{{"render", big.render, small.render}, {"check", big.check, small.check}, {"diff", big.diff, small.diff}} {
+			fmt.Printf("%s(%d)/%s(%d): CPU %.2f, wall %.2f, peak RSS %.2f (linear: 10; goal <= 10.5)\n", cmd.name, n, cmd.name, n/10,
+				ratio(cmd.big.cpu, cmd.small.cpu), ratio(cmd.big.wall, cmd.small.wall), float64(cmd.big.rss)/float64(cmd.small.rss))
+		}
 	}
 	for _, n := range sizes {
 		r := at[n]
+		fmt.Printf("check(%d) peak RSS / render(%d) peak RSS: %.2f (goal <= 1)\n", n, n, float64(r.check.rss)/float64(r.render.rss))
 		fmt.Printf("re-render(%d)/check(%d): CPU %.2f, wall %.2f (goal <= 2.5)\n", n, n, ratio(r.rerender.cpu, r.check.cpu), ratio(r.rerender.wall, r.check.wall))
-	}
-	for _, n := range sizes {
-		r := at[n]
-		fmt.Printf("diff(%d)/check(%d): CPU %.2f, wall %.2f, peak RSS %.2f (goal <= 2.5)\n", n, n, ratio(r.diff.cpu, r.check.cpu), ratio(r.diff.wall, r.check.wall), float64(r.diff.rss)/float64(r.check.rss))
+		fmt.Printf("diff(%d)/check(%d): CPU %.2f, wall %.2f, peak RSS %.2f (goal <= 1.5)\n", n, n, ratio(r.diff.cpu, r.check.cpu), ratio(r.diff.wall, r.check.wall), float64(r.diff.rss)/float64(r.check.rss))
 	}
 }
