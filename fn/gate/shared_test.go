@@ -48,15 +48,22 @@ func TestSharedReadingChangesNothing(t *testing.T) {
 			base := r.commit(map[string]string{"clusters/east/kustomization.yaml": "", "clusters/west/kustomization.yaml": ""})
 			tc.change(t, r)
 			head := r.commit(nil)
-			for _, format := range []string{"json", "table"} {
-				shared, sharedErr, sharedCode := r.diffAlone(base, head, format, false)
-				alone, aloneErr, aloneCode := r.diffAlone(base, head, format, true)
-				if shared != alone || sharedErr != aloneErr || sharedCode != aloneCode {
-					t.Errorf("%s: shared reading (exit %d) differs from each side alone (exit %d):\n%s\n%s\n---\n%s\n%s",
-						format, sharedCode, aloneCode, shared, sharedErr, alone, aloneErr)
-				}
-			}
+			r.sameAlone(t, base, head)
 		})
+	}
+}
+
+// sameAlone fails t when the diff of base and head, as a table or JSON,
+// is not the same shared as with each side read alone.
+func (r *testRepo) sameAlone(t *testing.T, base, head string) {
+	t.Helper()
+	for _, format := range []string{"json", "table"} {
+		shared, sharedErr, sharedCode := r.diffAlone(base, head, format, false)
+		alone, aloneErr, aloneCode := r.diffAlone(base, head, format, true)
+		if shared != alone || sharedErr != aloneErr || sharedCode != aloneCode {
+			t.Errorf("%s: shared reading (exit %d) differs from each side alone (exit %d):\n%s\n%s\n---\n%s\n%s",
+				format, sharedCode, aloneCode, shared, sharedErr, alone, aloneErr)
+		}
 	}
 }
 
@@ -84,14 +91,7 @@ func TestSharedReadingChangesNothingOnExamples(t *testing.T) {
 			base := r.commit(files)
 			r.render(name)
 			head := r.commit(map[string]string{name + "/added.yaml": configMap("default", "added", map[string]string{"k": "v"})})
-			for _, format := range []string{"json", "table"} {
-				shared, sharedErr, sharedCode := r.diffAlone(base, head, format, false)
-				alone, aloneErr, aloneCode := r.diffAlone(base, head, format, true)
-				if shared != alone || sharedErr != aloneErr || sharedCode != aloneCode {
-					t.Errorf("%s: shared reading (exit %d) differs from each side alone (exit %d):\n%s\n%s\n---\n%s\n%s",
-						format, sharedCode, aloneCode, shared, sharedErr, alone, aloneErr)
-				}
-			}
+			r.sameAlone(t, base, head)
 		})
 	}
 }
