@@ -12,7 +12,7 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/rotate-certs/rotate-certs/fn/initpolicy"
 	"github.com/rotate-certs/rotate-certs/fn/layout"
-	"github.com/rotate-certs/rotate-certs/fn/repo"
+	"github.com/rotate-certs/rotate-certs/fn/render"
 )
 
 // stageTree copies examples into a new git work tree's top: each key of
@@ -150,7 +150,7 @@ func renderTreeTop(t *testing.T, top string, tree *initpolicy.Tree) {
 		}
 	}
 	var stdout, stderr bytes.Buffer
-	err := repo.Render(top, repo.Options{Now: time.Now, Stdout: &stdout, Stderr: exit.NewPrinter(&stderr, "rotate-certs render")})
+	err := render.Render(top, render.Options{Now: time.Now, Stdout: &stdout, Stderr: exit.NewPrinter(&stderr, "rotate-certs render")})
 	if err != nil {
 		t.Fatalf("render from the top with the proposed policies: %v\nstderr:\n%s", err, stderr.String())
 	}

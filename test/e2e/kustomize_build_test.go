@@ -19,7 +19,7 @@ import (
 )
 
 // pluginCAFleet is Istio's plug-in CA (the files its tools/certs Makefile
-// writes, fed to a secretGenerator: see fn/gate's kustomize tests for the
+// writes, fed to a secretGenerator: see fn/diff's kustomize tests for the
 // upstream layout) as a fleet repository: a base with istiod and a
 // generator with a hashed name, a component, and two clusters whose
 // overlays set the namespace, patch (strategic merge and JSON 6902), add
