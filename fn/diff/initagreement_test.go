@@ -51,7 +51,7 @@ func initAgreesOn(t *testing.T, tr agreementTree) (int, []string) {
 	if err != nil {
 		return 0, nil // what init cannot read, it proposes nothing for
 	}
-	plan, err := initpolicy.ScanTree(initpolicy.Input{Items: items, Roots: initpolicy.PackageRoots(items), Namespace: initpolicy.Namespaces([]string{tr.dir})}, testpki.GoldenNow)
+	plan, err := initpolicy.ProposeTree(initpolicy.Input{Items: items, Roots: initpolicy.PackageRoots(items), Namespace: initpolicy.Namespaces([]string{tr.dir})}, testpki.GoldenNow)
 	if err != nil {
 		return 0, nil
 	}

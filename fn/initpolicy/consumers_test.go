@@ -83,7 +83,7 @@ func trustedCA(ns string) string {
 func TestConsumersByTheNamespaceRule(t *testing.T) {
 	t.Run("no namespace", func(t *testing.T) {
 		want := []string{"Deployment system/controller-manager (volume trust)"}
-		plan, err := Scan(parseAll(t, trustedCA("")+"---\n"+strings.Replace(webhookManager, "%s", "system", 1)), day0)
+		plan, err := Propose(parseAll(t, trustedCA("")+"---\n"+strings.Replace(webhookManager, "%s", "system", 1)), day0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -108,7 +108,7 @@ func TestConsumersByTheNamespaceRule(t *testing.T) {
 			t.Fatal(err)
 		}
 		in := Input{Items: items, Roots: PackageRoots(items), Namespace: Namespaces([]string{dir})}
-		tree, err := ScanTree(in, day0)
+		tree, err := ProposeTree(in, day0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,7 +117,7 @@ func TestConsumersByTheNamespaceRule(t *testing.T) {
 			t.Fatalf("packages %+v: want one bundle, read by %q", tree.Packages, want)
 		}
 		in.Namespace = nil
-		tree, _ = ScanTree(in, day0)
+		tree, _ = ProposeTree(in, day0)
 		if got := tree.Packages[0].Bundles[0].Consumers; len(got) != 0 {
 			t.Errorf("without the kustomization's namespace, consumers %q: want none (system is not widget-system)", consumerStrings(got))
 		}

@@ -121,13 +121,13 @@ func TestScanTreeProposesDomains(t *testing.T) {
 }
 
 // initTree runs init's scan over the tree at top.
-func initTree(t *testing.T, top string) *initpolicy.Tree {
+func initTree(t *testing.T, top string) *initpolicy.Proposals {
 	t.Helper()
 	items, _, err := initpolicy.Read([]string{top}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tree, err := initpolicy.ScanTree(initpolicy.Input{Items: items, Roots: initpolicy.PackageRoots(items)}, time.Now())
+	tree, err := initpolicy.ProposeTree(initpolicy.Input{Items: items, Roots: initpolicy.PackageRoots(items)}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func initTree(t *testing.T, top string) *initpolicy.Tree {
 // package's own and renders the tree from its top (a git work tree's top:
 // it sees every domain whole). The render must succeed with no warning
 // about a domain.
-func renderTreeTop(t *testing.T, top string, tree *initpolicy.Tree) {
+func renderTreeTop(t *testing.T, top string, tree *initpolicy.Proposals) {
 	t.Helper()
 	for _, p := range tree.Packages {
 		text, err := p.YAML("")

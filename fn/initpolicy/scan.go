@@ -114,10 +114,10 @@ type Bundle struct {
 	// input it injects, each with the rule that says so.
 	Mesh           string
 	MeshNamespaces []string
-	// Domain is the trust domain proposed (ScanTree: a CA of its sources
+	// Domain is the trust domain proposed (ProposeTree: a CA of its sources
 	// is a source in another package too), or the one a policy of the
 	// input gives the bundle; DomainPackages are the package directories
-	// of the domain's bundles, when ScanTree proposed it.
+	// of the domain's bundles, when ProposeTree proposed it.
 	Domain         string
 	DomainPackages []string
 }
@@ -161,14 +161,14 @@ func snapshotsLast(items []*yaml.RNode) []*yaml.RNode {
 	return append(out, snapshots...)
 }
 
-// Scan plans trust bundles for items as of now. A CA that has expired by now
+// Propose plans trust bundles for items as of now. A CA that has expired by now
 // is not proposed: a bundle whose every CA has expired fails to render.
 // The objects are placed in the namespaces their manifests name.
-func Scan(items []*yaml.RNode, now time.Time) (*Proposal, error) {
+func Propose(items []*yaml.RNode, now time.Time) (*Proposal, error) {
 	return scanIn(items, nil, now)
 }
 
-// scanIn is Scan with the namespaces a kustomization gives objects
+// scanIn is Propose with the namespaces a kustomization gives objects
 // (namespace: Namespaces; nil for none).
 func scanIn(items []*yaml.RNode, namespace func(*yaml.RNode) string, now time.Time) (*Proposal, error) {
 	sc := &scan{
@@ -193,7 +193,7 @@ func scanIn(items []*yaml.RNode, namespace func(*yaml.RNode) string, now time.Ti
 	return sc.plan, nil
 }
 
-// scan is the state of one Scan.
+// scan is the state of one Propose.
 type scan struct {
 	plan     *Proposal
 	now      time.Time
