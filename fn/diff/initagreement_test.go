@@ -84,7 +84,7 @@ func initAgreesOn(t *testing.T, tr agreementTree) (int, []string) {
 					if i > 0 {
 						via = c.Ref.String()
 					}
-					got, want := initReaders(b.Consumers, via, rel), diffReaders(held, rel(pkg.Dir))
+					got, want := initReaders(b.SourceReaders, via, rel), diffReaders(held, rel(pkg.Dir))
 					if !slices.Equal(got, want) {
 						bad = append(bad, fmt.Sprintf("%s %s: init lists [%s], diff counts [%s]", c.Ref, c.Key, strings.Join(got, " "), strings.Join(want, " ")))
 					}
@@ -97,7 +97,7 @@ func initAgreesOn(t *testing.T, tr agreementTree) (int, []string) {
 
 // initReaders returns the readers init lists through via ("" for the
 // source itself), by file, kind and name, sorted.
-func initReaders(cs []initpolicy.Consumer, via string, rel func(string) string) []string {
+func initReaders(cs []initpolicy.Reader, via string, rel func(string) string) []string {
 	var out []string
 	for _, c := range cs {
 		if c.Via == via {

@@ -263,7 +263,7 @@ func TestScan(t *testing.T) {
 			t.Errorf("bundle %s also %v, want %v", b.Name, also, w.also)
 		}
 		var cons []string
-		for _, c := range b.Consumers {
+		for _, c := range b.SourceReaders {
 			cons = append(cons, c.String())
 		}
 		if strings.Join(cons, ";") != strings.Join(w.consumers, ";") {
@@ -641,7 +641,7 @@ func TestScanReadsWorkloadsAsTheRestartRulesDo(t *testing.T) {
 		t.Fatalf("%d bundles, want 1", len(plan.Bundles))
 	}
 	var cons []string
-	for _, c := range plan.Bundles[0].Consumers {
+	for _, c := range plan.Bundles[0].SourceReaders {
 		cons = append(cons, c.String())
 	}
 	want := []string{"ReplicaSet eg/rs (projected volume ca, env CA)", "Pod eg/pod (projected volume ca, env CA)"}
