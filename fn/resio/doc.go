@@ -22,5 +22,5 @@
 // writer to kyaml's, byte for byte where kyaml's output is the contract.
 //
 // It also owns what function mode accepts on stdin (MaxInputBytes,
-// Explain) and the text-level checks every reader shares (duplicateKeys).
+// InputHint) and the text-level checks every reader shares (duplicateKeys).
 package resio
