@@ -12,7 +12,7 @@ const (
 	KindDeployment  = "Deployment"
 	KindStatefulSet = "StatefulSet"
 	KindDaemonSet   = "DaemonSet"
-	KindRollout     = "Rollout"
+	KindArgoRollout = "Rollout" // Argo Rollouts (argoproj.io)
 )
 
 // WorkloadRole is what rotate-certs does with a kind whose pods read
@@ -79,7 +79,7 @@ var workloadRows = []WorkloadKind{
 	{Kind: KindDeployment, APIVersions: []string{"apps/v1"}, Template: []string{"spec", "template"}, Role: RoleRolled, Replicas: true, Pausable: true, ReplacesPods: true},
 	{Kind: KindStatefulSet, APIVersions: []string{"apps/v1"}, Template: []string{"spec", "template"}, Role: RoleRolled, Replicas: true, OnDelete: true, ReplacesPods: true},
 	{Kind: KindDaemonSet, APIVersions: []string{"apps/v1"}, Template: []string{"spec", "template"}, Role: RoleRolled, OnDelete: true, ReplacesPods: true},
-	{Kind: KindRollout, APIVersions: []string{"argoproj.io/v1alpha1"}, Template: []string{"spec", "template"}, Role: RoleRolled, Replicas: true, Pausable: true, WorkloadRef: true, ReplacesPods: true},
+	{Kind: KindArgoRollout, APIVersions: []string{"argoproj.io/v1alpha1"}, Template: []string{"spec", "template"}, Role: RoleRolled, Replicas: true, Pausable: true, WorkloadRef: true, ReplacesPods: true},
 	{Kind: "Job", APIVersions: []string{"batch/v1"}, Template: []string{"spec", "template"}, Role: RoleReported},
 	{Kind: "CronJob", APIVersions: []string{"batch/v1", "batch/v1beta1"}, Template: []string{"spec", "jobTemplate", "spec", "template"}, Role: RoleReported},
 	{Kind: "ReplicaSet", APIVersions: []string{"apps/v1"}, Template: []string{"spec", "template"}, Role: RoleListed},
