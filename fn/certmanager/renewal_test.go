@@ -8,7 +8,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// TestRenewalOf holds RenewalOf to cert-manager v1.21's renewal rule, in
+// TestRenewalOf holds renewalOf to cert-manager v1.21's renewal rule, in
 // the cases cert-manager's own tests of pkg/util/pki RenewalTime check.
 func TestRenewalOf(t *testing.T) {
 	nb := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)

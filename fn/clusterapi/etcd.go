@@ -54,7 +54,7 @@ func (a *applier) planEtcdadm(node *yaml.RNode, ref kube.Ref) {
 
 // planRoll rolls the etcd machines of an EtcdadmCluster whose evidence is
 // inside the window: it emits a copy of the infrastructure template under
-// the next name (NextName: the trailing number incremented, as EKS Anywhere
+// the next name (nextName: the trailing number incremented, as EKS Anywhere
 // names template versions) and points spec.infrastructureTemplate at it. etcdadm-controller replaces every
 // machine that was not cloned from the current template, which renews every
 // etcd certificate. While the template in place is a copy made to replace

@@ -63,7 +63,7 @@ type diffRun struct {
 
 // diffDirs runs `rotate-certs diff base head -o format` at
 // testpki.GoldenNow and fails t when the run breaks a property that holds
-// for any input (checkRun).
+// for any input (diffRun.check).
 func diffDirs(t testing.TB, base, head, format string, needles []string) diffRun {
 	t.Helper()
 	var out, errb bytes.Buffer

@@ -33,7 +33,7 @@ const (
 	reloadValueNever = "never"
 )
 
-// String returns the annotation value, "default" for ReloadDefault.
+// String returns the annotation value, "default" for reloadDefault.
 func (r Reload) String() string {
 	switch r {
 	case reloadHot:
