@@ -1,11 +1,10 @@
 package main
 
 import (
-	"encoding/base64"
-	"fmt"
 	"testing"
 
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
+	"github.com/rotate-certs/rotate-certs/internal/testpki/layouts"
 	"github.com/stretchr/testify/require"
 )
 
@@ -14,48 +13,11 @@ import (
 // values and in an Argo CD cluster Secret's config, each at its field and
 // the path inside the value, and never prints the keys beside them.
 func TestCheckEmbeddedValues(t *testing.T) {
-	config := fmt.Sprintf(`{"tlsClientConfig": {"caData": %q, "certData": %q, "keyData": %q}}`,
-		testpki.B64("signer-b-1"), testpki.B64("kube-admin"), base64.StdEncoding.EncodeToString(testpki.Fixture("kube-admin").KeyPEM()))
-	in, err := testpki.ExpandTemplate("embedded", `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: emojivoto}
-spec:
-  template:
-    spec:
-      initContainers:
-      - name: linkerd-proxy
-        restartPolicy: Always
-        env:
-        - name: LINKERD2_PROXY_IDENTITY_TRUST_ANCHORS
-          value: |
-            {{pem 12 "example-linkerd-anchor-old"}}
----
-apiVersion: helm.toolkit.fluxcd.io/v2
-kind: HelmRelease
-metadata: {name: linkerd-control-plane, namespace: linkerd}
-spec:
-  values:
-    identityTrustAnchorsPEM: |
-      {{pem 6 "example-linkerd-anchor-old"}}
-    identity:
-      issuer:
-        tls:
-          crtPEM: |
-            {{pem 12 "leaf-old"}}
-          keyPEM: |
-            {{key 12 "leaf-old"}}
----
-apiVersion: v1
-kind: Secret
-metadata:
-  name: prod-cluster
-  namespace: argocd
-  labels: {argocd.argoproj.io/secret-type: cluster}
-stringData:
-  config: '`+config+`'
-`)
-	require.NoError(t, err)
-	out, stderr, code := runCLI(t, string(in), "check", "-", "--now", checkNow)
+	issuer := testpki.Fixture("leaf-old")
+	in := layouts.LinkerdInjected("web", testpki.Fixture("example-linkerd-anchor-old")) + "---\n" +
+		layouts.LinkerdValues{Anchors: []testpki.Cert{testpki.Fixture("example-linkerd-anchor-old")}, Issuer: &issuer, IssuerKey: true}.HelmRelease() + "---\n" +
+		layouts.ArgoCDCluster(testpki.Fixture("signer-b-1"), testpki.Fixture("kube-admin"))
+	out, stderr, code := runCLI(t, in, "check", "-", "--now", checkNow)
 	require.Equal(t, 0, code, stderr)
 	for _, want := range []string{
 		"Deployment emojivoto/web",
@@ -68,7 +30,7 @@ stringData:
 		require.Contains(t, out, want)
 	}
 	requireNoKeyMaterial(t, out+stderr)
-	out, _, _ = runCLI(t, string(in), "check", "-", "--now", checkNow, "-o", "json")
+	out, _, _ = runCLI(t, in, "check", "-", "--now", checkNow, "-o", "json")
 	require.Equal(t, 5, parseJSON(t, out).Summary.Certificates)
 	requireNoKeyMaterial(t, out)
 }

@@ -1,13 +1,13 @@
 package diff
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/rotate-certs/rotate-certs/fn/trustdiff"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
+	"github.com/rotate-certs/rotate-certs/internal/testpki/layouts"
 	"github.com/stretchr/testify/require"
 )
 
@@ -22,52 +22,14 @@ func indented(n int, certs ...testpki.Cert) string {
 }
 
 // anchorsEnv is the field of a meshed workload's proxy trust anchors.
-const anchorsEnv = "spec.template.spec.initContainers[name=linkerd-proxy].env[name=LINKERD2_PROXY_IDENTITY_TRUST_ANCHORS].value"
-
-// injected is a Deployment as `linkerd inject` writes it (linkerd/linkerd2
-// at b24cd4059841f8cee2fb7a9c2ac23a693c583579,
-// cli/cmd/testdata/inject_emojivoto_deployment.golden.yml, trimmed): the
-// proxy is an init container with restartPolicy Always, the trust
-// anchors literal PEM in its env.
-func injected(name string, anchors ...testpki.Cert) string {
-	return fmt.Sprintf(`apiVersion: apps/v1
-kind: Deployment
-metadata: {name: %[1]s, namespace: emojivoto}
-spec:
-  selector:
-    matchLabels: {app: %[1]s}
-  template:
-    metadata:
-      labels: {app: %[1]s, linkerd.io/control-plane-ns: linkerd}
-    spec:
-      containers:
-      - name: %[1]s
-        image: buoyantio/emojivoto-%[1]s:v10
-        env:
-        - {name: WEB_PORT, value: "80"}
-      initContainers:
-      - name: linkerd-proxy
-        image: cr.l5d.io/linkerd/proxy:stable
-        restartPolicy: Always
-        env:
-        - name: _pod_ns
-          valueFrom:
-            fieldRef: {fieldPath: metadata.namespace}
-        - name: LINKERD2_PROXY_IDENTITY_DIR
-          value: /var/run/linkerd/identity/end-entity
-        - name: LINKERD2_PROXY_IDENTITY_TRUST_ANCHORS
-          value: |
-%[2]s        - name: LINKERD2_PROXY_IDENTITY_SVC_ADDR
-          value: linkerd-identity-headless.linkerd.svc.cluster.local.:8080
-`, name, indented(12, anchors...))
-}
+const anchorsEnv = layouts.AnchorsEnv
 
 // meshed is Linkerd's control plane (linkerd) and two injected workloads,
 // with the next anchor's own Secret committed before it is used (withNext).
 func meshed(anchor, issuer testpki.Cert, roots []testpki.Cert, web, emoji []testpki.Cert) map[string]string {
 	files := withNext(linkerd(anchor, issuer, roots...), anchor2)
-	files["apps/web.yaml"] = injected("web", web...)
-	files["apps/emoji.yaml"] = injected("emoji", emoji...)
+	files["apps/web.yaml"] = layouts.LinkerdInjected("web", web...)
+	files["apps/emoji.yaml"] = layouts.LinkerdInjected("emoji", emoji...)
 	return files
 }
 
@@ -134,29 +96,15 @@ func TestInjectedAnchorsInEnv(t *testing.T) {
 }
 
 // helmAnchors are the files of Linkerd's control plane installed from its
-// chart (linkerd/linkerd2 at b24cd40, charts/linkerd-control-plane/
-// values.yaml: identityTrustAnchorsPEM, identity.issuer.tls.crtPEM) by a
-// Flux HelmRelease (spec.values) and by an Argo CD Application
-// (spec.source.helm.values, a YAML string; spec.sources[].helm.valuesObject),
-// and the cert-manager Secret of the next anchor when held is not nil.
+// chart (layouts.LinkerdValues: identityTrustAnchorsPEM,
+// identity.issuer.tls.crtPEM) by a Flux HelmRelease (spec.values) and by
+// an Argo CD Application (spec.source.helm.values, a YAML string;
+// spec.sources[].helm.valuesObject), and the cert-manager Secret of the
+// next anchor when held is not nil.
 func helmAnchors(anchor, issuer testpki.Cert, held *testpki.Cert) map[string]string {
+	anchors := layouts.LinkerdValues{Anchors: []testpki.Cert{anchor}}
 	files := map[string]string{
-		"flux/linkerd.yaml": `apiVersion: helm.toolkit.fluxcd.io/v2
-kind: HelmRelease
-metadata: {name: linkerd-control-plane, namespace: linkerd}
-spec:
-  interval: 10m
-  chart:
-    spec:
-      chart: linkerd-control-plane
-      sourceRef: {kind: HelmRepository, name: linkerd}
-  values:
-    identityTrustAnchorsPEM: |
-` + indented(6, anchor) + `    identity:
-      issuer:
-        tls:
-          crtPEM: |
-` + indented(12, issuer),
+		"flux/linkerd.yaml": layouts.LinkerdValues{Anchors: []testpki.Cert{anchor}, Issuer: &issuer}.HelmRelease(),
 		"argocd/linkerd.yaml": `apiVersion: argoproj.io/v1alpha1
 kind: Application
 metadata: {name: linkerd-control-plane, namespace: argocd}
@@ -169,8 +117,7 @@ spec:
     targetRevision: 1.16.11
     helm:
       values: |
-        identityTrustAnchorsPEM: |
-` + indented(10, anchor) + `---
+` + anchors.YAML(8) + `---
 apiVersion: argoproj.io/v1alpha1
 kind: Application
 metadata: {name: linkerd-multicluster, namespace: argocd}
@@ -182,8 +129,7 @@ spec:
     chart: linkerd-multicluster
     helm:
       valuesObject:
-        identityTrustAnchorsPEM: |
-` + indented(10, anchor),
+` + anchors.YAML(8),
 	}
 	if held != nil {
 		files["linkerd/anchor.yaml"] = secret("linkerd", "linkerd-trust-anchor", map[string]string{"tls.crt": pem(*held), "tls.key": string(held.KeyPEM())})
@@ -234,59 +180,6 @@ func TestHelmValuesAnchorsChanged(t *testing.T) {
 	require.Contains(t, trustOf(t, res, "linkerd-multicluster", multi).Added[0].Source, "linkerd-trust-anchor", "the anchor's own Secret holds it")
 }
 
-// argoCluster is an Argo CD cluster Secret as Argo CD's declarative setup
-// documents it (argoproj/argo-cd at 015ba5e7751492c3d34b4848a4e355277a158553,
-// docs/operator-manual/declarative-setup.md, "Clusters"): config is JSON,
-// tlsClientConfig's caData, certData and keyData base64 of PEM.
-func argoCluster(ca, client testpki.Cert) string {
-	return fmt.Sprintf(`apiVersion: v1
-kind: Secret
-metadata:
-  name: prod-cluster
-  namespace: argocd
-  labels: {argocd.argoproj.io/secret-type: cluster}
-type: Opaque
-stringData:
-  name: prod
-  server: https://prod.example.com:6443
-  config: |
-    {
-      "tlsClientConfig": {
-        "insecure": false,
-        "caData": %q,
-        "certData": %q,
-        "keyData": %q
-      }
-    }
-`, b64(pem(ca)), b64(pem(client)), b64(string(client.KeyPEM())))
-}
-
-// capiKubeconfig is the kubeconfig Secret Cluster API writes for a
-// cluster (kubernetes-sigs/cluster-api at
-// 8a6e06b0fbca0461b18e1f542b3014e7f1d4a8e1, util/secret/consts.go:
-// <cluster>-kubeconfig, key value), with its client certificate and key.
-func capiKubeconfig(ca, client testpki.Cert) string {
-	kubeconfig := fmt.Sprintf(`apiVersion: v1
-kind: Config
-clusters:
-- name: prod
-  cluster:
-    server: https://prod.example.com:6443
-    certificate-authority-data: %s
-users:
-- name: prod-admin
-  user:
-    client-certificate-data: %s
-    client-key-data: %s
-contexts:
-- name: prod-admin@prod
-  context: {cluster: prod, user: prod-admin}
-current-context: prod-admin@prod
-`, b64(pem(ca)), b64(pem(client)), b64(string(client.KeyPEM())))
-	return object("v1", "Secret", "default", "prod-kubeconfig", nil) +
-		"type: cluster.x-k8s.io/secret\ndata:\n  value: " + b64(kubeconfig) + "\n"
-}
-
 // A cluster's CA in an Argo CD cluster Secret or a kubeconfig is trust, read
 // as the Secret is (a workload mounting it); the client certificate beside
 // it is presented, and neither key is ever printed.
@@ -297,8 +190,8 @@ func TestClientConfigCAReplaced(t *testing.T) {
 	client2 := testpki.NewLeaf("diff-cluster-client-2", caNew, testpki.Date(2026, 11, 1), testpki.Days(365))
 	tree := func(ca, client testpki.Cert) map[string]string {
 		return map[string]string{
-			"argocd/cluster.yaml": argoCluster(ca, client),
-			"capi/kubeconfig.yaml": docs(capiKubeconfig(ca, client),
+			"argocd/cluster.yaml": layouts.ArgoCDCluster(ca, client),
+			"capi/kubeconfig.yaml": docs(layouts.CAPIKubeconfig("prod", ca, client),
 				deployment("default", "cluster-agent", "Secret", "prod-kubeconfig", "volume", "")),
 		}
 	}

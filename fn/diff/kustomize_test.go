@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -8,52 +9,27 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/rotate-certs/rotate-certs/fn/trustdiff"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
+	"github.com/rotate-certs/rotate-certs/internal/testpki/layouts"
 )
 
 // istioPlugin is Istio's plug-in CA as a kustomization feeds it to the
-// cluster. The layout is the one Istio documents for plugging in a CA
-// (istio.io, tasks/security/cert-management/plugin-ca-cert: `kubectl create
-// secret generic cacerts -n istio-system --from-file=cluster1/ca-cert.pem
-// --from-file=cluster1/ca-key.pem --from-file=cluster1/root-cert.pem
-// --from-file=cluster1/cert-chain.pem`), with the files its tools/certs
-// Makefile writes (istio/istio tools/certs/Makefile.selfsigned.mk at
-// 2653ac4eef3a58995ed8f36f937055e9818fe83f: root-cert.pem and root-key.pem
-// at the top, each cluster's ca-cert.pem, ca-key.pem, root-cert.pem and
-// chain in its own directory), as a secretGenerator of those files instead
-// of the kubectl command; our own certificates (internal/testpki). istiod
-// and a sidecar-less client that reads the root once through env have no
-// namespace: the kustomization's applies.
+// cluster (layouts.PluginCA: the files Istio's certificate tools write,
+// cluster1's fed to a secretGenerator, the root's at the top where no
+// build reads them). istiod and a sidecar-less client that reads the root
+// once through env have no namespace: the kustomization's applies.
 func istioPlugin(root, inter testpki.Cert) map[string]string {
-	return map[string]string{
-		"mesh/kustomization.yaml": `namespace: istio-system
-resources:
-- istiod.yaml
-secretGenerator:
-- name: cacerts
-  files:
-  - cluster1/ca-cert.pem
-  - cluster1/ca-key.pem
-  - cluster1/root-cert.pem
-  - cluster1/cert-chain.pem
-  options:
-    disableNameSuffixHash: true
-`,
-		"mesh/istiod.yaml": docs(deployment("", "istiod", "Secret", "cacerts", "volume", ""),
-			deployment("", "root-reader", "Secret", "cacerts", "env", "root-cert.pem")),
-		"mesh/cluster1/ca-cert.pem":    pem(inter),
-		"mesh/cluster1/ca-key.pem":     string(inter.KeyPEM()),
-		"mesh/cluster1/root-cert.pem":  pem(root),
-		"mesh/cluster1/cert-chain.pem": pem(inter, root),
-		"mesh/root-cert.pem":           pem(root),
-		"mesh/root-key.pem":            string(root.KeyPEM()),
-	}
+	files := layouts.RootFiles("mesh", root)
+	maps.Copy(files, layouts.PluginCA{Intermediate: inter, Root: root}.Files("mesh/cluster1"))
+	files["mesh/kustomization.yaml"] = layouts.PluginCAKustomization("istiod.yaml")
+	files["mesh/istiod.yaml"] = docs(deployment("", "istiod", "Secret", "cacerts", "volume", ""),
+		deployment("", "root-reader", "Secret", "cacerts", "env", "root-cert.pem"))
+	return files
 }
 
 // istioPlain is the same objects as plain manifests: what the build gives.
 func istioPlain(root, inter testpki.Cert) map[string]string {
 	return map[string]string{
-		"mesh/cacerts.yaml": secret("istio-system", "cacerts", map[string]string{"ca-cert.pem": pem(inter), "ca-key.pem": string(inter.KeyPEM()),
-			"cert-chain.pem": pem(inter, root), "root-cert.pem": pem(root)}),
+		"mesh/cacerts.yaml": secret("istio-system", "cacerts", layouts.PluginCA{Intermediate: inter, Root: root}.Data()),
 		"mesh/istiod.yaml": docs(deployment("istio-system", "istiod", "Secret", "cacerts", "volume", ""),
 			deployment("istio-system", "root-reader", "Secret", "cacerts", "env", "root-cert.pem")),
 	}

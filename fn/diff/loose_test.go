@@ -7,6 +7,7 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/rotate-certs/rotate-certs/fn/trustdiff"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
+	"github.com/rotate-certs/rotate-certs/internal/testpki/layouts"
 )
 
 // envoyGatewayInput is the layout of Envoy Gateway's translator test
@@ -20,11 +21,11 @@ func envoyGatewayInput(ca testpki.Cert, listener string) string {
 		"  data:\n    ca.crt: |\n" + indent(pem(ca), "      ")
 }
 
-// chartValues is a Helm chart's values file holding a trust anchor (the
-// layout of linkerd2's charts/linkerd-control-plane/values.yaml,
-// identityTrustAnchorsPEM).
+// chartValues is a Helm chart's values file holding a trust anchor
+// (layouts.LinkerdValues: linkerd2's charts/linkerd-control-plane/
+// values.yaml, identityTrustAnchorsPEM).
 func chartValues(ca testpki.Cert, replicas string) string {
-	return "controllerReplicas: " + replicas + "\nidentityTrustAnchorsPEM: |\n" + indent(pem(ca), "  ")
+	return "controllerReplicas: " + replicas + "\n" + layouts.LinkerdValues{Anchors: []testpki.Cert{ca}}.YAML(0)
 }
 
 // TestCertificatesOutsideObjects: certificate material in documents that
@@ -51,4 +52,24 @@ func TestCertificatesOutsideObjects(t *testing.T) {
 	if code != exit.OK || !strings.Contains(out, want) || strings.Contains(out, "BEGIN") {
 		t.Fatalf("exit %d, want 0 and %q, no PEM:\n%s\n%s", code, want, out, stderr)
 	}
+	// A bundle encoded whole with a comment line before its first block:
+	// its armour is base64 at another place in a group than the start.
+	proxy := "charts/proxy/values.yaml"
+	before := r.commit(map[string]string{proxy: commentedBundleValues(caOld)})
+	res, code = r.result(head, before)
+	if code != exit.OK || len(res.CertificateFiles) != 1 || res.CertificateFiles[0] != (trustdiff.CertFileChange{File: proxy, Change: "added"}) {
+		t.Fatalf("values holding an encoded bundle added: exit %d, certificateFiles %+v, want it added", code, res.CertificateFiles)
+	}
+	res, code = r.result(before, r.commit(map[string]string{proxy: commentedBundleValues(caNew)}))
+	if code != exit.OK || len(res.CertificateFiles) != 1 || res.CertificateFiles[0] != (trustdiff.CertFileChange{File: proxy, Change: "changed"}) {
+		t.Fatalf("the encoded bundle's CA replaced: exit %d, certificateFiles %+v, want it changed", code, res.CertificateFiles)
+	}
+}
+
+// commentedBundleValues is a chart's values holding a CA bundle as base64
+// of a PEM file that begins with a comment line (as ca-certificates'
+// bundles do), 13 bytes: the armour is base64-encoded one byte into a
+// group of three.
+func commentedBundleValues(ca testpki.Cert) string {
+	return "proxy:\n  customCABundle: " + b64("# corp roots\n"+pem(ca)) + "\n"
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/rotate-certs/rotate-certs/fn/trustdiff"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
+	"github.com/rotate-certs/rotate-certs/internal/testpki/layouts"
 )
 
 var (
@@ -41,10 +42,9 @@ func withNext(files map[string]string, next testpki.Cert) map[string]string {
 // root's own Secret.
 func istio(root, inter testpki.Cert, roots ...testpki.Cert) map[string]string {
 	return map[string]string{
-		"istio/root.yaml": secret("istio-system", "istio-root-ca", map[string]string{"tls.crt": pem(root), "tls.key": string(root.KeyPEM())}),
-		"istio/cacerts.yaml": secret("istio-system", "cacerts", map[string]string{"ca-cert.pem": pem(inter), "ca-key.pem": string(inter.KeyPEM()),
-			"cert-chain.pem": pem(inter, root), "root-cert.pem": pem(roots...)}),
-		"istio/istiod.yaml": deployment("istio-system", "istiod", "Secret", "cacerts", "volume", ""),
+		"istio/root.yaml":    secret("istio-system", "istio-root-ca", map[string]string{"tls.crt": pem(root), "tls.key": string(root.KeyPEM())}),
+		"istio/cacerts.yaml": secret("istio-system", "cacerts", layouts.PluginCA{Intermediate: inter, Root: root, Roots: roots}.Data()),
+		"istio/istiod.yaml":  deployment("istio-system", "istiod", "Secret", "cacerts", "volume", ""),
 	}
 }
 

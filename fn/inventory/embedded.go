@@ -224,9 +224,10 @@ func certText(v string) []byte {
 }
 
 // mayHoldCertificates is a cheap test before parsing a string of Helm
-// values.
+// values: whether it carries PEM, as written or base64-encoded (what each
+// value holds is certText's to say).
 func mayHoldCertificates(v string) bool {
-	return strings.Contains(v, "-----BEGIN ") || strings.Contains(v, base64PEMPrefix)
+	return pki.CarriesPEM(v)
 }
 
 // entry names list entry n, the i-th: [name=NAME] for a mapping with a

@@ -1,13 +1,14 @@
 package inventory_test
 
 import (
-	"encoding/base64"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/rotate-certs/rotate-certs/fn/inventory"
 	"github.com/rotate-certs/rotate-certs/internal/testitems"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
+	"github.com/rotate-certs/rotate-certs/internal/testpki/layouts"
 	"github.com/stretchr/testify/require"
 )
 
@@ -20,38 +21,11 @@ func placed(inv *inventory.Inventory) []string {
 	return got
 }
 
-// The layout of `linkerd inject` output (linkerd/linkerd2 at b24cd40,
-// cli/cmd/testdata/inject_emojivoto_deployment.golden.yml): the proxy is
-// an init container with restartPolicy Always whose env holds the trust
-// anchors as literal PEM; before native sidecars it was a container (the
-// CronJob below). Our own certificates stand in for Linkerd's.
-const injected = `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: emojivoto}
-spec:
-  template:
-    metadata:
-      annotations: {linkerd.io/trust-root-sha256: 8dc603ab}
-    spec:
-      containers:
-      - name: web-svc
-        image: buoyantio/emojivoto-web:v10
-        env:
-        - {name: WEB_PORT, value: "80"}
-      initContainers:
-      - name: linkerd-init
-        image: cr.l5d.io/linkerd/proxy
-      - name: linkerd-proxy
-        restartPolicy: Always
-        env:
-        - name: _pod_ns
-          valueFrom: {fieldRef: {fieldPath: metadata.namespace}}
-        - name: LINKERD2_PROXY_IDENTITY_DIR
-          value: /var/run/linkerd/identity/end-entity
-        - name: LINKERD2_PROXY_IDENTITY_TRUST_ANCHORS
-          value: |
-            {{pem 12 "example-linkerd-anchor-old"}}
----
+// injected is a Deployment as `linkerd inject` writes it
+// (layouts.LinkerdInjected: the proxy an init container with restartPolicy
+// Always whose env holds the trust anchors as literal PEM); before native
+// sidecars the proxy was a container (the CronJob below).
+var injected = layouts.LinkerdInjected("web", testpki.Fixture("example-linkerd-anchor-old")) + `---
 apiVersion: batch/v1
 kind: CronJob
 metadata: {name: report, namespace: emojivoto}
@@ -101,6 +75,12 @@ func TestScanAllReadsEnvValues(t *testing.T) {
 	onlyProblem(t, inv, "spec.jobTemplate.spec.template.spec.containers[name=linkerd-proxy].env[name=BROKEN].value")
 }
 
+// indentLines puts n spaces before every line of text.
+func indentLines(n int, text []byte) string {
+	pad := strings.Repeat(" ", n)
+	return pad + strings.ReplaceAll(strings.TrimSuffix(string(text), "\n"), "\n", "\n"+pad) + "\n"
+}
+
 // onlyProblem requires inv's one problem to be at field, and to quote no
 // key.
 func onlyProblem(t *testing.T, inv *inventory.Inventory, field string) {
@@ -111,27 +91,10 @@ func onlyProblem(t *testing.T, inv *inventory.Inventory, field string) {
 }
 
 func TestScanAllReadsHelmValues(t *testing.T) {
-	inv := inventory.ScanAll(testitems.Items(t, `apiVersion: helm.toolkit.fluxcd.io/v2
-kind: HelmRelease
-metadata: {name: linkerd-control-plane, namespace: linkerd}
-spec:
-  chart:
-    spec: {chart: linkerd-control-plane, sourceRef: {kind: HelmRepository, name: linkerd}}
-  values:
-    identityTrustAnchorsPEM: |
-      {{pem 6 "example-linkerd-anchor-old"}}
-    identity:
-      issuer:
-        tls:
-          crtPEM: |
-            {{pem 12 "example-linkerd-issuer-old"}}
-          keyPEM: |
-            {{key 12 "example-linkerd-issuer-old"}}
-    meshConfig:
-      caCertificates:
-      - pem: |
-          {{pem 10 "example-istio-root-old"}}
----
+	issuer := testpki.Fixture("example-linkerd-issuer-old")
+	release := layouts.LinkerdValues{Anchors: []testpki.Cert{testpki.Fixture("example-linkerd-anchor-old")}, Issuer: &issuer, IssuerKey: true,
+		More: "meshConfig:\n  caCertificates:\n  - pem: |\n" + indentLines(6, testpki.Fixture("example-istio-root-old").PEM())}.HelmRelease()
+	inv := inventory.ScanAll(testitems.Items(t, release+`---
 apiVersion: argoproj.io/v1alpha1
 kind: Application
 metadata: {name: mesh, namespace: argocd}
@@ -185,20 +148,7 @@ spec:
 }
 
 func TestScanArgoCDClusterSecret(t *testing.T) {
-	config := fmt.Sprintf(`{"bearerToken": "t0k3n", "tlsClientConfig": {"insecure": false, "caData": %q, "certData": %q, "keyData": %q}}`,
-		testpki.B64("signer-b-1"), testpki.B64("kube-admin"), base64.StdEncoding.EncodeToString(testpki.Fixture("kube-admin").KeyPEM()))
-	items := testitems.Items(t, `apiVersion: v1
-kind: Secret
-metadata:
-  name: prod-cluster
-  namespace: argocd
-  labels: {argocd.argoproj.io/secret-type: cluster}
-type: Opaque
-stringData:
-  name: prod
-  server: https://prod.example:6443
-  config: '`+config+`'
----
+	items := testitems.Items(t, layouts.ArgoCDCluster(testpki.Fixture("signer-b-1"), testpki.Fixture("kube-admin"))+`---
 apiVersion: v1
 kind: Secret
 metadata: {name: broken-cluster, namespace: argocd}

@@ -14,6 +14,7 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/rotate"
 	"github.com/rotate-certs/rotate-certs/internal/testitems"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
+	"github.com/rotate-certs/rotate-certs/internal/testpki/layouts"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -30,25 +31,7 @@ func found(inv *inventory.Inventory) []string {
 }
 
 func TestScanKubeconfig(t *testing.T) {
-	kubeconfig := `apiVersion: v1
-kind: Config
-clusters:
-- name: prod
-  cluster:
-    server: https://prod.example:6443
-    certificate-authority-data: ` + testpki.B64("signer-b-1") + `
-users:
-- name: admin
-  user:
-    client-certificate-data: ` + testpki.B64("kube-admin") + `
-    client-key-data: ` + base64.StdEncoding.EncodeToString(testpki.Fixture("kube-admin").KeyPEM()) + `
-`
-	inv := inventory.Scan(testitems.Items(t, `apiVersion: v1
-kind: Secret
-metadata: {name: prod-kubeconfig, namespace: default}
-data:
-  value: `+base64.StdEncoding.EncodeToString([]byte(kubeconfig))+`
----
+	inv := inventory.Scan(testitems.Items(t, layouts.CAPIKubeconfig("prod", testpki.Fixture("signer-b-1"), testpki.Fixture("kube-admin"))+`---
 apiVersion: v1
 kind: ConfigMap
 metadata: {name: cluster-info, namespace: kube-public}
@@ -74,7 +57,7 @@ stringData:
 `))
 	require.Equal(t, []string{
 		"Secret default/prod-kubeconfig data.value:clusters[prod].cluster.certificate-authority-data signer-b-1",
-		"Secret default/prod-kubeconfig data.value:users[admin].user.client-certificate-data kube-admin",
+		"Secret default/prod-kubeconfig data.value:users[prod-admin].user.client-certificate-data kube-admin",
 		"ConfigMap kube-public/cluster-info data.kubeconfig:clusters[0].cluster.certificate-authority-data signer-a-1",
 	}, found(inv))
 	require.Len(t, inv.Problems, 1, "a kubeconfig certificate field that is not a certificate is a problem")

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
+	"github.com/rotate-certs/rotate-certs/internal/testpki/layouts"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -47,31 +48,15 @@ func names(b *Build) []string {
 
 var root = testpki.NewCA("kbuild-root", testpki.Date(2026, 1, 1), testpki.Days(3650))
 
-// istioPlugin is the plug-in CA layout as Istio's tools/certs Makefile
-// writes it (a cluster's directory with ca-cert.pem, ca-key.pem,
-// root-cert.pem, cert-chain.pem), fed to a secretGenerator.
+// istioPlugin is Istio's plug-in CA fed to a secretGenerator
+// (layouts.PluginCA: cluster1's ca-cert.pem, ca-key.pem, root-cert.pem,
+// cert-chain.pem), with a ServiceAccount beside it.
 func istioPlugin() map[string]string {
 	ca := testpki.NewIntermediate("kbuild-cluster1", "cluster1 CA", root, testpki.Date(2026, 1, 1), testpki.Days(730))
-	return map[string]string{
-		"kustomization.yaml": `namespace: istio-system
-secretGenerator:
-- name: cacerts
-  files:
-  - cluster1/ca-cert.pem
-  - cluster1/ca-key.pem
-  - cluster1/root-cert.pem
-  - cluster1/cert-chain.pem
-  options:
-    disableNameSuffixHash: true
-resources:
-- istiod.yaml
-`,
-		"istiod.yaml":             "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: istiod\n",
-		"cluster1/ca-cert.pem":    string(ca.PEM()),
-		"cluster1/ca-key.pem":     string(ca.KeyPEM()),
-		"cluster1/root-cert.pem":  string(root.PEM()),
-		"cluster1/cert-chain.pem": string(ca.PEM()) + string(root.PEM()),
-	}
+	files := layouts.PluginCA{Intermediate: ca, Root: root}.Files("cluster1")
+	files["kustomization.yaml"] = layouts.PluginCAKustomization("istiod.yaml")
+	files["istiod.yaml"] = "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: istiod\n"
+	return files
 }
 
 // TestBuildPluginCA: the generator's Secret is built from the PEM files,

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/rotate-certs/rotate-certs/fn/pki"
 )
 
 // Messages name a field and the kind of value found there, never a value
@@ -162,13 +164,10 @@ var kyamlEchoes = []string{": node contents:", ", content summary:"}
 // where the line may be a private key's armour pasted at column 0).
 const lineEcho = "invalid document separator: "
 
-// keyMarkers are what no message may carry however it came to quote its
-// input: PEM armour and the name of a private key block, and PEM armour in
-// base64 (a Secret's data) at each of the three places a byte may take in
-// a group of base64 - what stays the same whatever comes before it.
-var keyMarkers = []string{"-----BEGIN", "-----END", "PRIVATE KEY",
-	"LS0tLS1CRUdJ", "0tLS0tQkVH", "LS0tLUJFR0lO", // -----BEGIN
-	"LS0tLS1FTk", "0tLS0tRU5E", "LS0tLUVOR"} // -----END
+// privateKey is, beside PEM armour as written or in base64 (pki.PEMAt),
+// what no message may carry however it came to quote its input: the name
+// of a private key block.
+const privateKey = "PRIVATE KEY"
 
 // ScrubError returns err with what a message quotes of its input taken
 // out (ScrubMessage): kyaml's errors append a node they refused, or repeat
@@ -236,13 +235,13 @@ func cutKeyMarkers(msg string) string {
 	return msg[:cut] + "<input text not shown: it may hold key material>"
 }
 
-// markerAt returns the index of the first key marker in s, or -1.
+// markerAt returns the index of the first key marker in s - PEM armour,
+// as written or base64-encoded at any alignment, or the words PRIVATE
+// KEY - or -1.
 func markerAt(s string) int {
-	at := -1
-	for _, m := range keyMarkers {
-		if i := strings.Index(s, m); i >= 0 && (at < 0 || i < at) {
-			at = i
-		}
+	at := pki.PEMAt(s)
+	if i := strings.Index(s, privateKey); i >= 0 && (at < 0 || i < at) {
+		at = i
 	}
 	return at
 }

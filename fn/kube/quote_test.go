@@ -101,3 +101,17 @@ func TestScrubMessageQuotedInput(t *testing.T) {
 		}
 	}
 }
+
+// TestScrubMessageCutsWhatItCut: the scrubber asks pki.PEMAt for armour,
+// as written and in base64; each marker it held itself before (armour, the
+// name of a key block, armour in base64 at each of three alignments) is
+// still cut wherever it stands in a word.
+func TestScrubMessageCutsWhatItCut(t *testing.T) {
+	for _, m := range []string{"-----BEGIN", "-----END", "PRIVATE KEY",
+		"LS0tLS1CRUdJ", "0tLS0tQkVH", "LS0tLUJFR0lO", "LS0tLS1FTk", "0tLS0tRU5E", "LS0tLUVOR"} {
+		for _, word := range []string{m, "ab" + m + "cd"} {
+			msg := "field tls.key: \"" + word + "\" is not a name"
+			require.Equal(t, `field tls.key: "<input text not shown: it may hold key material>`, ScrubMessage(msg), m)
+		}
+	}
+}

@@ -314,12 +314,6 @@ func ordinal(n int) string {
 	return fmt.Sprintf("%d%s", n, suffix)
 }
 
-// LooksLikePEM reports whether data contains a PEM header. It lets callers
-// scanning arbitrary values skip non-PEM data cheaply and quietly.
-func LooksLikePEM(data []byte) bool {
-	return bytes.Contains(data, []byte("-----BEGIN "))
-}
-
 var (
 	beginCertificate = []byte("-----BEGIN CERTIFICATE-----")
 	endCertificate   = []byte("-----END CERTIFICATE-----")

@@ -4,8 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"path/filepath"
-	"strings"
 
+	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -14,26 +14,21 @@ import (
 // material in them is still listed, as a certificate file no build reads
 // is (CertFiles): a change to it is named, never judged, never shown.
 
-// pemMarkers begin certificate or key material: PEM, or PEM base64-encoded
-// (as a Secret's data holds it).
-var pemMarkers = []string{"-----BEGIN ", "LS0tLS1CRUdJTi"}
-
 // looseCertFile is the CertFile of file path for the certificate and key
-// material its documents that are no object hold (docs), ok false when
-// they hold none. Its digest is of that material alone, in document
-// order: a change elsewhere in the file is no change of it.
+// material its documents that are no object hold (docs): the values that
+// carry PEM armour, as written or base64-encoded at any alignment
+// (pki.CarriesPEM); ok false when they hold none. Its digest is of that
+// material alone, in document order: a change elsewhere in the file is no
+// change of it.
 func looseCertFile(path string, docs []*yaml.RNode) (CertFile, bool) {
 	h := sha256.New()
 	found := false
 	for _, d := range docs {
 		walkScalars(d.YNode(), func(v string) {
-			for _, m := range pemMarkers {
-				if strings.Contains(v, m) {
-					h.Write([]byte(v))
-					h.Write([]byte{0})
-					found = true
-					return
-				}
+			if pki.CarriesPEM(v) {
+				h.Write([]byte(v))
+				h.Write([]byte{0})
+				found = true
 			}
 		})
 	}

@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,14 +14,15 @@ import (
 	"github.com/rotate-certs/rotate-certs/internal/e2eharness"
 	"github.com/rotate-certs/rotate-certs/internal/golden"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
+	"github.com/rotate-certs/rotate-certs/internal/testpki/layouts"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // pluginCAFleet is Istio's plug-in CA (the files its tools/certs Makefile
-// writes, fed to a secretGenerator: see fn/diff's kustomize tests for the
-// upstream layout) as a fleet repository: a base with istiod and a
+// writes, fed to a secretGenerator: internal/testpki/layouts) as a fleet
+// repository: a base with istiod and a
 // generator with a hashed name, a component, and two clusters whose
 // overlays set the namespace, patch (strategic merge and JSON 6902), add
 // literals and env files, and generate cacerts from their own PEM files.
@@ -39,15 +41,11 @@ func pluginCAFleet(t *testing.T) string {
 		ca := testpki.NewIntermediate("e2e-kbuild-"+cluster, cluster+" CA", root, testpki.Date(2026, 1, 1), testpki.Days(730))
 		files["clusters/"+cluster+"/kustomization.yaml"] = "namespace: istio-system\nresources:\n- ../../base\ncomponents:\n- ../../components/debug\n" +
 			"patches:\n- path: replicas.yaml\n- target: {kind: Deployment, name: istiod}\n  path: image.json\n" +
-			"secretGenerator:\n- name: cacerts\n  files:\n  - certs/ca-cert.pem\n  - certs/ca-key.pem\n  - certs/root-cert.pem\n  - certs/cert-chain.pem\n  options:\n    disableNameSuffixHash: true\n" +
-			"- name: extra\n  envs:\n  - extra.env\n  literals:\n  - cluster=" + cluster + "\n"
+			"secretGenerator:\n" + layouts.CACertsGenerator("certs") + "- name: extra\n  envs:\n  - extra.env\n  literals:\n  - cluster=" + cluster + "\n"
 		files["clusters/"+cluster+"/replicas.yaml"] = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: istiod\nspec:\n  replicas: 2\n"
 		files["clusters/"+cluster+"/image.json"] = `[{"op": "replace", "path": "/spec/template/spec/containers/0/image", "value": "istio/pilot:2"}]`
 		files["clusters/"+cluster+"/extra.env"] = "A=1\nB=2\n"
-		files["clusters/"+cluster+"/certs/ca-cert.pem"] = string(ca.PEM())
-		files["clusters/"+cluster+"/certs/ca-key.pem"] = string(ca.KeyPEM())
-		files["clusters/"+cluster+"/certs/root-cert.pem"] = string(root.PEM())
-		files["clusters/"+cluster+"/certs/cert-chain.pem"] = string(ca.PEM()) + string(root.PEM())
+		maps.Copy(files, layouts.PluginCA{Intermediate: ca, Root: root}.Files("clusters/"+cluster+"/certs"))
 	}
 	writeFiles(t, dir, files)
 	return dir

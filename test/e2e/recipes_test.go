@@ -10,6 +10,7 @@ import (
 	"github.com/rotate-certs/rotate-certs/internal/e2eharness"
 	"github.com/rotate-certs/rotate-certs/internal/golden"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
+	"github.com/rotate-certs/rotate-certs/internal/testpki/layouts"
 	"github.com/stretchr/testify/require"
 )
 
@@ -17,16 +18,10 @@ import (
 // pre-commit hook and the GitLab CI job of docs/guides/pull-requests.md -
 // run as their users run them on a repository whose trust lives in
 // kustomize generator inputs: Istio's plug-in CA as PEM files that a
-// secretGenerator turns into Secret istio-system/cacerts, and istiod's
-// settings as an env file that a configMapGenerator turns into a
-// ConfigMap. The layout is the one Istio documents for plugging in a CA
-// (istio.io, tasks/security/cert-management/plugin-ca-cert: `kubectl
-// create secret generic cacerts -n istio-system --from-file=cluster1/...`
-// with the files istio/istio's tools/certs/Makefile.selfsigned.mk writes at
-// 2653ac4eef3a58995ed8f36f937055e9818fe83f: root-cert.pem and root-key.pem
-// at the top, each cluster's ca-cert.pem, ca-key.pem, root-cert.pem and
-// cert-chain.pem in its own directory), fed to a secretGenerator instead
-// of the kubectl command, with our own certificates (internal/testpki).
+// secretGenerator turns into Secret istio-system/cacerts (the layout Istio
+// documents and its certificate tools write, internal/testpki/layouts),
+// and istiod's settings as an env file that a configMapGenerator turns
+// into a ConfigMap.
 
 // meshDir is where the plug-in CA's kustomization sits in the repository.
 const meshDir = "clusters/istio"
@@ -40,30 +35,14 @@ var (
 	recipeInt2  = testpki.NewIntermediate("e2e-recipes-int-2", "Intermediate CA", recipeRoot2, testpki.Date(2025, 6, 1), testpki.Days(3650))
 )
 
-const meshKustomization = `# Istio's plug-in CA for cluster1, from the files Istio's certificate
-# tools write, and istiod's settings from an env file.
-apiVersion: kustomize.config.k8s.io/v1beta1
-kind: Kustomization
-namespace: istio-system
-resources:
-- istiod.yaml
-- root-ca.yaml
-transformers:
-- rotation-policy.yaml
-secretGenerator:
-- name: cacerts
-  files:
-  - cluster1/ca-cert.pem
-  - cluster1/ca-key.pem
-  - cluster1/root-cert.pem
-  - cluster1/cert-chain.pem
-  options:
-    disableNameSuffixHash: true
-configMapGenerator:
-- name: istiod-settings
-  envs:
-  - istiod.env
-`
+// meshKustomization is Istio's plug-in CA for cluster1, from the files
+// Istio's certificate tools write, the policy as its transformer, and
+// istiod's settings from an env file.
+var meshKustomization = "# Istio's plug-in CA for cluster1, from the files Istio's certificate\n" +
+	"# tools write, and istiod's settings from an env file.\n" +
+	"apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n" +
+	layouts.PluginCAKustomization("istiod.yaml", "root-ca.yaml") +
+	"transformers:\n- rotation-policy.yaml\nconfigMapGenerator:\n- name: istiod-settings\n  envs:\n  - istiod.env\n"
 
 // meshWorkloads are istiod, which mounts cacerts, and a client without a
 // sidecar that reads the root once through env; both read the settings.
@@ -146,9 +125,7 @@ func pemOf(certs ...testpki.Cert) string {
 // key and chain, and roots as root-cert.pem.
 func cluster1CA(t *testing.T, dir string, inter testpki.Cert, roots ...testpki.Cert) {
 	t.Helper()
-	c := meshDir + "/cluster1/"
-	writeFiles(t, dir, map[string]string{c + "ca-cert.pem": pemOf(inter), c + "ca-key.pem": string(inter.KeyPEM()),
-		c + "root-cert.pem": pemOf(roots...), c + "cert-chain.pem": pemOf(inter, roots[0])})
+	writeFiles(t, dir, layouts.PluginCA{Intermediate: inter, Root: roots[0], Roots: roots}.Files(meshDir+"/cluster1"))
 }
 
 // generatorTree is the repository's main branch: the plug-in CA of root
@@ -157,13 +134,12 @@ func cluster1CA(t *testing.T, dir string, inter testpki.Cert, roots ...testpki.C
 // them (no build reads them).
 func generatorTree(t *testing.T, dir string) {
 	t.Helper()
+	writeFiles(t, dir, layouts.RootFiles(meshDir, recipeRoot1))
 	writeFiles(t, dir, map[string]string{
 		meshDir + "/kustomization.yaml":   meshKustomization,
 		meshDir + "/istiod.yaml":          meshWorkloads,
 		meshDir + "/rotation-policy.yaml": meshPolicy,
 		meshDir + "/istiod.env":           "PILOT_CERT_PROVIDER=istiod\nISTIO_MULTIROOT_MESH=true\n",
-		meshDir + "/root-cert.pem":        pemOf(recipeRoot1),
-		meshDir + "/root-key.pem":         string(recipeRoot1.KeyPEM()),
 		meshDir + "/root-ca.yaml": "# the next root, the policy's source; its key stays offline\napiVersion: v1\nkind: ConfigMap\n" +
 			"metadata:\n  name: istio-root-ca\n  annotations:\n    config.kubernetes.io/local-config: \"true\"\ndata:\n  root-cert.pem: |\n" +
 			indentLines(pemOf(recipeRoot2), "    "),
@@ -194,7 +170,7 @@ func stageRootPR(t *testing.T, dir string) {
 // and feeds them to nothing yet.
 func newRootFilesPR(t *testing.T, dir string) {
 	t.Helper()
-	writeFiles(t, dir, map[string]string{meshDir + "/root-cert.pem": pemOf(recipeRoot2), meshDir + "/root-key.pem": string(recipeRoot2.KeyPEM())})
+	writeFiles(t, dir, layouts.RootFiles(meshDir, recipeRoot2))
 }
 
 // removeChainPR removes a file the secretGenerator reads: the build fails.
