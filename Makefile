@@ -202,7 +202,7 @@ sim:
 FUZZ_TARGETS := ./fn/pki:FuzzDecodePEM ./fn/policy:FuzzDecode ./fn/rotate:FuzzProcess \
   ./fn/resio:FuzzFastPathMatchesKyaml ./fn/resio:FuzzBlockParserMatchesYAML \
   ./fn/resio:FuzzDocumentParserMatchesYAML ./fn/resio:FuzzReadFileMatchesKyaml \
-  ./fn/trustdiff:FuzzCompare ./fn/gate:FuzzDiff:5x
+  ./fn/trustdiff:FuzzCompare ./fn/diff:FuzzDiff:5x
 fuzz:
 	@GO=$(GO) FUZZTIME=$(FUZZTIME) FUZZPARALLEL=$(FUZZPARALLEL) FUZZMINTIME=$(FUZZMINTIME) ./hack/fuzz.sh $(FUZZ_TARGETS)
 

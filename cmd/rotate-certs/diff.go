@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/diff"
 	"github.com/rotate-certs/rotate-certs/fn/exit"
-	"github.com/rotate-certs/rotate-certs/fn/gate"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"github.com/spf13/cobra"
@@ -106,17 +106,17 @@ func newDiffCommand(stdout, stderr io.Writer) *cobra.Command {
 	return cmd
 }
 
-// runDiff turns the arguments into gate.Options and runs the diff: it
-// returns what ends the command (gate.Run).
+// runDiff turns the arguments into diff.Options and runs the diff: it
+// returns what ends the command (diff.Run).
 func runDiff(cmd *cobra.Command, o *diffOptions, args []string, stdout, stderr io.Writer) error {
-	if !slices.Contains(gate.Formats, o.output) {
+	if !slices.Contains(diff.Formats, o.output) {
 		return exit.Misuse(fmt.Errorf("-o %s: want table, markdown or json", kube.Quote(o.output)))
 	}
 	now, err := parseNow(o.now, time.Now().UTC())
 	if err != nil {
 		return exit.Misuse(fmt.Errorf("--now: %w", err))
 	}
-	opts := gate.Options{Dir: ".", Now: now, Format: o.output, AllowUnexplained: o.allowUnexplained,
+	opts := diff.Options{Dir: ".", Now: now, Format: o.output, AllowUnexplained: o.allowUnexplained,
 		Command: "rotate-certs diff " + strings.Join(quoteArgs(args), " ")}
 	if o.preCommit {
 		opts.Base, opts.Head, err = preCommitSides(".", os.Getenv)
@@ -128,7 +128,7 @@ func runDiff(cmd *cobra.Command, o *diffOptions, args []string, stdout, stderr i
 	if err != nil {
 		return exit.Misuse(err)
 	}
-	return gate.Run(opts, stdout, logFor(cmd, stderr))
+	return diff.Run(opts, stdout, logFor(cmd, stderr))
 }
 
 // preCommitSides are the sides --pre-commit compares: with
@@ -136,11 +136,11 @@ func runDiff(cmd *cobra.Command, o *diffOptions, args []string, stdout, stderr i
 // --to-ref, a pre-push hook) from their merge base to the second; without
 // them, HEAD and the working tree (a commit being made: pre-commit has set
 // aside what is not staged).
-func preCommitSides(dir string, getenv func(string) string) (base, head gate.Side, err error) {
+func preCommitSides(dir string, getenv func(string) string) (base, head diff.Side, err error) {
 	from, to := getenv("PRE_COMMIT_FROM_REF"), getenv("PRE_COMMIT_TO_REF")
 	switch {
 	case from == "" && to == "":
-		return gate.Side{Rev: "HEAD"}, gate.Side{Dir: dir}, nil
+		return diff.Side{Rev: "HEAD"}, diff.Side{Dir: dir}, nil
 	case from == "" || to == "":
 		return base, head, errors.New("--pre-commit: PRE_COMMIT_FROM_REF and PRE_COMMIT_TO_REF are set together (pre-commit run --from-ref A --to-ref B), or neither")
 	}
@@ -148,11 +148,11 @@ func preCommitSides(dir string, getenv func(string) string) (base, head gate.Sid
 	if err != nil {
 		return base, head, fmt.Errorf("--pre-commit: PRE_COMMIT_FROM_REF and PRE_COMMIT_TO_REF: %w", err)
 	}
-	return gate.Side{Rev: mb}, gate.Side{Rev: to}, nil
+	return diff.Side{Rev: mb}, diff.Side{Rev: to}, nil
 }
 
 // sideArgs are the arguments that name base and head for a command line.
-func sideArgs(base, head gate.Side) []string {
+func sideArgs(base, head diff.Side) []string {
 	if head.Rev == "" {
 		return []string{base.Rev}
 	}
@@ -162,7 +162,7 @@ func sideArgs(base, head gate.Side) []string {
 // diffSides reads BASE [HEAD] [PATH...]: two directories, or a revision
 // then a revision or the working tree, then paths. dash is the number of
 // arguments before --, -1 without it.
-func diffSides(dir string, args []string, dash int) (base, head gate.Side, paths []string, err error) {
+func diffSides(dir string, args []string, dash int) (base, head diff.Side, paths []string, err error) {
 	before := args
 	if dash >= 0 {
 		before = args[:dash]
@@ -178,18 +178,18 @@ func diffSides(dir string, args []string, dash int) (base, head gate.Side, paths
 		if len(args) != 2 || dash >= 0 {
 			return base, head, nil, fmt.Errorf("BASE %s is a directory: give HEAD as a directory too, and no PATH", kube.SafePath(first))
 		}
-		return gate.Side{Dir: first}, gate.Side{Dir: args[1]}, nil, nil
+		return diff.Side{Dir: first}, diff.Side{Dir: args[1]}, nil, nil
 	}
 	if !resio.IsRevision(dir, first) {
 		return base, head, nil, fmt.Errorf("BASE %s is neither a git revision of the repository here nor a directory", kube.Quote(first))
 	}
-	base, head = gate.Side{Rev: first}, gate.Side{Dir: "."}
+	base, head = diff.Side{Rev: first}, diff.Side{Dir: "."}
 	rest := args[1:]
 	if len(before) > 1 && resio.IsRevision(dir, before[1]) {
 		if _, statErr := os.Stat(before[1]); statErr == nil {
 			return base, head, nil, fmt.Errorf("%s is both a revision and a path: put -- before the paths", kube.Quote(before[1]))
 		}
-		head, rest = gate.Side{Rev: before[1]}, args[2:]
+		head, rest = diff.Side{Rev: before[1]}, args[2:]
 	}
 	return base, head, rest, nil
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rotate-certs/rotate-certs/fn/gate"
+	"github.com/rotate-certs/rotate-certs/fn/diff"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
 )
 
@@ -151,13 +151,13 @@ func TestPreCommitSides(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
 		env        map[string]string
-		base, head gate.Side
+		base, head diff.Side
 		err        string
 	}{
-		{"a commit being made", nil, gate.Side{Rev: "HEAD"}, gate.Side{Dir: dir}, ""},
-		{"a range, from its merge base", map[string]string{"PRE_COMMIT_FROM_REF": "main", "PRE_COMMIT_TO_REF": "pr"}, gate.Side{Rev: fork}, gate.Side{Rev: "pr"}, ""},
-		{"half a range", map[string]string{"PRE_COMMIT_TO_REF": "pr"}, gate.Side{}, gate.Side{}, "set together"},
-		{"an unknown ref", map[string]string{"PRE_COMMIT_FROM_REF": "mian", "PRE_COMMIT_TO_REF": "pr"}, gate.Side{}, gate.Side{}, `"mian" is not a commit`},
+		{"a commit being made", nil, diff.Side{Rev: "HEAD"}, diff.Side{Dir: dir}, ""},
+		{"a range, from its merge base", map[string]string{"PRE_COMMIT_FROM_REF": "main", "PRE_COMMIT_TO_REF": "pr"}, diff.Side{Rev: fork}, diff.Side{Rev: "pr"}, ""},
+		{"half a range", map[string]string{"PRE_COMMIT_TO_REF": "pr"}, diff.Side{}, diff.Side{}, "set together"},
+		{"an unknown ref", map[string]string{"PRE_COMMIT_FROM_REF": "mian", "PRE_COMMIT_TO_REF": "pr"}, diff.Side{}, diff.Side{}, `"mian" is not a commit`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			base, head, err := preCommitSides(dir, func(k string) string { return tc.env[k] })

@@ -109,7 +109,7 @@ func runInit(cmd *cobra.Command, name, nowFlag string, setup wire.Setup, args []
 	for _, w := range warnings {
 		log.Print(w)
 	}
-	tree, err := initpolicy.ScanTree(initpolicy.Input{Items: items, Roots: initpolicy.PackageRoots(items), Namespace: initpolicy.Namespaces(args)}, now)
+	tree, err := initpolicy.ProposeTree(initpolicy.Input{Items: items, Roots: initpolicy.PackageRoots(items), Namespace: initpolicy.Namespaces(args)}, now)
 	if err != nil {
 		return exit.Fail(err)
 	}

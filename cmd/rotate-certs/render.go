@@ -5,7 +5,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/rotate-certs/rotate-certs/fn/repo"
+	"github.com/rotate-certs/rotate-certs/fn/render"
 	"github.com/spf13/cobra"
 )
 
@@ -73,8 +73,8 @@ render removes what it left.`,
 			if err != nil {
 				return usageError(cmd, fmt.Errorf("--now: %w", err))
 			}
-			o := repo.Options{PolicyFile: policyFile, DryRun: dryRun, Kustomization: kustomization, Now: time.Now, At: at, Stdout: stdout, Stderr: logFor(cmd, stderr)}
-			return repo.Render(args[0], o)
+			o := render.Options{PolicyFile: policyFile, DryRun: dryRun, Kustomization: kustomization, Now: time.Now, At: at, Stdout: stdout, Stderr: logFor(cmd, stderr)}
+			return render.Render(args[0], o)
 		},
 	}
 	cmd.Flags().StringVar(&policyFile, "policy", "", "RotationPolicy file: render DIR as one package with it (default: every policy under DIR, each for its own package)")

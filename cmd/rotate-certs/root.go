@@ -68,7 +68,7 @@ func runFunction(stdin io.Reader, stdout io.Writer, log exit.Printer) error {
 	if err != nil {
 		return exit.Fail(fmt.Errorf("reading the ResourceList: %w", err))
 	}
-	if hint := resio.Explain(input); hint != "" {
+	if hint := resio.InputHint(input); hint != "" {
 		return exit.Misuse(errors.New(hint))
 	}
 	defer resio.TuneMemory(len(input))()

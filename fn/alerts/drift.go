@@ -12,10 +12,10 @@ import (
 // the cluster, a CA that a bundle reads and git still holds the old one.
 const DriftAlertName = "RotateCertsCARenewedInCluster"
 
-// DriftFor is how long the live CA must differ from the rendered one
+// driftFor is how long the live CA must differ from the rendered one
 // before the drift alert fires: time for a pipeline that snapshots and
 // renders on a renewal to catch up on its own.
-const DriftFor = "15m"
+const driftFor = "15m"
 
 // CertManagerExpiryMetric is the metric cert-manager's controller exports
 // for every Certificate (labels name, namespace, issuer_name, issuer_kind,
@@ -48,7 +48,7 @@ func driftRule(d Drift) Rule {
 	return Rule{
 		Alert: DriftAlertName,
 		Expr:  driftExpr(d),
-		For:   DriftFor,
+		For:   driftFor,
 		Labels: map[string]string{
 			"severity":    "warning",
 			"bundle":      d.Bundle,

@@ -107,22 +107,6 @@ func NewChainIndex(held []Held, verify func(ca, cert *x509.Certificate) bool) *C
 	return x
 }
 
-// Held returns the indexed certificates, in input order.
-func (x *ChainIndex) Held() []Held {
-	if x == nil {
-		return nil
-	}
-	return x.held
-}
-
-// Verify is the index's signature check.
-func (x *ChainIndex) Verify(ca, cert *x509.Certificate) bool {
-	if x == nil {
-		return verifies(ca, cert)
-	}
-	return x.verify(ca, cert)
-}
-
 // signs reports whether ca signed c. A certificate whose authority key
 // identifier names another key than ca's subject key identifier is not
 // checked at all: two generations of an anchor often share a subject (a

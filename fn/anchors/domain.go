@@ -64,10 +64,10 @@ func NewDomain(name string, current []Origin, held []Held, verify func(ca, cert 
 	return d
 }
 
-// Needs returns the certificates of the domain's packages that chain to ca
+// needed returns the certificates of the domain's packages that chain to ca
 // and to no current CA of the domain (those that expired by now left
 // out), in package order. The slice may be shared: read only.
-func (d *Domain) Needs(ca *x509.Certificate, now time.Time) []Held {
+func (d *Domain) needed(ca *x509.Certificate, now time.Time) []Held {
 	if d == nil {
 		return nil
 	}
@@ -110,10 +110,10 @@ type DomainView struct {
 // Whole reports whether the render sees the whole domain.
 func (v *DomainView) Whole() bool { return v != nil && v.Domain != nil }
 
-// Elsewhere returns the certificates of the domain's other packages that
+// heldElsewhere returns the certificates of the domain's other packages that
 // chain to ca and to no current CA of the domain, valid at now; nil for a
 // partial view.
-func (v *DomainView) Elsewhere(ca *x509.Certificate, now time.Time) []Held {
+func (v *DomainView) heldElsewhere(ca *x509.Certificate, now time.Time) []Held {
 	if !v.Whole() {
 		return nil
 	}
@@ -121,7 +121,7 @@ func (v *DomainView) Elsewhere(ca *x509.Certificate, now time.Time) []Held {
 		return out
 	}
 	var out []Held
-	for _, h := range v.Domain.Needs(ca, now) {
+	for _, h := range v.Domain.needed(ca, now) {
 		if h.Package != v.Package {
 			out = append(out, h)
 		}

@@ -90,14 +90,14 @@ func TestDomainNeeds(t *testing.T) {
 	origins := []Origin{{Cert: anchorNew.Cert, Where: "east"}, {Cert: anchorOld.Cert, Where: "west"}}
 	d := NewDomain("mesh", origins, domainHeld(issuerOld, westIssuerOld), nil, day(105))
 	require.Len(t, d.Current, 2, "the union of every package's current CAs")
-	require.Empty(t, d.Needs(anchorOld.Cert, day(105)), "the old anchor is current in west: nothing needs it as a previous CA")
+	require.Empty(t, d.needed(anchorOld.Cert, day(105)), "the old anchor is current in west: nothing needs it as a previous CA")
 
 	d = NewDomain("mesh", origins[:1], domainHeld(issuerOld, westIssuerOld), nil, day(105))
 	require.Equal(t, []string{"Secret mesh/identity-issuer data.crt.pem in east", "Secret mesh/identity-issuer data.crt.pem in west"},
-		wheres(d.Needs(anchorOld.Cert, day(105))))
-	require.Empty(t, d.Needs(anchorOld.Cert, day(400)), "both issuers expired on day 365")
+		wheres(d.needed(anchorOld.Cert, day(105))))
+	require.Empty(t, d.needed(anchorOld.Cert, day(400)), "both issuers expired on day 365")
 	v := &DomainView{Name: "mesh", Package: "west", Domain: d}
-	require.Equal(t, []string{"Secret mesh/identity-issuer data.crt.pem in east"}, wheres(v.Elsewhere(anchorOld.Cert, day(105))))
+	require.Equal(t, []string{"Secret mesh/identity-issuer data.crt.pem in east"}, wheres(v.heldElsewhere(anchorOld.Cert, day(105))))
 	require.Empty(t, v.Current(certs(anchorNew)), "west's own sources hold the domain's one current CA")
 	require.Len(t, v.Current(certs(anchorOld)), 1)
 	require.Empty(t, (&DomainView{Name: "mesh"}).Current(nil), "a partial view knows no other package's sources")

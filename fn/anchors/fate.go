@@ -38,8 +38,8 @@ type Fate struct {
 	// expired (it is dropped before its retirement counts).
 	RetiredAt time.Time
 	State     FateState
-	// Why is the rule that keeps a kept or unused CA: KeptByMaxPrevious,
-	// KeptByRetainFor or KeptByWaves.
+	// Why is the rule that keeps a kept or unused CA: keptByMaxPrevious,
+	// keptByRetainFor or keptByWaves.
 	Why KeptBy
 	// Reason says why a dropped CA was dropped.
 	Reason Reason
@@ -73,16 +73,16 @@ type KeptBy string
 
 // Retain rules that keep a previous CA.
 const (
-	KeptByMaxPrevious KeptBy = "maxPrevious"
-	KeptByRetainFor   KeptBy = "retain.for"
-	// KeptByWaves: a rule would drop it, but the bundle's workloads roll
+	keptByMaxPrevious KeptBy = "maxPrevious"
+	keptByRetainFor   KeptBy = "retain.for"
+	// keptByWaves: a rule would drop it, but the bundle's workloads roll
 	// out in waves that are not done (restart.waves): held until LeavesAt
 	// at least.
-	KeptByWaves KeptBy = "restart waves"
-	// KeptByDomain: a rule would drop it, but the render sees only part
+	keptByWaves KeptBy = "restart waves"
+	// keptByDomain: a rule would drop it, but the render sees only part
 	// of the bundle's trust domain: kept until it expires (LeavesAt) or a
 	// render that sees the whole domain decides.
-	KeptByDomain KeptBy = "trust domain"
+	keptByDomain KeptBy = "trust domain"
 )
 
 // Needed returns every certificate that keeps the CA: the input's
@@ -94,18 +94,18 @@ func (f Fate) Needed() []Held {
 	return append(f.Dependents[:len(f.Dependents):len(f.Dependents)], f.Elsewhere...)
 }
 
-// InBundle reports whether the rendered bundle holds the CA.
-func (f Fate) InBundle() bool {
+// inBundle reports whether the rendered bundle holds the CA.
+func (f Fate) inBundle() bool {
 	return f.State == FateKept || f.State == FateUnused || f.State == FateProtected
 }
 
 // Verdict words, as `check` and the results show them.
 const (
-	VerdictKept       = "kept"
-	VerdictDrops      = "drops"
-	VerdictUnused     = "unused"
-	VerdictDropped    = "dropped"
-	VerdictRemembered = "remembered"
+	verdictKept       = "kept"
+	verdictDrops      = "drops"
+	verdictUnused     = "unused"
+	verdictDropped    = "dropped"
+	verdictRemembered = "remembered"
 )
 
 // Verdict is a previous CA's fate in words: kept (and why), drops on a
@@ -127,9 +127,9 @@ type Verdict struct {
 // on 2026-11-24)" - nothing in the input chains to an unused CA.
 func (v Verdict) String() string {
 	switch v.Word {
-	case VerdictDrops:
+	case verdictDrops:
 		return "drops on " + dateOnly(v.Date)
-	case VerdictUnused:
+	case verdictUnused:
 		s := "unused: safe to drop now"
 		if !v.Date.IsZero() {
 			s += " (leaves on " + dateOnly(v.Date) + ")"
@@ -166,25 +166,25 @@ func protectedBy(deps []Held) string {
 func verdict(f Fate, opts Options) Verdict {
 	switch f.State {
 	case FateDropped:
-		return Verdict{Word: VerdictDropped, Why: string(f.Reason), Date: f.LeavesAt}
+		return Verdict{Word: verdictDropped, Why: string(f.Reason), Date: f.LeavesAt}
 	case FateRemembered:
-		return Verdict{Word: VerdictRemembered, Why: "Copy mode; Bundle mode would keep it", Date: f.LeavesAt}
+		return Verdict{Word: verdictRemembered, Why: "Copy mode; Bundle mode would keep it", Date: f.LeavesAt}
 	case FateProtected:
-		return Verdict{Word: VerdictKept, Why: "protected by " + protectedBy(f.Needed())}
+		return Verdict{Word: verdictKept, Why: "protected by " + protectedBy(f.Needed())}
 	case FateUnused:
-		return Verdict{Word: VerdictUnused, Date: f.LeavesAt}
+		return Verdict{Word: verdictUnused, Date: f.LeavesAt}
 	}
 	switch {
-	case f.Why == KeptByDomain:
-		return Verdict{Word: VerdictKept, Why: "trust domain " + opts.Domain.Name + " is not seen whole: until it expires on " + dateOnly(f.LeavesAt) + " or a render at the repository's top"}
-	case f.Why == KeptByWaves:
-		return Verdict{Word: VerdictKept, Why: "restart waves pending, until " + dateOnly(f.LeavesAt) + " at least"}
-	case f.Why == KeptByRetainFor && opts.ProtectIssuers && f.LeavesAt.Before(f.Cert.NotAfter):
-		return Verdict{Word: VerdictKept, Why: "retain.for until " + dateOnly(f.LeavesAt)}
-	case f.Why == KeptByRetainFor:
+	case f.Why == keptByDomain:
+		return Verdict{Word: verdictKept, Why: "trust domain " + opts.Domain.Name + " is not seen whole: until it expires on " + dateOnly(f.LeavesAt) + " or a render at the repository's top"}
+	case f.Why == keptByWaves:
+		return Verdict{Word: verdictKept, Why: "restart waves pending, until " + dateOnly(f.LeavesAt) + " at least"}
+	case f.Why == keptByRetainFor && opts.ProtectIssuers && f.LeavesAt.Before(f.Cert.NotAfter):
+		return Verdict{Word: verdictKept, Why: "retain.for until " + dateOnly(f.LeavesAt)}
+	case f.Why == keptByRetainFor:
 		// Without protectIssuers the date holds whatever chains to it,
 		// and no rule outlives the CA's own expiry.
-		return Verdict{Word: VerdictDrops, Date: f.LeavesAt}
+		return Verdict{Word: verdictDrops, Date: f.LeavesAt}
 	}
-	return Verdict{Word: VerdictKept, Why: string(KeptByMaxPrevious)}
+	return Verdict{Word: verdictKept, Why: string(keptByMaxPrevious)}
 }

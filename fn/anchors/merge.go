@@ -47,7 +47,7 @@ type Options struct {
 	// Domain, when set, is the trust domain of the bundle as this render
 	// sees it: seen whole, the certificates of the domain's other
 	// packages count like the input's (Fate.Elsewhere); seen in part, a
-	// previous CA leaves only by expiry (KeptByDomain), since certificates
+	// previous CA leaves only by expiry (keptByDomain), since certificates
 	// the render cannot see may still need it.
 	Domain *DomainView
 }
@@ -57,11 +57,11 @@ type Reason string
 
 // Reasons reported in Outcome.Decisions and Fate.Reason.
 const (
-	DroppedExpiredCurrent Reason = "expired current"
-	DroppedExpired        Reason = "expired previous"
-	DroppedRetainFor      Reason = "retain.for elapsed"
-	DroppedUnused         Reason = "unused: retain.dropUnusedAfter elapsed"
-	DroppedMaxPrevious    Reason = "beyond retain.maxPrevious"
+	droppedExpiredCurrent Reason = "expired current"
+	droppedExpired        Reason = "expired previous"
+	droppedRetainFor      Reason = "retain.for elapsed"
+	droppedUnused         Reason = "unused: retain.dropUnusedAfter elapsed"
+	droppedMaxPrevious    Reason = "beyond retain.maxPrevious"
 )
 
 // Decision records a current certificate that did not pass into the
@@ -161,12 +161,12 @@ func MergeTarget(current []*x509.Certificate, target Memory, chains *ChainIndex,
 	m := newMerger(chains, out.Current, target, remembered, now)
 	out.Fates = m.keepPrevious(prev, opts)
 	for _, c := range expired {
-		f := m.fate(c, time.Time{}, FateDropped, DroppedExpired, c.NotAfter)
+		f := m.fate(c, time.Time{}, FateDropped, droppedExpired, c.NotAfter)
 		f.Verdict = verdict(f, opts)
 		out.Fates = append(out.Fates, f)
 	}
 	for _, f := range out.Fates {
-		if f.InBundle() {
+		if f.inBundle() {
 			out.Previous = append(out.Previous, f.Cert)
 			if f.Restored {
 				out.Restored = append(out.Restored, f.Cert)
@@ -190,7 +190,7 @@ func (out *Outcome) mergeCurrent(cur *pki.Set, current []*x509.Certificate, now 
 		case cur.Has(c):
 			continue
 		case pki.Expired(c, now):
-			out.Decisions = append(out.Decisions, Decision{Cert: c, Reason: DroppedExpiredCurrent})
+			out.Decisions = append(out.Decisions, Decision{Cert: c, Reason: droppedExpiredCurrent})
 			cur.Add(c) // remembered so that it is not carried as previous either
 			continue
 		}
@@ -277,7 +277,7 @@ func (m *merger) keepPrevious(prev []*x509.Certificate, opts Options) []Fate {
 	for _, c := range prev {
 		at := retired[pki.FingerprintOf(c)]
 		f := m.fate(c, at, FateKept, "", c.NotAfter)
-		f.Elsewhere = opts.Domain.Elsewhere(c, m.now)
+		f.Elsewhere = opts.Domain.heldElsewhere(c, m.now)
 		used := len(f.Dependents) > 0 || len(f.Elsewhere) > 0
 		retainEnd, unusedEnd := deadline(at, opts.RetainFor), time.Time{}
 		// A render that sees its domain in part cannot know that nothing
@@ -288,16 +288,16 @@ func (m *merger) keepPrevious(prev []*x509.Certificate, opts Options) []Fate {
 		}
 		switch {
 		case !unusedEnd.IsZero() && m.now.After(unusedEnd):
-			f.State, f.Reason, f.LeavesAt = FateDropped, DroppedUnused, unusedEnd
+			f.State, f.Reason, f.LeavesAt = FateDropped, droppedUnused, unusedEnd
 		case !retainEnd.IsZero() && m.now.After(retainEnd):
-			f.State, f.Reason, f.LeavesAt = FateDropped, DroppedRetainFor, retainEnd
+			f.State, f.Reason, f.LeavesAt = FateDropped, droppedRetainFor, retainEnd
 		case n >= opts.MaxPrevious:
-			f.State, f.Reason, f.LeavesAt = FateDropped, DroppedMaxPrevious, m.now
+			f.State, f.Reason, f.LeavesAt = FateDropped, droppedMaxPrevious, m.now
 		default:
 			n++
-			f.Why, f.LeavesAt = KeptByMaxPrevious, earliest(c.NotAfter, retainEnd)
+			f.Why, f.LeavesAt = keptByMaxPrevious, earliest(c.NotAfter, retainEnd)
 			if !retainEnd.IsZero() {
-				f.Why = KeptByRetainFor
+				f.Why = keptByRetainFor
 			}
 			if !used {
 				f.State, f.LeavesAt = FateUnused, earliest(f.LeavesAt, unusedEnd)
@@ -307,13 +307,13 @@ func (m *merger) keepPrevious(prev []*x509.Certificate, opts Options) []Fate {
 			f.State, f.Reason = FateProtected, ""
 		}
 		if f.State == FateDropped && !opts.HoldUntil.IsZero() {
-			f.State, f.Reason, f.Why, f.LeavesAt = FateKept, "", KeptByWaves, opts.HoldUntil.UTC()
+			f.State, f.Reason, f.Why, f.LeavesAt = FateKept, "", keptByWaves, opts.HoldUntil.UTC()
 		}
 		if f.State != FateProtected && opts.Domain != nil && !opts.Domain.Whole() {
 			// Certificates of the domain this render cannot see may
 			// still chain to it: only its expiry, or a render that sees
 			// the whole domain, ends it.
-			f.State, f.Reason, f.Why, f.LeavesAt = FateKept, "", KeptByDomain, c.NotAfter.UTC()
+			f.State, f.Reason, f.Why, f.LeavesAt = FateKept, "", keptByDomain, c.NotAfter.UTC()
 		}
 		f.Verdict = verdict(f, opts)
 		fates = append(fates, f)
@@ -347,7 +347,7 @@ func (out *Outcome) toCopy(opts Options, now time.Time) {
 	out.Remembered, out.Previous = out.Previous, nil
 	for i := range out.Fates {
 		f := &out.Fates[i]
-		if f.InBundle() {
+		if f.inBundle() {
 			f.State, f.LeavesAt = FateRemembered, now.UTC()
 			f.Verdict = verdict(*f, opts)
 		}

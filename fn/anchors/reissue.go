@@ -75,7 +75,7 @@ func (o Outcome) Reissues() []Reissue {
 		}
 	}
 	for _, f := range o.Fates {
-		if f.InBundle() {
+		if f.inBundle() {
 			continue
 		}
 		for _, d := range f.Dependents {
@@ -101,7 +101,7 @@ func (m *merger) broken(out Outcome, now time.Time) []Broken {
 	trusted := append(append([]*x509.Certificate(nil), out.Current...), out.Previous...)
 	var gone []*x509.Certificate
 	for _, d := range out.Decisions {
-		if d.Reason == DroppedExpiredCurrent {
+		if d.Reason == droppedExpiredCurrent {
 			gone = append(gone, d.Cert)
 		}
 	}

@@ -120,9 +120,9 @@ func rankRetired(prev []*x509.Certificate, retired map[pki.Fingerprint]time.Time
 	}
 }
 
-// RetiredAt returns when previous CA c was retired, as the merge counted
+// retiredAt returns when previous CA c was retired, as the merge counted
 // it; false for a certificate that was not previous or had expired.
-func (o Outcome) RetiredAt(c *x509.Certificate) (time.Time, bool) {
+func (o Outcome) retiredAt(c *x509.Certificate) (time.Time, bool) {
 	fp := pki.FingerprintOf(c)
 	for _, f := range o.Fates {
 		if pki.FingerprintOf(f.Cert) == fp && !f.RetiredAt.IsZero() {
@@ -155,7 +155,7 @@ func (o Outcome) UnusedRecord() []Retirement {
 func (o Outcome) entries(at func(Fate) time.Time) []Retirement {
 	out := make([]Retirement, 0, len(o.Previous)+len(o.Remembered))
 	for _, f := range o.Fates {
-		if (f.InBundle() || f.State == FateRemembered) && !at(f).IsZero() {
+		if (f.inBundle() || f.State == FateRemembered) && !at(f).IsZero() {
 			out = append(out, Retirement{SHA256: pki.FingerprintOf(f.Cert), At: at(f)})
 		}
 	}

@@ -51,7 +51,7 @@ func TestTwoSignerDay(t *testing.T) {
 	require.Len(t, out.Fates, 3)
 	require.Equal(t, "a0", out.Fates[2].Cert.Subject.CommonName)
 	require.Equal(t, FateDropped, out.Fates[2].State)
-	require.Equal(t, DroppedMaxPrevious, out.Fates[2].Reason)
+	require.Equal(t, droppedMaxPrevious, out.Fates[2].Reason)
 
 	// Without the record every previous CA counts as retired on day 60
 	// (this render): a0 and b0 tie, and one of them is dropped by
@@ -86,7 +86,7 @@ func TestRetirementFallback(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			out, err := MergeTarget(tc.current, tc.mem, nil, Options{MaxPrevious: 1}, day(95))
 			require.NoError(t, err)
-			at, ok := out.RetiredAt(ca1.Cert)
+			at, ok := out.retiredAt(ca1.Cert)
 			require.True(t, ok)
 			require.Equal(t, tc.want, at)
 			require.Equal(t, []Retirement{{pki.FingerprintOf(ca1.Cert), tc.want}}, out.Record())

@@ -21,36 +21,36 @@ import (
 
 // cert-manager's API.
 const (
-	// Group is cert-manager's API group.
-	Group = "cert-manager.io"
-	// APIVersion is the apiVersion of the Certificates rotate-certs reads.
-	APIVersion = Group + "/v1"
-	// KindCertificate is a cert-manager Certificate.
-	KindCertificate = "Certificate"
+	// group is cert-manager's API group.
+	group = "cert-manager.io"
+	// apiVersion is the apiVersion of the Certificates rotate-certs reads.
+	apiVersion = group + "/v1"
+	// kindCertificate is a cert-manager Certificate.
+	kindCertificate = "Certificate"
 	// CertificateNameAnnotation is set by cert-manager on the Secret of a
 	// Certificate: the Certificate's name (its namespace is the Secret's).
 	CertificateNameAnnotation = "cert-manager.io/certificate-name"
-	// ControllerLabel is set to "true" by cert-manager on every Secret it
+	// controllerLabel is set to "true" by cert-manager on every Secret it
 	// writes for a Certificate (v1.21: PartOfCertManagerControllerLabelKey).
-	ControllerLabel = "controller.cert-manager.io/fao"
+	controllerLabel = "controller.cert-manager.io/fao"
 )
 
 // Private key rotation policies (spec.privateKey.rotationPolicy).
 const (
-	// RotationAlways makes a new key at every issuance: cert-manager's
+	// rotationAlways makes a new key at every issuance: cert-manager's
 	// default since v1.18.
-	RotationAlways = "Always"
-	// RotationNever keeps the key of the Secret across issuances.
-	RotationNever = "Never"
+	rotationAlways = "Always"
+	// rotationNever keeps the key of the Secret across issuances.
+	rotationNever = "Never"
 )
 
 // Renewal policies (spec.renewal.policy; the API accepts these two).
 const (
-	// RenewalRenewBefore renews by spec.renewBefore (or its percentage,
+	// renewalRenewBefore renews by spec.renewBefore (or its percentage,
 	// or the default), within spec.renewal.windows when set.
-	RenewalRenewBefore = "RenewBefore"
-	// RenewalDisabled turns renewal off.
-	RenewalDisabled = "Disabled"
+	renewalRenewBefore = "RenewBefore"
+	// renewalDisabled turns renewal off.
+	renewalDisabled = "Disabled"
 )
 
 // Certificate is what rotate-certs reads of a cert-manager Certificate.
@@ -66,7 +66,7 @@ type Certificate struct {
 	// RenewBeforePercentage is spec.renewBeforePercentage, 0 when unset.
 	RenewBeforePercentage int32
 	// RotationPolicy is spec.privateKey.rotationPolicy as written; ""
-	// reads as RotationAlways.
+	// reads as rotationAlways.
 	RotationPolicy string
 	// RenewalPolicy is spec.renewal.policy as written ("", RenewBefore or
 	// Disabled), and Windows the number of spec.renewal.windows.
@@ -80,7 +80,7 @@ type Certificate struct {
 // isCertificate reports whether node is a cert-manager Certificate of the
 // version rotate-certs reads.
 func isCertificate(node *yaml.RNode) bool {
-	return node.GetKind() == KindCertificate && node.GetApiVersion() == APIVersion
+	return node.GetKind() == kindCertificate && node.GetApiVersion() == apiVersion
 }
 
 // readCertificate reads a Certificate. A field of the wrong shape or value is a
@@ -121,12 +121,12 @@ func readCertificate(node *yaml.RNode) (Certificate, error) {
 		c.RenewBeforePercentage = int32(n)
 	}
 	switch c.RotationPolicy {
-	case "", RotationAlways, RotationNever:
+	case "", rotationAlways, rotationNever:
 	default:
 		return c, kube.FieldErrorf("spec.privateKey.rotationPolicy", "%s is not Always or Never", kube.Quote(c.RotationPolicy))
 	}
 	switch c.RenewalPolicy {
-	case "", RenewalRenewBefore, RenewalDisabled:
+	case "", renewalRenewBefore, renewalDisabled:
 	default:
 		return c, kube.FieldErrorf("spec.renewal.policy", "%s is not RenewBefore or Disabled", kube.Quote(c.RenewalPolicy))
 	}
@@ -158,13 +158,13 @@ func templateLabels(node *yaml.RNode) (map[string]string, error) {
 }
 
 // SecretLabels returns the labels cert-manager sets on the Secret it
-// writes: spec.secretTemplate.labels and its own ControllerLabel. A label
+// writes: spec.secretTemplate.labels and its own controllerLabel. A label
 // selector of a trust-manager source sees them on that Secret once
 // cert-manager has written it, whether or not git holds a copy.
 func (c Certificate) SecretLabels() map[string]string {
 	out := make(map[string]string, len(c.TemplateLabels)+1)
 	maps.Copy(out, c.TemplateLabels)
-	out[ControllerLabel] = "true"
+	out[controllerLabel] = "true"
 	return out
 }
 
@@ -184,7 +184,7 @@ func (c Certificate) Name() string {
 // KeyChanges reports whether a renewal makes a new private key: always,
 // unless spec.privateKey.rotationPolicy is Never (the default has been
 // Always since cert-manager v1.18).
-func (c Certificate) KeyChanges() bool { return c.RotationPolicy != RotationNever }
+func (c Certificate) KeyChanges() bool { return c.RotationPolicy != rotationNever }
 
 // Problem is a Certificate that could not be read.
 type Problem struct {

@@ -21,7 +21,7 @@ type Forecast struct {
 
 // ForecastOf computes the renewal of the CA that c issued.
 func ForecastOf(c Certificate, bundle, source string, ca *x509.Certificate) Forecast {
-	return Forecast{Certificate: c, Bundle: bundle, Source: source, CA: ca, Renewal: c.RenewalOf(ca.NotBefore, ca.NotAfter)}
+	return Forecast{Certificate: c, Bundle: bundle, Source: source, CA: ca, Renewal: c.renewalOf(ca.NotBefore, ca.NotAfter)}
 }
 
 // Due reports whether the renewal is within warnWithin of now, or past.
@@ -46,12 +46,12 @@ func (f Forecast) Message(now time.Time) string {
 	if f.Renewal.Windows {
 		when += "; spec.renewal.windows may defer it to the next window, never earlier"
 	}
-	return head + "; " + when + "; " + f.KeyChange()
+	return head + "; " + when + "; " + f.keyChange()
 }
 
-// KeyChange says whether the renewal makes a new key, what that does to
+// keyChange says whether the renewal makes a new key, what that does to
 // the leaves of the current CA, and what to do.
-func (f Forecast) KeyChange() string {
+func (f Forecast) keyChange() string {
 	if !f.Certificate.KeyChanges() {
 		return "with the same key (spec.privateKey.rotationPolicy Never): leaves of the current CA keep verifying against the renewed one - snapshot the Secret and render after the renewal so that git holds the new CA"
 	}

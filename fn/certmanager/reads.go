@@ -6,5 +6,5 @@ import "github.com/rotate-certs/rotate-certs/fn/kube"
 // cert-manager Certificate (Writers), whose Secret may be a bundle's
 // source. The sources themselves are the trust bundles' to declare.
 func Reads() kube.Reads {
-	return kube.Reads{Kinds: []kube.GroupKind{{Group: Group, Kind: KindCertificate}}}
+	return kube.Reads{Kinds: []kube.GroupKind{{Group: group, Kind: kindCertificate}}}
 }

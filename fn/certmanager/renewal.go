@@ -26,15 +26,15 @@ type Renewal struct {
 	Windows bool
 }
 
-// RenewalOf returns when cert-manager renews the certificate c issued,
+// renewalOf returns when cert-manager renews the certificate c issued,
 // valid from notBefore to notAfter, by cert-manager v1.21's rule
 // (pkg/util/pki RenewalTime): the actual lifetime counts, not
 // spec.duration; spec.renewBefore when it is positive and shorter than
 // that lifetime (a longer one is ignored, not clamped), else
 // spec.renewBeforePercentage of the lifetime when it is in (0,100), else
 // a third of the lifetime; before notAfter, truncated to the second.
-func (c Certificate) RenewalOf(notBefore, notAfter time.Time) Renewal {
-	if c.RenewalPolicy == RenewalDisabled {
+func (c Certificate) renewalOf(notBefore, notAfter time.Time) Renewal {
+	if c.RenewalPolicy == renewalDisabled {
 		return Renewal{Disabled: true, Field: "spec.renewal.policy", Why: "spec.renewal.policy Disabled"}
 	}
 	lifetime := notAfter.Sub(notBefore)

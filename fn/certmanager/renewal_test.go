@@ -8,7 +8,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// TestRenewalOf holds RenewalOf to cert-manager v1.21's renewal rule, in
+// TestRenewalOf holds renewalOf to cert-manager v1.21's renewal rule, in
 // the cases cert-manager's own tests of pkg/util/pki RenewalTime check.
 func TestRenewalOf(t *testing.T) {
 	nb := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -39,7 +39,7 @@ func TestRenewalOf(t *testing.T) {
 		{"a third of an odd lifetime, to the second", Certificate{}, 10 * time.Second, 6 * time.Second},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			r := tt.c.RenewalOf(nb, nb.Add(tt.lifetime))
+			r := tt.c.renewalOf(nb, nb.Add(tt.lifetime))
 			require.False(t, r.Disabled)
 			require.Equal(t, nb.Add(tt.want), r.At)
 		})
@@ -52,14 +52,14 @@ func TestRenewalOf(t *testing.T) {
 		{Certificate{RenewBefore: 25 * h}, "spec.duration"},
 		{Certificate{RenewBeforePercentage: 10}, "spec.renewBeforePercentage"},
 		{Certificate{}, "spec.duration"},
-		{Certificate{RenewalPolicy: RenewalDisabled}, "spec.renewal.policy"},
+		{Certificate{RenewalPolicy: renewalDisabled}, "spec.renewal.policy"},
 	} {
-		require.Equal(t, tt.field, tt.c.RenewalOf(nb, nb.Add(24*h)).Field, "%+v", tt.c)
+		require.Equal(t, tt.field, tt.c.renewalOf(nb, nb.Add(24*h)).Field, "%+v", tt.c)
 	}
-	r := Certificate{RenewalPolicy: RenewalDisabled}.RenewalOf(nb, nb.Add(h))
+	r := Certificate{RenewalPolicy: renewalDisabled}.renewalOf(nb, nb.Add(h))
 	require.True(t, r.Disabled)
 	require.True(t, r.At.IsZero())
-	require.True(t, Certificate{Windows: 1}.RenewalOf(nb, nb.Add(h)).Windows)
+	require.True(t, Certificate{Windows: 1}.renewalOf(nb, nb.Add(h)).Windows)
 }
 
 func TestReadCertificate(t *testing.T) {
@@ -109,10 +109,10 @@ func TestSecretLabels(t *testing.T) {
 		want map[string]string
 		err  string
 	}{
-		{"{secretName: s}", map[string]string{ControllerLabel: "true"}, ""},
+		{"{secretName: s}", map[string]string{controllerLabel: "true"}, ""},
 		{`{secretName: s, secretTemplate: {labels: {corp.example.com/root: "true"}, annotations: {a: b}}}`,
-			map[string]string{"corp.example.com/root": "true", ControllerLabel: "true"}, ""},
-		{`{secretName: s, secretTemplate: {labels: {controller.cert-manager.io/fao: "false"}}}`, map[string]string{ControllerLabel: "true"}, ""},
+			map[string]string{"corp.example.com/root": "true", controllerLabel: "true"}, ""},
+		{`{secretName: s, secretTemplate: {labels: {controller.cert-manager.io/fao: "false"}}}`, map[string]string{controllerLabel: "true"}, ""},
 		{"{secretName: s, secretTemplate: {labels: {root: true}}}", nil, "spec.secretTemplate.labels: must map label names to strings"},
 		{"{secretName: s, secretTemplate: {labels: [root]}}", nil, "spec.secretTemplate.labels"},
 		{"{secretName: s, secretTemplate: labels}", nil, "spec.secretTemplate: must be an object"},

@@ -14,8 +14,8 @@ import (
 // ConfigMap and/or a Secret named like the Bundle, in every namespace its
 // spec.target.namespaceSelector selects.
 const (
-	// TrustGroup is trust-manager's API group of Bundles.
-	TrustGroup = "trust.cert-manager.io"
+	// trustGroup is trust-manager's API group of Bundles.
+	trustGroup = "trust.cert-manager.io"
 	// KindBundle is a trust-manager Bundle.
 	KindBundle = "Bundle"
 )
@@ -23,7 +23,7 @@ const (
 // IsBundle reports whether node is a trust-manager Bundle (any version of
 // its group).
 func IsBundle(node *yaml.RNode) bool {
-	return node.GetKind() == KindBundle && kube.GroupOf(node.GetApiVersion()) == TrustGroup
+	return node.GetKind() == KindBundle && kube.GroupOf(node.GetApiVersion()) == trustGroup
 }
 
 // BundleTarget is what a trust-manager Bundle writes: an object named

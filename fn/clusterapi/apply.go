@@ -35,7 +35,7 @@ type applier struct {
 	now   time.Time
 	// evidence holds every expiry statement about the machines of each
 	// EtcdadmCluster.
-	evidence map[kube.Key][]Evidence
+	evidence map[kube.Key][]evidence
 	results  framework.Results
 	// edits run only when planning found no error, so that a failed render
 	// changes nothing.
@@ -51,7 +51,7 @@ type applier struct {
 // results. When any result is an error it changes nothing and returns no
 // resources: every problem is reported, none is half-applied.
 func Apply(items []*yaml.RNode, cfg policy.ClusterAPI, now time.Time) (added []*yaml.RNode, results framework.Results) {
-	a := &applier{all: items, cfg: cfg, now: now, evidence: map[kube.Key][]Evidence{}, pending: map[kube.Key]copyOf{}}
+	a := &applier{all: items, cfg: cfg, now: now, evidence: map[kube.Key][]evidence{}, pending: map[kube.Key]copyOf{}}
 	for _, item := range items {
 		if !kube.IsLocalConfig(item) {
 			a.items = append(a.items, item)

@@ -54,18 +54,18 @@ func (a *applier) planEtcdadm(node *yaml.RNode, ref kube.Ref) {
 
 // planRoll rolls the etcd machines of an EtcdadmCluster whose evidence is
 // inside the window: it emits a copy of the infrastructure template under
-// the next name (NextName: the trailing number incremented, as EKS Anywhere
+// the next name (nextName: the trailing number incremented, as EKS Anywhere
 // names template versions) and points spec.infrastructureTemplate at it. etcdadm-controller replaces every
 // machine that was not cloned from the current template, which renews every
 // etcd certificate. While the template in place is a copy made to replace
 // every machine that is due, that roll is in progress and nothing changes
 // (see decideRoll). Nothing else - in particular no KubeadmControlPlane - is
 // touched.
-func (a *applier) planRoll(node *yaml.RNode, ref kube.Ref, evidence []Evidence) {
+func (a *applier) planRoll(node *yaml.RNode, ref kube.Ref, evidence []evidence) {
 	days := a.cfg.CertificatesExpiryDays
 	refField := kube.JoinPath(infrastructureTemplate)
 	if len(evidence) == 0 {
-		a.infof(ref, "", "no certificate expiry evidence for its machines in the input, so no etcd roll: include its Machines (annotation %s or status.certificatesExpiryDate) or the EKS Anywhere Cluster with status.clusterCertificateInfo", ExpiryAnnotation)
+		a.infof(ref, "", "no certificate expiry evidence for its machines in the input, so no etcd roll: include its Machines (annotation %s or status.certificatesExpiryDate) or the EKS Anywhere Cluster with status.clusterCertificateInfo", expiryAnnotation)
 		return
 	}
 	kind, namespace, name, ok := a.templateRef(node, ref)
@@ -80,10 +80,10 @@ func (a *applier) planRoll(node *yaml.RNode, ref kube.Ref, evidence []Evidence) 
 	// known here, so a due machine starts a new roll.
 	var replacing []string
 	if src != nil {
-		ann := src.GetAnnotations(CopiedFromAnnotation, ReplacesAnnotation)
-		if from := ann[CopiedFromAnnotation]; kube.ValidObjectName(from) {
+		ann := src.GetAnnotations(copiedFromAnnotation, replacesAnnotation)
+		if from := ann[copiedFromAnnotation]; kube.ValidObjectName(from) {
 			base = from
-			replacing = parseMachines(ann[ReplacesAnnotation])
+			replacing = parseMachines(ann[replacesAnnotation])
 		}
 	}
 	inPlace := ""
@@ -187,7 +187,7 @@ func (a *applier) emitCopy(src *yaml.RNode, kind, namespace, name string, roll e
 }
 
 // copyOf is what a template copy is: the template it was copied from and
-// the machines it replaces (ReplacesAnnotation).
+// the machines it replaces (replacesAnnotation).
 type copyOf struct{ from, machines string }
 
 // takenFor returns the names the copy of template kind namespace/name that
@@ -197,7 +197,7 @@ type copyOf struct{ from, machines string }
 // earlier render's copy is reused, not copied again. EKS Anywhere or a user
 // may have made a template of the next name already; skipping it keeps the
 // roll from pointing at a template that is not a copy of this one.
-func (a *applier) takenFor(kind, namespace, name string, evidence []Evidence) func(string) bool {
+func (a *applier) takenFor(kind, namespace, name string, evidence []evidence) func(string) bool {
 	var machines []string
 	for _, e := range evidence {
 		machines = append(machines, e.Machine)
@@ -211,8 +211,8 @@ func (a *applier) takenFor(kind, namespace, name string, evidence []Evidence) fu
 		if obj == nil {
 			return false
 		}
-		ann := obj.GetAnnotations(CopiedFromAnnotation, ReplacesAnnotation)
-		return copyOf{from: ann[CopiedFromAnnotation], machines: formatMachines(parseMachines(ann[ReplacesAnnotation]))} != want
+		ann := obj.GetAnnotations(copiedFromAnnotation, replacesAnnotation)
+		return copyOf{from: ann[copiedFromAnnotation], machines: formatMachines(parseMachines(ann[replacesAnnotation]))} != want
 	}
 }
 
@@ -237,7 +237,7 @@ func (a *applier) staleCopies() {
 		referenced[kube.Key{Kind: kind, Namespace: namespace, Name: name}] = true
 	}
 	for _, node := range a.items {
-		from := node.GetAnnotations(CopiedFromAnnotation)[CopiedFromAnnotation]
+		from := node.GetAnnotations(copiedFromAnnotation)[copiedFromAnnotation]
 		if from == "" || referenced[kube.KeyOf(node)] {
 			continue
 		}
@@ -249,13 +249,13 @@ func (a *applier) staleCopies() {
 // list is missing).
 func listOrNone(names []string) string {
 	if len(names) == 0 {
-		return "no machine listed in " + ReplacesAnnotation
+		return "no machine listed in " + replacesAnnotation
 	}
 	return strings.Join(names, ", ")
 }
 
 // describeDue lists due statements: "machine (expiry)", earliest first.
-func describeDue(due []Evidence) string {
+func describeDue(due []evidence) string {
 	parts := make([]string, 0, len(due))
 	for _, e := range due {
 		parts = append(parts, fmt.Sprintf("%s (%s)", e.Machine, e.Expiry.Format("2006-01-02")))
@@ -309,7 +309,7 @@ func copyTemplate(src *yaml.RNode, name, base string, machines []string) (*yaml.
 			return nil, err
 		}
 	}
-	set := [][2]string{{CopiedFromAnnotation, base}, {ReplacesAnnotation, formatMachines(machines)}}
+	set := [][2]string{{copiedFromAnnotation, base}, {replacesAnnotation, formatMachines(machines)}}
 	if srcPath != "" {
 		p := path.Join(path.Dir(srcPath), kube.NewFileName(kube.Key{Kind: c.GetKind(), Namespace: c.GetNamespace(), Name: name}))
 		set = append(set, [2]string{kioutil.PathAnnotation, p}, [2]string{kioutil.IndexAnnotation, "0"})

@@ -586,7 +586,7 @@ func TestEtcdRollSharedTemplate(t *testing.T) {
 	}
 	var names []string
 	for _, a := range added {
-		names = append(names, a.GetName()+" "+a.GetAnnotations()[ReplacesAnnotation])
+		names = append(names, a.GetName()+" "+a.GetAnnotations()[replacesAnnotation])
 	}
 	if strings.Join(names, "; ") != "prod-etcd-template-1700000000001 prod-etcd-aaaaa; prod-etcd-template-1700000000002 dev-etcd-aaaaa" {
 		t.Errorf("copies = %v, want one per cluster", names)

@@ -69,12 +69,12 @@ func classify(node *yaml.RNode) machine {
 // status.certificatesExpiryDate) and the statement's source; nil evidence
 // when it states nothing. A value that cannot be read is a
 // *kube.FieldError naming its field of the source.
-func machineEvidence(node, bootstrap *yaml.RNode, m machine) (*Evidence, ExpiryStatement, error) {
+func machineEvidence(node, bootstrap *yaml.RNode, m machine) (*evidence, ExpiryStatement, error) {
 	st, found, err := MachineExpiry(node, bootstrap)
 	if err != nil || !found {
 		return nil, st, err
 	}
-	return &Evidence{Machine: m.ref.Name, Source: st.Source.String() + " " + st.Field, Value: st.Value, Expiry: st.Expiry}, st, nil
+	return &evidence{Machine: m.ref.Name, Source: st.Source.String() + " " + st.Field, Value: st.Value, Expiry: st.Expiry}, st, nil
 }
 
 // eksaCertificateInfos reads status.clusterCertificateInfo of an EKS
@@ -147,7 +147,7 @@ func (a *applier) gatherEvidence() {
 		for _, info := range infos {
 			m := a.eksaMachine(ref, info.Machine, machines)
 			days := info.ExpiresInDays
-			e := Evidence{
+			e := evidence{
 				Machine: info.Machine,
 				Source:  ref.String() + " " + info.Field,
 				Value:   fmt.Sprintf("expiresInDays=%d", days),
@@ -163,16 +163,16 @@ func (a *applier) gatherEvidence() {
 // addEtcdEvidence records e as evidence for the etcd roll of m's etcd
 // cluster, if m belongs to one. A machine whose name is not a valid object
 // name (no API server holds one) is an error at field of where: a roll
-// records the machines it replaces by name (ReplacesAnnotation), and a
+// records the machines it replaces by name (replacesAnnotation), and a
 // name the next render cannot read back would start the roll again on
 // every render (found by FuzzProcess).
-func (a *applier) addEtcdEvidence(m machine, field string, where kube.Ref, e Evidence) {
+func (a *applier) addEtcdEvidence(m machine, field string, where kube.Ref, e evidence) {
 	if m.etcdCluster == nil {
 		return
 	}
 	if !kube.ValidObjectName(e.Machine) {
 		a.errorf(where, field, "the name of an etcd machine of %s is not a valid object name (lower-case letters, digits, '-' and '.'; no API server holds such a Machine): a roll could not record it in %s; fix the snapshot of the machine",
-			m.etcdCluster, ReplacesAnnotation)
+			m.etcdCluster, replacesAnnotation)
 		return
 	}
 	a.evidence[*m.etcdCluster] = append(a.evidence[*m.etcdCluster], e)
@@ -202,7 +202,7 @@ func (a *applier) eksaMachine(cluster kube.Ref, name string, machines map[string
 
 // report emits the result for one statement: info with the expiry and days
 // left, a warning when it is inside the window.
-func (a *applier) report(where kube.Ref, field string, m machine, e Evidence) {
+func (a *applier) report(where kube.Ref, field string, m machine, e evidence) {
 	what := "machine " + m.ref.Name
 	switch m.role {
 	case roleEtcd:

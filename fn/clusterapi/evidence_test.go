@@ -8,7 +8,7 @@ import (
 
 // An EKS Anywhere expiresInDays too large for a time.Duration wrapped
 // around: 9223372036854775807 days was read as expired and could roll etcd.
-// A count beyond MaxDays is an error naming the field, and nothing
+// A count beyond maxDays is an error naming the field, and nothing
 // is changed.
 func TestEKSAnywhereDaysOutOfRange(t *testing.T) {
 	for _, days := range []string{"9223372036854775807", "-9223372036854775808", "36501"} {

@@ -25,14 +25,14 @@ const (
 	// etcdClusterLabel marks the Machines of an EtcdadmCluster (value: its
 	// name).
 	etcdClusterLabel = "cluster.x-k8s.io/etcd-cluster"
-	// CopiedFromAnnotation marks an infrastructure template that rotate-certs
+	// copiedFromAnnotation marks an infrastructure template that rotate-certs
 	// copied to roll etcd machines; its value is the name of the template
 	// it was copied from.
-	CopiedFromAnnotation = "rotate-certs.dev/copied-from"
-	// ReplacesAnnotation on such a copy lists the etcd machines it was
+	copiedFromAnnotation = "rotate-certs.dev/copied-from"
+	// replacesAnnotation on such a copy lists the etcd machines it was
 	// made to replace (sorted, comma-separated): while every due machine
 	// is among them, the roll is in progress and no new copy is made.
-	ReplacesAnnotation = "rotate-certs.dev/replaces-machines"
+	replacesAnnotation = "rotate-certs.dev/replaces-machines"
 )
 
 // machineKind returns the row of the machine-kind table of node's

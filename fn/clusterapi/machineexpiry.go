@@ -24,10 +24,10 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// ExpiryAnnotation is Cluster API's override of a Machine's certificate expiry;
+// expiryAnnotation is Cluster API's override of a Machine's certificate expiry;
 // when present it wins over status.certificatesExpiryDate, as it does in
 // the Machine controller.
-const ExpiryAnnotation = "machine.cluster.x-k8s.io/certificates-expiry"
+const expiryAnnotation = "machine.cluster.x-k8s.io/certificates-expiry"
 
 // Fields read.
 var (
@@ -78,8 +78,8 @@ type ExpiryStatement struct {
 func MachineExpiry(node, bootstrap *yaml.RNode) (s ExpiryStatement, found bool, err error) {
 	s.Source = kube.RefOf(node)
 	annotated := func(n *yaml.RNode) bool {
-		v, ok := n.GetAnnotations(ExpiryAnnotation)[ExpiryAnnotation]
-		s.Field, s.Value = kube.AnnotationField(ExpiryAnnotation), v
+		v, ok := n.GetAnnotations(expiryAnnotation)[expiryAnnotation]
+		s.Field, s.Value = kube.AnnotationField(expiryAnnotation), v
 		return ok
 	}
 	switch {
@@ -209,23 +209,23 @@ func readEntry(e *yaml.RNode, field string) CertificateInfoEntry {
 	return CertificateInfoEntry{Field: field, Machine: name, ExpiresInDays: days}
 }
 
-// MaxDays bounds a count of days read from the input (an EKS Anywhere
+// maxDays bounds a count of days read from the input (an EKS Anywhere
 // Cluster's expiresInDays): 36500 days, 100 years either way. That is far
 // beyond any certificate's life and far inside what a time.Duration holds
 // (about 106751 days), so a date plus such a count never overflows; a
 // larger count multiplied into nanoseconds wrapped around
 // (9223372036854775807 days read as expired).
-const MaxDays = 36500
+const maxDays = 36500
 
-// parseDays reads a whole number of days, at most MaxDays either way.
+// parseDays reads a whole number of days, at most maxDays either way.
 func parseDays(s string) (int, error) {
 	s = strings.TrimSpace(s)
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil && !errors.Is(err, strconv.ErrRange) {
 		return 0, fmt.Errorf("%s is not a whole number of days", kube.Quote(s))
 	}
-	if err != nil || n > MaxDays || n < -MaxDays {
-		return 0, fmt.Errorf("%s days is out of range: at most %d (100 years) either way", s, MaxDays)
+	if err != nil || n > maxDays || n < -maxDays {
+		return 0, fmt.Errorf("%s days is out of range: at most %d (100 years) either way", s, maxDays)
 	}
 	return int(n), nil
 }

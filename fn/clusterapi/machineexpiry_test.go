@@ -34,7 +34,7 @@ func TestMachine(t *testing.T) {
 		return "apiVersion: cluster.x-k8s.io/v1beta1\nkind: Machine\nmetadata:\n  name: m\n  namespace: ns\n" + annotations +
 			"spec:\n  bootstrap:\n    configRef: {apiVersion: bootstrap.cluster.x-k8s.io/v1beta1, kind: KubeadmConfig, name: m-boot, namespace: ns}\n" + status
 	}
-	annotated := func(v string) string { return "  annotations:\n    " + ExpiryAnnotation + ": " + v + "\n" }
+	annotated := func(v string) string { return "  annotations:\n    " + expiryAnnotation + ": " + v + "\n" }
 	config := func(group, name, namespace, annotations string) string {
 		return "---\napiVersion: " + group + "/v1beta1\nkind: KubeadmConfig\nmetadata:\n  name: " + name + "\n  namespace: " + namespace + "\n" + annotations
 	}

@@ -145,7 +145,7 @@ func machineDump(_ time.Time, machines []simMachine) string {
 	return docs(parts...)
 }
 
-// eksaDump is the EKS Anywhere Cluster's status as a scan lagDays before
+// eksaDump is the EKS Anywhere Cluster's status as a scan lag(now) before
 // now wrote it: expiresInDays counts whole days from the scan, so the
 // statement about one machine changes every day.
 func eksaDump(lag func(time.Time) time.Duration) func(time.Time, []simMachine) string {

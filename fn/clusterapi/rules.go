@@ -15,41 +15,41 @@ import (
 // Limits that Cluster API, kubeadm and etcdadm apply to certificate expiry
 // windows.
 const (
-	// MinExpiryDays is the smallest certificatesExpiryDays Cluster API
+	// minExpiryDays is the smallest certificatesExpiryDays Cluster API
 	// accepts (KubeadmControlPlane webhook; Minimum in the v1beta2 schema).
-	MinExpiryDays = 7
-	// DefaultValidityDays is the validity of the leaf certificates kubeadm
+	minExpiryDays = 7
+	// defaultValidityDays is the validity of the leaf certificates kubeadm
 	// and etcdadm issue when nothing else is configured.
-	DefaultValidityDays = 365
+	defaultValidityDays = 365
 	// maxNameLength is the longest Kubernetes object name (a DNS
 	// subdomain): a template copy's name never exceeds it.
 	maxNameLength = 253
 )
 
 // checkExpiryDays applies the KubeadmControlPlane rule to an expiry window
-// of days: at least MinExpiryDays, and below the certificate validity -
+// of days: at least minExpiryDays, and below the certificate validity -
 // validityDays when the object sets certificateValidityPeriodDays
-// (validitySet), else DefaultValidityDays. A window as long as the validity
+// (validitySet), else defaultValidityDays. A window as long as the validity
 // would roll machines as soon as they are created.
 func checkExpiryDays(days, validityDays int, validitySet bool) error {
 	if validitySet {
 		return checkWindow(days, validityDays, fmt.Sprintf("certificateValidityPeriodDays (%d)", validityDays))
 	}
-	return checkWindow(days, DefaultValidityDays, fmt.Sprintf("%d, the default certificate validity (certificateValidityPeriodDays is not set)", DefaultValidityDays))
+	return checkWindow(days, defaultValidityDays, fmt.Sprintf("%d, the default certificate validity (certificateValidityPeriodDays is not set)", defaultValidityDays))
 }
 
 // checkEtcdadmExpiryDays applies the same rule to the EKS Anywhere design's
 // EtcdadmCluster field: etcdadm issues the etcd certificates for
-// DefaultValidityDays, and an EtcdadmCluster has no setting to change that.
+// defaultValidityDays, and an EtcdadmCluster has no setting to change that.
 func checkEtcdadmExpiryDays(days int) error {
-	return checkWindow(days, DefaultValidityDays, fmt.Sprintf("%d, the validity of the etcd certificates etcdadm issues (an EtcdadmCluster has no certificateValidityPeriodDays)", DefaultValidityDays))
+	return checkWindow(days, defaultValidityDays, fmt.Sprintf("%d, the validity of the etcd certificates etcdadm issues (an EtcdadmCluster has no certificateValidityPeriodDays)", defaultValidityDays))
 }
 
-// checkWindow checks that days is at least MinExpiryDays and below a
+// checkWindow checks that days is at least minExpiryDays and below a
 // validity of validityDays, which limit describes in messages.
 func checkWindow(days, validityDays int, limit string) error {
-	if days < MinExpiryDays {
-		return fmt.Errorf("%d is below %d, the minimum Cluster API accepts", days, MinExpiryDays)
+	if days < minExpiryDays {
+		return fmt.Errorf("%d is below %d, the minimum Cluster API accepts", days, minExpiryDays)
 	}
 	if days >= validityDays {
 		return fmt.Errorf("%d must be less than %s: machines would be rolled as soon as they are created", days, limit)
@@ -57,9 +57,9 @@ func checkWindow(days, validityDays int, limit string) error {
 	return nil
 }
 
-// Evidence is one statement, found in the input, of when the certificates
+// evidence is one statement, found in the input, of when the certificates
 // of a machine expire.
-type Evidence struct {
+type evidence struct {
 	// Machine is the name of the machine the statement is about.
 	Machine string
 	// Source says where the statement was read, such as
@@ -116,12 +116,12 @@ func leftText(expiry, now time.Time) string {
 // etcdRoll is the decision about the etcd machines of one etcd cluster.
 type etcdRoll struct {
 	// Due is the evidence inside the window, earliest expiry first.
-	Due []Evidence
+	Due []evidence
 	// Expired is the evidence of certificates that have already expired.
-	Expired []Evidence
+	Expired []evidence
 	// Machines are the etcd machines the evidence names, sorted and
 	// distinct: the machines a new roll replaces. The template copy
-	// records them (ReplacesAnnotation).
+	// records them (replacesAnnotation).
 	Machines []string
 	// InProgress is set when the template in place is a copy made to
 	// replace every due machine: etcdadm-controller is replacing them (or
@@ -134,7 +134,7 @@ type etcdRoll struct {
 // decideRoll decides whether an etcd cluster whose infrastructure template is
 // current must roll, given all the evidence about its machines.
 // replacing lists the machines the template in place was copied to replace
-// (ReplacesAnnotation); it is nil when the template in place is not such a
+// (replacesAnnotation); it is nil when the template in place is not such a
 // copy. taken reports a name that the new copy cannot have (an object of
 // that name exists and is not this very copy); nil means none is taken.
 //
@@ -149,7 +149,7 @@ type etcdRoll struct {
 // machines (EKS Anywhere's expiresInDays counts down every day) keep it,
 // and a year later, when the replacement machines are due, the copy in
 // place gives the next number.
-func decideRoll(current string, evidence []Evidence, replacing []string, now time.Time, days int, taken func(string) bool) (etcdRoll, bool) {
+func decideRoll(current string, evidence []evidence, replacing []string, now time.Time, days int, taken func(string) bool) (etcdRoll, bool) {
 	var r etcdRoll
 	seen := map[string]bool{}
 	for _, e := range evidence {
@@ -212,7 +212,7 @@ func nextName(name string) string {
 	return prefix + suffix
 }
 
-// formatMachines writes a list of machine names as ReplacesAnnotation holds
+// formatMachines writes a list of machine names as replacesAnnotation holds
 // it: sorted, comma-separated.
 func formatMachines(machines []string) string {
 	names := slices.Clone(machines)
@@ -220,7 +220,7 @@ func formatMachines(machines []string) string {
 	return strings.Join(slices.Compact(names), ",")
 }
 
-// parseMachines reads ReplacesAnnotation: comma-separated machine names,
+// parseMachines reads replacesAnnotation: comma-separated machine names,
 // blanks ignored. It never returns nil, so that a copy with an empty or
 // missing list reads as a copy that replaces no machine.
 func parseMachines(s string) []string {

@@ -61,15 +61,15 @@ func TestDueMatchesClusterAPI(t *testing.T) {
 	}
 }
 
-func ev(machine, value string, expiry time.Time) Evidence {
-	return Evidence{Machine: machine, Source: "Machine ns/" + machine + " status.certificatesExpiryDate", Value: value, Expiry: expiry}
+func ev(machine, value string, expiry time.Time) evidence {
+	return evidence{Machine: machine, Source: "Machine ns/" + machine + " status.certificatesExpiryDate", Value: value, Expiry: expiry}
 }
 
 func day(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
 
 // etcdEvidence is three etcd machines: etcd-a 18 days from expiry at now,
 // etcd-b 38 days, etcd-c half a year.
-func etcdEvidence() (a, b, c Evidence) {
+func etcdEvidence() (a, b, c evidence) {
 	return ev("etcd-a", "2026-12-10T00:00:00Z", day(2026, 12, 10)),
 		ev("etcd-b", "2026-12-30T00:00:00Z", day(2026, 12, 30)),
 		ev("etcd-c", "2027-06-01T00:00:00Z", day(2027, 6, 1))
@@ -80,13 +80,13 @@ func etcdEvidence() (a, b, c Evidence) {
 func TestDecideRoll(t *testing.T) {
 	a, b, c := etcdEvidence()
 
-	if _, ok := decideRoll("tmpl-1", []Evidence{c}, nil, now, 30, nil); ok {
+	if _, ok := decideRoll("tmpl-1", []evidence{c}, nil, now, 30, nil); ok {
 		t.Error("nothing inside the window must not roll")
 	}
 	if _, ok := decideRoll("tmpl-1", nil, nil, now, 30, nil); ok {
 		t.Error("no evidence must not roll")
 	}
-	r, ok := decideRoll("tmpl-1", []Evidence{c, b, a}, nil, now, 30, nil)
+	r, ok := decideRoll("tmpl-1", []evidence{c, b, a}, nil, now, 30, nil)
 	if !ok || r.InProgress {
 		t.Fatalf("etcd-a is 18 days from expiry: want a new roll, got %+v", r)
 	}
@@ -103,7 +103,7 @@ func TestDecideRoll(t *testing.T) {
 	// Time passing with the same machines keeps the name, although more
 	// of them fall into the window; so does a refreshed statement about
 	// the same machines (another date, another expiresInDays).
-	later, _ := decideRoll("tmpl-1", []Evidence{a, b, c}, nil, now.AddDate(0, 0, 10), 30, nil)
+	later, _ := decideRoll("tmpl-1", []evidence{a, b, c}, nil, now.AddDate(0, 0, 10), 30, nil)
 	if later.Name != r.Name {
 		t.Errorf("name changed with time: %q then %q", r.Name, later.Name)
 	}
@@ -112,7 +112,7 @@ func TestDecideRoll(t *testing.T) {
 	}
 	rescanned := a
 	rescanned.Value, rescanned.Expiry = "expiresInDays=17", day(2026, 12, 9)
-	if again, _ := decideRoll("tmpl-1", []Evidence{rescanned, b, c}, nil, now, 30, nil); again.Name != r.Name {
+	if again, _ := decideRoll("tmpl-1", []evidence{rescanned, b, c}, nil, now, 30, nil); again.Name != r.Name {
 		t.Errorf("a refreshed statement about the same machines changed the name: %q then %q", r.Name, again.Name)
 	}
 
@@ -128,7 +128,7 @@ func TestDecideRollAcrossARoll(t *testing.T) {
 	// by n (not due), a is still due, and c has fallen into the window.
 	// The roll is in progress: no new name.
 	n := ev("etcd-n", "2027-11-23T00:00:00Z", day(2027, 11, 23))
-	mid, ok := decideRoll("tmpl-2", []Evidence{a, n, c}, replaced, day(2027, 5, 10), 30, nil)
+	mid, ok := decideRoll("tmpl-2", []evidence{a, n, c}, replaced, day(2027, 5, 10), 30, nil)
 	if !ok || !mid.InProgress || mid.Name != "" {
 		t.Errorf("mid-roll = %+v, want a roll in progress and no new name", mid)
 	}
@@ -137,29 +137,29 @@ func TestDecideRollAcrossARoll(t *testing.T) {
 	}
 
 	// Finished: only replacements, none due.
-	if _, ok := decideRoll("tmpl-2", []Evidence{n}, replaced, day(2027, 1, 1), 30, nil); ok {
+	if _, ok := decideRoll("tmpl-2", []evidence{n}, replaced, day(2027, 1, 1), 30, nil); ok {
 		t.Error("a finished roll with nothing due must not roll")
 	}
 
 	// A year later the replacements are due: they are not among the
 	// machines the copy in place replaces, so a new roll with a new name.
-	next, ok := decideRoll("tmpl-2", []Evidence{n}, replaced, day(2027, 11, 1), 30, nil)
+	next, ok := decideRoll("tmpl-2", []evidence{n}, replaced, day(2027, 11, 1), 30, nil)
 	if !ok || next.InProgress || next.Name != "tmpl-3" {
 		t.Errorf("next roll = %+v, want tmpl-3", next)
 	}
 	// A name that is taken (a template EKS Anywhere or a user made) is
 	// skipped.
 	taken := func(name string) bool { return name == "tmpl-3" || name == "tmpl-4" }
-	if skip, _ := decideRoll("tmpl-2", []Evidence{n}, replaced, day(2027, 11, 1), 30, taken); skip.Name != "tmpl-5" {
+	if skip, _ := decideRoll("tmpl-2", []evidence{n}, replaced, day(2027, 11, 1), 30, taken); skip.Name != "tmpl-5" {
 		t.Errorf("with tmpl-3 and tmpl-4 taken, name = %q, want tmpl-5", skip.Name)
 	}
 
 	// A copy without its list (an empty list) replaces nothing known.
-	if legacy, _ := decideRoll("tmpl-2", []Evidence{a}, []string{}, now, 30, nil); legacy.InProgress || legacy.Name == "" {
+	if legacy, _ := decideRoll("tmpl-2", []evidence{a}, []string{}, now, 30, nil); legacy.InProgress || legacy.Name == "" {
 		t.Errorf("a copy with no list must not count as a roll in progress: %+v", legacy)
 	}
 
-	expired, _ := decideRoll("tmpl-1", []Evidence{ev("etcd-old", "2026-11-01T00:00:00Z", day(2026, 11, 1))}, nil, now, 30, nil)
+	expired, _ := decideRoll("tmpl-1", []evidence{ev("etcd-old", "2026-11-01T00:00:00Z", day(2026, 11, 1))}, nil, now, 30, nil)
 	if len(expired.Expired) != 1 {
 		t.Errorf("expired = %v, want etcd-old", expired.Expired)
 	}

@@ -49,9 +49,9 @@ func (e *Error) Error() string {
 // Unwrap returns Err.
 func (e *Error) Unwrap() error { return e.Err }
 
-// With returns the error that ends a command with code and prints err
+// with returns the error that ends a command with code and prints err
 // (nil: nothing).
-func With(code Code, err error) error { return &Error{Code: code, Err: err} }
+func with(code Code, err error) error { return &Error{Code: code, Err: err} }
 
 // Fail returns the error of a command that ran and failed: exit status
 // Failed, err printed; nil for nil.
@@ -65,7 +65,7 @@ func orNil(code Code, err error) error {
 	if err == nil {
 		return nil
 	}
-	return With(code, err)
+	return with(code, err)
 }
 
 // CodeOf is the exit status err ends a command with: OK for nil, an

@@ -26,7 +26,7 @@ func TestErrorsAndPrinter(t *testing.T) {
 		{"Fail of nil", Fail(nil), OK, ""},
 		{"any error", errors.New("boom"), Failed, "rotate-certs x: boom\n"},
 		{"usage", Misuse(errors.New("unknown flag")), Usage, "rotate-certs x: unknown flag\n"},
-		{"said already", With(Failed, nil), Failed, ""},
+		{"said already", with(Failed, nil), Failed, ""},
 		{"one line per problem", Misuse(errors.Join(errors.New("a"), errors.New("b"))), Usage, "rotate-certs x: a\nrotate-certs x: b\n"},
 		{"the function's report as it is", Fail(errors.Join(report, fmt.Errorf("package p: %v", "c"))), Failed,
 			"error: Secret n/s: bad\nrotate-certs x: package p: c\n"},

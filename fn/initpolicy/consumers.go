@@ -44,22 +44,22 @@ func newReaders(items []*yaml.RNode, kinds policy.WorkloadTable, namespace func(
 
 // of returns what reads the Secret or ConfigMap node (ref when node is
 // nil: the object of that kind, namespace and name in its file).
-func (rs readers) of(ref kube.Ref, node *yaml.RNode) []Consumer {
+func (rs readers) of(ref kube.Ref, node *yaml.RNode) []Reader {
 	s := restart.Subject{Key: kube.Key{Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name}, Node: node, File: ref.Path}
 	return consumerList(rs.r.Of(s))
 }
 
 // ofBundle returns what reads the objects trust-manager Bundle node
 // writes, each with the object it reads.
-func (rs readers) ofBundle(node *yaml.RNode) []Consumer {
+func (rs readers) ofBundle(node *yaml.RNode) []Reader {
 	return consumerList(rs.r.Of(restart.Subject{Key: kube.Key{Kind: certmanager.KindBundle, Name: node.GetName()}, Node: node}))
 }
 
 // consumerList words readers as consumers.
-func consumerList(rds []restart.Reader) []Consumer {
-	var out []Consumer
+func consumerList(rds []restart.Reader) []Reader {
+	var out []Reader
 	for _, rd := range rds {
-		c := Consumer{Ref: rd.Ref, How: how(rd)}
+		c := Reader{Ref: rd.Ref, How: how(rd)}
 		if rd.Through != (kube.Key{}) {
 			c.Via = rd.Through.String()
 		}

@@ -83,11 +83,11 @@ func trustedCA(ns string) string {
 func TestConsumersByTheNamespaceRule(t *testing.T) {
 	t.Run("no namespace", func(t *testing.T) {
 		want := []string{"Deployment system/controller-manager (volume trust)"}
-		plan, err := Scan(parseAll(t, trustedCA("")+"---\n"+strings.Replace(webhookManager, "%s", "system", 1)), day0)
+		plan, err := Propose(parseAll(t, trustedCA("")+"---\n"+strings.Replace(webhookManager, "%s", "system", 1)), day0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(plan.Bundles) != 1 || !slices.Equal(consumerStrings(plan.Bundles[0].Consumers), want) {
+		if len(plan.Bundles) != 1 || !slices.Equal(consumerStrings(plan.Bundles[0].SourceReaders), want) {
 			t.Fatalf("bundles %+v: want one, read by %q", plan.Bundles, want)
 		}
 	})
@@ -108,23 +108,23 @@ func TestConsumersByTheNamespaceRule(t *testing.T) {
 			t.Fatal(err)
 		}
 		in := Input{Items: items, Roots: PackageRoots(items), Namespace: Namespaces([]string{dir})}
-		tree, err := ScanTree(in, day0)
+		tree, err := ProposeTree(in, day0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		want := []string{"Deployment widget-system/controller-manager (volume trust)"} // where the kustomization applies it
-		if len(tree.Packages) != 1 || len(tree.Packages[0].Bundles) != 1 || !slices.Equal(consumerStrings(tree.Packages[0].Bundles[0].Consumers), want) {
+		if len(tree.Packages) != 1 || len(tree.Packages[0].Bundles) != 1 || !slices.Equal(consumerStrings(tree.Packages[0].Bundles[0].SourceReaders), want) {
 			t.Fatalf("packages %+v: want one bundle, read by %q", tree.Packages, want)
 		}
 		in.Namespace = nil
-		tree, _ = ScanTree(in, day0)
-		if got := tree.Packages[0].Bundles[0].Consumers; len(got) != 0 {
+		tree, _ = ProposeTree(in, day0)
+		if got := tree.Packages[0].Bundles[0].SourceReaders; len(got) != 0 {
 			t.Errorf("without the kustomization's namespace, consumers %q: want none (system is not widget-system)", consumerStrings(got))
 		}
 	})
 }
 
-func consumerStrings(cs []Consumer) []string {
+func consumerStrings(cs []Reader) []string {
 	var out []string
 	for _, c := range cs {
 		out = append(out, c.String())

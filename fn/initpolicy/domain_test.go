@@ -12,7 +12,7 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/rotate-certs/rotate-certs/fn/initpolicy"
 	"github.com/rotate-certs/rotate-certs/fn/layout"
-	"github.com/rotate-certs/rotate-certs/fn/repo"
+	"github.com/rotate-certs/rotate-certs/fn/render"
 )
 
 // stageTree copies examples into a new git work tree's top: each key of
@@ -121,13 +121,13 @@ func TestScanTreeProposesDomains(t *testing.T) {
 }
 
 // initTree runs init's scan over the tree at top.
-func initTree(t *testing.T, top string) *initpolicy.Tree {
+func initTree(t *testing.T, top string) *initpolicy.Proposals {
 	t.Helper()
 	items, _, err := initpolicy.Read([]string{top}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tree, err := initpolicy.ScanTree(initpolicy.Input{Items: items, Roots: initpolicy.PackageRoots(items)}, time.Now())
+	tree, err := initpolicy.ProposeTree(initpolicy.Input{Items: items, Roots: initpolicy.PackageRoots(items)}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func initTree(t *testing.T, top string) *initpolicy.Tree {
 // package's own and renders the tree from its top (a git work tree's top:
 // it sees every domain whole). The render must succeed with no warning
 // about a domain.
-func renderTreeTop(t *testing.T, top string, tree *initpolicy.Tree) {
+func renderTreeTop(t *testing.T, top string, tree *initpolicy.Proposals) {
 	t.Helper()
 	for _, p := range tree.Packages {
 		text, err := p.YAML("")
@@ -150,7 +150,7 @@ func renderTreeTop(t *testing.T, top string, tree *initpolicy.Tree) {
 		}
 	}
 	var stdout, stderr bytes.Buffer
-	err := repo.Render(top, repo.Options{Now: time.Now, Stdout: &stdout, Stderr: exit.NewPrinter(&stderr, "rotate-certs render")})
+	err := render.Render(top, render.Options{Now: time.Now, Stdout: &stdout, Stderr: exit.NewPrinter(&stderr, "rotate-certs render")})
 	if err != nil {
 		t.Fatalf("render from the top with the proposed policies: %v\nstderr:\n%s", err, stderr.String())
 	}

@@ -94,7 +94,7 @@ func initAndRender(t *testing.T, dir string, withPolicy bool) {
 			items = append(items, it)
 		}
 	}
-	plan, err := initpolicy.Scan(items, time.Now())
+	plan, err := initpolicy.Propose(items, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

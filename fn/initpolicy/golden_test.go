@@ -54,7 +54,7 @@ func TestInitGolden(t *testing.T) {
 			// files named from its directory, as ReadTree names them).
 			t.Chdir(golden.Path(filepath.FromSlash(c.dir)))
 			ns := initpolicy.Namespaces([]string{"."})
-			scanned, err := initpolicy.ScanTree(initpolicy.Input{Items: items, Namespace: ns}, initNow)
+			scanned, err := initpolicy.ProposeTree(initpolicy.Input{Items: items, Namespace: ns}, initNow)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,7 +88,7 @@ func TestInitNotesAMeshNoTargetReaches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := initpolicy.Scan(tree.Items, initNow)
+	plan, err := initpolicy.Propose(tree.Items, initNow)
 	if err != nil {
 		t.Fatal(err)
 	}

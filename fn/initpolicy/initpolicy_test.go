@@ -217,7 +217,7 @@ func parseAll(t *testing.T, text string) []*yaml.RNode {
 }
 
 func TestScan(t *testing.T) {
-	plan, err := Scan(parseAll(t, repoManifests()), day0)
+	plan, err := Propose(parseAll(t, repoManifests()), day0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +263,7 @@ func TestScan(t *testing.T) {
 			t.Errorf("bundle %s also %v, want %v", b.Name, also, w.also)
 		}
 		var cons []string
-		for _, c := range b.Consumers {
+		for _, c := range b.SourceReaders {
 			cons = append(cons, c.String())
 		}
 		if strings.Join(cons, ";") != strings.Join(w.consumers, ";") {
@@ -284,7 +284,7 @@ func TestScan(t *testing.T) {
 func TestScanPrefersTheIssuerSecret(t *testing.T) {
 	// The leaf Secret comes first; the CA's own key pair still wins.
 	text := strings.Join(strings.Split(repoManifests(), "\n---\n")[1:2], "") + "\n---\n" + strings.Split(repoManifests(), "\n---\n")[0]
-	plan, err := Scan(parseAll(t, text), day0)
+	plan, err := Propose(parseAll(t, text), day0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -361,7 +361,7 @@ spec:
 func TestScanFindsExistingTargets(t *testing.T) {
 	for _, tc := range existingTargetCases {
 		t.Run(tc.name, func(t *testing.T) {
-			plan, err := Scan(parseAll(t, tc.text), day0)
+			plan, err := Propose(parseAll(t, tc.text), day0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -389,7 +389,7 @@ func TestScanFindsExistingTargets(t *testing.T) {
 // decodes it.
 func writtenPolicy(t *testing.T) (*Proposal, string, *yaml.RNode, *policy.RotationPolicy) {
 	t.Helper()
-	plan, err := Scan(parseAll(t, repoManifests()), day0)
+	plan, err := Propose(parseAll(t, repoManifests()), day0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -458,7 +458,7 @@ func TestYAMLIsAValidPolicy(t *testing.T) {
 }
 
 func TestYAMLWithNothingFound(t *testing.T) {
-	plan, err := Scan(parseAll(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {a: b}\n"), day0)
+	plan, err := Propose(parseAll(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {a: b}\n"), day0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -546,7 +546,7 @@ func fileOfNode(n *yaml.RNode) (string, int) { return kube.FileOf(n) }
 func TestScanSkipsExpiredCAs(t *testing.T) {
 	expired := testpki.NewCA("legacy-root", day0.AddDate(-2, 0, 0), testpki.Days(365))
 	text := secret("legacy-root", "ns3", expired) + "---\n" + secret("envoy-gateway", "eg", gwCA)
-	plan, err := Scan(parseAll(t, text), day0)
+	plan, err := Propose(parseAll(t, text), day0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -559,7 +559,7 @@ func TestScanSkipsExpiredCAs(t *testing.T) {
 	}
 
 	// The same CA is valid a year earlier.
-	plan, err = Scan(parseAll(t, text), day0.AddDate(-2, 1, 0))
+	plan, err = Propose(parseAll(t, text), day0.AddDate(-2, 1, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -591,7 +591,7 @@ func TestScanProposesOnlyCASources(t *testing.T) {
 		secret("envoy-gateway-trust", "gw", legacy),
 		leafSecret("billing", "billing", otherCA),
 	}, "---\n")
-	plan, err := Scan(parseAll(t, text), day0.AddDate(0, 1, 0))
+	plan, err := Propose(parseAll(t, text), day0.AddDate(0, 1, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -633,7 +633,7 @@ func TestScanReadsWorkloadsAsTheRestartRulesDo(t *testing.T) {
 		workload("apps/v1", "StatefulSet", "no-template", "spec: {replicas: 1}"),
 		workload("batch/v1", "CronJob", "bad-env", "spec: {jobTemplate: {spec: {template: {spec: {containers: [{name: c, env: CA, envFrom: [{secretRef: {name: envoy-gateway}}]}]}}}}}"),
 	}, "---\n")
-	plan, err := Scan(parseAll(t, text), day0)
+	plan, err := Propose(parseAll(t, text), day0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -641,7 +641,7 @@ func TestScanReadsWorkloadsAsTheRestartRulesDo(t *testing.T) {
 		t.Fatalf("%d bundles, want 1", len(plan.Bundles))
 	}
 	var cons []string
-	for _, c := range plan.Bundles[0].Consumers {
+	for _, c := range plan.Bundles[0].SourceReaders {
 		cons = append(cons, c.String())
 	}
 	want := []string{"ReplicaSet eg/rs (projected volume ca, env CA)", "Pod eg/pod (projected volume ca, env CA)"}

@@ -261,7 +261,7 @@ func (sc *scan) targetInPlace(w inPlace, b *Bundle, src Source, consumers reader
 		b.Wired = fmt.Sprintf("%s %s key %s is %s: it is the target, under its own name and key", m.Kind, m.Name, m.Key, m.What)
 		for _, node := range m.nodes {
 			for _, c := range consumers.of(kube.RefOf(node), node) {
-				if !slices.ContainsFunc(b.TargetReaders, func(have Consumer) bool { return have.Ref == c.Ref }) {
+				if !slices.ContainsFunc(b.TargetReaders, func(have Reader) bool { return have.Ref == c.Ref }) {
 					b.TargetReaders = append(b.TargetReaders, c)
 				}
 			}

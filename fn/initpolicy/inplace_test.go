@@ -96,7 +96,7 @@ func TestScanWiredTargets(t *testing.T) {
 		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			plan, err := Scan(parseAll(t, c.input), day0.Add(testpki.Days(60)))
+			plan, err := Propose(parseAll(t, c.input), day0.Add(testpki.Days(60)))
 			require.NoError(t, err)
 			var got []string
 			for _, b := range plan.Bundles {

@@ -51,7 +51,7 @@ func TestScanOfSeveralClustersAtOnceIsAValidPolicy(t *testing.T) {
 			for _, cl := range c.clusters {
 				items = append(items, readExample(t, cl, c.policies)...)
 			}
-			plan, err := initpolicy.Scan(items, initNow)
+			plan, err := initpolicy.Propose(items, initNow)
 			if err != nil {
 				t.Fatal(err)
 			}

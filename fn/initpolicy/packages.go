@@ -30,8 +30,8 @@ type PackagePlan struct {
 	*Proposal
 }
 
-// Tree is what init proposes for its whole input.
-type Tree struct {
+// Proposals is what init proposes for its whole input.
+type Proposals struct {
 	// Packages are the packages' plans, by directory.
 	Packages []PackagePlan
 	// Notes are what init left out of every package (files in none).
@@ -47,20 +47,20 @@ type Input struct {
 	Namespace func(*yaml.RNode) string
 }
 
-// ScanTree plans a policy for each package of in.Items (see above), at
+// ProposeTree plans a policy for each package of in.Items (see above), at
 // now, in.Roots being the package directories found on disk, and proposes
 // a trust domain for the bundles of different packages that share a
 // source CA. Input with fewer than two package roots, or read from stdin,
-// is planned as Scan plans it, as one PackagePlan with Dir "". Otherwise
+// is planned as Propose plans it, as one PackagePlan with Dir "". Otherwise
 // the files in no package are left out, with a note, and a package for
 // which nothing is proposed (no CA source, no Cluster API control plane)
 // gets no policy; when no package has one, the whole input is planned as
 // one, with Dir "". Readers are matched to what they read in the
 // namespaces in.Namespace gives.
-func ScanTree(in Input, now time.Time) (*Tree, error) {
+func ProposeTree(in Input, now time.Time) (*Proposals, error) {
 	items := in.Items
 	pkgs, rest := splitPackages(items, in.Roots)
-	tree := &Tree{Notes: outsideNotes(rest)}
+	tree := &Proposals{Notes: outsideNotes(rest)}
 	type scanned struct {
 		plan *Proposal
 		err  error
@@ -85,7 +85,7 @@ func ScanTree(in Input, now time.Time) (*Tree, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Tree{Packages: []PackagePlan{{Proposal: plan}}}, nil
+		return &Proposals{Packages: []PackagePlan{{Proposal: plan}}}, nil
 	}
 	proposeDomains(tree.Packages)
 	return tree, nil

@@ -40,7 +40,7 @@ var rootFiles = []string{"kustomization.yaml", "kustomization.yml", "Kustomizati
 
 // PackageRoots returns the directories of items' files (as their paths
 // name them) that hold a kustomization or a Kptfile on disk - read or not:
-// a package's .krmignore often leaves its kustomization out. ScanTree
+// a package's .krmignore often leaves its kustomization out. ProposeTree
 // takes them as package roots.
 func PackageRoots(items []*yaml.RNode) []string {
 	seen := map[string]bool{}

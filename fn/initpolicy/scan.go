@@ -48,10 +48,10 @@ type Candidate struct {
 	node *yaml.RNode
 }
 
-// Consumer is what reads a source object (restart.Readers): a workload,
+// Reader is what reads a source object (restart.Readers): a workload,
 // through its pod template, or a Gateway API or Envoy Gateway object,
 // through its caCertificateRefs.
-type Consumer struct {
+type Reader struct {
 	// Ref is the reader.
 	Ref kube.Ref
 	// How lists the references, such as "volume ca", "env CA_CERT" or
@@ -62,9 +62,9 @@ type Consumer struct {
 	Via string
 }
 
-// String returns "Kind namespace/name (how, ...)" and, for a consumer of a
+// String returns "Kind namespace/name (how, ...)" and, for a reader of a
 // copy, which copy.
-func (c Consumer) String() string {
+func (c Reader) String() string {
 	s := c.Ref.String() + " (" + strings.Join(c.How, ", ") + ")"
 	if c.Via != "" {
 		s += " via " + c.Via
@@ -95,10 +95,10 @@ type Bundle struct {
 	// TargetExists is true when the target is already in the input; its
 	// CAs become the bundle's previous CAs.
 	TargetExists bool
-	// Consumers read a source today (or one of its Also copies).
-	Consumers []Consumer
+	// SourceReaders read a source today (or one of its Also copies).
+	SourceReaders []Reader
 	// TargetReaders read the target already (a target the input wires).
-	TargetReaders []Consumer
+	TargetReaders []Reader
 	// OtherNamespaces are the target's namespaces after TargetNamespace,
 	// when it is already in several (a mesh trust object).
 	OtherNamespaces []string
@@ -114,10 +114,10 @@ type Bundle struct {
 	// input it injects, each with the rule that says so.
 	Mesh           string
 	MeshNamespaces []string
-	// Domain is the trust domain proposed (ScanTree: a CA of its sources
+	// Domain is the trust domain proposed (ProposeTree: a CA of its sources
 	// is a source in another package too), or the one a policy of the
 	// input gives the bundle; DomainPackages are the package directories
-	// of the domain's bundles, when ScanTree proposed it.
+	// of the domain's bundles, when ProposeTree proposed it.
 	Domain         string
 	DomainPackages []string
 }
@@ -161,14 +161,14 @@ func snapshotsLast(items []*yaml.RNode) []*yaml.RNode {
 	return append(out, snapshots...)
 }
 
-// Scan plans trust bundles for items as of now. A CA that has expired by now
+// Propose plans trust bundles for items as of now. A CA that has expired by now
 // is not proposed: a bundle whose every CA has expired fails to render.
 // The objects are placed in the namespaces their manifests name.
-func Scan(items []*yaml.RNode, now time.Time) (*Proposal, error) {
+func Propose(items []*yaml.RNode, now time.Time) (*Proposal, error) {
 	return scanIn(items, nil, now)
 }
 
-// scanIn is Scan with the namespaces a kustomization gives objects
+// scanIn is Propose with the namespaces a kustomization gives objects
 // (namespace: Namespaces; nil for none).
 func scanIn(items []*yaml.RNode, namespace func(*yaml.RNode) string, now time.Time) (*Proposal, error) {
 	sc := &scan{
@@ -193,7 +193,7 @@ func scanIn(items []*yaml.RNode, namespace func(*yaml.RNode) string, now time.Ti
 	return sc.plan, nil
 }
 
-// scan is the state of one Scan.
+// scan is the state of one Propose.
 type scan struct {
 	plan     *Proposal
 	now      time.Time
@@ -319,12 +319,12 @@ func (sc *scan) planBundles(kept []Candidate, existing map[kube.Key]bool, consum
 			plan.Notes = append(plan.Notes, note)
 			continue
 		}
-		b := Bundle{Consumers: consumersOf(src, consumers)}
+		b := Bundle{SourceReaders: consumersOf(src, consumers)}
 		tk, shared := sc.target(&b, src, existing, consumers, w)
 		if shared {
 			if i, seen := byTarget[tk]; seen {
 				plan.Bundles[i].Sources = append(plan.Bundles[i].Sources, src)
-				plan.Bundles[i].Consumers = append(plan.Bundles[i].Consumers, b.Consumers...)
+				plan.Bundles[i].SourceReaders = append(plan.Bundles[i].SourceReaders, b.SourceReaders...)
 				continue // its target's readers are listed once
 			}
 			byTarget[tk] = len(plan.Bundles)
@@ -643,8 +643,8 @@ func describeCAs(cas []*x509.Certificate) string {
 }
 
 // consumersOf returns what reads src or one of its copies.
-func consumersOf(src Source, consumers readers) []Consumer {
-	var out []Consumer
+func consumersOf(src Source, consumers readers) []Reader {
+	var out []Reader
 	for i, c := range append([]Candidate{src.Candidate}, src.Also...) {
 		for _, con := range consumers.of(c.Ref, c.node) {
 			if i > 0 {

@@ -107,12 +107,12 @@ func (w *policyWriter) bundle(b Bundle) {
 			comment("  ", fmt.Sprintf("The same CA is also in %s key %s%s.", a.Ref, a.Key, fileOf(a.Ref)))
 		}
 	}
-	if len(b.Consumers) == 0 && len(b.TargetReaders) == 0 {
+	if len(b.SourceReaders) == 0 && len(b.TargetReaders) == 0 {
 		comment("  ", "No workload in the input reads it.")
-	} else if len(b.Consumers) > 0 {
+	} else if len(b.SourceReaders) > 0 {
 		comment("  ", "Workloads reading it today; point them at the target below so that")
 		comment("  ", "they keep trusting the previous CA while the new one rolls out:")
-		for _, c := range b.Consumers {
+		for _, c := range b.SourceReaders {
 			comment("  ", "  "+c.String())
 		}
 	}

@@ -292,7 +292,7 @@ data:
 
 // An EKS Anywhere expiresInDays too large for a time.Duration wrapped
 // around into the past: 9223372036854775807 days was reported expired. A
-// count beyond clusterapi.MaxDays (100 years either way) is a problem naming
+// count beyond clusterapi's maxDays (100 years either way) is a problem naming
 // the field; the bound itself still reads.
 func TestScanDaysOutOfRange(t *testing.T) {
 	now := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)

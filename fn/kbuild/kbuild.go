@@ -63,8 +63,8 @@ func (b *Build) Reached() []string {
 	return slices.Compact(dirs)
 }
 
-// Find returns the kustomization file of dir, "" when it holds none.
-func Find(files Files, dir string) string {
+// findKustomization returns the kustomization file of dir, "" when it holds none.
+func findKustomization(files Files, dir string) string {
 	for _, name := range kustomizationNames {
 		p := filepath.Join(dir, name)
 		if info, err := files.Stat(p); err == nil && !info.IsDir() {
@@ -77,9 +77,9 @@ func Find(files Files, dir string) string {
 // IsKustomization reports whether name is a kustomization file's name.
 func IsKustomization(name string) bool { return isKustomizationName(name) }
 
-// Run builds the kustomization in dir (Find must have found one).
+// Run builds the kustomization in dir (findKustomization must have found one).
 func Run(files Files, dir string) *Build {
-	b := &builder{files: files, dir: dir, build: &Build{Dir: dir, File: Find(files, dir)}}
+	b := &builder{files: files, dir: dir, build: &Build{Dir: dir, File: findKustomization(files, dir)}}
 	if b.build.File == "" {
 		b.build.Err = fmt.Errorf("%s: no kustomization file", kube.SafePath(dir))
 		return b.build

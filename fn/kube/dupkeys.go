@@ -28,8 +28,8 @@ type DuplicateKey struct {
 }
 
 // HasDuplicateKeys reports whether any mapping in nodes defines a key twice.
-// It only walks nodes that are already parsed; DuplicateKeys then finds the
-// lines in the file.
+// It only walks nodes that are already parsed; DuplicateKeysOf and
+// DuplicateKeysAt then find the lines in the file.
 func HasDuplicateKeys(nodes ...*yaml.RNode) bool {
 	for _, n := range nodes {
 		if len(DuplicateKeysOf(n)) > 0 {

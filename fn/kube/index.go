@@ -48,7 +48,7 @@ func (x *Index) Add(item *yaml.RNode) {
 	if IsLocalConfig(item) {
 		return
 	}
-	k := x.targets.KeyOf(item)
+	k := x.targets.keyOf(item)
 	g := GroupOf(item.GetApiVersion())
 	if _, ok := x.byKey[groupKey{g, k}]; ok {
 		x.duplicates = append(x.duplicates, k)
@@ -62,7 +62,7 @@ func (x *Index) Add(item *yaml.RNode) {
 func (x *Index) Targets() TargetTable { return x.targets }
 
 // KeyOf returns the key of node as the index keys it.
-func (x *Index) KeyOf(node *yaml.RNode) Key { return x.targets.KeyOf(node) }
+func (x *Index) KeyOf(node *yaml.RNode) Key { return x.targets.keyOf(node) }
 
 // Get returns the core-group object (apiVersion v1) with key k, or nil.
 // Every object rotate-certs looks up by name - a source or target Secret

@@ -110,13 +110,13 @@ type MachineTable struct {
 	table Table[GroupKind, MachineKind]
 }
 
-// NewMachineTable returns a table of rows. Tests add a kind with it.
-func NewMachineTable(rows ...MachineKind) MachineTable {
+// newMachineTable returns a table of rows. Tests add a kind with it.
+func newMachineTable(rows ...MachineKind) MachineTable {
 	return MachineTable{NewTable(func(k MachineKind) GroupKind { return GroupKind{Group: k.Group, Kind: k.Kind} }, rows...)}
 }
 
 // machineTable is built once from machineRows and never changed.
-var machineTable = NewMachineTable(machineRows...)
+var machineTable = newMachineTable(machineRows...)
 
 // MachineKinds returns the table rotate-certs ships.
 func MachineKinds() MachineTable { return machineTable }

@@ -179,7 +179,7 @@ func (k Key) String() string {
 
 // KeyOf returns the key of node by the target-kind table rotate-certs
 // ships (TargetTable.KeyOf): the identity the API server gives it.
-func KeyOf(node *yaml.RNode) Key { return targetTable.KeyOf(node) }
+func KeyOf(node *yaml.RNode) Key { return targetTable.keyOf(node) }
 
 // otherClusterScoped are the cluster-scoped kinds rotate-certs looks up by
 // name besides the target kinds (whose rows say their scope): the objects

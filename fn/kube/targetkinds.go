@@ -135,14 +135,14 @@ func (t TargetTable) orDefault() TargetTable {
 	return t
 }
 
-// KeyOf returns the key of node (see RefOf for a node it cannot read): the
+// keyOf returns the key of node (see RefOf for a node it cannot read): the
 // identity the API server gives it. The namespace of a cluster-scoped kind
 // - one whose row of t says so, or one of otherClusterScoped() - is left
 // out, as the API server clears it: kustomize's namespace transformer sets
 // metadata.namespace on every kind its built-in schema (Kubernetes 1.21)
 // does not know, ClusterTrustBundles and trust-manager Bundles among them,
 // and such an object is still the cluster's one object of its name.
-func (t TargetTable) KeyOf(node *yaml.RNode) Key {
+func (t TargetTable) keyOf(node *yaml.RNode) Key {
 	if meta, _ := readable(node); !meta {
 		return Key{Kind: RefOf(node).Kind}
 	}

@@ -26,7 +26,7 @@ func TestAddedTargetKind(t *testing.T) {
 				if d.Namespaced {
 					want.Namespace = "ns"
 				}
-				assert.Equal(t, want, table.KeyOf(n), v)
+				assert.Equal(t, want, table.keyOf(n), v)
 				assert.Equal(t, want, NewIndexWith([]*yaml.RNode{n}, table).KeyOf(n), v)
 				assert.Same(t, n.YNode(), NewIndexWith([]*yaml.RNode{n}, table).GetIn(d.Group, want).YNode(), v)
 			}
@@ -37,5 +37,5 @@ func TestAddedTargetKind(t *testing.T) {
 	assert.Equal(t, Key{Kind: "TrustAnchor", Namespace: "ns", Name: "x"}, KeyOf(n), "not a kind of the shipped table")
 	var zero TargetTable
 	assert.Equal(t, TargetKinds().Names(), zero.Names(), "the zero table is the shipped one")
-	assert.Equal(t, KeyOf(n), zero.KeyOf(n), "the zero table keys as the shipped one")
+	assert.Equal(t, KeyOf(n), zero.keyOf(n), "the zero table keys as the shipped one")
 }

@@ -6,9 +6,9 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 )
 
-// DefaultAlertsName is the PrometheusRule's name when spec.alerts.name is
+// defaultAlertsName is the PrometheusRule's name when spec.alerts.name is
 // unset.
-const DefaultAlertsName = "rotate-certs-expiry"
+const defaultAlertsName = "rotate-certs-expiry"
 
 // Alerts asks for a monitoring.coreos.com/v1 PrometheusRule with one alert
 // per certificate the policy trusts or watches, firing at NotAfter minus
@@ -26,10 +26,10 @@ type Alerts struct {
 	Labels map[string]string `json:"labels,omitempty"`
 }
 
-// Default fills the unset name. A nil Alerts stays nil.
-func (a *Alerts) Default() {
+// setDefaults fills the unset name. A nil Alerts stays nil.
+func (a *Alerts) setDefaults() {
 	if a != nil && a.Name == "" {
-		a.Name = DefaultAlertsName
+		a.Name = defaultAlertsName
 	}
 }
 

@@ -105,8 +105,8 @@ func decodeJSON(raw []byte) (*RotationPolicy, error) {
 		}
 		return nil, FieldErrors{{Err: err}}
 	}
-	p.Default()
-	if errs := p.Validate(); len(errs) > 0 {
+	p.setDefaults()
+	if errs := p.validate(); len(errs) > 0 {
 		return nil, errs
 	}
 	return &p, nil

@@ -2,11 +2,11 @@ package policy
 
 import "github.com/rotate-certs/rotate-certs/fn/kube"
 
-// Default fills every unset optional field with its documented default.
+// setDefaults fills every unset optional field with its documented default.
 // Target namespaces default to the first source's namespace; a bundle whose
 // first source is inline keeps an empty list (Validate reports it unless a
 // namespaceSelector is set).
-func (p *RotationPolicy) Default() {
+func (p *RotationPolicy) setDefaults() {
 	if p.Spec.Expiry.WarnWithin == nil {
 		p.Spec.Expiry.WarnWithin = &Duration{DefaultWarnWithin}
 	}
@@ -14,36 +14,36 @@ func (p *RotationPolicy) Default() {
 		p.Spec.Expiry.FailWithin = &Duration{DefaultFailWithin}
 	}
 	for i := range p.Spec.TrustBundles {
-		p.Spec.TrustBundles[i].Default()
+		p.Spec.TrustBundles[i].setDefaults()
 	}
 	defaultClusterAPI(p.Spec.ClusterAPI)
-	p.Spec.Alerts.Default()
+	p.Spec.Alerts.setDefaults()
 }
 
-// Default fills the bundle's unset optional fields.
-func (b *TrustBundle) Default() {
+// setDefaults fills the bundle's unset optional fields.
+func (b *TrustBundle) setDefaults() {
 	if b.Mode == "" {
 		b.Mode = ModeBundle
 	}
 	for i := range b.Sources {
 		s := &b.Sources[i]
 		if s.Secret != nil && s.Secret.Key == "" {
-			s.Secret.Key = DefaultSecretKey
+			s.Secret.Key = defaultSecretKey
 		}
 		if s.ConfigMap != nil && s.ConfigMap.Key == "" {
-			s.ConfigMap.Key = DefaultConfigMapKey
+			s.ConfigMap.Key = defaultConfigMapKey
 		}
 	}
 	b.defaultTarget()
 	if b.Retain.MaxPrevious == nil {
-		n := DefaultMaxPrevious
+		n := defaultMaxPrevious
 		b.Retain.MaxPrevious = &n
 	}
 	if b.Retain.ProtectIssuers == nil {
 		yes := true
 		b.Retain.ProtectIssuers = &yes
 	}
-	b.Restart.Default()
+	b.Restart.setDefaults()
 }
 
 // Ref returns the object reference of a Secret or ConfigMap source, nil for

@@ -19,18 +19,18 @@ type Duration struct {
 	time.Duration
 }
 
-// MaxDuration is the longest duration, either way, a policy or a flag may
+// maxDuration is the longest duration, either way, a policy or a flag may
 // give: 100 years (36500d, 876000h). It is far beyond any certificate's
 // life and far inside what a time.Duration holds (about 292 years), so a
 // date plus or minus a duration never overflows, and a count of days too
 // large to multiply into nanoseconds is an error instead of wrapping
 // around (281474976710657d was one day).
-const MaxDuration = 36500 * 24 * time.Hour
+const maxDuration = 36500 * 24 * time.Hour
 
-// maxDays is MaxDuration in days.
-const maxDays = int64(MaxDuration / (24 * time.Hour))
+// maxDays is maxDuration in days.
+const maxDays = int64(maxDuration / (24 * time.Hour))
 
-// ParseDuration parses a Go duration or "<n>d", at most MaxDuration either
+// ParseDuration parses a Go duration or "<n>d", at most maxDuration either
 // way. Its errors say what is wrong without echoing a value that is not a
 // plain word (it could be anything pasted into the field).
 func ParseDuration(s string) (time.Duration, error) {
@@ -57,7 +57,7 @@ func ParseDuration(s string) (time.Duration, error) {
 		}
 		return 0, fmt.Errorf("invalid duration %s: %s", kube.Quote(s), want)
 	}
-	if d > MaxDuration || d < -MaxDuration {
+	if d > maxDuration || d < -maxDuration {
 		return 0, outOfRange(s)
 	}
 	return d, nil

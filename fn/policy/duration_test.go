@@ -10,7 +10,7 @@ import (
 // A count of days multiplied into a time.Duration wrapped around silently:
 // retain.for 281474976710657d was one day (and dropped a previous CA the
 // next day), warnWithin 9999999999999d a negative duration. Every duration
-// is bounded by MaxDuration (100 years), in both notations, and one beyond
+// is bounded by maxDuration (100 years), in both notations, and one beyond
 // it is an error naming the field.
 func TestDurationOverflowIsAnError(t *testing.T) {
 	bundle := func(retainFor string) string {
@@ -35,7 +35,7 @@ func TestDurationOverflowIsAnError(t *testing.T) {
 	}
 	p, err := decode(t, bundle("36500d"))
 	require.NoError(t, err, "the bound itself is allowed")
-	require.Equal(t, MaxDuration, p.Spec.TrustBundles[0].Retain.For.Duration)
+	require.Equal(t, maxDuration, p.Spec.TrustBundles[0].Retain.For.Duration)
 }
 
 func TestParseDuration(t *testing.T) {
@@ -47,8 +47,8 @@ func TestParseDuration(t *testing.T) {
 		{"30d", 30 * 24 * time.Hour, ""},
 		{"720h", 720 * time.Hour, ""},
 		{"-2d", -48 * time.Hour, ""},
-		{"36500d", MaxDuration, ""},
-		{"876000h", MaxDuration, ""},
+		{"36500d", maxDuration, ""},
+		{"876000h", maxDuration, ""},
 		{"36501d", 0, "out of range"},
 		{"876001h", 0, "out of range"},
 		{"281474976710657d", 0, "out of range"},

@@ -8,16 +8,16 @@ import (
 
 // Defaults of target.additionalFormats.
 const (
-	// DefaultPKCS12Key is the data key of the PKCS#12 truststore.
-	DefaultPKCS12Key = "truststore.p12"
-	// DefaultJKSKey is the data key of the JKS truststore.
-	DefaultJKSKey = "truststore.jks"
-	// DefaultJKSPassword is Java's conventional truststore password; a JKS
+	// defaultPKCS12Key is the data key of the PKCS#12 truststore.
+	defaultPKCS12Key = "truststore.p12"
+	// defaultJKSKey is the data key of the JKS truststore.
+	defaultJKSKey = "truststore.jks"
+	// defaultJKSPassword is Java's conventional truststore password; a JKS
 	// store always has one (it keys the integrity digest).
-	DefaultJKSPassword = "changeit"
-	// DefaultPKCS12Password is empty: an unencrypted, MAC-less PKCS#12
+	defaultJKSPassword = "changeit"
+	// defaultPKCS12Password is empty: an unencrypted, MAC-less PKCS#12
 	// truststore, which Java reads without a password.
-	DefaultPKCS12Password = ""
+	defaultPKCS12Password = ""
 )
 
 // AdditionalFormats asks for binary truststores written next to the PEM
@@ -53,13 +53,13 @@ func (f *TruststoreFormat) PasswordValue() string {
 	return *f.Password
 }
 
-// Default fills unset keys and passwords. It is safe on a nil receiver.
-func (a *AdditionalFormats) Default() {
+// setDefaults fills unset keys and passwords. It is safe on a nil receiver.
+func (a *AdditionalFormats) setDefaults() {
 	if a == nil {
 		return
 	}
-	a.PKCS12.defaults(DefaultPKCS12Key, DefaultPKCS12Password)
-	a.JKS.defaults(DefaultJKSKey, DefaultJKSPassword)
+	a.PKCS12.defaults(defaultPKCS12Key, defaultPKCS12Password)
+	a.JKS.defaults(defaultJKSKey, defaultJKSPassword)
 }
 
 func (f *TruststoreFormat) defaults(key, password string) {
@@ -99,7 +99,7 @@ func (a *AdditionalFormats) validate(t Target, path string) FieldErrors {
 		}
 	}
 	if a.JKS != nil && a.JKS.PasswordValue() == "" {
-		errs.add(path+".additionalFormats.jks.password", "must not be empty: a JKS store is always keyed by a password (omit the field for %q)", DefaultJKSPassword)
+		errs.add(path+".additionalFormats.jks.password", "must not be empty: a JKS store is always keyed by a password (omit the field for %q)", defaultJKSPassword)
 	}
 	return errs
 }

@@ -61,12 +61,12 @@ func FuzzDecode(f *testing.F) {
 			require.NotContains(t, err.Error(), "-----BEGIN", "a rejection names the kind of value, never a PEM block it holds")
 			return
 		}
-		require.Empty(t, p.Validate(), "an accepted policy is valid")
+		require.Empty(t, p.validate(), "an accepted policy is valid")
 		require.NotNil(t, p.Spec.Expiry.WarnWithin)
 		require.NotNil(t, p.Spec.Expiry.FailWithin)
 		// Durations are bounded, so a date plus one never overflows.
-		require.LessOrEqual(t, p.Spec.Expiry.WarnWithin.Abs(), MaxDuration)
-		require.LessOrEqual(t, p.Spec.Expiry.FailWithin.Abs(), MaxDuration)
+		require.LessOrEqual(t, p.Spec.Expiry.WarnWithin.Abs(), maxDuration)
+		require.LessOrEqual(t, p.Spec.Expiry.FailWithin.Abs(), maxDuration)
 		for _, b := range p.Spec.TrustBundles {
 			require.NotNil(t, b.Retain.MaxPrevious, "defaulted")
 			require.NotNil(t, b.Retain.ProtectIssuers, "defaulted")
@@ -75,10 +75,10 @@ func FuzzDecode(f *testing.F) {
 			// this fuzzer: the property had said every bundle has one).
 			if !b.Target.IsZero() {
 				require.Contains(t, kube.TargetKinds().Names(), string(b.Target.Kind))
-				require.True(t, !b.Target.Namespaced() || b.Target.Key != "", "a Secret or ConfigMap target's key is defaulted")
+				require.True(t, !b.Target.namespaced() || b.Target.Key != "", "a Secret or ConfigMap target's key is defaulted")
 			}
 			if b.Retain.For != nil {
-				require.LessOrEqual(t, b.Retain.For.Abs(), MaxDuration)
+				require.LessOrEqual(t, b.Retain.For.Abs(), maxDuration)
 			}
 		}
 		raw, err := json.Marshal(p)

@@ -20,9 +20,9 @@ const (
 // Meshes lists the values of restart.mesh, in the order messages name them.
 var Meshes = []string{MeshLinkerd, MeshIstio}
 
-// DefaultWaveInterval is restart.waves.interval when unset: a day between
+// defaultWaveInterval is restart.waves.interval when unset: a day between
 // two waves.
-const DefaultWaveInterval = 24 * time.Hour
+const defaultWaveInterval = 24 * time.Hour
 
 // Selection picks workloads by their Namespace object in the input and by
 // their pod template (restart.injected, restart.exclude). Every field that
@@ -132,9 +132,9 @@ func (s WaveSize) String() string {
 	return strconv.Itoa(s.Count)
 }
 
-// Of returns how many of n workloads one wave rolls: the count, or the
+// of returns how many of n workloads one wave rolls: the count, or the
 // percentage of n rounded up; at least one.
-func (s WaveSize) Of(n int) int {
+func (s WaveSize) of(n int) int {
 	size := s.Count
 	if s.Percent > 0 {
 		size = (n*s.Percent + 99) / 100
@@ -149,7 +149,7 @@ func (s WaveSize) MaxWaves(n int) int {
 	if n <= 0 {
 		return 1
 	}
-	return (n + s.Of(n) - 1) / s.Of(n)
+	return (n + s.of(n) - 1) / s.of(n)
 }
 
 // checkJSON accepts a whole number or a string "<n>%" (strict decoding).
@@ -212,7 +212,7 @@ func parseWaveSize(v any) (WaveSize, error) {
 // IntervalOrDefault returns the interval between two waves.
 func (w Waves) IntervalOrDefault() time.Duration {
 	if w.Interval == nil {
-		return DefaultWaveInterval
+		return defaultWaveInterval
 	}
 	return w.Interval.Duration
 }

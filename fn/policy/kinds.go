@@ -19,10 +19,10 @@ func (t Target) IsZero() bool {
 		t.Metadata == nil && t.AdditionalFormats == nil && t.SignerName == "" && t.TrustNamespace == ""
 }
 
-// Namespaced reports whether the target is of a kind written once per
+// namespaced reports whether the target is of a kind written once per
 // namespace (a Secret or ConfigMap; the other kinds are cluster-scoped),
 // by the target-kind table.
-func (t Target) Namespaced() bool {
+func (t Target) namespaced() bool {
 	d, _ := kube.TargetKinds().Lookup(t.Kind)
 	return d.Namespaced
 }
@@ -46,7 +46,7 @@ func (b *TrustBundle) defaultTarget() {
 		t.Key = d.DefaultKey
 	}
 	if d.Applies("additionalFormats") {
-		t.AdditionalFormats.Default()
+		t.AdditionalFormats.setDefaults()
 	}
 	// namespaces: [] (set, empty) asks for no implicit namespace: with
 	// a namespaceSelector, only the selected ones get a target.

@@ -25,7 +25,7 @@ func TestDecodeClusterScopedTargets(t *testing.T) {
 	ctb := p.Spec.TrustBundles[0].Target
 	require.Empty(t, ctb.Key, "a ClusterTrustBundle has no data key")
 	require.Empty(t, ctb.Namespaces, "a cluster-scoped target has no namespaces")
-	require.False(t, ctb.Namespaced())
+	require.False(t, ctb.namespaced())
 	tm := p.Spec.TrustBundles[1].Target
 	require.Equal(t, DefaultTrustNamespace, tm.TrustNamespace)
 	hooks := p.Spec.TrustBundles[2]

@@ -10,10 +10,10 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 )
 
-// OwnedPrefix is the annotation prefix of the annotations rotate-certs
+// ownedPrefix is the annotation prefix of the annotations rotate-certs
 // writes (bundle-hash, rotated-at, retired, previous, ...): a policy may not
 // set one of its own.
-const OwnedPrefix = "rotate-certs.dev/"
+const ownedPrefix = "rotate-certs.dev/"
 
 // TargetMetadata are static labels and annotations set on every target
 // object of a bundle, created or existing: what a controller selecting the
@@ -33,7 +33,7 @@ type TargetMetadata struct {
 // (config.kubernetes.io/local-config: "true" on a target would keep it from
 // ever reaching the cluster).
 var reservedAnnotationPrefixes = []struct{ prefix, why string }{
-	{OwnedPrefix, "rotate-certs writes the annotations under this prefix itself"},
+	{ownedPrefix, "rotate-certs writes the annotations under this prefix itself"},
 	{"config.kubernetes.io/", "kpt and kustomize read it to place or skip the object"},
 	{"internal.config.kubernetes.io/", "kpt and kustomize read it to place or skip the object"},
 	{"kustomize.config.k8s.io/", "kustomize reads it to identify the object"},

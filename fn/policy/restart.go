@@ -57,14 +57,14 @@ func (w WorkloadRef) String() string {
 // AutoEnabled reports whether consumer detection is on (true when unset).
 func (r Restart) AutoEnabled() bool { return r.Auto == nil || *r.Auto }
 
-// Default sets Auto to true when unset, and the waves' interval.
-func (r *Restart) Default() {
+// setDefaults sets Auto to true when unset, and the waves' interval.
+func (r *Restart) setDefaults() {
 	if r.Auto == nil {
 		yes := true
 		r.Auto = &yes
 	}
 	if r.Waves != nil && r.Waves.Interval == nil {
-		r.Waves.Interval = &Duration{DefaultWaveInterval}
+		r.Waves.Interval = &Duration{defaultWaveInterval}
 	}
 }
 

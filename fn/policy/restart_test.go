@@ -97,7 +97,7 @@ func TestRestartInjectedAndWaves(t *testing.T) {
 	assert.Equal(t, "pod labels batch", r.Exclude[0].String())
 	require.NotNil(t, r.Waves)
 	assert.Equal(t, WaveSize{Percent: 10}, r.Waves.Size)
-	assert.Equal(t, DefaultWaveInterval, r.Waves.IntervalOrDefault(), "interval defaults to a day")
+	assert.Equal(t, defaultWaveInterval, r.Waves.IntervalOrDefault(), "interval defaults to a day")
 
 	p, err = decodeRestart(t, `,"restart":{"waves":{"size":20,"interval":"72h"}}`)
 	require.NoError(t, err)
@@ -121,7 +121,7 @@ func TestWaveSizeOf(t *testing.T) {
 		{WaveSize{Count: 20}, 10, 20, 1},
 		{WaveSize{Count: 1}, 3, 1, 3},
 	} {
-		assert.Equal(t, tc.want, tc.size.Of(tc.n), "%s of %d", tc.size, tc.n)
+		assert.Equal(t, tc.want, tc.size.of(tc.n), "%s of %d", tc.size, tc.n)
 		assert.Equal(t, tc.waves, tc.size.MaxWaves(tc.n), "waves of %s of %d", tc.size, tc.n)
 	}
 }

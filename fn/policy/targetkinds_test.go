@@ -55,7 +55,7 @@ func TestTargetTableAgrees(t *testing.T) {
 	for _, c := range []struct {
 		kind kube.TargetKind
 		key  string
-	}{{kube.TargetSecret, DefaultSecretKey}, {kube.TargetConfigMap, DefaultConfigMapKey}} {
+	}{{kube.TargetSecret, defaultSecretKey}, {kube.TargetConfigMap, defaultConfigMapKey}} {
 		d, ok := kube.TargetKinds().Lookup(c.kind)
 		assert.True(t, ok)
 		assert.Equal(t, c.key, d.DefaultKey, c.kind)

@@ -28,15 +28,15 @@ const (
 const (
 	DefaultWarnWithin  = 720 * time.Hour
 	DefaultFailWithin  = 168 * time.Hour
-	DefaultMaxPrevious = 1
+	defaultMaxPrevious = 1
 	// MaxPreviousLimit caps retain.maxPrevious so that a bundle cannot grow
 	// without bound.
 	MaxPreviousLimit = 16
-	// DefaultSecretKey is the default data key of Secret sources and targets.
-	DefaultSecretKey = "ca.crt"
-	// DefaultConfigMapKey is the default data key of ConfigMap sources and
+	// defaultSecretKey is the default data key of Secret sources and targets.
+	defaultSecretKey = "ca.crt"
+	// defaultConfigMapKey is the default data key of ConfigMap sources and
 	// targets.
-	DefaultConfigMapKey = "ca-bundle.crt"
+	defaultConfigMapKey = "ca-bundle.crt"
 )
 
 // RotationPolicy is the function config of rotate-certs.

@@ -8,8 +8,8 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 )
 
-// Validate checks a defaulted policy and returns every problem found.
-func (p *RotationPolicy) Validate() FieldErrors {
+// validate checks a defaulted policy and returns every problem found.
+func (p *RotationPolicy) validate() FieldErrors {
 	var errs FieldErrors
 	if p.Spec.Now != "" {
 		if _, err := time.Parse(time.RFC3339, p.Spec.Now); err != nil {
@@ -38,7 +38,7 @@ func (p *RotationPolicy) Validate() FieldErrors {
 		}
 		names[b.Name] = i
 		errs = append(errs, b.validate(path)...)
-		if !b.Target.Namespaced() && b.HasObject() {
+		if !b.Target.namespaced() && b.HasObject() {
 			k := fmt.Sprintf("%s %s", b.Target.Kind, b.Target.Name)
 			if other, dup := targets[k]; dup {
 				errs.add(path+".target", "writes %s, which %s also writes", k, other)

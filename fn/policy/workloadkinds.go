@@ -9,10 +9,10 @@ import (
 // Workload kinds that restart.workloads may name: the kinds whose pod
 // template rotate-certs can roll (the rows of workloadRows with RoleRolled).
 const (
-	KindDeployment  = "Deployment"
-	KindStatefulSet = "StatefulSet"
-	KindDaemonSet   = "DaemonSet"
-	KindRollout     = "Rollout"
+	kindDeployment  = "Deployment"
+	kindStatefulSet = "StatefulSet"
+	kindDaemonSet   = "DaemonSet"
+	kindArgoRollout = "Rollout" // Argo Rollouts (argoproj.io)
 )
 
 // WorkloadRole is what rotate-certs does with a kind whose pods read
@@ -76,10 +76,10 @@ type WorkloadKind struct {
 // Pod's spec cannot be changed in place: init lists them as readers, the
 // restart rules leave them alone.
 var workloadRows = []WorkloadKind{
-	{Kind: KindDeployment, APIVersions: []string{"apps/v1"}, Template: []string{"spec", "template"}, Role: RoleRolled, Replicas: true, Pausable: true, ReplacesPods: true},
-	{Kind: KindStatefulSet, APIVersions: []string{"apps/v1"}, Template: []string{"spec", "template"}, Role: RoleRolled, Replicas: true, OnDelete: true, ReplacesPods: true},
-	{Kind: KindDaemonSet, APIVersions: []string{"apps/v1"}, Template: []string{"spec", "template"}, Role: RoleRolled, OnDelete: true, ReplacesPods: true},
-	{Kind: KindRollout, APIVersions: []string{"argoproj.io/v1alpha1"}, Template: []string{"spec", "template"}, Role: RoleRolled, Replicas: true, Pausable: true, WorkloadRef: true, ReplacesPods: true},
+	{Kind: kindDeployment, APIVersions: []string{"apps/v1"}, Template: []string{"spec", "template"}, Role: RoleRolled, Replicas: true, Pausable: true, ReplacesPods: true},
+	{Kind: kindStatefulSet, APIVersions: []string{"apps/v1"}, Template: []string{"spec", "template"}, Role: RoleRolled, Replicas: true, OnDelete: true, ReplacesPods: true},
+	{Kind: kindDaemonSet, APIVersions: []string{"apps/v1"}, Template: []string{"spec", "template"}, Role: RoleRolled, OnDelete: true, ReplacesPods: true},
+	{Kind: kindArgoRollout, APIVersions: []string{"argoproj.io/v1alpha1"}, Template: []string{"spec", "template"}, Role: RoleRolled, Replicas: true, Pausable: true, WorkloadRef: true, ReplacesPods: true},
 	{Kind: "Job", APIVersions: []string{"batch/v1"}, Template: []string{"spec", "template"}, Role: RoleReported},
 	{Kind: "CronJob", APIVersions: []string{"batch/v1", "batch/v1beta1"}, Template: []string{"spec", "jobTemplate", "spec", "template"}, Role: RoleReported},
 	{Kind: "ReplicaSet", APIVersions: []string{"apps/v1"}, Template: []string{"spec", "template"}, Role: RoleListed},

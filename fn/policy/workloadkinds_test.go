@@ -51,7 +51,7 @@ func TestAddedWorkloadKind(t *testing.T) {
 func TestWorkloadTable(t *testing.T) {
 	var zero WorkloadTable
 	assert.Equal(t, WorkloadKinds().Rows(), zero.Rows())
-	assert.Equal(t, []string{KindDeployment, KindStatefulSet, KindDaemonSet, KindRollout}, zero.Rolled())
+	assert.Equal(t, []string{kindDeployment, kindStatefulSet, kindDaemonSet, kindArgoRollout}, zero.Rolled())
 	cases := []struct {
 		apiVersion, kind string
 		found            bool

@@ -58,11 +58,11 @@ type EntryType string
 
 // Entry types.
 const (
-	// TypeCertificate is a certificate found in the input.
-	TypeCertificate EntryType = "certificate"
-	// TypeExpiry is an expiry date a controller reported, without the
+	// typeCertificate is a certificate found in the input.
+	typeCertificate EntryType = "certificate"
+	// typeExpiry is an expiry date a controller reported, without the
 	// certificate (Cluster API Machine, EKS Anywhere Cluster).
-	TypeExpiry EntryType = "expiry"
+	typeExpiry EntryType = "expiry"
 )
 
 // Entry is one row of the expiry report. The renderers know nothing else:
@@ -204,9 +204,9 @@ func Merge(now time.Time, warnWithin, failWithin time.Duration, parts ...Report)
 	return r
 }
 
-// MultiPackage reports whether the rows come from more than one package
+// multiPackage reports whether the rows come from more than one package
 // (or from none and some): then each row must say which.
-func (r Report) MultiPackage() bool {
+func (r Report) multiPackage() bool {
 	seen := map[string]bool{}
 	r.eachPackage(func(pkg *string) { seen[*pkg] = true })
 	return len(seen) > 1
@@ -219,7 +219,7 @@ func Build(inv *inventory.Inventory, reissues []why.Reissue, trust []why.Trusted
 	for _, f := range inv.Certificates {
 		c := f.Cert
 		r.Entries = append(r.Entries, Entry{
-			Type:      TypeCertificate,
+			Type:      typeCertificate,
 			Resource:  f.Ref,
 			Key:       f.Key(),
 			Subject:   pki.Subject(c),
@@ -235,7 +235,7 @@ func Build(inv *inventory.Inventory, reissues []why.Reissue, trust []why.Trusted
 	for _, e := range inv.Expiries {
 		at := e.At(now).UTC()
 		r.Entries = append(r.Entries, Entry{
-			Type:        TypeExpiry,
+			Type:        typeExpiry,
 			Resource:    e.Ref,
 			Key:         e.Field,
 			Subject:     e.Subject,
@@ -309,7 +309,7 @@ type Counts struct {
 func (r Report) Counts() Counts {
 	c := Counts{Problems: len(r.Problems), Reissues: len(r.Reissues)}
 	for _, e := range r.Entries {
-		if e.Type == TypeCertificate {
+		if e.Type == typeCertificate {
 			c.Certificates++
 		} else {
 			c.Expiries++

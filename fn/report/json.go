@@ -9,14 +9,14 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/why"
 )
 
-// JSONSchemaVersion names the shape of RenderJSON's output. Fields may be
+// jsonSchemaVersion names the shape of RenderJSON's output. Fields may be
 // added within a version; none is renamed, retyped or removed. (Added in
 // v1: "packages", and "package" on every entry, re-issue and problem;
 // "trust"; "isCA", "issuerExpired", "certificate" and "command" on every
 // re-issue; "waves", the roll-outs of restarts in waves still to roll;
 // "renewals", the cert-manager renewals of the CAs the bundles read,
 // present only when there are some.)
-const JSONSchemaVersion = "rotate-certs.dev/check/v1"
+const jsonSchemaVersion = "rotate-certs.dev/check/v1"
 
 // jsonReport is the documented JSON schema (docs/reference/check.md).
 type jsonReport struct {
@@ -117,11 +117,11 @@ type jsonProblem struct {
 	Message  string       `json:"message"`
 }
 
-// RenderJSON renders the report in the stable schema JSONSchemaVersion:
+// RenderJSON renders the report in the stable schema jsonSchemaVersion:
 // lists are never null, times are RFC 3339 UTC, durations whole seconds.
 func RenderJSON(r Report) ([]byte, error) {
 	out := jsonReport{
-		SchemaVersion:     JSONSchemaVersion,
+		SchemaVersion:     jsonSchemaVersion,
 		Now:               stamp(r.Now),
 		WarnWithinSeconds: int64(r.WarnWithin / time.Second),
 		FailWithinSeconds: int64(r.FailWithin / time.Second),
@@ -146,7 +146,7 @@ func RenderJSON(r Report) ([]byte, error) {
 	for _, e := range r.Entries {
 		je := jsonEntry{Type: e.Type, Package: e.Package, Resource: resource(e.Resource), Key: e.Key, Subject: e.Subject, SHA256: e.SHA256,
 			IsCA: e.IsCA, NotAfter: stamp(e.NotAfter), Approximate: e.Approximate, DaysLeft: e.DaysLeft, Status: e.Status}
-		if e.Type == TypeCertificate {
+		if e.Type == typeCertificate {
 			je.Issuer = e.Issuer
 			je.NotBefore = stamp(e.NotBefore)
 		}

@@ -56,7 +56,7 @@ func RenderSVG(r Report) []byte {
 	c.header(r, l)
 	c.zones(r, l)
 	c.axis(l)
-	c.rowLabels(l, r.MultiPackage())
+	c.rowLabels(l, r.multiPackage())
 	c.overlaps(l)
 	c.bars(l)
 	c.reissues(r, l)
@@ -156,7 +156,7 @@ func (c *svgCanvas) bars(l timeline) {
 			date = "~" + date
 		}
 		label := fmt.Sprintf("%s  %dd", date, e.DaysLeft)
-		if e.Type == TypeExpiry {
+		if e.Type == typeExpiry {
 			cx := l.x(e.NotAfter)
 			c.w(`<path class="expiry" d="M %s %s l 7 7 l -7 7 l -7 -7 z" fill="%s" stroke="#333333" stroke-width="0.6"><title>%s</title></path>`+"\n",
 				num(cx), num(mid-7), fill, esc(fmt.Sprintf("%s %s: %s expire %s (%s)", e.Resource, e.Key, e.Subject, date, tableStatus(e.Status))))
@@ -286,7 +286,7 @@ func svgOverlaps(rows []Entry) []svgOverlap {
 	var out []svgOverlap
 	for i := 0; i < len(rows); i++ {
 		a := rows[i]
-		if a.Type != TypeCertificate || !a.IsCA {
+		if a.Type != typeCertificate || !a.IsCA {
 			continue
 		}
 		for j := i + 1; j < len(rows); j++ {
@@ -294,7 +294,7 @@ func svgOverlaps(rows []Entry) []svgOverlap {
 			if b.Package != a.Package || refKey(b.Resource) != refKey(a.Resource) || b.Key != a.Key {
 				break
 			}
-			if b.Type != TypeCertificate || !b.IsCA {
+			if b.Type != typeCertificate || !b.IsCA {
 				continue
 			}
 			from, to := b.NotBefore, a.NotAfter
@@ -318,7 +318,7 @@ func svgWindow(r Report, rows []Entry) (time.Time, time.Time) {
 	t0, t1 := now.Add(-30*day), now.Add(max(r.WarnWithin, 30*day)+30*day)
 	for _, e := range rows {
 		start := e.NotBefore
-		if e.Type == TypeExpiry {
+		if e.Type == typeExpiry {
 			start = e.NotAfter
 		}
 		if start.Before(t0) {

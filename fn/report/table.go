@@ -62,7 +62,7 @@ type table struct {
 // for a leaf to re-issue its resource, key, bundle, issuer and the date
 // the issuer leaves; Wide adds columns. No value is ever cut.
 func RenderTable(r Report, opts TableOptions) []byte {
-	pkg := opts.Wide || r.MultiPackage()
+	pkg := opts.Wide || r.multiPackage()
 	var buf bytes.Buffer
 	if len(r.Entries) == 0 && !opts.NoHeaders {
 		buf.WriteString("no certificates found\n")
@@ -170,7 +170,7 @@ func entriesTable(r Report, pkg bool, opts TableOptions) *table {
 		cells := []string{cell(e.Resource.String()), cell(e.Key), cell(e.Subject)}
 		if opts.Wide {
 			issuer := e.Issuer
-			if e.Type == TypeExpiry {
+			if e.Type == typeExpiry {
 				issuer = "(reported)"
 			}
 			cells = append(cells, cell(issuer), short(e.SHA256))

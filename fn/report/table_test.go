@@ -15,7 +15,7 @@ func wideReport() Report {
 	var entries []Entry
 	for _, pkg := range []string{"clusters/prod-eu-west-1", "clusters/staging"} {
 		entries = append(entries, Entry{
-			Type: TypeCertificate, Package: pkg,
+			Type: typeCertificate, Package: pkg,
 			Resource: kube.Ref{APIVersion: "v1", Kind: "Secret", Namespace: "envoy-gateway-system", Name: "envoy-gateway-trust-for-every-namespace"},
 			Key:      "stringData.value:users[prod-admin].user.client-certificate-data",
 			Subject:  "CN=a rather long subject name,O=an organisation with a long name,C=DE", Issuer: "CN=issuer", SHA256: strings.Repeat("ab", 32),

@@ -25,7 +25,7 @@ import (
 //     files, the others are read as ReadPaths reads them - so is the
 //     directory of a kustomization that cannot be built offline, with a
 //     note saying so;
-//   - the certificate and key files (CertificateFiles) that no build read
+//   - the certificate and key files (certificateFiles) that no build read
 //     are listed with a digest of their content (CertFiles): diff lists
 //     those a change touches, never judged, never shown; so are the
 //     manifest files whose documents that are no object (chart values, a
@@ -35,8 +35,8 @@ import (
 // A build that fails is a problem of its kustomization file; what a build
 // left out (a remote base, a Helm chart, a function not run) is a note.
 
-// CertificateFiles are the extensions of certificate and key files.
-var CertificateFiles = []string{".pem", ".crt", ".cer", ".key"}
+// certificateFiles are the extensions of certificate and key files.
+var certificateFiles = []string{".pem", ".crt", ".cer", ".key"}
 
 // Built is a kustomization ReadBuilt built.
 type Built struct {
@@ -83,7 +83,7 @@ func (r *Revision) ReadBuiltShared(paths []string, sh *Shared) *Resources {
 // builtDir reads the directory root as ReadBuilt reads it; seen are the
 // files (by absolute path) already read.
 func (s *Resources) builtDir(files fileSystem, root string, seen map[string]bool) {
-	found := walkNamed(files, root, append(slices.Clip(ManifestsAndJSON), CertificateFiles...), []string{"Kustomization"})
+	found := walkNamed(files, root, append(slices.Clip(manifestsAndJSON), certificateFiles...), []string{"Kustomization"})
 	for _, err := range found.Problems {
 		s.problemf("%v", err)
 	}
@@ -94,9 +94,9 @@ func (s *Resources) builtDir(files fileSystem, root string, seen map[string]bool
 			dirs = append(dirs, filepath.Dir(f))
 		}
 		switch {
-		case hasExt(base, CertificateFiles):
+		case hasExt(base, certificateFiles):
 			certs = append(certs, f)
-		case hasExt(base, ManifestsAndJSON) && !kbuild.IsKustomization(base):
+		case hasExt(base, manifestsAndJSON) && !kbuild.IsKustomization(base):
 			manifests = append(manifests, f)
 		}
 	}

@@ -13,7 +13,7 @@
 //   - the documents Helm pipes to a post-renderer (ReadDocuments);
 //
 // into one type, Resources, and writes back what a function made of them
-// (WriteList, WriteFiles, WriteDocuments) the same way: what did not
+// (writeList, WriteFiles, WriteDocuments) the same way: what did not
 // change is copied as it was read, what changed is spliced into its text
 // (splice.go: only the pairs the function replaced or added are encoded),
 // and what is new is encoded - into a list, or into files replaced all or
@@ -22,5 +22,5 @@
 // writer to kyaml's, byte for byte where kyaml's output is the contract.
 //
 // It also owns what function mode accepts on stdin (MaxInputBytes,
-// Explain) and the text-level checks every reader shares (duplicateKeys).
+// InputHint) and the text-level checks every reader shares (duplicateKeys).
 package resio

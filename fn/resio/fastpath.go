@@ -67,8 +67,8 @@ func RunFast(input []byte, w io.Writer, needs Needs, fn Func) (handled bool, fnE
 	if err != nil {
 		return handled, err
 	}
-	out, results, fnErr := fn(res.FunctionConfig(), res.Items, res.Positions)
-	return true, res.WriteList(w, out, results, fnErr)
+	out, results, fnErr := fn(res.functionConfig(), res.Items, res.Positions)
+	return true, res.writeList(w, out, results, fnErr)
 }
 
 // readFast reads a canonical ResourceList (see the package comment): an

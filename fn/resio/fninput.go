@@ -20,9 +20,10 @@ import (
 const commandsHint = "to render a directory of manifests in place: rotate-certs render DIR; " +
 	"to report certificate expiry: rotate-certs check DIR (or - for stdin); see rotate-certs --help"
 
-// Explain returns what is wrong with input for function mode, or "" when
-// it is (or may be) a ResourceList, which the function reads.
-func Explain(input []byte) string {
+// InputHint returns what is wrong with input for function mode and what to
+// run instead, or "" when it is (or may be) a ResourceList, which the
+// function reads.
+func InputHint(input []byte) string {
 	if len(bytes.TrimSpace(input)) == 0 {
 		return "function mode read nothing on stdin: it reads a ResourceList, what kustomize and kpt send; " + commandsHint
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestExplain(t *testing.T) {
+func TestInputHint(t *testing.T) {
 	for _, tc := range []struct {
 		name, input string
 		want        string // "" means: run it
@@ -27,7 +27,7 @@ func TestExplain(t *testing.T) {
 		{"not YAML", "kind: Secret\nmetadata: [\n", "function mode reads a ResourceList on stdin, and this is not one"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := Explain([]byte(tc.input))
+			got := InputHint([]byte(tc.input))
 			if tc.want == "" {
 				require.Empty(t, got)
 				return

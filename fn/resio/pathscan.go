@@ -96,7 +96,7 @@ func scanPaths(files fileSystem, paths []string, stdin io.Reader, keep func(*yam
 // directory without a kustomization is left to be scanned as text, as
 // ScanPaths scans it.
 func (t *Tree) builtDir(files fileSystem, root string, seen map[string]bool, keep func(*yaml.RNode) bool, keptConfigs *[]*yaml.RNode) bool {
-	found := walkNamed(files, root, ManifestsAndJSON, []string{"Kustomization"})
+	found := walkNamed(files, root, manifestsAndJSON, []string{"Kustomization"})
 	if !slices.ContainsFunc(found.Files, func(f string) bool { return kbuild.IsKustomization(filepath.Base(f)) }) {
 		return false
 	}

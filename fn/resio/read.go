@@ -139,7 +139,7 @@ func eachPathFile(files fileSystem, paths []string, stdin io.Reader, parse func(
 		if info, err := files.Stat(p); built != nil && err == nil && info.IsDir() && built(p, seen) {
 			continue
 		}
-		found := walkPath(files, p, ManifestsAndJSON)
+		found := walkPath(files, p, manifestsAndJSON)
 		for _, err := range found.Problems {
 			problem("%v", err)
 		}

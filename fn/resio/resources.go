@@ -15,7 +15,7 @@ import (
 // Resources are resources read from one place - a ResourceList on stdin
 // (readList), a package tree (ReadTree), the files and stdin a command
 // line names (ReadPaths) or the documents Helm pipes to a post-renderer
-// (ReadDocuments) - with what writing them back needs: WriteList,
+// (ReadDocuments) - with what writing them back needs: writeList,
 // WriteFiles and WriteDocuments copy what did not change, splice what did
 // and encode what is new.
 type Resources struct {
@@ -50,8 +50,8 @@ type Resources struct {
 	shared *Shared
 }
 
-// FunctionConfig returns the first functionConfig read, or nil.
-func (r *Resources) FunctionConfig() *yaml.RNode {
+// functionConfig returns the first functionConfig read, or nil.
+func (r *Resources) functionConfig() *yaml.RNode {
 	if len(r.FunctionConfigs) == 0 {
 		return nil
 	}
@@ -76,7 +76,7 @@ func readList(input []byte, needs Needs) (*Resources, error) {
 
 // RunList is function mode: it reads the ResourceList in input
 // (readList), runs fn on it and writes the output ResourceList to w
-// (WriteList). fn's own error is returned after the output (its results)
+// (writeList). fn's own error is returned after the output (its results)
 // has been written, as framework.Execute does.
 func RunList(input []byte, w io.Writer, needs Needs, fn Func) error {
 	res, err := readList(input, needs)
@@ -99,21 +99,21 @@ func RunKyaml(input []byte, w io.Writer, fn Func) error {
 func (r *Resources) run(w io.Writer, fn Func) error {
 	if r.kyaml != nil && r.kyaml.refused != nil {
 		res := r.kyaml.refused
-		return r.WriteList(w, nil, framework.Results{res}, kube.ErrorResults{res})
+		return r.writeList(w, nil, framework.Results{res}, kube.ErrorResults{res})
 	}
-	out, results, fnErr := fn(r.FunctionConfig(), r.Items, r.Positions)
-	return r.WriteList(w, out, results, fnErr)
+	out, results, fnErr := fn(r.functionConfig(), r.Items, r.Positions)
+	return r.writeList(w, out, results, fnErr)
 }
 
-// WriteList writes the output ResourceList of a function run over a list
+// writeList writes the output ResourceList of a function run over a list
 // readList read: out the items, results the results and fnErr the
 // function's error, which it returns (joined with its own, if any). On
 // fnErr no item is written, not even those the function never saw.
-func (r *Resources) WriteList(w io.Writer, out []*yaml.RNode, results framework.Results, fnErr error) error {
+func (r *Resources) writeList(w io.Writer, out []*yaml.RNode, results framework.Results, fnErr error) error {
 	if r.kyaml != nil {
 		return r.kyaml.write(w, out, results, fnErr)
 	}
-	return r.list.write(w, r.FunctionConfig(), out, results, fnErr)
+	return r.list.write(w, r.functionConfig(), out, results, fnErr)
 }
 
 // kyamlList is a list read by kyaml's reader, as framework.Execute reads

@@ -76,9 +76,9 @@ func (r *Revision) Has(p string) bool {
 	return info.IsDir() || read
 }
 
-// ReadPaths is ReadPaths (no stdin) over the revision: paths are below
+// readPaths is ReadPaths (no stdin) over the revision: paths are below
 // Top.
-func (r *Revision) ReadPaths(paths []string) *Resources {
+func (r *Revision) readPaths(paths []string) *Resources {
 	return readPaths(r.files, paths, nil, false, nil)
 }
 
@@ -195,7 +195,7 @@ func walkable(name string) bool {
 	if base == ignoreFile || kbuild.IsKustomization(base) {
 		return true
 	}
-	return hasExt(base, ManifestsAndJSON) || hasExt(base, CertificateFiles)
+	return hasExt(base, manifestsAndJSON) || hasExt(base, certificateFiles)
 }
 
 // listLater lists the blobs read only when asked for (a kustomization's

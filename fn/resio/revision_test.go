@@ -91,7 +91,7 @@ func TestRevisionReadsAsDirectory(t *testing.T) {
 			}
 			require.False(t, rev.Has(filepath.Join(top, "missing")))
 			require.NotEmpty(t, want.Items)
-			require.Equal(t, want, summarize(t, top, rev.ReadPaths(onDisk)))
+			require.Equal(t, want, summarize(t, top, rev.readPaths(onDisk)))
 		})
 	}
 }

@@ -38,12 +38,12 @@ const ignoreFile = ".krmignore"
 // Manifests are the extensions render reads and writes.
 var Manifests = []string{".yaml", ".yml"}
 
-// ManifestsAndJSON are the extensions check and init read.
-var ManifestsAndJSON = []string{".yaml", ".yml", ".json"}
+// manifestsAndJSON are the extensions check and init read.
+var manifestsAndJSON = []string{".yaml", ".yml", ".json"}
 
 // IsManifest reports whether a file's name says it is a YAML or JSON
-// manifest (ManifestsAndJSON, regardless of case).
-func IsManifest(name string) bool { return hasExt(name, ManifestsAndJSON) }
+// manifest (manifestsAndJSON, regardless of case).
+func IsManifest(name string) bool { return hasExt(name, manifestsAndJSON) }
 
 // Walked is what a walk found.
 type Walked struct {

@@ -51,7 +51,7 @@ func TestDirRules(t *testing.T) {
 	require.Equal(t, []string{"a.yaml", "linked.yaml", "other/kustomization.yaml", "other/z.YAML", "pkg/keep.yaml"}, rels(t, root, res.Files),
 		"pkg's .krmignore covers pkg/sub too, not other/; extensions match without regard to case")
 
-	res = Walk(root, ManifestsAndJSON)
+	res = Walk(root, manifestsAndJSON)
 	require.Contains(t, rels(t, root, res.Files), "c.json")
 
 	// Walked from pkg, the top's .krmignore is above the walk and does not

@@ -64,7 +64,7 @@ func TestAddedWorkloadKind(t *testing.T) {
 				}
 				w, err := readWorkload(n, kind)
 				require.NoError(t, err)
-				h, _ := w.TrustHash()
+				h, _ := w.trustHash()
 				assert.Equal(t, trustHash([]bundleHash{{"gw", "sha256:01"}}), h, n.GetName())
 			}
 		})

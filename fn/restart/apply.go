@@ -157,7 +157,7 @@ func (a *applier) scan() {
 		field, msg := kube.SplitFieldError(e.Err, "")
 		a.results = append(a.results, kube.RefOf(e.Node).Result(framework.Error, field, msg))
 	}
-	for _, w := range a.readers.Workloads() {
+	for _, w := range a.readers.workloads() {
 		key := kube.KeyOf(w.Node)
 		if _, dup := a.byKey[key]; dup || failed[w.Node] || w.Role == policy.RoleListed {
 			continue
@@ -236,7 +236,7 @@ func targetFor(b Bundle, ns string) (Target, bool) {
 	for i, t := range b.Targets {
 		namespaces[i] = t.Key.Namespace
 	}
-	if !ReadsEveryTarget(namespaces, ns) {
+	if !readsEveryTarget(namespaces, ns) {
 		return b.Targets[slices.Index(namespaces, ns)], false
 	}
 	if len(b.Targets) == 1 {
@@ -278,7 +278,7 @@ func (a *applier) roll(w *Workload, entries []*entry) {
 		return
 	}
 	annotationField := w.TemplateField + ".metadata.annotations." + TrustHashAnnotation
-	if w.Reload == ReloadNever {
+	if w.Reload == reloadNever {
 		a.reportNever(w, entries, anyChanged)
 		return
 	}
@@ -308,7 +308,7 @@ func (a *applier) roll(w *Workload, entries []*entry) {
 		return
 	}
 	hash := trustHash(hashes)
-	cur, has := w.TrustHash()
+	cur, has := w.trustHash()
 	switch {
 	case deferred && !changed:
 		// Its wave is not due: the trust-hash it has is what its pods
@@ -325,7 +325,7 @@ func (a *applier) roll(w *Workload, entries []*entry) {
 		}
 		return
 	}
-	if _, err := w.SetTrustHash(hash); err != nil {
+	if _, err := w.setTrustHash(hash); err != nil {
 		a.result(w, framework.Error, annotationField, err.Error())
 		return
 	}
@@ -357,12 +357,12 @@ func (a *applier) reportOnly(w *Workload, entries []*entry) {
 // a warning when the policy names it, an info when a bundle it reads
 // changed.
 func (a *applier) reportNever(w *Workload, entries []*entry, anyChanged bool) {
-	msg := fmt.Sprintf("not rolled for %s: the workload is annotated %s: never", describeAll(entries, nil), ReloadAnnotation)
+	msg := fmt.Sprintf("not rolled for %s: the workload is annotated %s: never", describeAll(entries, nil), reloadAnnotation)
 	switch {
 	case slices.ContainsFunc(entries, func(e *entry) bool { return e.explicit }):
-		a.result(w, framework.Warning, "metadata.annotations."+ReloadAnnotation, msg+", which wins over restart.workloads")
+		a.result(w, framework.Warning, "metadata.annotations."+reloadAnnotation, msg+", which wins over restart.workloads")
 	case anyChanged:
-		a.info(w, "metadata.annotations."+ReloadAnnotation, msg)
+		a.info(w, "metadata.annotations."+reloadAnnotation, msg)
 	}
 }
 

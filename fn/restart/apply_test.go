@@ -40,7 +40,7 @@ func hashOf(t *testing.T, n *yaml.RNode) string {
 	t.Helper()
 	w, err := readNode(n)
 	require.NoError(t, err)
-	h, _ := w.TrustHash()
+	h, _ := w.trustHash()
 	return h
 }
 

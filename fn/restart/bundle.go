@@ -16,7 +16,7 @@ type BundleScope struct {
 	Restart policy.Restart
 	// Namespaces are the namespaces of the bundle's targets: such a
 	// workload reads the target of its own namespace, or every target
-	// when the bundle writes none there (ReadsEveryTarget).
+	// when the bundle writes none there (readsEveryTarget).
 	Namespaces []string
 }
 
@@ -55,7 +55,7 @@ func (r *Readers) OfBundle(s Subject, b BundleScope) []Reader {
 // bundle without naming its target reads the target of namespace target:
 // its own namespace's, or every one when the bundle has none there.
 func readsTarget(b BundleScope, target, ns string) bool {
-	return target == ns || ReadsEveryTarget(b.Namespaces, ns)
+	return target == ns || readsEveryTarget(b.Namespaces, ns)
 }
 
 // named returns the workload of package pkg that ref names, the first of
@@ -81,7 +81,7 @@ func usesOf(w *Workload, key kube.Key) []Use {
 		return nil
 	}
 	var out []Use
-	for _, u := range w.Model.Uses() {
+	for _, u := range w.Model.uses() {
 		if u.Object == (Object{Kind: key.Kind, Name: key.Name}) {
 			out = append(out, u)
 		}
@@ -99,10 +99,10 @@ func (r *Readers) injection(w *Workload, rs policy.Restart) (inj Injection, ok b
 	return Injected(rs, w.Pod, r.namespace(r.packageOf(w.Node), w.Ref.Namespace)), true
 }
 
-// ReadsEveryTarget reports whether a workload of namespace ns that reads
+// readsEveryTarget reports whether a workload of namespace ns that reads
 // a bundle without naming its target (injected, or named in
 // restart.workloads) reads every target of it: the bundle, whose targets
 // are in namespaces, writes none in ns (targetFor).
-func ReadsEveryTarget(namespaces []string, ns string) bool {
+func readsEveryTarget(namespaces []string, ns string) bool {
 	return !slices.Contains(namespaces, ns)
 }

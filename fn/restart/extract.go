@@ -64,12 +64,12 @@ type Pod struct {
 func readWorkload(node *yaml.RNode, kind policy.WorkloadKind) (*Workload, error) {
 	w := &Workload{Node: node, Ref: kube.RefOf(node), Role: kind.Role, Rollable: kind.Role == policy.RoleRolled, TemplateField: kube.JoinPath(kind.Template)}
 
-	annos := node.GetAnnotations(ReloadAnnotation)
-	value, set := annos[ReloadAnnotation]
+	annos := node.GetAnnotations(reloadAnnotation)
+	value, set := annos[reloadAnnotation]
 	reload, reloadErr := parseReload(value, set)
 	w.Reload = reload
 	if reloadErr != nil && kind.Role != policy.RoleListed {
-		reloadErr = &kube.FieldError{Field: "metadata.annotations." + ReloadAnnotation, Err: errors.New(reloadErr.Error())}
+		reloadErr = &kube.FieldError{Field: "metadata.annotations." + reloadAnnotation, Err: errors.New(reloadErr.Error())}
 	} else {
 		reloadErr = nil
 	}
@@ -170,16 +170,16 @@ func readTemplate(tmpl *yaml.RNode, prefix string) (Template, error) {
 // configMap, then its projected sources.
 func readVolume(v *yaml.RNode, field string) (Volume, error) {
 	vol := Volume{Name: kube.ScalarAt(v, "name")}
-	vol.Sources = appendRef(vol.Sources, Ref{Object: Object{Kind: KindSecret, Name: kube.ScalarAt(v, "secret", "secretName")}, Field: field + ".secret"})
-	vol.Sources = appendRef(vol.Sources, Ref{Object: Object{Kind: KindConfigMap, Name: kube.ScalarAt(v, "configMap", "name")}, Field: field + ".configMap"})
+	vol.Sources = appendRef(vol.Sources, Ref{Object: Object{Kind: kindSecret, Name: kube.ScalarAt(v, "secret", "secretName")}, Field: field + ".secret"})
+	vol.Sources = appendRef(vol.Sources, Ref{Object: Object{Kind: kindConfigMap, Name: kube.ScalarAt(v, "configMap", "name")}, Field: field + ".configMap"})
 	sources, err := elements(v, field+".projected.sources", "projected", "sources")
 	if err != nil {
 		return vol, err
 	}
 	for j, s := range sources {
 		sf := fmt.Sprintf("%s.projected.sources[%d]", field, j)
-		vol.Sources = appendRef(vol.Sources, Ref{Object: Object{Kind: KindSecret, Name: kube.ScalarAt(s, "secret", "name")}, Field: sf + ".secret", Projected: true})
-		vol.Sources = appendRef(vol.Sources, Ref{Object: Object{Kind: KindConfigMap, Name: kube.ScalarAt(s, "configMap", "name")}, Field: sf + ".configMap", Projected: true})
+		vol.Sources = appendRef(vol.Sources, Ref{Object: Object{Kind: kindSecret, Name: kube.ScalarAt(s, "secret", "name")}, Field: sf + ".secret", Projected: true})
+		vol.Sources = appendRef(vol.Sources, Ref{Object: Object{Kind: kindConfigMap, Name: kube.ScalarAt(s, "configMap", "name")}, Field: sf + ".configMap", Projected: true})
 		if kube.At(s, "clusterTrustBundle") != nil {
 			ref, err := readClusterTrustBundle(s, sf+".clusterTrustBundle")
 			if err != nil {
@@ -196,9 +196,9 @@ func readVolume(v *yaml.RNode, field string) (Volume, error) {
 // selects.
 func readClusterTrustBundle(s *yaml.RNode, field string) (Ref, error) {
 	if name := kube.ScalarAt(s, "clusterTrustBundle", "name"); name != "" {
-		return Ref{Object: Object{Kind: KindClusterTrustBundle, Name: name}, Field: field + ".name", Projected: true}, nil
+		return Ref{Object: Object{Kind: kindClusterTrustBundle, Name: name}, Field: field + ".name", Projected: true}, nil
 	}
-	ref := Ref{Object: Object{Kind: KindSigner, Name: kube.ScalarAt(s, "clusterTrustBundle", "signerName")}, Field: field + ".signerName", Projected: true}
+	ref := Ref{Object: Object{Kind: kindSigner, Name: kube.ScalarAt(s, "clusterTrustBundle", "signerName")}, Field: field + ".signerName", Projected: true}
 	node := kube.At(s, "clusterTrustBundle", "labelSelector")
 	if ref.Name == "" || node == nil {
 		return ref, nil
@@ -220,8 +220,8 @@ func readContainer(c *yaml.RNode, field string) (Container, error) {
 	for i, e := range env {
 		ef := fmt.Sprintf("%s.env[%d].valueFrom", field, i)
 		name := kube.ScalarAt(e, "name")
-		ct.Env = appendRef(ct.Env, Ref{Object: Object{Kind: KindSecret, Name: kube.ScalarAt(e, "valueFrom", "secretKeyRef", "name")}, Field: ef + ".secretKeyRef", Var: name})
-		ct.Env = appendRef(ct.Env, Ref{Object: Object{Kind: KindConfigMap, Name: kube.ScalarAt(e, "valueFrom", "configMapKeyRef", "name")}, Field: ef + ".configMapKeyRef", Var: name})
+		ct.Env = appendRef(ct.Env, Ref{Object: Object{Kind: kindSecret, Name: kube.ScalarAt(e, "valueFrom", "secretKeyRef", "name")}, Field: ef + ".secretKeyRef", Var: name})
+		ct.Env = appendRef(ct.Env, Ref{Object: Object{Kind: kindConfigMap, Name: kube.ScalarAt(e, "valueFrom", "configMapKeyRef", "name")}, Field: ef + ".configMapKeyRef", Var: name})
 	}
 	envFrom, err := elements(c, field+".envFrom", "envFrom")
 	if err != nil {
@@ -229,8 +229,8 @@ func readContainer(c *yaml.RNode, field string) (Container, error) {
 	}
 	for i, e := range envFrom {
 		ef := fmt.Sprintf("%s.envFrom[%d]", field, i)
-		ct.EnvFrom = appendRef(ct.EnvFrom, Ref{Object: Object{Kind: KindSecret, Name: kube.ScalarAt(e, "secretRef", "name")}, Field: ef + ".secretRef"})
-		ct.EnvFrom = appendRef(ct.EnvFrom, Ref{Object: Object{Kind: KindConfigMap, Name: kube.ScalarAt(e, "configMapRef", "name")}, Field: ef + ".configMapRef"})
+		ct.EnvFrom = appendRef(ct.EnvFrom, Ref{Object: Object{Kind: kindSecret, Name: kube.ScalarAt(e, "secretRef", "name")}, Field: ef + ".secretRef"})
+		ct.EnvFrom = appendRef(ct.EnvFrom, Ref{Object: Object{Kind: kindConfigMap, Name: kube.ScalarAt(e, "configMapRef", "name")}, Field: ef + ".configMapRef"})
 	}
 	mounts, err := elements(c, field+".volumeMounts", "volumeMounts")
 	if err != nil {
@@ -269,17 +269,17 @@ func readShape(node, tmpl *yaml.RNode, kind policy.WorkloadKind) Shape {
 	return s
 }
 
-// TrustHash returns the pod template's current trust-hash annotation and
+// trustHash returns the pod template's current trust-hash annotation and
 // whether it is set.
-func (w *Workload) TrustHash() (string, bool) {
+func (w *Workload) trustHash() (string, bool) {
 	v, ok := w.Template.GetAnnotations(TrustHashAnnotation)[TrustHashAnnotation]
 	return v, ok
 }
 
-// SetTrustHash writes the trust-hash annotation into the pod template,
+// setTrustHash writes the trust-hash annotation into the pod template,
 // only when it differs, and reports whether it changed anything. Nothing
 // else of the workload is touched.
-func (w *Workload) SetTrustHash(hash string) (bool, error) {
+func (w *Workload) setTrustHash(hash string) (bool, error) {
 	changed, err := kube.SetAnnotation(w.Template, TrustHashAnnotation, hash)
 	if err != nil {
 		return false, fmt.Errorf("%s: %s.metadata.annotations: %w", w.Ref, w.TemplateField, err)

@@ -72,7 +72,7 @@ func TestReadDeployment(t *testing.T) {
 	w, err := readNode(mustParse(t, fullDeployment))
 	require.NoError(t, err)
 	assert.True(t, w.Rollable)
-	assert.Equal(t, ReloadHot, w.Reload)
+	assert.Equal(t, reloadHot, w.Reload)
 	assert.Equal(t, "spec.template", w.TemplateField)
 	secret := func(n string) Object { return Object{Kind: "Secret", Name: n} }
 	cm := func(n string) Object { return Object{Kind: "ConfigMap", Name: n} }
@@ -86,7 +86,7 @@ func TestReadDeployment(t *testing.T) {
 		{Object: secret("trust"), Via: ViaSubPath, Field: s + "containers[0].volumeMounts[1].subPath"},
 		{Object: cm("bundle"), Via: ViaSubPath, Field: s + "containers[0].volumeMounts[1].subPath"},
 		{Object: cm("bundle"), Via: ViaSubPath, Field: s + "containers[0].volumeMounts[2].subPathExpr"},
-	}, w.Model.Uses())
+	}, w.Model.uses())
 	assert.Equal(t, Shape{Kind: rowOf("Deployment"), Replicas: ptr(int64(2)), ReplicasSet: true, Paused: true,
 		PodLabels: map[string]string{"app": "ratelimit"}}, w.Shape)
 }
@@ -157,7 +157,7 @@ func TestReadTemplateKinds(t *testing.T) {
 			}
 			tmpl, err := readTemplateOf(n)
 			require.NoError(t, err)
-			assert.Equal(t, []Use{{Object: Object{Kind: "Secret", Name: "trust"}, Via: ViaVolume, Field: tc.field}}, tmpl.Uses())
+			assert.Equal(t, []Use{{Object: Object{Kind: "Secret", Name: "trust"}, Via: ViaVolume, Field: tc.field}}, tmpl.uses())
 		})
 	}
 }
@@ -204,7 +204,7 @@ func TestReadTemplateErrorsAsRead(t *testing.T) {
 	assert.NoError(t, err)
 	tmpl, err := readTemplateOf(mustParse(t, "apiVersion: argoproj.io/v1alpha1\nkind: Rollout\nspec: {workloadRef: {kind: Deployment, name: x}}"))
 	assert.NoError(t, err)
-	assert.Empty(t, tmpl.Uses())
+	assert.Empty(t, tmpl.uses())
 }
 
 func TestReadErrors(t *testing.T) {
@@ -269,10 +269,10 @@ spec:
 	n := mustParse(t, doc)
 	w, err := readNode(n)
 	require.NoError(t, err)
-	_, has := w.TrustHash()
+	_, has := w.trustHash()
 	require.False(t, has)
 
-	changed, err := w.SetTrustHash("sha256:aa")
+	changed, err := w.setTrustHash("sha256:aa")
 	require.NoError(t, err)
 	require.True(t, changed)
 	want := strings.Replace(doc, `        prometheus.io/scrape: "true" # keep quoting
@@ -281,16 +281,16 @@ spec:
 `, 1)
 	assert.Equal(t, want, n.MustString())
 
-	got, has := w.TrustHash()
+	got, has := w.trustHash()
 	assert.True(t, has)
 	assert.Equal(t, "sha256:aa", got)
 
-	changed, err = w.SetTrustHash("sha256:aa")
+	changed, err = w.setTrustHash("sha256:aa")
 	require.NoError(t, err)
 	assert.False(t, changed, "the same hash must not count as a change")
 	assert.Equal(t, want, n.MustString())
 
-	changed, err = w.SetTrustHash("sha256:bb")
+	changed, err = w.setTrustHash("sha256:bb")
 	require.NoError(t, err)
 	assert.True(t, changed)
 	assert.Equal(t, strings.Replace(want, "sha256:aa", "sha256:bb", 1), n.MustString())
@@ -319,7 +319,7 @@ func TestSetTrustHashKeepsComments(t *testing.T) {
 			n := mustParse(t, head+tt.metadata+tail)
 			w, err := readNode(n)
 			require.NoError(t, err)
-			changed, err := w.SetTrustHash("sha256:new")
+			changed, err := w.setTrustHash("sha256:new")
 			require.NoError(t, err)
 			require.True(t, changed)
 			assert.Equal(t, head+tt.want+tail, n.MustString())

@@ -67,7 +67,7 @@ var caRefReaders = []caRefReader{
 	{GroupKind: kube.GroupKind{Group: "gateway.networking.k8s.io", Kind: "BackendTLSPolicy"},
 		lists: []string{"spec.validation.caCertificateRefs"}},
 	{GroupKind: kube.GroupKind{Group: "gateway.envoyproxy.io", Kind: "ClientTrafficPolicy"},
-		lists: []string{"spec.tls.clientValidation.caCertificateRefs"}, defaultKind: KindSecret, crossNamespace: true},
+		lists: []string{"spec.tls.clientValidation.caCertificateRefs"}, defaultKind: kindSecret, crossNamespace: true},
 	{GroupKind: kube.GroupKind{Group: "gateway.envoyproxy.io", Kind: "Backend"},
 		lists: []string{"spec.tls.caCertificateRefs"}},
 	{GroupKind: kube.GroupKind{Group: "gateway.networking.k8s.io", Kind: "Gateway"},
@@ -138,9 +138,9 @@ func (c caRefReader) ref(ref *yaml.RNode) (caRef, bool) {
 		return caRef{}, false
 	}
 	switch {
-	case kind == KindClusterTrustBundle && (group == "" || group == groupCertificates):
+	case kind == kindClusterTrustBundle && (group == "" || group == groupCertificates):
 		return caRef{object: Object{Kind: kind, Name: name}}, true
-	case (kind == KindSecret || kind == KindConfigMap) && group == "":
+	case (kind == kindSecret || kind == kindConfigMap) && group == "":
 		// No namespace named: the reader's own (addCARefs, by the
 		// namespace rule).
 		ns := ""

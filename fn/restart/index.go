@@ -75,7 +75,7 @@ func (r *Readers) addWorkload(item *yaml.RNode, w *Workload) {
 	if w.WorkloadRef {
 		return
 	}
-	byObject := groupByObject(w.Model.Uses())
+	byObject := groupByObject(w.Model.uses())
 	for _, o := range sortedObjects(byObject) {
 		r.refs[o] = append(r.refs[o], &reference{rd: rd, obj: o, ns: rd.ref.Namespace, uses: byObject[o]})
 	}
@@ -87,7 +87,7 @@ func (r *Readers) addCARefs(item *yaml.RNode, c caRefReader) {
 	rd := r.newReader(item, nil)
 	at := map[caRef]*reference{}
 	for _, cr := range c.refs(item) {
-		if cr.namespace == "" && cr.object.Kind != KindClusterTrustBundle {
+		if cr.namespace == "" && cr.object.Kind != kindClusterTrustBundle {
 			cr.namespace = rd.ref.Namespace
 		}
 		use := Use{Object: cr.object, Via: ViaCARef, Field: cr.field}
@@ -116,11 +116,11 @@ func (r *Readers) addProvider(item *yaml.RNode) {
 		return provider{node: item, obj: obj, ns: namespaceOf(item, r.opts.Namespace), pkg: r.packageOf(item), dir: path.Dir(file), file: file}
 	}
 	switch {
-	case core && (kind == KindSecret || kind == KindConfigMap):
+	case core && (kind == kindSecret || kind == kindConfigMap):
 		if obj := (Object{Kind: kind, Name: item.GetName()}); len(r.refs[obj]) > 0 {
 			r.provide(copyOf(obj))
 		}
-	case group == groupCertificates && kind == KindClusterTrustBundle:
+	case group == groupCertificates && kind == kindClusterTrustBundle:
 		p := copyOf(Object{Kind: kind, Name: item.GetName()})
 		r.provide(p)
 		if signer := kube.ScalarAt(item, "spec", "signerName"); signer != "" {

@@ -99,14 +99,14 @@ func (v Via) FixedAtStart() bool {
 }
 
 // Object is an object a pod template refers to, by kind and name: a
-// Secret or ConfigMap in the workload's namespace (KindSecret,
-// KindConfigMap), or a cluster-scoped ClusterTrustBundle a projected
-// volume names (KindClusterTrustBundle) or selects by signer (KindSigner,
+// Secret or ConfigMap in the workload's namespace (kindSecret,
+// kindConfigMap), or a cluster-scoped ClusterTrustBundle a projected
+// volume names (kindClusterTrustBundle) or selects by signer (kindSigner,
 // Name the signer name). Each kind of object a pod reads is the target
 // kind of that name, so a target's key finds the pods that read it.
 type Object struct {
-	// Kind is KindSecret, KindConfigMap, KindClusterTrustBundle or
-	// KindSigner.
+	// Kind is kindSecret, kindConfigMap, kindClusterTrustBundle or
+	// kindSigner.
 	Kind string
 	// Name of the object, or the signer name.
 	Name string
@@ -114,19 +114,19 @@ type Object struct {
 
 // Kinds of the objects a pod template reads.
 const (
-	// KindSecret is a Secret a volume, projected volume source or
+	// kindSecret is a Secret a volume, projected volume source or
 	// environment variable names.
-	KindSecret = string(kube.TargetSecret)
-	// KindConfigMap is a ConfigMap a volume, projected volume source or
+	kindSecret = string(kube.TargetSecret)
+	// kindConfigMap is a ConfigMap a volume, projected volume source or
 	// environment variable names.
-	KindConfigMap = string(kube.TargetConfigMap)
-	// KindClusterTrustBundle is a ClusterTrustBundle named by a projected
+	kindConfigMap = string(kube.TargetConfigMap)
+	// kindClusterTrustBundle is a ClusterTrustBundle named by a projected
 	// volume source (clusterTrustBundle.name).
-	KindClusterTrustBundle = string(kube.TargetClusterTrustBundle)
-	// KindSigner stands for the ClusterTrustBundles of one signer that a
+	kindClusterTrustBundle = string(kube.TargetClusterTrustBundle)
+	// kindSigner stands for the ClusterTrustBundles of one signer that a
 	// projected volume source selects (clusterTrustBundle.signerName and
 	// labelSelector).
-	KindSigner = "ClusterTrustBundle signer"
+	kindSigner = "ClusterTrustBundle signer"
 )
 
 // Template is what rotate-certs needs to know of a pod template.
@@ -198,13 +198,13 @@ type Use struct {
 	Why string
 }
 
-// Uses lists every read of a Secret or ConfigMap by the template, in
+// uses lists every read of a Secret or ConfigMap by the template, in
 // template order: env and envFrom references of each container, then, per
 // volume source, one use per mount of the volume (a subPath mount is
 // ViaSubPath, a whole mount ViaVolume). A volume no container mounts still
 // counts as a whole-volume use at its source: the template references the
 // object, and a sidecar injected later may mount it.
-func (t Template) Uses() []Use {
+func (t Template) uses() []Use {
 	var out []Use
 	mounts := map[string][]Mount{}
 	for _, c := range t.Containers {

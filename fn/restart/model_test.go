@@ -95,7 +95,7 @@ var templateUseCases = []struct {
 func TestTemplateUses(t *testing.T) {
 	for _, tc := range templateUseCases {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, tc.tmpl.Uses())
+			assert.Equal(t, tc.want, tc.tmpl.uses())
 		})
 	}
 }
@@ -126,9 +126,9 @@ func TestParseReload(t *testing.T) {
 		want    Reload
 		wantErr string
 	}{
-		{value: "", set: false, want: ReloadDefault},
-		{value: "hot", set: true, want: ReloadHot},
-		{value: "never", set: true, want: ReloadNever},
+		{value: "", set: false, want: reloadDefault},
+		{value: "hot", set: true, want: reloadHot},
+		{value: "never", set: true, want: reloadNever},
 		{value: "Hot", set: true, wantErr: `"Hot" is not a reload class`},
 		{value: "", set: true, wantErr: `"" is not a reload class`},
 		{value: "sometimes", set: true, wantErr: `use "hot"`},
@@ -157,19 +157,19 @@ func TestDecide(t *testing.T) {
 		roll     bool
 		because  string
 	}{
-		{"env rolls", []Use{env}, ReloadDefault, false, true, "env"},
-		{"envFrom rolls", []Use{envFrom}, ReloadDefault, false, true, "envFrom"},
-		{"subPath rolls", []Use{sub}, ReloadDefault, false, true, "sub"},
-		{"volume rolls by default", []Use{vol}, ReloadDefault, false, true, "vol"},
-		{"hot volume does not roll", []Use{vol}, ReloadHot, false, false, "vol"},
-		{"hot env still rolls", []Use{env}, ReloadHot, false, true, "env"},
-		{"hot subPath still rolls", []Use{sub}, ReloadHot, false, true, "sub"},
-		{"hot volume plus subPath rolls for the subPath", []Use{vol, sub}, ReloadHot, false, true, "sub"},
-		{"never with env does not roll", []Use{env}, ReloadNever, false, false, "env"},
-		{"never wins over explicit", nil, ReloadNever, true, false, ""},
-		{"explicit without uses rolls", nil, ReloadDefault, true, true, ""},
-		{"explicit hot volume rolls", []Use{vol}, ReloadHot, true, true, "vol"},
-		{"no uses, not explicit", nil, ReloadDefault, false, false, ""},
+		{"env rolls", []Use{env}, reloadDefault, false, true, "env"},
+		{"envFrom rolls", []Use{envFrom}, reloadDefault, false, true, "envFrom"},
+		{"subPath rolls", []Use{sub}, reloadDefault, false, true, "sub"},
+		{"volume rolls by default", []Use{vol}, reloadDefault, false, true, "vol"},
+		{"hot volume does not roll", []Use{vol}, reloadHot, false, false, "vol"},
+		{"hot env still rolls", []Use{env}, reloadHot, false, true, "env"},
+		{"hot subPath still rolls", []Use{sub}, reloadHot, false, true, "sub"},
+		{"hot volume plus subPath rolls for the subPath", []Use{vol, sub}, reloadHot, false, true, "sub"},
+		{"never with env does not roll", []Use{env}, reloadNever, false, false, "env"},
+		{"never wins over explicit", nil, reloadNever, true, false, ""},
+		{"explicit without uses rolls", nil, reloadDefault, true, true, ""},
+		{"explicit hot volume rolls", []Use{vol}, reloadHot, true, true, "vol"},
+		{"no uses, not explicit", nil, reloadDefault, false, false, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

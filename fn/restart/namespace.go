@@ -29,9 +29,9 @@ import (
 // every namespace, as a manifest without a namespace does.
 const AnyNamespace = "*"
 
-// SameNamespace reports whether an object of namespace a may be the object
+// sameNamespace reports whether an object of namespace a may be the object
 // of namespace b: the same namespace, or either unknown ("").
-func SameNamespace(a, b string) bool { return a == "" || b == "" || a == b }
+func sameNamespace(a, b string) bool { return a == "" || b == "" || a == b }
 
 // namespaceOf returns the namespace node is applied in: the one known
 // returns for it (AnyNamespace: unknown, ""), else its own ("" when it

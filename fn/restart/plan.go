@@ -26,7 +26,7 @@ type roller struct {
 func (a *applier) rollers(b Bundle) []roller {
 	var out []roller
 	for _, w := range a.workloads {
-		if !w.Rollable || w.Reload == ReloadNever {
+		if !w.Rollable || w.Reload == reloadNever {
 			continue
 		}
 		for _, e := range a.entries[w] {
@@ -64,7 +64,7 @@ func (a *applier) planWaves(b Bundle) {
 	}
 	now, interval := a.env.Now, w.IntervalOrDefault()
 	rollers := a.rollers(b)
-	var s Series
+	var s series
 	before := 0
 	switch {
 	case b.changed():
@@ -73,10 +73,10 @@ func (a *applier) planWaves(b Bundle) {
 			a.writeSeries(b, nil)
 			return
 		}
-		s = Series{Started: now, Rolled: 1, Waves: waves, At: now}
+		s = series{Started: now, Rolled: 1, Waves: waves, At: now}
 	case recorded:
 		s, before = prior, prior.Rolled
-		if due := s.DueCount(now, interval); due > s.Rolled {
+		if due := s.dueCount(now, interval); due > s.Rolled {
 			s.Rolled, s.At = due, now
 		}
 	default:
@@ -90,7 +90,7 @@ func (a *applier) planWaves(b Bundle) {
 		if !r.e.explicit {
 			wave = p * s.Waves / n
 		}
-		r.e.wave, r.e.waves, r.e.dueAt = wave, s.Waves, s.Due(wave, interval)
+		r.e.wave, r.e.waves, r.e.dueAt = wave, s.Waves, s.due(wave, interval)
 		r.e.deferred = wave >= s.Rolled
 		r.e.due = !r.e.deferred && wave >= before
 		if recorded && !b.changed() && wave >= prior.Rolled {
@@ -100,7 +100,7 @@ func (a *applier) planWaves(b Bundle) {
 	if recorded && !b.changed() {
 		a.waves = append(a.waves, status(b.Name, interval, prior, pending))
 	}
-	if s.Rolled == s.Waves && !s.Holding(now, interval) {
+	if s.Rolled == s.Waves && !s.holding(now, interval) {
 		a.writeSeries(b, nil)
 		a.results = append(a.results, a.env.PolicyRef.Result(framework.Info, b.Field+".restart.waves",
 			fmt.Sprintf("bundle %q: the roll-out in %d waves that started %s is over: every wave rolled at least an interval ago; its record is removed from the targets, and the previous CAs follow the retain rules again",
@@ -113,18 +113,18 @@ func (a *applier) planWaves(b Bundle) {
 
 // status is a recorded series as the expiry report lists it: the waves
 // the record says have not rolled, with the workloads each one rolls.
-func status(bundle string, interval time.Duration, s Series, pending map[int][]kube.Ref) PendingWaves {
+func status(bundle string, interval time.Duration, s series, pending map[int][]kube.Ref) PendingWaves {
 	st := PendingWaves{Bundle: bundle, Started: s.Started, Waves: s.Waves, Rolled: s.Rolled, Interval: interval,
-		HeldUntil: s.HoldsUntil(interval)}
+		HeldUntil: s.holdsUntil(interval)}
 	for j := s.Rolled; j < s.Waves; j++ {
-		st.Pending = append(st.Pending, PendingWave{Number: j + 1, Due: s.Due(j, interval), Workloads: pending[j]})
+		st.Pending = append(st.Pending, PendingWave{Number: j + 1, Due: s.due(j, interval), Workloads: pending[j]})
 	}
 	return st
 }
 
 // describeSeries says what a render did with a series and what comes
 // next.
-func describeSeries(bundle string, s Series, before int, rollers []roller, interval time.Duration) string {
+func describeSeries(bundle string, s series, before int, rollers []roller, interval time.Duration) string {
 	now := 0
 	for _, r := range rollers {
 		if r.e.due {
@@ -142,12 +142,12 @@ func describeSeries(bundle string, s Series, before int, rollers []roller, inter
 		fmt.Fprintf(&b, "waves %d to %d roll at this render (%d workload(s))", before+1, s.Rolled, now)
 	}
 	if s.Rolled < s.Waves {
-		fmt.Fprintf(&b, "; wave %d is due %s", s.Rolled+1, s.Due(s.Rolled, interval).Format(time.RFC3339))
+		fmt.Fprintf(&b, "; wave %d is due %s", s.Rolled+1, s.due(s.Rolled, interval).Format(time.RFC3339))
 		if s.Rolled+1 < s.Waves {
-			fmt.Fprintf(&b, ", the last %s", s.Due(s.Waves-1, interval).Format(time.RFC3339))
+			fmt.Fprintf(&b, ", the last %s", s.due(s.Waves-1, interval).Format(time.RFC3339))
 		}
 	}
-	fmt.Fprintf(&b, "; the bundle keeps its previous CAs until %s at least (one interval after the last wave)", s.HoldsUntil(interval).Format(time.RFC3339))
+	fmt.Fprintf(&b, "; the bundle keeps its previous CAs until %s at least (one interval after the last wave)", s.holdsUntil(interval).Format(time.RFC3339))
 	return b.String()
 }
 
@@ -155,23 +155,23 @@ func describeSeries(bundle string, s Series, before int, rollers []roller, inter
 // be read, or that claims more than the policy allows, is a warning naming
 // it and is ignored; records that disagree are a warning, and the latest
 // started (the least rolled of those) counts.
-func (a *applier) readSeries(b Bundle) (Series, bool) {
+func (a *applier) readSeries(b Bundle) (series, bool) {
 	lim := recordLimits{now: a.env.Now, maxWaves: math.MaxInt} // waves are off: any record ends
 	if w := b.Restart.Waves; w != nil {
 		lim.maxWaves = mostWaves(*w, CountWorkloads(a.env.Items))
 	}
-	var best Series
+	var best series
 	found, disagree := false, false
 	for _, node := range targetNodes(b) {
-		text, ok := node.GetAnnotations(WavesAnnotation)[WavesAnnotation]
+		text, ok := node.GetAnnotations(wavesAnnotation)[wavesAnnotation]
 		if !ok {
 			continue
 		}
 		s, has, err := parseRecord(text, b.Name, lim)
 		ref := kube.RefOf(node)
 		if err != nil {
-			a.results = append(a.results, ref.Result(framework.Warning, kube.AnnotationField(WavesAnnotation),
-				fmt.Sprintf("bundle %q: annotation %s of %s %v; the record is ignored - a roll-out record a render could not have written delays no roll and holds no CA", b.Name, WavesAnnotation, ref, err)))
+			a.results = append(a.results, ref.Result(framework.Warning, kube.AnnotationField(wavesAnnotation),
+				fmt.Sprintf("bundle %q: annotation %s of %s %v; the record is ignored - a roll-out record a render could not have written delays no roll and holds no CA", b.Name, wavesAnnotation, ref, err)))
 			continue
 		}
 		if !has {
@@ -189,26 +189,26 @@ func (a *applier) readSeries(b Bundle) (Series, bool) {
 	}
 	if disagree {
 		a.results = append(a.results, a.env.PolicyRef.Result(framework.Warning, b.Field+".restart.waves",
-			fmt.Sprintf("bundle %q: its targets record different roll-outs in annotation %s; the latest (%s) counts, and every target gets it", b.Name, WavesAnnotation, best.line(b.Name))))
+			fmt.Sprintf("bundle %q: its targets record different roll-outs in annotation %s; the latest (%s) counts, and every target gets it", b.Name, wavesAnnotation, best.line(b.Name))))
 	}
 	return best, found
 }
 
 // writeSeries sets b's line of the waves record on every target object
 // (removes it when s is nil).
-func (a *applier) writeSeries(b Bundle, s *Series) {
+func (a *applier) writeSeries(b Bundle, s *series) {
 	for _, node := range targetNodes(b) {
-		cur, has := node.GetAnnotations(WavesAnnotation)[WavesAnnotation]
+		cur, has := node.GetAnnotations(wavesAnnotation)[wavesAnnotation]
 		text := formatRecord(cur, b.Name, s)
 		var err error
 		switch {
 		case text == "" && has:
-			err = node.PipeE(yaml.ClearAnnotation(WavesAnnotation))
+			err = node.PipeE(yaml.ClearAnnotation(wavesAnnotation))
 		case text != "":
-			_, err = kube.SetAnnotation(node, WavesAnnotation, text)
+			_, err = kube.SetAnnotation(node, wavesAnnotation, text)
 		}
 		if err != nil {
-			a.results = append(a.results, kube.RefOf(node).Result(framework.Error, kube.AnnotationField(WavesAnnotation), err.Error()))
+			a.results = append(a.results, kube.RefOf(node).Result(framework.Error, kube.AnnotationField(wavesAnnotation), err.Error()))
 		}
 	}
 }

@@ -21,7 +21,7 @@ import (
 // envFrom, projected ClusterTrustBundles by name or by signer and label
 // selector) or a kind of caRefReaders (Gateway API and Envoy Gateway
 // caCertificateRefs) - that names the object, or what a trust-manager
-// Bundle writes, in a namespace SameNamespace matches and with the object
+// Bundle writes, in a namespace sameNamespace matches and with the object
 // nearest it among the copies the tree holds; the API server reads a
 // caBundle; a workload reads the trust its own pod template holds as a
 // value (an env value), and nothing in the tree reads a Helm value
@@ -85,8 +85,8 @@ type ReadersOptions struct {
 
 // Subject is a trust object whose readers are asked for.
 type Subject struct {
-	// Key is the object: KindSecret, KindConfigMap,
-	// KindClusterTrustBundle, certmanager.KindBundle (a trust-manager
+	// Key is the object: kindSecret, kindConfigMap,
+	// kindClusterTrustBundle, certmanager.KindBundle (a trust-manager
 	// Bundle, whose readers read what it writes), or a kind whose caBundle
 	// fields the API server reads. Its namespace is "" when the manifest
 	// names none.
@@ -143,7 +143,7 @@ func (r Reader) Once() bool {
 	switch {
 	case w == nil || w.Role == policy.RoleReported:
 		return false
-	case w.Reload == ReloadNever:
+	case w.Reload == reloadNever:
 		return true
 	}
 	return decide(r.Uses, w.Reload, r.Explicit).Roll
@@ -162,7 +162,7 @@ func (r Reader) Never() bool {
 	case w.Role == policy.RoleListed:
 		return true
 	}
-	return w.Reload == ReloadNever && !slices.ContainsFunc(r.Uses, func(u Use) bool { return u.Via == ViaOwnEnv })
+	return w.Reload == reloadNever && !slices.ContainsFunc(r.Uses, func(u Use) bool { return u.Via == ViaOwnEnv })
 }
 
 // How returns the read that says how the reader reads: the one the
@@ -238,8 +238,8 @@ func (r *Readers) Errors() []ReadError {
 	return r.errors
 }
 
-// Workloads returns every workload read, in input order.
-func (r *Readers) Workloads() []*Workload {
+// workloads returns every workload read, in input order.
+func (r *Readers) workloads() []*Workload {
 	r.scan()
 	var out []*Workload
 	for _, rd := range r.readers {
@@ -259,10 +259,10 @@ func (r *Readers) Of(s Subject) []Reader {
 	}
 	var out []Reader
 	switch s.Key.Kind {
-	case KindSecret, KindConfigMap:
+	case kindSecret, kindConfigMap:
 		out = r.byReference(s, s.Key.Kind, "")
-	case KindClusterTrustBundle:
-		out = mergeReaders(r.byReference(s, KindClusterTrustBundle, ""), r.bySigner(s))
+	case kindClusterTrustBundle:
+		out = mergeReaders(r.byReference(s, kindClusterTrustBundle, ""), r.bySigner(s))
 	case certmanager.KindBundle:
 		out = r.written(s)
 	default:
@@ -317,7 +317,7 @@ func (r *Readers) bySigner(s Subject) []Reader {
 	}
 	labels, pkg := s.Node.GetLabels(), r.packageOf(s.Node)
 	var out []Reader
-	for _, ref := range r.refs[Object{Kind: KindSigner, Name: signer}] {
+	for _, ref := range r.refs[Object{Kind: kindSigner, Name: signer}] {
 		if ref.rd.pkg != pkg && ref.rd.pkg != "" && pkg != "" && r.signers[signer][ref.rd.pkg] {
 			continue
 		}
@@ -360,7 +360,7 @@ func (r *Readers) written(s Subject) []Reader {
 // selects reports whether the namespaceSelector of t selects namespace
 // ns, whose labels include the name label the API server sets (namespace
 // reads them so). A namespace the tree lacks is selected only when its
-// name alone decides; an unknown namespace may be any (SameNamespace).
+// name alone decides; an unknown namespace may be any (sameNamespace).
 func (r *Readers) selects(t certmanager.BundleTarget, ns, pkg string) bool {
 	if t.Selector == nil || ns == "" {
 		return true
@@ -469,16 +469,16 @@ func (r *Readers) nearestIn(ref *reference, extra *provider, pkg string) []*prov
 }
 
 // provides reports whether p may be the object ref names: in its
-// namespace (SameNamespace; a ClusterTrustBundle has none), or written
+// namespace (sameNamespace; a ClusterTrustBundle has none), or written
 // there by a trust-manager Bundle.
 func (r *Readers) provides(p *provider, ref *reference) bool {
 	switch {
 	case p.written != nil:
 		return r.selects(*p.written, ref.ns, ref.rd.pkg)
-	case ref.obj.Kind == KindClusterTrustBundle:
+	case ref.obj.Kind == kindClusterTrustBundle:
 		return true
 	}
-	return SameNamespace(p.ns, ref.ns)
+	return sameNamespace(p.ns, ref.ns)
 }
 
 // mergeReaders merges lists of readers into one reader per object, in

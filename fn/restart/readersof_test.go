@@ -47,21 +47,21 @@ func TestReaderOnce(t *testing.T) {
 		r           Reader
 		once, never bool
 	}{
-		{"whole volume, no annotation", Reader{Workload: w(policy.RoleRolled, ReloadDefault), Uses: volume}, true, false},
-		{"whole volume, hot", Reader{Workload: w(policy.RoleRolled, ReloadHot), Uses: volume}, false, false},
-		{"env, hot", Reader{Workload: w(policy.RoleRolled, ReloadHot), Uses: env}, true, false},
-		{"injected, hot", Reader{Workload: w(policy.RoleRolled, ReloadHot), Uses: []Use{{Via: ViaInjected}}}, true, false},
-		{"named, hot", Reader{Workload: w(policy.RoleRolled, ReloadHot), Explicit: true}, true, false},
-		{"never", Reader{Workload: w(policy.RoleRolled, ReloadNever), Uses: volume}, true, true},
-		{"a Job, env", Reader{Workload: w(policy.RoleReported, ReloadDefault), Uses: env}, false, false},
-		{"a Pod, whole volume", Reader{Workload: w(policy.RoleListed, ReloadDefault), Uses: volume}, true, true},
+		{"whole volume, no annotation", Reader{Workload: w(policy.RoleRolled, reloadDefault), Uses: volume}, true, false},
+		{"whole volume, hot", Reader{Workload: w(policy.RoleRolled, reloadHot), Uses: volume}, false, false},
+		{"env, hot", Reader{Workload: w(policy.RoleRolled, reloadHot), Uses: env}, true, false},
+		{"injected, hot", Reader{Workload: w(policy.RoleRolled, reloadHot), Uses: []Use{{Via: ViaInjected}}}, true, false},
+		{"named, hot", Reader{Workload: w(policy.RoleRolled, reloadHot), Explicit: true}, true, false},
+		{"never", Reader{Workload: w(policy.RoleRolled, reloadNever), Uses: volume}, true, true},
+		{"a Job, env", Reader{Workload: w(policy.RoleReported, reloadDefault), Uses: env}, false, false},
+		{"a Pod, whole volume", Reader{Workload: w(policy.RoleListed, reloadDefault), Uses: volume}, true, true},
 		{"a gateway", Reader{Uses: []Use{{Via: ViaCARef}}}, false, false},
 		{"the API server", Reader{Uses: []Use{{Via: ViaAPIServer}}}, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.once, tc.r.Once(), "once")
 			assert.Equal(t, tc.never, tc.r.Never(), "never")
-			if tc.r.Workload != nil && tc.r.Workload.Rollable && tc.r.Workload.Reload != ReloadNever {
+			if tc.r.Workload != nil && tc.r.Workload.Rollable && tc.r.Workload.Reload != reloadNever {
 				assert.Equal(t, decide(tc.r.Uses, tc.r.Workload.Reload, tc.r.Explicit).Roll, tc.r.Once(), "reads once is what decide rolls")
 			}
 		})
@@ -134,17 +134,17 @@ func TestCARefReaders(t *testing.T) {
 		"apiVersion: gateway.envoyproxy.io/v1alpha1\nkind: Backend\nmetadata: {name: be, namespace: gw}\nspec:\n  tls:\n    caCertificateRefs:\n    - {group: '', kind: ConfigMap, name: backend-ca}\n",
 	)
 	r := NewReaders(items, ReadersOptions{})
-	be := r.Of(Subject{Key: kube.Key{Kind: KindConfigMap, Namespace: "gw", Name: "backend-ca"}})
+	be := r.Of(Subject{Key: kube.Key{Kind: kindConfigMap, Namespace: "gw", Name: "backend-ca"}})
 	assert.Equal(t, []string{"Backend gw/be caCertificateRefs"}, names(be))
 	assert.False(t, be[0].Once(), "Envoy Gateway serves the CA over xDS and follows each update")
-	assert.Empty(t, r.Of(Subject{Key: kube.Key{Kind: KindConfigMap, Namespace: "other", Name: "backend-ca"}}), "a LocalObjectReference names the Backend's namespace")
-	ctb := r.Of(Subject{Key: kube.Key{Kind: KindClusterTrustBundle, Name: "client-ca"}, Node: items[2]})
+	assert.Empty(t, r.Of(Subject{Key: kube.Key{Kind: kindConfigMap, Namespace: "other", Name: "backend-ca"}}), "a LocalObjectReference names the Backend's namespace")
+	ctb := r.Of(Subject{Key: kube.Key{Kind: kindClusterTrustBundle, Name: "client-ca"}, Node: items[2]})
 	require.Len(t, ctb, 1)
 	assert.Equal(t, "spec.tls.clientValidation.caCertificateRefs[0]", ctb[0].Uses[0].Field)
 	assert.False(t, ctb[0].Once())
-	assert.Equal(t, []string{"ClientTrafficPolicy gw/ctp caCertificateRefs"}, names(r.Of(Subject{Key: kube.Key{Kind: KindSecret, Namespace: "other", Name: "client-ca"}})))
-	assert.Empty(t, r.Of(Subject{Key: kube.Key{Kind: KindSecret, Namespace: "gw", Name: "client-ca"}}))
-	assert.Equal(t, []string{"BackendTLSPolicy gw/btp caCertificateRefs"}, names(r.Of(Subject{Key: kube.Key{Kind: KindConfigMap, Namespace: "gw", Name: "client-ca"}})))
+	assert.Equal(t, []string{"ClientTrafficPolicy gw/ctp caCertificateRefs"}, names(r.Of(Subject{Key: kube.Key{Kind: kindSecret, Namespace: "other", Name: "client-ca"}})))
+	assert.Empty(t, r.Of(Subject{Key: kube.Key{Kind: kindSecret, Namespace: "gw", Name: "client-ca"}}))
+	assert.Equal(t, []string{"BackendTLSPolicy gw/btp caCertificateRefs"}, names(r.Of(Subject{Key: kube.Key{Kind: kindConfigMap, Namespace: "gw", Name: "client-ca"}})))
 	api := r.Of(Subject{Key: kube.Key{Kind: "ValidatingWebhookConfiguration", Name: "hook"}})
 	assert.Equal(t, []string{"ValidatingWebhookConfiguration hook API server"}, names(api))
 }

@@ -21,7 +21,7 @@ const groupPDB = "policy"
 // PodDisruptionBudget, and Namespaces when a bundle's restarts find
 // injected consumers by their Namespace (restart.mesh, restart.injected)
 // or it writes a trust-manager Bundle, whose namespaceSelector says where
-// its readers are (matchTrustManager). The targets whose readers they
+// its readers are (Readers.selects). The targets whose readers they
 // look for are handed to them by the trust bundles (Bundle.Targets).
 func Reads(bundles []policy.TrustBundle) kube.Reads {
 	return readsWith(bundles, policy.WorkloadKinds())

@@ -6,40 +6,40 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 )
 
-// ReloadAnnotation is the workload annotation (on the workload's own
+// reloadAnnotation is the workload annotation (on the workload's own
 // metadata) that says how it picks up a new CA.
-const ReloadAnnotation = "rotate-certs.dev/reload"
+const reloadAnnotation = "rotate-certs.dev/reload"
 
 // Reload is a workload's reload class.
 type Reload int
 
 // Reload classes.
 const (
-	// ReloadDefault: the workload loads its CA at start-up; it is rolled
+	// reloadDefault: the workload loads its CA at start-up; it is rolled
 	// whenever the trust it reads changes.
-	ReloadDefault Reload = iota
-	// ReloadHot: the workload watches its mounted files (Envoy SDS, a file
+	reloadDefault Reload = iota
+	// reloadHot: the workload watches its mounted files (Envoy SDS, a file
 	// watcher) and needs no restart for a whole-volume mount. Reads fixed
 	// at start (env, envFrom, subPath) still roll it: no watcher sees them
 	// change.
-	ReloadHot
-	// ReloadNever: the workload is never rolled by rotate-certs.
-	ReloadNever
+	reloadHot
+	// reloadNever: the workload is never rolled by rotate-certs.
+	reloadNever
 )
 
 // Annotation values of the reload classes.
 const (
-	ReloadValueHot   = "hot"
-	ReloadValueNever = "never"
+	reloadValueHot   = "hot"
+	reloadValueNever = "never"
 )
 
-// String returns the annotation value, "default" for ReloadDefault.
+// String returns the annotation value, "default" for reloadDefault.
 func (r Reload) String() string {
 	switch r {
-	case ReloadHot:
-		return ReloadValueHot
-	case ReloadNever:
-		return ReloadValueNever
+	case reloadHot:
+		return reloadValueHot
+	case reloadNever:
+		return reloadValueNever
 	default:
 		return "default"
 	}
@@ -50,16 +50,16 @@ func (r Reload) String() string {
 // an error: a typo must not silently change what rolls.
 func parseReload(value string, set bool) (Reload, error) {
 	if !set {
-		return ReloadDefault, nil
+		return reloadDefault, nil
 	}
 	switch value {
-	case ReloadValueHot:
-		return ReloadHot, nil
-	case ReloadValueNever:
-		return ReloadNever, nil
+	case reloadValueHot:
+		return reloadHot, nil
+	case reloadValueNever:
+		return reloadNever, nil
 	default:
-		return ReloadDefault, fmt.Errorf("%s is not a reload class: use %q (the workload watches its mounted files) or %q (never roll it), or remove the annotation",
-			kube.Quote(value), ReloadValueHot, ReloadValueNever)
+		return reloadDefault, fmt.Errorf("%s is not a reload class: use %q (the workload watches its mounted files) or %q (never roll it), or remove the annotation",
+			kube.Quote(value), reloadValueHot, reloadValueNever)
 	}
 }
 
@@ -85,8 +85,8 @@ func decide(uses []Use, reload Reload, explicit bool) decision {
 	if len(uses) > 0 {
 		first = uses[0]
 	}
-	if reload == ReloadNever {
-		return decision{Because: first, Reason: "cannot roll it: the workload is annotated " + ReloadAnnotation + ": never"}
+	if reload == reloadNever {
+		return decision{Because: first, Reason: "cannot roll it: the workload is annotated " + reloadAnnotation + ": never"}
 	}
 	for _, u := range uses {
 		if u.Via == ViaInjected {
@@ -104,8 +104,8 @@ func decide(uses []Use, reload Reload, explicit bool) decision {
 	if len(uses) == 0 {
 		return decision{Reason: "is not read"}
 	}
-	if reload == ReloadHot {
-		return decision{Because: first, Reason: fmt.Sprintf("is mounted as a whole volume at %s, and the workload is annotated %s: hot (it reloads the files by itself)", first.Field, ReloadAnnotation)}
+	if reload == reloadHot {
+		return decision{Because: first, Reason: fmt.Sprintf("is mounted as a whole volume at %s, and the workload is annotated %s: hot (it reloads the files by itself)", first.Field, reloadAnnotation)}
 	}
-	return decision{Roll: true, Because: first, Reason: fmt.Sprintf("is mounted as a whole volume at %s, and the workload is not annotated %s: hot", first.Field, ReloadAnnotation)}
+	return decision{Roll: true, Because: first, Reason: fmt.Sprintf("is mounted as a whole volume at %s, and the workload is not annotated %s: hot", first.Field, reloadAnnotation)}
 }

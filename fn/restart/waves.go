@@ -14,21 +14,21 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// WavesAnnotation is the memory of a roll-out in waves, on each target
+// wavesAnnotation is the memory of a roll-out in waves, on each target
 // object of the bundle: one line per bundle writing the object,
 // "<bundle> started=<RFC 3339> rolled=<k>/<waves> at=<RFC 3339>", sorted.
 // started is the render that changed the trust, k the number of waves
 // rolled so far, at the render that rolled the latest of them. It is
 // memory, never trust: it can only delay a roll and hold previous CAs in
 // the data, and only within the schedule the policy allows.
-const WavesAnnotation = "rotate-certs.dev/waves"
+const wavesAnnotation = "rotate-certs.dev/waves"
 
 // maxRecordBytes caps the waves annotation read (as every memory
 // annotation: 1 MiB).
 const maxRecordBytes = 1 << 20
 
-// Series is one trust change rolled out in waves.
-type Series struct {
+// series is one trust change rolled out in waves.
+type series struct {
 	// Started is the render that changed the trust: wave j is due at
 	// Started + j*interval.
 	Started time.Time
@@ -40,39 +40,39 @@ type Series struct {
 	At time.Time
 }
 
-// Due returns when wave j is due.
-func (s Series) Due(j int, interval time.Duration) time.Time {
+// due returns when wave j is due.
+func (s series) due(j int, interval time.Duration) time.Time {
 	return s.Started.Add(time.Duration(j) * interval)
 }
 
-// DueCount returns how many waves are due at now.
-func (s Series) DueCount(now time.Time, interval time.Duration) int {
+// dueCount returns how many waves are due at now.
+func (s series) dueCount(now time.Time, interval time.Duration) int {
 	n := 0
-	for j := 0; j < s.Waves && !s.Due(j, interval).After(now); j++ {
+	for j := 0; j < s.Waves && !s.due(j, interval).After(now); j++ {
 		n++
 	}
 	return n
 }
 
-// HoldsUntil returns when the series stops holding previous CAs: one
+// holdsUntil returns when the series stops holding previous CAs: one
 // interval after the last wave rolled, that wave's own time to roll out.
 // It is never earlier than the schedule allows: one interval after the
 // last wave is due.
-func (s Series) HoldsUntil(interval time.Duration) time.Time {
-	end := s.Due(s.Waves-1, interval)
+func (s series) holdsUntil(interval time.Duration) time.Time {
+	end := s.due(s.Waves-1, interval)
 	if s.Rolled == s.Waves && s.At.After(end) {
 		end = s.At
 	}
 	return end.Add(interval)
 }
 
-// Holding reports whether previous CAs must stay at now: a wave has not
+// holding reports whether previous CAs must stay at now: a wave has not
 // rolled yet, or the last one rolled less than an interval ago.
-func (s Series) Holding(now time.Time, interval time.Duration) bool {
+func (s series) holding(now time.Time, interval time.Duration) bool {
 	return s.Rolled < s.Waves || now.Before(s.At.Add(interval))
 }
 
-func (s Series) line(bundle string) string {
+func (s series) line(bundle string) string {
 	return fmt.Sprintf("%s started=%s rolled=%d/%d at=%s", bundle, s.Started.UTC().Format(time.RFC3339),
 		s.Rolled, s.Waves, s.At.UTC().Format(time.RFC3339))
 }
@@ -88,7 +88,7 @@ type recordLimits struct {
 // false when the object has no line for the bundle; a line that does not
 // parse or claims more than the limits allow is an error, and the record
 // is then ignored.
-func parseRecord(text, bundle string, lim recordLimits) (s Series, found bool, err error) {
+func parseRecord(text, bundle string, lim recordLimits) (s series, found bool, err error) {
 	if len(text) > maxRecordBytes {
 		return s, true, fmt.Errorf("is %d bytes, more than the %d bytes a memory annotation may hold", len(text), maxRecordBytes)
 	}
@@ -108,8 +108,8 @@ func parseRecord(text, bundle string, lim recordLimits) (s Series, found bool, e
 	return s, found, nil
 }
 
-func parseLine(fields []string, lim recordLimits) (Series, error) {
-	var s Series
+func parseLine(fields []string, lim recordLimits) (series, error) {
+	var s series
 	want := "want \"<bundle> started=<RFC 3339> rolled=<k>/<waves> at=<RFC 3339>\""
 	if len(fields) != 4 {
 		return s, fmt.Errorf("%s", want)
@@ -151,7 +151,7 @@ func parseLine(fields []string, lim recordLimits) (Series, error) {
 // formatRecord returns the waves annotation of an object after bundle's
 // line is set to s (or removed, when s is nil), keeping the other
 // bundles' valid-looking lines, sorted.
-func formatRecord(text, bundle string, s *Series) string {
+func formatRecord(text, bundle string, s *series) string {
 	var lines []string
 	for _, line := range strings.Split(text, "\n") {
 		fields := strings.Fields(line)
@@ -204,16 +204,16 @@ func PreviousHeldUntil(b *policy.TrustBundle, node *yaml.RNode, now time.Time, w
 	if w == nil || node == nil {
 		return time.Time{}, false
 	}
-	text, ok := node.GetAnnotations(WavesAnnotation)[WavesAnnotation]
+	text, ok := node.GetAnnotations(wavesAnnotation)[wavesAnnotation]
 	if !ok {
 		return time.Time{}, false
 	}
 	s, found, err := parseRecord(text, b.Name, recordLimits{now: now, maxWaves: mostWaves(*w, workloads)})
 	interval := w.IntervalOrDefault()
-	if !found || err != nil || !s.Holding(now, interval) {
+	if !found || err != nil || !s.holding(now, interval) {
 		return time.Time{}, false
 	}
-	return s.HoldsUntil(interval), true
+	return s.holdsUntil(interval), true
 }
 
 // orderKey is where a workload stands in the order of the waves: by

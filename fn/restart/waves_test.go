@@ -23,7 +23,7 @@ func TestRecordParse(t *testing.T) {
 	s, found, err := parseRecord("other started=x\n"+ok+"\n", "gw", lim)
 	require.NoError(t, err)
 	require.True(t, found)
-	assert.Equal(t, Series{Started: day0, Rolled: 3, Waves: 10, At: days(2)}, s)
+	assert.Equal(t, series{Started: day0, Rolled: 3, Waves: 10, At: days(2)}, s)
 	assert.Equal(t, ok, s.line("gw"), "a record reads back as written")
 
 	_, found, err = parseRecord("other started=2026-11-22T00:00:00Z rolled=1/2 at=2026-11-22T00:00:00Z", "gw", lim)
@@ -54,7 +54,7 @@ func TestRecordParse(t *testing.T) {
 }
 
 func TestFormatRecord(t *testing.T) {
-	s := Series{Started: day0, Rolled: 1, Waves: 4, At: day0}
+	s := series{Started: day0, Rolled: 1, Waves: 4, At: day0}
 	text := formatRecord("zeta started=2026-11-20T00:00:00Z rolled=1/2 at=2026-11-20T00:00:00Z\ngw   garbage", "gw", &s)
 	assert.Equal(t, "gw started=2026-11-22T00:00:00Z rolled=1/4 at=2026-11-22T00:00:00Z\nzeta started=2026-11-20T00:00:00Z rolled=1/2 at=2026-11-20T00:00:00Z", text,
 		"the bundle's line is replaced, the others kept, sorted")
@@ -64,18 +64,18 @@ func TestFormatRecord(t *testing.T) {
 
 func TestSeriesSchedule(t *testing.T) {
 	day := 24 * time.Hour
-	s := Series{Started: day0, Rolled: 1, Waves: 4, At: day0}
-	assert.Equal(t, days(2), s.Due(1, 2*day))
-	assert.Equal(t, 1, s.DueCount(days(1), 2*day))
-	assert.Equal(t, 2, s.DueCount(days(2), 2*day))
-	assert.Equal(t, 4, s.DueCount(days(100), 2*day))
-	assert.True(t, s.Holding(days(100), 2*day), "a wave that has not rolled holds, however late")
-	assert.Equal(t, days(8), s.HoldsUntil(2*day), "one interval after the last wave is due")
+	s := series{Started: day0, Rolled: 1, Waves: 4, At: day0}
+	assert.Equal(t, days(2), s.due(1, 2*day))
+	assert.Equal(t, 1, s.dueCount(days(1), 2*day))
+	assert.Equal(t, 2, s.dueCount(days(2), 2*day))
+	assert.Equal(t, 4, s.dueCount(days(100), 2*day))
+	assert.True(t, s.holding(days(100), 2*day), "a wave that has not rolled holds, however late")
+	assert.Equal(t, days(8), s.holdsUntil(2*day), "one interval after the last wave is due")
 
-	done := Series{Started: day0, Rolled: 4, Waves: 4, At: days(100)}
-	assert.True(t, done.Holding(days(101), 2*day), "the last wave rolled a day ago: it is still rolling out")
-	assert.False(t, done.Holding(days(102), 2*day))
-	assert.Equal(t, days(102), done.HoldsUntil(2*day))
+	done := series{Started: day0, Rolled: 4, Waves: 4, At: days(100)}
+	assert.True(t, done.holding(days(101), 2*day), "the last wave rolled a day ago: it is still rolling out")
+	assert.False(t, done.holding(days(102), 2*day))
+	assert.Equal(t, days(102), done.holdsUntil(2*day))
 }
 
 func TestMostWaves(t *testing.T) {
@@ -90,7 +90,7 @@ func TestHoldReadsOnlyWhatARenderCouldWrite(t *testing.T) {
 	node := func(record string) *yaml.RNode {
 		n := yaml.MustParse("apiVersion: v1\nkind: Secret\nmetadata: {name: trust, namespace: a}\n")
 		if record != "" {
-			_, err := kube.SetAnnotation(n, WavesAnnotation, record)
+			_, err := kube.SetAnnotation(n, wavesAnnotation, record)
 			require.NoError(t, err)
 		}
 		return n
@@ -158,7 +158,7 @@ func (r *rollout) render(now time.Time, hash string, changed bool) []string {
 }
 
 func (r *rollout) record() string {
-	return r.target.GetAnnotations(WavesAnnotation)[WavesAnnotation]
+	return r.target.GetAnnotations(wavesAnnotation)[wavesAnnotation]
 }
 
 func TestWavesRollOverRenders(t *testing.T) {
@@ -221,10 +221,10 @@ func TestWavesNotNeededForFewWorkloads(t *testing.T) {
 
 func TestWavesForgedRecord(t *testing.T) {
 	r := newRollout(t, 4, policy.WaveSize{Count: 1})
-	_, err := kube.SetAnnotation(r.target, WavesAnnotation, "gw started=2030-01-01T00:00:00Z rolled=1/4 at=2030-01-01T00:00:00Z")
+	_, err := kube.SetAnnotation(r.target, wavesAnnotation, "gw started=2030-01-01T00:00:00Z rolled=1/4 at=2030-01-01T00:00:00Z")
 	require.NoError(t, err)
 	for _, it := range r.items[:4] {
-		_, err := (&Workload{Template: kube.At(it, "spec", "template")}).SetTrustHash("sha256:stale")
+		_, err := (&Workload{Template: kube.At(it, "spec", "template")}).setTrustHash("sha256:stale")
 		require.NoError(t, err)
 	}
 	r.b.Targets = []Target{{Key: kube.Key{Kind: "Secret", Namespace: "a", Name: "trust"}, Hash: "sha256:01", Node: r.target}}
@@ -234,7 +234,7 @@ func TestWavesForgedRecord(t *testing.T) {
 		if strings.Contains(res.Message, "is in the future") {
 			warned = true
 			assert.Equal(t, "warning", string(res.Severity))
-			assert.Contains(t, res.Message, WavesAnnotation)
+			assert.Contains(t, res.Message, wavesAnnotation)
 		}
 	}
 	assert.True(t, warned, "a record from the future is a warning naming it")

@@ -32,7 +32,7 @@ import (
 //     and hands at most resio.MaxKyamlInputBytes (32 MiB) to kyaml's reader
 //     (cmd/rotate-certs TestKyamlPathIsCapped);
 //   - a bundle source, an existing target and a rendered bundle are capped
-//     at trustbundle.MaxValueBytes (1 MiB, what one Secret or ConfigMap can
+//     at trustbundle's maxValueBytes (1 MiB, what one Secret or ConfigMap can
 //     hold), which bounds the certificates one value can make the function
 //     parse and verify;
 //   - every other value is scanned once, linearly.

@@ -39,7 +39,7 @@ func (r *fieldTarget) slots() iter.Seq[slot] {
 		node := r.env.Index.GetIn(r.d.Group, key)
 		field := r.field()
 		s := slot{key: key, ref: kube.Ref{APIVersion: r.d.Versions[0], Kind: key.Kind, Name: key.Name}, node: node,
-			memKey: field, field: field, limit: MaxValueBytes,
+			memKey: field, field: field, limit: maxValueBytes,
 			limitWhy: fmt.Sprintf("(1 MiB) the API server accepts in a %s's %s", r.d.Kind, field)}
 		if node != nil {
 			s.ref = kube.RefOf(node)

@@ -11,9 +11,9 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 )
 
-// PartialView ends the warning of a bundle whose trust domain the run does
+// partialView ends the warning of a bundle whose trust domain the run does
 // not see whole: what such a run does instead.
-const PartialView = "which this run does not see whole (it runs below the repository's top, on one package, or under kustomize, kpt, Argo CD or Flux): its previous CAs stay until they expire or a render at the repository's top ends the overlap, and CAs current only in the other packages' sources are not added"
+const partialView = "which this run does not see whole (it runs below the repository's top, on one package, or under kustomize, kpt, Argo CD or Flux): its previous CAs stay until they expire or a render at the repository's top ends the overlap, and CAs current only in the other packages' sources are not added"
 
 // domainView returns the bundle's trust domain as the run sees it (nil
 // when the bundle names none), and warns when the run sees it in part.
@@ -31,7 +31,7 @@ func (r *renderer) domainView() *anchors.DomainView {
 	}
 	if !v.Whole() {
 		r.add(r.env.PolicyRef.Result(framework.Warning, r.path+".domain",
-			fmt.Sprintf("bundle %q is in trust domain %s, %s", r.bundle.Name, kube.Quote(name), PartialView)))
+			fmt.Sprintf("bundle %q is in trust domain %s, %s", r.bundle.Name, kube.Quote(name), partialView)))
 	}
 	return v
 }

@@ -127,7 +127,7 @@ func (r *fanOut) readTarget(node *yaml.RNode) ([]*x509.Certificate, string, bool
 	if !found || strings.TrimSpace(string(v.Bytes)) == "" {
 		return nil, v.Field, true
 	}
-	if len(v.Bytes) > MaxValueBytes {
+	if len(v.Bytes) > maxValueBytes {
 		r.errorf(ref, v.Field, "bundle %q: existing target %s %s is %s; fix or delete the value so the bundle can be rebuilt", r.bundle.Name, ref, v.Field, tooLarge(len(v.Bytes)))
 		return nil, "", false
 	}
@@ -196,7 +196,7 @@ func (r *fanOut) read(ns string) (slot, bool) {
 		return slot{}, false
 	}
 	s := slot{key: key, ref: kube.Ref{APIVersion: "v1", Kind: key.Kind, Namespace: key.Namespace, Name: key.Name}, node: node,
-		memKey: t.Key, field: "data." + t.Key, limit: MaxValueBytes, limitWhy: secretLimit}
+		memKey: t.Key, field: "data." + t.Key, limit: maxValueBytes, limitWhy: secretLimit}
 	if node != nil {
 		var prevField string
 		var ok bool

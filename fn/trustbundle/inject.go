@@ -21,7 +21,7 @@ import (
 // state, and the memory annotations of the object qualify their lines with
 // the field's path when the object has several such fields.
 
-// caBundleLimit says whose limit MaxValueBytes is for a caBundle.
+// caBundleLimit says whose limit maxValueBytes is for a caBundle.
 const caBundleLimit = "rotate-certs writes into one caBundle field (the whole object must stay under the API server's request limit of 1.5 MiB)"
 
 // injection is one object to inject into, and which of its webhooks.
@@ -133,7 +133,7 @@ func (r *caBundles) caBundleSlots(in injection) ([]slot, bool) {
 		f.key, f.ref, f.node = kube.KeyOf(node), ref, node
 		f.field += ".caBundle"
 		f.memKey = f.field
-		f.limit, f.limitWhy = MaxValueBytes, caBundleLimit
+		f.limit, f.limitWhy = maxValueBytes, caBundleLimit
 		value, _, err := scalar(f.parent, "caBundle")
 		if err != nil {
 			r.errorf(ref, f.field, "bundle %q: %s %s %v", r.bundle.Name, ref, f.field, err)

@@ -220,7 +220,7 @@ func (r *renderer) reportRestored(s slot, restored []*x509.Certificate) {
 
 // memoryText returns the text of memory annotation name on the slot's
 // object, and whether it is there and can be read. One that is not a
-// string (a YAML map, a number) or is larger than MaxValueBytes is a
+// string (a YAML map, a number) or is larger than maxValueBytes is a
 // warning naming it, and is ignored: this render rewrites it.
 func (r *renderer) memoryText(s slot, name string) (string, bool) {
 	y := annotationNode(s.node, name)
@@ -233,7 +233,7 @@ func (r *renderer) memoryText(s slot, name string) (string, bool) {
 		problem = "is a YAML " + kube.NodeKindName(y.Kind) + ", not a string"
 	case y.ShortTag() != yaml.NodeTagString:
 		problem = "is a YAML " + strings.TrimPrefix(y.ShortTag(), "!!") + ", not a string"
-	case len(y.Value) > MaxValueBytes:
+	case len(y.Value) > maxValueBytes:
 		problem = "is " + tooLarge(len(y.Value))
 	}
 	if problem != "" {

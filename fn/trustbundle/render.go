@@ -13,18 +13,18 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// MaxValueBytes is the largest source, existing target or rendered bundle
+// maxValueBytes is the largest source, existing target or rendered bundle
 // value a bundle accepts: 1 MiB, the most the Kubernetes API server stores
 // in one Secret or ConfigMap. A larger value could never be applied, and
 // the cap bounds the parsing work one value can cause.
-const MaxValueBytes = 1 << 20
+const maxValueBytes = 1 << 20
 
-// secretLimit says whose limit MaxValueBytes is.
+// secretLimit says whose limit maxValueBytes is.
 const secretLimit = "(1 MiB) a Kubernetes Secret or ConfigMap can hold"
 
-// tooLarge describes a value over MaxValueBytes.
+// tooLarge describes a value over maxValueBytes.
 func tooLarge(n int) string {
-	return fmt.Sprintf("%d bytes, more than the %d bytes %s", n, MaxValueBytes, secretLimit)
+	return fmt.Sprintf("%d bytes, more than the %d bytes %s", n, maxValueBytes, secretLimit)
 }
 
 // Env is what rendering needs from the run.

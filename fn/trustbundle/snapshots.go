@@ -45,8 +45,8 @@ func (s *Snapshots) Get(k kube.Key) *yaml.RNode {
 	return s.byKey[k]
 }
 
-// Kind returns every snapshot of kind, in input order.
-func (s *Snapshots) Kind(kind string) []*yaml.RNode {
+// kind returns every snapshot of kind, in input order.
+func (s *Snapshots) kind(kind string) []*yaml.RNode {
 	if s == nil {
 		return nil
 	}

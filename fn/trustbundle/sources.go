@@ -24,7 +24,7 @@ func (r *renderer) readSources() []*x509.Certificate {
 	for i, s := range r.bundle.Sources {
 		field := fmt.Sprintf("%s.sources[%d]", r.path, i)
 		if s.Inline != "" {
-			if len(s.Inline) > MaxValueBytes {
+			if len(s.Inline) > maxValueBytes {
 				r.errorf(r.env.PolicyRef, field+".inline", "bundle %q: inline source is %s", r.bundle.Name, tooLarge(len(s.Inline)))
 				continue
 			}
@@ -102,7 +102,7 @@ func (r *renderer) readObjectSource(s policy.Source, field string) []*x509.Certi
 		r.errorf(obj, dataFieldOf(node, ref.Key), "bundle %q: source %s %s", r.bundle.Name, obj, what)
 		return nil
 	}
-	if len(v.Bytes) > MaxValueBytes {
+	if len(v.Bytes) > maxValueBytes {
 		r.unreadable(obj, v.Field, ref.Optional, fmt.Sprintf(" %s is %s", v.Field, tooLarge(len(v.Bytes))))
 		return nil
 	}
@@ -127,7 +127,7 @@ func (r *renderer) readObjectSource(s policy.Source, field string) []*x509.Certi
 func (r *renderer) nearest(key kube.Key) string {
 	var have []kube.Key
 	nodes := map[kube.Key]*yaml.RNode{}
-	for _, n := range append(r.env.Index.Kind(key.Kind), r.env.Snapshots.Kind(key.Kind)...) {
+	for _, n := range append(r.env.Index.Kind(key.Kind), r.env.Snapshots.kind(key.Kind)...) {
 		k := kube.KeyOf(n)
 		if _, dup := nodes[k]; !dup {
 			nodes[k] = n

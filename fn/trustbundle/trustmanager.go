@@ -31,8 +31,8 @@ import (
 const (
 	// TrustManagerGroup is the API group of trust-manager's Bundle.
 	TrustManagerGroup = "trust.cert-manager.io"
-	// TrustManagerVersion is the Bundle apiVersion rotate-certs writes.
-	TrustManagerVersion = TrustManagerGroup + "/v1alpha1"
+	// trustManagerVersion is the Bundle apiVersion rotate-certs writes.
+	trustManagerVersion = TrustManagerGroup + "/v1alpha1"
 	// ManagedByLine starts the first line of an inLine source that a tool
 	// owns: "# managed-by: <owner>". rotate-certs' own reads
 	// "# managed-by: rotate-certs.dev/bundle=<bundle name>".
@@ -83,8 +83,8 @@ func (r *trustManager) read() (*trustManagerBundle, []*x509.Certificate, bool) {
 		return nil, nil, false
 	}
 	b := &trustManagerBundle{node: node, ref: kube.RefOf(node), own: -1}
-	if v := node.GetApiVersion(); v != TrustManagerVersion {
-		r.errorf(b.ref, "apiVersion", "bundle %q: %s has apiVersion %s; rotate-certs writes %s Bundles", r.bundle.Name, b.ref, kube.Quote(v), TrustManagerVersion)
+	if v := node.GetApiVersion(); v != trustManagerVersion {
+		r.errorf(b.ref, "apiVersion", "bundle %q: %s has apiVersion %s; rotate-certs writes %s Bundles", r.bundle.Name, b.ref, kube.Quote(v), trustManagerVersion)
 		return nil, nil, false
 	}
 	seq, err := node.Pipe(yaml.Lookup("spec", "sources"))
@@ -274,7 +274,7 @@ func (r *trustManager) sourceKeys(b *trustManagerBundle, sel *yaml.RNode, field,
 func SelectSources(idx *kube.Index, snapshots *Snapshots, kind, ns string, selector kube.Selector) []*yaml.RNode {
 	var out []*yaml.RNode
 	seen := map[kube.Key]bool{}
-	for _, list := range [][]*yaml.RNode{idx.Kind(kind), snapshots.Kind(kind)} {
+	for _, list := range [][]*yaml.RNode{idx.Kind(kind), snapshots.kind(kind)} {
 		for _, n := range list {
 			k := kube.KeyOf(n)
 			if seen[k] || n.GetNamespace() != ns || n.GetApiVersion() != "v1" || !selector.Matches(n.GetLabels()) {
@@ -339,7 +339,7 @@ func (r *trustManager) readBundleObject(node *yaml.RNode, key string, allKeys bo
 // trust-manager (which adds nothing for it): its CAs could not be carried
 // when they leave.
 func (r *trustManager) readBundlePEM(ref kube.Ref, field string, data []byte) ([]*x509.Certificate, bool) {
-	if len(data) > MaxValueBytes {
+	if len(data) > maxValueBytes {
 		r.errorf(ref, field, "bundle %q: source %s %s is %s", r.bundle.Name, ref, field, tooLarge(len(data)))
 		return nil, false
 	}
@@ -374,7 +374,7 @@ func (r *trustManager) slots() iter.Seq[slot] {
 	return func(yield func(slot) bool) {
 		b := r.b
 		s := slot{key: kube.KeyOf(b.node), ref: b.ref, node: b.node, memKey: "spec.sources", field: "spec.sources",
-			previous: b.held, limit: MaxValueBytes, limitWhy: "(1 MiB) rotate-certs writes into one inLine source",
+			previous: b.held, limit: maxValueBytes, limitWhy: "(1 MiB) rotate-certs writes into one inLine source",
 			unknown: "has no inLine source of rotate-certs yet (this is the first render)", keepsSeen: true, readsSources: b.own < 0}
 		if b.own >= 0 {
 			s.field = fmt.Sprintf("spec.sources[%d].inLine", b.own)

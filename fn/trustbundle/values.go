@@ -24,8 +24,8 @@ func (r *renderer) readHeld(ref kube.Ref, field string, data []byte) ([]*x509.Ce
 	if strings.TrimSpace(string(data)) == "" {
 		return nil, true
 	}
-	if len(data) > MaxValueBytes {
-		r.errorf(ref, field, "bundle %q: %s %s is %d bytes, more than the %d bytes rotate-certs reads from one value; fix or empty it", r.bundle.Name, ref, field, len(data), MaxValueBytes)
+	if len(data) > maxValueBytes {
+		r.errorf(ref, field, "bundle %q: %s %s is %d bytes, more than the %d bytes rotate-certs reads from one value; fix or empty it", r.bundle.Name, ref, field, len(data), maxValueBytes)
 		return nil, false
 	}
 	d, err := r.env.Certs.DecodePEM(data)

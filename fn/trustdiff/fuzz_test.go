@@ -75,7 +75,7 @@ func bundleSeed(root, pinned testpki.Cert) string {
 
 // FuzzCompare is diff's model - Build, Compare and the formats - over two
 // trees of manifests: no panic; no key echoed; diff A A is empty; the CAs
-// diff A B adds are the ones diff B A removes. FuzzDiff (fn/gate) runs the
+// diff A B adds are the ones diff B A removes. FuzzDiff (fn/diff) runs the
 // whole command, kustomize builds included, over two directories.
 func FuzzCompare(f *testing.F) {
 	caOld, caNew := testpki.Fixture("ca-2025"), testpki.Fixture("ca-2026")

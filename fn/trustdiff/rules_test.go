@@ -8,7 +8,7 @@ import (
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
 )
 
-// The break and planting rules, each held by a test here or in fn/gate:
+// The break and planting rules, each held by a test here or in fn/diff:
 // removing any one of them fails one.
 
 // presentedTree is a server whose certificate Secret "server-tls" (no

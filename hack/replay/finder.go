@@ -48,7 +48,7 @@ type place struct {
 	File string
 	Doc  string
 	Path string
-	// Kind is the kind of place (placeKinds), for the report.
+	// Kind is the kind of place (placeKind), for the report.
 	Kind string
 }
 

@@ -15,7 +15,7 @@ import (
 
 	"github.com/rotate-certs/rotate-certs/fn/exit"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
-	"github.com/rotate-certs/rotate-certs/fn/repo"
+	"github.com/rotate-certs/rotate-certs/fn/render"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 )
@@ -145,7 +145,7 @@ func (f *fleetRun) day(d int) error {
 		}
 	}
 	f.render.Reset()
-	if err := repo.Render(f.dir, repo.Options{At: Start.Add(testpki.Days(d)), Stdout: io.Discard, Stderr: exit.NewPrinter(&f.render, "rotate-certs render")}); err != nil {
+	if err := render.Render(f.dir, render.Options{At: Start.Add(testpki.Days(d)), Stdout: io.Discard, Stderr: exit.NewPrinter(&f.render, "rotate-certs render")}); err != nil {
 		return fmt.Errorf("render: %w", err)
 	}
 	roots := make([]*x509.CertPool, f.cfg.Clusters)

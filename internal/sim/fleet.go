@@ -138,8 +138,9 @@ func trustHashOfNode(n *yaml.RNode) string {
 	return strings.TrimSpace(yaml.GetValue(v))
 }
 
-// verifyMemo verifies a leaf against a bundle version once: the consumers
-// of a fleet hold few distinct versions.
+// verifyKey is what simulation.verify remembers a verification of a leaf
+// against a bundle version by: the consumers of a fleet hold few distinct
+// versions.
 type verifyKey struct {
 	v    *bundleVersion
 	leaf *x509.Certificate

@@ -46,7 +46,7 @@ func (s *simulation) run() (Stats, error) {
 		if err != nil {
 			return s.stats, fmt.Errorf("day %d: %w", d, err)
 		}
-		out, err := render(in)
+		out, err := runList(in)
 		if err != nil {
 			return s.stats, fmt.Errorf("day %d: render failed: %w", d, err)
 		}
@@ -203,12 +203,12 @@ func (s *simulation) issue(items []*yaml.RNode, d int) error {
 	return nil
 }
 
-// render runs the function exactly as function mode does when kustomize
+// runList runs the function exactly as function mode does when kustomize
 // or kpt call it (cmd/rotate-certs runFunction): a serialized ResourceList
 // in, through the resio fast path or kyaml's reader, a serialized
 // ResourceList out. The wall clock is never read: spec.now drives every
 // render.
-func render(in []byte) ([]byte, error) {
+func runList(in []byte) ([]byte, error) {
 	var out bytes.Buffer
 	p := rotate.Processor{Now: func() time.Time { panic("sim: the function read the wall clock although spec.now is set") }}
 	if err := resio.RunList(in, &out, rotate.Needs, p.Run); err != nil {
@@ -254,7 +254,7 @@ func itemsText(rl []byte) (string, error) {
 
 // idempotent re-renders out and fails if any item changes.
 func idempotent(out []byte) error {
-	again, err := render(out)
+	again, err := runList(out)
 	if err != nil {
 		return fmt.Errorf("re-rendering the output failed: %w", err)
 	}

@@ -22,7 +22,7 @@ import (
 )
 
 // The flux stand-in: when the test binary runs as `flux` (a symlink named
-// flux to it, see fluxOnPath), it is the subset of the flux CLI v2.9.5 that
+// flux to it, see newCIRepo), it is the subset of the flux CLI v2.9.5 that
 // the CI guide and the workflow run, made of the packages the CLI itself
 // calls at the versions that release requires, called the way the CLI calls
 // them (cmd/flux/push_artifact.go, pull_artifact.go, tag_artifact.go,
