@@ -261,6 +261,11 @@ type Tree struct {
 	// certificate of Certs, what reads it: who keeps presenting a
 	// certificate it held.
 	presenters map[string][]Consumer
+	// sourced are the CAs some trust object holds because a policy reads
+	// them from a source (Reasons' WhySource), made at the first ask
+	// (current): the comparison asks once per memory record, and a fleet
+	// has thousands of trust objects.
+	sourced map[string]bool
 
 	byResource map[string][]Cert         // Certs by Resource.id, made when first asked
 	bySHA      map[string][]*TrustObject // Trust by the CAs they hold, made when first asked

@@ -199,12 +199,17 @@ func current(t *Tree, s string) bool {
 	if len(t.Holders[s]) > 0 {
 		return true
 	}
-	for _, o := range t.Trust {
-		if r, ok := o.Reasons[s]; ok && r.Why == WhySource {
-			return true
+	if t.sourced == nil {
+		t.sourced = map[string]bool{}
+		for _, o := range t.Trust {
+			for ca, r := range o.Reasons {
+				if r.Why == WhySource {
+					t.sourced[ca] = true
+				}
+			}
 		}
 	}
-	return false
+	return t.sourced[s]
 }
 
 // subjectIn returns the subject of CA s in either tree, or a placeholder.
