@@ -1,9 +1,10 @@
 package anchors
 
 import (
-	"crypto/sha256"
 	"crypto/x509"
 	"sync"
+
+	"github.com/rotate-certs/rotate-certs/fn/pki"
 )
 
 // Verified remembers signature checks across runs, by the two
@@ -14,11 +15,11 @@ import (
 // use; a nil *Verified remembers nothing beyond the run.
 type Verified struct {
 	mu   sync.Mutex
-	seen map[[2][sha256.Size]byte]bool
+	seen map[[2]pki.Fingerprint]bool
 }
 
 // NewVerified returns an empty Verified.
-func NewVerified() *Verified { return &Verified{seen: map[[2][sha256.Size]byte]bool{}} }
+func NewVerified() *Verified { return &Verified{seen: map[[2]pki.Fingerprint]bool{}} }
 
 // Verifier returns a run's signature check (NewVerifier's) that asks v
 // before it checks a pair it has not seen in the run, and tells v what it
@@ -28,7 +29,7 @@ func (v *Verified) Verifier() func(ca, cert *x509.Certificate) bool {
 		return NewVerifier()
 	}
 	return newVerifier(func(ca, cert *x509.Certificate) bool {
-		k := [2][sha256.Size]byte{sha256.Sum256(ca.Raw), sha256.Sum256(cert.Raw)}
+		k := [2]pki.Fingerprint{pki.FingerprintOf(ca), pki.FingerprintOf(cert)}
 		v.mu.Lock()
 		ok, found := v.seen[k]
 		v.mu.Unlock()
