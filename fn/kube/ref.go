@@ -212,3 +212,51 @@ func IsLocalConfig(node *yaml.RNode) bool {
 // LocalConfigAnnotation marks resources that are configuration for tools,
 // not for the cluster.
 const LocalConfigAnnotation = "config.kubernetes.io/local-config"
+
+// Stub returns a node that names what node names - RefOf and FileOf read
+// the same of both - and holds nothing else: its apiVersion, kind,
+// metadata.name, metadata.namespace and the path and index annotations
+// (current and legacy), copies of node's values: nothing of node's tree
+// (nor of the parser's slab it may have been cut from) stays. A command that has
+// what else it needs of an object (a policy decoded) holds the stub and
+// lets the rest of the tree go. A node whose metadata cannot be read as a
+// map (or through an alias) is returned as it is.
+func Stub(node *yaml.RNode) *yaml.RNode {
+	if meta, annotations := readable(node); !meta || !annotations {
+		return node
+	}
+	n := node.YNode()
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	pick := func(from *yaml.Node, keys ...string) *yaml.Node {
+		out := &yaml.Node{Kind: yaml.MappingNode, Tag: yaml.NodeTagMap}
+		for _, k := range keys {
+			if v := MapValue(from, k); v != nil {
+				out.Content = append(out.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagString, Value: k}, yaml.CopyYNode(v))
+			}
+		}
+		return out
+	}
+	meta := MapValue(n, "metadata")
+	annos := MapValue(meta, "annotations")
+	for _, m := range []*yaml.Node{n, meta, annos} {
+		if m != nil && m.Kind == yaml.AliasNode {
+			return node // read through an alias: keep what kyaml reads
+		}
+	}
+	stubMeta := pick(meta, "name", "namespace")
+	if annos != nil {
+		// The legacy annotations only where fileOf reads them.
+		keys := []string{kioutil.PathAnnotation, kioutil.IndexAnnotation}
+		for _, k := range [][2]string{{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation}, {kioutil.IndexAnnotation, kioutil.LegacyIndexAnnotation}} {
+			if v := MapValue(annos, k[0]); v == nil || v.Value == "" {
+				keys = append(keys, k[1])
+			}
+		}
+		stubMeta.Content = append(stubMeta.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagString, Value: "annotations"}, pick(annos, keys...))
+	}
+	out := pick(n, "apiVersion", "kind")
+	out.Content = append(out.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagString, Value: "metadata"}, stubMeta)
+	return yaml.NewRNode(out)
+}

@@ -1,13 +1,17 @@
 package pass
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/layout"
+	"github.com/rotate-certs/rotate-certs/fn/policy"
 	"github.com/rotate-certs/rotate-certs/fn/resio"
 	"github.com/rotate-certs/rotate-certs/internal/golden"
 	"github.com/stretchr/testify/require"
@@ -119,6 +123,88 @@ func TestNamesDomain(t *testing.T) {
 	} {
 		n, err := yaml.Parse("apiVersion: rotate-certs.dev/v1alpha1\nkind: RotationPolicy\nmetadata:\n  name: p\n" + tc.spec)
 		require.NoError(t, err)
-		require.Equal(t, tc.want, namesDomain(n), tc.spec)
+		require.Equal(t, tc.want, namesDomain(Policy{Node: n}), tc.spec)
+		// Decoded (Source.Lighten: its node a stub), the decoding says.
+		if d, err := policy.Decode(n); err == nil {
+			require.Equal(t, tc.want, namesDomain(Policy{Node: kube.Stub(n), Decoded: d}), tc.spec)
+		}
 	}
+}
+
+// TestLightenHoldsPoliciesDecoded: a split of a lightened source gives
+// the packages a split of the same source gives, each policy decoded as
+// Decode decodes it and explained alike, its node a stub that names it as
+// its node did but holds no spec; a policy that does not decode keeps its
+// node and its error, and Decode does not decode it again.
+func TestLightenHoldsPoliciesDecoded(t *testing.T) {
+	dir := t.TempDir()
+	for name, example := range map[string]string{"gw": "envoy-gateway", "signers": "multi-signer", "mesh": "istio"} {
+		require.NoError(t, os.CopyFS(filepath.Join(dir, name), os.DirFS(golden.Path("examples", example))))
+	}
+	bad := "apiVersion: rotate-certs.dev/v1alpha1\nkind: RotationPolicy\nmetadata:\n  name: bad\nspec:\n  trustBundles: {a: b}\n"
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "bad"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "bad", "policy.yaml"), []byte(bad), 0o644))
+	scan := func() []*Package {
+		tree, err := resio.ScanTree(dir, layout.IsPolicy)
+		require.NoError(t, err)
+		return FromTree(tree).splitOnly(t)
+	}
+	want := scan()
+	Decode(want)
+	tree, err := resio.ScanTree(dir, layout.IsPolicy)
+	require.NoError(t, err)
+	src := FromTree(tree)
+	src.Lighten()
+	got := src.splitOnly(t)
+	require.Len(t, got, len(want))
+	now := time.Date(2026, 12, 7, 0, 0, 0, 0, time.UTC)
+	rows, errs := 0, 0
+	for i, p := range got {
+		require.Equal(t, want[i].Dir, p.Dir)
+		require.Len(t, p.Policies, len(want[i].Policies))
+		for j, pol := range p.Policies {
+			w := want[i].Policies[j]
+			require.Equal(t, kube.RefOf(w.Node), kube.RefOf(pol.Node))
+			require.Equal(t, w.Decoded, pol.Decoded)
+			require.Equal(t, w.Err, pol.Err)
+			if pol.Err != nil {
+				require.NotNil(t, kube.At(pol.Node, "spec"), "a policy that does not decode keeps its node")
+				continue
+			}
+			require.Nil(t, kube.At(pol.Node, "spec"), "a stub")
+		}
+		before := p.Policies[0]
+		Decode([]*Package{p})
+		require.Same(t, before.Node, p.Policies[0].Node, "decoded once")
+		r, err := p.Read()
+		require.NoError(t, err)
+		items := layout.WithoutPolicies(r.Items)
+		es := p.Explain(items, now)
+		require.Equal(t, explained(want[i].Explain(items, now)), explained(es), p.Dir)
+		for _, e := range es {
+			rows += len(e.Trust)
+			if e.Err != nil {
+				errs++
+			}
+		}
+	}
+	require.Positive(t, rows, "the examples' bundles explained")
+	require.Equal(t, 1, errs, "the policy that does not decode")
+}
+
+// splitOnly is s's packages, its rest left out.
+func (s *Source) splitOnly(t *testing.T) []*Package {
+	t.Helper()
+	pkgs, _ := s.Split()
+	require.NotEmpty(t, pkgs)
+	return pkgs
+}
+
+// explained is what Explain gave, without the policies' nodes.
+func explained(es []Explained) []string {
+	var out []string
+	for _, e := range es {
+		out = append(out, fmt.Sprintf("%v %+v %v", kube.RefOf(e.Node), e.Explanation, e.Err))
+	}
+	return out
 }
