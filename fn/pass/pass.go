@@ -1,12 +1,13 @@
 // Package pass is the one pass every command makes over what it reads
 // (render, check, diff, init): it splits the input into packages by the
 // layout's one rule (fn/layout: a RotationPolicy applies to its directory
-// and below), decodes each policy once (Decode), builds the repository's
-// trust domains once when the command sees them whole (Domains), explains
-// each package's policies (Package.Explain) and hands the packages to the
-// command on every core (Each), each parsed when a worker takes it and let
-// go when the command is done with it, what each gave back in package
-// order. A command reads its input into a Source - the text of a tree
+// and below), decodes each policy once (Decode; Source.Lighten for a
+// command that then needs only its decoded form and its name), builds the
+// repository's trust domains once when the command sees them whole
+// (Domains), explains each package's policies (Package.Explain) and hands
+// the packages to the command on every core (Each), each parsed when a
+// worker takes it and let go when the command is done with it, what each
+// gave back in package order. A command reads its input into a Source - the text of a tree
 // (resio.ScanTree, resio.ScanPaths), or resources already read - splits it
 // and runs Each with what it does to one package.
 package pass
