@@ -241,7 +241,7 @@ func (w *world) scope(pkg *layout.Package) []*yaml.RNode {
 // other targets of the bundle unchanged), or of a bundle of its own when
 // no policy renders it, read by the bundle's restart rules with auto on
 // (diff counts a reader whatever restart.auto says) and no waves.
-func (w *world) rolls(t *testing.T, model *trustdiff.Tree, obj *trustdiff.TrustObject, pkg *layout.Package) []string {
+func (w *world) rolls(t *testing.T, model *trustdiff.Model, obj *trustdiff.TrustObject, pkg *layout.Package) []string {
 	t.Helper()
 	items := w.scope(pkg)
 	copies := make([]*yaml.RNode, len(items))
@@ -325,7 +325,7 @@ func (w *world) restartOf(t *testing.T, pkg *layout.Package, name string) policy
 // refused returns the workloads render refuses to read in pkg's scope (a
 // rotate-certs.dev/reload value that is no reload class: render fails),
 // failing t unless diff reports each as a problem naming it.
-func (w *world) refused(t *testing.T, pkg *layout.Package, model *trustdiff.Tree) map[string]bool {
+func (w *world) refused(t *testing.T, pkg *layout.Package, model *trustdiff.Model) map[string]bool {
 	t.Helper()
 	out := map[string]bool{}
 	for _, e := range restart.NewReaders(w.scope(pkg), restart.ReadersOptions{}).Errors() {

@@ -121,7 +121,7 @@ func Run(o Options, stdout io.Writer, log exit.Printer) error {
 // apart by file on both (trustdiff.Ambiguous); when HEAD has such names
 // BASE has not - the change adds a duplicate - BASE is read again, quietly,
 // and modelled with them.
-func models(o Options, base, head *opened, log exit.Printer) (bt, ht *trustdiff.Tree) {
+func models(o Options, base, head *opened, log exit.Printer) (bt, ht *trustdiff.Model) {
 	sh, seen := resio.NewShared(), &lending{verified: anchors.NewVerified(), memo: trustdiff.NewMemo()}
 	if o.alone {
 		sh, seen = nil, &lending{alone: true}
@@ -231,7 +231,7 @@ func (s *opened) rel() func(string) string { return relativeTo(s.root) }
 // model maps set, the side's resources, onto its model; what it could not
 // read is in the model's Problems, each with its file. ambiguous are the
 // names several objects share in one directory on either side.
-func (s *opened) model(set *resio.Resources, o Options, ambiguous map[string]bool, seen *lending) *trustdiff.Tree {
+func (s *opened) model(set *resio.Resources, o Options, ambiguous map[string]bool, seen *lending) *trustdiff.Model {
 	rel := s.rel()
 	var problems []trustdiff.Problem
 	for _, p := range set.Problems {

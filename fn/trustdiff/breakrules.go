@@ -41,7 +41,7 @@ type breaker struct {
 // against a trust object with consumers at base and do not at head, and,
 // for a trust object whose CAs were replaced, the old and new CAs'
 // certificates against the trust each consumer keeps.
-func breaks(base, head *Tree, now time.Time) []Break {
+func breaks(base, head *Model, now time.Time) []Break {
 	k := newBreaker(base, head, now)
 	for _, c := range head.Certs {
 		for _, t := range k.todo(k.grouped(k.issued(c)...), func(g keyGroup) (bool, bool) {
@@ -75,7 +75,7 @@ func (k *breaker) issued(c Cert) []*x509.Certificate {
 }
 
 // newBreaker returns the breaker of changing base into head at now.
-func newBreaker(base, head *Tree, now time.Time) *breaker {
+func newBreaker(base, head *Model, now time.Time) *breaker {
 	k := &breaker{base: newSide(base), head: newSide(head), seen: map[string]int{}, placed: map[string]bool{}, baseAt: map[string]Cert{}, rolled: rolled(base, head),
 		v: &verifier{now: now, pools: map[string]*x509.CertPool{}, seen: map[verifyKey]*x509.Certificate{}, sigs: map[*TrustObject]string{}, shas: map[*x509.Certificate]string{}}, repl: map[string][2]*TrustObject{}, headHas: map[string]bool{}}
 	k.keys, k.b, k.h = pairs(base, head)
@@ -317,7 +317,7 @@ func (k *breaker) sharedDomain(pkg string, o *TrustObject) string {
 		return ""
 	}
 	for _, s := range []*side{k.head, k.base} {
-		if s.tree.Domains[pkg][o.Domain] {
+		if s.model.Domains[pkg][o.Domain] {
 			return o.Domain
 		}
 	}
@@ -446,7 +446,7 @@ func (k *breaker) stillPresented(c Cert) bool {
 	if k.headHas[c.at()+"\x00"+sha(c.Cert)] {
 		return false // still in the tree: lost covers it
 	}
-	keep, _ := k.keepers(k.base.tree.presenters[c.Resource.id()])
+	keep, _ := k.keepers(k.base.model.presenters[c.Resource.id()])
 	return len(keep) > 0
 }
 

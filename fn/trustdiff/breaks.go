@@ -55,9 +55,9 @@ type Break struct {
 	AlsoAt []CertRef `json:"alsoAt,omitempty"`
 }
 
-// side is one tree with what verifying against its trust objects needs.
+// side is one Model with what verifying against its trust objects needs.
 type side struct {
-	tree  *Tree
+	model *Model
 	inter *x509.CertPool
 	// bySubject maps a CA subject to the trust objects holding a CA of
 	// that subject: which objects a certificate may chain to.
@@ -65,8 +65,8 @@ type side struct {
 	inters    map[string][]*x509.Certificate
 }
 
-func newSide(t *Tree) *side {
-	s := &side{tree: t, inter: x509.NewCertPool(), bySubject: map[string][]*TrustObject{}, inters: map[string][]*x509.Certificate{}}
+func newSide(t *Model) *side {
+	s := &side{model: t, inter: x509.NewCertPool(), bySubject: map[string][]*TrustObject{}, inters: map[string][]*x509.Certificate{}}
 	for _, c := range t.Intermediates {
 		s.inter.AddCert(c)
 		s.inters[string(c.RawSubject)] = append(s.inters[string(c.RawSubject)], c)
@@ -177,7 +177,7 @@ func (s *side) intermediate(raw []byte) *x509.Certificate {
 // through the other side's trust, else its issuer by name.
 func needs(c *x509.Certificate, v *verifier, o *TrustObject, sides ...*side) CARef {
 	for _, s := range sides {
-		for _, other := range s.tree.Trust {
+		for _, other := range s.model.Trust {
 			if other == o {
 				continue
 			}

@@ -74,10 +74,10 @@ type Package struct {
 // Secret as its chart writes it (identity.issuer.scheme linkerd.io/tls).
 var certKeys = map[string]bool{"crt.pem": true, "tls.crt": true, "ca-cert.pem": true, "cert-chain.pem": true, "cert.pem": true, "tls-combined.pem": true}
 
-// builder builds one Tree.
+// builder builds one Model.
 type builder struct {
 	in    Input
-	tree  *Tree
+	model *Model
 	nodes map[kube.Ref]*yaml.RNode
 	// readers answer who reads each trust object (restart.Readers, the
 	// one home of that rule).
@@ -125,8 +125,8 @@ func objectsOnly(items []*yaml.RNode) []*yaml.RNode {
 }
 
 // Build maps a tree's resources onto its model.
-func Build(in Input) *Tree {
-	b := &builder{in: in, tree: &Tree{Holders: map[string][]Holder{}, presenters: map[string][]Consumer{}},
+func Build(in Input) *Model {
+	b := &builder{in: in, model: &Model{Holders: map[string][]Holder{}, presenters: map[string][]Consumer{}},
 		nodes: map[kube.Ref]*yaml.RNode{}, reasons: map[place][]why.Trusted{}, trustNodes: map[*TrustObject]*yaml.RNode{},
 		pkg: map[*yaml.RNode]string{}, bundles: map[string]bundleInfo{}, decoded: map[*yaml.RNode]decoded{}, embedded: map[*TrustObject]string{}}
 	for _, p := range in.Packages {
@@ -153,7 +153,7 @@ func Build(in Input) *Tree {
 		b.privateKeys(item)
 	}
 	b.readErrors()
-	b.tree.CertFiles = in.CertFiles
+	b.model.CertFiles = in.CertFiles
 	b.waves()
 	certs, problems := b.findCertificates(layout.WithoutPolicies(in.Items))
 	b.values(certs)
@@ -163,7 +163,7 @@ func Build(in Input) *Tree {
 		b.problem(p.Ref, fmt.Sprintf("%s %s: %s", p.Ref, p.Field, p.Message))
 	}
 	in.Memo.done()
-	return b.tree
+	return b.model
 }
 
 // problem records what of the object ref could not be read: msg, which
@@ -173,7 +173,7 @@ func (b *builder) problem(ref kube.Ref, msg string) {
 	if file != "" {
 		msg = file + ": " + msg
 	}
-	b.tree.Problems = append(b.tree.Problems, Problem{File: file, Message: kube.ScrubMessage(msg)})
+	b.model.Problems = append(b.model.Problems, Problem{File: file, Message: kube.ScrubMessage(msg)})
 }
 
 // waves sets the wave of each workload a pending roll-out rolls later.
@@ -188,8 +188,8 @@ func (b *builder) waves() {
 			}
 		}
 	}
-	for i := range b.tree.Workloads {
-		b.tree.Workloads[i].Wave = wave[b.tree.Workloads[i].Resource.id()]
+	for i := range b.model.Workloads {
+		b.model.Workloads[i].Wave = wave[b.model.Workloads[i].Resource.id()]
 	}
 }
 
@@ -299,7 +299,7 @@ func (b *builder) trust(v *value, node *yaml.RNode) {
 	if embeds(v) {
 		b.embedded[o] = v.field // its holder's own value (embedded.go)
 	}
-	b.tree.Trust = append(b.tree.Trust, o)
+	b.model.Trust = append(b.model.Trust, o)
 }
 
 // held files value v: its CAs explain trust elsewhere, its certificates
@@ -310,12 +310,12 @@ func (b *builder) held(v *value, node *yaml.RNode) {
 		c := f.Cert
 		if pki.IsCA(c) {
 			s := sha(c)
-			b.tree.Holders[s] = append(b.tree.Holders[s], Holder{Resource: res, Key: v.field})
+			b.model.Holders[s] = append(b.model.Holders[s], Holder{Resource: res, Key: v.field})
 		}
 		b.intermediate(c)
 		if !b.selfSigned(c) {
-			b.tree.Certs = append(b.tree.Certs, Cert{Resource: res, Key: f.Key(), Cert: c, Package: b.packageName(b.pkg[node])})
-			b.tree.Certs[len(b.tree.Certs)-1].pos = i
+			b.model.Certs = append(b.model.Certs, Cert{Resource: res, Key: f.Key(), Cert: c, Package: b.packageName(b.pkg[node])})
+			b.model.Certs[len(b.model.Certs)-1].pos = i
 			b.presenters(res, node)
 		}
 	}
@@ -325,7 +325,7 @@ func (b *builder) held(v *value, node *yaml.RNode) {
 // self-signed.
 func (b *builder) intermediate(c *x509.Certificate) {
 	if pki.IsCA(c) && !b.selfSigned(c) {
-		b.tree.Intermediates = append(b.tree.Intermediates, c)
+		b.model.Intermediates = append(b.model.Intermediates, c)
 	}
 }
 

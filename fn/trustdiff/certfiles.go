@@ -27,7 +27,7 @@ type CertFileChange struct {
 }
 
 // certFileChanges compares the certificate files of two trees, by file.
-func certFileChanges(base, head *Tree) []CertFileChange {
+func certFileChanges(base, head *Model) []CertFileChange {
 	var out []CertFileChange
 	for f, sum := range head.CertFiles {
 		switch was, ok := base.CertFiles[f]; {

@@ -105,7 +105,7 @@ func (r Result) judged() bool {
 
 // Compare says what changing base into head does to trust, verified at
 // now. It reads only its arguments.
-func Compare(base, head *Tree, now time.Time) Result {
+func Compare(base, head *Model, now time.Time) Result {
 	r := Result{SchemaVersion: SchemaVersion, Now: now.UTC()}
 	r.Trust = trustChanges(base, head)
 	r.Breaks = breaks(base, head, now)
@@ -125,7 +125,7 @@ func Compare(base, head *Tree, now time.Time) Result {
 }
 
 // trustIndex maps trust objects by key.
-func trustIndex(t *Tree) map[string]*TrustObject {
+func trustIndex(t *Model) map[string]*TrustObject {
 	out := make(map[string]*TrustObject, len(t.Trust))
 	for _, o := range t.Trust {
 		out[o.key()] = o
@@ -135,7 +135,7 @@ func trustIndex(t *Tree) map[string]*TrustObject {
 
 // pairs returns every trust object key of either tree, head's order first,
 // with the object of each side (nil when absent).
-func pairs(base, head *Tree) (keys []string, b, h map[string]*TrustObject) {
+func pairs(base, head *Model) (keys []string, b, h map[string]*TrustObject) {
 	b, h = trustIndex(base), trustIndex(head)
 	for _, o := range head.Trust {
 		keys = append(keys, o.key())
@@ -150,7 +150,7 @@ func pairs(base, head *Tree) (keys []string, b, h map[string]*TrustObject) {
 
 // trustChanges lists, per trust object whose set of CAs changed, the CAs
 // added, removed and kept.
-func trustChanges(base, head *Tree) []TrustChange {
+func trustChanges(base, head *Model) []TrustChange {
 	keys, b, h := pairs(base, head)
 	prior := newHistory(base)
 	var out []TrustChange
@@ -204,7 +204,7 @@ func uniqueCAs(o *TrustObject) []*x509.Certificate {
 // issuedBeside names the certificate beside o in its own object that CA c
 // signed (a Secret's ca.crt beside the tls.crt it issued, as cert-manager
 // and Envoy Gateway's certgen write them); "" when none.
-func issuedBeside(t *Tree, o *TrustObject, c *x509.Certificate) string {
+func issuedBeside(t *Model, o *TrustObject, c *x509.Certificate) string {
 	if t.byResource == nil {
 		t.byResource = map[string][]Cert{}
 		for _, x := range t.Certs {
@@ -236,7 +236,7 @@ func plantedCAs(changes []TrustChange) []Planted {
 // rolls lists the workloads whose pod template the change changes (they
 // roll now), then those a roll-out in waves at HEAD rolls later that it did
 // not at BASE, with their wave.
-func rolls(base, head *Tree) []Roll {
+func rolls(base, head *Model) []Roll {
 	before := map[string]Workload{}
 	for _, w := range base.Workloads {
 		before[w.Resource.id()] = w
@@ -257,7 +257,7 @@ func rolls(base, head *Tree) []Roll {
 // rolled returns the ids of the workloads the change rolls now: whose
 // template it changes, of a kind whose template change replaces its
 // running pods (policy.WorkloadKind's ReplacesPods).
-func rolled(base, head *Tree) map[string]bool {
+func rolled(base, head *Model) map[string]bool {
 	replaces := map[string]bool{}
 	for _, w := range head.Workloads {
 		replaces[w.Resource.id()] = w.replaces
@@ -272,7 +272,7 @@ func rolled(base, head *Tree) map[string]bool {
 }
 
 // rollouts lists the Cluster API objects whose machine templates change.
-func rollouts(base, head *Tree) []Change {
+func rollouts(base, head *Model) []Change {
 	before := map[string]string{}
 	for _, r := range base.Rollouts {
 		before[r.Resource.id()] = r.Digest
@@ -287,9 +287,9 @@ func rollouts(base, head *Tree) []Change {
 }
 
 // alertChanges lists the alert rules added and removed.
-func alertChanges(base, head *Tree) []Change {
+func alertChanges(base, head *Model) []Change {
 	id := func(a Alert) string { return a.Resource.id() + "\x00" + a.Name }
-	in := func(t *Tree) map[string]bool {
+	in := func(t *Model) map[string]bool {
 		m := map[string]bool{}
 		for _, a := range t.Alerts {
 			m[id(a)] = true

@@ -35,7 +35,7 @@ func TestWhyWithoutPolicy(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r := Compare(tree(tc.base), tree(tc.head), fuzzNow)
+			r := Compare(model(tc.base), model(tc.head), fuzzNow)
 			if len(r.Planted) != tc.planted {
 				t.Errorf("planted %+v, want %d", r.Planted, tc.planted)
 			}
@@ -68,7 +68,7 @@ func TestRetiredLinesARenderWritesAreNotPlanted(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if r := Compare(tree(base), tree(tc.head), fuzzNow); len(r.Planted) != tc.planted {
+			if r := Compare(model(base), model(tc.head), fuzzNow); len(r.Planted) != tc.planted {
 				t.Errorf("planted %+v, want %d", r.Planted, tc.planted)
 			}
 		})

@@ -21,13 +21,13 @@ import (
 // its package.
 func (b *builder) consumers() {
 	namespaces := map[string][]string{}
-	for _, o := range b.tree.Trust {
+	for _, o := range b.model.Trust {
 		if o.Bundle != "" {
 			k := o.pkg + "\x00" + o.Bundle
 			namespaces[k] = append(namespaces[k], o.Resource.Namespace)
 		}
 	}
-	for _, o := range b.tree.Trust {
+	for _, o := range b.model.Trust {
 		node, read := b.trustNodes[o]
 		if !read {
 			continue
@@ -46,11 +46,11 @@ func (b *builder) consumers() {
 // presenters records, once per object, what reads node (res), which
 // holds a certificate the tree presents.
 func (b *builder) presenters(res Resource, node *yaml.RNode) {
-	if _, done := b.tree.presenters[res.id()]; done {
+	if _, done := b.model.presenters[res.id()]; done {
 		return
 	}
 	s := restart.Subject{Key: kube.Key{Kind: res.Kind, Namespace: res.Namespace, Name: res.Name}, Node: node, File: res.File}
-	b.tree.presenters[res.id()] = b.consumerList(b.readers.Of(s))
+	b.model.presenters[res.id()] = b.consumerList(b.readers.Of(s))
 }
 
 // consumerList words readers as consumers.

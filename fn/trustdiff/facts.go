@@ -47,7 +47,7 @@ type Fact struct {
 // their place did not hold at BASE, signed so; and the values holding
 // private key material where no key belongs that BASE did not hold there.
 // What the change does not touch is not listed: diff A A says nothing.
-func facts(base, head *Tree, now time.Time) []Fact {
+func facts(base, head *Model, now time.Time) []Fact {
 	var out []Fact
 	b := trustIndex(base)
 	for _, o := range head.Trust {
@@ -124,7 +124,7 @@ func day(t time.Time) string { return t.UTC().Format(time.DateOnly) }
 
 // keyFacts are the values of head that hold private key material where no
 // key belongs, and did not hold the same at BASE.
-func keyFacts(base, head *Tree) []Fact {
+func keyFacts(base, head *Model) []Fact {
 	before := map[string]bool{}
 	for _, k := range base.Keys {
 		before[k.at()] = true

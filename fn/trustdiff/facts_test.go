@@ -41,7 +41,7 @@ func TestFactsCAValidity(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r := Compare(tree(tc.base), tree(tc.head), fuzzNow)
+			r := Compare(model(tc.base), model(tc.head), fuzzNow)
 			if got := factsOf(r); !sameList(got, tc.want) {
 				t.Errorf("facts %q, want %q", got, tc.want)
 			}
@@ -83,7 +83,7 @@ func TestFactsRejectedSignature(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r := Compare(tree(tc.base), tree(tc.head), fuzzNow)
+			r := Compare(model(tc.base), model(tc.head), fuzzNow)
 			if got := factsOf(r); !sameList(got, tc.want) {
 				t.Fatalf("facts %q, want %q", got, tc.want)
 			}
@@ -112,7 +112,7 @@ func TestSameNameOtherKeyIsPresented(t *testing.T) {
 	root, attacker := testpki.NewSubjectCA("facts-anchor-1", "root.example", testpki.Date(2026, 1, 1), testpki.Days(3650)), testpki.Fixture("attacker-ca")
 	cross := testpki.NewCrossSigned("facts-anchor-2", root, testpki.Date(2026, 11, 1), testpki.Days(3650))
 	held := secretOf("policy", "webhook-tls", "tls.crt", certs(cross))
-	base, head := tree(docs(hook(root), held)), tree(docs(hook(attacker), held))
+	base, head := model(docs(hook(root), held)), model(docs(hook(attacker), held))
 	if len(head.Certs) != 1 || sha(head.Certs[0].Cert) != sha(cross.Cert) {
 		t.Fatalf("certificates presented %+v, want the cross-signed anchor", head.Certs)
 	}
@@ -121,7 +121,7 @@ func TestSameNameOtherKeyIsPresented(t *testing.T) {
 		t.Fatalf("breaks %+v, want the cross-signed anchor needing the root the caBundle dropped", r.Breaks)
 	}
 	// A root that names itself and verifies with its own key stays a root.
-	if tr := tree(secretOf("a", "ca", "tls.crt", certs(root))); len(tr.Certs) != 0 {
+	if tr := model(secretOf("a", "ca", "tls.crt", certs(root))); len(tr.Certs) != 0 {
 		t.Errorf("a self-signed root is presented: %+v", tr.Certs)
 	}
 }
@@ -158,7 +158,7 @@ func TestFactsPrivateKey(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			empty := "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n"
-			r := Compare(tree(empty), tree(docs(empty, tc.object)), fuzzNow)
+			r := Compare(model(empty), model(docs(empty, tc.object)), fuzzNow)
 			var want []string
 			if tc.field != "" {
 				want = []string{"privateKey o " + tc.field + " "}
@@ -177,7 +177,7 @@ func TestFactsPrivateKey(t *testing.T) {
 			if !strings.Contains(Table(r, false), "o "+tc.field+": holds private key material") {
 				t.Errorf("the table does not name the place:\n%s", Table(r, false))
 			}
-			if again := Compare(tree(docs(empty, tc.object)), tree(docs(empty, tc.object)), fuzzNow); len(again.Facts) != 0 {
+			if again := Compare(model(docs(empty, tc.object)), model(docs(empty, tc.object)), fuzzNow); len(again.Facts) != 0 {
 				t.Errorf("a key BASE held at the same place is listed again: %+v", again.Facts)
 			}
 		})
@@ -189,7 +189,7 @@ func TestFactsPrivateKey(t *testing.T) {
 func TestFactsAreWarnings(t *testing.T) {
 	caOld, expired := testpki.Fixture("ca-2025"), testpki.Fixture("ca-expired")
 	own := secretOf("a", "old-ca", "tls.crt", certs(expired))
-	r := Compare(tree(docs(secretOf("a", "one", "ca.crt", certs(caOld)), own)), tree(docs(secretOf("a", "one", "ca.crt", certs(caOld, expired)), own)), fuzzNow)
+	r := Compare(model(docs(secretOf("a", "one", "ca.crt", certs(caOld)), own)), model(docs(secretOf("a", "one", "ca.crt", certs(caOld, expired)), own)), fuzzNow)
 	if len(r.Planted)+len(r.Breaks) != 0 || len(r.Facts) != 1 {
 		t.Fatalf("planted %+v, breaks %+v, facts %+v: want one warning", r.Planted, r.Breaks, r.Facts)
 	}
@@ -210,7 +210,7 @@ func TestFactsAreWarnings(t *testing.T) {
 	if md := Markdown(r, MarkdownOptions{}); !strings.Contains(md, "<details open><summary>Warnings (1)</summary>") {
 		t.Errorf("markdown:\n%s", md)
 	}
-	if empty, _ := JSON(Compare(tree(own), tree(own), fuzzNow)); !strings.Contains(string(empty), `"facts": []`) {
+	if empty, _ := JSON(Compare(model(own), model(own), fuzzNow)); !strings.Contains(string(empty), `"facts": []`) {
 		t.Errorf("no facts is not []: %s", empty)
 	}
 }

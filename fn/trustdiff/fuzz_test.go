@@ -16,8 +16,8 @@ import (
 
 var fuzzNow = testpki.GoldenNow
 
-// tree parses manifests into a model; nil when they do not parse.
-func tree(text string) *Tree {
+// model parses manifests into a Model; nil when they do not parse.
+func model(text string) *Model {
 	items, err := (&kio.ByteReader{Reader: strings.NewReader(text), OmitReaderAnnotations: true}).Read()
 	if err != nil {
 		return nil
@@ -90,11 +90,11 @@ func FuzzCompare(f *testing.F) {
 	// a chain (a leaf, then its issuer) in one value
 	f.Add(bundleSeed(caOld, testpki.Fixture("ca-2027")), bundleSeed(caNew, testpki.Fixture("ca-2027")))
 	f.Fuzz(func(t *testing.T, a, b string) {
-		ta, tb := tree(a), tree(b)
+		ta, tb := model(a), model(b)
 		if ta == nil || tb == nil {
 			return
 		}
-		if r := Compare(ta, tree(a), fuzzNow); !r.Empty() {
+		if r := Compare(ta, model(a), fuzzNow); !r.Empty() {
 			t.Fatalf("diff A A is not empty: %+v", r)
 		}
 		ab, ba := Compare(ta, tb, fuzzNow), Compare(tb, ta, fuzzNow)
@@ -134,7 +134,7 @@ func caSet(r Result, added bool) string {
 
 func TestNoKeyMaterialInAnyFormat(t *testing.T) {
 	caOld, caNew := testpki.Fixture("ca-2025"), testpki.Fixture("ca-2026")
-	base, head := tree(keySeed(caOld, testpki.Fixture("leaf-old"))), tree(keySeed(caNew, testpki.Fixture("leaf-new")))
+	base, head := model(keySeed(caOld, testpki.Fixture("leaf-old"))), model(keySeed(caNew, testpki.Fixture("leaf-new")))
 	r := Compare(base, head, fuzzNow)
 	if r.Summary.Added == 0 || r.Summary.Removed == 0 {
 		t.Fatalf("want a change, got %+v", r.Summary)
@@ -169,7 +169,7 @@ func TestMarkdownIsCutAndSaysSo(t *testing.T) {
 // breaksPairwise is breaks as it ran before certificates were judged per
 // class of trust object: every rule on every candidate key. The class
 // walk must find exactly its breaks, in its order.
-func breaksPairwise(base, head *Tree, now time.Time) []Break {
+func breaksPairwise(base, head *Model, now time.Time) []Break {
 	k := newBreaker(base, head, now)
 	for _, c := range head.Certs {
 		for _, key := range k.chainable(k.issued(c)...) {
@@ -187,7 +187,7 @@ func breaksPairwise(base, head *Tree, now time.Time) []Break {
 
 // samePairwise fails t when breaks and breaksPairwise disagree on base
 // and head.
-func samePairwise(t *testing.T, base, head *Tree) {
+func samePairwise(t *testing.T, base, head *Model) {
 	t.Helper()
 	got, want := breaks(base, head, fuzzNow), breaksPairwise(base, head, fuzzNow)
 	if !reflect.DeepEqual(got, want) {
@@ -232,7 +232,7 @@ func TestFleetBreaksByClassAreBreaksKeyByKey(t *testing.T) {
 		{"every cluster rendered with both CAs", func(int) string { return keySeed(caNew, leafNew, caOld) }, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			base, head := tree(fleet(5, old)), tree(fleet(5, tc.head))
+			base, head := model(fleet(5, old)), model(fleet(5, tc.head))
 			if base == nil || head == nil {
 				t.Fatal("fleet does not parse")
 			}

@@ -37,7 +37,7 @@ func (b *builder) privateKeys(item *yaml.RNode) {
 		r.keys, r.hasKeys = keysIn(item), true
 	}
 	for _, k := range r.keys {
-		b.tree.Keys = append(b.tree.Keys, KeyPlace{Resource: b.resource(kube.RefOf(item)), Field: k.field, digest: k.digest})
+		b.model.Keys = append(b.model.Keys, KeyPlace{Resource: b.resource(kube.RefOf(item)), Field: k.field, digest: k.digest})
 	}
 }
 

@@ -12,8 +12,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio"
 )
 
-// treeWith parses manifests into a model by the kind tables of in.
-func treeWith(t *testing.T, text string, in Input) *Tree {
+// modelWith parses manifests into a Model by the kind tables of in.
+func modelWith(t *testing.T, text string, in Input) *Model {
 	t.Helper()
 	items, err := (&kio.ByteReader{Reader: strings.NewReader(text), OmitReaderAnnotations: true}).Read()
 	if err != nil {
@@ -46,7 +46,7 @@ func TestAddedTargetKind(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := Input{Targets: tc.targets}
-			r := Compare(treeWith(t, doc("ca-2025"), in), treeWith(t, doc("ca-2026"), in), fuzzNow)
+			r := Compare(modelWith(t, doc("ca-2025"), in), modelWith(t, doc("ca-2026"), in), fuzzNow)
 			got := ""
 			for _, c := range r.Trust {
 				got = c.Resource.String() + " " + c.Field
@@ -83,7 +83,7 @@ func TestAddedWorkloadKind(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := Input{Workloads: tc.kinds}
-			base, head := treeWith(t, doc("app:1"), in), treeWith(t, doc("app:2"), in)
+			base, head := modelWith(t, doc("app:1"), in), modelWith(t, doc("app:2"), in)
 			r := Compare(base, head, fuzzNow)
 			if len(r.Rolls) != tc.rolls || len(rolled(base, head)) != tc.rolls {
 				t.Errorf("rolls %+v: want %d", r.Rolls, tc.rolls)
@@ -118,8 +118,8 @@ func TestTemplateChangeThatReplacesNoPod(t *testing.T) {
 		breaks bool
 	}{{"Deployment", false}, {"ReplicaSet", true}} {
 		t.Run(tc.kind, func(t *testing.T) {
-			r := Compare(tree(side(caOld, testpki.Fixture("leaf-old"), tc.kind, "app:1")),
-				tree(side(caNew, testpki.Fixture("leaf-new"), tc.kind, "app:2")), fuzzNow)
+			r := Compare(model(side(caOld, testpki.Fixture("leaf-old"), tc.kind, "app:1")),
+				model(side(caNew, testpki.Fixture("leaf-new"), tc.kind, "app:2")), fuzzNow)
 			if got := len(r.Breaks) > 0; got != tc.breaks {
 				t.Errorf("breaks %+v: want a break: %t", r.Breaks, tc.breaks)
 			}
@@ -145,8 +145,8 @@ func TestExplanationsJoinByAddress(t *testing.T) {
 	sha := sha(ca.Cert)
 	row := why.Trusted{Package: "clusters/a", Bundle: "roots", Target: why.Address{Key: kube.Key{Kind: "ClusterTrustBundle", Name: "roots"}, Field: "spec.trustBundle"},
 		SHA256: sha, Reason: why.TrustSource, Source: "Secret a/ca data.ca.crt"}
-	tree := Build(Input{Items: items, Packages: []Package{{Dir: "clusters/a", Items: items, Trust: []why.Trusted{row}}}})
-	if len(tree.Trust) != 1 || tree.Trust[0].Reasons[sha] != (Reason{Why: WhySource, Source: "Secret a/ca data.ca.crt"}) || tree.Trust[0].Bundle != "roots" {
-		t.Fatalf("trust %+v: want the rules' reason joined by address", tree.Trust)
+	m := Build(Input{Items: items, Packages: []Package{{Dir: "clusters/a", Items: items, Trust: []why.Trusted{row}}}})
+	if len(m.Trust) != 1 || m.Trust[0].Reasons[sha] != (Reason{Why: WhySource, Source: "Secret a/ca data.ca.crt"}) || m.Trust[0].Bundle != "roots" {
+		t.Fatalf("trust %+v: want the rules' reason joined by address", m.Trust)
 	}
 }

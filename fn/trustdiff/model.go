@@ -1,11 +1,11 @@
 // Package trustdiff says what a change does to trust: it compares the
-// models of two trees (Tree: the trust objects of each, what each holds
+// models of two trees (Model: the trust objects of each, what each holds
 // and why, who reads it, the certificates presented, the workloads, Cluster
 // API rollouts, alert rules and policies) and returns the CAs added,
 // removed and kept per trust object, the certificates the change breaks,
 // the trust it plants, and the rolls, rollouts, alerts and policy changes
 // in words (Result). Compare is pure: no I/O, no YAML; build.go maps
-// resources onto a Tree, output.go writes a Result.
+// resources onto a Model, output.go writes a Result.
 package trustdiff
 
 import (
@@ -229,8 +229,9 @@ type BundleSpec struct {
 	Target    string
 }
 
-// Tree is the model of one side of a change.
-type Tree struct {
+// Model is the model of one side of a change: what diff knows of one
+// tree (resio.Tree is a tree's files; this is what they say of trust).
+type Model struct {
 	Trust []*TrustObject
 	// Certs are the certificates presented (not self-signed), in tree
 	// order.

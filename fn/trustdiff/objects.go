@@ -29,7 +29,7 @@ func (b *builder) object(item *yaml.RNode) {
 		for i, f := range fields {
 			nodes[i] = kube.At(item, f...)
 		}
-		b.tree.Rollouts = append(b.tree.Rollouts, Rollout{Resource: b.resource(kube.RefOf(item)), Digest: b.digestOf(item, nodes...)})
+		b.model.Rollouts = append(b.model.Rollouts, Rollout{Resource: b.resource(kube.RefOf(item)), Digest: b.digestOf(item, nodes...)})
 	case group == "monitoring.coreos.com" && kind == "PrometheusRule":
 		b.alerts(item)
 	}
@@ -47,7 +47,7 @@ func (b *builder) workload(item *yaml.RNode, kind policy.WorkloadKind) {
 	if tmpl == nil {
 		tmpl = kube.At(item, "spec")
 	}
-	b.tree.Workloads = append(b.tree.Workloads, Workload{Resource: b.resource(kube.RefOf(item)), Template: b.digestOf(item, tmpl), replaces: kind.ReplacesPods})
+	b.model.Workloads = append(b.model.Workloads, Workload{Resource: b.resource(kube.RefOf(item)), Template: b.digestOf(item, tmpl), replaces: kind.ReplacesPods})
 }
 
 // alerts records the alert rules of a PrometheusRule.
@@ -66,7 +66,7 @@ func (b *builder) alerts(item *yaml.RNode) {
 		rs, _ := rules.Elements()
 		for _, r := range rs {
 			if name := kube.ScalarAt(r, "alert"); name != "" {
-				b.tree.Alerts = append(b.tree.Alerts, Alert{Resource: res, Name: kube.Safe(name)})
+				b.model.Alerts = append(b.model.Alerts, Alert{Resource: res, Name: kube.Safe(name)})
 			}
 		}
 	}
@@ -95,7 +95,7 @@ func (b *builder) policy(item *yaml.RNode) {
 		}
 		out.Bundles[kube.Safe(tb.Name)] = spec
 	}
-	b.tree.Policies = append(b.tree.Policies, out)
+	b.model.Policies = append(b.model.Policies, out)
 }
 
 // targetKind is a target's kind, Secret when unset.

@@ -30,7 +30,7 @@ func TestRolloutsOfEveryVersion(t *testing.T) {
 			"  template:\n    spec:\n      rollout:\n        before:\n          certificatesExpiryDays: 21\n", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := Compare(tree(object(tc.apiVersion, tc.kind, tc.base)), tree(object(tc.apiVersion, tc.kind, tc.head)), fuzzNow)
+			r := Compare(model(object(tc.apiVersion, tc.kind, tc.base)), model(object(tc.apiVersion, tc.kind, tc.head)), fuzzNow)
 			got := len(r.Rollouts) == 1 && r.Rollouts[0].Resource.Kind == tc.kind
 			if got != tc.rolls || len(r.Rollouts) > 1 {
 				t.Errorf("rollouts %+v; want a rollout of %s: %t", r.Rollouts, tc.kind, tc.rolls)

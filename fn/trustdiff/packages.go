@@ -68,13 +68,13 @@ func (b *builder) domain(pkg, name string) {
 	if name == "" {
 		return
 	}
-	if b.tree.Domains == nil {
-		b.tree.Domains = map[string]map[string]bool{}
+	if b.model.Domains == nil {
+		b.model.Domains = map[string]map[string]bool{}
 	}
-	if b.tree.Domains[pkg] == nil {
-		b.tree.Domains[pkg] = map[string]bool{}
+	if b.model.Domains[pkg] == nil {
+		b.model.Domains[pkg] = map[string]bool{}
 	}
-	b.tree.Domains[pkg][name] = true
+	b.model.Domains[pkg][name] = true
 }
 
 // packageName is package directory dir as the result shows it: below the

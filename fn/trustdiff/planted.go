@@ -41,7 +41,7 @@ type memory struct {
 // not current; a line dropped with its CA; an unused line dropped for a
 // CA something at HEAD chains to again; previous and seen naming CAs the
 // data or a source held.
-func memoryChanges(base, head *Tree, now time.Time) []Planted {
+func memoryChanges(base, head *Model, now time.Time) []Planted {
 	var out []Planted
 	for _, m := range memories(base, head) {
 		for _, name := range []string{trustbundle.RetiredAnnotation, trustbundle.UnusedAnnotation} {
@@ -59,7 +59,7 @@ func memoryChanges(base, head *Tree, now time.Time) []Planted {
 }
 
 // memories pairs the objects of both trees that hold trust by resource.
-func memories(base, head *Tree) []*memory {
+func memories(base, head *Model) []*memory {
 	byID := map[string]*memory{}
 	var order []*memory
 	get := func(o *TrustObject) *memory {
@@ -117,7 +117,7 @@ var recordWords = map[string]struct{ what, removed string }{
 // render writes a line, at its time, for a CA of the data that is no
 // longer current); a line dropped for a CA the data still holds and no
 // source does (for unused: and nothing at HEAD chains to).
-func recordEdits(m *memory, name string, head *Tree, now time.Time) []Planted {
+func recordEdits(m *memory, name string, head *Model, now time.Time) []Planted {
 	b, h := record(m.before[name]), record(m.now[name])
 	words := recordWords[name]
 	var out []Planted
@@ -147,7 +147,7 @@ func recordEdits(m *memory, name string, head *Tree, now time.Time) []Planted {
 
 // signsAny reports whether CA s (SHA-256) of a trust object of t signed a
 // certificate t presents or an intermediate of t: something chains to it.
-func signsAny(t *Tree, s string) bool {
+func signsAny(t *Model, s string) bool {
 	var ca *x509.Certificate
 	for _, o := range t.Trust {
 		for _, c := range o.CAs {
@@ -173,7 +173,7 @@ func signsAny(t *Tree, s string) bool {
 // pemEdits words the CAs added to a previous or seen annotation that
 // neither the object's data at base, the annotation at base, nor (for
 // seen) a source at head holds: memory that could restore or pin a CA.
-func pemEdits(m *memory, name string, base, head *Tree) []Planted {
+func pemEdits(m *memory, name string, base, head *Model) []Planted {
 	before := certsIn(m.before[name])
 	var out []Planted
 	for _, c := range certsIn(m.now[name]).List() {
@@ -195,7 +195,7 @@ func certsIn(text string) *pki.Set {
 
 // current reports whether CA s is current in t: a policy reads it from a
 // source, or an object outside trust data holds it.
-func current(t *Tree, s string) bool {
+func current(t *Model, s string) bool {
 	if len(t.Holders[s]) > 0 {
 		return true
 	}
@@ -212,9 +212,9 @@ func current(t *Tree, s string) bool {
 	return t.sourced[s]
 }
 
-// subjectIn returns the subject of CA s in either tree, or a placeholder.
-func subjectIn(s string, trees ...*Tree) string {
-	for _, t := range trees {
+// subjectIn returns the subject of CA s in either model, or a placeholder.
+func subjectIn(s string, models ...*Model) string {
+	for _, t := range models {
 		for _, o := range t.Trust {
 			for _, c := range o.CAs {
 				if sha(c) == s {

@@ -9,7 +9,7 @@ import (
 // policyChanges words what changed in the RotationPolicies: a policy or
 // bundle added or removed, a mode switched, retain lengthened or
 // shortened, sources or the target changed.
-func policyChanges(base, head *Tree) []Change {
+func policyChanges(base, head *Model) []Change {
 	before := map[string]Policy{}
 	for _, p := range base.Policies {
 		before[p.Resource.id()] = p

@@ -43,7 +43,7 @@ type history struct {
 }
 
 // newHistory indexes what base held.
-func newHistory(base *Tree) *history {
+func newHistory(base *Model) *history {
 	h := &history{held: map[string]bool{}, places: map[string]bool{}, keyPairs: map[string]bool{}}
 	for _, o := range base.Trust {
 		h.places[o.key()] = true
@@ -71,7 +71,7 @@ func (h Holder) at() string { return h.Resource.id() + "\x00" + valueField(h.Res
 // object held it on the other side too (a CA kept or removed). prior is
 // what BASE held when t is HEAD; nil when t is BASE, where a removed CA's
 // why is the one it had: every holder there held it at BASE.
-func explain(t *Tree, o *TrustObject, c *x509.Certificate, before bool, prior *history) CA {
+func explain(t *Model, o *TrustObject, c *x509.Certificate, before bool, prior *history) CA {
 	s := sha(c)
 	ca := CA{Subject: pki.Subject(c), SHA256: s, NotAfter: c.NotAfter.UTC(), Why: WhyUnexplained}
 	if r, ok := o.Reasons[s]; ok && (r.Why != WhyCarried || before) {
@@ -144,7 +144,7 @@ type holding struct {
 // and, with trust, the other trust objects that hold it, the same
 // object's other values included. With prior (t is HEAD), a place held it
 // at BASE when prior says so.
-func holdersOf(t *Tree, o *TrustObject, s string, prior *history, trust bool) holding {
+func holdersOf(t *Model, o *TrustObject, s string, prior *history, trust bool) holding {
 	var hd holding
 	add := func(place, name string) {
 		if prior == nil || prior.held[place+"\x00"+s] {
@@ -172,7 +172,7 @@ func holdersOf(t *Tree, o *TrustObject, s string, prior *history, trust bool) ho
 
 // trustHolding returns the trust objects of t that hold CA s, from an
 // index made once.
-func (t *Tree) trustHolding(s string) []*TrustObject {
+func (t *Model) trustHolding(s string) []*TrustObject {
 	if t.bySHA == nil {
 		t.bySHA = map[string][]*TrustObject{}
 		for _, x := range t.Trust {

@@ -68,7 +68,7 @@ func TestProvenanceWithoutPolicy(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r := Compare(tree(tc.base), tree(tc.head), fuzzNow)
+			r := Compare(model(tc.base), model(tc.head), fuzzNow)
 			i := slices.IndexFunc(r.Trust, func(c TrustChange) bool { return c.Resource.Name == "one" && c.Field == "data.ca.crt" })
 			if i < 0 || len(r.Trust[i].Added) != 1 {
 				t.Fatalf("trust %+v, want one CA added to Secret a/one data.ca.crt", r.Trust)
@@ -108,7 +108,7 @@ func TestIssuedBesideWithSHA1(t *testing.T) {
 	leaf := testpki.NewSHA1Leaf("legacy.svc", ca, testpki.Date(2026, 6, 1), testpki.Days(365))
 	enc := base64.StdEncoding.EncodeToString
 	head := "apiVersion: v1\nkind: Secret\nmetadata: {name: legacy-tls, namespace: a}\ndata:\n  ca.crt: " + enc(ca.PEM()) + "\n  tls.crt: " + enc(leaf.PEM()) + "\n"
-	r := Compare(tree("apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n"), tree(head), fuzzNow)
+	r := Compare(model("apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n"), model(head), fuzzNow)
 	if len(r.Trust) != 1 || len(r.Trust[0].Added) != 1 || r.Trust[0].Added[0].Why != WhySource || r.Trust[0].Added[0].Source != "issued Secret a/legacy-tls data.tls.crt" {
 		t.Fatalf("trust %+v, want the CA explained by the leaf it issued", r.Trust)
 	}

@@ -59,8 +59,8 @@ func TestOldCertificateStillPresented(t *testing.T) {
 		{"reloads its files", true, "", ", annotations: {rotate-certs.dev/reload: hot}", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			base := tree(presentedTree(leafOld, true, "", tc.annotations, caOld))
-			head := tree(presentedTree(leafNew, tc.holder, tc.roll, tc.annotations, caNew))
+			base := model(presentedTree(leafOld, true, "", tc.annotations, caOld))
+			head := model(presentedTree(leafNew, tc.holder, tc.roll, tc.annotations, caNew))
 			var got []Break
 			for _, b := range Compare(base, head, fuzzNow).Breaks {
 				if b.Reason == reasonOldCert {
@@ -113,12 +113,12 @@ func TestMemoryPEMEditsArePlanted(t *testing.T) {
 		{"seen names a CA of the data", "rotate-certs.dev/seen", []testpki.Cert{caNew}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			head := tree(withMemory(tc.annotation, tc.cas...))
+			head := model(withMemory(tc.annotation, tc.cas...))
 			if head == nil {
 				t.Fatal("does not parse")
 			}
 			var got []string
-			for _, p := range Compare(tree(base), head, fuzzNow).Planted {
+			for _, p := range Compare(model(base), head, fuzzNow).Planted {
 				got = append(got, p.Annotation+" "+p.SHA256)
 			}
 			want := []string{}

@@ -60,7 +60,7 @@ func (b *builder) bundleTrust(certs []found) {
 	if len(order) == 0 {
 		return
 	}
-	b.tree.Trust = mergeBundles(b.tree.Trust, unions, order)
+	b.model.Trust = mergeBundles(b.model.Trust, unions, order)
 	for i, o := range order {
 		b.trustNodes[o] = items[i] // its consumers: consumers.go
 	}
