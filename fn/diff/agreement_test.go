@@ -25,10 +25,10 @@ import (
 // The agreement property of the one model of readers: for every tree of
 // the repository's examples and test data and every trust object in it,
 // the workloads render rolls when that object's CAs change are exactly
-// the consumers diff counts as reading it once and not rolled (Once, not
+// the readers diff counts as reading it once and not rolled (Once, not
 // Never), among the workloads that render reads (the object's package; in
-// a tree without policies, the whole tree). A consumer diff finds outside
-// that render's input is one more consumer, never one fewer.
+// a tree without policies, the whole tree). A reader diff finds outside
+// that render's input is one more reader, never one fewer.
 func TestRenderAndDiffAgreeOnReaders(t *testing.T) {
 	if testing.Short() {
 		t.Skip("walks every tree of examples/ and testdata/")
@@ -341,12 +341,12 @@ func (w *world) refused(t *testing.T, pkg *layout.Package, model *trustdiff.Mode
 	return out
 }
 
-// readsOnce returns the consumers of obj diff counts as reading it once
+// readsOnce returns the readers of obj diff counts as reading it once
 // and not rolled, among those render reads with it (not those it
 // refuses).
 func (w *world) readsOnce(obj *trustdiff.TrustObject, pkg *layout.Package, refused map[string]bool) []string {
 	var out []string
-	for _, c := range obj.Consumers {
+	for _, c := range obj.Readers {
 		if !c.Once || c.Never || refused[resID(c.Resource)] {
 			continue
 		}

@@ -64,7 +64,7 @@ func TestCertgenInPlaceWithoutRenderBreaks(t *testing.T) {
 		if b.Certificate.Resource.Name == "envoy-gateway" && b.Certificate.SHA256 == shaOf(leafNew) &&
 			b.Needs.SHA256 == shaOf(caNew) && b.Trust.Resource.Name == "envoy-gateway-trust" {
 			found = true
-			names := consumerNames(b.Consumers)
+			names := readerNames(b.Readers)
 			if !strings.Contains(names, "envoy-ratelimit") || !strings.Contains(names, "envoy-default-eg") {
 				t.Errorf("consumers %s, want the rate-limit server and Envoy", names)
 			}
@@ -78,7 +78,7 @@ func TestCertgenInPlaceWithoutRenderBreaks(t *testing.T) {
 	}
 }
 
-func consumerNames(cs []trustdiff.Consumer) string {
+func readerNames(cs []trustdiff.Reader) string {
 	var ns []string
 	for _, c := range cs {
 		ns = append(ns, c.Resource.Name)

@@ -69,7 +69,7 @@ func TestInjectedAnchorsInEnv(t *testing.T) {
 		require.Equal(t, []string{shaOf(anchor2)}, shas(tc.Added))
 		require.Equal(t, trustdiff.WhySource, tc.Added[0].Why, "the next anchor's own Secret holds it since BASE")
 		require.Empty(t, tc.Removed)
-		require.Equal(t, []trustdiff.Consumer{{Resource: tc.Resource, Via: "its own env value", Once: true}}, tc.Consumers)
+		require.Equal(t, []trustdiff.Reader{{Resource: tc.Resource, Via: "its own env value", Once: true}}, tc.Readers)
 	}
 	require.Empty(t, res.Breaks)
 	require.Len(t, res.Rolls, 2, "a changed env value changes the pod template: the workload rolls")
@@ -84,7 +84,7 @@ func TestInjectedAnchorsInEnv(t *testing.T) {
 	for _, b := range res.Breaks {
 		if b.Trust.Field == anchorsEnv {
 			require.Equal(t, shaOf(issuer1), b.Certificate.SHA256, "the issuer still chains to the old anchor")
-			require.Equal(t, b.Trust.Resource.Name, consumerNames(b.Consumers))
+			require.Equal(t, b.Trust.Resource.Name, readerNames(b.Readers))
 			found[b.Trust.Resource.Name] = true
 		}
 	}
@@ -155,7 +155,7 @@ func TestHelmValuesAnchorsChanged(t *testing.T) {
 		trustOf(t, res, "linkerd-control-plane", argo), trustOf(t, res, "linkerd-multicluster", multi)} {
 		require.Equal(t, []string{shaOf(anchor2)}, shas(tc.Added))
 		require.Equal(t, []string{shaOf(anchor1)}, shas(tc.Removed))
-		require.Empty(t, tc.Consumers, "the chart's objects are not in the tree")
+		require.Empty(t, tc.Readers, "the chart's objects are not in the tree")
 	}
 	require.Equal(t, "issued HelmRelease linkerd/linkerd-control-plane spec.values:identity.issuer.tls.crtPEM",
 		trustOf(t, res, "linkerd-control-plane", flux).Added[0].Source)
@@ -203,10 +203,10 @@ func TestClientConfigCAReplaced(t *testing.T) {
 	argo := trustOf(t, res, "prod-cluster", "stringData.config:tlsClientConfig.caData")
 	require.Equal(t, []string{shaOf(caNew)}, shas(argo.Added))
 	require.Equal(t, []string{shaOf(caOld)}, shas(argo.Removed))
-	require.Empty(t, argo.Consumers, "Argo CD reads it through the API, nothing mounts it")
+	require.Empty(t, argo.Readers, "Argo CD reads it through the API, nothing mounts it")
 	kc := trustOf(t, res, "prod-kubeconfig", "data.value:clusters[prod].cluster.certificate-authority-data")
 	require.Equal(t, []string{shaOf(caNew)}, shas(kc.Added))
-	require.Equal(t, "cluster-agent", consumerNames(kc.Consumers), "read as any Secret value is")
+	require.Equal(t, "cluster-agent", readerNames(kc.Readers), "read as any Secret value is")
 	for _, format := range []string{"table", "markdown", "json"} {
 		out, stderr, _ := r.diff(base, head, format, false)
 		for _, key := range []testpki.Cert{client1, client2} {
@@ -259,7 +259,7 @@ func TestOwnEnvReadersAreRestarts(t *testing.T) {
 	files["apps/report.yaml"] = injectedCronJob(anchor1, anchor2)
 	res, _ := r.result(base, r.commit(files))
 	web := trustOf(t, res, "web", anchorsEnv)
-	require.Equal(t, []trustdiff.Consumer{{Resource: web.Resource, Via: "its own env value", Once: true}}, web.Consumers)
+	require.Equal(t, []trustdiff.Reader{{Resource: web.Resource, Via: "its own env value", Once: true}}, web.Readers)
 	report := trustOf(t, res, "report", "spec.jobTemplate.spec.template.spec.initContainers[name=linkerd-proxy].env[name=LINKERD2_PROXY_IDENTITY_TRUST_ANCHORS].value")
-	require.Equal(t, []trustdiff.Consumer{{Resource: report.Resource, Via: "its own env value"}}, report.Consumers)
+	require.Equal(t, []trustdiff.Reader{{Resource: report.Resource, Via: "its own env value"}}, report.Readers)
 }

@@ -17,7 +17,7 @@ import (
 // The agreement property, for init: for every tree of the repository's
 // examples and test data, the readers init lists for each source it
 // proposes - what a starter policy tells the user to point at the target,
-// the workloads its render rolls - are the consumers diff counts of that
+// the workloads its render rolls - are the readers diff counts of that
 // object, among the objects of the package init proposes the policy for.
 // init reads the manifests as written and diff reads kustomizations built:
 // they agree because both ask restart.Readers, by the one namespace rule,
@@ -42,7 +42,7 @@ func TestInitAndDiffAgreeOnReaders(t *testing.T) {
 }
 
 // initAgreesOn compares, in one tree, init's readers of each source it
-// proposes with diff's consumers of that object: the number compared and
+// proposes with diff's readers of that object: the number compared and
 // each disagreement. A source diff holds no trust object for (a CA's own
 // key pair, tls.crt) is not compared.
 func initAgreesOn(t *testing.T, tr agreementTree) (int, []string) {
@@ -63,10 +63,10 @@ func initAgreesOn(t *testing.T, tr agreementTree) (int, []string) {
 	}
 	model := side.model(side.load(log, nil), o, nil, &lending{})
 	rel := side.rel()
-	consumers := map[string][]trustdiff.Consumer{}
+	readers := map[string][]trustdiff.Reader{}
 	for _, obj := range model.Trust {
 		id := obj.Resource.File + " " + obj.Resource.Kind + " " + obj.Resource.Name
-		consumers[id] = append(consumers[id], obj.Consumers...)
+		readers[id] = append(readers[id], obj.Readers...)
 	}
 	n := 0
 	var bad []string
@@ -75,7 +75,7 @@ func initAgreesOn(t *testing.T, tr agreementTree) (int, []string) {
 			for _, src := range b.Sources {
 				for i, c := range append([]initpolicy.Candidate{src.Candidate}, src.Also...) {
 					id := rel(c.Ref.Path) + " " + c.Ref.Kind + " " + c.Ref.Name
-					held, ok := consumers[id]
+					held, ok := readers[id]
 					if !ok {
 						continue
 					}
@@ -108,9 +108,9 @@ func initReaders(cs []initpolicy.Reader, via string, rel func(string) string) []
 	return out
 }
 
-// diffReaders returns the consumers diff counts in package dir ("." or ""
+// diffReaders returns the readers diff counts in package dir ("." or ""
 // for the whole tree), by file, kind and name, sorted.
-func diffReaders(cs []trustdiff.Consumer, dir string) []string {
+func diffReaders(cs []trustdiff.Reader, dir string) []string {
 	var out []string
 	for _, c := range cs {
 		if dir != "" && dir != "." && !strings.HasPrefix(c.Resource.File, dir+"/") && path.Dir(c.Resource.File) != dir {

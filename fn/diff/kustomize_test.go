@@ -37,7 +37,7 @@ func istioPlain(root, inter testpki.Cert) map[string]string {
 
 // TestKustomizePluginCARootReplaced: Istio's plug-in CA fed to a
 // secretGenerator, its root replaced in one step, is read as the cluster
-// gets it: the trust change of cacerts and the break of the consumer that
+// gets it: the trust change of cacerts and the break of the reader that
 // keeps the old root are those of the same objects written as plain
 // manifests, each object in the kustomization's namespace. Before
 // kustomizations were built, the PEM files were invisible: "PASS: no change
@@ -60,7 +60,7 @@ func TestKustomizePluginCARootReplaced(t *testing.T) {
 	if len(tc.Added) != 1 || tc.Added[0].SHA256 != shaOf(istioRoot2) || len(tc.Removed) != 1 || tc.Removed[0].SHA256 != shaOf(istioRoot1) {
 		t.Errorf("added %+v, removed %+v: want the new root for the old", tc.Added, tc.Removed)
 	}
-	if names := consumerNames(tc.Consumers); !strings.Contains(names, "istiod") || !strings.Contains(names, "root-reader") {
+	if names := readerNames(tc.Readers); !strings.Contains(names, "istiod") || !strings.Contains(names, "root-reader") {
 		t.Errorf("consumers %s: the kustomization's namespace puts istiod and root-reader beside cacerts", names)
 	}
 	if got, want := summary(built), summary(plain); !slices.Equal(got, want) {
@@ -82,10 +82,10 @@ func summary(r trustdiff.Result) []string {
 		for _, c := range tc.Removed {
 			line += " -" + c.SHA256[:8]
 		}
-		out = append(out, line+" read by "+consumerNames(tc.Consumers))
+		out = append(out, line+" read by "+readerNames(tc.Readers))
 	}
 	for _, b := range r.Breaks {
-		out = append(out, "break "+b.Certificate.Resource.String()+" "+b.Certificate.Key+" needs "+b.Needs.SHA256[:8]+" from "+b.Trust.Resource.String()+" "+b.Trust.Field+" for "+consumerNames(b.Consumers))
+		out = append(out, "break "+b.Certificate.Resource.String()+" "+b.Certificate.Key+" needs "+b.Needs.SHA256[:8]+" from "+b.Trust.Resource.String()+" "+b.Trust.Field+" for "+readerNames(b.Readers))
 	}
 	for _, p := range r.Planted {
 		out = append(out, "planted "+p.Resource.String()+" "+p.Field+" "+p.SHA256[:8])

@@ -126,7 +126,7 @@ func TestWebhookCABundleReplacedWithoutPolicy(t *testing.T) {
 	if code != exit.Failed || !breakNames(res.Breaks, "webhook-tls data.tls.crt") || len(res.Planted) != 1 {
 		t.Fatalf("exit %d, breaks %+v, planted %+v", code, res.Breaks, res.Planted)
 	}
-	if c := res.Breaks[0].Consumers; len(c) != 1 || c[0].Via != "API server" {
+	if c := res.Breaks[0].Readers; len(c) != 1 || c[0].Via != "API server" {
 		t.Errorf("consumers %+v, want the API server", c)
 	}
 }
@@ -147,7 +147,7 @@ func TestClusterTrustBundleAndChartBump(t *testing.T) {
 	if code != exit.Failed || !breakNames(res.Breaks, "server data.tls.crt") {
 		t.Fatalf("exit %d, breaks %+v (the chart's caBundle drops the CA the server leaf needs)", code, res.Breaks)
 	}
-	if tc := findTrust(t, res, "example.com:signer:one"); len(tc.Added) != 1 || tc.Added[0].Why != "source" || len(tc.Consumers) != 1 {
+	if tc := findTrust(t, res, "example.com:signer:one"); len(tc.Added) != 1 || tc.Added[0].Why != "source" || len(tc.Readers) != 1 {
 		t.Errorf("ClusterTrustBundle change %+v", tc)
 	}
 	if len(res.Planted) != 0 {

@@ -89,9 +89,9 @@ func readFile(t *testing.T, name, file string) string {
 
 // Linkerd's proxy injector copies the trust anchors into every meshed pod
 // at admission (examples/linkerd, restart.mesh: linkerd): the meshed
-// workloads are consumers of the trust roots that read them once, found
+// workloads are readers of the trust roots that read them once, found
 // by the injector's own rules as render finds them.
-func TestMeshInjectedConsumers(t *testing.T) {
+func TestMeshInjectedReaders(t *testing.T) {
 	meshed, notMeshed := []string{"web", "emoji", "voting", "debug-shell"}, []string{"vote-bot", "metrics-scraper"}
 	anchorPEM := func(t *testing.T) string {
 		s := readFile(t, "linkerd", "trust-anchor.yaml")
@@ -121,13 +121,13 @@ func TestMeshInjectedConsumers(t *testing.T) {
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d: breaks %+v, planted %+v", code, tc.code, res.Breaks, res.Planted)
 			}
-			var cs []trustdiff.Consumer
+			var cs []trustdiff.Reader
 			if tc.code == exit.OK {
-				cs = findTrust(t, res, "linkerd-identity-trust-roots").Consumers
+				cs = findTrust(t, res, "linkerd-identity-trust-roots").Readers
 			}
 			for _, b := range res.Breaks {
 				if b.Certificate.Resource.Name == "linkerd-identity-issuer" && b.Trust.Resource.Name == "linkerd-identity-trust-roots" {
-					cs = append(cs, b.Consumers...)
+					cs = append(cs, b.Readers...)
 				}
 			}
 			got := map[string]string{}
@@ -225,7 +225,7 @@ func TestDomainBreakAcrossClusters(t *testing.T) {
 			for _, b := range res.Breaks {
 				if b.Certificate.Package == "clusters/west" && b.Certificate.Resource.Name == "linkerd-identity-issuer" &&
 					b.Trust.Package == "clusters/east" && b.Domain == "mesh-anchors" {
-					found = strings.Contains(consumerNames(b.Consumers), "linkerd-gateway")
+					found = strings.Contains(readerNames(b.Readers), "linkerd-gateway")
 				}
 			}
 			if code != exit.Failed || !found {

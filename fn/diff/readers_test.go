@@ -93,7 +93,7 @@ func TestWebhookRotatedInOneCommit(t *testing.T) {
 			if code != exit.Failed || found == nil {
 				t.Fatalf("exit %d, breaks %+v: want the old serving certificate, still presented, against the new caBundle", code, res.Breaks)
 			}
-			if found.Needs.SHA256 != shaOf(caOld) || len(found.Consumers) != 1 || found.Consumers[0].Via != "API server" {
+			if found.Needs.SHA256 != shaOf(caOld) || len(found.Readers) != 1 || found.Readers[0].Via != "API server" {
 				t.Errorf("break %+v: want it to need the old CA, rejected by the API server", *found)
 			}
 		})
@@ -215,8 +215,8 @@ func TestGatewayCAReplaced(t *testing.T) {
 					t.Fatalf("exit %d, breaks %+v: want %s against the new CA", code, res.Breaks, tc.cert)
 				}
 				b := res.Breaks[0]
-				if b.Trust.Resource.Name != tc.trust || len(b.Consumers) != 1 || b.Consumers[0].Resource.Kind != tc.reader ||
-					b.Consumers[0].Via != "caCertificateRefs" || b.Consumers[0].Once {
+				if b.Trust.Resource.Name != tc.trust || len(b.Readers) != 1 || b.Readers[0].Resource.Kind != tc.reader ||
+					b.Readers[0].Via != "caCertificateRefs" || b.Readers[0].Once {
 					t.Errorf("break %+v: want %s, read by the %s through caCertificateRefs, which follows updates", b, tc.trust, tc.reader)
 				}
 				if len(res.Planted) > 0 {

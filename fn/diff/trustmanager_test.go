@@ -54,7 +54,7 @@ func TestTrustManagerSourceRootReplaced(t *testing.T) {
 		t.Fatalf("exit %d, want %d: %+v", code, exit.Failed, res)
 	}
 	tc := findTrust(t, res, "corp-trust")
-	if tc.Field != "spec.sources" || consumerNames(tc.Consumers) != "checkout" {
+	if tc.Field != "spec.sources" || readerNames(tc.Readers) != "checkout" {
 		t.Errorf("trust change %+v, want the Bundle's sources read by checkout", tc)
 	}
 	for sign, sha := range map[string]string{"+": shaOf(caNew), "-": shaOf(caOld)} {

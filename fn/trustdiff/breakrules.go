@@ -38,9 +38,9 @@ type breaker struct {
 }
 
 // breaks lists the certificates the change breaks: those that verified
-// against a trust object with consumers at base and do not at head, and,
+// against a trust object with readers at base and do not at head, and,
 // for a trust object whose CAs were replaced, the old and new CAs'
-// certificates against the trust each consumer keeps.
+// certificates against the trust each reader keeps.
 func breaks(base, head *Model, now time.Time) []Break {
 	k := newBreaker(base, head, now)
 	for _, c := range head.Certs {
@@ -89,7 +89,7 @@ func newBreaker(base, head *Model, now time.Time) *breaker {
 }
 
 // keyClass is what the break rules read of a trust object's two sides,
-// its place aside: the CAs of each side, whether it has consumers, whether
+// its place aside: the CAs of each side, whether it has readers, whether
 // the change replaced its CAs and whom that leaves on the old or the new
 // trust. A fleet holds a copy of each trust object per cluster, all of
 // one class: a certificate is judged once per class, not once per
@@ -98,7 +98,7 @@ func newBreaker(base, head *Model, now time.Time) *breaker {
 type keyClass struct {
 	bsig, hsig      string
 	bNil, hNil      bool
-	consumers       bool
+	read            bool
 	replaced        bool
 	keepOld, seeNew bool
 }
@@ -140,13 +140,13 @@ func (k *breaker) class(key string) keyClass {
 	bo, ho := k.b[key], k.h[key]
 	c := keyClass{bNil: bo == nil, hNil: ho == nil}
 	if bo != nil {
-		c.bsig, c.consumers = k.v.sig(bo), len(bo.Consumers) > 0
+		c.bsig, c.read = k.v.sig(bo), len(bo.Readers) > 0
 	}
 	if ho != nil {
-		c.hsig, c.consumers = k.v.sig(ho), c.consumers || len(ho.Consumers) > 0
+		c.hsig, c.read = k.v.sig(ho), c.read || len(ho.Readers) > 0
 	}
 	if _, rh := k.replaced(key); rh != nil {
-		keep, fresh := k.keepers(rh.Consumers)
+		keep, fresh := k.keepers(rh.Readers)
 		c.replaced, c.keepOld, c.seeNew = true, len(keep) > 0, len(fresh) > 0
 	}
 	return c
@@ -181,7 +181,7 @@ func (k *breaker) grouped(cs ...*x509.Certificate) []keyGroup {
 // g: what lost checks of the class. Whether the certificate c's place
 // held at BASE counts depends on the place; lost decides that per key.
 func (k *breaker) mayLose(c Cert, g keyGroup) bool {
-	if g.bNil || !g.consumers {
+	if g.bNil || !g.read {
 		return false
 	}
 	bo, ho := k.b[g.rep], k.h[g.rep]
@@ -267,11 +267,11 @@ func (k *breaker) ordered(cand map[string]bool) []string {
 
 // add records a break once: the same certificate held in several places
 // (a copy per cluster) breaks a trust object once, named at the place
-// nearest it, the others listed (AlsoAt). what gives the consumers that
+// nearest it, the others listed (AlsoAt). what gives the readers that
 // reject it and the CA it needs, asked only for a new break: a fleet's
 // copies of one certificate meet every cluster's copy of the trust object,
 // and naming the CA looks through every trust object of the tree.
-func (k *breaker) add(c Cert, o *TrustObject, reason string, what func() ([]Consumer, CARef)) {
+func (k *breaker) add(c Cert, o *TrustObject, reason string, what func() ([]Reader, CARef)) {
 	id := sha(c.Cert) + "\x00" + o.key() + "\x00" + reason
 	if k.placed[id+"\x00"+c.at()] {
 		return
@@ -287,14 +287,14 @@ func (k *breaker) add(c Cert, o *TrustObject, reason string, what func() ([]Cons
 		b.AlsoAt = append(b.AlsoAt, ref)
 		return
 	}
-	consumers, needs := what()
-	if len(consumers) == 0 {
+	readers, needs := what()
+	if len(readers) == 0 {
 		return
 	}
 	k.placed[id+"\x00"+c.at()] = true
 	k.seen[id] = len(k.out)
 	k.out = append(k.out, Break{Certificate: ref, Needs: needs, Trust: TrustRef{Resource: o.Resource, Field: o.Field, Package: o.Package},
-		Consumers: consumers, Reason: reason, Domain: k.sharedDomain(c.Package, o)})
+		Readers: readers, Reason: reason, Domain: k.sharedDomain(c.Package, o)})
 }
 
 // nearness ranks a certificate's place (file, package) by how near trust
@@ -331,8 +331,8 @@ func (k *breaker) lost(c Cert, key string) {
 	if bo == nil {
 		return
 	}
-	if len(bo.Consumers) == 0 && (ho == nil || len(ho.Consumers) == 0) {
-		return // no consumer on either side: nothing breaks
+	if len(bo.Readers) == 0 && (ho == nil || len(ho.Readers) == 0) {
+		return // no reader on either side: nothing breaks
 	}
 	a := k.v.anchor(c.Cert, bo, k.base)
 	before := a != nil
@@ -354,11 +354,11 @@ func (k *breaker) lost(c Cert, key string) {
 	if o == nil {
 		o = bo
 	}
-	k.add(c, o, reasonLost, func() ([]Consumer, CARef) {
+	k.add(c, o, reasonLost, func() ([]Reader, CARef) {
 		if a != nil {
-			return unionConsumers(bo.Consumers, ho), CARef{Subject: pki.Subject(a), SHA256: sha(a)}
+			return unionReaders(bo.Readers, ho), CARef{Subject: pki.Subject(a), SHA256: sha(a)}
 		}
-		return unionConsumers(bo.Consumers, ho), needs(c.Cert, k.v, ho, k.head, k.base)
+		return unionReaders(bo.Readers, ho), needs(c.Cert, k.v, ho, k.head, k.base)
 	})
 }
 
@@ -393,10 +393,10 @@ func (k *breaker) replace(key string) (bo, ho *TrustObject) {
 	return bo, ho
 }
 
-// keepers splits the consumers of a trust object into those that keep the
+// keepers splits the readers of a trust object into those that keep the
 // old trust after the change (they read it once and are not rolled by
 // it) and those that see the new one.
-func (k *breaker) keepers(cs []Consumer) (keep, fresh []Consumer) {
+func (k *breaker) keepers(cs []Reader) (keep, fresh []Reader) {
 	for _, c := range cs {
 		if c.Once && (c.Never || !k.rolled[c.Resource.id()]) {
 			keep = append(keep, c)
@@ -408,35 +408,35 @@ func (k *breaker) keepers(cs []Consumer) (keep, fresh []Consumer) {
 }
 
 // newAgainstOld: c verifies against the new trust and not against the old
-// one, which some consumers keep.
+// one, which some readers keep.
 func (k *breaker) newAgainstOld(c Cert, key string) {
 	bo, ho := k.replaced(key)
 	if bo == nil {
 		return
 	}
-	keep, _ := k.keepers(ho.Consumers)
+	keep, _ := k.keepers(ho.Readers)
 	a := k.v.anchor(c.Cert, ho, k.head)
 	if len(keep) == 0 || a == nil || k.v.anchor(c.Cert, bo, k.head) != nil {
 		return
 	}
-	k.add(c, ho, reasonNewCert, func() ([]Consumer, CARef) { return keep, CARef{Subject: pki.Subject(a), SHA256: sha(a)} })
+	k.add(c, ho, reasonNewCert, func() ([]Reader, CARef) { return keep, CARef{Subject: pki.Subject(a), SHA256: sha(a)} })
 }
 
 // oldAgainstNew: base certificate c verified against the old trust, is no
 // longer at its place at head but is still presented (its holder is read
 // once by a workload the change does not roll), and does not verify
-// against the new trust that consumers which reload see.
+// against the new trust that readers which reload see.
 func (k *breaker) oldAgainstNew(c Cert, key string) {
 	bo, ho := k.replaced(key)
 	if bo == nil || !k.stillPresented(c) {
 		return
 	}
-	_, fresh := k.keepers(ho.Consumers)
+	_, fresh := k.keepers(ho.Readers)
 	a := k.v.anchor(c.Cert, bo, k.base)
 	if len(fresh) == 0 || a == nil || k.v.anchor(c.Cert, ho, k.base) != nil {
 		return
 	}
-	k.add(c, ho, reasonOldCert, func() ([]Consumer, CARef) { return fresh, CARef{Subject: pki.Subject(a), SHA256: sha(a)} })
+	k.add(c, ho, reasonOldCert, func() ([]Reader, CARef) { return fresh, CARef{Subject: pki.Subject(a), SHA256: sha(a)} })
 }
 
 // stillPresented reports whether base certificate c left its place and a
@@ -450,10 +450,10 @@ func (k *breaker) stillPresented(c Cert) bool {
 	return len(keep) > 0
 }
 
-// unionConsumers returns a's consumers and those of o (may be nil) that a
+// unionReaders returns a's readers and those of o (may be nil) that a
 // does not name.
-func unionConsumers(a []Consumer, o *TrustObject) []Consumer {
-	out := append([]Consumer(nil), a...)
+func unionReaders(a []Reader, o *TrustObject) []Reader {
+	out := append([]Reader(nil), a...)
 	if o == nil {
 		return out
 	}
@@ -461,7 +461,7 @@ func unionConsumers(a []Consumer, o *TrustObject) []Consumer {
 	for _, x := range out {
 		named[[2]string{x.Resource.id(), x.Via}] = true
 	}
-	for _, c := range o.Consumers {
+	for _, c := range o.Readers {
 		if k := [2]string{c.Resource.id(), c.Via}; !named[k] {
 			named[k] = true
 			out = append(out, c)

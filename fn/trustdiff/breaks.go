@@ -37,12 +37,12 @@ type TrustRef struct {
 	Package string `json:"package,omitempty"`
 }
 
-// Break is a certificate the change makes a consumer reject.
+// Break is a certificate the change makes a reader reject.
 type Break struct {
-	Certificate CertRef    `json:"certificate"`
-	Needs       CARef      `json:"needs"`
-	Trust       TrustRef   `json:"trust"`
-	Consumers   []Consumer `json:"consumers"`
+	Certificate CertRef  `json:"certificate"`
+	Needs       CARef    `json:"needs"`
+	Trust       TrustRef `json:"trust"`
+	Readers     []Reader `json:"consumers"`
 	// Reason says which case it is, in words.
 	Reason string `json:"reason"`
 	// Domain is the trust domain the certificate's package and the trust

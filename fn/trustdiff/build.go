@@ -126,7 +126,7 @@ func objectsOnly(items []*yaml.RNode) []*yaml.RNode {
 
 // Build maps a tree's resources onto its model.
 func Build(in Input) *Model {
-	b := &builder{in: in, model: &Model{Holders: map[string][]Holder{}, presenters: map[string][]Consumer{}},
+	b := &builder{in: in, model: &Model{Holders: map[string][]Holder{}, presenters: map[string][]Reader{}},
 		nodes: map[kube.Ref]*yaml.RNode{}, reasons: map[place][]why.Trusted{}, trustNodes: map[*TrustObject]*yaml.RNode{},
 		pkg: map[*yaml.RNode]string{}, bundles: map[string]bundleInfo{}, decoded: map[*yaml.RNode]decoded{}, embedded: map[*TrustObject]string{}}
 	for _, p := range in.Packages {
@@ -158,7 +158,7 @@ func Build(in Input) *Model {
 	certs, problems := b.findCertificates(layout.WithoutPolicies(in.Items))
 	b.values(certs)
 	b.bundleTrust(certs)
-	b.consumers()
+	b.setReaders()
 	for _, p := range problems {
 		b.problem(p.Ref, fmt.Sprintf("%s %s: %s", p.Ref, p.Field, p.Message))
 	}
@@ -295,7 +295,7 @@ func (b *builder) trust(v *value, node *yaml.RNode) {
 	}
 	o.Domain = b.bundles[o.pkg+"\x00"+o.Bundle].domain
 	o.sourceOf = b.sourceOf[sourceKey(o.pkg, v.ref.Kind, v.ref.Namespace, v.ref.Name, valueField(o.Resource, v.field))]
-	b.trustNodes[o] = node // its consumers: consumers.go
+	b.trustNodes[o] = node // its readers: readers.go
 	if embeds(v) {
 		b.embedded[o] = v.field // its holder's own value (embedded.go)
 	}

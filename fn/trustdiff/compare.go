@@ -32,11 +32,13 @@ type TrustChange struct {
 	// Package is the directory of the policy package that holds the
 	// object, "" when none does: two clusters hold objects of the same
 	// name.
-	Package   string     `json:"package,omitempty"`
-	Added     []CA       `json:"added"`
-	Removed   []CA       `json:"removed"`
-	Kept      []CA       `json:"kept"`
-	Consumers []Consumer `json:"consumers"`
+	Package string `json:"package,omitempty"`
+	Added   []CA   `json:"added"`
+	Removed []CA   `json:"removed"`
+	Kept    []CA   `json:"kept"`
+	// Readers are what reads the object, at HEAD (at BASE when HEAD has
+	// it not).
+	Readers []Reader `json:"consumers"`
 }
 
 // Change is a change said in words: a roll-out, an alert rule, a policy.
@@ -159,7 +161,7 @@ func trustChanges(base, head *Model) []TrustChange {
 		bs, hs := shas(bo), shas(ho)
 		tc := TrustChange{}
 		if ho != nil {
-			tc.Resource, tc.Field, tc.Bundle, tc.Package, tc.Consumers = ho.Resource, ho.Field, ho.Bundle, ho.Package, ho.Consumers
+			tc.Resource, tc.Field, tc.Bundle, tc.Package, tc.Readers = ho.Resource, ho.Field, ho.Bundle, ho.Package, ho.Readers
 			for _, c := range uniqueCAs(ho) {
 				ca := byRule(explain(head, ho, c, bs[sha(c)], prior), bo, ho)
 				if bs[sha(c)] {
@@ -169,7 +171,7 @@ func trustChanges(base, head *Model) []TrustChange {
 				}
 			}
 		} else {
-			tc.Resource, tc.Field, tc.Bundle, tc.Package, tc.Consumers = bo.Resource, bo.Field, bo.Bundle, bo.Package, bo.Consumers
+			tc.Resource, tc.Field, tc.Bundle, tc.Package, tc.Readers = bo.Resource, bo.Field, bo.Bundle, bo.Package, bo.Readers
 		}
 		if bo != nil {
 			for _, c := range uniqueCAs(bo) {

@@ -27,7 +27,7 @@ import (
 //     workload holds its own copy: a peer whose copy the change leaves
 //     alone is judged against its own copy.
 //   - a Helm value is read by the objects the chart renders, which diff
-//     does not see: it has no consumers, so no breaks, but its change is
+//     does not see: it has no readers, so no breaks, but its change is
 //     listed and a CA it gains that nothing explains is planted.
 
 // embeds reports whether value v is trust its object holds in a value of

@@ -62,7 +62,7 @@ func TestAddedTargetKind(t *testing.T) {
 // workload-kind table, as the other packages' TestAddedWorkloadKind do,
 // and sees diff read it as a workload: a change of its template (at its
 // row's path) is a roll, and it reads the trust its pods mount (a
-// consumer, as fn/restart's readers say by the same row). With the
+// reader, as fn/restart's readers say by the same row). With the
 // shipped table it is no workload and reads nothing.
 func TestAddedWorkloadKind(t *testing.T) {
 	added := policy.NewWorkloadTable(append(policy.WorkloadKinds().Rows(),
@@ -88,7 +88,7 @@ func TestAddedWorkloadKind(t *testing.T) {
 			if len(r.Rolls) != tc.rolls || len(rolled(base, head)) != tc.rolls {
 				t.Errorf("rolls %+v: want %d", r.Rolls, tc.rolls)
 			}
-			if len(head.Trust) != 1 || len(head.Trust[0].Consumers) != tc.rolls {
+			if len(head.Trust) != 1 || len(head.Trust[0].Readers) != tc.rolls {
 				t.Errorf("trust %+v: want %d consumer(s)", head.Trust, tc.rolls)
 			}
 		})

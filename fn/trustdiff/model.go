@@ -90,8 +90,8 @@ type TrustObject struct {
 	// Reasons are, by SHA-256, why a policy's render holds each CA;
 	// empty when no policy renders the object.
 	Reasons map[string]Reason
-	// Consumers are what reads it.
-	Consumers []Consumer
+	// Readers are what reads it.
+	Readers []Reader
 	// Memory are the object's memory annotations (retired, unused,
 	// previous, seen) by name, as written.
 	Memory map[string]string
@@ -134,10 +134,12 @@ func valueField(r Resource, field string) string {
 	return field
 }
 
-// Consumer is what reads a trust object, as restart.Readers says: a
+// Reader is what reads a trust object, as restart.Readers says: a
 // workload, a Gateway API or Envoy Gateway object, or the API server for
-// a caBundle (the object that holds it is named).
-type Consumer struct {
+// a caBundle (the object that holds it is named). It is a restart.Reader
+// in the output's terms; the output calls readers "consumers" (the JSON
+// key and the table's words).
+type Reader struct {
 	Resource Resource `json:"resource"`
 	// Via says how it reads the trust (restart.Via: "volume", "subPath
 	// mount", "env", "envFrom", "injection at admission",
@@ -261,7 +263,7 @@ type Model struct {
 	// presenters are, by Resource.id of each object that holds a
 	// certificate of Certs, what reads it: who keeps presenting a
 	// certificate it held.
-	presenters map[string][]Consumer
+	presenters map[string][]Reader
 	// sourced are the CAs some trust object holds because a policy reads
 	// them from a source (Reasons' WhySource), made at the first ask
 	// (current): the comparison asks once per memory record, and a fleet

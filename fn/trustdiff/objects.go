@@ -38,7 +38,7 @@ func (b *builder) object(item *yaml.RNode) {
 // workload records a workload's pod template digest (at the template path
 // of kind, its row of policy.WorkloadKinds; its spec when it has none: a
 // Pod, a Rollout that borrows another's template). What it reads is the
-// readers' (consumers.go).
+// readers' (readers.go).
 func (b *builder) workload(item *yaml.RNode, kind policy.WorkloadKind) {
 	var tmpl *yaml.RNode
 	if len(kind.Template) > 0 {

@@ -22,10 +22,10 @@ func JSON(r Result) ([]byte, error) {
 func (r Result) nonNil() Result {
 	for i := range r.Trust {
 		t := &r.Trust[i]
-		t.Added, t.Removed, t.Kept, t.Consumers = orEmpty(t.Added), orEmpty(t.Removed), orEmpty(t.Kept), orEmpty(t.Consumers)
+		t.Added, t.Removed, t.Kept, t.Readers = orEmpty(t.Added), orEmpty(t.Removed), orEmpty(t.Kept), orEmpty(t.Readers)
 	}
 	for i := range r.Breaks {
-		r.Breaks[i].Consumers = orEmpty(r.Breaks[i].Consumers)
+		r.Breaks[i].Readers = orEmpty(r.Breaks[i].Readers)
 	}
 	r.Trust, r.Breaks, r.Planted, r.Rolls = orEmpty(r.Trust), orEmpty(r.Breaks), orEmpty(r.Planted), orEmpty(r.Rolls)
 	r.Rollouts, r.Alerts, r.Policies, r.Facts = orEmpty(r.Rollouts), orEmpty(r.Alerts), orEmpty(r.Policies), orEmpty(r.Facts)
@@ -150,7 +150,7 @@ func breakEntry(b Break) entry {
 	}
 	line := fmt.Sprintf("%s %s (%s, sha256:%s) needs CA %s from %s %s%s, which consumers %s will not have: %s",
 		b.Certificate.Resource, b.Certificate.Key, b.Certificate.Subject, short(b.Certificate.SHA256), needs,
-		b.Trust.Resource, b.Trust.Field, domain, consumerList(b.Consumers), b.Reason)
+		b.Trust.Resource, b.Trust.Field, domain, readerNames(b.Readers), b.Reason)
 	place, alone := breakPlace(b)
 	return entry{text: []string{line}, place: place, alone: alone}
 }
@@ -212,8 +212,8 @@ func trustEntry(t TrustChange) entry {
 		head += " of bundle " + t.Bundle
 	}
 	read := "read by nothing in the tree"
-	if len(t.Consumers) > 0 {
-		read = "read by " + consumerList(t.Consumers)
+	if len(t.Readers) > 0 {
+		read = "read by " + readerNames(t.Readers)
 	}
 	lines := []string{head, read}
 	for _, l := range []struct {
@@ -245,8 +245,8 @@ func changeEntry(c Change) entry {
 	return entry{text: []string{c.Resource.String() + ": " + c.Change}, place: c.Resource.placeOf()}
 }
 
-// consumerList names consumers.
-func consumerList(cs []Consumer) string {
+// readerNames names readers.
+func readerNames(cs []Reader) string {
 	var ws []string
 	for _, c := range cs {
 		w := c.Resource.String() + " via " + c.Via

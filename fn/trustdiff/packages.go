@@ -10,7 +10,7 @@ import (
 // What the model reads of each package's policies besides their
 // explanation: each bundle's trust domain, and its restart rules, by
 // which its targets' readers include the workloads injected at admission
-// or named (consumers.go).
+// or named (readers.go).
 
 // bundleInfo is what the model keeps of one bundle of one package.
 type bundleInfo struct {

@@ -8,7 +8,7 @@ import (
 // How the table and the markdown comment say where each change is. Every
 // line names its file. A repository of many clusters makes the same change
 // once per cluster - the same object name and field, the same CAs added,
-// removed and kept with the same whys, the same consumers by name - and
+// removed and kept with the same whys, the same readers by name - and
 // those are one block, which names how many places and the first few of
 // them; the JSON keeps one entry per object. Section counts count
 // objects, not lines.

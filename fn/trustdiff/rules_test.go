@@ -74,7 +74,7 @@ func TestOldCertificateStillPresented(t *testing.T) {
 				return
 			}
 			if len(got) != 1 || got[0].Certificate.SHA256 != shaOf(leafOld) || got[0].Trust.Resource.Name != "trust" ||
-				len(got[0].Consumers) != 1 || got[0].Consumers[0].Resource.Name != "client" {
+				len(got[0].Readers) != 1 || got[0].Readers[0].Resource.Name != "client" {
 				t.Fatalf("breaks %+v, want the old leaf against the new trust the client reads", got)
 			}
 		})

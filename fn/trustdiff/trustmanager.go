@@ -62,7 +62,7 @@ func (b *builder) bundleTrust(certs []found) {
 	}
 	b.model.Trust = mergeBundles(b.model.Trust, unions, order)
 	for i, o := range order {
-		b.trustNodes[o] = items[i] // its consumers: consumers.go
+		b.trustNodes[o] = items[i] // its readers: readers.go
 	}
 }
 

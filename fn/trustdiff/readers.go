@@ -10,16 +10,16 @@ import (
 
 // Who reads a trust object is not decided here: restart.Readers, the rule
 // render rolls by, answers it - the readers of a tree, by package, by the
-// one namespace rule and the rule for copies - and Reader.Once says
+// one namespace rule and the rule for copies - and restart.Reader.Once says
 // whether a reader keeps the trust it read until it is restarted.
 
-// consumers sets the consumers of every trust object: what reads it
+// setReaders sets the Readers of every trust object: what reads it
 // (restart.Readers.Of) - for trust an object holds in a value of its own
 // (embedded.go), the object's own readers - and for an object a policy's
 // bundle renders, the workloads that bundle's restart rules say read it
 // (OfBundle: injected at admission, named in restart.workloads), each of
 // its package.
-func (b *builder) consumers() {
+func (b *builder) setReaders() {
 	namespaces := map[string][]string{}
 	for _, o := range b.model.Trust {
 		if o.Bundle != "" {
@@ -39,7 +39,7 @@ func (b *builder) consumers() {
 		} else {
 			readers = b.readers.Of(s)
 		}
-		o.Consumers = b.consumerList(readers)
+		o.Readers = b.modelReaders(readers)
 	}
 }
 
@@ -50,14 +50,14 @@ func (b *builder) presenters(res Resource, node *yaml.RNode) {
 		return
 	}
 	s := restart.Subject{Key: kube.Key{Kind: res.Kind, Namespace: res.Namespace, Name: res.Name}, Node: node, File: res.File}
-	b.model.presenters[res.id()] = b.consumerList(b.readers.Of(s))
+	b.model.presenters[res.id()] = b.modelReaders(b.readers.Of(s))
 }
 
-// consumerList words readers as consumers.
-func (b *builder) consumerList(readers []restart.Reader) []Consumer {
-	out := make([]Consumer, 0, len(readers))
+// modelReaders words restart's readers as the model's Readers.
+func (b *builder) modelReaders(readers []restart.Reader) []Reader {
+	out := make([]Reader, 0, len(readers))
 	for _, rd := range readers {
-		out = append(out, Consumer{Resource: b.resource(rd.Ref), Via: rd.How().Via.String(), Once: rd.Once(), Never: rd.Never()})
+		out = append(out, Reader{Resource: b.resource(rd.Ref), Via: rd.How().Via.String(), Once: rd.Once(), Never: rd.Never()})
 	}
 	return out
 }
