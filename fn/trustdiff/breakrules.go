@@ -25,7 +25,7 @@ type breaker struct {
 	v          *verifier
 	keys       []string
 	b, h       map[string]*TrustObject
-	baseAt     map[string]Cert
+	baseAt     map[string]cert
 	headHas    map[string]bool
 	chains     map[string][]string // chainable's lists, by issuers
 	groups     map[string][]keyGroup
@@ -66,7 +66,7 @@ func breaks(base, head *Model, now time.Time) []Break {
 // issued returns c's certificate and, when its place held another at the
 // same position at BASE (slot), that one: the certificates whose trust
 // objects the rules judge for c.
-func (k *breaker) issued(c Cert) []*x509.Certificate {
+func (k *breaker) issued(c cert) []*x509.Certificate {
 	out := []*x509.Certificate{c.Cert}
 	if prev, ok := k.baseAt[c.slot()]; ok {
 		out = append(out, prev.Cert)
@@ -76,7 +76,7 @@ func (k *breaker) issued(c Cert) []*x509.Certificate {
 
 // newBreaker returns the breaker of changing base into head at now.
 func newBreaker(base, head *Model, now time.Time) *breaker {
-	k := &breaker{base: newSide(base), head: newSide(head), seen: map[string]int{}, placed: map[string]bool{}, baseAt: map[string]Cert{}, rolled: rolled(base, head),
+	k := &breaker{base: newSide(base), head: newSide(head), seen: map[string]int{}, placed: map[string]bool{}, baseAt: map[string]cert{}, rolled: rolled(base, head),
 		v: &verifier{now: now, pools: map[string]*x509.CertPool{}, seen: map[verifyKey]*x509.Certificate{}, sigs: map[*TrustObject]string{}, shas: map[*x509.Certificate]string{}}, repl: map[string][2]*TrustObject{}, headHas: map[string]bool{}}
 	k.keys, k.b, k.h = pairs(base, head)
 	for _, c := range base.Certs {
@@ -180,7 +180,7 @@ func (k *breaker) grouped(cs ...*x509.Certificate) []keyGroup {
 // mayLose reports whether lost may find a break for c against a key of
 // g: what lost checks of the class. Whether the certificate c's place
 // held at BASE counts depends on the place; lost decides that per key.
-func (k *breaker) mayLose(c Cert, g keyGroup) bool {
+func (k *breaker) mayLose(c cert, g keyGroup) bool {
 	if g.bNil || !g.read {
 		return false
 	}
@@ -195,7 +195,7 @@ func (k *breaker) mayLose(c Cert, g keyGroup) bool {
 }
 
 // mayBreakNew is newAgainstOld's check of the class.
-func (k *breaker) mayBreakNew(c Cert, g keyGroup) bool {
+func (k *breaker) mayBreakNew(c cert, g keyGroup) bool {
 	if !g.replaced || !g.keepOld {
 		return false
 	}
@@ -204,7 +204,7 @@ func (k *breaker) mayBreakNew(c Cert, g keyGroup) bool {
 }
 
 // mayBreakOld is oldAgainstNew's check of the class.
-func (k *breaker) mayBreakOld(c Cert, g keyGroup) bool {
+func (k *breaker) mayBreakOld(c cert, g keyGroup) bool {
 	if !g.replaced || !g.seeNew {
 		return false
 	}
@@ -271,7 +271,7 @@ func (k *breaker) ordered(cand map[string]bool) []string {
 // reject it and the CA it needs, asked only for a new break: a fleet's
 // copies of one certificate meet every cluster's copy of the trust object,
 // and naming the CA looks through every trust object of the tree.
-func (k *breaker) add(c Cert, o *TrustObject, reason string, what func() ([]Reader, CARef)) {
+func (k *breaker) add(c cert, o *TrustObject, reason string, what func() ([]Reader, CARef)) {
 	id := sha(c.Cert) + "\x00" + o.key() + "\x00" + reason
 	if k.placed[id+"\x00"+c.at()] {
 		return
@@ -326,7 +326,7 @@ func (k *breaker) sharedDomain(pkg string, o *TrustObject) string {
 
 // lost: c, or the certificate its place held at base, verified against
 // the trust object at base, and c does not verify against it at head.
-func (k *breaker) lost(c Cert, key string) {
+func (k *breaker) lost(c cert, key string) {
 	bo, ho := k.b[key], k.h[key]
 	if bo == nil {
 		return
@@ -409,7 +409,7 @@ func (k *breaker) keepers(cs []Reader) (keep, fresh []Reader) {
 
 // newAgainstOld: c verifies against the new trust and not against the old
 // one, which some readers keep.
-func (k *breaker) newAgainstOld(c Cert, key string) {
+func (k *breaker) newAgainstOld(c cert, key string) {
 	bo, ho := k.replaced(key)
 	if bo == nil {
 		return
@@ -426,7 +426,7 @@ func (k *breaker) newAgainstOld(c Cert, key string) {
 // longer at its place at head but is still presented (its holder is read
 // once by a workload the change does not roll), and does not verify
 // against the new trust that readers which reload see.
-func (k *breaker) oldAgainstNew(c Cert, key string) {
+func (k *breaker) oldAgainstNew(c cert, key string) {
 	bo, ho := k.replaced(key)
 	if bo == nil || !k.stillPresented(c) {
 		return
@@ -442,7 +442,7 @@ func (k *breaker) oldAgainstNew(c Cert, key string) {
 // stillPresented reports whether base certificate c left its place and a
 // workload that read its holder once at BASE, and is not rolled, keeps it
 // (the pods that run at the change started from BASE's templates).
-func (k *breaker) stillPresented(c Cert) bool {
+func (k *breaker) stillPresented(c cert) bool {
 	if k.headHas[c.at()+"\x00"+sha(c.Cert)] {
 		return false // still in the tree: lost covers it
 	}

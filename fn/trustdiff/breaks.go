@@ -195,6 +195,6 @@ func issuerName(c *x509.Certificate) string {
 }
 
 // certRef names certificate c at its place.
-func certRef(c Cert) CertRef {
+func certRef(c cert) CertRef {
 	return CertRef{Resource: c.Resource, Key: c.Key, Subject: pki.Subject(c.Cert), SHA256: sha(c.Cert), Package: c.Package}
 }

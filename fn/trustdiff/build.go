@@ -126,7 +126,7 @@ func objectsOnly(items []*yaml.RNode) []*yaml.RNode {
 
 // Build maps a tree's resources onto its model.
 func Build(in Input) *Model {
-	b := &builder{in: in, model: &Model{Holders: map[string][]Holder{}, presenters: map[string][]Reader{}},
+	b := &builder{in: in, model: &Model{Holders: map[string][]holder{}, presenters: map[string][]Reader{}},
 		nodes: map[kube.Ref]*yaml.RNode{}, reasons: map[place][]why.Trusted{}, trustNodes: map[*TrustObject]*yaml.RNode{},
 		pkg: map[*yaml.RNode]string{}, bundles: map[string]bundleInfo{}, decoded: map[*yaml.RNode]decoded{}, embedded: map[*TrustObject]string{}}
 	for _, p := range in.Packages {
@@ -288,10 +288,10 @@ func (b *builder) trust(v *value, node *yaml.RNode) {
 	}
 	for _, r := range b.reasons[place{b.pkg[node], why.Address{Key: kube.KeyOf(node), Field: v.field}}] {
 		if o.Reasons == nil {
-			o.Reasons = map[string]Reason{}
+			o.Reasons = map[string]reason{}
 		}
 		o.Bundle = r.Bundle
-		o.Reasons[r.SHA256] = Reason{Why: string(r.Reason), Source: r.Source}
+		o.Reasons[r.SHA256] = reason{Why: string(r.Reason), Source: r.Source}
 	}
 	o.Domain = b.bundles[o.pkg+"\x00"+o.Bundle].domain
 	o.sourceOf = b.sourceOf[sourceKey(o.pkg, v.ref.Kind, v.ref.Namespace, v.ref.Name, valueField(o.Resource, v.field))]
@@ -310,11 +310,11 @@ func (b *builder) held(v *value, node *yaml.RNode) {
 		c := f.Cert
 		if pki.IsCA(c) {
 			s := sha(c)
-			b.model.Holders[s] = append(b.model.Holders[s], Holder{Resource: res, Key: v.field})
+			b.model.Holders[s] = append(b.model.Holders[s], holder{Resource: res, Key: v.field})
 		}
 		b.intermediate(c)
 		if !b.selfSigned(c) {
-			b.model.Certs = append(b.model.Certs, Cert{Resource: res, Key: f.Key(), Cert: c, Package: b.packageName(b.pkg[node])})
+			b.model.Certs = append(b.model.Certs, cert{Resource: res, Key: f.Key(), Cert: c, Package: b.packageName(b.pkg[node])})
 			b.model.Certs[len(b.model.Certs)-1].pos = i
 			b.presenters(res, node)
 		}

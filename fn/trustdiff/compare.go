@@ -108,7 +108,7 @@ func (r Result) judged() bool {
 // Compare says what changing base into head does to trust, verified at
 // now. It reads only its arguments.
 func Compare(base, head *Model, now time.Time) Result {
-	r := Result{SchemaVersion: SchemaVersion, Now: now.UTC()}
+	r := Result{SchemaVersion: schemaVersion, Now: now.UTC()}
 	r.Trust = trustChanges(base, head)
 	r.Breaks = breaks(base, head, now)
 	r.Planted = append(plantedCAs(r.Trust), memoryChanges(base, head, now)...)
@@ -208,7 +208,7 @@ func uniqueCAs(o *TrustObject) []*x509.Certificate {
 // and Envoy Gateway's certgen write them); "" when none.
 func issuedBeside(t *Model, o *TrustObject, c *x509.Certificate) string {
 	if t.byResource == nil {
-		t.byResource = map[string][]Cert{}
+		t.byResource = map[string][]cert{}
 		for _, x := range t.Certs {
 			t.byResource[x.Resource.id()] = append(t.byResource[x.Resource.id()], x)
 		}
@@ -239,7 +239,7 @@ func plantedCAs(changes []TrustChange) []Planted {
 // roll now), then those a roll-out in waves at HEAD rolls later that it did
 // not at BASE, with their wave.
 func rolls(base, head *Model) []Roll {
-	before := map[string]Workload{}
+	before := map[string]workload{}
 	for _, w := range base.Workloads {
 		before[w.Resource.id()] = w
 	}
@@ -290,7 +290,7 @@ func rollouts(base, head *Model) []Change {
 
 // alertChanges lists the alert rules added and removed.
 func alertChanges(base, head *Model) []Change {
-	id := func(a Alert) string { return a.Resource.id() + "\x00" + a.Name }
+	id := func(a alert) string { return a.Resource.id() + "\x00" + a.Name }
 	in := func(t *Model) map[string]bool {
 		m := map[string]bool{}
 		for _, a := range t.Alerts {

@@ -94,7 +94,7 @@ func TestRollLineNamesTheFile(t *testing.T) {
 			"Deployment a/w rolls later, in bundle b: wave 2 of 3, due 2026-11-23T00:00:00Z (in clusters/east/app/deploy.yaml)"},
 	} {
 		s := section{entries: []entry{rollEntry(tc.roll)}}
-		if got := strings.Join(s.blocks()[0].lines(TablePlaces), "\n"); got != tc.want {
+		if got := strings.Join(s.blocks()[0].lines(tablePlaces), "\n"); got != tc.want {
 			t.Errorf("roll %+v: %q, want %q", tc.roll, got, tc.want)
 		}
 	}

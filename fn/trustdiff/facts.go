@@ -15,8 +15,8 @@ const (
 	// FactExpired: a CA added or kept in a trust object the change
 	// touches expired before now.
 	FactExpired = "expired"
-	// FactNotYetValid: such a CA is not valid until after now.
-	FactNotYetValid = "notYetValid"
+	// factNotYetValid: such a CA is not valid until after now.
+	factNotYetValid = "notYetValid"
 	// FactRejectedSignature: such a CA, or a certificate presented that
 	// the change brings, is signed with an algorithm crypto/x509 rejects
 	// in a chain (SHA-1, MD5) or does not implement.
@@ -32,8 +32,8 @@ const (
 type Fact struct {
 	Resource Resource `json:"resource"`
 	Field    string   `json:"field"`
-	// Kind is FactExpired, FactNotYetValid, FactRejectedSignature or
-	// FactPrivateKey.
+	// Kind is FactExpired, notYetValid (factNotYetValid),
+	// FactRejectedSignature or FactPrivateKey.
 	Kind    string `json:"kind"`
 	Subject string `json:"subject,omitempty"`
 	SHA256  string `json:"sha256,omitempty"`
@@ -97,7 +97,7 @@ func caFacts(o *TrustObject, c *x509.Certificate, now time.Time) []Fact {
 	case now.After(c.NotAfter):
 		add(FactExpired, fmt.Sprintf("the CA expired on %s, before now (%s): crypto/x509 verifies no chain to it", day(c.NotAfter), day(now)))
 	case now.Before(c.NotBefore):
-		add(FactNotYetValid, fmt.Sprintf("the CA is not valid until %s, after now (%s): crypto/x509 verifies no chain to it before then", day(c.NotBefore), day(now)))
+		add(factNotYetValid, fmt.Sprintf("the CA is not valid until %s, after now (%s): crypto/x509 verifies no chain to it before then", day(c.NotBefore), day(now)))
 	}
 	err := pki.RejectedSignature(c)
 	switch {

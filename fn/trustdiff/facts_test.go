@@ -193,7 +193,7 @@ func TestFactsAreWarnings(t *testing.T) {
 	if len(r.Planted)+len(r.Breaks) != 0 || len(r.Facts) != 1 {
 		t.Fatalf("planted %+v, breaks %+v, facts %+v: want one warning", r.Planted, r.Breaks, r.Facts)
 	}
-	if v := r.Verdict(false); !strings.HasPrefix(v, "PASS with warnings") {
+	if v := r.verdictLine(false); !strings.HasPrefix(v, "PASS with warnings") {
 		t.Errorf("verdict %q", v)
 	}
 	j, err := JSON(r)

@@ -149,14 +149,14 @@ func TestNoKeyMaterialInAnyFormat(t *testing.T) {
 }
 
 func TestMarkdownIsCutAndSaysSo(t *testing.T) {
-	r := Result{SchemaVersion: SchemaVersion}
+	r := Result{SchemaVersion: schemaVersion}
 	for i := 0; i < 3000; i++ {
 		r.Rolls = append(r.Rolls, Roll{Resource: Resource{Kind: "Deployment", Namespace: "ns", Name: strings.Repeat("w", 40) + strconv.Itoa(i)}, Wave: WaveNow})
 	}
 	r.Summary.Rolls = len(r.Rolls)
 	md := Markdown(r, MarkdownOptions{Command: "rotate-certs diff main HEAD"})
-	if len(md) > MaxMarkdown {
-		t.Fatalf("%d characters, over %d", len(md), MaxMarkdown)
+	if len(md) > maxMarkdown {
+		t.Fatalf("%d characters, over %d", len(md), maxMarkdown)
 	}
 	if !strings.Contains(md, "of 3000 object(s) in Rolls") || !strings.Contains(md, "rotate-certs diff main HEAD") {
 		t.Fatalf("the cut comment does not say what it left out and how to see it:\n%s", md[len(md)-400:])

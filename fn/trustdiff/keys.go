@@ -10,18 +10,18 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// KeyPlace is a value of a tree that holds private key material where no
+// keyPlace is a value of a tree that holds private key material where no
 // key belongs: anywhere but a Secret's value named for a key (tls.key,
 // ca.key, key.pem, ssh-privatekey). Only the place is kept; digest tells
 // the key apart across the two trees and is never shown.
-type KeyPlace struct {
+type keyPlace struct {
 	Resource Resource
 	Field    string
 	digest   [sha256.Size]byte
 }
 
 // at is the identity of the place and what it holds across the two trees.
-func (k KeyPlace) at() string {
+func (k keyPlace) at() string {
 	return k.Resource.id() + "\x00" + valueField(k.Resource, k.Field) + "\x00" + string(k.digest[:])
 }
 
@@ -37,7 +37,7 @@ func (b *builder) privateKeys(item *yaml.RNode) {
 		r.keys, r.hasKeys = keysIn(item), true
 	}
 	for _, k := range r.keys {
-		b.model.Keys = append(b.model.Keys, KeyPlace{Resource: b.resource(kube.RefOf(item)), Field: k.field, digest: k.digest})
+		b.model.Keys = append(b.model.Keys, keyPlace{Resource: b.resource(kube.RefOf(item)), Field: k.field, digest: k.digest})
 	}
 }
 

@@ -146,7 +146,7 @@ func TestExplanationsJoinByAddress(t *testing.T) {
 	row := why.Trusted{Package: "clusters/a", Bundle: "roots", Target: why.Address{Key: kube.Key{Kind: "ClusterTrustBundle", Name: "roots"}, Field: "spec.trustBundle"},
 		SHA256: sha, Reason: why.TrustSource, Source: "Secret a/ca data.ca.crt"}
 	m := Build(Input{Items: items, Packages: []Package{{Dir: "clusters/a", Items: items, Trust: []why.Trusted{row}}}})
-	if len(m.Trust) != 1 || m.Trust[0].Reasons[sha] != (Reason{Why: WhySource, Source: "Secret a/ca data.ca.crt"}) || m.Trust[0].Bundle != "roots" {
+	if len(m.Trust) != 1 || m.Trust[0].Reasons[sha] != (reason{Why: WhySource, Source: "Secret a/ca data.ca.crt"}) || m.Trust[0].Bundle != "roots" {
 		t.Fatalf("trust %+v: want the rules' reason joined by address", m.Trust)
 	}
 }

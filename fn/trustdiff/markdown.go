@@ -5,9 +5,9 @@ import (
 	"strings"
 )
 
-// MaxMarkdown is the most characters Markdown writes: under the 65,536 a
+// maxMarkdown is the most characters Markdown writes: under the 65,536 a
 // GitHub comment holds.
-const MaxMarkdown = 65000
+const maxMarkdown = 65000
 
 // MarkdownOptions shape the pull-request comment.
 type MarkdownOptions struct {
@@ -15,30 +15,30 @@ type MarkdownOptions struct {
 	// Command is the command that shows the whole result, named when the
 	// comment is cut.
 	Command string
-	// Max overrides MaxMarkdown (tests); 0 is MaxMarkdown.
+	// Max overrides maxMarkdown (tests); 0 is maxMarkdown.
 	Max int
 }
 
-// MarkdownPlaces is how many places a line of the comment names when the
+// markdownPlaces is how many places a line of the comment names when the
 // same change is made in many: fewer than the table, a comment is read
 // on a pull request (the JSON names every one).
-const MarkdownPlaces = 3
+const markdownPlaces = 3
 
 // footerReserve is room kept for the note of what was cut.
 const footerReserve = 2000
 
 // Markdown writes r as a pull-request comment: the verdict and counts
 // first, each section under <details> headed by its count of objects, the
-// same change in many places one block, never over MaxMarkdown characters;
+// same change in many places one block, never over maxMarkdown characters;
 // when cut (a block at a time), it says how many objects of which
 // sections it left out and the command that shows all.
 func Markdown(r Result, o MarkdownOptions) string {
 	limit := o.Max
 	if limit <= 0 {
-		limit = MaxMarkdown
+		limit = maxMarkdown
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "### rotate-certs diff: %s\n\n%s\n", r.Verdict(o.AllowUnexplained), r.Counts())
+	fmt.Fprintf(&b, "### rotate-certs diff: %s\n\n%s\n", r.verdictLine(o.AllowUnexplained), r.Counts())
 	var cut []string
 	for _, s := range r.sections() {
 		open := fmt.Sprintf("\n<details%s><summary>%s (%d)</summary>\n\n```text\n", openIf(s.title), s.title, len(s.entries))
@@ -50,7 +50,7 @@ func Markdown(r Result, o MarkdownOptions) string {
 		b.WriteString(open)
 		blocks, left := s.blocks(), 0
 		for i, blk := range blocks {
-			text := fence(strings.Join(blk.lines(MarkdownPlaces), "\n")) + "\n"
+			text := fence(strings.Join(blk.lines(markdownPlaces), "\n")) + "\n"
 			if b.Len()+len(text)+len(closing) > limit-footerReserve {
 				for _, rest := range blocks[i:] {
 					left += rest.n

@@ -17,8 +17,8 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 )
 
-// SchemaVersion is the version of the JSON output.
-const SchemaVersion = "rotate-certs.dev/diff/v1"
+// schemaVersion is the version of the JSON output.
+const schemaVersion = "rotate-certs.dev/diff/v1"
 
 // Resource names an object of a tree, as the JSON output shows it.
 type Resource struct {
@@ -63,9 +63,9 @@ const (
 	WhyUnexplained = "unexplained"
 )
 
-// Reason is why a policy's render holds a CA in a trust object: a Why word
+// reason is why a policy's render holds a CA in a trust object: a Why word
 // and, for a source, where it was read.
-type Reason struct {
+type reason struct {
 	Why    string
 	Source string
 }
@@ -89,7 +89,7 @@ type TrustObject struct {
 	CAs []*x509.Certificate
 	// Reasons are, by SHA-256, why a policy's render holds each CA;
 	// empty when no policy renders the object.
-	Reasons map[string]Reason
+	Reasons map[string]reason
 	// Readers are what reads it.
 	Readers []Reader
 	// Memory are the object's memory annotations (retired, unused,
@@ -157,9 +157,9 @@ type Reader struct {
 	Never bool `json:"-"`
 }
 
-// Cert is a certificate the tree presents: a leaf, or an issuer or
+// cert is a certificate the tree presents: a leaf, or an issuer or
 // intermediate, outside the trust objects, with where it is held.
-type Cert struct {
+type cert struct {
 	Resource Resource
 	Key      string
 	Cert     *x509.Certificate
@@ -174,23 +174,23 @@ type Cert struct {
 
 // at is the identity of the place a certificate is held across the two
 // trees.
-func (c Cert) at() string { return c.Resource.id() + "\x00" + valueField(c.Resource, c.Key) }
+func (c cert) at() string { return c.Resource.id() + "\x00" + valueField(c.Resource, c.Key) }
 
 // slot is the identity of the place and position of a certificate across
 // the two trees: the leaf of a chain is paired with the leaf it replaced,
 // not with the issuer after it.
-func (c Cert) slot() string { return c.at() + "\x00" + strconv.Itoa(c.pos) }
+func (c cert) slot() string { return c.at() + "\x00" + strconv.Itoa(c.pos) }
 
-// Holder is an object that holds a CA outside trust objects' data (a CA
+// holder is an object that holds a CA outside trust objects' data (a CA
 // Secret's tls.crt, a snapshot), which explains the CA without a policy.
-type Holder struct {
+type holder struct {
 	Resource Resource
 	Key      string
 }
 
-// Workload is a workload of the tree and a digest of its pod template: a
+// workload is a workload of the tree and a digest of its pod template: a
 // change of the digest rolls it.
-type Workload struct {
+type workload struct {
 	Resource Resource
 	Template string
 	// Wave is the restart wave the policy's render puts it in, "" when
@@ -201,28 +201,28 @@ type Workload struct {
 	replaces bool
 }
 
-// Rollout is a Cluster API object whose machine template a change rolls
+// rollout is a Cluster API object whose machine template a change rolls
 // out, and a digest of what rolls it.
-type Rollout struct {
+type rollout struct {
 	Resource Resource
 	Digest   string
 }
 
-// Alert is one alert rule of a PrometheusRule.
-type Alert struct {
+// alert is one alert rule of a PrometheusRule.
+type alert struct {
 	Resource Resource
 	Name     string
 }
 
-// Policy is a RotationPolicy as the diff words its changes.
-type Policy struct {
+// policySpec is a RotationPolicy as the diff words its changes.
+type policySpec struct {
 	Resource Resource
 	// Bundles are its trust bundles by name.
-	Bundles map[string]BundleSpec
+	Bundles map[string]bundleSpec
 }
 
-// BundleSpec is what of a bundle the diff words.
-type BundleSpec struct {
+// bundleSpec is what of a bundle the diff words.
+type bundleSpec struct {
 	Mode   string
 	Retain string
 	// RetainFor is retain.for (0 when unset).
@@ -231,24 +231,26 @@ type BundleSpec struct {
 	Target    string
 }
 
-// Model is the model of one side of a change: what diff knows of one
-// tree (resio.Tree is a tree's files; this is what they say of trust).
+// Model is what diff knows of one side of a change: what the manifests
+// of one tree say of trust (resio.Tree is the tree's files). Other
+// packages read its Trust and Problems; the rest is Compare's, of types
+// of this package alone.
 type Model struct {
 	Trust []*TrustObject
 	// Certs are the certificates presented (not self-signed), in tree
 	// order.
-	Certs []Cert
+	Certs []cert
 	// Intermediates are every CA of the tree that is not self-signed,
 	// for chains.
 	Intermediates []*x509.Certificate
 	// Holders are, by SHA-256, the objects that hold a CA outside trust
 	// objects.
-	Holders   map[string][]Holder
-	Workloads []Workload
-	Rollouts  []Rollout
-	Alerts    []Alert
-	Policies  []Policy
-	// Domains are, by package directory (as Cert.Package names it), the
+	Holders   map[string][]holder
+	Workloads []workload
+	Rollouts  []rollout
+	Alerts    []alert
+	Policies  []policySpec
+	// Domains are, by package directory (as cert.Package names it), the
 	// trust domains its policies' bundles name.
 	Domains map[string]map[string]bool
 	// Problems are what could not be read, one each (scrubbed).
@@ -257,8 +259,8 @@ type Model struct {
 	// path below the top, each with the digest of its content.
 	CertFiles map[string]string
 	// Keys are the values that hold private key material where no key
-	// belongs (KeyPlace).
-	Keys []KeyPlace
+	// belongs (keyPlace).
+	Keys []keyPlace
 
 	// presenters are, by Resource.id of each object that holds a
 	// certificate of Certs, what reads it: who keeps presenting a
@@ -270,7 +272,7 @@ type Model struct {
 	// has thousands of trust objects.
 	sourced map[string]bool
 
-	byResource map[string][]Cert         // Certs by Resource.id, made when first asked
+	byResource map[string][]cert         // Certs by Resource.id, made when first asked
 	bySHA      map[string][]*TrustObject // Trust by the CAs they hold, made when first asked
 }
 

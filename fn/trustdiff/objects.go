@@ -29,7 +29,7 @@ func (b *builder) object(item *yaml.RNode) {
 		for i, f := range fields {
 			nodes[i] = kube.At(item, f...)
 		}
-		b.model.Rollouts = append(b.model.Rollouts, Rollout{Resource: b.resource(kube.RefOf(item)), Digest: b.digestOf(item, nodes...)})
+		b.model.Rollouts = append(b.model.Rollouts, rollout{Resource: b.resource(kube.RefOf(item)), Digest: b.digestOf(item, nodes...)})
 	case group == "monitoring.coreos.com" && kind == "PrometheusRule":
 		b.alerts(item)
 	}
@@ -47,7 +47,7 @@ func (b *builder) workload(item *yaml.RNode, kind policy.WorkloadKind) {
 	if tmpl == nil {
 		tmpl = kube.At(item, "spec")
 	}
-	b.model.Workloads = append(b.model.Workloads, Workload{Resource: b.resource(kube.RefOf(item)), Template: b.digestOf(item, tmpl), replaces: kind.ReplacesPods})
+	b.model.Workloads = append(b.model.Workloads, workload{Resource: b.resource(kube.RefOf(item)), Template: b.digestOf(item, tmpl), replaces: kind.ReplacesPods})
 }
 
 // alerts records the alert rules of a PrometheusRule.
@@ -66,7 +66,7 @@ func (b *builder) alerts(item *yaml.RNode) {
 		rs, _ := rules.Elements()
 		for _, r := range rs {
 			if name := kube.ScalarAt(r, "alert"); name != "" {
-				b.model.Alerts = append(b.model.Alerts, Alert{Resource: res, Name: kube.Safe(name)})
+				b.model.Alerts = append(b.model.Alerts, alert{Resource: res, Name: kube.Safe(name)})
 			}
 		}
 	}
@@ -81,9 +81,9 @@ func (b *builder) policy(item *yaml.RNode) {
 		b.problem(ref, fmt.Sprintf("%s: %v", ref, err))
 		return
 	}
-	out := Policy{Resource: b.resource(ref), Bundles: map[string]BundleSpec{}}
+	out := policySpec{Resource: b.resource(ref), Bundles: map[string]bundleSpec{}}
 	for _, tb := range p.Spec.TrustBundles {
-		spec := BundleSpec{Mode: tb.Mode, Target: kube.Safe(fmt.Sprintf("%s %s", targetKind(tb.Target), tb.Target.Name)), Retain: retainWords(tb.Retain)}
+		spec := bundleSpec{Mode: tb.Mode, Target: kube.Safe(fmt.Sprintf("%s %s", targetKind(tb.Target), tb.Target.Name)), Retain: retainWords(tb.Retain)}
 		if spec.Mode == "" {
 			spec.Mode = policy.ModeBundle
 		}

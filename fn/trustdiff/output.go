@@ -40,8 +40,8 @@ func orEmpty[T any](s []T) []T {
 	return s
 }
 
-// Verdict is the result in one line; it says when files were not read.
-func (r Result) Verdict(allowUnexplained bool) string {
+// verdictLine is the result in one line; it says when files were not read.
+func (r Result) verdictLine(allowUnexplained bool) string {
 	v := r.verdict(allowUnexplained)
 	if n := len(r.Incomplete); n > 0 {
 		v += fmt.Sprintf(" (%d unchanged file(s) not read)", n)
@@ -266,19 +266,19 @@ func short(s string) string {
 	return s
 }
 
-// TablePlaces is how many places a line of the table names when the same
+// tablePlaces is how many places a line of the table names when the same
 // change is made in many (the JSON names every one).
-const TablePlaces = 5
+const tablePlaces = 5
 
 // Table writes r as text for a terminal: each section headed by its
 // count of objects, the same change in many places one block.
 func Table(r Result, allowUnexplained bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n%s\n", r.Verdict(allowUnexplained), r.Counts())
+	fmt.Fprintf(&b, "%s\n%s\n", r.verdictLine(allowUnexplained), r.Counts())
 	for _, s := range r.sections() {
 		fmt.Fprintf(&b, "\n%s (%d):\n", strings.ToUpper(s.title), len(s.entries))
 		for _, blk := range s.blocks() {
-			for _, l := range blk.lines(TablePlaces) {
+			for _, l := range blk.lines(tablePlaces) {
 				fmt.Fprintf(&b, "  %s\n", l)
 			}
 		}

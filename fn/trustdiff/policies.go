@@ -10,7 +10,7 @@ import (
 // bundle added or removed, a mode switched, retain lengthened or
 // shortened, sources or the target changed.
 func policyChanges(base, head *Model) []Change {
-	before := map[string]Policy{}
+	before := map[string]policySpec{}
 	for _, p := range base.Policies {
 		before[p.Resource.id()] = p
 	}
@@ -36,7 +36,7 @@ func policyChanges(base, head *Model) []Change {
 }
 
 // bundleNames lists p's bundles.
-func bundleNames(p Policy) string {
+func bundleNames(p policySpec) string {
 	names := slices.Sorted(func(yield func(string) bool) {
 		for n := range p.Bundles {
 			if !yield(n) {
@@ -51,7 +51,7 @@ func bundleNames(p Policy) string {
 }
 
 // bundleChanges words the changes between the bundles of one policy.
-func bundleChanges(before, after map[string]BundleSpec) []string {
+func bundleChanges(before, after map[string]bundleSpec) []string {
 	var out []string
 	for _, name := range sortedNames(before, after) {
 		b, inB := before[name]
@@ -69,7 +69,7 @@ func bundleChanges(before, after map[string]BundleSpec) []string {
 }
 
 // specChanges words the changes of one bundle.
-func specChanges(name string, b, a BundleSpec) []string {
+func specChanges(name string, b, a bundleSpec) []string {
 	var out []string
 	if b.Mode != a.Mode {
 		out = append(out, fmt.Sprintf("bundle %s: mode switched from %s to %s", name, b.Mode, a.Mode))
@@ -94,7 +94,7 @@ func specChanges(name string, b, a BundleSpec) []string {
 }
 
 // sortedNames returns the bundle names of either map, sorted.
-func sortedNames(maps ...map[string]BundleSpec) []string {
+func sortedNames(maps ...map[string]bundleSpec) []string {
 	var out []string
 	for _, m := range maps {
 		for n := range m {

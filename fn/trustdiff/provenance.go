@@ -65,7 +65,7 @@ func newHistory(base *Model) *history {
 
 // at is the identity of the place a holder holds a CA across the two
 // trees.
-func (h Holder) at() string { return h.Resource.id() + "\x00" + valueField(h.Resource, h.Key) }
+func (h holder) at() string { return h.Resource.id() + "\x00" + valueField(h.Resource, h.Key) }
 
 // explain says why trust object o of tree t holds CA c; before says the
 // object held it on the other side too (a CA kept or removed). prior is

@@ -84,7 +84,7 @@ func mergeBundles(trust []*TrustObject, unions map[string]*TrustObject, order []
 		}
 		for s, r := range t.Reasons { // a policy's render's why wins
 			if u.Reasons == nil {
-				u.Reasons = map[string]Reason{}
+				u.Reasons = map[string]reason{}
 			}
 			u.Reasons[s] = r
 		}
@@ -132,12 +132,12 @@ func (b *builder) bundleSources(o *TrustObject, item *yaml.RNode, values map[str
 			}
 			o.CAs = append(o.CAs, v.cas...)
 			if o.Reasons == nil {
-				o.Reasons, o.derived = map[string]Reason{}, map[string]bool{}
+				o.Reasons, o.derived = map[string]reason{}, map[string]bool{}
 			}
 			for _, c := range v.cas {
 				o.derived[sha(c)] = true
 				if _, ok := o.Reasons[sha(c)]; !ok {
-					o.Reasons[sha(c)] = Reason{Why: WhySource, Source: v.res.String() + " " + v.field}
+					o.Reasons[sha(c)] = reason{Why: WhySource, Source: v.res.String() + " " + v.field}
 				}
 			}
 		}
