@@ -121,6 +121,7 @@ func eachPathFile(files fileSystem, paths []string, stdin io.Reader, parse func(
 	// A file named twice, or named and inside a directory named too, is
 	// read once: its certificates must not be counted twice.
 	seen := map[string]bool{}
+	var abs absPaths
 	for _, p := range paths {
 		if p == "-" {
 			if stdinUsed {
@@ -146,8 +147,8 @@ func eachPathFile(files fileSystem, paths []string, stdin io.Reader, parse func(
 		var named []string
 		for _, f := range found.Files {
 			id := f
-			if abs, err := filepath.Abs(f); err == nil {
-				id = abs
+			if a, err := abs.of(f); err == nil {
+				id = a
 			}
 			if !seen[id] {
 				seen[id] = true

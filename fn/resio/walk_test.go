@@ -74,3 +74,27 @@ func TestPathNamedFile(t *testing.T) {
 	require.Len(t, res.Problems, 1)
 	require.Contains(t, res.Problems[0].Error(), "missing")
 }
+
+// TestAbsPathsIsFilepathAbs: the working directory read once gives what
+// filepath.Abs gives for every path, and a walk from a relative root
+// applies the .krmignore files as one from the absolute root does.
+func TestAbsPathsIsFilepathAbs(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "pkg/keep.yaml", "kind: ConfigMap\n")
+	write(t, root, "pkg/skip.yaml", "kind: ConfigMap\n")
+	write(t, root, "pkg/.krmignore", "skip.yaml\n")
+	t.Chdir(filepath.Join(root, "pkg"))
+	var abs absPaths
+	for _, p := range []string{".", "..", "a.yaml", "./a/../b.yaml", "../pkg//c.yaml", "/x/../y.yaml", "/", "a/./b/"} {
+		want, err := filepath.Abs(p)
+		require.NoError(t, err)
+		got, err := abs.of(p)
+		require.NoError(t, err)
+		require.Equal(t, want, got, p)
+	}
+	for _, from := range []string{".", "../pkg", filepath.Join(root, "pkg")} {
+		res := Walk(from, Manifests)
+		require.Empty(t, res.Problems)
+		require.Equal(t, []string{"keep.yaml"}, rels(t, from, res.Files), from)
+	}
+}
