@@ -92,6 +92,11 @@ func (m *Memo) done() {
 	}
 }
 
+// found is one certificate in one value of one resource, as `check`
+// finds it (package inventory: the values of pod templates' env and Helm
+// values included) - the one way the diff reads certificates.
+type found = inventory.Found
+
 // findCertificates returns every certificate of items (embedded ones
 // too: inventory.ScanAll), by the target-kind table, and the values that
 // hold certificate data that does not parse: each object's as the Build
