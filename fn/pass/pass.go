@@ -7,9 +7,9 @@
 // (Domains), explains each package's policies (Package.Explain) and hands
 // the packages to the command on every core (Each), each parsed when a
 // worker takes it and let go when the command is done with it, what each
-// gave back in package order. A command reads its input into a Source - the text of a tree
-// (resio.ScanTree, resio.ScanPaths), or resources already read - splits it
-// and runs Each with what it does to one package.
+// gave back in package order. A command reads its input into a Source -
+// the text of a tree (resio.ScanTree, resio.ScanPaths), or resources
+// already read - splits it and runs Each with what it does to one package.
 package pass
 
 import (
