@@ -83,6 +83,7 @@ func (r *Revision) ReadBuiltShared(paths []string, sh *Shared) *Resources {
 // builtDir reads the directory root as ReadBuilt reads it; seen are the
 // files (by absolute path) already read.
 func (s *Resources) builtDir(files fileSystem, root string, seen map[string]bool) {
+	var abs absPaths
 	found := walkNamed(files, root, append(slices.Clip(manifestsAndJSON), certificateFiles...), []string{"Kustomization"})
 	for _, err := range found.Problems {
 		s.problemf("%v", err)
@@ -90,7 +91,7 @@ func (s *Resources) builtDir(files fileSystem, root string, seen map[string]bool
 	var manifests, certs, dirs []string
 	for _, f := range found.Files {
 		base := filepath.Base(f)
-		if kbuild.IsKustomization(base) && !seen[absPath(f)] {
+		if kbuild.IsKustomization(base) && !seen[abs.key(f)] {
 			dirs = append(dirs, filepath.Dir(f))
 		}
 		switch {
@@ -104,8 +105,8 @@ func (s *Resources) builtDir(files fileSystem, root string, seen map[string]bool
 	s.Notes = append(s.Notes, b.notes...)
 	var plain []string
 	for _, f := range manifests {
-		if !b.reached[filepath.Dir(f)] && !seen[absPath(f)] {
-			seen[absPath(f)] = true
+		if key := abs.key(f); !b.reached[filepath.Dir(f)] && !seen[key] {
+			seen[key] = true
 			plain = append(plain, f)
 		}
 	}
@@ -117,13 +118,13 @@ func (s *Resources) builtDir(files fileSystem, root string, seen map[string]bool
 	s.CertFiles = append(s.CertFiles, read.CertFiles...)
 	s.Items = append(s.Items, merge(read, b.kept)...)
 	for _, k := range b.kept {
-		seen[absPath(k.File)] = true
+		seen[abs.key(k.File)] = true
 		s.Builds = append(s.Builds, Built{File: k.File, Read: k.Read})
 		if k.Err != nil {
 			s.Problems = append(s.Problems, Problem{Path: k.File, Message: k.Err.Error()})
 		}
 	}
-	s.certFiles(files, certs, b.read, seen)
+	s.certFiles(files, certs, b.read, seen, &abs)
 }
 
 // builds are the kustomizations of a tree, built.
@@ -217,13 +218,14 @@ func fileOf(item *yaml.RNode) string {
 }
 
 // certFiles lists the certificate files no build read, with the digest of
-// each.
-func (s *Resources) certFiles(files fileSystem, certs []string, read, seen map[string]bool) {
+// each (seen: by abs's keys).
+func (s *Resources) certFiles(files fileSystem, certs []string, read, seen map[string]bool, abs *absPaths) {
 	for _, f := range certs {
-		if read[f] || seen[absPath(f)] {
+		key := abs.key(f)
+		if read[f] || seen[key] {
 			continue
 		}
-		seen[absPath(f)] = true
+		seen[key] = true
 		data, err := files.ReadFile(f)
 		if err != nil {
 			s.problemf("%v", err)
@@ -232,12 +234,4 @@ func (s *Resources) certFiles(files fileSystem, certs []string, read, seen map[s
 		sum := sha256.Sum256(data)
 		s.CertFiles = append(s.CertFiles, CertFile{Path: filepath.ToSlash(f), SHA256: hex.EncodeToString(sum[:])})
 	}
-}
-
-// absPath is p made absolute, as a key of the files read.
-func absPath(p string) string {
-	if abs, err := filepath.Abs(p); err == nil {
-		return abs
-	}
-	return p
 }

@@ -146,11 +146,7 @@ func eachPathFile(files fileSystem, paths []string, stdin io.Reader, parse func(
 		}
 		var named []string
 		for _, f := range found.Files {
-			id := f
-			if a, err := abs.of(f); err == nil {
-				id = a
-			}
-			if !seen[id] {
+			if id := abs.key(f); !seen[id] {
 				seen[id] = true
 				named = append(named, f)
 			}

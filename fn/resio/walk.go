@@ -105,12 +105,12 @@ func regularFile(p string, mode fs.FileMode) error {
 		return nil
 	}
 	what := "not a regular file"
-	switch m := mode; {
-	case m&fs.ModeNamedPipe != 0:
+	switch {
+	case mode&fs.ModeNamedPipe != 0:
 		what = "a named pipe (FIFO), not a regular file"
-	case m&fs.ModeSocket != 0:
+	case mode&fs.ModeSocket != 0:
 		what = "a socket, not a regular file"
-	case m&fs.ModeDevice != 0:
+	case mode&fs.ModeDevice != 0:
 		what = "a device, not a regular file"
 	}
 	return fmt.Errorf("%s: %s: not read (reading it could wait forever); remove it, or list it in %s", p, what, ignoreFile)
@@ -144,6 +144,15 @@ func (a *absPaths) of(p string) (string, error) {
 		a.cwd = wd
 	}
 	return filepath.Join(a.cwd, p), nil
+}
+
+// key is p absolute, or p itself when the working directory cannot be
+// read: the key of a file among the files read.
+func (a *absPaths) key(p string) string {
+	if abs, err := a.of(p); err == nil {
+		return abs
+	}
+	return p
 }
 
 // ignored reports whether one of the .krmignore files ms (each knows the
