@@ -362,13 +362,8 @@ func (x *lending) take(p *pass.Package, items []*yaml.RNode) (explained, bool) {
 		return explained{}, false
 	}
 	for _, pol := range p.Policies {
-		if pol.Decoded == nil {
-			continue
-		}
-		for _, b := range pol.Decoded.Spec.TrustBundles {
-			if b.Domain != "" {
-				return explained{}, false
-			}
+		if pol.Decoded != nil && pol.Decoded.InDomain() {
+			return explained{}, false
 		}
 	}
 	return e, true

@@ -438,12 +438,7 @@ func Domains(pkgs []*Package, at time.Time, wall func() time.Time) error {
 // bring. Any other policy adds nothing to a domain, decoded or not.
 func namesDomain(pol Policy) bool {
 	if pol.Decoded != nil {
-		for _, b := range pol.Decoded.Spec.TrustBundles {
-			if b.Domain != "" {
-				return true
-			}
-		}
-		return false
+		return pol.Decoded.InDomain()
 	}
 	bundles := kube.At(pol.Node, "spec", "trustBundles")
 	if bundles == nil || bundles.YNode().Kind != yaml.SequenceNode {

@@ -118,6 +118,18 @@ func (p *RotationPolicy) Name() string {
 	return name
 }
 
+// InDomain reports whether a bundle of p is in a trust domain
+// (spec.trustBundles[].domain): its trust is every member's, so what it
+// holds depends on packages other than p's.
+func (p *RotationPolicy) InDomain() bool {
+	for _, b := range p.Spec.TrustBundles {
+		if b.Domain != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // Clock returns spec.now when set, else wall().
 func (p *RotationPolicy) Clock(wall func() time.Time) time.Time {
 	if p.Spec.Now != "" {
