@@ -77,10 +77,8 @@ func Run(o Options, stdout io.Writer, log exit.Printer) error {
 			forced = node
 		}
 	}
-	src := pass.FromTree(tree)
-	tree.Kept = nil // the source holds the policies
-	src.Lighten()   // check reads its policies decoded
-	groups := splitPackages(src, forced)
+	groups := splitPackages(pass.FromTree(tree), forced)
+	tree.Kept = nil // the packages hold the policies
 	pass.Decode(packages(groups))
 
 	warn, fail, err := resolveThresholds(groups, o.WarnWithin, o.FailWithin, log)

@@ -17,11 +17,13 @@ type group struct {
 // each directory holding a RotationPolicy; the resources from stdin, with
 // the policies on stdin (functionConfigs of a ResourceList included);
 // and the resources under no policy. forced (the --policy file) makes all
-// of it one package.
+// of it one package. check reads its policies decoded: the split's are
+// decoded and their trees let go before it (pass.Source.Lighten).
 func splitPackages(src *pass.Source, forced *yaml.RNode) []group {
 	if forced != nil {
 		return []group{{Package: src.All("", []*yaml.RNode{forced})}}
 	}
+	src.Lighten()
 	pkgs, rest := src.Split()
 	var groups []group
 	for _, p := range pkgs {
