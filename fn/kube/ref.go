@@ -217,10 +217,10 @@ const LocalConfigAnnotation = "config.kubernetes.io/local-config"
 // the same of both - and holds nothing else: its apiVersion, kind,
 // metadata.name, metadata.namespace and the path and index annotations
 // (current and legacy), copies of node's values: nothing of node's tree
-// (nor of the parser's slab it may have been cut from) stays. A command that has
-// what else it needs of an object (a policy decoded) holds the stub and
-// lets the rest of the tree go. A node whose metadata cannot be read as a
-// map (or through an alias) is returned as it is.
+// (nor of the parser's slab it may have been cut from) stays. A command
+// that has what else it needs of an object (a policy decoded) holds the
+// stub and lets the rest of the tree go. A node whose metadata cannot be
+// read as a map (or through an alias) is returned as it is.
 func Stub(node *yaml.RNode) *yaml.RNode {
 	if meta, annotations := readable(node); !meta || !annotations {
 		return node
