@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -138,6 +139,7 @@ func models(o Options, base, head *opened, log exit.Printer) (bt, ht *trustdiff.
 	if len(ambiguous) > len(trustdiff.Ambiguous(dupsB)) {
 		bt = base.model(base.load(exit.NewPrinter(io.Discard, ""), sh), o, ambiguous, seen)
 	}
+	seen.only(hs.Items)
 	return bt, head.model(hs, o, ambiguous, seen)
 }
 
@@ -394,6 +396,22 @@ func (x *lending) keep(e explained) {
 		x.next = map[string]explained{}
 	}
 	x.next[e.dir] = e
+}
+
+// only forgets what the side before made that the next side, of items,
+// cannot take: a package with an object not among items, and what the
+// model read of such an object. A pull request over a fleet rewrites a
+// file in every cluster: what BASE made of each would be held while HEAD
+// is explained and modelled, for nothing.
+func (x *lending) only(items []*yaml.RNode) {
+	keep := make(map[*yaml.RNode]bool, len(items))
+	for _, item := range items {
+		keep[item] = true
+	}
+	maps.DeleteFunc(x.prev, func(_ string, e explained) bool {
+		return slices.ContainsFunc(e.pkg.Items, func(item *yaml.RNode) bool { return !keep[item] })
+	})
+	x.memo.Only(items)
 }
 
 // done ends a side: what it explained is what the next side is lent.

@@ -2,11 +2,17 @@ package diff
 
 import (
 	"bytes"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/rotate-certs/rotate-certs/fn/exit"
+	"github.com/rotate-certs/rotate-certs/fn/pass"
+	"github.com/rotate-certs/rotate-certs/fn/trustdiff"
 	"github.com/rotate-certs/rotate-certs/internal/testpki"
+	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // TestSharedReadingChangesNothing holds diff's sharing between its sides
@@ -127,4 +133,27 @@ metadata:
 	if sharedCode != exit.Usage || !strings.Contains(sharedErr, "capi/config.yaml") || shared != alone || sharedErr != aloneErr || aloneCode != sharedCode {
 		t.Errorf("shared: exit %d %s %s\nalone: exit %d %s %s\nwant both exit 2 naming capi/config.yaml", sharedCode, shared, sharedErr, aloneCode, alone, aloneErr)
 	}
+}
+
+// TestLendingOnlyWhatTheNextSideCanTake: before HEAD is explained, BASE's
+// packages with an object HEAD does not hold, and what the model read of
+// such objects, are let go; what HEAD can take stays, the same.
+func TestLendingOnlyWhatTheNextSideCanTake(t *testing.T) {
+	parse := func(name string) *yaml.RNode {
+		n, err := yaml.Parse("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " + name + "\n")
+		require.NoError(t, err)
+		return n
+	}
+	kept, rewritten, added := parse("kept"), parse("rewritten"), parse("added")
+	x := &lending{memo: trustdiff.NewMemo()}
+	same := explained{dir: "same", pkg: trustdiff.Package{Items: []*yaml.RNode{kept}}}
+	changed := explained{dir: "changed", pkg: trustdiff.Package{Items: []*yaml.RNode{kept, rewritten}}}
+	x.keep(same)
+	x.keep(changed)
+	x.done()
+	x.only([]*yaml.RNode{kept, added})
+	require.Equal(t, []string{"same"}, slices.Collect(maps.Keys(x.prev)))
+	e, ok := x.take(&pass.Package{Dir: "same"}, []*yaml.RNode{kept})
+	require.True(t, ok)
+	require.Equal(t, same, e)
 }

@@ -3,6 +3,7 @@ package trustdiff
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/rotate-certs/rotate-certs/fn/kbuild"
@@ -57,38 +58,41 @@ type Duplicate struct {
 	// 0), in tree order.
 	Places []string
 	id     string
+	// first is the first object's place among the tree's objects.
+	first int
 }
 
 // Duplicates returns the names that several objects of items share in one
 // directory, in tree order; file maps the file a resource was read from
 // to the path shown (nil: as read).
 func Duplicates(items []*yaml.RNode, file func(string) string) []Duplicate {
+	objects := objectsOnly(items)
+	// first is, of each name, its first object's index in objects and,
+	// once a second one comes, its duplicate's in out; only the
+	// duplicates are kept, a fleet's hundred thousand names are not.
+	type first struct{ object, dup int }
+	at := map[string]first{}
 	var out []Duplicate
-	at := map[string]int{}
-	var firstRef []kube.Ref // of each name, its first object's: placed once a second one comes
-	for _, item := range objectsOnly(items) {
+	for i, item := range objects {
 		ref := kube.RefOf(item)
 		r := resourceOf(ref, item, file)
 		id := r.name()
-		i, ok := at[id]
+		f, ok := at[id]
 		if !ok {
-			at[id] = len(out)
-			out = append(out, Duplicate{Resource: r, id: id})
-			firstRef = append(firstRef, ref)
+			at[id] = first{object: i, dup: -1}
 			continue
 		}
-		if len(out[i].Places) == 0 {
-			out[i].Places = append(out[i].Places, placeOf(firstRef[i], out[i].Resource))
+		if f.dup < 0 {
+			ref0 := kube.RefOf(objects[f.object])
+			r0 := resourceOf(ref0, objects[f.object], file)
+			f.dup = len(out)
+			at[id] = f
+			out = append(out, Duplicate{Resource: r0, id: id, first: f.object, Places: []string{placeOf(ref0, r0)}})
 		}
-		out[i].Places = append(out[i].Places, placeOf(ref, r))
+		out[f.dup].Places = append(out[f.dup].Places, placeOf(ref, r))
 	}
-	dups := out[:0]
-	for _, d := range out {
-		if len(d.Places) > 1 {
-			dups = append(dups, d)
-		}
-	}
-	return dups
+	slices.SortFunc(out, func(a, b Duplicate) int { return a.first - b.first }) // tree order
+	return out
 }
 
 // Ambiguous returns the names of dups, for Input.Ambiguous: give it the

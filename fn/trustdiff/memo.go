@@ -3,6 +3,7 @@ package trustdiff
 import (
 	"crypto/sha256"
 	"crypto/x509"
+	"maps"
 
 	"github.com/rotate-certs/rotate-certs/fn/clusterapi"
 	"github.com/rotate-certs/rotate-certs/fn/inventory"
@@ -83,6 +84,21 @@ func (m *Memo) of(item *yaml.RNode) *read {
 	}
 	m.next[item] = r
 	return r
+}
+
+// Only forgets what the Build before read of any object not among items,
+// the objects of the Build to come: it could never take it (a pull request
+// over a fleet rewrites a file in every cluster, and what was read of each
+// rewritten object would be held through the next Build for nothing).
+func (m *Memo) Only(items []*yaml.RNode) {
+	if m == nil {
+		return
+	}
+	keep := make(map[*yaml.RNode]bool, len(items))
+	for _, item := range items {
+		keep[item] = true
+	}
+	maps.DeleteFunc(m.prev, func(item *yaml.RNode, _ *read) bool { return !keep[item] })
 }
 
 // done ends a Build: what it read is what the next one is lent.

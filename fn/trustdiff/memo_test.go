@@ -1,0 +1,26 @@
+package trustdiff
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// TestMemoOnlyKeepsWhatTheNextBuildTakes: what a Build read of an object
+// the next Build holds is lent to it, the same; of any other object it is
+// forgotten (Only), and the next Build reads it anew.
+func TestMemoOnlyKeepsWhatTheNextBuildTakes(t *testing.T) {
+	kept, rewritten := yaml.NewMapRNode(nil), yaml.NewMapRNode(nil)
+	m := NewMemo()
+	read := m.of(kept)
+	read.hasCerts = true
+	m.of(rewritten).hasCerts = true
+	m.done()
+	m.Only([]*yaml.RNode{kept})
+	require.Len(t, m.prev, 1)
+	require.Same(t, read, m.of(kept))
+	require.False(t, m.of(rewritten).hasCerts)
+	var none *Memo
+	none.Only([]*yaml.RNode{kept}) // a nil Memo keeps nothing, and forgets nothing
+}
