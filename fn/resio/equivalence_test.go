@@ -553,6 +553,52 @@ func TestAnnotationBookkeepingMatchesKyaml(t *testing.T) {
 	}
 }
 
+// damagedCases are items kyaml's reader changes (metadata, labels or
+// annotations not mappings, a key defined twice): the fast path refuses one
+// the function reads and copies one it does not as written. Each goes after
+// a plain ConfigMap (damagedList).
+var damagedCases = map[string]string{
+	"metadata a list":               "- apiVersion: example.com/v1\n  kind: Widget\n  metadata: [a, b]\n  spec: {x: 1} # kept\n",
+	"labels a list":                 "- apiVersion: example.com/v1\n  kind: Widget\n  metadata:\n    name: w\n    labels: [a]\n",
+	"metadata twice":                "- apiVersion: example.com/v1\n  kind: Widget\n  metadata:\n    name: w\n  metadata:\n    name: v\n",
+	"annotations a number":          "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: b\n    annotations: 0\n",
+	"metadata twice in a read kind": "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c\n  metadata:\n    name: d\n",
+	// Found by FuzzFastPathMatchesKyaml: no space after the colon, so
+	// annotations is a string, which names a synced annotation; kyaml's
+	// bookkeeping replaced it with a mapping before the function saw it.
+	"annotations a string naming the path": "- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: trust\n    annotations:\n" +
+		"      internal.config.kubernetes.io/path:y's files/trust.yaml\n  type: Opaque\n",
+	"an unread kind's annotations a string naming the path": "- apiVersion: example.com/v1\n  kind: Widget\n  metadata:\n    name: w\n" +
+		"    annotations:\n      config.kubernetes.io/path:w.yaml\n  spec: {x: 1}\n",
+	"annotations a string naming the migration id": "- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: trust\n" +
+		"    annotations: 'internal.config.kubernetes.io/annotations-migration-resource-id: 0'\n",
+	"metadata a string naming the path": "- apiVersion: example.com/v1\n  kind: Widget\n  metadata: internal.config.kubernetes.io/path\n",
+}
+
+// damagedList is a ResourceList of a plain ConfigMap and item.
+func damagedList(item string) []byte {
+	return multiLineList("- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: first\n" + item)
+}
+
+// TestDamagedItemsAreRefusedOrCopied: the fast path refuses a damaged item
+// naming it, or copies it as written; it never hands it to kyaml's
+// annotation bookkeeping, which rewrites it (or fails naming no item)
+// before the function could refuse it.
+func TestDamagedItemsAreRefusedOrCopied(t *testing.T) {
+	for name, item := range damagedCases {
+		t.Run(name, func(t *testing.T) {
+			input := damagedList(item)
+			_, kyamlErr := viaKyaml(t, input)
+			got, handled, err := viaFastPath(t, input)
+			require.True(t, handled, "the fast path takes the list")
+			if err != nil {
+				require.ErrorContains(t, err, "items[1]", "a refusal names the damaged item")
+			}
+			requireRefusedOrCopied(t, input, got, err, kyamlErr)
+		})
+	}
+}
+
 // TestFunctionSeesOnlyWhatItReads: of the core Secrets and ConfigMaps, the
 // function is handed only the ones a step reads (rotate.Needs): sources
 // and targets by name, and values the certificate inventory scans; the rest

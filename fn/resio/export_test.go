@@ -12,12 +12,17 @@ func ReadFile(path string, data []byte) *Resources {
 	return s
 }
 
-// parseItem parses an item's chunk as Run does (readTree) and takes its
-// fingerprint.
+// parseItem parses an item's chunk as Run does (parseTree, then keepBooks
+// when the fast path keeps its books) and takes its fingerprint.
 func (ip *itemParser) parseItem(raw []byte, t itemText, own bool) (*parsedItem, error) {
-	p, err := ip.readTree(raw, t, own)
+	p, err := ip.parseTree(raw)
 	if err != nil {
 		return nil, err
+	}
+	if own {
+		if err := p.keepBooks(raw, t); err != nil {
+			return nil, err
+		}
 	}
 	ip.fingerprint(p)
 	return p, nil

@@ -207,9 +207,22 @@ func (r *listReader) item(i int) (handled bool, err error) {
 		return true, &TooMuchYAMLError{Size: r.size, Item: i, Nodes: r.kept + est, Budget: r.budget}
 	}
 	mark := r.ip.block.mark()
-	p, err := r.ip.readTree(raw, t, own)
+	p, err := r.ip.parseTree(raw)
 	if err != nil {
-		return false, fmt.Errorf("%w: item %d %v", ErrNotCanonical, i, err)
+		return false, fmt.Errorf("%w: item %d does not parse alone: %v", ErrNotCanonical, i, err)
+	}
+	// The fast path also keeps the books of an item whose metadata, labels
+	// or annotations are not mappings, which the function refuses: kyaml's
+	// bookkeeping sets an annotation on every item it keeps the books of,
+	// which replaces annotations that are not a mapping, and what they
+	// held, before the function sees them, and fails naming no item on
+	// metadata that is not one (found by FuzzFastPathMatchesKyaml:
+	// "internal.config.kubernetes.io/path:x" under annotations, with no
+	// space after the colon, is a string).
+	if own = own || kube.CheckShape(p.node, "") != nil; own {
+		if err := p.keepBooks(raw, t); err != nil {
+			return false, fmt.Errorf("%w: item %d %v", ErrNotCanonical, i, err)
+		}
 	}
 	if !r.reads.wants(p.node) && (asText || passable(p.node, raw)) && !unmarked {
 		// Parsed to learn what it is, and not read after all.
@@ -337,27 +350,19 @@ func deleteAnnotation(n *yaml.RNode, key string) bool {
 	return false
 }
 
-// readTree parses an item's chunk without taking its fingerprint (Run
-// takes it only of the items it keeps). When the fast path keeps the
-// item's books (own), the migration id annotation its text holds is taken
-// out of the tree and its line out of the output, and its synced
-// annotations are recorded.
-func (ip *itemParser) readTree(raw []byte, t itemText, own bool) (*parsedItem, error) {
-	p, err := ip.parseTree(raw)
-	if err != nil {
-		return nil, fmt.Errorf("does not parse alone: %v", err)
-	}
-	if !own {
-		return p, nil
-	}
+// keepBooks does kyaml's bookkeeping on an item the fast path keeps the
+// books of, parsed from raw, before its fingerprint is taken: the
+// migration id annotation its text holds is taken out of the tree and its
+// line out of the output, and its synced annotations are recorded.
+func (p *parsedItem) keepBooks(raw []byte, t itemText) error {
 	if t.cutEnd > 0 {
 		if !deleteAnnotation(p.node, migrationID) {
-			return nil, errors.New("holds the migration id annotation in a form its text does not show")
+			return errors.New("holds the migration id annotation in a form its text does not show")
 		}
 		p.cutLine = 1 + bytes.Count(raw[:t.cutStart], []byte("\n"))
 	}
 	p.synced = syncedValues(p.node)
-	return p, nil
+	return nil
 }
 
 // fingerprint records the fingerprint, the keys and the nodes of p's tree

@@ -99,17 +99,8 @@ func fastPathSeeds(tb testing.TB) [][]byte {
 	// splitter's open-scalar rule).
 	seeds = append(seeds, multiLineList("- apiVersion: example.com/v1\n  kind: Foo\n  metadata:\n    name: a\n  note: !!str \"x\n- y\"\n  flow: {a: [1,\n    2]}\n  json: |\n    {\"a\": [\n    ]}\n"))
 	seeds = append(seeds, multiLineList("- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: b\n  data:\n    k: 'it''s'\n    j: \"a \\\" b\"\n# between\n- apiVersion: example.com/v1\n  kind: Foo\n  metadata: {name: c}\n"))
-	// Damaged items (metadata, labels or annotations not mappings, a key
-	// defined twice), which kyaml's reader changes: the fast path refuses
-	// one the function reads and copies one it does not as written.
-	for _, item := range []string{
-		"- apiVersion: example.com/v1\n  kind: Widget\n  metadata: [a, b]\n  spec: {x: 1} # kept\n",
-		"- apiVersion: example.com/v1\n  kind: Widget\n  metadata:\n    name: w\n    labels: [a]\n",
-		"- apiVersion: example.com/v1\n  kind: Widget\n  metadata:\n    name: w\n  metadata:\n    name: v\n",
-		"- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: b\n    annotations: 0\n",
-		"- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c\n  metadata:\n    name: d\n",
-	} {
-		seeds = append(seeds, multiLineList("- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: first\n"+item))
+	for _, item := range damagedCases {
+		seeds = append(seeds, damagedList(item))
 	}
 	// Items that are not mappings, each written on the entry's line.
 	for _, item := range []string{"- -\n", "- - a\n", "- \"x\"\n", "- 'x'\n", "- [a, b]\n", "- plain\n", "- |\n  text\n",
