@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/rotate-certs/rotate-certs/fn/anchors"
 	"github.com/rotate-certs/rotate-certs/fn/exit"
+	"github.com/rotate-certs/rotate-certs/fn/handover"
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/layout"
 	"github.com/rotate-certs/rotate-certs/fn/pass"
@@ -342,11 +342,14 @@ func explainPackage(p *pass.Package, items []*yaml.RNode, rel func(string) strin
 // on both sides gives (resio.Shared) - and of no trust domain is the same
 // package at the same time, and its explanation the same. A package of a
 // domain is explained again: its domain is every package's, and another
-// package may have changed it. prev is read on every core while a side is
-// explained, next kept on the caller's goroutine. And what its model read
-// of each object and the signatures its explanations checked.
+// package may have changed it. What the side before explained is read on
+// every core while a side is explained (take), what this side explains
+// kept on the caller's goroutine (keep): two maps (handover.Map). And what
+// its model read of each object and the signatures its explanations
+// checked.
 type lending struct {
-	prev, next map[string]explained
+	// packages are the packages explained, by directory.
+	packages handover.Map[string, explained]
 	// verified are the signature checks of every package of both sides.
 	verified *anchors.Verified
 	// memo is what the model of one side read of each object, for the
@@ -359,7 +362,7 @@ type lending struct {
 // take returns the explanation of package p of items the side before
 // made, ok false when there is none to take.
 func (x *lending) take(p *pass.Package, items []*yaml.RNode) (explained, bool) {
-	e, ok := x.prev[p.Dir]
+	e, ok := x.packages.Before(p.Dir)
 	if !ok || !slices.Equal(e.pkg.Items, items) {
 		return explained{}, false
 	}
@@ -375,7 +378,7 @@ func (x *lending) take(p *pass.Package, items []*yaml.RNode) (explained, bool) {
 // nodes - their decoded form, so that each is decoded once.
 func (x *lending) decoded(pkgs []*pass.Package) {
 	for _, p := range pkgs {
-		e, ok := x.prev[p.Dir]
+		e, ok := x.packages.Before(p.Dir)
 		if !ok {
 			continue
 		}
@@ -392,10 +395,7 @@ func (x *lending) keep(e explained) {
 	if x.alone {
 		return
 	}
-	if x.next == nil {
-		x.next = map[string]explained{}
-	}
-	x.next[e.dir] = e
+	x.packages.Keep(e.dir, e)
 }
 
 // only forgets what the side before made that the next side, of items,
@@ -408,14 +408,14 @@ func (x *lending) only(items []*yaml.RNode) {
 	for _, item := range items {
 		keep[item] = true
 	}
-	maps.DeleteFunc(x.prev, func(_ string, e explained) bool {
-		return slices.ContainsFunc(e.pkg.Items, func(item *yaml.RNode) bool { return !keep[item] })
+	x.packages.Only(func(_ string, e explained) bool {
+		return !slices.ContainsFunc(e.pkg.Items, func(item *yaml.RNode) bool { return !keep[item] })
 	})
 	x.memo.Only(items)
 }
 
 // done ends a side: what it explained is what the next side is lent.
-func (x *lending) done() { x.prev, x.next = x.next, nil }
+func (x *lending) done() { x.packages.Done() }
 
 // inFiles is err with the files its results name (the path annotations
 // of items, as messages show them: kube.SafePath) shown below the top of

@@ -1,6 +1,8 @@
 package resio
 
 import (
+	"strings"
+
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -8,10 +10,12 @@ import (
 // documents of the files `rotate-certs render` reads - into the node tree
 // yaml.v3's decoder gives for them, for the part of YAML the block parser
 // follows (see blockParser): a block mapping whose first key is on the
-// document's first line, at column 0, and nothing but blank lines after
-// it. Anything else - a comment or a "---" line before the first key, a
-// comment after the last value, a flow mapping, anything the block parser
-// declines - gives nil, and the caller hands the document to yaml.v3.
+// document's first line that is neither empty nor a comment, at column 0
+// (the comments above it placed as yaml.v3 places them:
+// leadingComments), and nothing but blank lines after it. Anything else -
+// a "---" line before the first key, a comment after the last value, a
+// flow mapping, anything the block parser declines - gives nil, and the
+// caller hands the document to yaml.v3.
 // Nodes come from slabs shared by the documents a parser parses.
 type documentParser struct{ p *blockParser }
 
@@ -34,11 +38,15 @@ func (p *blockParser) parseDocument(raw []byte) *yaml.Node {
 	if !p.scanLines(raw) {
 		return nil
 	}
-	first := p.lines[0]
-	if first.indent != 0 || !plainKeyStart(raw[first.start]) {
+	docHead, keyHead, at := p.leadingComments()
+	if at == len(p.lines) {
 		return nil
 	}
-	root, next := p.mapping(0, 0)
+	first := p.lines[at]
+	if p.fail || first.indent != 0 || !plainKeyStart(raw[first.start]) {
+		return nil
+	}
+	root, next := p.mapping(at, 0)
 	if p.fail || root == nil {
 		return nil
 	}
@@ -47,9 +55,50 @@ func (p *blockParser) parseDocument(raw []byte) *yaml.Node {
 			return nil
 		}
 	}
-	doc := p.node(yaml.DocumentNode, "", 1, 1)
+	root.Content[0].HeadComment = keyHead
+	doc := p.node(yaml.DocumentNode, "", at+1, 1)
+	doc.HeadComment = docHead
 	doc.Content = p.content(root)
 	return doc
+}
+
+// leadingComments reads the comment and empty lines before a document's
+// first key as yaml.v3 places them: the comment lines right above the key
+// are its head comment, the ones before an empty line the document's (each
+// run of them apart from the next by one empty line); empty lines before
+// the first comment count for nothing. at is the first other line. It
+// declines (p.fail) a comment that does not start its line and a line of
+// spaces: where yaml.v3 puts those is left to it.
+func (p *blockParser) leadingComments() (docHead, keyHead string, at int) {
+	var runs [][]string
+	empty := true // the line before was empty (or there was none)
+	for ; at < len(p.lines); at++ {
+		l := p.lines[at]
+		switch {
+		case l.start == l.end:
+			empty = true
+		case l.blank() || p.isComment(at) && l.indent > 0:
+			p.decline()
+			return "", "", at
+		case p.isComment(at):
+			if empty {
+				runs = append(runs, nil)
+			}
+			runs[len(runs)-1] = append(runs[len(runs)-1], string(p.raw[l.start:l.end]))
+			empty = false
+		default:
+			if len(runs) > 0 && !empty {
+				keyHead = strings.Join(runs[len(runs)-1], "\n")
+				runs = runs[:len(runs)-1]
+			}
+			docs := make([]string, len(runs))
+			for i, r := range runs {
+				docs[i] = strings.Join(r, "\n")
+			}
+			return strings.Join(docs, "\n\n"), keyHead, at
+		}
+	}
+	return "", "", at
 }
 
 // plainKeyStart reports whether a line starting with c can start a plain

@@ -1,6 +1,10 @@
 package resio
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/rotate-certs/rotate-certs/fn/handover"
+)
 
 // Shared is what one read of a tree lends the next: what each file it
 // parsed gave, by the file's path and text. A read given a Shared
@@ -14,10 +18,10 @@ import "bytes"
 // the same package). A file built by a kustomization is not shared: its
 // build makes new nodes each time. A Shared is used by one read at a time.
 type Shared struct {
-	// prev is what the read before gave, read only while a read runs (on
-	// every core); next what this read gives, kept on the read's own
-	// goroutine (add).
-	prev, next map[string]sharedFile
+	// files are what each file gave: the read before's, read only while a
+	// read runs (on every core: parse); this read's, kept on the read's
+	// own goroutine (keep, from add).
+	files handover.Map[string, sharedFile]
 }
 
 // sharedFile is one file's text and what reading it gave.
@@ -32,7 +36,7 @@ func NewShared() *Shared { return &Shared{} }
 // parse is parsePathFile, taking what the read before gave for a file of
 // the same path and text.
 func (sh *Shared) parse(f pathFile) pathFile {
-	if had, ok := sh.prev[f.path]; ok && f.path != "-" && bytes.Equal(had.data, f.data) {
+	if had, ok := sh.files.Before(f.path); ok && f.path != "-" && bytes.Equal(had.data, f.data) {
 		f.res = had.res
 		return f
 	}
@@ -44,11 +48,8 @@ func (sh *Shared) keep(f pathFile) {
 	if f.path == "" || f.path == "-" {
 		return
 	}
-	if sh.next == nil {
-		sh.next = map[string]sharedFile{}
-	}
-	sh.next[f.path] = sharedFile{data: f.data, res: f.res}
+	sh.files.Keep(f.path, sharedFile{data: f.data, res: f.res})
 }
 
 // done ends a read: what it gave is what the next read is lent.
-func (sh *Shared) done() { sh.prev, sh.next = sh.next, nil }
+func (sh *Shared) done() { sh.files.Done() }

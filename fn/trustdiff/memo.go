@@ -3,9 +3,9 @@ package trustdiff
 import (
 	"crypto/sha256"
 	"crypto/x509"
-	"maps"
 
 	"github.com/rotate-certs/rotate-certs/fn/clusterapi"
+	"github.com/rotate-certs/rotate-certs/fn/handover"
 	"github.com/rotate-certs/rotate-certs/fn/inventory"
 	"github.com/rotate-certs/rotate-certs/fn/pki"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -19,7 +19,9 @@ import (
 // takes what the Build before it read and keeps what it reads for the
 // next. A nil *Memo keeps nothing.
 type Memo struct {
-	prev, next map[*yaml.RNode]*read
+	// reads are what each Build read of each object: the Build before's,
+	// and this Build's, kept as it reads (of).
+	reads handover.Map[*yaml.RNode, *read]
 	// certs parses each certificate once for both Builds, so that one
 	// certificate is one *x509.Certificate on both sides, and roots
 	// remembers which are self-signed (a signature check each).
@@ -66,23 +68,21 @@ func (m *Memo) selfSigned() map[*x509.Certificate]bool {
 	return m.roots
 }
 
-// of returns the record of item: the Build before's, else a new one; with
-// no Memo, a new one each time.
+// of returns the record of item: the one this Build has already taken or
+// made, else the Build before's, else a new one - kept for the next Build;
+// with no Memo, a new one each time. A Build calls it on its own goroutine.
 func (m *Memo) of(item *yaml.RNode) *read {
 	if m == nil {
 		return &read{}
 	}
-	if m.next == nil {
-		m.next = map[*yaml.RNode]*read{}
-	}
-	if r := m.next[item]; r != nil {
+	if r, ok := m.reads.Kept(item); ok {
 		return r
 	}
-	r := m.prev[item]
-	if r == nil {
+	r, ok := m.reads.Before(item)
+	if !ok {
 		r = &read{}
 	}
-	m.next[item] = r
+	m.reads.Keep(item, r)
 	return r
 }
 
@@ -98,13 +98,13 @@ func (m *Memo) Only(items []*yaml.RNode) {
 	for _, item := range items {
 		keep[item] = true
 	}
-	maps.DeleteFunc(m.prev, func(item *yaml.RNode, _ *read) bool { return !keep[item] })
+	m.reads.Only(func(item *yaml.RNode, _ *read) bool { return keep[item] })
 }
 
 // done ends a Build: what it read is what the next one is lent.
 func (m *Memo) done() {
 	if m != nil {
-		m.prev, m.next = m.next, nil
+		m.reads.Done()
 	}
 }
 
