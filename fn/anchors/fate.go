@@ -12,7 +12,7 @@ type FateState string
 
 // Fate states.
 const (
-	// FateKept: in the bundle, by maxPrevious or retain.for (see Fate.Why).
+	// FateKept: in the bundle, by maxPrevious or retain.for (see Fate.why).
 	FateKept FateState = "kept"
 	// FateUnused: in the bundle, and nothing in the input chains to it:
 	// safe to drop now; retain.dropUnusedAfter drops it once nothing has
