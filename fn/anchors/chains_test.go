@@ -207,7 +207,7 @@ func TestBrokenChains(t *testing.T) {
 		"Secret mesh/identity-issuer data.crt.pem needs CN=root.mesh.test (broken, 2026-04-21)",
 		"Secret apps/web data.tls.crt needs CN=root.mesh.test (broken, 2026-04-21)",
 	}, reissueRows(later.Reissues()))
-	require.Nil(t, later.Broken[0].Issuer, "the input does not hold the old anchor")
+	require.Nil(t, later.Broken[0].issuer, "the input does not hold the old anchor")
 
 	// ... and when the input holds the old anchor (a ca.crt beside the
 	// issuer), the entry names it.
@@ -215,7 +215,7 @@ func TestBrokenChains(t *testing.T) {
 	later, err = MergeTarget(certs(anchorNew), Memory{Certificates: certs(anchorNew)}, NewChainIndex(withAnchor, nil), off, day(110))
 	require.NoError(t, err)
 	require.Len(t, later.Broken, 2)
-	require.Equal(t, pki.FingerprintOf(anchorOld.Cert), pki.FingerprintOf(later.Broken[0].Issuer))
+	require.Equal(t, pki.FingerprintOf(anchorOld.Cert), pki.FingerprintOf(later.Broken[0].issuer))
 
 	// Below an expired intermediate of a current CA.
 	short := testpki.NewIntermediate("short-issuer", "", anchorNew, day(100), testpki.Days(5))

@@ -22,11 +22,11 @@ type Origin struct {
 // Domain is built once (NewDomain) and read by every package's render,
 // concurrently: it is never modified after NewDomain returns.
 type Domain struct {
-	// Name is the domain's name (spec.trustBundles[].domain).
-	Name string
-	// Current are the CAs current in the sources of the domain's bundles,
+	// name is the domain's name (spec.trustBundles[].domain).
+	name string
+	// current are the CAs current in the sources of the domain's bundles,
 	// every package's, each once, in the order given to NewDomain.
-	Current []Origin
+	current []Origin
 	// needs maps a CA that is not current to the valid certificates of
 	// the domain's packages that chain to it and to no current CA, in the
 	// order of the held certificates given to NewDomain.
@@ -38,12 +38,12 @@ type Domain struct {
 // each with its Package set, and Where naming the package), at now. verify
 // is the signature check (nil: verifies).
 func NewDomain(name string, current []Origin, held []Held, verify func(ca, cert *x509.Certificate) bool, now time.Time) *Domain {
-	d := &Domain{Name: name, needs: map[pki.Fingerprint][]Held{}}
+	d := &Domain{name: name, needs: map[pki.Fingerprint][]Held{}}
 	cur := pki.NewSet()
 	var certs []*x509.Certificate
 	for _, o := range current {
 		if cur.Add(o.Cert) {
-			d.Current = append(d.Current, o)
+			d.current = append(d.current, o)
 			certs = append(certs, o.Cert)
 		}
 	}
@@ -103,7 +103,7 @@ type DomainView struct {
 	// the domain name it: its own certificates are the render's, not the
 	// domain's.
 	Package string
-	// elsewhere remembers Elsewhere's answers by CA.
+	// elsewhere remembers heldElsewhere's answers by CA.
 	elsewhere map[*x509.Certificate][]Held
 }
 
@@ -141,7 +141,7 @@ func (v *DomainView) Current(own []*x509.Certificate) []Origin {
 	}
 	have := pki.NewSet(own...)
 	var out []Origin
-	for _, o := range v.Domain.Current {
+	for _, o := range v.Domain.current {
 		if !have.Has(o.Cert) {
 			out = append(out, o)
 		}

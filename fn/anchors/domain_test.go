@@ -89,7 +89,7 @@ func TestDomainKeepsWhatAnotherPackageNeeds(t *testing.T) {
 func TestDomainNeeds(t *testing.T) {
 	origins := []Origin{{Cert: anchorNew.Cert, Where: "east"}, {Cert: anchorOld.Cert, Where: "west"}}
 	d := NewDomain("mesh", origins, domainHeld(issuerOld, westIssuerOld), nil, day(105))
-	require.Len(t, d.Current, 2, "the union of every package's current CAs")
+	require.Len(t, d.current, 2, "the union of every package's current CAs")
 	require.Empty(t, d.needed(anchorOld.Cert, day(105)), "the old anchor is current in west: nothing needs it as a previous CA")
 
 	d = NewDomain("mesh", origins[:1], domainHeld(issuerOld, westIssuerOld), nil, day(105))

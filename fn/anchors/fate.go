@@ -12,7 +12,7 @@ type FateState string
 
 // Fate states.
 const (
-	// FateKept: in the bundle, by maxPrevious or retain.for (see Fate.Why).
+	// FateKept: in the bundle, by maxPrevious or retain.for (see Fate.why).
 	FateKept FateState = "kept"
 	// FateUnused: in the bundle, and nothing in the input chains to it:
 	// safe to drop now; retain.dropUnusedAfter drops it once nothing has
@@ -38,9 +38,9 @@ type Fate struct {
 	// expired (it is dropped before its retirement counts).
 	RetiredAt time.Time
 	State     FateState
-	// Why is the rule that keeps a kept or unused CA: keptByMaxPrevious,
+	// why is the rule that keeps a kept or unused CA: keptByMaxPrevious,
 	// keptByRetainFor or keptByWaves.
-	Why KeptBy
+	why keptBy
 	// Reason says why a dropped CA was dropped.
 	Reason Reason
 	// UnusedSince is, with retain.dropUnusedAfter, the first render at
@@ -57,41 +57,41 @@ type Fate struct {
 	// Dependents are the valid certificates of the input that chain to it
 	// and to no current CA. Shared with other outcomes: read only.
 	Dependents []Held
-	// Elsewhere are the valid certificates of the trust domain's other
+	// elsewhere are the valid certificates of the trust domain's other
 	// packages that chain to it and to no current CA of the domain
 	// (Options.Domain): they keep it like Dependents, but are re-issued
 	// in their own package. Shared: read only.
-	Elsewhere []Held
+	elsewhere []Held
 	// Restored says it came back from Copy-mode memory at this render.
 	Restored bool
 	// Verdict is the fate as users read it (results, check).
 	Verdict Verdict
 }
 
-// KeptBy names the retain rule that keeps a previous CA.
-type KeptBy string
+// keptBy names the retain rule that keeps a previous CA.
+type keptBy string
 
 // Retain rules that keep a previous CA.
 const (
-	keptByMaxPrevious KeptBy = "maxPrevious"
-	keptByRetainFor   KeptBy = "retain.for"
+	keptByMaxPrevious keptBy = "maxPrevious"
+	keptByRetainFor   keptBy = "retain.for"
 	// keptByWaves: a rule would drop it, but the bundle's workloads roll
 	// out in waves that are not done (restart.waves): held until LeavesAt
 	// at least.
-	keptByWaves KeptBy = "restart waves"
+	keptByWaves keptBy = "restart waves"
 	// keptByDomain: a rule would drop it, but the render sees only part
 	// of the bundle's trust domain: kept until it expires (LeavesAt) or a
 	// render that sees the whole domain decides.
-	keptByDomain KeptBy = "trust domain"
+	keptByDomain keptBy = "trust domain"
 )
 
 // Needed returns every certificate that keeps the CA: the input's
-// (Dependents), then the domain's other packages' (Elsewhere).
+// (Dependents), then the domain's other packages' (elsewhere).
 func (f Fate) Needed() []Held {
-	if len(f.Elsewhere) == 0 {
+	if len(f.elsewhere) == 0 {
 		return f.Dependents
 	}
-	return append(f.Dependents[:len(f.Dependents):len(f.Dependents)], f.Elsewhere...)
+	return append(f.Dependents[:len(f.Dependents):len(f.Dependents)], f.elsewhere...)
 }
 
 // inBundle reports whether the rendered bundle holds the CA.
@@ -114,9 +114,9 @@ const (
 type Verdict struct {
 	// Word is one of the Verdict* words.
 	Word string
-	// Why is the reason of a kept, unused or dropped CA ("maxPrevious",
+	// why is the reason of a kept, unused or dropped CA ("maxPrevious",
 	// "retain.for until 2027-02-20", "protected by ...", a Reason).
-	Why string
+	why string
 	// Date is when it leaves (drops, unused) or left (dropped); zero when
 	// only its expiry or newer retirements will end it.
 	Date time.Time
@@ -136,7 +136,7 @@ func (v Verdict) String() string {
 		}
 		return s
 	}
-	return v.Word + " (" + v.Why + ")"
+	return v.Word + " (" + v.why + ")"
 }
 
 func dateOnly(t time.Time) string { return t.UTC().Format(time.DateOnly) }
@@ -166,25 +166,25 @@ func protectedBy(deps []Held) string {
 func verdict(f Fate, opts Options) Verdict {
 	switch f.State {
 	case FateDropped:
-		return Verdict{Word: verdictDropped, Why: string(f.Reason), Date: f.LeavesAt}
+		return Verdict{Word: verdictDropped, why: string(f.Reason), Date: f.LeavesAt}
 	case FateRemembered:
-		return Verdict{Word: verdictRemembered, Why: "Copy mode; Bundle mode would keep it", Date: f.LeavesAt}
+		return Verdict{Word: verdictRemembered, why: "Copy mode; Bundle mode would keep it", Date: f.LeavesAt}
 	case FateProtected:
-		return Verdict{Word: verdictKept, Why: "protected by " + protectedBy(f.Needed())}
+		return Verdict{Word: verdictKept, why: "protected by " + protectedBy(f.Needed())}
 	case FateUnused:
 		return Verdict{Word: verdictUnused, Date: f.LeavesAt}
 	}
 	switch {
-	case f.Why == keptByDomain:
-		return Verdict{Word: verdictKept, Why: "trust domain " + opts.Domain.Name + " is not seen whole: until it expires on " + dateOnly(f.LeavesAt) + " or a render at the repository's top"}
-	case f.Why == keptByWaves:
-		return Verdict{Word: verdictKept, Why: "restart waves pending, until " + dateOnly(f.LeavesAt) + " at least"}
-	case f.Why == keptByRetainFor && opts.ProtectIssuers && f.LeavesAt.Before(f.Cert.NotAfter):
-		return Verdict{Word: verdictKept, Why: "retain.for until " + dateOnly(f.LeavesAt)}
-	case f.Why == keptByRetainFor:
+	case f.why == keptByDomain:
+		return Verdict{Word: verdictKept, why: "trust domain " + opts.Domain.Name + " is not seen whole: until it expires on " + dateOnly(f.LeavesAt) + " or a render at the repository's top"}
+	case f.why == keptByWaves:
+		return Verdict{Word: verdictKept, why: "restart waves pending, until " + dateOnly(f.LeavesAt) + " at least"}
+	case f.why == keptByRetainFor && opts.ProtectIssuers && f.LeavesAt.Before(f.Cert.NotAfter):
+		return Verdict{Word: verdictKept, why: "retain.for until " + dateOnly(f.LeavesAt)}
+	case f.why == keptByRetainFor:
 		// Without protectIssuers the date holds whatever chains to it,
 		// and no rule outlives the CA's own expiry.
 		return Verdict{Word: verdictDrops, Date: f.LeavesAt}
 	}
-	return Verdict{Word: verdictKept, Why: string(keptByMaxPrevious)}
+	return Verdict{Word: verdictKept, why: string(keptByMaxPrevious)}
 }

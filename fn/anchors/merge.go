@@ -46,7 +46,7 @@ type Options struct {
 	HoldUntil time.Time
 	// Domain, when set, is the trust domain of the bundle as this render
 	// sees it: seen whole, the certificates of the domain's other
-	// packages count like the input's (Fate.Elsewhere); seen in part, a
+	// packages count like the input's (Fate.elsewhere); seen in part, a
 	// previous CA leaves only by expiry (keptByDomain), since certificates
 	// the render cannot see may still need it.
 	Domain *DomainView
@@ -55,7 +55,7 @@ type Options struct {
 // Reason says why a certificate was dropped.
 type Reason string
 
-// Reasons reported in Outcome.Decisions and Fate.Reason.
+// Reasons reported in Outcome.decisions and Fate.Reason.
 const (
 	droppedExpiredCurrent Reason = "expired current"
 	droppedExpired        Reason = "expired previous"
@@ -64,11 +64,11 @@ const (
 	droppedMaxPrevious    Reason = "beyond retain.maxPrevious"
 )
 
-// Decision records a current certificate that did not pass into the
+// decision records a current certificate that did not pass into the
 // output (rule 1); previous CAs have a Fate each.
-type Decision struct {
-	Cert   *x509.Certificate
-	Reason Reason
+type decision struct {
+	cert   *x509.Certificate
+	reason Reason
 }
 
 // Outcome is the computed bundle.
@@ -97,8 +97,8 @@ type Outcome struct {
 	// nothing the bundle trusts because a CA on their chain left it or
 	// expired, other than the dependents of the dropped Fates.
 	Broken []Broken
-	// Decisions explain every current certificate that was dropped.
-	Decisions []Decision
+	// decisions explain every current certificate that was dropped.
+	decisions []decision
 }
 
 // Certificates returns the bundle in its canonical order: newest NotBefore
@@ -190,7 +190,7 @@ func (out *Outcome) mergeCurrent(cur *pki.Set, current []*x509.Certificate, now 
 		case cur.Has(c):
 			continue
 		case pki.Expired(c, now):
-			out.Decisions = append(out.Decisions, Decision{Cert: c, Reason: droppedExpiredCurrent})
+			out.decisions = append(out.decisions, decision{cert: c, reason: droppedExpiredCurrent})
 			cur.Add(c) // remembered so that it is not carried as previous either
 			continue
 		}
@@ -277,8 +277,8 @@ func (m *merger) keepPrevious(prev []*x509.Certificate, opts Options) []Fate {
 	for _, c := range prev {
 		at := retired[pki.FingerprintOf(c)]
 		f := m.fate(c, at, FateKept, "", c.NotAfter)
-		f.Elsewhere = opts.Domain.heldElsewhere(c, m.now)
-		used := len(f.Dependents) > 0 || len(f.Elsewhere) > 0
+		f.elsewhere = opts.Domain.heldElsewhere(c, m.now)
+		used := len(f.Dependents) > 0 || len(f.elsewhere) > 0
 		retainEnd, unusedEnd := deadline(at, opts.RetainFor), time.Time{}
 		// A render that sees its domain in part cannot know that nothing
 		// chains to c: it starts no unused count (and keeps no record).
@@ -295,9 +295,9 @@ func (m *merger) keepPrevious(prev []*x509.Certificate, opts Options) []Fate {
 			f.State, f.Reason, f.LeavesAt = FateDropped, droppedMaxPrevious, m.now
 		default:
 			n++
-			f.Why, f.LeavesAt = keptByMaxPrevious, earliest(c.NotAfter, retainEnd)
+			f.why, f.LeavesAt = keptByMaxPrevious, earliest(c.NotAfter, retainEnd)
 			if !retainEnd.IsZero() {
-				f.Why = keptByRetainFor
+				f.why = keptByRetainFor
 			}
 			if !used {
 				f.State, f.LeavesAt = FateUnused, earliest(f.LeavesAt, unusedEnd)
@@ -307,13 +307,13 @@ func (m *merger) keepPrevious(prev []*x509.Certificate, opts Options) []Fate {
 			f.State, f.Reason = FateProtected, ""
 		}
 		if f.State == FateDropped && !opts.HoldUntil.IsZero() {
-			f.State, f.Reason, f.Why, f.LeavesAt = FateKept, "", keptByWaves, opts.HoldUntil.UTC()
+			f.State, f.Reason, f.why, f.LeavesAt = FateKept, "", keptByWaves, opts.HoldUntil.UTC()
 		}
 		if f.State != FateProtected && opts.Domain != nil && !opts.Domain.Whole() {
 			// Certificates of the domain this render cannot see may
 			// still chain to it: only its expiry, or a render that sees
 			// the whole domain, ends it.
-			f.State, f.Reason, f.Why, f.LeavesAt = FateKept, "", keptByDomain, c.NotAfter.UTC()
+			f.State, f.Reason, f.why, f.LeavesAt = FateKept, "", keptByDomain, c.NotAfter.UTC()
 		}
 		f.Verdict = verdict(f, opts)
 		fates = append(fates, f)

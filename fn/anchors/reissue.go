@@ -46,12 +46,12 @@ type Reissue struct {
 // because a CA on its chain left the bundle or expired.
 type Broken struct {
 	Cert Held
-	// Issuer is the CA that left or expired (nil when the input does not
-	// hold it; IssuerName names it).
-	Issuer     *x509.Certificate
-	IssuerName string
-	// LeftAt is when it left or expired (now when not known).
-	LeftAt time.Time
+	// issuer is the CA that left or expired (nil when the input does not
+	// hold it; issuerName names it).
+	issuer     *x509.Certificate
+	issuerName string
+	// leftAt is when it left or expired (now when not known).
+	leftAt time.Time
 }
 
 // Reissues lists the certificates of the input that need a previous CA of
@@ -85,7 +85,7 @@ func (o Outcome) Reissues() []Reissue {
 		}
 	}
 	for _, b := range o.Broken {
-		out = append(out, Reissue{Cert: b.Cert, Issuer: b.Issuer, IssuerName: b.IssuerName, LeavesAt: b.LeftAt, State: IssuerBroken})
+		out = append(out, Reissue{Cert: b.Cert, Issuer: b.issuer, IssuerName: b.issuerName, LeavesAt: b.leftAt, State: IssuerBroken})
 	}
 	return out
 }
@@ -100,9 +100,9 @@ func (o Outcome) Reissues() []Reissue {
 func (m *merger) broken(out Outcome, now time.Time) []Broken {
 	trusted := append(append([]*x509.Certificate(nil), out.Current...), out.Previous...)
 	var gone []*x509.Certificate
-	for _, d := range out.Decisions {
-		if d.Reason == droppedExpiredCurrent {
-			gone = append(gone, d.Cert)
+	for _, d := range out.decisions {
+		if d.reason == droppedExpiredCurrent {
+			gone = append(gone, d.cert)
 		}
 	}
 	x := m.chains
@@ -161,7 +161,7 @@ func (b *brokenList) add(h Held, issuer *x509.Certificate, name string, left tim
 		return
 	}
 	b.counted[h.ID] = true
-	b.res = append(b.res, Broken{Cert: h, Issuer: issuer, IssuerName: name, LeftAt: left.UTC()})
+	b.res = append(b.res, Broken{Cert: h, issuer: issuer, issuerName: name, leftAt: left.UTC()})
 }
 
 // below records the valid certificates that chain down from ca.

@@ -57,24 +57,24 @@ const (
 type Certificate struct {
 	// Ref is the Certificate.
 	Ref kube.Ref
-	// SecretName is spec.secretName, in the Certificate's namespace.
-	SecretName string
+	// secretName is spec.secretName, in the Certificate's namespace.
+	secretName string
 	// IsCA is spec.isCA.
 	IsCA bool
-	// RenewBefore is spec.renewBefore, 0 when unset.
-	RenewBefore time.Duration
-	// RenewBeforePercentage is spec.renewBeforePercentage, 0 when unset.
-	RenewBeforePercentage int32
-	// RotationPolicy is spec.privateKey.rotationPolicy as written; ""
+	// renewBefore is spec.renewBefore, 0 when unset.
+	renewBefore time.Duration
+	// renewBeforePercentage is spec.renewBeforePercentage, 0 when unset.
+	renewBeforePercentage int32
+	// rotationPolicy is spec.privateKey.rotationPolicy as written; ""
 	// reads as rotationAlways.
-	RotationPolicy string
-	// RenewalPolicy is spec.renewal.policy as written ("", RenewBefore or
-	// Disabled), and Windows the number of spec.renewal.windows.
-	RenewalPolicy string
-	Windows       int
-	// TemplateLabels is spec.secretTemplate.labels: cert-manager copies
+	rotationPolicy string
+	// renewalPolicy is spec.renewal.policy as written ("", RenewBefore or
+	// Disabled), and windows the number of spec.renewal.windows.
+	renewalPolicy string
+	windows       int
+	// templateLabels is spec.secretTemplate.labels: cert-manager copies
 	// them onto the Secret it writes.
-	TemplateLabels map[string]string
+	templateLabels map[string]string
 }
 
 // isCertificate reports whether node is a cert-manager Certificate of the
@@ -96,12 +96,12 @@ func readCertificate(node *yaml.RNode) (Certificate, error) {
 		s, err = kube.StringAt(node, path)
 		return s
 	}
-	c.SecretName = str("spec", "secretName")
+	c.secretName = str("spec", "secretName")
 	str("spec", "isCA") // a scalar, or a field error; its value is a boolean, below
 	before := str("spec", "renewBefore")
 	pct := str("spec", "renewBeforePercentage")
-	c.RotationPolicy = str("spec", "privateKey", "rotationPolicy")
-	c.RenewalPolicy = str("spec", "renewal", "policy")
+	c.rotationPolicy = str("spec", "privateKey", "rotationPolicy")
+	c.renewalPolicy = str("spec", "renewal", "policy")
 	if err != nil {
 		return c, err
 	}
@@ -111,29 +111,29 @@ func readCertificate(node *yaml.RNode) (Certificate, error) {
 		if perr != nil || d < 0 {
 			return c, kube.FieldErrorf("spec.renewBefore", "%s is not a duration (such as 720h)", kube.Quote(before))
 		}
-		c.RenewBefore = d
+		c.renewBefore = d
 	}
 	if pct != "" {
 		n, perr := strconv.ParseInt(pct, 10, 32)
 		if perr != nil {
 			return c, kube.FieldErrorf("spec.renewBeforePercentage", "%s is not an integer", kube.Quote(pct))
 		}
-		c.RenewBeforePercentage = int32(n)
+		c.renewBeforePercentage = int32(n)
 	}
-	switch c.RotationPolicy {
+	switch c.rotationPolicy {
 	case "", rotationAlways, rotationNever:
 	default:
-		return c, kube.FieldErrorf("spec.privateKey.rotationPolicy", "%s is not Always or Never", kube.Quote(c.RotationPolicy))
+		return c, kube.FieldErrorf("spec.privateKey.rotationPolicy", "%s is not Always or Never", kube.Quote(c.rotationPolicy))
 	}
-	switch c.RenewalPolicy {
+	switch c.renewalPolicy {
 	case "", renewalRenewBefore, renewalDisabled:
 	default:
-		return c, kube.FieldErrorf("spec.renewal.policy", "%s is not RenewBefore or Disabled", kube.Quote(c.RenewalPolicy))
+		return c, kube.FieldErrorf("spec.renewal.policy", "%s is not RenewBefore or Disabled", kube.Quote(c.renewalPolicy))
 	}
 	if w := kube.At(node, "spec", "renewal", "windows"); w != nil && w.YNode().Kind == yaml.SequenceNode {
-		c.Windows = len(w.YNode().Content)
+		c.windows = len(w.YNode().Content)
 	}
-	c.TemplateLabels, err = templateLabels(node)
+	c.templateLabels, err = templateLabels(node)
 	return c, err
 }
 
@@ -162,15 +162,15 @@ func templateLabels(node *yaml.RNode) (map[string]string, error) {
 // selector of a trust-manager source sees them on that Secret once
 // cert-manager has written it, whether or not git holds a copy.
 func (c Certificate) SecretLabels() map[string]string {
-	out := make(map[string]string, len(c.TemplateLabels)+1)
-	maps.Copy(out, c.TemplateLabels)
+	out := make(map[string]string, len(c.templateLabels)+1)
+	maps.Copy(out, c.templateLabels)
 	out[controllerLabel] = "true"
 	return out
 }
 
 // Key is the Secret the Certificate writes.
 func (c Certificate) Key() kube.Key {
-	return kube.Key{Kind: "Secret", Namespace: c.Ref.Namespace, Name: c.SecretName}
+	return kube.Key{Kind: "Secret", Namespace: c.Ref.Namespace, Name: c.secretName}
 }
 
 // Name is "namespace/name" of the Certificate.
@@ -184,7 +184,7 @@ func (c Certificate) Name() string {
 // KeyChanges reports whether a renewal makes a new private key: always,
 // unless spec.privateKey.rotationPolicy is Never (the default has been
 // Always since cert-manager v1.18).
-func (c Certificate) KeyChanges() bool { return c.RotationPolicy != rotationNever }
+func (c Certificate) KeyChanges() bool { return c.rotationPolicy != rotationNever }
 
 // Problem is a Certificate that could not be read.
 type Problem struct {
@@ -212,7 +212,7 @@ func Writers(items []*yaml.RNode) (map[kube.Key][]Certificate, []Problem) {
 			problems = append(problems, p)
 			continue
 		}
-		if c.SecretName != "" {
+		if c.secretName != "" {
 			out[c.Key()] = append(out[c.Key()], c)
 		}
 	}

@@ -56,7 +56,7 @@ func (f Forecast) keyChange() string {
 		return "with the same key (spec.privateKey.rotationPolicy Never): leaves of the current CA keep verifying against the renewed one - snapshot the Secret and render after the renewal so that git holds the new CA"
 	}
 	policy := "Always"
-	if f.Certificate.RotationPolicy == "" {
+	if f.Certificate.rotationPolicy == "" {
 		policy = "unset: Always, cert-manager's default since v1.18"
 	}
 	return "with a new key (spec.privateKey.rotationPolicy " + policy + "): leaves of the current CA stop verifying against a bundle of the new CA alone - " +

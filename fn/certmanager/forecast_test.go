@@ -15,7 +15,7 @@ import (
 func TestForecastDue(t *testing.T) {
 	nb := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	ca := &x509.Certificate{NotBefore: nb, NotAfter: nb.Add(90 * 24 * time.Hour)}
-	c := Certificate{Ref: kube.Ref{Kind: kindCertificate, Namespace: "cert-manager", Name: "root"}, SecretName: "root", IsCA: true}
+	c := Certificate{Ref: kube.Ref{Kind: kindCertificate, Namespace: "cert-manager", Name: "root"}, secretName: "root", IsCA: true}
 	f := ForecastOf(c, "platform", "Secret cert-manager/root", ca)
 	at := nb.Add(60 * 24 * time.Hour) // two thirds of 90 days
 	require.Equal(t, at, f.Renewal.At)
@@ -35,13 +35,13 @@ func TestForecastDue(t *testing.T) {
 	require.Contains(t, past, "was due to renew it at 2026-03-02T00:00:00Z, 2 day(s) ago")
 	require.Contains(t, past, "the cluster likely holds a new CA already")
 
-	c.RotationPolicy = rotationNever
-	c.Windows = 1
+	c.rotationPolicy = rotationNever
+	c.windows = 1
 	same := ForecastOf(c, "platform", "Secret cert-manager/root", ca).Message(at)
 	require.Contains(t, same, "with the same key (spec.privateKey.rotationPolicy Never): leaves of the current CA keep verifying")
 	require.Contains(t, same, "spec.renewal.windows may defer it")
 
-	c.RenewalPolicy = renewalDisabled
+	c.renewalPolicy = renewalDisabled
 	off := ForecastOf(c, "platform", "Secret cert-manager/root", ca)
 	require.False(t, off.Due(at.Add(365*24*time.Hour), warn))
 	require.Contains(t, off.Message(at), "cert-manager never renews it, so no renewal is due")

@@ -34,21 +34,21 @@ type Renewal struct {
 // spec.renewBeforePercentage of the lifetime when it is in (0,100), else
 // a third of the lifetime; before notAfter, truncated to the second.
 func (c Certificate) renewalOf(notBefore, notAfter time.Time) Renewal {
-	if c.RenewalPolicy == renewalDisabled {
+	if c.renewalPolicy == renewalDisabled {
 		return Renewal{Disabled: true, Field: "spec.renewal.policy", Why: "spec.renewal.policy Disabled"}
 	}
 	lifetime := notAfter.Sub(notBefore)
 	var before time.Duration
 	var why, field string
 	switch {
-	case c.RenewBefore > 0 && c.RenewBefore < lifetime:
-		before, field = c.RenewBefore, "spec.renewBefore"
-		why = field + " " + c.RenewBefore.String()
-	case c.RenewBeforePercentage > 0 && c.RenewBeforePercentage < 100:
+	case c.renewBefore > 0 && c.renewBefore < lifetime:
+		before, field = c.renewBefore, "spec.renewBefore"
+		why = field + " " + c.renewBefore.String()
+	case c.renewBeforePercentage > 0 && c.renewBeforePercentage < 100:
 		// As cert-manager computes it: in floating point, so that a long
 		// lifetime times the percentage does not overflow.
-		before, field = time.Duration(float64(lifetime)*float64(c.RenewBeforePercentage)/100), "spec.renewBeforePercentage"
-		why = fmt.Sprintf("%s %d", field, c.RenewBeforePercentage)
+		before, field = time.Duration(float64(lifetime)*float64(c.renewBeforePercentage)/100), "spec.renewBeforePercentage"
+		why = fmt.Sprintf("%s %d", field, c.renewBeforePercentage)
 	default:
 		before, field = lifetime/3, "spec.duration"
 		why = "two thirds into its lifetime, cert-manager's default"
@@ -57,6 +57,6 @@ func (c Certificate) renewalOf(notBefore, notAfter time.Time) Renewal {
 		At:      notAfter.Add(-before).Truncate(time.Second),
 		Field:   field,
 		Why:     why,
-		Windows: c.Windows > 0,
+		Windows: c.windows > 0,
 	}
 }

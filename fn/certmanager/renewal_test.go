@@ -21,20 +21,20 @@ func TestRenewalOf(t *testing.T) {
 	}{
 		{"short lived, no renewBefore: two thirds", Certificate{}, 3 * h, 2 * h},
 		{"six months, no renewBefore: after four", Certificate{}, 4380 * h, 2920 * h},
-		{"renewBefore", Certificate{RenewBefore: 20 * h}, 24 * h, 4 * h},
-		{"renewBefore a day short of the lifetime", Certificate{RenewBefore: 706 * h}, 730 * h, 24 * h},
-		{"renewBefore longer than the lifetime is ignored", Certificate{RenewBefore: 25 * h}, 24 * h, 16 * h},
-		{"renewBefore equal to the lifetime is ignored", Certificate{RenewBefore: 24 * h}, 24 * h, 16 * h},
-		{"renewBeforePercentage 30", Certificate{RenewBeforePercentage: 30}, 730 * h, 511 * h},
-		{"renewBeforePercentage 100 is ignored", Certificate{RenewBeforePercentage: 100}, 3 * h, 2 * h},
-		{"renewBefore wins over the percentage", Certificate{RenewBefore: h, RenewBeforePercentage: 50}, 3 * h, 2 * h},
+		{"renewBefore", Certificate{renewBefore: 20 * h}, 24 * h, 4 * h},
+		{"renewBefore a day short of the lifetime", Certificate{renewBefore: 706 * h}, 730 * h, 24 * h},
+		{"renewBefore longer than the lifetime is ignored", Certificate{renewBefore: 25 * h}, 24 * h, 16 * h},
+		{"renewBefore equal to the lifetime is ignored", Certificate{renewBefore: 24 * h}, 24 * h, 16 * h},
+		{"renewBeforePercentage 30", Certificate{renewBeforePercentage: 30}, 730 * h, 511 * h},
+		{"renewBeforePercentage 100 is ignored", Certificate{renewBeforePercentage: 100}, 3 * h, 2 * h},
+		{"renewBefore wins over the percentage", Certificate{renewBefore: h, renewBeforePercentage: 50}, 3 * h, 2 * h},
 		{"a lifetime a second short: truncated to the second", Certificate{}, 24*h - time.Second, 16*h - time.Second},
-		{"ten years at 25%: no overflow", Certificate{RenewBeforePercentage: 25}, 87600 * h, 65700 * h},
+		{"ten years at 25%: no overflow", Certificate{renewBeforePercentage: 25}, 87600 * h, 65700 * h},
 		// The API's default duration, 90 days: renewed after 60.
 		{"the default 90 days: after 60", Certificate{}, 2160 * h, 1440 * h},
 		// cert-manager ignores a renewBefore that is not shorter than the
 		// lifetime and falls through to the percentage, then the default.
-		{"renewBefore past the lifetime falls through to the percentage", Certificate{RenewBefore: 2160 * h, RenewBeforePercentage: 25}, 2160 * h, 1620 * h},
+		{"renewBefore past the lifetime falls through to the percentage", Certificate{renewBefore: 2160 * h, renewBeforePercentage: 25}, 2160 * h, 1620 * h},
 		{"renewBeforePercentage 0 is ignored", Certificate{}, 2160 * h, 1440 * h},
 		{"a third of an odd lifetime, to the second", Certificate{}, 10 * time.Second, 6 * time.Second},
 	} {
@@ -48,18 +48,18 @@ func TestRenewalOf(t *testing.T) {
 		c     Certificate
 		field string
 	}{
-		{Certificate{RenewBefore: h}, "spec.renewBefore"},
-		{Certificate{RenewBefore: 25 * h}, "spec.duration"},
-		{Certificate{RenewBeforePercentage: 10}, "spec.renewBeforePercentage"},
+		{Certificate{renewBefore: h}, "spec.renewBefore"},
+		{Certificate{renewBefore: 25 * h}, "spec.duration"},
+		{Certificate{renewBeforePercentage: 10}, "spec.renewBeforePercentage"},
 		{Certificate{}, "spec.duration"},
-		{Certificate{RenewalPolicy: renewalDisabled}, "spec.renewal.policy"},
+		{Certificate{renewalPolicy: renewalDisabled}, "spec.renewal.policy"},
 	} {
 		require.Equal(t, tt.field, tt.c.renewalOf(nb, nb.Add(24*h)).Field, "%+v", tt.c)
 	}
-	r := Certificate{RenewalPolicy: renewalDisabled}.renewalOf(nb, nb.Add(h))
+	r := Certificate{renewalPolicy: renewalDisabled}.renewalOf(nb, nb.Add(h))
 	require.True(t, r.Disabled)
 	require.True(t, r.At.IsZero())
-	require.True(t, Certificate{Windows: 1}.renewalOf(nb, nb.Add(h)).Windows)
+	require.True(t, Certificate{windows: 1}.renewalOf(nb, nb.Add(h)).Windows)
 }
 
 func TestReadCertificate(t *testing.T) {
@@ -80,9 +80,9 @@ spec:
 	require.Equal(t, "cert-manager/root", c.Name())
 	require.Equal(t, "Secret cert-manager/root-ca", c.Key().String())
 	require.True(t, c.IsCA)
-	require.Equal(t, 720*time.Hour, c.RenewBefore)
+	require.Equal(t, 720*time.Hour, c.renewBefore)
 	require.False(t, c.KeyChanges())
-	require.Equal(t, 1, c.Windows)
+	require.Equal(t, 1, c.windows)
 
 	for _, tt := range []struct{ spec, field string }{
 		{"renewBefore: soon", "spec.renewBefore"},

@@ -74,7 +74,7 @@ func machineEvidence(node, bootstrap *yaml.RNode, m machine) (*evidence, ExpiryS
 	if err != nil || !found {
 		return nil, st, err
 	}
-	return &evidence{Machine: m.ref.Name, Source: st.Source.String() + " " + st.Field, Value: st.Value, Expiry: st.Expiry}, st, nil
+	return &evidence{Machine: m.ref.Name, Source: st.Source.String() + " " + st.Field, Value: st.value, Expiry: st.Expiry}, st, nil
 }
 
 // eksaCertificateInfos reads status.clusterCertificateInfo of an EKS

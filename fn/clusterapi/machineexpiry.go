@@ -59,8 +59,8 @@ type ExpiryStatement struct {
 	// (metadata.annotations[machine.cluster.x-k8s.io/certificates-expiry])
 	// or status.certificatesExpiryDate.
 	Field string
-	// Value is the date as written.
-	Value string
+	// value is the date as written.
+	value string
 	// Expiry is the date, in UTC.
 	Expiry time.Time
 }
@@ -79,7 +79,7 @@ func MachineExpiry(node, bootstrap *yaml.RNode) (s ExpiryStatement, found bool, 
 	s.Source = kube.RefOf(node)
 	annotated := func(n *yaml.RNode) bool {
 		v, ok := n.GetAnnotations(expiryAnnotation)[expiryAnnotation]
-		s.Field, s.Value = kube.AnnotationField(expiryAnnotation), v
+		s.Field, s.value = kube.AnnotationField(expiryAnnotation), v
 		return ok
 	}
 	switch {
@@ -88,11 +88,11 @@ func MachineExpiry(node, bootstrap *yaml.RNode) (s ExpiryStatement, found bool, 
 		s.Source = kube.RefOf(bootstrap)
 	default:
 		s.Field = kube.JoinPath(statusExpiry)
-		if s.Value, err = kube.StringAt(node, statusExpiry); err != nil || s.Value == "" {
+		if s.value, err = kube.StringAt(node, statusExpiry); err != nil || s.value == "" {
 			return ExpiryStatement{Source: s.Source}, false, err
 		}
 	}
-	if s.Expiry, err = parseDate(s.Value); err != nil {
+	if s.Expiry, err = parseDate(s.value); err != nil {
 		return ExpiryStatement{Source: s.Source}, false, &kube.FieldError{Field: s.Field, Err: err}
 	}
 	return s, true, nil

@@ -59,7 +59,7 @@ func (rs readers) ofBundle(node *yaml.RNode) []Reader {
 func consumerList(rds []restart.Reader) []Reader {
 	var out []Reader
 	for _, rd := range rds {
-		c := Reader{Ref: rd.Ref, How: how(rd)}
+		c := Reader{Ref: rd.Ref, how: how(rd)}
 		if rd.Through != (kube.Key{}) {
 			c.Via = rd.Through.String()
 		}

@@ -24,7 +24,7 @@ import (
 // bundleAt is one bundle of a package plan.
 type bundleAt struct{ pkg, bundle int }
 
-// proposeDomains sets Bundle.Domain and Bundle.DomainPackages on the
+// proposeDomains sets Bundle.Domain and Bundle.domainPackages on the
 // bundles of plans that share a source CA with a bundle of another
 // package.
 func proposeDomains(plans []PackagePlan) {
@@ -64,7 +64,7 @@ func proposeDomains(plans []PackagePlan) {
 		}
 		name := nameDomain(bundles, holders, all, used)
 		for _, b := range bundles {
-			b.Domain, b.DomainPackages = name, dirs
+			b.Domain, b.domainPackages = name, dirs
 		}
 	}
 }
@@ -142,18 +142,18 @@ func domainName(ca *x509.Certificate) string {
 func sourceCAs(b Bundle) []*x509.Certificate {
 	var out []*x509.Certificate
 	for _, s := range b.Sources {
-		out = append(out, s.CAs...)
+		out = append(out, s.cas...)
 	}
 	return out
 }
 
 // domainComment says why b has its domain, for the policy's comments.
 func domainComment(b Bundle) string {
-	if len(b.DomainPackages) == 0 {
+	if len(b.domainPackages) == 0 {
 		return fmt.Sprintf("Trust domain %s, as the policy of the input names it.", b.Domain)
 	}
 	return fmt.Sprintf("Trust domain %s: the bundles of packages %s read the same CA from their sources. Rendered from the repository's top, each trusts the CAs of all and keeps a previous CA while a certificate of any package needs it; give them the same retain.",
-		b.Domain, strings.Join(quoteDirs(b.DomainPackages), ", "))
+		b.Domain, strings.Join(quoteDirs(b.domainPackages), ", "))
 }
 
 func quoteDirs(dirs []string) []string {

@@ -369,8 +369,8 @@ func TestScanFindsExistingTargets(t *testing.T) {
 				t.Fatalf("%d bundles, want %d: %+v", len(plan.Bundles), tc.wantBundleCount, plan.Bundles)
 			}
 			b := plan.Bundles[0]
-			if got := b.TargetKind + " " + b.TargetNamespace + "/" + b.TargetName + " " + b.TargetKey; got != tc.wantTarget || b.TargetExists != tc.wantExists {
-				t.Errorf("target %s (exists %v), want %s (exists %v)", got, b.TargetExists, tc.wantTarget, tc.wantExists)
+			if got := b.TargetKind + " " + b.TargetNamespace + "/" + b.TargetName + " " + b.TargetKey; got != tc.wantTarget || b.targetExists != tc.wantExists {
+				t.Errorf("target %s (exists %v), want %s (exists %v)", got, b.targetExists, tc.wantTarget, tc.wantExists)
 			}
 			if want := max(tc.wantSources, 1); len(b.Sources) != want {
 				t.Errorf("%d sources, want %d", len(b.Sources), want)

@@ -144,7 +144,7 @@ func (sc *scan) findMeshTargets(items []*yaml.RNode, cands []Candidate, bundles 
 	}
 	var fed []meshTarget
 	for _, t := range targets {
-		if !slices.ContainsFunc(cands, func(c Candidate) bool { return !t.holds(c) && feeds(c.CAs, t.CAs) }) {
+		if !slices.ContainsFunc(cands, func(c Candidate) bool { return !t.holds(c) && feeds(c.cas, t.CAs) }) {
 			sc.plan.Notes = append(sc.plan.Notes, fmt.Sprintf("%s %s (key %s) is %s; no other Secret or ConfigMap in the input holds its CA or a newer CA of the same name: add the CA's source to propose it as the target",
 				t.Kind, t.Name, t.Key, t.What))
 			continue
@@ -235,14 +235,14 @@ func (sc *scan) targetInPlace(w inPlace, b *Bundle, src Source, consumers reader
 		if c, ok := readBy(node, src); ok {
 			b.TargetKind, b.TargetName, b.TargetNamespace, b.TargetKey = string(kube.TargetBundle), node.GetName(), "", ""
 			if c.Ref.Namespace != policy.DefaultTrustNamespace {
-				b.TrustNamespace = c.Ref.Namespace
+				b.trustNamespace = c.Ref.Namespace
 			}
-			b.TargetExists, b.Name = true, sc.bundleNameFor(node)
-			b.Wired = fmt.Sprintf("trust-manager Bundle %s reads %s: it is the target (rotate-certs reads its own spec.sources, and keeps the CAs that leave them trusted through the overlap)",
+			b.targetExists, b.Name = true, sc.bundleNameFor(node)
+			b.wired = fmt.Sprintf("trust-manager Bundle %s reads %s: it is the target (rotate-certs reads its own spec.sources, and keeps the CAs that leave them trusted through the overlap)",
 				kube.Safe(node.GetName()), c.Ref)
 			sc.noteUnreadSources(node, c.Ref.Namespace)
 			t, _ := certmanager.ReadBundleTarget(node)
-			b.TargetReaders = consumers.ofBundle(node)
+			b.targetReaders = consumers.ofBundle(node)
 			for _, kind := range t.Kinds() {
 				if m, ok := meshTrustOf(kind, t.Name, firstOf(t.Keys[kind])); ok {
 					b.Mesh = m.Mesh
@@ -252,17 +252,17 @@ func (sc *scan) targetInPlace(w inPlace, b *Bundle, src Source, consumers reader
 		}
 	}
 	for _, m := range w.meshes {
-		if !feeds(src.CAs, m.CAs) {
+		if !feeds(src.cas, m.CAs) {
 			continue
 		}
 		b.TargetKind, b.TargetName, b.TargetKey = m.Kind, m.Name, m.Key
 		b.TargetNamespace, b.OtherNamespaces = m.Namespaces[0], m.Namespaces[1:]
-		b.TargetExists, b.Mesh = true, m.Mesh
-		b.Wired = fmt.Sprintf("%s %s key %s is %s: it is the target, under its own name and key", m.Kind, m.Name, m.Key, m.What)
+		b.targetExists, b.Mesh = true, m.Mesh
+		b.wired = fmt.Sprintf("%s %s key %s is %s: it is the target, under its own name and key", m.Kind, m.Name, m.Key, m.What)
 		for _, node := range m.nodes {
 			for _, c := range consumers.of(kube.RefOf(node), node) {
-				if !slices.ContainsFunc(b.TargetReaders, func(have Reader) bool { return have.Ref == c.Ref }) {
-					b.TargetReaders = append(b.TargetReaders, c)
+				if !slices.ContainsFunc(b.targetReaders, func(have Reader) bool { return have.Ref == c.Ref }) {
+					b.targetReaders = append(b.targetReaders, c)
 				}
 			}
 		}

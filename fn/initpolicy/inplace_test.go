@@ -100,7 +100,7 @@ func TestScanWiredTargets(t *testing.T) {
 			require.NoError(t, err)
 			var got []string
 			for _, b := range plan.Bundles {
-				got = append(got, b.Name+": "+b.TargetKind+" "+b.TargetNamespace+"/"+b.TargetName+" "+b.TargetKey+" "+b.TrustNamespace)
+				got = append(got, b.Name+": "+b.TargetKind+" "+b.TargetNamespace+"/"+b.TargetName+" "+b.TargetKey+" "+b.trustNamespace)
 			}
 			require.Equal(t, c.targets, got)
 			require.Contains(t, strings.Join(plan.Notes, "\n"), c.note)

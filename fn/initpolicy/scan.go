@@ -34,8 +34,8 @@ type Candidate struct {
 	Ref kube.Ref
 	// Key is the data key holding the CAs.
 	Key string
-	// CAs are the CA certificates in the value, in order.
-	CAs []*x509.Certificate
+	// cas are the CA certificates in the value, in order.
+	cas []*x509.Certificate
 	// issuer is true when the object is the CA's own key pair (its tls.crt
 	// is one of the CAs), the best place to read a CA from.
 	issuer bool
@@ -54,9 +54,9 @@ type Candidate struct {
 type Reader struct {
 	// Ref is the reader.
 	Ref kube.Ref
-	// How lists the references, such as "volume ca", "env CA_CERT" or
+	// how lists the references, such as "volume ca", "env CA_CERT" or
 	// "caCertificateRefs spec.tls.caCertificateRefs[0]".
-	How []string
+	how []string
 	// Via is the object read when it is not the bundle's source but a copy
 	// of the same CAs (Bundle.Also); empty otherwise.
 	Via string
@@ -65,7 +65,7 @@ type Reader struct {
 // String returns "Kind namespace/name (how, ...)" and, for a reader of a
 // copy, which copy.
 func (c Reader) String() string {
-	s := c.Ref.String() + " (" + strings.Join(c.How, ", ") + ")"
+	s := c.Ref.String() + " (" + strings.Join(c.how, ", ") + ")"
 	if c.Via != "" {
 		s += " via " + c.Via
 	}
@@ -92,23 +92,23 @@ type Bundle struct {
 	TargetKind, TargetName, TargetNamespace string
 	// TargetKey is the target's data key; empty means the kind's default.
 	TargetKey string
-	// TargetExists is true when the target is already in the input; its
+	// targetExists is true when the target is already in the input; its
 	// CAs become the bundle's previous CAs.
-	TargetExists bool
+	targetExists bool
 	// SourceReaders read a source today (or one of its Also copies).
 	SourceReaders []Reader
-	// TargetReaders read the target already (a target the input wires).
-	TargetReaders []Reader
+	// targetReaders read the target already (a target the input wires).
+	targetReaders []Reader
 	// OtherNamespaces are the target's namespaces after TargetNamespace,
 	// when it is already in several (a mesh trust object).
 	OtherNamespaces []string
-	// TrustNamespace is, for a trust-manager Bundle target, the namespace
+	// trustNamespace is, for a trust-manager Bundle target, the namespace
 	// its sources are read from when it is not trust-manager's default.
-	TrustNamespace string
-	// Wired says why the target is one the input already wires (a
+	trustNamespace string
+	// wired says why the target is one the input already wires (a
 	// trust-manager Bundle reading the source, a mesh trust object); empty
 	// for a target init names itself.
-	Wired string
+	wired string
 	// Mesh is the restart.mesh preset proposed (the target is what that
 	// mesh's workloads trust); MeshNamespaces are the Namespaces of the
 	// input it injects, each with the rule that says so.
@@ -116,10 +116,10 @@ type Bundle struct {
 	MeshNamespaces []string
 	// Domain is the trust domain proposed (ProposeTree: a CA of its sources
 	// is a source in another package too), or the one a policy of the
-	// input gives the bundle; DomainPackages are the package directories
+	// input gives the bundle; domainPackages are the package directories
 	// of the domain's bundles, when ProposeTree proposed it.
 	Domain         string
-	DomainPackages []string
+	domainPackages []string
 }
 
 // Proposal is what init found, and the bundles it proposes.
@@ -223,7 +223,7 @@ func (sc *scan) ownersOf(target kube.Key) []kube.Key {
 // addTargetCAs records the CAs an existing target holds.
 func (sc *scan) addTargetCAs(it *yaml.RNode) {
 	if c, found, err := candidateOf(it, sc.now); err == nil && found == candidateFound {
-		sc.targetCAs.add(c.CAs, sc.ownersOf(kube.KeyOf(it)))
+		sc.targetCAs.add(c.cas, sc.ownersOf(kube.KeyOf(it)))
 	}
 }
 
@@ -297,7 +297,7 @@ func (sc *scan) adoptHandKeptBundles(cands []Candidate) (kept []Candidate, exist
 				c.Ref, c.Ref.Kind, c.Ref.Namespace, strings.TrimSuffix(c.Ref.Name, "-trust")))
 			source := keyOf(c.Ref)
 			source.Name = strings.TrimSuffix(source.Name, "-trust")
-			sc.targetCAs.add(c.CAs, []kube.Key{source})
+			sc.targetCAs.add(c.cas, []kube.Key{source})
 			continue
 		}
 		kept = append(kept, c)
@@ -333,7 +333,7 @@ func (sc *scan) planBundles(kept []Candidate, existing map[kube.Key]bool, consum
 		switch {
 		case b.Name != "": // the name a render of the target already used
 			names[b.Name] = true
-		case b.Wired != "":
+		case b.wired != "":
 			b.Name = uniqueName(bundleName(kube.Ref{Name: b.TargetName}), b.TargetNamespace, names)
 		default:
 			b.Name = uniqueName(bundleName(src.Ref), src.Ref.Namespace, names)
@@ -358,14 +358,14 @@ func (sc *scan) target(b *Bundle, src Source, existing map[kube.Key]bool, consum
 	if t, ok := sc.policies.sources[keyOf(src.Ref)]; ok {
 		b.TargetKind, b.TargetNamespace, b.TargetName, b.TargetKey = t.Kind, t.Namespace, t.Name, t.dataKey
 		b.Domain = t.domain
-		b.TargetExists = sc.taken[t.Key]
+		b.targetExists = sc.taken[t.Key]
 		return t.Key, true
 	}
 	if tk, ok := sc.targetInPlace(w, b, src, consumers); ok {
 		return tk, true
 	}
 	if tk := naturalTarget(src.Ref); existing[tk] {
-		b.TargetName, b.TargetExists = tk.Name, true
+		b.TargetName, b.targetExists = tk.Name, true
 		delete(existing, tk) // one bundle per target
 		return tk, false
 	}
@@ -498,12 +498,12 @@ func candidateOf(it *yaml.RNode, now time.Time) (Candidate, candidateResult, err
 			tlsCAs = cas
 		}
 		if len(cas) > 0 && !found {
-			best = Candidate{Ref: kube.RefOf(it), Key: v.Key, CAs: cas, node: it}
+			best = Candidate{Ref: kube.RefOf(it), Key: v.Key, cas: cas, node: it}
 			found = true
 		}
 	}
 	if found && len(tlsCAs) > 0 {
-		set := pki.NewSet(best.CAs...)
+		set := pki.NewSet(best.cas...)
 		for _, c := range tlsCAs {
 			if set.Has(c) {
 				best.issuer = true
@@ -527,8 +527,8 @@ func group(cands []Candidate) []Source {
 	var out []Source
 	index := map[string]int{}
 	for _, c := range cands {
-		fps := make([]string, 0, len(c.CAs))
-		for _, ca := range c.CAs {
+		fps := make([]string, 0, len(c.cas))
+		for _, ca := range c.cas {
 			fps = append(fps, pki.FingerprintOf(ca).String())
 		}
 		sort.Strings(fps)
@@ -567,12 +567,12 @@ func olderRoot(src Source, all []Source, targetCAs carriedCAs) string {
 			return ""
 		}
 	}
-	what := fmt.Sprintf("%s holds a leaf and, in %s, the CA that issued it (%s)", src.Ref, src.Key, describeCAs(src.CAs))
+	what := fmt.Sprintf("%s holds a leaf and, in %s, the CA that issued it (%s)", src.Ref, src.Key, describeCAs(src.cas))
 	if targetCAs.carry(src) {
 		return what + ": an older root that an existing trust bundle already carries as a previous CA - not proposed as a source; re-issue the leaf from the current CA"
 	}
 	var newer []string
-	for _, ca := range src.CAs {
+	for _, ca := range src.cas {
 		by := newerOfSameName(ca, src, all)
 		if by == "" {
 			return ""
@@ -604,7 +604,7 @@ func (c carriedCAs) carry(src Source) bool {
 	for _, a := range src.Also {
 		self[keyOf(a.Ref)] = true
 	}
-	for _, ca := range src.CAs {
+	for _, ca := range src.cas {
 		owners, ok := c[pki.FingerprintOf(ca).String()]
 		if !ok {
 			return false
@@ -625,7 +625,7 @@ func newerOfSameName(ca *x509.Certificate, src Source, all []Source) string {
 		if other.Ref == src.Ref && other.Key == src.Key {
 			continue
 		}
-		for _, c := range other.CAs {
+		for _, c := range other.cas {
 			if pki.Subject(c) == pki.Subject(ca) && c.NotBefore.After(ca.NotBefore) {
 				return fmt.Sprintf("the one in %s %s (issued %s)", other.Ref, other.Key, c.NotBefore.UTC().Format("2006-01-02"))
 			}

@@ -100,14 +100,14 @@ func (w *policyWriter) bundle(b Bundle) {
 	line, comment := w.line, w.comment
 	for _, src := range b.Sources {
 		comment("  ", fmt.Sprintf("CA found in %s key %s%s:", src.Ref, src.Key, fileOf(src.Ref)))
-		for _, c := range src.CAs {
+		for _, c := range src.cas {
 			comment("  ", "  "+pki.Describe(c))
 		}
 		for _, a := range src.Also {
 			comment("  ", fmt.Sprintf("The same CA is also in %s key %s%s.", a.Ref, a.Key, fileOf(a.Ref)))
 		}
 	}
-	if len(b.SourceReaders) == 0 && len(b.TargetReaders) == 0 {
+	if len(b.SourceReaders) == 0 && len(b.targetReaders) == 0 {
 		comment("  ", "No workload in the input reads it.")
 	} else if len(b.SourceReaders) > 0 {
 		comment("  ", "Workloads reading it today; point them at the target below so that")
@@ -116,16 +116,16 @@ func (w *policyWriter) bundle(b Bundle) {
 			comment("  ", "  "+c.String())
 		}
 	}
-	if b.Wired != "" {
-		comment("  ", b.Wired+".")
+	if b.wired != "" {
+		comment("  ", b.wired+".")
 	}
-	if len(b.TargetReaders) > 0 {
+	if len(b.targetReaders) > 0 {
 		comment("  ", "Workloads that read the target already:")
-		for _, c := range b.TargetReaders {
+		for _, c := range b.targetReaders {
 			comment("  ", "  "+c.String())
 		}
 	}
-	if b.TargetExists {
+	if b.targetExists {
 		comment("  ", fmt.Sprintf("The target %s exists: the CAs it holds now are carried over as previous CAs.", targetString(b)))
 	}
 	if b.Domain != "" {
@@ -149,8 +149,8 @@ func (w *policyWriter) bundle(b Bundle) {
 	if b.TargetKey != "" {
 		line("      key: %s", wire.Scalar(b.TargetKey))
 	}
-	if b.TrustNamespace != "" {
-		line("      trustNamespace: %s", wire.Scalar(b.TrustNamespace))
+	if b.trustNamespace != "" {
+		line("      trustNamespace: %s", wire.Scalar(b.trustNamespace))
 	}
 	w.restart(b)
 }

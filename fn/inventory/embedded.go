@@ -42,9 +42,6 @@ const (
 // read (a hostile manifest may nest without end).
 const maxValuesDepth = 64
 
-// base64PEMPrefix is how base64 of "-----BEGIN" starts.
-const base64PEMPrefix = "LS0tLS1CRUdJTi"
-
 // embeddedValues reads the values item embeds certificates in: a
 // workload's env values, a HelmRelease's or an Application's Helm values.
 func (s *scanner) embeddedValues(item *yaml.RNode, kind, group string) {
@@ -207,16 +204,17 @@ func (s *scanner) walkValues(ref func() kube.Ref, field, path, name string, n *y
 
 // certText returns the PEM a string value holds: the value itself when it
 // holds a PEM header, the decoded value when it is base64 of PEM; nil
-// otherwise.
+// otherwise. What is PEM armour, as written or base64-encoded, is pki's to
+// say (CarriesPEM, LooksLikePEM): base64 of a bundle whose armour does not
+// begin it - a comment line first, as curl's CA bundle has - is read too.
 func certText(v string) []byte {
-	if strings.Contains(v, "-----BEGIN ") {
-		return []byte(v)
-	}
-	t := strings.TrimSpace(v)
-	if !strings.HasPrefix(t, base64PEMPrefix) {
+	if !pki.CarriesPEM(v) {
 		return nil
 	}
-	b, err := kube.DecodeBase64(t)
+	if b := []byte(v); pki.LooksLikePEM(b) {
+		return b
+	}
+	b, err := kube.DecodeBase64(strings.TrimSpace(v))
 	if err != nil || !pki.LooksLikePEM(b) {
 		return nil
 	}

@@ -1,6 +1,7 @@
 package inventory_test
 
 import (
+	"encoding/base64"
 	"fmt"
 	"strings"
 	"testing"
@@ -145,6 +146,44 @@ spec:
 	}, placed(inv))
 	onlyProblem(t, inv, "spec.source.helm.values")
 	require.Contains(t, inv.Problems[0].Message, "not YAML")
+}
+
+// TestScanAllReadsBase64OfABundleWithAComment: a value that is base64 of
+// a CA bundle whose armour does not begin it - curl's bundle opens with
+// comment lines, a file may open with a blank line - holds the bundle's
+// certificates as base64 of bare PEM does. The prefix inventory once
+// matched ("-----BEGIN" encoded at the start) missed both; pki's armour
+// forms, at every alignment, find them.
+func TestScanAllReadsBase64OfABundleWithAComment(t *testing.T) {
+	pem := string(testpki.Fixture("example-platform-root-old").PEM())
+	commented := base64.StdEncoding.EncodeToString([]byte("##\n## Bundle of CA Root Certificates\n##\n\n" + pem))
+	blank := base64.StdEncoding.EncodeToString([]byte("\n" + pem))
+	inv := inventory.ScanAll(testitems.Items(t, fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: apps}
+spec:
+  template:
+    spec:
+      containers:
+      - name: web
+        env:
+        - name: CA_BUNDLE
+          value: %s
+        - name: NOT_BASE64
+          value: "bundle: %s"
+---
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: platform, namespace: apps}
+spec:
+  values:
+    caBundle: %s
+`, commented, commented, blank)))
+	require.Equal(t, []string{
+		"Deployment apps/web spec.template.spec.containers[name=web].env[name=CA_BUNDLE].value platform-root-ca place=4 name=CA_BUNDLE",
+		"HelmRelease apps/platform spec.values:caBundle platform-root-ca place=5 name=caBundle",
+	}, placed(inv), "base64 of a bundle with a comment or a blank line first; text that only quotes base64 is no value of it")
+	require.Empty(t, inv.Problems)
 }
 
 func TestScanArgoCDClusterSecret(t *testing.T) {

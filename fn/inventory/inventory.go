@@ -90,25 +90,25 @@ type Expiry struct {
 	// Subject says whose certificates the date is about, for tables and
 	// messages: "certificates of machine prod-cp-7x2k".
 	Subject string
-	// NotAfter is the reported date. It is zero for a source that reports
-	// only days left (InDays).
-	NotAfter time.Time
-	// InDays is the number of days left as the source reported it, when
+	// notAfter is the reported date. It is zero for a source that reports
+	// only days left (inDays).
+	notAfter time.Time
+	// inDays is the number of days left as the source reported it, when
 	// the source reports no date (EKS Anywhere). The count is taken to be
 	// as of the report's now: the status is as fresh as the input.
-	InDays *int
+	inDays *int
 }
 
-// At returns the expiry as a time: NotAfter, or now plus InDays.
+// At returns the expiry as a time: notAfter, or now plus inDays.
 func (e Expiry) At(now time.Time) time.Time {
-	if e.InDays != nil {
-		return now.Add(time.Duration(*e.InDays) * 24 * time.Hour)
+	if e.inDays != nil {
+		return now.Add(time.Duration(*e.inDays) * 24 * time.Hour)
 	}
-	return e.NotAfter
+	return e.notAfter
 }
 
 // Approximate reports whether At is derived from a days-left count.
-func (e Expiry) Approximate() bool { return e.InDays != nil }
+func (e Expiry) Approximate() bool { return e.inDays != nil }
 
 // Inventory is everything the scan found, in input order.
 type Inventory struct {
@@ -142,18 +142,15 @@ func ScanWith(items []*yaml.RNode, certs *pki.Cache) *Inventory {
 // CD Applications. It is what `check` lists and `diff` judges as trust;
 // the function's steps decide nothing by these values, so Reads does not
 // declare them and function mode does not read them.
-func ScanAll(items []*yaml.RNode) *Inventory { return ScanAllTargets(items, kube.TargetKinds()) }
-
-// ScanAllTargets is ScanAll by the target-kind table targets: a caller
-// that is given the table (diff's model, tests that add a kind) reads the
-// kinds it has.
-func ScanAllTargets(items []*yaml.RNode, targets kube.TargetTable) *Inventory {
-	return ScanAllWith(items, pki.NewCache(), targets)
+func ScanAll(items []*yaml.RNode) *Inventory {
+	return ScanAllWith(items, pki.NewCache(), kube.TargetKinds())
 }
 
-// ScanAllWith is ScanAllTargets with certificates parsed through certs:
-// diff reads a tree object by object, and each certificate is one
-// *x509.Certificate however many objects hold it.
+// ScanAllWith is ScanAll by the target-kind table targets (a caller that
+// is given the table - diff's model, tests that add a kind - reads the
+// kinds it has), with certificates parsed through certs: diff reads a
+// tree object by object, and each certificate is one *x509.Certificate
+// however many objects hold it.
 func ScanAllWith(items []*yaml.RNode, certs *pki.Cache, targets kube.TargetTable) *Inventory {
 	s := &scanner{inv: &Inventory{}, cache: certs, targets: targets, embedded: true}
 	return s.scan(items)

@@ -27,7 +27,7 @@ func (s *scanner) machine(item *yaml.RNode, items []*yaml.RNode) {
 	if st.Source != ref {
 		subject = "certificates of machine " + kube.Safe(ref.Name)
 	}
-	s.inv.Expiries = append(s.inv.Expiries, Expiry{Ref: st.Source, Field: st.Field, Subject: subject, NotAfter: st.Expiry})
+	s.inv.Expiries = append(s.inv.Expiries, Expiry{Ref: st.Source, Field: st.Field, Subject: subject, notAfter: st.Expiry})
 }
 
 // eksaCluster records an EKS Anywhere Cluster's
@@ -48,7 +48,7 @@ func (s *scanner) eksaCluster(item *yaml.RNode) {
 			continue
 		}
 		days := e.ExpiresInDays
-		s.inv.Expiries = append(s.inv.Expiries, Expiry{Ref: ref, Field: e.Field, Subject: "certificates of machine " + kube.Safe(e.Machine), InDays: &days})
+		s.inv.Expiries = append(s.inv.Expiries, Expiry{Ref: ref, Field: e.Field, Subject: "certificates of machine " + kube.Safe(e.Machine), inDays: &days})
 	}
 }
 

@@ -12,7 +12,8 @@ import (
 // decode (LooksLikePEM: what counts as a certificate inside an object),
 // and whether text carries PEM anywhere, as written or base64-encoded
 // (CarriesPEM: what a message may not quote, which documents that are no
-// object hold certificate material).
+// object hold certificate material, which values embedded in objects may
+// be base64 of PEM).
 
 // armourLines are how the two armour lines begin.
 var armourLines = []string{"-----BEGIN", "-----END"}

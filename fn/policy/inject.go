@@ -13,8 +13,8 @@ import (
 // kube.InjectKinds, by name), and the annotation that asks for it from the
 // object itself.
 const (
-	KindMutatingWebhookConfiguration   = "MutatingWebhookConfiguration"
-	KindValidatingWebhookConfiguration = "ValidatingWebhookConfiguration"
+	kindMutatingWebhookConfiguration   = "MutatingWebhookConfiguration"
+	kindValidatingWebhookConfiguration = "ValidatingWebhookConfiguration"
 	KindAPIService                     = "APIService"
 	KindCustomResourceDefinition       = "CustomResourceDefinition"
 

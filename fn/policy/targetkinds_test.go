@@ -73,6 +73,6 @@ func TestInjectKindsAreClusterScoped(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, kube.Key{Kind: k.Kind, Name: "x"}, kube.KeyOf(n), k.Kind)
 	}
-	assert.Equal(t, []string{KindMutatingWebhookConfiguration, KindValidatingWebhookConfiguration, KindAPIService, KindCustomResourceDefinition},
+	assert.Equal(t, []string{kindMutatingWebhookConfiguration, kindValidatingWebhookConfiguration, KindAPIService, KindCustomResourceDefinition},
 		kube.InjectKinds().Names(), "the policy's names of the inject kinds are the table's")
 }

@@ -15,41 +15,41 @@ import (
 // a previous CA, and what keeps each previous CA from leaving.
 type Domain struct {
 	Name string
-	// Whole says check saw the whole domain (it ran at the repository's
+	// whole says check saw the whole domain (it ran at the repository's
 	// top); in part, previous CAs stay until they expire.
-	Whole    bool
-	Packages []DomainPackage
-	Blocking []Blocking
+	whole    bool
+	packages []domainPackage
+	blocking []blocking
 }
 
-// DomainPackage is one package of a domain.
-type DomainPackage struct {
-	Package string
-	// Trusts are the SHA-256 of every CA the package's bundles of the
+// domainPackage is one package of a domain.
+type domainPackage struct {
+	pkg string
+	// trusts are the SHA-256 of every CA the package's bundles of the
 	// domain hold, current and previous, each once, in trust order.
-	Trusts []string
-	// OnPrevious are its certificates that chain only to a previous CA
+	trusts []string
+	// onPrevious are its certificates that chain only to a previous CA
 	// (its re-issue list for the domain's bundles).
-	OnPrevious []OnPrevious
+	onPrevious []onPrevious
 }
 
-// OnPrevious is a certificate still on a previous CA; Needs is that CA's
+// onPrevious is a certificate still on a previous CA; needs is that CA's
 // SHA-256.
-type OnPrevious struct {
-	Resource             kube.Ref
-	Key, Subject, SHA256 string
-	Needs                string
+type onPrevious struct {
+	resource             kube.Ref
+	key, subject, sha256 string
+	needs                string
 }
 
-// Blocking is a previous CA of a domain and what keeps it: the verdicts of
+// blocking is a previous CA of a domain and what keeps it: the verdicts of
 // the bundles that hold it, and the packages whose certificates need it.
-type Blocking struct {
-	SHA256, Subject string
-	Verdicts        []string
-	// NeededBy are the packages with certificates on it; Certificates
+type blocking struct {
+	sha256, subject string
+	verdicts        []string
+	// neededBy are the packages with certificates on it; certificates
 	// counts those certificates.
-	NeededBy     []string
-	Certificates int
+	neededBy     []string
+	certificates int
 }
 
 // BundleKey names a bundle of a package.
@@ -61,35 +61,35 @@ type BundleKey struct{ Package, Bundle string }
 // are in name order, packages in report order.
 func Domains(r Report, domainOf map[BundleKey]string, whole bool) []Domain {
 	byName := map[string]*Domain{}
-	pkgOf := func(name, pkg string) *DomainPackage {
+	pkgOf := func(name, pkg string) *domainPackage {
 		d := byName[name]
 		if d == nil {
-			d = &Domain{Name: name, Whole: whole}
+			d = &Domain{Name: name, whole: whole}
 			byName[name] = d
 		}
-		for i := range d.Packages {
-			if d.Packages[i].Package == pkg {
-				return &d.Packages[i]
+		for i := range d.packages {
+			if d.packages[i].pkg == pkg {
+				return &d.packages[i]
 			}
 		}
-		d.Packages = append(d.Packages, DomainPackage{Package: pkg})
-		return &d.Packages[len(d.Packages)-1]
+		d.packages = append(d.packages, domainPackage{pkg: pkg})
+		return &d.packages[len(d.packages)-1]
 	}
-	for _, t := range r.Trust {
+	for _, t := range r.trust {
 		if name, ok := domainOf[BundleKey{t.Package, t.Bundle}]; ok {
 			p := pkgOf(name, t.Package)
-			if !slices.Contains(p.Trusts, t.SHA256) && t.Verdict != "dropped" && t.Verdict != "remembered" {
-				p.Trusts = append(p.Trusts, t.SHA256)
+			if !slices.Contains(p.trusts, t.SHA256) && t.Verdict != "dropped" && t.Verdict != "remembered" {
+				p.trusts = append(p.trusts, t.SHA256)
 			}
 			if t.Reason != why.TrustSource {
 				byName[name].block(t)
 			}
 		}
 	}
-	for _, x := range r.Reissues {
+	for _, x := range r.reissues {
 		if name, ok := domainOf[BundleKey{x.Package, x.Bundle}]; ok {
 			p := pkgOf(name, x.Package)
-			p.OnPrevious = append(p.OnPrevious, OnPrevious{Resource: x.Resource, Key: x.Key, Subject: x.Subject, SHA256: x.SHA256, Needs: x.IssuerSHA256})
+			p.onPrevious = append(p.onPrevious, onPrevious{resource: x.Resource, key: x.Key, subject: x.Subject, sha256: x.SHA256, needs: x.IssuerSHA256})
 			byName[name].neededBy(x.IssuerSHA256, x.Package)
 		}
 	}
@@ -108,23 +108,23 @@ func Domains(r Report, domainOf map[BundleKey]string, whole bool) []Domain {
 
 // block adds previous CA row t to what the domain's blocking lists.
 func (d *Domain) block(t why.Trusted) {
-	i := slices.IndexFunc(d.Blocking, func(b Blocking) bool { return b.SHA256 == t.SHA256 })
+	i := slices.IndexFunc(d.blocking, func(b blocking) bool { return b.sha256 == t.SHA256 })
 	if i < 0 {
-		d.Blocking = append(d.Blocking, Blocking{SHA256: t.SHA256, Subject: t.Subject})
-		i = len(d.Blocking) - 1
+		d.blocking = append(d.blocking, blocking{sha256: t.SHA256, subject: t.Subject})
+		i = len(d.blocking) - 1
 	}
-	if !slices.Contains(d.Blocking[i].Verdicts, t.VerdictText) {
-		d.Blocking[i].Verdicts = append(d.Blocking[i].Verdicts, t.VerdictText)
+	if !slices.Contains(d.blocking[i].verdicts, t.VerdictText) {
+		d.blocking[i].verdicts = append(d.blocking[i].verdicts, t.VerdictText)
 	}
 }
 
 // neededBy counts a certificate of package pkg on previous CA sha.
 func (d *Domain) neededBy(sha, pkg string) {
-	for i := range d.Blocking {
-		if b := &d.Blocking[i]; b.SHA256 == sha {
-			b.Certificates++
-			if !slices.Contains(b.NeededBy, pkg) {
-				b.NeededBy = append(b.NeededBy, pkg)
+	for i := range d.blocking {
+		if b := &d.blocking[i]; b.sha256 == sha {
+			b.certificates++
+			if !slices.Contains(b.neededBy, pkg) {
+				b.neededBy = append(b.neededBy, pkg)
 			}
 		}
 	}
@@ -162,17 +162,17 @@ type jsonBlocking struct {
 func domainsJSON(ds []Domain) []jsonDomain {
 	var out []jsonDomain
 	for _, d := range ds {
-		jd := jsonDomain{Name: d.Name, Whole: d.Whole, Packages: []jsonDomainPackage{}, Blocking: []jsonBlocking{}}
-		for _, p := range d.Packages {
-			jp := jsonDomainPackage{Package: p.Package, Trusts: append([]string{}, p.Trusts...), OnPrevious: []jsonOnPrevious{}}
-			for _, o := range p.OnPrevious {
-				jp.OnPrevious = append(jp.OnPrevious, jsonOnPrevious{Resource: resource(o.Resource), Key: o.Key, Subject: o.Subject, SHA256: o.SHA256, Needs: o.Needs})
+		jd := jsonDomain{Name: d.Name, Whole: d.whole, Packages: []jsonDomainPackage{}, Blocking: []jsonBlocking{}}
+		for _, p := range d.packages {
+			jp := jsonDomainPackage{Package: p.pkg, Trusts: append([]string{}, p.trusts...), OnPrevious: []jsonOnPrevious{}}
+			for _, o := range p.onPrevious {
+				jp.OnPrevious = append(jp.OnPrevious, jsonOnPrevious{Resource: resource(o.resource), Key: o.key, Subject: o.subject, SHA256: o.sha256, Needs: o.needs})
 			}
 			jd.Packages = append(jd.Packages, jp)
 		}
-		for _, b := range d.Blocking {
-			jd.Blocking = append(jd.Blocking, jsonBlocking{SHA256: b.SHA256, Subject: b.Subject, Verdicts: append([]string{}, b.Verdicts...),
-				NeededBy: append([]string{}, b.NeededBy...), Certificates: b.Certificates})
+		for _, b := range d.blocking {
+			jd.Blocking = append(jd.Blocking, jsonBlocking{SHA256: b.sha256, Subject: b.subject, Verdicts: append([]string{}, b.verdicts...),
+				NeededBy: append([]string{}, b.neededBy...), Certificates: b.certificates})
 		}
 		out = append(out, jd)
 	}
@@ -186,20 +186,20 @@ func writeDomains(buf *bytes.Buffer, r Report, opts TableOptions) {
 	t := &table{cols: []string{"DOMAIN", "PACKAGE", "TRUSTS", "ON A PREVIOUS CA"}}
 	for _, d := range r.Domains {
 		name := d.Name
-		if !d.Whole {
+		if !d.whole {
 			name += " (seen in part)"
 		}
-		for _, p := range d.Packages {
-			trusts := make([]string, len(p.Trusts))
-			for i, s := range p.Trusts {
+		for _, p := range d.packages {
+			trusts := make([]string, len(p.trusts))
+			for i, s := range p.trusts {
 				trusts[i] = short(s)
 			}
-			if len(p.OnPrevious) == 0 {
-				t.rows, t.status = append(t.rows, []string{cell(name), packageCell(p.Package), strings.Join(trusts, ","), "-"}), append(t.status, "")
+			if len(p.onPrevious) == 0 {
+				t.rows, t.status = append(t.rows, []string{cell(name), packageCell(p.pkg), strings.Join(trusts, ","), "-"}), append(t.status, "")
 			}
-			for _, o := range p.OnPrevious {
-				on := fmt.Sprintf("%s %s needs %s", cell(o.Resource.String()), cell(o.Key), short(o.Needs))
-				t.rows, t.status = append(t.rows, []string{cell(name), packageCell(p.Package), strings.Join(trusts, ","), on}), append(t.status, "")
+			for _, o := range p.onPrevious {
+				on := fmt.Sprintf("%s %s needs %s", cell(o.resource.String()), cell(o.key), short(o.needs))
+				t.rows, t.status = append(t.rows, []string{cell(name), packageCell(p.pkg), strings.Join(trusts, ","), on}), append(t.status, "")
 			}
 		}
 	}
@@ -207,12 +207,12 @@ func writeDomains(buf *bytes.Buffer, r Report, opts TableOptions) {
 	buf.WriteString("\nWhat keeps each previous CA of a domain:\n")
 	b := &table{cols: []string{"DOMAIN", "PREVIOUS CA", "SUBJECT", "VERDICT", "NEEDED BY"}}
 	for _, d := range r.Domains {
-		for _, x := range d.Blocking {
+		for _, x := range d.blocking {
 			needed := "-"
-			if len(x.NeededBy) > 0 {
-				needed = fmt.Sprintf("%d certificate(s) in %s", x.Certificates, strings.Join(x.NeededBy, ", "))
+			if len(x.neededBy) > 0 {
+				needed = fmt.Sprintf("%d certificate(s) in %s", x.certificates, strings.Join(x.neededBy, ", "))
 			}
-			b.rows, b.status = append(b.rows, []string{cell(d.Name), short(x.SHA256), cell(x.Subject), cell(strings.Join(x.Verdicts, "; ")), needed}), append(b.status, "")
+			b.rows, b.status = append(b.rows, []string{cell(d.Name), short(x.sha256), cell(x.subject), cell(strings.Join(x.verdicts, "; ")), needed}), append(b.status, "")
 		}
 	}
 	if len(b.rows) == 0 {

@@ -69,28 +69,28 @@ const (
 // an Entry is plain data.
 type Entry struct {
 	Type EntryType
-	// Package is the package the resource belongs to (the directory of
+	// pkg is the package the resource belongs to (the directory of
 	// its RotationPolicy), "" when no policy applies to it.
-	Package string
+	pkg string
 	// Resource is the object that holds the certificate or the date.
 	Resource kube.Ref
-	// Key is the field path, with ":" and the path inside the value for a
+	// key is the field path, with ":" and the path inside the value for a
 	// kubeconfig: "data.tls.crt", "data.value:users[admin].user.client-certificate-data".
-	Key string
-	// Subject and Issuer are RFC 2253 names; for an expiry, Subject says
-	// whose certificates the date is about and Issuer is empty.
-	Subject string
-	Issuer  string
-	// SHA256 is the hex fingerprint of the DER (empty for an expiry).
-	SHA256 string
-	// IsCA marks CA certificates.
-	IsCA bool
-	// NotBefore is zero for an expiry.
-	NotBefore time.Time
-	NotAfter  time.Time
-	// Approximate marks a NotAfter derived from a days-left count.
-	Approximate bool
-	// DaysLeft is whole days from now to NotAfter, rounded down.
+	key string
+	// subject and issuer are RFC 2253 names; for an expiry, subject says
+	// whose certificates the date is about and issuer is empty.
+	subject string
+	issuer  string
+	// sha256 is the hex fingerprint of the DER (empty for an expiry).
+	sha256 string
+	// isCA marks CA certificates.
+	isCA bool
+	// notBefore is zero for an expiry.
+	notBefore time.Time
+	notAfter  time.Time
+	// approximate marks a notAfter derived from a days-left count.
+	approximate bool
+	// DaysLeft is whole days from now to notAfter, rounded down.
 	DaysLeft int
 	Status   Status
 }
@@ -117,23 +117,23 @@ func trustDetail(t why.Trusted) string {
 
 // ProblemEntry is certificate data that could not be read.
 type ProblemEntry struct {
-	Package  string
-	Resource kube.Ref
-	Key      string
-	Message  string
+	pkg      string
+	resource kube.Ref
+	key      string
+	message  string
 }
 
 // Report is the whole expiry report: what the renderers draw.
 type Report struct {
-	Now        time.Time
-	WarnWithin time.Duration
-	FailWithin time.Duration
-	// Entries are sorted by NotAfter, then resource, key and fingerprint.
+	now        time.Time
+	warnWithin time.Duration
+	failWithin time.Duration
+	// Entries are sorted by notAfter, then resource, key and fingerprint.
 	Entries []Entry
-	// Reissues are sorted by IssuerLeavesAt, then resource and key.
-	Reissues []why.Reissue
-	// Trust lists, per bundle, each CA it holds and why (sortTrust order).
-	Trust    []why.Trusted
+	// reissues are sorted by IssuerLeavesAt, then resource and key.
+	reissues []why.Reissue
+	// trust lists, per bundle, each CA it holds and why (sortTrust order).
+	trust    []why.Trusted
 	Problems []ProblemEntry
 	// Packages are the packages the report covers, in order, each with
 	// its policies; empty when no policy was read.
@@ -164,16 +164,16 @@ func (r Report) InPackage(p string) Report {
 // eachPackage calls fn with the package field of every row of r.
 func (r Report) eachPackage(fn func(pkg *string)) {
 	for i := range r.Entries {
-		fn(&r.Entries[i].Package)
+		fn(&r.Entries[i].pkg)
 	}
-	for i := range r.Reissues {
-		fn(&r.Reissues[i].Package)
+	for i := range r.reissues {
+		fn(&r.reissues[i].Package)
 	}
-	for i := range r.Trust {
-		fn(&r.Trust[i].Package)
+	for i := range r.trust {
+		fn(&r.trust[i].Package)
 	}
 	for i := range r.Problems {
-		fn(&r.Problems[i].Package)
+		fn(&r.Problems[i].pkg)
 	}
 	for i := range r.Waves {
 		fn(&r.Waves[i].Package)
@@ -186,11 +186,11 @@ func (r Report) eachPackage(fn func(pkg *string)) {
 // Merge joins reports made at the same time with the same thresholds (one
 // per package) into one, sorted as Build sorts.
 func Merge(now time.Time, warnWithin, failWithin time.Duration, parts ...Report) Report {
-	r := Report{Now: now.UTC(), WarnWithin: warnWithin, FailWithin: failWithin}
+	r := Report{now: now.UTC(), warnWithin: warnWithin, failWithin: failWithin}
 	for _, p := range parts {
 		r.Entries = append(r.Entries, p.Entries...)
-		r.Reissues = append(r.Reissues, p.Reissues...)
-		r.Trust = append(r.Trust, p.Trust...)
+		r.reissues = append(r.reissues, p.reissues...)
+		r.trust = append(r.trust, p.trust...)
 		r.Problems = append(r.Problems, p.Problems...)
 		r.Packages = append(r.Packages, p.Packages...)
 		r.Waves = append(r.Waves, p.Waves...)
@@ -198,9 +198,9 @@ func Merge(now time.Time, warnWithin, failWithin time.Duration, parts ...Report)
 	}
 	sortRenewals(r.Renewals)
 	sortEntries(r.Entries)
-	why.SortReissues(r.Reissues)
+	why.SortReissues(r.reissues)
 	sortWaves(r.Waves)
-	sortTrust(r.Trust)
+	sortTrust(r.trust)
 	return r
 }
 
@@ -215,19 +215,19 @@ func (r Report) multiPackage() bool {
 // Build turns an inventory (and the re-issue list and the trust of each
 // bundle, if a policy was known) into a report at now.
 func Build(inv *inventory.Inventory, reissues []why.Reissue, trust []why.Trusted, now time.Time, warnWithin, failWithin time.Duration) Report {
-	r := Report{Now: now.UTC(), WarnWithin: warnWithin, FailWithin: failWithin}
+	r := Report{now: now.UTC(), warnWithin: warnWithin, failWithin: failWithin}
 	for _, f := range inv.Certificates {
 		c := f.Cert
 		r.Entries = append(r.Entries, Entry{
 			Type:      typeCertificate,
 			Resource:  f.Ref,
-			Key:       f.Key(),
-			Subject:   pki.Subject(c),
-			Issuer:    issuerName(c),
-			SHA256:    pki.FingerprintOf(c).String(),
-			IsCA:      pki.IsCA(c),
-			NotBefore: c.NotBefore.UTC(),
-			NotAfter:  c.NotAfter.UTC(),
+			key:       f.Key(),
+			subject:   pki.Subject(c),
+			issuer:    issuerName(c),
+			sha256:    pki.FingerprintOf(c).String(),
+			isCA:      pki.IsCA(c),
+			notBefore: c.NotBefore.UTC(),
+			notAfter:  c.NotAfter.UTC(),
 			DaysLeft:  pki.DaysLeft(c, now),
 			Status:    statusAt(c.NotAfter, now, warnWithin, failWithin),
 		})
@@ -237,22 +237,22 @@ func Build(inv *inventory.Inventory, reissues []why.Reissue, trust []why.Trusted
 		r.Entries = append(r.Entries, Entry{
 			Type:        typeExpiry,
 			Resource:    e.Ref,
-			Key:         e.Field,
-			Subject:     e.Subject,
-			NotAfter:    at,
-			Approximate: e.Approximate(),
+			key:         e.Field,
+			subject:     e.Subject,
+			notAfter:    at,
+			approximate: e.Approximate(),
 			DaysLeft:    pki.DaysUntil(at, now),
 			Status:      statusAt(at, now, warnWithin, failWithin),
 		})
 	}
 	sortEntries(r.Entries)
 	for _, p := range inv.Problems {
-		r.Problems = append(r.Problems, ProblemEntry{Resource: p.Ref, Key: p.Field, Message: p.Message})
+		r.Problems = append(r.Problems, ProblemEntry{resource: p.Ref, key: p.Field, message: p.Message})
 	}
-	r.Reissues = append(r.Reissues, reissues...)
-	why.SortReissues(r.Reissues)
-	r.Trust = append(r.Trust, trust...)
-	sortTrust(r.Trust)
+	r.reissues = append(r.reissues, reissues...)
+	why.SortReissues(r.reissues)
+	r.trust = append(r.trust, trust...)
+	sortTrust(r.trust)
 	return r
 }
 
@@ -261,11 +261,11 @@ func Build(inv *inventory.Inventory, reissues []why.Reissue, trust []why.Trusted
 func sortEntries(es []Entry) {
 	slices.SortStableFunc(es, func(a, b Entry) int {
 		return cmp.Or(
-			a.NotAfter.Compare(b.NotAfter),
-			cmp.Compare(a.Package, b.Package),
+			a.notAfter.Compare(b.notAfter),
+			cmp.Compare(a.pkg, b.pkg),
 			cmp.Compare(refKey(a.Resource), refKey(b.Resource)),
-			cmp.Compare(a.Key, b.Key),
-			cmp.Compare(a.SHA256, b.SHA256),
+			cmp.Compare(a.key, b.key),
+			cmp.Compare(a.sha256, b.sha256),
 		)
 	})
 }
@@ -307,7 +307,7 @@ type Counts struct {
 
 // Counts adds up the entries by type and status.
 func (r Report) Counts() Counts {
-	c := Counts{Problems: len(r.Problems), Reissues: len(r.Reissues)}
+	c := Counts{Problems: len(r.Problems), Reissues: len(r.reissues)}
 	for _, e := range r.Entries {
 		if e.Type == typeCertificate {
 			c.Certificates++

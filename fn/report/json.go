@@ -122,9 +122,9 @@ type jsonProblem struct {
 func RenderJSON(r Report) ([]byte, error) {
 	out := jsonReport{
 		SchemaVersion:     jsonSchemaVersion,
-		Now:               stamp(r.Now),
-		WarnWithinSeconds: int64(r.WarnWithin / time.Second),
-		FailWithinSeconds: int64(r.FailWithin / time.Second),
+		Now:               stamp(r.now),
+		WarnWithinSeconds: int64(r.warnWithin / time.Second),
+		FailWithinSeconds: int64(r.failWithin / time.Second),
 		Failing:           r.Failing(),
 		Summary:           r.Counts(),
 		Entries:           []jsonEntry{},
@@ -144,15 +144,15 @@ func RenderJSON(r Report) ([]byte, error) {
 		out.Packages = append(out.Packages, jp)
 	}
 	for _, e := range r.Entries {
-		je := jsonEntry{Type: e.Type, Package: e.Package, Resource: resource(e.Resource), Key: e.Key, Subject: e.Subject, SHA256: e.SHA256,
-			IsCA: e.IsCA, NotAfter: stamp(e.NotAfter), Approximate: e.Approximate, DaysLeft: e.DaysLeft, Status: e.Status}
+		je := jsonEntry{Type: e.Type, Package: e.pkg, Resource: resource(e.Resource), Key: e.key, Subject: e.subject, SHA256: e.sha256,
+			IsCA: e.isCA, NotAfter: stamp(e.notAfter), Approximate: e.approximate, DaysLeft: e.DaysLeft, Status: e.Status}
 		if e.Type == typeCertificate {
-			je.Issuer = e.Issuer
-			je.NotBefore = stamp(e.NotBefore)
+			je.Issuer = e.issuer
+			je.NotBefore = stamp(e.notBefore)
 		}
 		out.Entries = append(out.Entries, je)
 	}
-	for _, x := range r.Reissues {
+	for _, x := range r.reissues {
 		jr := jsonReissue{Package: x.Package, Resource: resource(x.Resource), Key: x.Key, Subject: x.Subject, SHA256: x.SHA256, IsCA: x.IsCA,
 			NotAfter: stamp(x.NotAfter), Bundle: x.Bundle, Issuer: x.Issuer, IssuerSHA256: x.IssuerSHA256, IssuerExpired: x.IssuerExpired,
 			IssuerLeavesAt: stamp(x.IssuerLeavesAt), DaysLeft: x.DaysLeft, State: x.State, Command: x.Command}
@@ -161,13 +161,13 @@ func RenderJSON(r Report) ([]byte, error) {
 		}
 		out.Reissues = append(out.Reissues, jr)
 	}
-	for _, x := range r.Trust {
+	for _, x := range r.trust {
 		out.Trust = append(out.Trust, jsonTrusted{Package: x.Package, Bundle: x.Bundle, Target: x.Target.String(), Targets: x.Targets, Subject: x.Subject,
 			SHA256: x.SHA256, NotAfter: stamp(x.NotAfter), Reason: x.Reason, Source: x.Source, RetiredAt: trustStamp(x.RetiredAt),
 			Verdict: x.Verdict, Detail: trustDetail(x), LeavesAt: trustStamp(x.LeavesAt), ChainedBy: append([]string{}, x.ChainedBy...)})
 	}
 	for _, p := range r.Problems {
-		out.Problems = append(out.Problems, jsonProblem{Package: p.Package, Resource: resource(p.Resource), Key: p.Key, Message: p.Message})
+		out.Problems = append(out.Problems, jsonProblem{Package: p.pkg, Resource: resource(p.resource), Key: p.key, Message: p.message})
 	}
 	b, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {

@@ -52,7 +52,7 @@ func renewalsTable(r Report, pkg bool, opts TableOptions) *table {
 		if x.Windows {
 			at += " (windows)"
 		}
-		cells := []string{cell(x.Certificate.String()), cell(x.Bundle), at, x.State(r.Now, r.WarnWithin), keyCell(x)}
+		cells := []string{cell(x.Certificate.String()), cell(x.Bundle), at, x.State(r.now, r.warnWithin), keyCell(x)}
 		if opts.Wide {
 			cells = append(cells, cell(x.Rule), x.SHA256)
 		}
@@ -83,7 +83,7 @@ func renewalsJSON(r Report) []jsonRenewal {
 	for _, x := range r.Renewals {
 		out = append(out, jsonRenewal{Package: x.Package, Certificate: resource(x.Certificate), Bundle: x.Bundle, Source: x.Source,
 			SHA256: x.SHA256, NotAfter: stamp(x.NotAfter), RenewsAt: trustStamp(x.RenewsAt), Rule: x.Rule, Disabled: x.Disabled,
-			Windows: x.Windows, NewKey: x.NewKey, State: x.State(r.Now, r.WarnWithin)})
+			Windows: x.Windows, NewKey: x.NewKey, State: x.State(r.now, r.warnWithin)})
 	}
 	return out
 }

@@ -41,7 +41,7 @@ var statusFill = map[Status]string{
 }
 
 // RenderSVG draws the report as a timeline: one bar per certificate from
-// NotBefore to NotAfter (CAs tall, leaves thin, coloured by status), a
+// notBefore to notAfter (CAs tall, leaves thin, coloured by status), a
 // diamond per reported expiry, today's line, the fail and warn zones that
 // follow it, a band where an old and a new CA held in the same value
 // overlap, and a marker on each leaf to re-issue at the date its issuer
@@ -76,18 +76,18 @@ func (c *svgCanvas) header(r Report, l timeline) {
 	c.w(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
 	c.w(`<svg xmlns="http://www.w3.org/2000/svg" width="%s" height="%s" viewBox="0 0 %s %s" font-family="DejaVu Sans, Verdana, sans-serif" font-size="11">`+"\n",
 		num(svgWidth), num(l.height), num(svgWidth), num(l.height))
-	c.w(`<title>rotate-certs certificate timeline at %s</title>`+"\n", esc(r.Now.Format(time.RFC3339)))
+	c.w(`<title>rotate-certs certificate timeline at %s</title>`+"\n", esc(r.now.Format(time.RFC3339)))
 	c.w(`<rect class="background" x="0" y="0" width="%s" height="%s" fill="#ffffff"/>`+"\n", num(svgWidth), num(l.height))
 	n := r.Counts()
 	c.w(`<text x="12" y="20" font-size="14" font-weight="bold">Certificate timeline</text>` + "\n")
 	c.w(`<text x="12" y="36" fill="#555555">now %s · warn within %s · fail within %s · %d certificate(s): %d ok, %d warn, %d FAIL, %d expired</text>`+"\n",
-		esc(r.Now.Format("2006-01-02 15:04 UTC")), policy.FormatDuration(r.WarnWithin), policy.FormatDuration(r.FailWithin), n.Certificates, n.OK, n.Warn, n.Fail, n.Expired)
+		esc(r.now.Format("2006-01-02 15:04 UTC")), policy.FormatDuration(r.warnWithin), policy.FormatDuration(r.failWithin), n.Certificates, n.OK, n.Warn, n.Fail, n.Expired)
 }
 
 // zones writes the zones after today: fail first (nearest), then warn.
 func (c *svgCanvas) zones(r Report, l timeline) {
-	x, now, bottom := l.x, r.Now, l.bottom
-	failEnd, warnEnd := now.Add(r.FailWithin), now.Add(r.WarnWithin)
+	x, now, bottom := l.x, r.now, l.bottom
+	failEnd, warnEnd := now.Add(r.failWithin), now.Add(r.warnWithin)
 	c.w(`<rect class="zone-warn" x="%s" y="%s" width="%s" height="%s" fill="#fff1c2"/>`+"\n",
 		num(x(failEnd)), num(svgTop-8), num(x(warnEnd)-x(failEnd)), num(bottom-svgTop+8))
 	// The fail zone is a few days on a window of years: drawn at least
@@ -96,7 +96,7 @@ func (c *svgCanvas) zones(r Report, l timeline) {
 	c.w(`<rect class="zone-fail" x="%s" y="%s" width="%s" height="%s" fill="#f9d0ce" stroke="#d43f3a" stroke-width="0.8"/>`+"\n",
 		num(x(now)), num(svgTop-8), num(max(x(failEnd)-x(now), svgMinZone)), num(bottom-svgTop+8))
 	c.w(`<text class="zone-fail-label" x="%s" y="%s" fill="#b0302b" font-size="9">fail zone to %s (%s)</text>`+"\n",
-		num(x(now)+2), num(bottom+11), failEnd.Format(time.DateOnly), policy.FormatDuration(r.FailWithin))
+		num(x(now)+2), num(bottom+11), failEnd.Format(time.DateOnly), policy.FormatDuration(r.failWithin))
 }
 
 // axis writes the month ticks of l.ticks, labelled by month or year.
@@ -119,14 +119,14 @@ func (c *svgCanvas) rowLabels(l timeline, multi bool) {
 		if i%2 == 1 {
 			c.w(`<rect class="stripe" x="0" y="%s" width="%s" height="%s" fill="#000000" fill-opacity="0.035"/>`+"\n", num(y), num(svgWidth), num(svgRowHeight))
 		}
-		subject := e.Subject
-		if e.IsCA {
+		subject := e.subject
+		if e.isCA {
 			subject = "CA " + subject
 		}
 		c.w(`<text x="12" y="%s" font-weight="bold">%s</text>`+"\n", num(y+13), esc(truncate(subject, 48)))
-		where := e.Resource.String() + " " + e.Key
+		where := e.Resource.String() + " " + e.key
 		if multi {
-			where = packageCell(e.Package) + ": " + where
+			where = packageCell(e.pkg) + ": " + where
 		}
 		c.w(`<text x="12" y="%s" fill="#666666" font-size="9.5">%s</text>`+"\n", num(y+25), esc(truncate(where, 62)))
 	}
@@ -151,31 +151,31 @@ func (c *svgCanvas) bars(l timeline) {
 	for i, e := range l.rows {
 		mid := l.mid(i)
 		fill := statusFill[e.Status]
-		date := e.NotAfter.Format("2006-01-02")
-		if e.Approximate {
+		date := e.notAfter.Format("2006-01-02")
+		if e.approximate {
 			date = "~" + date
 		}
 		label := fmt.Sprintf("%s  %dd", date, e.DaysLeft)
 		if e.Type == typeExpiry {
-			cx := l.x(e.NotAfter)
+			cx := l.x(e.notAfter)
 			c.w(`<path class="expiry" d="M %s %s l 7 7 l -7 7 l -7 -7 z" fill="%s" stroke="#333333" stroke-width="0.6"><title>%s</title></path>`+"\n",
-				num(cx), num(mid-7), fill, esc(fmt.Sprintf("%s %s: %s expire %s (%s)", e.Resource, e.Key, e.Subject, date, tableStatus(e.Status))))
+				num(cx), num(mid-7), fill, esc(fmt.Sprintf("%s %s: %s expire %s (%s)", e.Resource, e.key, e.subject, date, tableStatus(e.Status))))
 			c.w(`<text x="%s" y="%s" fill="#333333" font-size="10">%s</text>`+"\n", num(cx+10), num(mid+4), esc(label))
 			continue
 		}
 		h := svgLeafHeight
-		if e.IsCA {
+		if e.isCA {
 			h = svgCAHeight
 		}
-		x0, x1 := l.x(e.NotBefore), l.x(e.NotAfter)
+		x0, x1 := l.x(e.notBefore), l.x(e.notAfter)
 		c.w(`<rect class="bar" data-sha256="%s" x="%s" y="%s" width="%s" height="%s" rx="2" fill="%s" stroke="#222222" stroke-opacity="0.35"><title>%s</title></rect>`+"\n",
-			e.SHA256, num(x0), num(mid-h/2), num(max(x1-x0, 1.5)), num(h), fill,
+			e.sha256, num(x0), num(mid-h/2), num(max(x1-x0, 1.5)), num(h), fill,
 			esc(fmt.Sprintf("%s %s\n%s\nissuer %s\nsha256 %s\n%s to %s, %d days left: %s",
-				e.Resource, e.Key, e.Subject, e.Issuer, e.SHA256, e.NotBefore.Format(time.RFC3339), e.NotAfter.Format(time.RFC3339), e.DaysLeft, tableStatus(e.Status))))
-		if e.NotBefore.Before(l.t0) {
+				e.Resource, e.key, e.subject, e.issuer, e.sha256, e.notBefore.Format(time.RFC3339), e.notAfter.Format(time.RFC3339), e.DaysLeft, tableStatus(e.Status))))
+		if e.notBefore.Before(l.t0) {
 			c.w(`<path class="clipped" d="M %s %s l -6 %s l 6 %s z" fill="%s"/>`+"\n", num(x0), num(mid-h/2), num(h/2), num(h/2), fill)
 		}
-		if e.NotAfter.After(l.t1) {
+		if e.notAfter.After(l.t1) {
 			c.w(`<path class="clipped" d="M %s %s l 6 %s l -6 %s z" fill="%s"/>`+"\n", num(x1), num(mid-h/2), num(h/2), num(h/2), fill)
 		}
 		c.w(`<text x="%s" y="%s" fill="#333333" font-size="10">%s</text>`+"\n", num(max(x1, l.markerAt[i])+8), num(mid+4), esc(label))
@@ -185,7 +185,7 @@ func (c *svgCanvas) bars(l timeline) {
 // reissues writes the re-issue markers: where a leaf's issuer leaves its
 // bundle.
 func (c *svgCanvas) reissues(r Report, l timeline) {
-	for _, re := range r.Reissues {
+	for _, re := range r.reissues {
 		i, ok := l.index[rowID(re.Package, re.Resource, re.Key, re.SHA256)]
 		if !ok {
 			continue
@@ -203,7 +203,7 @@ func (c *svgCanvas) reissues(r Report, l timeline) {
 
 // today writes today's line.
 func (c *svgCanvas) today(r Report, l timeline) {
-	x, now := l.x(r.Now), r.Now
+	x, now := l.x(r.now), r.now
 	c.w(`<line class="today" x1="%s" y1="%s" x2="%s" y2="%s" stroke="#c0392b" stroke-width="1.5" stroke-dasharray="5 3"/>`+"\n", num(x), num(svgTop-24), num(x), num(l.bottom))
 	c.w(`<text x="%s" y="%s" text-anchor="middle" fill="#c0392b" font-weight="bold" font-size="10">today %s</text>`+"\n", num(x), num(svgTop-27), now.Format("2006-01-02"))
 }
@@ -220,8 +220,8 @@ func (c *svgCanvas) legend(r Report, l timeline) {
 	for _, s := range []Status{StatusOK, StatusWarn, StatusFail, StatusExpired} {
 		item(fmt.Sprintf(`<rect x="%s" y="%s" width="16" height="10" rx="2" fill="%s"/>`, num(lx), num(ly-5), statusFill[s]), tableStatus(s), 80)
 	}
-	item(fmt.Sprintf(`<rect x="%s" y="%s" width="16" height="10" fill="#f9d0ce"/>`, num(lx), num(ly-5)), "fail zone ("+policy.FormatDuration(r.FailWithin)+")", 130)
-	item(fmt.Sprintf(`<rect x="%s" y="%s" width="16" height="10" fill="#fff1c2"/>`, num(lx), num(ly-5)), "warn zone ("+policy.FormatDuration(r.WarnWithin)+")", 140)
+	item(fmt.Sprintf(`<rect x="%s" y="%s" width="16" height="10" fill="#f9d0ce"/>`, num(lx), num(ly-5)), "fail zone ("+policy.FormatDuration(r.failWithin)+")", 130)
+	item(fmt.Sprintf(`<rect x="%s" y="%s" width="16" height="10" fill="#fff1c2"/>`, num(lx), num(ly-5)), "warn zone ("+policy.FormatDuration(r.warnWithin)+")", 140)
 	item(fmt.Sprintf(`<rect x="%s" y="%s" width="16" height="10" fill="#2f6fd6" fill-opacity="0.13" stroke="#2f6fd6" stroke-dasharray="3 2"/>`, num(lx), num(ly-5)), "CA overlap", 110)
 	item(fmt.Sprintf(`<path d="M %s %s l 5 -9 l -10 0 z" fill="#7b2cbf"/>`, num(lx+8), num(ly+4)), "issuer leaves bundle", 0)
 	ly += 20
@@ -240,7 +240,7 @@ func rowID(pkg string, ref kube.Ref, key, sha256 string) string {
 
 // svgRows groups entries by the value that holds them (so that a bundle's
 // CAs sit together), groups ordered by their soonest expiry, entries in a
-// group by NotBefore.
+// group by notBefore.
 func svgRows(entries []Entry) []Entry {
 	type group struct {
 		key     string
@@ -250,15 +250,15 @@ func svgRows(entries []Entry) []Entry {
 	byKey := map[string]*group{}
 	var groups []*group
 	for _, e := range entries {
-		k := e.Package + "\x00" + refKey(e.Resource) + "\x00" + e.Key
+		k := e.pkg + "\x00" + refKey(e.Resource) + "\x00" + e.key
 		g, ok := byKey[k]
 		if !ok {
-			g = &group{key: k, soonest: e.NotAfter}
+			g = &group{key: k, soonest: e.notAfter}
 			byKey[k] = g
 			groups = append(groups, g)
 		}
-		if e.NotAfter.Before(g.soonest) {
-			g.soonest = e.NotAfter
+		if e.notAfter.Before(g.soonest) {
+			g.soonest = e.notAfter
 		}
 		g.entries = append(g.entries, e)
 	}
@@ -268,7 +268,7 @@ func svgRows(entries []Entry) []Entry {
 	var rows []Entry
 	for _, g := range groups {
 		slices.SortStableFunc(g.entries, func(a, b Entry) int {
-			return cmp.Or(a.NotBefore.Compare(b.NotBefore), cmp.Compare(a.SHA256, b.SHA256))
+			return cmp.Or(a.notBefore.Compare(b.notBefore), cmp.Compare(a.sha256, b.sha256))
 		})
 		rows = append(rows, g.entries...)
 	}
@@ -286,20 +286,20 @@ func svgOverlaps(rows []Entry) []svgOverlap {
 	var out []svgOverlap
 	for i := 0; i < len(rows); i++ {
 		a := rows[i]
-		if a.Type != typeCertificate || !a.IsCA {
+		if a.Type != typeCertificate || !a.isCA {
 			continue
 		}
 		for j := i + 1; j < len(rows); j++ {
 			b := rows[j]
-			if b.Package != a.Package || refKey(b.Resource) != refKey(a.Resource) || b.Key != a.Key {
+			if b.pkg != a.pkg || refKey(b.Resource) != refKey(a.Resource) || b.key != a.key {
 				break
 			}
-			if b.Type != typeCertificate || !b.IsCA {
+			if b.Type != typeCertificate || !b.isCA {
 				continue
 			}
-			from, to := b.NotBefore, a.NotAfter
-			if b.NotAfter.Before(to) {
-				to = b.NotAfter
+			from, to := b.notBefore, a.notAfter
+			if b.notAfter.Before(to) {
+				to = b.notAfter
 			}
 			if from.Before(to) {
 				out = append(out, svgOverlap{first: i, last: j, from: from, to: to})
@@ -314,18 +314,18 @@ func svgOverlaps(rows []Entry) []svgOverlap {
 // today and the warn zone, clipped to svgMaxPast and svgMaxFuture around
 // now, with a small margin.
 func svgWindow(r Report, rows []Entry) (time.Time, time.Time) {
-	now := r.Now
-	t0, t1 := now.Add(-30*day), now.Add(max(r.WarnWithin, 30*day)+30*day)
+	now := r.now
+	t0, t1 := now.Add(-30*day), now.Add(max(r.warnWithin, 30*day)+30*day)
 	for _, e := range rows {
-		start := e.NotBefore
+		start := e.notBefore
 		if e.Type == typeExpiry {
-			start = e.NotAfter
+			start = e.notAfter
 		}
 		if start.Before(t0) {
 			t0 = start
 		}
-		if e.NotAfter.After(t1) {
-			t1 = e.NotAfter
+		if e.notAfter.After(t1) {
+			t1 = e.notAfter
 		}
 	}
 	if lo := now.Add(-svgMaxPast); t0.Before(lo) {

@@ -32,10 +32,10 @@ func layoutTimeline(r Report) timeline {
 		markerAt: map[int]float64{},
 	}
 	for i, e := range rows {
-		l.index[rowID(e.Package, e.Resource, e.Key, e.SHA256)] = i
+		l.index[rowID(e.pkg, e.Resource, e.key, e.sha256)] = i
 	}
 	// Where each leaf's issuer leaves its bundle (latest marker per row).
-	for _, re := range r.Reissues {
+	for _, re := range r.reissues {
 		if i, ok := l.index[rowID(re.Package, re.Resource, re.Key, re.SHA256)]; ok {
 			l.markerAt[i] = max(l.markerAt[i], l.x(re.IssuerLeavesAt))
 		}

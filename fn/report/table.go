@@ -70,7 +70,7 @@ func RenderTable(r Report, opts TableOptions) []byte {
 	if len(r.Entries) > 0 {
 		entriesTable(r, pkg, opts).write(&buf, opts)
 	}
-	if len(r.Reissues) > 0 {
+	if len(r.reissues) > 0 {
 		switch {
 		case opts.NoHeaders && len(r.Entries) > 0:
 			buf.WriteString("\n")
@@ -97,21 +97,21 @@ func RenderTable(r Report, opts TableOptions) []byte {
 		writeDomains(&buf, r, opts)
 	}
 	// The trust table explains; scripts read the rows above, or -o json.
-	if len(r.Trust) > 0 {
+	if len(r.trust) > 0 {
 		buf.WriteString("\nTrust (why each bundle holds each CA; the verdict of each previous CA):\n")
 		trustTable(r, pkg, opts).write(&buf, opts)
 	}
 	if len(r.Problems) > 0 {
 		buf.WriteString("\nUnreadable certificate data:\n")
 		for _, p := range r.Problems {
-			where := p.Resource.String()
-			if p.Key != "" {
-				where += " " + p.Key
+			where := p.resource.String()
+			if p.key != "" {
+				where += " " + p.key
 			}
-			if p.Package != "" && pkg {
-				where = p.Package + ": " + where
+			if p.pkg != "" && pkg {
+				where = p.pkg + ": " + where
 			}
-			fmt.Fprintf(&buf, "  %s: %s\n", where, p.Message)
+			fmt.Fprintf(&buf, "  %s: %s\n", where, p.message)
 		}
 	}
 	c := r.Counts()
@@ -120,7 +120,7 @@ func RenderTable(r Report, opts TableOptions) []byte {
 	if n := len(r.Packages); n > 1 {
 		fmt.Fprintf(&buf, "%d package(s) with a policy\n", n)
 	}
-	fmt.Fprintf(&buf, "now %s, warn within %s, fail within %s\n", r.Now.Format(time.RFC3339), policy.FormatDuration(r.WarnWithin), policy.FormatDuration(r.FailWithin))
+	fmt.Fprintf(&buf, "now %s, warn within %s, fail within %s\n", r.now.Format(time.RFC3339), policy.FormatDuration(r.warnWithin), policy.FormatDuration(r.failWithin))
 	return buf.Bytes()
 }
 
@@ -163,20 +163,20 @@ func entriesTable(r Report, pkg bool, opts TableOptions) *table {
 		[]string{"RESOURCE", "KEY", "SUBJECT", "ISSUER", "SHA256", "NOT AFTER (UTC)", "DAYS", "STATUS"},
 		[]string{"RESOURCE", "KEY", "SUBJECT", "EXPIRES", "DAYS", "STATUS"})
 	for _, e := range r.Entries {
-		date := e.NotAfter.Format(opts.layout())
-		if e.Approximate {
-			date = "~" + e.NotAfter.Format(time.DateOnly)
+		date := e.notAfter.Format(opts.layout())
+		if e.approximate {
+			date = "~" + e.notAfter.Format(time.DateOnly)
 		}
-		cells := []string{cell(e.Resource.String()), cell(e.Key), cell(e.Subject)}
+		cells := []string{cell(e.Resource.String()), cell(e.key), cell(e.subject)}
 		if opts.Wide {
-			issuer := e.Issuer
+			issuer := e.issuer
 			if e.Type == typeExpiry {
 				issuer = "(reported)"
 			}
-			cells = append(cells, cell(issuer), short(e.SHA256))
+			cells = append(cells, cell(issuer), short(e.sha256))
 		}
 		cells = append(cells, date, fmt.Sprintf("%d", e.DaysLeft), tableStatus(e.Status))
-		t.addRow(pkg, e.Package, cells, statusColour[e.Status])
+		t.addRow(pkg, e.pkg, cells, statusColour[e.Status])
 	}
 	return t
 }
@@ -187,7 +187,7 @@ func reissueTable(r Report, pkg bool, opts TableOptions) *table {
 	t := newTable(pkg, opts,
 		[]string{"RESOURCE", "KEY", "SUBJECT", "SHA256", "BUNDLE", "NEEDS CA", "CA SHA256", "CA LEAVES (UTC)", "DAYS", "STATE"},
 		[]string{"RESOURCE", "KEY", "BUNDLE", "NEEDS CA", "CA LEAVES", "DAYS", "STATE"})
-	for _, x := range r.Reissues {
+	for _, x := range r.reissues {
 		days := fmt.Sprintf("%d", x.DaysLeft)
 		var cells []string
 		if opts.Wide {

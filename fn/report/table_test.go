@@ -15,17 +15,17 @@ func wideReport() Report {
 	var entries []Entry
 	for _, pkg := range []string{"clusters/prod-eu-west-1", "clusters/staging"} {
 		entries = append(entries, Entry{
-			Type: typeCertificate, Package: pkg,
+			Type: typeCertificate, pkg: pkg,
 			Resource: kube.Ref{APIVersion: "v1", Kind: "Secret", Namespace: "envoy-gateway-system", Name: "envoy-gateway-trust-for-every-namespace"},
-			Key:      "stringData.value:users[prod-admin].user.client-certificate-data",
-			Subject:  "CN=a rather long subject name,O=an organisation with a long name,C=DE", Issuer: "CN=issuer", SHA256: strings.Repeat("ab", 32),
-			NotAfter: now.Add(100 * 24 * time.Hour), DaysLeft: 100, Status: StatusOK,
+			key:      "stringData.value:users[prod-admin].user.client-certificate-data",
+			subject:  "CN=a rather long subject name,O=an organisation with a long name,C=DE", issuer: "CN=issuer", sha256: strings.Repeat("ab", 32),
+			notAfter: now.Add(100 * 24 * time.Hour), DaysLeft: 100, Status: StatusOK,
 		})
 	}
 	reissue := why.Reissue{Package: "clusters/prod-eu-west-1", Resource: entries[0].Resource, Key: "data.tls.crt", Subject: "CN=leaf", SHA256: strings.Repeat("cd", 32),
 		Bundle: "gateway", Issuer: "CN=example-ca-old,O=rotate-certs test", IssuerSHA256: strings.Repeat("ef", 32),
 		IssuerLeavesAt: now.Add(30 * 24 * time.Hour), DaysLeft: 30, State: why.ReissuePending}
-	return Report{Now: now, WarnWithin: 30 * 24 * time.Hour, FailWithin: 0, Entries: entries, Reissues: []why.Reissue{reissue}}
+	return Report{now: now, warnWithin: 30 * 24 * time.Hour, failWithin: 0, Entries: entries, reissues: []why.Reissue{reissue}}
 }
 
 // TestRenderTableNeverCuts: like kubectl's, the default table never cuts
@@ -62,6 +62,6 @@ func TestRenderTableNeverCuts(t *testing.T) {
 
 	// One package only: no package column.
 	r.Entries = r.Entries[:1]
-	r.Reissues = nil
+	r.reissues = nil
 	require.NotContains(t, string(RenderTable(r, TableOptions{})), "PACKAGE")
 }

@@ -16,14 +16,14 @@ func trustTable(r Report, pkg bool, opts TableOptions) *table {
 		[]string{"BUNDLE", "TARGET", "CA", "SHA256", "NOT AFTER (UTC)", "WHY", "DETAIL"},
 		[]string{"BUNDLE", "CA", "WHY", "DETAIL"})
 	targets := map[string]map[string]bool{}
-	for _, x := range r.Trust {
+	for _, x := range r.trust {
 		k := x.Package + "\x00" + x.Bundle
 		if targets[k] == nil {
 			targets[k] = map[string]bool{}
 		}
 		targets[k][x.Target.String()] = true
 	}
-	for _, x := range r.Trust {
+	for _, x := range r.trust {
 		target := x.Target.String()
 		if x.Targets > 1 {
 			target += fmt.Sprintf(" (+%d)", x.Targets-1)
@@ -51,7 +51,7 @@ func writeRenewals(buf *bytes.Buffer, r Report) {
 	seen := map[string]bool{}
 	var lines []string
 	for _, ca := range []bool{true, false} {
-		for _, x := range r.Reissues {
+		for _, x := range r.reissues {
 			if x.Command == "" || x.IsCA != ca || seen[x.Command] {
 				continue
 			}

@@ -27,7 +27,7 @@ func wavesTable(r Report, pkg bool, opts TableOptions) *table {
 	for _, w := range r.Waves {
 		for _, p := range w.Pending {
 			state := "pending"
-			if !p.Due.After(r.Now) {
+			if !p.Due.After(r.now) {
 				state = "due: render"
 			}
 			for _, ref := range p.Workloads {

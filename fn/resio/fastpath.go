@@ -67,7 +67,7 @@ func RunFast(input []byte, w io.Writer, needs Needs, fn Func) (handled bool, fnE
 	if err != nil {
 		return handled, err
 	}
-	out, results, fnErr := fn(res.functionConfig(), res.Items, res.Positions)
+	out, results, fnErr := fn(res.functionConfig(), res.Items, res.positions)
 	return true, res.writeList(w, out, results, fnErr)
 }
 
@@ -120,7 +120,7 @@ func readFast(input []byte, needs Needs) (res *Resources, handled bool, err erro
 	for p := range r.patterns {
 		r.annos["rotate-certs/pattern-"+strconv.Itoa(int(p))] = p.annotations()
 	}
-	res = &Resources{Items: r.items, Positions: r.positions, list: r}
+	res = &Resources{Items: r.items, positions: r.positions, list: r}
 	if fnConfig != nil {
 		res.FunctionConfigs = []*yaml.RNode{fnConfig}
 	}

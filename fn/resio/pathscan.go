@@ -70,7 +70,7 @@ func scanPaths(files fileSystem, paths []string, stdin io.Reader, keep func(*yam
 		return f
 	}, func(f pathFile) {
 		for _, p := range f.res.Problems {
-			t.Problems = append(t.Problems, p)
+			t.problems = append(t.problems, p)
 			t.problemAt = append(t.problemAt, len(t.Files))
 		}
 		t.Notes = append(t.Notes, f.res.Notes...)
@@ -103,7 +103,7 @@ func (t *Tree) builtDir(files fileSystem, root string, seen map[string]bool, kee
 	r := &Resources{}
 	r.builtDir(files, root, seen)
 	for _, p := range r.Problems {
-		t.Problems = append(t.Problems, p)
+		t.problems = append(t.problems, p)
 		t.problemAt = append(t.problemAt, len(t.Files))
 	}
 	t.Notes = append(t.Notes, r.Notes...)
@@ -192,8 +192,8 @@ func (t *Tree) InOrder(read []Problem) []Problem {
 		at, scan int
 		p        Problem
 	}
-	all := make([]placed, 0, len(t.Problems)+len(read))
-	for i, p := range t.Problems {
+	all := make([]placed, 0, len(t.problems)+len(read))
+	for i, p := range t.problems {
 		all = append(all, placed{t.problemAt[i], 0, p})
 	}
 	for _, p := range read {

@@ -23,9 +23,9 @@ type Resources struct {
 	// order, then document order). A list's items are those the function
 	// reads; the others pass through as text.
 	Items []*yaml.RNode
-	// Positions is, for a list, the index of each of Items in the list
+	// positions is, for a list, the index of each of Items in the list
 	// (nil: Items is the whole list).
-	Positions []int
+	positions []int
 	// FunctionConfigs are the functionConfig of every ResourceList read.
 	FunctionConfigs []*yaml.RNode
 	// Problems are the paths that could not be read or parsed (ReadPaths
@@ -101,7 +101,7 @@ func (r *Resources) run(w io.Writer, fn Func) error {
 		res := r.kyaml.refused
 		return r.writeList(w, nil, framework.Results{res}, kube.ErrorResults{res})
 	}
-	out, results, fnErr := fn(r.functionConfig(), r.Items, r.Positions)
+	out, results, fnErr := fn(r.functionConfig(), r.Items, r.positions)
 	return r.writeList(w, out, results, fnErr)
 }
 

@@ -17,9 +17,9 @@ import (
 type Tree struct {
 	// Notes are the files skipped (templates that are not YAML).
 	Notes []string
-	// Problems are what ScanPaths found it could not read (ScanTree fails
+	// problems are what ScanPaths found it could not read (ScanTree fails
 	// instead); Read finds those of the files it did not parse (InOrder).
-	Problems []Problem
+	problems []Problem
 	// Kept are the resources keep chose, in Walk's order, as ReadTree
 	// reads them (path, index and indentation annotations).
 	Kept []*yaml.RNode

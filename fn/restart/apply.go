@@ -158,8 +158,8 @@ func (a *applier) scan() {
 		a.results = append(a.results, kube.RefOf(e.Node).Result(framework.Error, field, msg))
 	}
 	for _, w := range a.readers.workloads() {
-		key := kube.KeyOf(w.Node)
-		if _, dup := a.byKey[key]; dup || failed[w.Node] || w.Role == policy.RoleListed {
+		key := kube.KeyOf(w.node)
+		if _, dup := a.byKey[key]; dup || failed[w.node] || w.role == policy.RoleListed {
 			continue
 		}
 		a.byKey[key] = w
@@ -177,7 +177,7 @@ func (a *applier) match(b Bundle) {
 		for _, t := range b.Targets {
 			for _, rd := range a.readers.Of(Subject{Key: t.Key, Node: t.Node}) {
 				if a.own[rd.Workload] {
-					a.add(rd.Workload, &entry{bundle: b.Name, target: t, uses: rd.Uses, reads: rd.Reads})
+					a.add(rd.Workload, &entry{bundle: b.Name, target: t, uses: rd.Uses, reads: rd.reads})
 				}
 			}
 		}
@@ -196,7 +196,7 @@ func (a *applier) match(b Bundle) {
 			a.results = append(a.results, a.env.PolicyRef.Result(framework.Info, field,
 				fmt.Sprintf("bundle %q: %s is not in the input; nothing to roll", b.Name, ref)))
 			continue
-		case w.WorkloadRef:
+		case w.workloadRef:
 			a.results = append(a.results, a.env.PolicyRef.Result(framework.Warning, field,
 				fmt.Sprintf("bundle %q: %s has no pod template of its own (spec.workloadRef); name the workload it references instead", b.Name, ref)))
 			continue
@@ -273,12 +273,12 @@ func targetFor(b Bundle, ns string) (Target, bool) {
 func (a *applier) roll(w *Workload, entries []*entry) {
 	sort.Slice(entries, func(i, j int) bool { return entries[i].bundle < entries[j].bundle })
 	anyChanged := slices.ContainsFunc(entries, func(e *entry) bool { return e.target.Changed })
-	if !w.Rollable {
+	if !w.rollable {
 		a.reportOnly(w, entries)
 		return
 	}
-	annotationField := w.TemplateField + ".metadata.annotations." + TrustHashAnnotation
-	if w.Reload == reloadNever {
+	annotationField := w.templateField + ".metadata.annotations." + TrustHashAnnotation
+	if w.reload == reloadNever {
 		a.reportNever(w, entries, anyChanged)
 		return
 	}
@@ -287,7 +287,7 @@ func (a *applier) roll(w *Workload, entries []*entry) {
 	changed, deferred := false, false
 	var waiting *entry
 	for i, e := range entries {
-		decisions[i] = decide(e.uses, w.Reload, e.explicit)
+		decisions[i] = decide(e.uses, w.reload, e.explicit)
 		if !decisions[i].Roll {
 			continue
 		}
@@ -334,7 +334,7 @@ func (a *applier) roll(w *Workload, entries []*entry) {
 		msg += fmt.Sprintf(" (bundle %q, which rolls out in waves, rolls with it ahead of its wave %d of %d)", waiting.bundle, waiting.wave+1, waiting.waves)
 	}
 	a.info(w, annotationField, msg)
-	for _, r := range risks(w.Shape, a.pdbsIn(w.Ref.Namespace)) {
+	for _, r := range risks(w.shape, a.pdbsIn(w.ref.Namespace)) {
 		a.result(w, framework.Warning, r.Field, r.Message)
 	}
 }
@@ -349,7 +349,7 @@ func (a *applier) reportOnly(w *Workload, entries []*entry) {
 		}
 		u := e.uses[0]
 		a.info(w, u.Field, fmt.Sprintf("bundle %q (%s) changed and is read through %s at %s; a %s is never rolled, each new pod reads the current bundle",
-			e.bundle, describeTarget(e), u.Via, u.Field, w.Ref.Kind))
+			e.bundle, describeTarget(e), u.Via, u.Field, w.ref.Kind))
 	}
 }
 
@@ -369,7 +369,7 @@ func (a *applier) reportNever(w *Workload, entries []*entry, anyChanged bool) {
 func (a *applier) info(w *Workload, field, msg string) { a.result(w, framework.Info, field, msg) }
 
 func (a *applier) result(w *Workload, sev framework.Severity, field, msg string) {
-	a.results = append(a.results, w.Ref.Result(sev, field, msg))
+	a.results = append(a.results, w.ref.Result(sev, field, msg))
 }
 
 // describeAll says, per bundle, which target the workload reads and, when

@@ -32,12 +32,12 @@ func (r *Readers) OfBundle(s Subject, b BundleScope) []Reader {
 	var extra []Reader
 	if b.Restart.InjectsTrust() {
 		for _, rd := range r.readers {
-			if rd.w == nil || rd.pkg != pkg || !readsTarget(b, s.Key.Namespace, rd.w.Ref.Namespace) {
+			if rd.w == nil || rd.pkg != pkg || !readsTarget(b, s.Key.Namespace, rd.w.ref.Namespace) {
 				continue
 			}
 			if inj, ok := r.injection(rd.w, b.Restart); ok && inj.Injected {
 				extra = append(extra, Reader{Ref: rd.ref, Workload: rd.w, order: rd.order,
-					Uses: []Use{{Via: ViaInjected, Field: rd.w.TemplateField + ".metadata", Why: inj.Why}}})
+					Uses: []Use{{Via: ViaInjected, Field: rd.w.templateField + ".metadata", why: inj.Why}}})
 			}
 		}
 	}
@@ -46,7 +46,7 @@ func (r *Readers) OfBundle(s Subject, b BundleScope) []Reader {
 		if rd == nil || !readsTarget(b, s.Key.Namespace, ref.Namespace) {
 			continue
 		}
-		extra = append(extra, Reader{Ref: rd.ref, Workload: rd.w, order: rd.order, Explicit: true, Uses: usesOf(rd.w, s.Key)})
+		extra = append(extra, Reader{Ref: rd.ref, Workload: rd.w, order: rd.order, explicit: true, Uses: usesOf(rd.w, s.Key)})
 	}
 	return mergeReaders(out, extra)
 }
@@ -65,7 +65,7 @@ func (r *Readers) named(ref policy.WorkloadRef, pkg string) *reader {
 	key := kube.Key{Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name}
 	for _, rd := range r.readers {
 		if rd.w != nil && rd.pkg == pkg && (kube.Key{Kind: rd.ref.Kind, Namespace: rd.ref.Namespace, Name: rd.ref.Name}) == key {
-			if !rd.w.Rollable || rd.w.WorkloadRef {
+			if !rd.w.rollable || rd.w.workloadRef {
 				return nil
 			}
 			return rd
@@ -77,12 +77,12 @@ func (r *Readers) named(ref policy.WorkloadRef, pkg string) *reader {
 // usesOf returns the uses w's template makes of the object key, in w's
 // namespace: what else a named workload reads of a target.
 func usesOf(w *Workload, key kube.Key) []Use {
-	if w.Ref.Namespace != key.Namespace {
+	if w.ref.Namespace != key.Namespace {
 		return nil
 	}
 	var out []Use
 	for _, u := range w.Model.uses() {
-		if u.Object == (Object{Kind: key.Kind, Name: key.Name}) {
+		if u.Object == (Object{kind: key.Kind, name: key.Name}) {
 			out = append(out, u)
 		}
 	}
@@ -93,10 +93,10 @@ func usesOf(w *Workload, key kube.Key) []Use {
 // ok is false for a workload no rule is asked about: one rotate-certs does
 // not roll, or that borrows another's pod template.
 func (r *Readers) injection(w *Workload, rs policy.Restart) (inj Injection, ok bool) {
-	if !w.Rollable || w.WorkloadRef {
+	if !w.rollable || w.workloadRef {
 		return Injection{}, false
 	}
-	return Injected(rs, w.Pod, r.namespace(r.packageOf(w.Node), w.Ref.Namespace)), true
+	return Injected(rs, w.pod, r.namespace(r.packageOf(w.node), w.ref.Namespace)), true
 }
 
 // readsEveryTarget reports whether a workload of namespace ns that reads

@@ -14,33 +14,33 @@ import (
 // table (policy.WorkloadKinds) in the input, read into the model by its
 // row.
 type Workload struct {
-	// Node is the resource, edited in place when rolled.
-	Node *yaml.RNode
-	// Ref names it in results.
-	Ref kube.Ref
-	// Role is its kind's role: rolled, reported (a Job, a CronJob) or
+	// node is the resource, edited in place when rolled.
+	node *yaml.RNode
+	// ref names it in results.
+	ref kube.Ref
+	// role is its kind's role: rolled, reported (a Job, a CronJob) or
 	// listed (a Pod, a ReplicaSet: read as a reader nothing rolls).
-	Role policy.WorkloadRole
-	// Rollable is true for the kinds rotate-certs rolls (policy.RoleRolled),
+	role policy.WorkloadRole
+	// rollable is true for the kinds rotate-certs rolls (policy.RoleRolled),
 	// false for those it only reports or lists.
-	Rollable bool
-	// WorkloadRef is true for a workload of a kind whose row allows it
+	rollable bool
+	// workloadRef is true for a workload of a kind whose row allows it
 	// (policy.WorkloadKind.WorkloadRef, an Argo Rollout) that borrows the
 	// pod template of another workload (spec.workloadRef) and has none of
 	// its own: that workload is the one to roll.
-	WorkloadRef bool
-	// TemplateField is the field path of the pod template.
-	TemplateField string
-	// Template is the pod template node; nil when WorkloadRef.
-	Template *yaml.RNode
+	workloadRef bool
+	// templateField is the field path of the pod template.
+	templateField string
+	// template is the pod template node; nil when workloadRef.
+	template *yaml.RNode
 	// Model is the pod template's reads.
 	Model Template
-	// Reload is the workload's reload class.
-	Reload Reload
-	// Shape is what decides how a roll goes.
-	Shape Shape
-	// Pod is what admission webhooks read of the pod template.
-	Pod Pod
+	// reload is the workload's reload class.
+	reload reload
+	// shape is what decides how a roll goes.
+	shape shape
+	// pod is what admission webhooks read of the pod template.
+	pod Pod
 }
 
 // Pod is what decides whether an admission webhook injects the pods of a
@@ -49,10 +49,10 @@ type Workload struct {
 type Pod struct {
 	// Namespace is the workload's namespace, the admission request's.
 	Namespace string
-	// Labels and Annotations are the pod template's.
-	Labels, Annotations map[string]string
-	// HostNetwork is spec.hostNetwork: true (no mesh injects such a pod).
-	HostNetwork bool
+	// labels and annotations are the pod template's.
+	labels, annotations map[string]string
+	// hostNetwork is spec.hostNetwork: true (no mesh injects such a pod).
+	hostNetwork bool
 }
 
 // readWorkload reads a workload of kind, its row of the workload-kind
@@ -62,12 +62,12 @@ type Pod struct {
 // reader that loads its trust once: the safe side); on a listed kind,
 // which the restart rules never roll, the annotation is not checked.
 func readWorkload(node *yaml.RNode, kind policy.WorkloadKind) (*Workload, error) {
-	w := &Workload{Node: node, Ref: kube.RefOf(node), Role: kind.Role, Rollable: kind.Role == policy.RoleRolled, TemplateField: kube.JoinPath(kind.Template)}
+	w := &Workload{node: node, ref: kube.RefOf(node), role: kind.Role, rollable: kind.Role == policy.RoleRolled, templateField: kube.JoinPath(kind.Template)}
 
 	annos := node.GetAnnotations(reloadAnnotation)
 	value, set := annos[reloadAnnotation]
 	reload, reloadErr := parseReload(value, set)
-	w.Reload = reload
+	w.reload = reload
 	if reloadErr != nil && kind.Role != policy.RoleListed {
 		reloadErr = &kube.FieldError{Field: "metadata.annotations." + reloadAnnotation, Err: errors.New(reloadErr.Error())}
 	} else {
@@ -75,20 +75,20 @@ func readWorkload(node *yaml.RNode, kind policy.WorkloadKind) (*Workload, error)
 	}
 
 	var err error
-	if w.Template, err = podTemplate(node, kind); err != nil {
+	if w.template, err = podTemplate(node, kind); err != nil {
 		return nil, err
 	}
-	if w.Template == nil {
-		w.WorkloadRef = true
+	if w.template == nil {
+		w.workloadRef = true
 		return w, reloadErr
 	}
-	if w.Model, err = readTemplate(w.Template, w.TemplateField); err != nil {
+	if w.Model, err = readTemplate(w.template, w.templateField); err != nil {
 		return nil, err
 	}
-	w.Shape = readShape(node, w.Template, kind)
+	w.shape = readShape(node, w.template, kind)
 	// Read as kubectl reads a boolean (kube.BoolAt: yes and True are true).
-	hostNetwork, _ := kube.BoolAt(w.Template, "spec", "hostNetwork")
-	w.Pod = Pod{Namespace: w.Ref.Namespace, Labels: w.Template.GetLabels(), Annotations: w.Template.GetAnnotations(), HostNetwork: hostNetwork}
+	hostNetwork, _ := kube.BoolAt(w.template, "spec", "hostNetwork")
+	w.pod = Pod{Namespace: w.ref.Namespace, labels: w.template.GetLabels(), annotations: w.template.GetAnnotations(), hostNetwork: hostNetwork}
 	return w, reloadErr
 }
 
@@ -170,16 +170,16 @@ func readTemplate(tmpl *yaml.RNode, prefix string) (Template, error) {
 // configMap, then its projected sources.
 func readVolume(v *yaml.RNode, field string) (Volume, error) {
 	vol := Volume{Name: kube.ScalarAt(v, "name")}
-	vol.Sources = appendRef(vol.Sources, Ref{Object: Object{Kind: kindSecret, Name: kube.ScalarAt(v, "secret", "secretName")}, Field: field + ".secret"})
-	vol.Sources = appendRef(vol.Sources, Ref{Object: Object{Kind: kindConfigMap, Name: kube.ScalarAt(v, "configMap", "name")}, Field: field + ".configMap"})
+	vol.Sources = appendRef(vol.Sources, Ref{Object: Object{kind: kindSecret, name: kube.ScalarAt(v, "secret", "secretName")}, field: field + ".secret"})
+	vol.Sources = appendRef(vol.Sources, Ref{Object: Object{kind: kindConfigMap, name: kube.ScalarAt(v, "configMap", "name")}, field: field + ".configMap"})
 	sources, err := elements(v, field+".projected.sources", "projected", "sources")
 	if err != nil {
 		return vol, err
 	}
 	for j, s := range sources {
 		sf := fmt.Sprintf("%s.projected.sources[%d]", field, j)
-		vol.Sources = appendRef(vol.Sources, Ref{Object: Object{Kind: kindSecret, Name: kube.ScalarAt(s, "secret", "name")}, Field: sf + ".secret", Projected: true})
-		vol.Sources = appendRef(vol.Sources, Ref{Object: Object{Kind: kindConfigMap, Name: kube.ScalarAt(s, "configMap", "name")}, Field: sf + ".configMap", Projected: true})
+		vol.Sources = appendRef(vol.Sources, Ref{Object: Object{kind: kindSecret, name: kube.ScalarAt(s, "secret", "name")}, field: sf + ".secret", Projected: true})
+		vol.Sources = appendRef(vol.Sources, Ref{Object: Object{kind: kindConfigMap, name: kube.ScalarAt(s, "configMap", "name")}, field: sf + ".configMap", Projected: true})
 		if kube.At(s, "clusterTrustBundle") != nil {
 			ref, err := readClusterTrustBundle(s, sf+".clusterTrustBundle")
 			if err != nil {
@@ -196,18 +196,18 @@ func readVolume(v *yaml.RNode, field string) (Volume, error) {
 // selects.
 func readClusterTrustBundle(s *yaml.RNode, field string) (Ref, error) {
 	if name := kube.ScalarAt(s, "clusterTrustBundle", "name"); name != "" {
-		return Ref{Object: Object{Kind: kindClusterTrustBundle, Name: name}, Field: field + ".name", Projected: true}, nil
+		return Ref{Object: Object{kind: kindClusterTrustBundle, name: name}, field: field + ".name", Projected: true}, nil
 	}
-	ref := Ref{Object: Object{Kind: kindSigner, Name: kube.ScalarAt(s, "clusterTrustBundle", "signerName")}, Field: field + ".signerName", Projected: true}
+	ref := Ref{Object: Object{kind: kindSigner, name: kube.ScalarAt(s, "clusterTrustBundle", "signerName")}, field: field + ".signerName", Projected: true}
 	node := kube.At(s, "clusterTrustBundle", "labelSelector")
-	if ref.Name == "" || node == nil {
+	if ref.name == "" || node == nil {
 		return ref, nil
 	}
 	sel, err := kube.SelectorOf(node)
 	if err != nil {
 		return ref, kube.FieldErrorf(field+".labelSelector", "is not a label selector: %v", err)
 	}
-	ref.Selector = &sel
+	ref.selector = &sel
 	return ref, nil
 }
 
@@ -220,8 +220,8 @@ func readContainer(c *yaml.RNode, field string) (Container, error) {
 	for i, e := range env {
 		ef := fmt.Sprintf("%s.env[%d].valueFrom", field, i)
 		name := kube.ScalarAt(e, "name")
-		ct.Env = appendRef(ct.Env, Ref{Object: Object{Kind: kindSecret, Name: kube.ScalarAt(e, "valueFrom", "secretKeyRef", "name")}, Field: ef + ".secretKeyRef", Var: name})
-		ct.Env = appendRef(ct.Env, Ref{Object: Object{Kind: kindConfigMap, Name: kube.ScalarAt(e, "valueFrom", "configMapKeyRef", "name")}, Field: ef + ".configMapKeyRef", Var: name})
+		ct.Env = appendRef(ct.Env, Ref{Object: Object{kind: kindSecret, name: kube.ScalarAt(e, "valueFrom", "secretKeyRef", "name")}, field: ef + ".secretKeyRef", Var: name})
+		ct.Env = appendRef(ct.Env, Ref{Object: Object{kind: kindConfigMap, name: kube.ScalarAt(e, "valueFrom", "configMapKeyRef", "name")}, field: ef + ".configMapKeyRef", Var: name})
 	}
 	envFrom, err := elements(c, field+".envFrom", "envFrom")
 	if err != nil {
@@ -229,8 +229,8 @@ func readContainer(c *yaml.RNode, field string) (Container, error) {
 	}
 	for i, e := range envFrom {
 		ef := fmt.Sprintf("%s.envFrom[%d]", field, i)
-		ct.EnvFrom = appendRef(ct.EnvFrom, Ref{Object: Object{Kind: kindSecret, Name: kube.ScalarAt(e, "secretRef", "name")}, Field: ef + ".secretRef"})
-		ct.EnvFrom = appendRef(ct.EnvFrom, Ref{Object: Object{Kind: kindConfigMap, Name: kube.ScalarAt(e, "configMapRef", "name")}, Field: ef + ".configMapRef"})
+		ct.EnvFrom = appendRef(ct.EnvFrom, Ref{Object: Object{kind: kindSecret, name: kube.ScalarAt(e, "secretRef", "name")}, field: ef + ".secretRef"})
+		ct.EnvFrom = appendRef(ct.EnvFrom, Ref{Object: Object{kind: kindConfigMap, name: kube.ScalarAt(e, "configMapRef", "name")}, field: ef + ".configMapRef"})
 	}
 	mounts, err := elements(c, field+".volumeMounts", "volumeMounts")
 	if err != nil {
@@ -238,32 +238,32 @@ func readContainer(c *yaml.RNode, field string) (Container, error) {
 	}
 	for i, m := range mounts {
 		mf := fmt.Sprintf("%s.volumeMounts[%d]", field, i)
-		mount := Mount{Volume: kube.ScalarAt(m, "name"), Field: mf}
+		mount := mount{volume: kube.ScalarAt(m, "name"), field: mf}
 		if kube.ScalarAt(m, "subPath") != "" || kube.ScalarAt(m, "subPathExpr") != "" {
-			mount.SubPath = true
-			mount.Field = mf + ".subPath"
+			mount.subPath = true
+			mount.field = mf + ".subPath"
 			if kube.ScalarAt(m, "subPath") == "" {
-				mount.Field = mf + ".subPathExpr"
+				mount.field = mf + ".subPathExpr"
 			}
 		}
-		ct.Mounts = append(ct.Mounts, mount)
+		ct.mounts = append(ct.mounts, mount)
 	}
 	return ct, nil
 }
 
 // readShape reads what decides how a roll of node, of kind, goes.
-func readShape(node, tmpl *yaml.RNode, kind policy.WorkloadKind) Shape {
+func readShape(node, tmpl *yaml.RNode, kind policy.WorkloadKind) shape {
 	paused, _ := kube.BoolAt(node, "spec", "paused")
-	s := Shape{
-		Kind:           kind,
-		Paused:         paused,
-		UpdateStrategy: kube.ScalarAt(node, "spec", "updateStrategy", "type"),
-		PodLabels:      tmpl.GetLabels(),
+	s := shape{
+		kind:           kind,
+		paused:         paused,
+		updateStrategy: kube.ScalarAt(node, "spec", "updateStrategy", "type"),
+		podLabels:      tmpl.GetLabels(),
 	}
 	if r := kube.At(node, "spec", "replicas"); r != nil {
-		s.ReplicasSet = true
+		s.replicasSet = true
 		if n, err := strconv.ParseInt(r.YNode().Value, 10, 64); err == nil && r.YNode().Kind == yaml.ScalarNode {
-			s.Replicas = &n
+			s.replicas = &n
 		}
 	}
 	return s
@@ -272,7 +272,7 @@ func readShape(node, tmpl *yaml.RNode, kind policy.WorkloadKind) Shape {
 // trustHash returns the pod template's current trust-hash annotation and
 // whether it is set.
 func (w *Workload) trustHash() (string, bool) {
-	v, ok := w.Template.GetAnnotations(TrustHashAnnotation)[TrustHashAnnotation]
+	v, ok := w.template.GetAnnotations(TrustHashAnnotation)[TrustHashAnnotation]
 	return v, ok
 }
 
@@ -280,16 +280,16 @@ func (w *Workload) trustHash() (string, bool) {
 // only when it differs, and reports whether it changed anything. Nothing
 // else of the workload is touched.
 func (w *Workload) setTrustHash(hash string) (bool, error) {
-	changed, err := kube.SetAnnotation(w.Template, TrustHashAnnotation, hash)
+	changed, err := kube.SetAnnotation(w.template, TrustHashAnnotation, hash)
 	if err != nil {
-		return false, fmt.Errorf("%s: %s.metadata.annotations: %w", w.Ref, w.TemplateField, err)
+		return false, fmt.Errorf("%s: %s.metadata.annotations: %w", w.ref, w.templateField, err)
 	}
 	return changed, nil
 }
 
 // appendRef appends r unless it names no object.
 func appendRef(refs []Ref, r Ref) []Ref {
-	if r.Name == "" {
+	if r.name == "" {
 		return refs
 	}
 	return append(refs, r)

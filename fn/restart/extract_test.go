@@ -71,11 +71,11 @@ spec:
 func TestReadDeployment(t *testing.T) {
 	w, err := readNode(mustParse(t, fullDeployment))
 	require.NoError(t, err)
-	assert.True(t, w.Rollable)
-	assert.Equal(t, reloadHot, w.Reload)
-	assert.Equal(t, "spec.template", w.TemplateField)
-	secret := func(n string) Object { return Object{Kind: "Secret", Name: n} }
-	cm := func(n string) Object { return Object{Kind: "ConfigMap", Name: n} }
+	assert.True(t, w.rollable)
+	assert.Equal(t, reloadHot, w.reload)
+	assert.Equal(t, "spec.template", w.templateField)
+	secret := func(n string) Object { return Object{kind: "Secret", name: n} }
+	cm := func(n string) Object { return Object{kind: "ConfigMap", name: n} }
 	const s = "spec.template.spec."
 	assert.Equal(t, []Use{
 		{Object: secret("init-env"), Via: ViaEnvFrom, Field: s + "initContainers[0].envFrom[0].secretRef"},
@@ -87,8 +87,8 @@ func TestReadDeployment(t *testing.T) {
 		{Object: cm("bundle"), Via: ViaSubPath, Field: s + "containers[0].volumeMounts[1].subPath"},
 		{Object: cm("bundle"), Via: ViaSubPath, Field: s + "containers[0].volumeMounts[2].subPathExpr"},
 	}, w.Model.uses())
-	assert.Equal(t, Shape{Kind: rowOf("Deployment"), Replicas: ptr(int64(2)), ReplicasSet: true, Paused: true,
-		PodLabels: map[string]string{"app": "ratelimit"}}, w.Shape)
+	assert.Equal(t, shape{kind: rowOf("Deployment"), replicas: ptr(int64(2)), replicasSet: true, paused: true,
+		podLabels: map[string]string{"app": "ratelimit"}}, w.shape)
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -121,9 +121,9 @@ func TestReadKinds(t *testing.T) {
 			}
 			w, err := readNode(n)
 			require.NoError(t, err)
-			assert.Equal(t, tc.rollable, w.Rollable)
-			assert.Equal(t, tc.template, w.TemplateField)
-			assert.Equal(t, tc.refRoll, w.WorkloadRef)
+			assert.Equal(t, tc.rollable, w.rollable)
+			assert.Equal(t, tc.template, w.templateField)
+			assert.Equal(t, tc.refRoll, w.workloadRef)
 		})
 	}
 }
@@ -157,7 +157,7 @@ func TestReadTemplateKinds(t *testing.T) {
 			}
 			tmpl, err := readTemplateOf(n)
 			require.NoError(t, err)
-			assert.Equal(t, []Use{{Object: Object{Kind: "Secret", Name: "trust"}, Via: ViaVolume, Field: tc.field}}, tmpl.uses())
+			assert.Equal(t, []Use{{Object: Object{kind: "Secret", name: "trust"}, Via: ViaVolume, Field: tc.field}}, tmpl.uses())
 		})
 	}
 }
@@ -170,14 +170,14 @@ func TestReadTemplateNamesEachReference(t *testing.T) {
 	var vols []string
 	for _, v := range tmpl.Volumes {
 		for _, s := range v.Sources {
-			vols = append(vols, fmt.Sprintf("%s %s/%s projected=%v", v.Name, s.Kind, s.Name, s.Projected))
+			vols = append(vols, fmt.Sprintf("%s %s/%s projected=%v", v.Name, s.kind, s.name, s.Projected))
 		}
 	}
 	assert.Equal(t, []string{"ca Secret/trust projected=false", "proj Secret/trust projected=true", "proj ConfigMap/bundle projected=true", "expr ConfigMap/bundle projected=false"}, vols)
 	require.Len(t, tmpl.Containers, 2)
 	var vars []string
 	for _, r := range tmpl.Containers[1].Env {
-		vars = append(vars, r.Var+"="+r.Kind+"/"+r.Name)
+		vars = append(vars, r.Var+"="+r.kind+"/"+r.name)
 	}
 	assert.Equal(t, []string{"CA=Secret/trust", "BUNDLE=ConfigMap/bundle"}, vars)
 }
@@ -343,7 +343,7 @@ spec:
 `
 		w, err := readNode(mustParse(t, doc))
 		require.NoError(t, err)
-		assert.True(t, w.Shape.Paused, yes)
-		assert.True(t, w.Pod.HostNetwork, yes)
+		assert.True(t, w.shape.paused, yes)
+		assert.True(t, w.pod.hostNetwork, yes)
 	}
 }

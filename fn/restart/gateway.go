@@ -139,7 +139,7 @@ func (c caRefReader) ref(ref *yaml.RNode) (caRef, bool) {
 	}
 	switch {
 	case kind == kindClusterTrustBundle && (group == "" || group == groupCertificates):
-		return caRef{object: Object{Kind: kind, Name: name}}, true
+		return caRef{object: Object{kind: kind, name: name}}, true
 	case (kind == kindSecret || kind == kindConfigMap) && group == "":
 		// No namespace named: the reader's own (addCARefs, by the
 		// namespace rule).
@@ -147,7 +147,7 @@ func (c caRefReader) ref(ref *yaml.RNode) (caRef, bool) {
 		if c.crossNamespace {
 			ns = kube.ScalarAt(ref, "namespace")
 		}
-		return caRef{object: Object{Kind: kind, Name: name}, namespace: ns}, true
+		return caRef{object: Object{kind: kind, name: name}, namespace: ns}, true
 	}
 	return caRef{}, false
 }

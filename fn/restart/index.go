@@ -53,14 +53,14 @@ func (r *Readers) scan() {
 func (r *Readers) newReader(item *yaml.RNode, w *Workload) *reader {
 	rd := &reader{node: item, w: w, order: len(r.readers), pkg: r.packageOf(item), dir: path.Dir(r.fileOf(item))}
 	if w != nil {
-		rd.ref = w.Ref
+		rd.ref = w.ref
 	} else {
 		rd.ref = kube.RefOf(item)
 	}
 	if ns := namespaceOf(item, r.opts.Namespace); ns != rd.ref.Namespace {
 		rd.ref.Namespace = ns
 		if w != nil {
-			w.Ref.Namespace, w.Pod.Namespace = ns, ns
+			w.ref.Namespace, w.pod.Namespace = ns, ns
 		}
 	}
 	r.readers = append(r.readers, rd)
@@ -72,7 +72,7 @@ func (r *Readers) newReader(item *yaml.RNode, w *Workload) *reader {
 // object its pod template names, in the workload's namespace.
 func (r *Readers) addWorkload(item *yaml.RNode, w *Workload) {
 	rd := r.newReader(item, w)
-	if w.WorkloadRef {
+	if w.workloadRef {
 		return
 	}
 	byObject := groupByObject(w.Model.uses())
@@ -87,7 +87,7 @@ func (r *Readers) addCARefs(item *yaml.RNode, c caRefReader) {
 	rd := r.newReader(item, nil)
 	at := map[caRef]*reference{}
 	for _, cr := range c.refs(item) {
-		if cr.namespace == "" && cr.object.Kind != kindClusterTrustBundle {
+		if cr.namespace == "" && cr.object.kind != kindClusterTrustBundle {
 			cr.namespace = rd.ref.Namespace
 		}
 		use := Use{Object: cr.object, Via: ViaCARef, Field: cr.field}
@@ -117,11 +117,11 @@ func (r *Readers) addProvider(item *yaml.RNode) {
 	}
 	switch {
 	case core && (kind == kindSecret || kind == kindConfigMap):
-		if obj := (Object{Kind: kind, Name: item.GetName()}); len(r.refs[obj]) > 0 {
+		if obj := (Object{kind: kind, name: item.GetName()}); len(r.refs[obj]) > 0 {
 			r.provide(copyOf(obj))
 		}
 	case group == groupCertificates && kind == kindClusterTrustBundle:
-		p := copyOf(Object{Kind: kind, Name: item.GetName()})
+		p := copyOf(Object{kind: kind, name: item.GetName()})
 		r.provide(p)
 		if signer := kube.ScalarAt(item, "spec", "signerName"); signer != "" {
 			if r.signers[signer] == nil {
@@ -135,7 +135,7 @@ func (r *Readers) addProvider(item *yaml.RNode) {
 			return
 		}
 		for _, k := range tt.Kinds() {
-			p := copyOf(Object{Kind: k, Name: tt.Name})
+			p := copyOf(Object{kind: k, name: tt.Name})
 			p.written = &tt
 			r.provide(p)
 		}

@@ -23,9 +23,9 @@ type Injection struct {
 	Injected bool
 	// Why names the rule that decided, for results.
 	Why string
-	// Unknown is true when nothing decided and the answer depends on the
+	// unknown is true when nothing decided and the answer depends on the
 	// workload's Namespace, which is not in the input.
-	Unknown bool
+	unknown bool
 }
 
 // Injected applies a bundle's restart.mesh and restart.injected to a
@@ -45,7 +45,7 @@ func Injected(r policy.Restart, pod Pod, ns *Namespace) Injection {
 		if m.Injected {
 			return m
 		}
-		unknown = m.Unknown
+		unknown = m.unknown
 	}
 	for i, sel := range r.Injected {
 		ok, missing := selects(sel, pod, ns)
@@ -54,7 +54,7 @@ func Injected(r policy.Restart, pod Pod, ns *Namespace) Injection {
 		}
 		unknown = unknown || missing
 	}
-	return Injection{Unknown: unknown}
+	return Injection{unknown: unknown}
 }
 
 // selects reports whether every field sel sets matches; missing is true
@@ -71,10 +71,10 @@ func selects(sel policy.Selection, pod Pod, ns *Namespace) (ok, missing bool) {
 			return false, false
 		}
 	}
-	if sel.PodSelector != nil && !sel.PodSelector.Matches(pod.Labels) {
+	if sel.PodSelector != nil && !sel.PodSelector.Matches(pod.labels) {
 		return false, false
 	}
-	return hasPairs(pod.Annotations, sel.PodAnnotations), false
+	return hasPairs(pod.annotations, sel.PodAnnotations), false
 }
 
 func hasPairs(have, want map[string]string) bool {
@@ -89,7 +89,7 @@ func hasPairs(have, want map[string]string) bool {
 // meshRule applies a mesh's own injection rules, after the namespaces and
 // pods its webhook is never called for.
 func meshRule(mesh string, pod Pod, ns *Namespace) Injection {
-	if pod.HostNetwork {
+	if pod.hostNetwork {
 		return Injection{} // neither mesh injects a pod on the host network
 	}
 	if mesh == policy.MeshLinkerd {
@@ -130,7 +130,7 @@ const (
 // identity.serviceAccountTokenProjection is off (it is on by default).
 func linkerdRule(pod Pod, ns *Namespace) Injection {
 	why := meshWhy(policy.MeshLinkerd)
-	podValue, podSet := pod.Annotations[linkerdInject]
+	podValue, podSet := pod.annotations[linkerdInject]
 	if podSet && !validLinkerd(podValue) {
 		return Injection{}
 	}
@@ -142,7 +142,7 @@ func linkerdRule(pod Pod, ns *Namespace) Injection {
 		case podValue == linkerdDisabled:
 			return Injection{}
 		}
-		return Injection{Unknown: true}
+		return Injection{unknown: true}
 	}
 	nsValue, nsSet := ns.Annotations[linkerdInject]
 	if nsSet && !validLinkerd(nsValue) {
@@ -177,7 +177,7 @@ func linkerdWebhookSkips(pod Pod, ns *Namespace) bool {
 		return true
 	}
 	return slices.ContainsFunc(linkerdSkippedPodLabels, func(l string) bool {
-		_, ok := pod.Labels[l]
+		_, ok := pod.labels[l]
 		return ok
 	})
 }
@@ -212,16 +212,16 @@ const (
 func istioRule(pod Pod, ns *Namespace) Injection {
 	why := meshWhy(policy.MeshIstio)
 	where, value := "label", ""
-	if v, ok := pod.Labels[istioSidecar]; ok {
+	if v, ok := pod.labels[istioSidecar]; ok {
 		value = v
-	} else if v, ok := pod.Annotations[istioSidecar]; ok {
+	} else if v, ok := pod.annotations[istioSidecar]; ok {
 		where, value = "annotation", v
 	}
 	if value == "false" {
 		return Injection{}
 	}
 	optIn := value == "true"
-	_, podRev := pod.Labels[istioRev]
+	_, podRev := pod.labels[istioRev]
 	podWhy := func() string {
 		if optIn {
 			return why("pod template %s %s: %s", where, istioSidecar, kube.Quote(value))
@@ -232,7 +232,7 @@ func istioRule(pod Pod, ns *Namespace) Injection {
 		if optIn || podRev {
 			return Injection{Injected: true, Why: podWhy()}
 		}
-		return Injection{Unknown: true}
+		return Injection{unknown: true}
 	}
 	if v, ok := ns.Labels[istioInjection]; ok {
 		if v == "enabled" {

@@ -26,7 +26,7 @@ func checkRules(t *testing.T, r policy.Restart, cases []ruleCase, why ...string)
 		t.Run(tc.name, func(t *testing.T) {
 			got := Injected(r, tc.pod, tc.ns)
 			assert.Equal(t, tc.want, got.Injected, got.Why)
-			assert.Equal(t, tc.unsure, got.Unknown)
+			assert.Equal(t, tc.unsure, got.unknown)
 			for _, w := range why {
 				if got.Injected {
 					assert.Contains(t, got.Why, w)
@@ -51,22 +51,22 @@ func TestLinkerdRule(t *testing.T) {
 	checkRules(t, policy.Restart{Mesh: policy.MeshLinkerd}, []ruleCase{
 		{"namespace enabled", Pod{}, ns(nil, m{"linkerd.io/inject": "enabled"}), true, false},
 		{"namespace ingress", Pod{}, ns(nil, m{"linkerd.io/inject": "ingress"}), true, false},
-		{"namespace enabled, pod disabled (opt-out)", Pod{Annotations: m{"linkerd.io/inject": "disabled"}}, ns(nil, m{"linkerd.io/inject": "enabled"}), false, false},
-		{"namespace disabled, pod enabled", Pod{Annotations: m{"linkerd.io/inject": "enabled"}}, ns(nil, m{"linkerd.io/inject": "disabled"}), true, false},
-		{"namespace unannotated, pod enabled", Pod{Annotations: m{"linkerd.io/inject": "enabled"}}, ns(nil, nil), true, false},
+		{"namespace enabled, pod disabled (opt-out)", Pod{annotations: m{"linkerd.io/inject": "disabled"}}, ns(nil, m{"linkerd.io/inject": "enabled"}), false, false},
+		{"namespace disabled, pod enabled", Pod{annotations: m{"linkerd.io/inject": "enabled"}}, ns(nil, m{"linkerd.io/inject": "disabled"}), true, false},
+		{"namespace unannotated, pod enabled", Pod{annotations: m{"linkerd.io/inject": "enabled"}}, ns(nil, nil), true, false},
 		{"nothing", Pod{}, ns(nil, nil), false, false},
 		{"namespace label is not read", Pod{}, ns(m{"linkerd.io/inject": "enabled"}, nil), false, false},
-		{"invalid pod value", Pod{Annotations: m{"linkerd.io/inject": "true"}}, ns(nil, m{"linkerd.io/inject": "enabled"}), false, false},
-		{"invalid namespace value", Pod{Annotations: m{"linkerd.io/inject": "enabled"}}, ns(nil, m{"linkerd.io/inject": "yes"}), false, false},
-		{"host network", Pod{HostNetwork: true}, ns(nil, m{"linkerd.io/inject": "enabled"}), false, false},
-		{"namespace absent, pod enabled", Pod{Annotations: m{"linkerd.io/inject": "enabled"}}, nil, true, false},
-		{"namespace absent, pod disabled", Pod{Annotations: m{"linkerd.io/inject": "disabled"}}, nil, false, false},
+		{"invalid pod value", Pod{annotations: m{"linkerd.io/inject": "true"}}, ns(nil, m{"linkerd.io/inject": "enabled"}), false, false},
+		{"invalid namespace value", Pod{annotations: m{"linkerd.io/inject": "enabled"}}, ns(nil, m{"linkerd.io/inject": "yes"}), false, false},
+		{"host network", Pod{hostNetwork: true}, ns(nil, m{"linkerd.io/inject": "enabled"}), false, false},
+		{"namespace absent, pod enabled", Pod{annotations: m{"linkerd.io/inject": "enabled"}}, nil, true, false},
+		{"namespace absent, pod disabled", Pod{annotations: m{"linkerd.io/inject": "disabled"}}, nil, false, false},
 		{"namespace absent, pod silent", Pod{}, nil, false, true},
-		{"kube-system (webhook namespaceSelector)", Pod{Namespace: "kube-system", Annotations: m{"linkerd.io/inject": "enabled"}}, nil, false, false},
+		{"kube-system (webhook namespaceSelector)", Pod{Namespace: "kube-system", annotations: m{"linkerd.io/inject": "enabled"}}, nil, false, false},
 		{"cert-manager (webhook namespaceSelector)", Pod{Namespace: "cert-manager"}, ns(nil, m{"linkerd.io/inject": "enabled"}), false, false},
-		{"namespace admission-webhooks disabled", Pod{Annotations: m{"linkerd.io/inject": "enabled"}}, ns(m{"config.linkerd.io/admission-webhooks": "disabled"}, nil), false, false},
-		{"control plane pod (webhook objectSelector)", Pod{Labels: m{"linkerd.io/control-plane-component": "destination"}}, ns(nil, m{"linkerd.io/inject": "enabled"}), false, false},
-		{"linkerd-cni pod (webhook objectSelector)", Pod{Labels: m{"linkerd.io/cni-resource": "true"}, Annotations: m{"linkerd.io/inject": "enabled"}}, nil, false, false},
+		{"namespace admission-webhooks disabled", Pod{annotations: m{"linkerd.io/inject": "enabled"}}, ns(m{"config.linkerd.io/admission-webhooks": "disabled"}, nil), false, false},
+		{"control plane pod (webhook objectSelector)", Pod{labels: m{"linkerd.io/control-plane-component": "destination"}}, ns(nil, m{"linkerd.io/inject": "enabled"}), false, false},
+		{"linkerd-cni pod (webhook objectSelector)", Pod{labels: m{"linkerd.io/cni-resource": "true"}, annotations: m{"linkerd.io/inject": "enabled"}}, nil, false, false},
 	}, "linkerd.io/inject", "restart.mesh: linkerd")
 }
 
@@ -87,7 +87,7 @@ spec:
       containers: [{name: c}]
 `))
 		require.NoError(t, err)
-		got := Injected(policy.Restart{Mesh: policy.MeshLinkerd}, w.Pod, ns(nil, m{"linkerd.io/inject": "enabled"}))
+		got := Injected(policy.Restart{Mesh: policy.MeshLinkerd}, w.pod, ns(nil, m{"linkerd.io/inject": "enabled"}))
 		assert.True(t, got.Injected, "automountServiceAccountToken: %s", no)
 	}
 }
@@ -103,27 +103,27 @@ func TestIstioRule(t *testing.T) {
 		{"namespace enabled", Pod{}, enabled, true, false},
 		{"namespace revision", Pod{}, ns(m{"istio.io/rev": "1-24"}, nil), true, false},
 		{"namespace disabled", Pod{}, ns(m{"istio-injection": "disabled"}, nil), false, false},
-		{"namespace disabled wins over pod opt-in", Pod{Labels: m{"sidecar.istio.io/inject": "true"}}, ns(m{"istio-injection": "disabled"}, nil), false, false},
+		{"namespace disabled wins over pod opt-in", Pod{labels: m{"sidecar.istio.io/inject": "true"}}, ns(m{"istio-injection": "disabled"}, nil), false, false},
 		{"istio-injection wins over revision", Pod{}, ns(m{"istio-injection": "disabled", "istio.io/rev": "canary"}, nil), false, false},
-		{"pod label false (opt-out)", Pod{Labels: m{"sidecar.istio.io/inject": "false"}}, enabled, false, false},
-		{"pod annotation false (opt-out)", Pod{Annotations: m{"sidecar.istio.io/inject": "false"}}, enabled, false, false},
-		{"pod label disabled falls back to the namespace", Pod{Labels: m{"sidecar.istio.io/inject": "disabled"}}, enabled, true, false},
-		{"pod label False falls back to the namespace", Pod{Labels: m{"sidecar.istio.io/inject": "False"}}, enabled, true, false},
-		{"pod annotation no falls back to the namespace", Pod{Annotations: m{"sidecar.istio.io/inject": "no"}}, ns(m{"istio.io/rev": "1-27"}, nil), true, false},
-		{"pod label off, namespace absent", Pod{Labels: m{"sidecar.istio.io/inject": "off"}}, nil, false, true},
-		{"pod label disabled in a plain namespace", Pod{Labels: m{"sidecar.istio.io/inject": "disabled"}}, ns(nil, nil), false, false},
-		{"label wins over annotation", Pod{Labels: m{"sidecar.istio.io/inject": "true"}, Annotations: m{"sidecar.istio.io/inject": "false"}}, enabled, true, false},
-		{"pod label true in a plain namespace", Pod{Labels: m{"sidecar.istio.io/inject": "true"}}, ns(nil, nil), true, false},
-		{"pod annotation true in a plain namespace", Pod{Annotations: m{"sidecar.istio.io/inject": "true"}}, ns(nil, nil), true, false},
-		{"pod revision label", Pod{Labels: m{"istio.io/rev": "canary"}}, ns(nil, nil), true, false},
-		{"pod label yes in a plain namespace", Pod{Labels: m{"sidecar.istio.io/inject": "yes"}}, ns(nil, nil), false, false},
+		{"pod label false (opt-out)", Pod{labels: m{"sidecar.istio.io/inject": "false"}}, enabled, false, false},
+		{"pod annotation false (opt-out)", Pod{annotations: m{"sidecar.istio.io/inject": "false"}}, enabled, false, false},
+		{"pod label disabled falls back to the namespace", Pod{labels: m{"sidecar.istio.io/inject": "disabled"}}, enabled, true, false},
+		{"pod label False falls back to the namespace", Pod{labels: m{"sidecar.istio.io/inject": "False"}}, enabled, true, false},
+		{"pod annotation no falls back to the namespace", Pod{annotations: m{"sidecar.istio.io/inject": "no"}}, ns(m{"istio.io/rev": "1-27"}, nil), true, false},
+		{"pod label off, namespace absent", Pod{labels: m{"sidecar.istio.io/inject": "off"}}, nil, false, true},
+		{"pod label disabled in a plain namespace", Pod{labels: m{"sidecar.istio.io/inject": "disabled"}}, ns(nil, nil), false, false},
+		{"label wins over annotation", Pod{labels: m{"sidecar.istio.io/inject": "true"}, annotations: m{"sidecar.istio.io/inject": "false"}}, enabled, true, false},
+		{"pod label true in a plain namespace", Pod{labels: m{"sidecar.istio.io/inject": "true"}}, ns(nil, nil), true, false},
+		{"pod annotation true in a plain namespace", Pod{annotations: m{"sidecar.istio.io/inject": "true"}}, ns(nil, nil), true, false},
+		{"pod revision label", Pod{labels: m{"istio.io/rev": "canary"}}, ns(nil, nil), true, false},
+		{"pod label yes in a plain namespace", Pod{labels: m{"sidecar.istio.io/inject": "yes"}}, ns(nil, nil), false, false},
 		{"nothing", Pod{}, ns(nil, nil), false, false},
-		{"host network", Pod{HostNetwork: true}, enabled, false, false},
-		{"namespace absent, pod opt-in", Pod{Labels: m{"sidecar.istio.io/inject": "true"}}, nil, true, false},
-		{"namespace absent, pod opt-out", Pod{Labels: m{"sidecar.istio.io/inject": "false"}}, nil, false, false},
+		{"host network", Pod{hostNetwork: true}, enabled, false, false},
+		{"namespace absent, pod opt-in", Pod{labels: m{"sidecar.istio.io/inject": "true"}}, nil, true, false},
+		{"namespace absent, pod opt-out", Pod{labels: m{"sidecar.istio.io/inject": "false"}}, nil, false, false},
 		{"namespace absent, pod silent", Pod{}, nil, false, true},
 		{"kube-system (ignored namespace)", Pod{Namespace: "kube-system"}, ns(m{"istio-injection": "enabled"}, nil), false, false},
-		{"kube-node-lease, namespace absent", Pod{Namespace: "kube-node-lease", Labels: m{"sidecar.istio.io/inject": "true"}}, nil, false, false},
+		{"kube-node-lease, namespace absent", Pod{Namespace: "kube-node-lease", labels: m{"sidecar.istio.io/inject": "true"}}, nil, false, false},
 	}, "restart.mesh: istio")
 }
 
@@ -132,7 +132,7 @@ func TestIstioRule(t *testing.T) {
 func TestInjectedSelections(t *testing.T) {
 	team := &kube.Selector{MatchLabels: m{"team": "payments"}}
 	agent := m{"vault.hashicorp.com/agent-inject": "true"}
-	pod := Pod{Labels: m{"app": "api", "tier": "web"}, Annotations: agent}
+	pod := Pod{labels: m{"app": "api", "tier": "web"}, annotations: agent}
 	payments := ns(m{"team": "payments"}, m{"example.com/ca-injection": "on"})
 	other := ns(m{"team": "search"}, nil)
 	for _, tc := range []struct {
@@ -159,7 +159,7 @@ func TestInjectedSelections(t *testing.T) {
 			if got.Injected {
 				assert.Contains(t, got.Why, "restart.injected[0]")
 			}
-			assert.Equal(t, tc.ns == nil, got.Unknown, "a selection that reads an absent Namespace cannot tell")
+			assert.Equal(t, tc.ns == nil, got.unknown, "a selection that reads an absent Namespace cannot tell")
 		})
 	}
 
@@ -168,6 +168,6 @@ func TestInjectedSelections(t *testing.T) {
 	got := Injected(excl, pod, ns(nil, m{"linkerd.io/inject": "enabled"}))
 	assert.False(t, got.Injected, "exclude wins over the mesh and the selections")
 	assert.Contains(t, got.Why, "restart.exclude[0]")
-	got = Injected(excl, Pod{Labels: m{"app": "web"}, Annotations: agent}, ns(nil, nil))
+	got = Injected(excl, Pod{labels: m{"app": "web"}, annotations: agent}, ns(nil, nil))
 	assert.True(t, got.Injected, "a workload exclude does not select stays injected")
 }

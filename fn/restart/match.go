@@ -22,12 +22,12 @@ func (a *applier) matchInjected(b Bundle) {
 		if !ok {
 			continue
 		}
-		ns := w.Ref.Namespace
-		if inj.Unknown {
+		ns := w.ref.Namespace
+		if inj.unknown {
 			if _, seen := missing[ns]; !seen {
 				order = append(order, ns)
 			}
-			missing[ns] = append(missing[ns], w.Ref.String())
+			missing[ns] = append(missing[ns], w.ref.String())
 			continue
 		}
 		if !inj.Injected {
@@ -35,7 +35,7 @@ func (a *applier) matchInjected(b Bundle) {
 		}
 		t, across := targetFor(b, ns)
 		a.add(w, &entry{bundle: b.Name, target: t, across: across,
-			uses: []Use{{Via: ViaInjected, Field: w.TemplateField + ".metadata", Why: inj.Why}}})
+			uses: []Use{{Via: ViaInjected, Field: w.templateField + ".metadata", why: inj.Why}}})
 	}
 	if !b.changed() {
 		return

@@ -89,12 +89,12 @@ func (v Via) String() string {
 	}
 }
 
-// FixedAtStart reports whether a pod reading through v keeps the value it
+// fixedAtStart reports whether a pod reading through v keeps the value it
 // started with until it is restarted: a subPath mount, env, envFrom,
 // injection at admission and its own env value. A whole-volume mount is
 // updated in place by the kubelet; a gateway's controller and the API
 // server follow updates.
-func (v Via) FixedAtStart() bool {
+func (v Via) fixedAtStart() bool {
 	return v == ViaSubPath || v == ViaEnv || v == ViaEnvFrom || v == ViaInjected || v == ViaOwnEnv
 }
 
@@ -105,11 +105,11 @@ func (v Via) FixedAtStart() bool {
 // Name the signer name). Each kind of object a pod reads is the target
 // kind of that name, so a target's key finds the pods that read it.
 type Object struct {
-	// Kind is kindSecret, kindConfigMap, kindClusterTrustBundle or
+	// kind is kindSecret, kindConfigMap, kindClusterTrustBundle or
 	// kindSigner.
-	Kind string
-	// Name of the object, or the signer name.
-	Name string
+	kind string
+	// name of the object, or the signer name.
+	name string
 }
 
 // Kinds of the objects a pod template reads.
@@ -150,16 +150,16 @@ type Volume struct {
 // Ref is one reference to an object at a field of the template.
 type Ref struct {
 	Object
-	// Field is the field path of the reference, for results.
-	Field string
+	// field is the field path of the reference, for results.
+	field string
 	// Projected is true for a source of a projected volume.
 	Projected bool
 	// Var is, for an env reference, the variable it sets.
 	Var string
-	// Selector is, for a projected clusterTrustBundle source by signer
+	// selector is, for a projected clusterTrustBundle source by signer
 	// name, its labelSelector; nil when unset, which the API reads as
 	// "match nothing".
-	Selector *kube.Selector
+	selector *kube.Selector
 }
 
 // Container is a container or init container.
@@ -169,18 +169,18 @@ type Container struct {
 	Env []Ref
 	// EnvFrom are the envFrom secretRef and configMapRef references.
 	EnvFrom []Ref
-	// Mounts are the container's volume mounts.
-	Mounts []Mount
+	// mounts are the container's volume mounts.
+	mounts []mount
 }
 
-// Mount is one volumeMounts entry.
-type Mount struct {
-	// Volume is the mounted volume's name.
-	Volume string
-	// SubPath is true when the mount sets subPath or subPathExpr.
-	SubPath bool
-	// Field is the mount's field path.
-	Field string
+// mount is one volumeMounts entry.
+type mount struct {
+	// volume is the mounted volume's name.
+	volume string
+	// subPath is true when the mount sets subPath or subPathExpr.
+	subPath bool
+	// field is the mount's field path.
+	field string
 }
 
 // Use is one way a template reads an object.
@@ -191,11 +191,11 @@ type Use struct {
 	Via Via
 	// Field is where the template says so.
 	Field string
-	// Selector is the labelSelector of a projected clusterTrustBundle
+	// selector is the labelSelector of a projected clusterTrustBundle
 	// source by signer name (see Ref.Selector).
-	Selector *kube.Selector
-	// Why says, for ViaInjected, which rule injects the pod.
-	Why string
+	selector *kube.Selector
+	// why says, for ViaInjected, which rule injects the pod.
+	why string
 }
 
 // uses lists every read of a Secret or ConfigMap by the template, in
@@ -206,31 +206,31 @@ type Use struct {
 // object, and a sidecar injected later may mount it.
 func (t Template) uses() []Use {
 	var out []Use
-	mounts := map[string][]Mount{}
+	mounts := map[string][]mount{}
 	for _, c := range t.Containers {
 		for _, r := range c.Env {
-			out = append(out, Use{Object: r.Object, Via: ViaEnv, Field: r.Field})
+			out = append(out, Use{Object: r.Object, Via: ViaEnv, Field: r.field})
 		}
 		for _, r := range c.EnvFrom {
-			out = append(out, Use{Object: r.Object, Via: ViaEnvFrom, Field: r.Field})
+			out = append(out, Use{Object: r.Object, Via: ViaEnvFrom, Field: r.field})
 		}
-		for _, m := range c.Mounts {
-			mounts[m.Volume] = append(mounts[m.Volume], m)
+		for _, m := range c.mounts {
+			mounts[m.volume] = append(mounts[m.volume], m)
 		}
 	}
 	for _, v := range t.Volumes {
 		for _, s := range v.Sources {
 			ms := mounts[v.Name]
 			if len(ms) == 0 {
-				out = append(out, Use{Object: s.Object, Via: ViaVolume, Field: s.Field, Selector: s.Selector})
+				out = append(out, Use{Object: s.Object, Via: ViaVolume, Field: s.field, selector: s.selector})
 				continue
 			}
 			for _, m := range ms {
 				via := ViaVolume
-				if m.SubPath {
+				if m.subPath {
 					via = ViaSubPath
 				}
-				out = append(out, Use{Object: s.Object, Via: via, Field: m.Field, Selector: s.Selector})
+				out = append(out, Use{Object: s.Object, Via: via, Field: m.field, selector: s.selector})
 			}
 		}
 	}

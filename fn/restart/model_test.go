@@ -8,8 +8,8 @@ import (
 )
 
 var (
-	trust = Object{Kind: "Secret", Name: "trust"}
-	other = Object{Kind: "ConfigMap", Name: "other"}
+	trust = Object{kind: "Secret", name: "trust"}
+	other = Object{kind: "ConfigMap", name: "other"}
 )
 
 // templateUseCases are pod templates and the uses each makes.
@@ -20,42 +20,42 @@ var templateUseCases = []struct {
 }{
 	{
 		name: "nothing read",
-		tmpl: Template{Containers: []Container{{Mounts: []Mount{{Volume: "data", Field: "m0"}}}}},
+		tmpl: Template{Containers: []Container{{mounts: []mount{{volume: "data", field: "m0"}}}}},
 		want: nil,
 	},
 	{
 		name: "env valueFrom",
-		tmpl: Template{Containers: []Container{{Env: []Ref{{Object: trust, Field: "env0"}}}}},
+		tmpl: Template{Containers: []Container{{Env: []Ref{{Object: trust, field: "env0"}}}}},
 		want: []Use{{Object: trust, Via: ViaEnv, Field: "env0"}},
 	},
 	{
 		name: "envFrom",
-		tmpl: Template{Containers: []Container{{EnvFrom: []Ref{{Object: other, Field: "envFrom0"}}}}},
+		tmpl: Template{Containers: []Container{{EnvFrom: []Ref{{Object: other, field: "envFrom0"}}}}},
 		want: []Use{{Object: other, Via: ViaEnvFrom, Field: "envFrom0"}},
 	},
 	{
 		name: "whole volume mount",
 		tmpl: Template{
-			Volumes:    []Volume{{Name: "ca", Sources: []Ref{{Object: trust, Field: "vol0"}}}},
-			Containers: []Container{{Mounts: []Mount{{Volume: "ca", Field: "m0"}}}},
+			Volumes:    []Volume{{Name: "ca", Sources: []Ref{{Object: trust, field: "vol0"}}}},
+			Containers: []Container{{mounts: []mount{{volume: "ca", field: "m0"}}}},
 		},
 		want: []Use{{Object: trust, Via: ViaVolume, Field: "m0"}},
 	},
 	{
 		name: "subPath mount",
 		tmpl: Template{
-			Volumes:    []Volume{{Name: "ca", Sources: []Ref{{Object: trust, Field: "vol0"}}}},
-			Containers: []Container{{Mounts: []Mount{{Volume: "ca", SubPath: true, Field: "m0.subPath"}}}},
+			Volumes:    []Volume{{Name: "ca", Sources: []Ref{{Object: trust, field: "vol0"}}}},
+			Containers: []Container{{mounts: []mount{{volume: "ca", subPath: true, field: "m0.subPath"}}}},
 		},
 		want: []Use{{Object: trust, Via: ViaSubPath, Field: "m0.subPath"}},
 	},
 	{
 		name: "one volume mounted whole by one container and by subPath in another",
 		tmpl: Template{
-			Volumes: []Volume{{Name: "ca", Sources: []Ref{{Object: trust, Field: "vol0"}}}},
+			Volumes: []Volume{{Name: "ca", Sources: []Ref{{Object: trust, field: "vol0"}}}},
 			Containers: []Container{
-				{Mounts: []Mount{{Volume: "ca", Field: "c0.m0"}}},
-				{Mounts: []Mount{{Volume: "ca", SubPath: true, Field: "c1.m0.subPath"}}},
+				{mounts: []mount{{volume: "ca", field: "c0.m0"}}},
+				{mounts: []mount{{volume: "ca", subPath: true, field: "c1.m0.subPath"}}},
 			},
 		},
 		want: []Use{
@@ -67,10 +67,10 @@ var templateUseCases = []struct {
 		name: "projected volume with two sources",
 		tmpl: Template{
 			Volumes: []Volume{{Name: "bundle", Sources: []Ref{
-				{Object: trust, Field: "vol0.src0"},
-				{Object: other, Field: "vol0.src1"},
+				{Object: trust, field: "vol0.src0"},
+				{Object: other, field: "vol0.src1"},
 			}}},
-			Containers: []Container{{Mounts: []Mount{{Volume: "bundle", Field: "m0"}}}},
+			Containers: []Container{{mounts: []mount{{volume: "bundle", field: "m0"}}}},
 		},
 		want: []Use{
 			{Object: trust, Via: ViaVolume, Field: "m0"},
@@ -79,14 +79,14 @@ var templateUseCases = []struct {
 	},
 	{
 		name: "volume no container mounts still counts as a whole-volume use",
-		tmpl: Template{Volumes: []Volume{{Name: "ca", Sources: []Ref{{Object: trust, Field: "vol0.secret"}}}}},
+		tmpl: Template{Volumes: []Volume{{Name: "ca", Sources: []Ref{{Object: trust, field: "vol0.secret"}}}}},
 		want: []Use{{Object: trust, Via: ViaVolume, Field: "vol0.secret"}},
 	},
 	{
 		name: "mount of another volume does not count",
 		tmpl: Template{
-			Volumes:    []Volume{{Name: "ca", Sources: []Ref{{Object: trust, Field: "vol0"}}}},
-			Containers: []Container{{Mounts: []Mount{{Volume: "ca", Field: "m0"}, {Volume: "tmp", SubPath: true, Field: "m1.subPath"}}}},
+			Volumes:    []Volume{{Name: "ca", Sources: []Ref{{Object: trust, field: "vol0"}}}},
+			Containers: []Container{{mounts: []mount{{volume: "ca", field: "m0"}, {volume: "tmp", subPath: true, field: "m1.subPath"}}}},
 		},
 		want: []Use{{Object: trust, Via: ViaVolume, Field: "m0"}},
 	},
@@ -113,9 +113,9 @@ func TestGroupByObject(t *testing.T) {
 }
 
 func TestViaFixedAtStart(t *testing.T) {
-	assert.False(t, ViaVolume.FixedAtStart(), "a whole-volume mount is updated in place")
+	assert.False(t, ViaVolume.fixedAtStart(), "a whole-volume mount is updated in place")
 	for _, v := range []Via{ViaSubPath, ViaEnv, ViaEnvFrom} {
-		assert.True(t, v.FixedAtStart(), v.String())
+		assert.True(t, v.fixedAtStart(), v.String())
 	}
 }
 
@@ -123,7 +123,7 @@ func TestParseReload(t *testing.T) {
 	cases := []struct {
 		value   string
 		set     bool
-		want    Reload
+		want    reload
 		wantErr string
 	}{
 		{value: "", set: false, want: reloadDefault},
@@ -152,7 +152,7 @@ func TestDecide(t *testing.T) {
 	cases := []struct {
 		name     string
 		uses     []Use
-		reload   Reload
+		reload   reload
 		explicit bool
 		roll     bool
 		because  string

@@ -26,11 +26,11 @@ type roller struct {
 func (a *applier) rollers(b Bundle) []roller {
 	var out []roller
 	for _, w := range a.workloads {
-		if !w.Rollable || w.Reload == reloadNever {
+		if !w.rollable || w.reload == reloadNever {
 			continue
 		}
 		for _, e := range a.entries[w] {
-			if e.bundle == b.Name && decide(e.uses, w.Reload, e.explicit).Roll {
+			if e.bundle == b.Name && decide(e.uses, w.reload, e.explicit).Roll {
 				out = append(out, roller{w, e})
 			}
 		}
@@ -39,7 +39,7 @@ func (a *applier) rollers(b Bundle) []roller {
 		if out[i].e.explicit != out[j].e.explicit {
 			return out[i].e.explicit
 		}
-		return orderKey(out[i].w.Ref) < orderKey(out[j].w.Ref)
+		return orderKey(out[i].w.ref) < orderKey(out[j].w.ref)
 	})
 	return out
 }
@@ -94,7 +94,7 @@ func (a *applier) planWaves(b Bundle) {
 		r.e.deferred = wave >= s.Rolled
 		r.e.due = !r.e.deferred && wave >= before
 		if recorded && !b.changed() && wave >= prior.Rolled {
-			pending[wave] = append(pending[wave], r.w.Ref)
+			pending[wave] = append(pending[wave], r.w.ref)
 		}
 	}
 	if recorded && !b.changed() {

@@ -117,16 +117,16 @@ type Reader struct {
 	Workload *Workload
 	// Uses are the ways it reads the object, in template order.
 	Uses []Use
-	// Reads names what it reads when that is not the object itself (what
+	// reads names what it reads when that is not the object itself (what
 	// a trust-manager Bundle writes, ClusterTrustBundles by signer); ""
 	// otherwise.
-	Reads string
+	reads string
 	// Through is, for a reader of what a trust-manager Bundle writes, the
 	// object it reads, in the namespace its reference names it in; zero
 	// otherwise.
 	Through kube.Key
-	// Explicit is true for a workload restart.workloads names.
-	Explicit bool
+	// explicit is true for a workload restart.workloads names.
+	explicit bool
 
 	order int
 }
@@ -141,12 +141,12 @@ type Reader struct {
 func (r Reader) Once() bool {
 	w := r.Workload
 	switch {
-	case w == nil || w.Role == policy.RoleReported:
+	case w == nil || w.role == policy.RoleReported:
 		return false
-	case w.Reload == reloadNever:
+	case w.reload == reloadNever:
 		return true
 	}
-	return decide(r.Uses, w.Reload, r.Explicit).Roll
+	return decide(r.Uses, w.reload, r.explicit).Roll
 }
 
 // Never reports whether nothing rolls the reader: a workload annotated
@@ -159,24 +159,24 @@ func (r Reader) Never() bool {
 	switch {
 	case w == nil:
 		return false
-	case w.Role == policy.RoleListed:
+	case w.role == policy.RoleListed:
 		return true
 	}
-	return w.Reload == reloadNever && !slices.ContainsFunc(r.Uses, func(u Use) bool { return u.Via == ViaOwnEnv })
+	return w.reload == reloadNever && !slices.ContainsFunc(r.Uses, func(u Use) bool { return u.Via == ViaOwnEnv })
 }
 
 // How returns the read that says how the reader reads: the one the
 // restart rules roll a workload for, else its first.
 func (r Reader) How() Use {
 	if r.Workload != nil {
-		if d := decide(r.Uses, r.Workload.Reload, r.Explicit); d.Because != (Use{}) {
+		if d := decide(r.Uses, r.Workload.reload, r.explicit); d.Because != (Use{}) {
 			return d.Because
 		}
 	}
 	if len(r.Uses) > 0 {
 		return r.Uses[0]
 	}
-	if r.Explicit {
+	if r.explicit {
 		return Use{Via: ViaNamed}
 	}
 	return Use{}
@@ -270,7 +270,7 @@ func (r *Readers) Of(s Subject) []Reader {
 		if s.Node != nil {
 			ref = kube.RefOf(s.Node)
 		}
-		return []Reader{{Ref: ref, Uses: []Use{{Object: Object{Kind: s.Key.Kind, Name: s.Key.Name}, Via: ViaAPIServer}}}}
+		return []Reader{{Ref: ref, Uses: []Use{{Object: Object{kind: s.Key.Kind, name: s.Key.Name}, Via: ViaAPIServer}}}}
 	}
 	return out
 }
@@ -283,13 +283,13 @@ func (r *Readers) Of(s Subject) []Reader {
 // does not hold: none.
 func (r *Readers) embedded(s Subject) []Reader {
 	rd := r.byNode[s.Node]
-	if rd == nil || rd.w == nil || rd.w.WorkloadRef {
+	if rd == nil || rd.w == nil || rd.w.workloadRef {
 		return nil
 	}
-	if within := rd.w.TemplateField; within != "" && !strings.HasPrefix(s.Field, within+".") {
+	if within := rd.w.templateField; within != "" && !strings.HasPrefix(s.Field, within+".") {
 		return nil
 	}
-	use := Use{Object: Object{Kind: s.Key.Kind, Name: s.Key.Name}, Via: ViaOwnEnv, Field: s.Field}
+	use := Use{Object: Object{kind: s.Key.Kind, name: s.Key.Name}, Via: ViaOwnEnv, Field: s.Field}
 	return []Reader{{Ref: rd.ref, Workload: rd.w, Uses: []Use{use}, order: rd.order}}
 }
 
@@ -297,8 +297,8 @@ func (r *Readers) embedded(s Subject) []Reader {
 // name s; reads describes what they read when it is not s itself.
 func (r *Readers) byReference(s Subject, kind, reads string) []Reader {
 	var out []Reader
-	for _, ref := range r.referencesOf(s, Object{Kind: kind, Name: s.Key.Name}) {
-		out = append(out, Reader{Ref: ref.rd.ref, Workload: ref.rd.w, Uses: ref.uses, order: ref.rd.order, Reads: reads})
+	for _, ref := range r.referencesOf(s, Object{kind: kind, name: s.Key.Name}) {
+		out = append(out, Reader{Ref: ref.rd.ref, Workload: ref.rd.w, Uses: ref.uses, order: ref.rd.order, reads: reads})
 	}
 	return out
 }
@@ -317,19 +317,19 @@ func (r *Readers) bySigner(s Subject) []Reader {
 	}
 	labels, pkg := s.Node.GetLabels(), r.packageOf(s.Node)
 	var out []Reader
-	for _, ref := range r.refs[Object{Kind: kindSigner, Name: signer}] {
+	for _, ref := range r.refs[Object{kind: kindSigner, name: signer}] {
 		if ref.rd.pkg != pkg && ref.rd.pkg != "" && pkg != "" && r.signers[signer][ref.rd.pkg] {
 			continue
 		}
 		var uses []Use
 		for _, u := range ref.uses {
-			if u.Selector != nil && u.Selector.Matches(labels) {
+			if u.selector != nil && u.selector.Matches(labels) {
 				uses = append(uses, u)
 			}
 		}
 		if len(uses) > 0 {
 			out = append(out, Reader{Ref: ref.rd.ref, Workload: ref.rd.w, Uses: uses, order: ref.rd.order,
-				Reads: fmt.Sprintf("%s (by signer name %s)", s.Key, kube.Safe(signer))})
+				reads: fmt.Sprintf("%s (by signer name %s)", s.Key, kube.Safe(signer))})
 		}
 	}
 	return out
@@ -348,10 +348,10 @@ func (r *Readers) written(s Subject) []Reader {
 	}
 	var out []Reader
 	for _, kind := range tt.Kinds() {
-		for _, ref := range r.referencesOf(s, Object{Kind: kind, Name: tt.Name}) {
+		for _, ref := range r.referencesOf(s, Object{kind: kind, name: tt.Name}) {
 			through := kube.Key{Kind: kind, Namespace: ref.ns, Name: tt.Name}
 			out = append(out, Reader{Ref: ref.rd.ref, Workload: ref.rd.w, Uses: ref.uses, order: ref.rd.order, Through: through,
-				Reads: fmt.Sprintf("%s written by trust-manager Bundle %s", through, tt.Name)})
+				reads: fmt.Sprintf("%s written by trust-manager Bundle %s", through, tt.Name)})
 		}
 	}
 	return mergeReaders(out)
@@ -475,7 +475,7 @@ func (r *Readers) provides(p *provider, ref *reference) bool {
 	switch {
 	case p.written != nil:
 		return r.selects(*p.written, ref.ns, ref.rd.pkg)
-	case ref.obj.Kind == kindClusterTrustBundle:
+	case ref.obj.kind == kindClusterTrustBundle:
 		return true
 	}
 	return sameNamespace(p.ns, ref.ns)
@@ -496,7 +496,7 @@ func mergeReaders(lists ...[]Reader) []Reader {
 				continue
 			}
 			have := &out[i]
-			have.Explicit = have.Explicit || rd.Explicit
+			have.explicit = have.explicit || rd.explicit
 			for _, u := range rd.Uses {
 				if !slices.ContainsFunc(have.Uses, func(h Use) bool { return h.Via == u.Via && h.Field == u.Field }) {
 					have.Uses = append(have.Uses, u)
@@ -512,7 +512,7 @@ func mergeReaders(lists ...[]Reader) []Reader {
 func sortedObjects(byObject map[Object][]Use) []Object {
 	out := slices.AppendSeq(make([]Object, 0, len(byObject)), maps.Keys(byObject))
 	slices.SortFunc(out, func(a, b Object) int {
-		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Name, b.Name))
+		return cmp.Or(cmp.Compare(a.kind, b.kind), cmp.Compare(a.name, b.name))
 	})
 	return out
 }

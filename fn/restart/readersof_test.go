@@ -38,8 +38,8 @@ func secretIn(ns string) string { return strings.Replace(trustSecret, "%s", ns, 
 // TestReaderOnce: reads once is what the restart rules roll a workload
 // for, and what nothing rolls is never.
 func TestReaderOnce(t *testing.T) {
-	w := func(role policy.WorkloadRole, reload Reload) *Workload {
-		return &Workload{Role: role, Rollable: role == policy.RoleRolled, Reload: reload}
+	w := func(role policy.WorkloadRole, reload reload) *Workload {
+		return &Workload{role: role, rollable: role == policy.RoleRolled, reload: reload}
 	}
 	volume, env := []Use{{Via: ViaVolume, Field: "v"}}, []Use{{Via: ViaEnv, Field: "e"}}
 	for _, tc := range []struct {
@@ -51,7 +51,7 @@ func TestReaderOnce(t *testing.T) {
 		{"whole volume, hot", Reader{Workload: w(policy.RoleRolled, reloadHot), Uses: volume}, false, false},
 		{"env, hot", Reader{Workload: w(policy.RoleRolled, reloadHot), Uses: env}, true, false},
 		{"injected, hot", Reader{Workload: w(policy.RoleRolled, reloadHot), Uses: []Use{{Via: ViaInjected}}}, true, false},
-		{"named, hot", Reader{Workload: w(policy.RoleRolled, reloadHot), Explicit: true}, true, false},
+		{"named, hot", Reader{Workload: w(policy.RoleRolled, reloadHot), explicit: true}, true, false},
 		{"never", Reader{Workload: w(policy.RoleRolled, reloadNever), Uses: volume}, true, true},
 		{"a Job, env", Reader{Workload: w(policy.RoleReported, reloadDefault), Uses: env}, false, false},
 		{"a Pod, whole volume", Reader{Workload: w(policy.RoleListed, reloadDefault), Uses: volume}, true, true},
@@ -61,8 +61,8 @@ func TestReaderOnce(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.once, tc.r.Once(), "once")
 			assert.Equal(t, tc.never, tc.r.Never(), "never")
-			if tc.r.Workload != nil && tc.r.Workload.Rollable && tc.r.Workload.Reload != reloadNever {
-				assert.Equal(t, decide(tc.r.Uses, tc.r.Workload.Reload, tc.r.Explicit).Roll, tc.r.Once(), "reads once is what decide rolls")
+			if tc.r.Workload != nil && tc.r.Workload.rollable && tc.r.Workload.reload != reloadNever {
+				assert.Equal(t, decide(tc.r.Uses, tc.r.Workload.reload, tc.r.explicit).Roll, tc.r.Once(), "reads once is what decide rolls")
 			}
 		})
 	}

@@ -10,14 +10,14 @@ import (
 // metadata) that says how it picks up a new CA.
 const reloadAnnotation = "rotate-certs.dev/reload"
 
-// Reload is a workload's reload class.
-type Reload int
+// reload is a workload's reload class.
+type reload int
 
 // Reload classes.
 const (
 	// reloadDefault: the workload loads its CA at start-up; it is rolled
 	// whenever the trust it reads changes.
-	reloadDefault Reload = iota
+	reloadDefault reload = iota
 	// reloadHot: the workload watches its mounted files (Envoy SDS, a file
 	// watcher) and needs no restart for a whole-volume mount. Reads fixed
 	// at start (env, envFrom, subPath) still roll it: no watcher sees them
@@ -34,7 +34,7 @@ const (
 )
 
 // String returns the annotation value, "default" for reloadDefault.
-func (r Reload) String() string {
+func (r reload) String() string {
 	switch r {
 	case reloadHot:
 		return reloadValueHot
@@ -48,7 +48,7 @@ func (r Reload) String() string {
 // parseReload reads the annotation value; set is false when the workload
 // has no such annotation. Any other value, the empty string included, is
 // an error: a typo must not silently change what rolls.
-func parseReload(value string, set bool) (Reload, error) {
+func parseReload(value string, set bool) (reload, error) {
 	if !set {
 		return reloadDefault, nil
 	}
@@ -80,7 +80,7 @@ type decision struct {
 // restart.workloads: it rolls whatever its uses, unless it opted out with
 // reload: never. Reason is a phrase about the target ("is read through
 // env at ..., which never sees an update").
-func decide(uses []Use, reload Reload, explicit bool) decision {
+func decide(uses []Use, reload reload, explicit bool) decision {
 	var first Use
 	if len(uses) > 0 {
 		first = uses[0]
@@ -90,11 +90,11 @@ func decide(uses []Use, reload Reload, explicit bool) decision {
 	}
 	for _, u := range uses {
 		if u.Via == ViaInjected {
-			return decision{Roll: true, Because: u, Reason: fmt.Sprintf("is copied into its pods at admission by %s, which never sees an update", u.Why)}
+			return decision{Roll: true, Because: u, Reason: fmt.Sprintf("is copied into its pods at admission by %s, which never sees an update", u.why)}
 		}
 	}
 	for _, u := range uses {
-		if u.Via.FixedAtStart() {
+		if u.Via.fixedAtStart() {
 			return decision{Roll: true, Because: u, Reason: fmt.Sprintf("is read through %s at %s, which never sees an update", u.Via, u.Field)}
 		}
 	}

@@ -14,25 +14,25 @@ func TestRisks(t *testing.T) {
 	other := kube.Selector{MatchLabels: map[string]string{"app": "envoy"}}
 	cases := []struct {
 		name   string
-		shape  Shape
+		shape  shape
 		pdbs   []kube.Selector
 		fields []string
 	}{
-		{"replicas unset, no PDB", Shape{Kind: rowOf("Deployment"), PodLabels: app}, nil, []string{"spec.replicas"}},
-		{"one replica, no PDB", Shape{Kind: rowOf("Deployment"), Replicas: &one, ReplicasSet: true, PodLabels: app}, nil, []string{"spec.replicas"}},
-		{"one replica, PDB of other pods", Shape{Kind: rowOf("StatefulSet"), Replicas: &one, ReplicasSet: true, PodLabels: app}, []kube.Selector{other}, []string{"spec.replicas"}},
-		{"one replica, matching PDB", Shape{Kind: rowOf("Deployment"), Replicas: &one, ReplicasSet: true, PodLabels: app}, []kube.Selector{other, matching}, nil},
-		{"one replica, empty policy/v1 selector covers all", Shape{Kind: rowOf("Rollout"), Replicas: &one, ReplicasSet: true, PodLabels: app}, []kube.Selector{{}}, nil},
-		{"three replicas", Shape{Kind: rowOf("Deployment"), Replicas: &three, ReplicasSet: true, PodLabels: app}, nil, nil},
-		{"scaled to zero", Shape{Kind: rowOf("Deployment"), Replicas: &zero, ReplicasSet: true, PodLabels: app}, nil, nil},
-		{"replicas not a number (a placeholder)", Shape{Kind: rowOf("Deployment"), ReplicasSet: true, PodLabels: app}, nil, nil},
-		{"DaemonSet has no replicas", Shape{Kind: rowOf("DaemonSet"), PodLabels: app}, nil, nil},
-		{"paused Deployment", Shape{Kind: rowOf("Deployment"), Replicas: &three, ReplicasSet: true, Paused: true}, nil, []string{"spec.paused"}},
-		{"paused Rollout", Shape{Kind: rowOf("Rollout"), Replicas: &three, ReplicasSet: true, Paused: true}, nil, []string{"spec.paused"}},
-		{"StatefulSet OnDelete", Shape{Kind: rowOf("StatefulSet"), Replicas: &three, ReplicasSet: true, UpdateStrategy: "OnDelete"}, nil, []string{"spec.updateStrategy.type"}},
-		{"DaemonSet OnDelete", Shape{Kind: rowOf("DaemonSet"), UpdateStrategy: "OnDelete"}, nil, []string{"spec.updateStrategy.type"}},
-		{"DaemonSet RollingUpdate", Shape{Kind: rowOf("DaemonSet"), UpdateStrategy: "RollingUpdate"}, nil, nil},
-		{"everything at once", Shape{Kind: rowOf("Deployment"), Paused: true, PodLabels: app}, nil, []string{"spec.replicas", "spec.paused"}},
+		{"replicas unset, no PDB", shape{kind: rowOf("Deployment"), podLabels: app}, nil, []string{"spec.replicas"}},
+		{"one replica, no PDB", shape{kind: rowOf("Deployment"), replicas: &one, replicasSet: true, podLabels: app}, nil, []string{"spec.replicas"}},
+		{"one replica, PDB of other pods", shape{kind: rowOf("StatefulSet"), replicas: &one, replicasSet: true, podLabels: app}, []kube.Selector{other}, []string{"spec.replicas"}},
+		{"one replica, matching PDB", shape{kind: rowOf("Deployment"), replicas: &one, replicasSet: true, podLabels: app}, []kube.Selector{other, matching}, nil},
+		{"one replica, empty policy/v1 selector covers all", shape{kind: rowOf("Rollout"), replicas: &one, replicasSet: true, podLabels: app}, []kube.Selector{{}}, nil},
+		{"three replicas", shape{kind: rowOf("Deployment"), replicas: &three, replicasSet: true, podLabels: app}, nil, nil},
+		{"scaled to zero", shape{kind: rowOf("Deployment"), replicas: &zero, replicasSet: true, podLabels: app}, nil, nil},
+		{"replicas not a number (a placeholder)", shape{kind: rowOf("Deployment"), replicasSet: true, podLabels: app}, nil, nil},
+		{"DaemonSet has no replicas", shape{kind: rowOf("DaemonSet"), podLabels: app}, nil, nil},
+		{"paused Deployment", shape{kind: rowOf("Deployment"), replicas: &three, replicasSet: true, paused: true}, nil, []string{"spec.paused"}},
+		{"paused Rollout", shape{kind: rowOf("Rollout"), replicas: &three, replicasSet: true, paused: true}, nil, []string{"spec.paused"}},
+		{"StatefulSet OnDelete", shape{kind: rowOf("StatefulSet"), replicas: &three, replicasSet: true, updateStrategy: "OnDelete"}, nil, []string{"spec.updateStrategy.type"}},
+		{"DaemonSet OnDelete", shape{kind: rowOf("DaemonSet"), updateStrategy: "OnDelete"}, nil, []string{"spec.updateStrategy.type"}},
+		{"DaemonSet RollingUpdate", shape{kind: rowOf("DaemonSet"), updateStrategy: "RollingUpdate"}, nil, nil},
+		{"everything at once", shape{kind: rowOf("Deployment"), paused: true, podLabels: app}, nil, []string{"spec.replicas", "spec.paused"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

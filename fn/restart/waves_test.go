@@ -224,7 +224,7 @@ func TestWavesForgedRecord(t *testing.T) {
 	_, err := kube.SetAnnotation(r.target, wavesAnnotation, "gw started=2030-01-01T00:00:00Z rolled=1/4 at=2030-01-01T00:00:00Z")
 	require.NoError(t, err)
 	for _, it := range r.items[:4] {
-		_, err := (&Workload{Template: kube.At(it, "spec", "template")}).setTrustHash("sha256:stale")
+		_, err := (&Workload{template: kube.At(it, "spec", "template")}).setTrustHash("sha256:stale")
 		require.NoError(t, err)
 	}
 	r.b.Targets = []Target{{Key: kube.Key{Kind: "Secret", Namespace: "a", Name: "trust"}, Hash: "sha256:01", Node: r.target}}

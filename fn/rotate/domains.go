@@ -15,12 +15,12 @@ import (
 
 // Package is one package of a repository, as the trust domains' pre-pass
 // reads it: its directory (the name its certificates go by in the
-// domain, and Processor.Package), its policy and its resources - Items,
-// or when Items is nil, what Read returns.
+// domain, and Processor.Package), its policy and its resources - items,
+// or when items is nil, what Read returns.
 type Package struct {
 	Dir    string
 	Policy *yaml.RNode
-	Items  []*yaml.RNode
+	items  []*yaml.RNode
 	// Read reads the package's resources. Domains calls it only for a
 	// package whose policy has a bundle in a domain, once, and keeps
 	// nothing of what it returns but the certificates and CAs: a caller
@@ -103,8 +103,8 @@ func (d *domains) add(p Package, at time.Time, wall func() time.Time) error {
 		if b.Domain == "" {
 			continue
 		}
-		if p.Items == nil && p.Read != nil {
-			if p.Items, err = p.Read(); err != nil {
+		if p.items == nil && p.Read != nil {
+			if p.items, err = p.Read(); err != nil {
 				return err
 			}
 		}
@@ -116,7 +116,7 @@ func (d *domains) add(p Package, at time.Time, wall func() time.Time) error {
 		} else if err := sameRetain(b.Domain, parts.first, m); err != nil {
 			return err
 		}
-		env := trustbundle.Env{Index: kube.NewIndex(p.Items), Now: now, PolicyRef: m.policy, Snapshots: trustbundle.NewSnapshots(p.Items), Certs: d.certs}
+		env := trustbundle.Env{Index: kube.NewIndex(p.items), Now: now, PolicyRef: m.policy, Snapshots: trustbundle.NewSnapshots(p.items), Certs: d.certs}
 		for _, o := range trustbundle.Current(b, fmt.Sprintf("spec.trustBundles[%d]", i), env) {
 			o.Where += " in package " + kube.SafePath(p.Dir)
 			parts.current = append(parts.current, o)
@@ -135,7 +135,7 @@ func (d *domains) add(p Package, at time.Time, wall func() time.Time) error {
 // heldIn returns the certificates of package p as its domain holds them:
 // named with their package.
 func heldIn(p Package, certs *pki.Cache) []anchors.Held {
-	found := inventory.ScanWith(p.Items, certs).Certificates
+	found := inventory.ScanWith(p.items, certs).Certificates
 	out := make([]anchors.Held, len(found))
 	for i, f := range found {
 		out[i] = anchors.Held{Cert: f.Cert, Where: f.Where() + " in package " + kube.SafePath(p.Dir), ID: i, Supplied: f.Supplied, Package: p.Dir}

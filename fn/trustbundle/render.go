@@ -125,8 +125,8 @@ type Rendered struct {
 	// Results are the bundle's results; any error means nothing may be
 	// written out.
 	Results framework.Results
-	// Options are the merge options the targets were rendered with.
-	Options anchors.Options
+	// options are the merge options the targets were rendered with.
+	options anchors.Options
 	// Sources says where each current certificate was read, by SHA-256:
 	// "Secret ns/name data.ca.crt", or the policy's inline source.
 	Sources map[pki.Fingerprint]string
@@ -177,7 +177,7 @@ func (r *renderer) failed() bool { return r.results.ExitCode() != 0 }
 func Render(b *policy.TrustBundle, path string, env Env) Rendered {
 	r := &renderer{bundle: b, path: path, env: env}
 	r.view = r.domainView()
-	out := Rendered{Name: b.Name, Options: r.options()}
+	out := Rendered{Name: b.Name, options: r.options()}
 	kinds := r.targetKinds()
 	current, ok := kinds[0].current()
 	if !ok {

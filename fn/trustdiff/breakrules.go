@@ -43,7 +43,7 @@ type breaker struct {
 // certificates against the trust each reader keeps.
 func breaks(base, head *Model, now time.Time) []Break {
 	k := newBreaker(base, head, now)
-	for _, c := range head.Certs {
+	for _, c := range head.certs {
 		for _, t := range k.todo(k.grouped(k.issued(c)...), func(g keyGroup) (bool, bool) {
 			return k.mayLose(c, g), k.mayBreakNew(c, g)
 		}) {
@@ -55,8 +55,8 @@ func breaks(base, head *Model, now time.Time) []Break {
 			}
 		}
 	}
-	for _, c := range base.Certs {
-		for _, t := range k.todo(k.grouped(c.Cert), func(g keyGroup) (bool, bool) { return k.mayBreakOld(c, g), false }) {
+	for _, c := range base.certs {
+		for _, t := range k.todo(k.grouped(c.cert), func(g keyGroup) (bool, bool) { return k.mayBreakOld(c, g), false }) {
 			k.oldAgainstNew(c, t.key)
 		}
 	}
@@ -67,9 +67,9 @@ func breaks(base, head *Model, now time.Time) []Break {
 // same position at BASE (slot), that one: the certificates whose trust
 // objects the rules judge for c.
 func (k *breaker) issued(c cert) []*x509.Certificate {
-	out := []*x509.Certificate{c.Cert}
+	out := []*x509.Certificate{c.cert}
 	if prev, ok := k.baseAt[c.slot()]; ok {
-		out = append(out, prev.Cert)
+		out = append(out, prev.cert)
 	}
 	return out
 }
@@ -79,11 +79,11 @@ func newBreaker(base, head *Model, now time.Time) *breaker {
 	k := &breaker{base: newSide(base), head: newSide(head), seen: map[string]int{}, placed: map[string]bool{}, baseAt: map[string]cert{}, rolled: rolled(base, head),
 		v: &verifier{now: now, pools: map[string]*x509.CertPool{}, seen: map[verifyKey]*x509.Certificate{}, sigs: map[*TrustObject]string{}, shas: map[*x509.Certificate]string{}}, repl: map[string][2]*TrustObject{}, headHas: map[string]bool{}}
 	k.keys, k.b, k.h = pairs(base, head)
-	for _, c := range base.Certs {
+	for _, c := range base.certs {
 		k.baseAt[c.slot()] = c
 	}
-	for _, c := range head.Certs {
-		k.headHas[c.at()+"\x00"+sha(c.Cert)] = true
+	for _, c := range head.certs {
+		k.headHas[c.at()+"\x00"+sha(c.cert)] = true
 	}
 	return k
 }
@@ -185,13 +185,13 @@ func (k *breaker) mayLose(c cert, g keyGroup) bool {
 		return false
 	}
 	bo, ho := k.b[g.rep], k.h[g.rep]
-	if k.v.anchor(c.Cert, bo, k.base) == nil {
+	if k.v.anchor(c.cert, bo, k.base) == nil {
 		prev, ok := k.baseAt[c.slot()]
-		if !ok || k.v.anchor(prev.Cert, bo, k.base) == nil {
+		if !ok || k.v.anchor(prev.cert, bo, k.base) == nil {
 			return false
 		}
 	}
-	return k.v.anchor(c.Cert, ho, k.head) == nil
+	return k.v.anchor(c.cert, ho, k.head) == nil
 }
 
 // mayBreakNew is newAgainstOld's check of the class.
@@ -200,7 +200,7 @@ func (k *breaker) mayBreakNew(c cert, g keyGroup) bool {
 		return false
 	}
 	bo, ho := k.b[g.rep], k.h[g.rep]
-	return k.v.anchor(c.Cert, ho, k.head) != nil && k.v.anchor(c.Cert, bo, k.head) == nil
+	return k.v.anchor(c.cert, ho, k.head) != nil && k.v.anchor(c.cert, bo, k.head) == nil
 }
 
 // mayBreakOld is oldAgainstNew's check of the class.
@@ -209,7 +209,7 @@ func (k *breaker) mayBreakOld(c cert, g keyGroup) bool {
 		return false
 	}
 	bo, ho := k.b[g.rep], k.h[g.rep]
-	return k.v.anchor(c.Cert, bo, k.base) != nil && k.v.anchor(c.Cert, ho, k.base) == nil
+	return k.v.anchor(c.cert, bo, k.base) != nil && k.v.anchor(c.cert, ho, k.base) == nil
 }
 
 // issuersID identifies the issuers of cs.
@@ -272,7 +272,7 @@ func (k *breaker) ordered(cand map[string]bool) []string {
 // copies of one certificate meet every cluster's copy of the trust object,
 // and naming the CA looks through every trust object of the tree.
 func (k *breaker) add(c cert, o *TrustObject, reason string, what func() ([]Reader, CARef)) {
-	id := sha(c.Cert) + "\x00" + o.key() + "\x00" + reason
+	id := sha(c.cert) + "\x00" + o.key() + "\x00" + reason
 	if k.placed[id+"\x00"+c.at()] {
 		return
 	}
@@ -280,9 +280,9 @@ func (k *breaker) add(c cert, o *TrustObject, reason string, what func() ([]Read
 	if i, ok := k.seen[id]; ok { // a fleet holds one copy per cluster: a set, not a search
 		k.placed[id+"\x00"+c.at()] = true
 		b := &k.out[i]
-		if nearness(c.Resource.File, c.Package, o) > nearness(b.Certificate.Resource.File, b.Certificate.Package, o) {
+		if nearness(c.resource.File, c.pkgDir, o) > nearness(b.Certificate.Resource.File, b.Certificate.Package, o) {
 			b.Certificate, ref = ref, b.Certificate
-			b.Domain = k.sharedDomain(c.Package, o)
+			b.Domain = k.sharedDomain(c.pkgDir, o)
 		}
 		b.AlsoAt = append(b.AlsoAt, ref)
 		return
@@ -294,7 +294,7 @@ func (k *breaker) add(c cert, o *TrustObject, reason string, what func() ([]Read
 	k.placed[id+"\x00"+c.at()] = true
 	k.seen[id] = len(k.out)
 	k.out = append(k.out, Break{Certificate: ref, Needs: needs, Trust: TrustRef{Resource: o.Resource, Field: o.Field, Package: o.Package},
-		Readers: readers, Reason: reason, Domain: k.sharedDomain(c.Package, o)})
+		Readers: readers, Reason: reason, Domain: k.sharedDomain(c.pkgDir, o)})
 }
 
 // nearness ranks a certificate's place (file, package) by how near trust
@@ -313,12 +313,12 @@ func nearness(file, pkg string, o *TrustObject) int {
 // of package pkg, another package, belongs to it too (a bundle of pkg
 // names it on either side); "" otherwise.
 func (k *breaker) sharedDomain(pkg string, o *TrustObject) string {
-	if o.Domain == "" || pkg == o.Package {
+	if o.domain == "" || pkg == o.Package {
 		return ""
 	}
 	for _, s := range []*side{k.head, k.base} {
-		if s.model.Domains[pkg][o.Domain] {
-			return o.Domain
+		if s.model.domains[pkg][o.domain] {
+			return o.domain
 		}
 	}
 	return ""
@@ -334,7 +334,7 @@ func (k *breaker) lost(c cert, key string) {
 	if len(bo.Readers) == 0 && (ho == nil || len(ho.Readers) == 0) {
 		return // no reader on either side: nothing breaks
 	}
-	a := k.v.anchor(c.Cert, bo, k.base)
+	a := k.v.anchor(c.cert, bo, k.base)
 	before := a != nil
 	// The certificate its place held at BASE, at the same position (the
 	// leaf a re-issued leaf replaced, not the issuer after it in the
@@ -344,10 +344,10 @@ func (k *breaker) lost(c cert, key string) {
 	// against its mesh's roots - each cluster's of the domain - not a
 	// re-issued leaf against an unrelated bundle that happens to hold its
 	// old CA.
-	if prev, ok := k.baseAt[c.slot()]; !before && ok && (path.Dir(bo.Resource.File) == path.Dir(c.Resource.File) || k.sharedDomain(c.Package, bo) != "") {
-		before = k.v.anchor(prev.Cert, bo, k.base) != nil
+	if prev, ok := k.baseAt[c.slot()]; !before && ok && (path.Dir(bo.Resource.File) == path.Dir(c.resource.File) || k.sharedDomain(c.pkgDir, bo) != "") {
+		before = k.v.anchor(prev.cert, bo, k.base) != nil
 	}
-	if !before || k.v.anchor(c.Cert, ho, k.head) != nil {
+	if !before || k.v.anchor(c.cert, ho, k.head) != nil {
 		return
 	}
 	o := ho
@@ -358,7 +358,7 @@ func (k *breaker) lost(c cert, key string) {
 		if a != nil {
 			return unionReaders(bo.Readers, ho), CARef{Subject: pki.Subject(a), SHA256: sha(a)}
 		}
-		return unionReaders(bo.Readers, ho), needs(c.Cert, k.v, ho, k.head, k.base)
+		return unionReaders(bo.Readers, ho), needs(c.cert, k.v, ho, k.head, k.base)
 	})
 }
 
@@ -415,8 +415,8 @@ func (k *breaker) newAgainstOld(c cert, key string) {
 		return
 	}
 	keep, _ := k.keepers(ho.Readers)
-	a := k.v.anchor(c.Cert, ho, k.head)
-	if len(keep) == 0 || a == nil || k.v.anchor(c.Cert, bo, k.head) != nil {
+	a := k.v.anchor(c.cert, ho, k.head)
+	if len(keep) == 0 || a == nil || k.v.anchor(c.cert, bo, k.head) != nil {
 		return
 	}
 	k.add(c, ho, reasonNewCert, func() ([]Reader, CARef) { return keep, CARef{Subject: pki.Subject(a), SHA256: sha(a)} })
@@ -432,8 +432,8 @@ func (k *breaker) oldAgainstNew(c cert, key string) {
 		return
 	}
 	_, fresh := k.keepers(ho.Readers)
-	a := k.v.anchor(c.Cert, bo, k.base)
-	if len(fresh) == 0 || a == nil || k.v.anchor(c.Cert, ho, k.base) != nil {
+	a := k.v.anchor(c.cert, bo, k.base)
+	if len(fresh) == 0 || a == nil || k.v.anchor(c.cert, ho, k.base) != nil {
 		return
 	}
 	k.add(c, ho, reasonOldCert, func() ([]Reader, CARef) { return fresh, CARef{Subject: pki.Subject(a), SHA256: sha(a)} })
@@ -443,10 +443,10 @@ func (k *breaker) oldAgainstNew(c cert, key string) {
 // workload that read its holder once at BASE, and is not rolled, keeps it
 // (the pods that run at the change started from BASE's templates).
 func (k *breaker) stillPresented(c cert) bool {
-	if k.headHas[c.at()+"\x00"+sha(c.Cert)] {
+	if k.headHas[c.at()+"\x00"+sha(c.cert)] {
 		return false // still in the tree: lost covers it
 	}
-	keep, _ := k.keepers(k.base.model.presenters[c.Resource.id()])
+	keep, _ := k.keepers(k.base.model.presenters[c.resource.id()])
 	return len(keep) > 0
 }
 

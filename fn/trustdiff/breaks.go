@@ -67,12 +67,12 @@ type side struct {
 
 func newSide(t *Model) *side {
 	s := &side{model: t, inter: x509.NewCertPool(), bySubject: map[string][]*TrustObject{}, inters: map[string][]*x509.Certificate{}}
-	for _, c := range t.Intermediates {
+	for _, c := range t.intermediates {
 		s.inter.AddCert(c)
 		s.inters[string(c.RawSubject)] = append(s.inters[string(c.RawSubject)], c)
 	}
 	for _, o := range t.Trust {
-		for _, c := range o.CAs {
+		for _, c := range o.cas {
 			s.bySubject[string(c.RawSubject)] = append(s.bySubject[string(c.RawSubject)], o)
 		}
 	}
@@ -122,7 +122,7 @@ func (v *verifier) sig(o *TrustObject) string {
 // anchor returns the CA of o that c chains to at v.now through the
 // intermediates of s, nil when it does not verify. A nil o holds nothing.
 func (v *verifier) anchor(c *x509.Certificate, o *TrustObject, s *side) *x509.Certificate {
-	if o == nil || len(o.CAs) == 0 {
+	if o == nil || len(o.cas) == 0 {
 		return nil
 	}
 	k := verifyKey{cert: v.sha(c), trust: v.sig(o), side: s}
@@ -132,7 +132,7 @@ func (v *verifier) anchor(c *x509.Certificate, o *TrustObject, s *side) *x509.Ce
 	pool, ok := v.pools[k.trust]
 	if !ok {
 		pool = x509.NewCertPool()
-		for _, ca := range o.CAs {
+		for _, ca := range o.cas {
 			pool.AddCert(ca)
 		}
 		v.pools[k.trust] = pool
@@ -196,5 +196,5 @@ func issuerName(c *x509.Certificate) string {
 
 // certRef names certificate c at its place.
 func certRef(c cert) CertRef {
-	return CertRef{Resource: c.Resource, Key: c.Key, Subject: pki.Subject(c.Cert), SHA256: sha(c.Cert), Package: c.Package}
+	return CertRef{Resource: c.resource, Key: c.key, Subject: pki.Subject(c.cert), SHA256: sha(c.cert), Package: c.pkgDir}
 }

@@ -33,11 +33,11 @@ type Input struct {
 	// File maps the file a resource was read from to the path shown (the
 	// path below the top of the tree); nil shows it as read.
 	File func(string) string
-	// Targets and Workloads are the kind tables the model reads by: the
+	// Targets and workloads are the kind tables the model reads by: the
 	// kinds that hold trust, and the kinds whose pods read it (zero: the
-	// tables rotate-certs ships; tests add a kind).
+	// tables rotate-certs ships; this package's tests add a kind).
 	Targets   kube.TargetTable
-	Workloads policy.WorkloadTable
+	workloads policy.WorkloadTable
 	// CertFiles are the certificate and key files no build reads, by
 	// path below the top, each with the digest of its content: listed
 	// when they change, not judged.
@@ -126,7 +126,7 @@ func objectsOnly(items []*yaml.RNode) []*yaml.RNode {
 
 // Build maps a tree's resources onto its model.
 func Build(in Input) *Model {
-	b := &builder{in: in, model: &Model{Holders: map[string][]holder{}, presenters: map[string][]Reader{}},
+	b := &builder{in: in, model: &Model{holders: map[string][]holder{}, presenters: map[string][]Reader{}},
 		nodes: map[kube.Ref]*yaml.RNode{}, reasons: map[place][]why.Trusted{}, trustNodes: map[*TrustObject]*yaml.RNode{},
 		pkg: map[*yaml.RNode]string{}, bundles: map[string]bundleInfo{}, decoded: map[*yaml.RNode]decoded{}, embedded: map[*TrustObject]string{}}
 	for _, p := range in.Packages {
@@ -141,7 +141,7 @@ func Build(in Input) *Model {
 	b.in.Items = in.Items
 	b.packages(in.Packages)
 	b.readers = restart.NewReaders(in.Items, restart.ReadersOptions{
-		Kinds:   in.Workloads,
+		Kinds:   in.workloads,
 		Package: func(n *yaml.RNode) string { return b.pkg[n] },
 		File:    func(n *yaml.RNode) string { return b.resource(kube.RefOf(n)).File },
 	})
@@ -153,7 +153,7 @@ func Build(in Input) *Model {
 		b.privateKeys(item)
 	}
 	b.readErrors()
-	b.model.CertFiles = in.CertFiles
+	b.model.certFiles = in.CertFiles
 	b.waves()
 	certs, problems := b.findCertificates(layout.WithoutPolicies(in.Items))
 	b.values(certs)
@@ -188,8 +188,8 @@ func (b *builder) waves() {
 			}
 		}
 	}
-	for i := range b.model.Workloads {
-		b.model.Workloads[i].Wave = wave[b.model.Workloads[i].Resource.id()]
+	for i := range b.model.workloads {
+		b.model.workloads[i].wave = wave[b.model.workloads[i].resource.id()]
 	}
 }
 
@@ -280,20 +280,20 @@ func dataKey(field string) string {
 
 // trust files value v as a trust object.
 func (b *builder) trust(v *value, node *yaml.RNode) {
-	o := &TrustObject{Resource: b.resource(v.ref), Field: v.field, Memory: memoryOf(node), pkg: b.pkg[node], keyPair: ownKeyPair(node, v.field)}
+	o := &TrustObject{Resource: b.resource(v.ref), Field: v.field, memory: memoryOf(node), pkg: b.pkg[node], keyPair: ownKeyPair(node, v.field)}
 	o.Package = b.packageName(o.pkg)
 	for _, f := range v.certs {
-		o.CAs = append(o.CAs, f.Cert)
+		o.cas = append(o.cas, f.Cert)
 		b.intermediate(f.Cert)
 	}
 	for _, r := range b.reasons[place{b.pkg[node], why.Address{Key: kube.KeyOf(node), Field: v.field}}] {
-		if o.Reasons == nil {
-			o.Reasons = map[string]reason{}
+		if o.reasons == nil {
+			o.reasons = map[string]reason{}
 		}
 		o.Bundle = r.Bundle
-		o.Reasons[r.SHA256] = reason{Why: string(r.Reason), Source: r.Source}
+		o.reasons[r.SHA256] = reason{why: string(r.Reason), source: r.Source}
 	}
-	o.Domain = b.bundles[o.pkg+"\x00"+o.Bundle].domain
+	o.domain = b.bundles[o.pkg+"\x00"+o.Bundle].domain
 	o.sourceOf = b.sourceOf[sourceKey(o.pkg, v.ref.Kind, v.ref.Namespace, v.ref.Name, valueField(o.Resource, v.field))]
 	b.trustNodes[o] = node // its readers: readers.go
 	if embeds(v) {
@@ -310,12 +310,12 @@ func (b *builder) held(v *value, node *yaml.RNode) {
 		c := f.Cert
 		if pki.IsCA(c) {
 			s := sha(c)
-			b.model.Holders[s] = append(b.model.Holders[s], holder{Resource: res, Key: v.field})
+			b.model.holders[s] = append(b.model.holders[s], holder{resource: res, key: v.field})
 		}
 		b.intermediate(c)
 		if !b.selfSigned(c) {
-			b.model.Certs = append(b.model.Certs, cert{Resource: res, Key: f.Key(), Cert: c, Package: b.packageName(b.pkg[node])})
-			b.model.Certs[len(b.model.Certs)-1].pos = i
+			b.model.certs = append(b.model.certs, cert{resource: res, key: f.Key(), cert: c, pkgDir: b.packageName(b.pkg[node])})
+			b.model.certs[len(b.model.certs)-1].pos = i
 			b.presenters(res, node)
 		}
 	}
@@ -325,7 +325,7 @@ func (b *builder) held(v *value, node *yaml.RNode) {
 // self-signed.
 func (b *builder) intermediate(c *x509.Certificate) {
 	if pki.IsCA(c) && !b.selfSigned(c) {
-		b.model.Intermediates = append(b.model.Intermediates, c)
+		b.model.intermediates = append(b.model.intermediates, c)
 	}
 }
 

@@ -29,16 +29,16 @@ type CertFileChange struct {
 // certFileChanges compares the certificate files of two trees, by file.
 func certFileChanges(base, head *Model) []CertFileChange {
 	var out []CertFileChange
-	for f, sum := range head.CertFiles {
-		switch was, ok := base.CertFiles[f]; {
+	for f, sum := range head.certFiles {
+		switch was, ok := base.certFiles[f]; {
 		case !ok:
 			out = append(out, CertFileChange{File: f, Change: "added"})
 		case was != sum:
 			out = append(out, CertFileChange{File: f, Change: "changed"})
 		}
 	}
-	for f := range base.CertFiles {
-		if _, ok := head.CertFiles[f]; !ok {
+	for f := range base.certFiles {
+		if _, ok := head.certFiles[f]; !ok {
 			out = append(out, CertFileChange{File: f, Change: "removed"})
 		}
 	}

@@ -191,7 +191,7 @@ func trustChanges(base, head *Model) []TrustChange {
 func shas(o *TrustObject) map[string]bool {
 	out := map[string]bool{}
 	if o != nil {
-		for _, c := range o.CAs {
+		for _, c := range o.cas {
 			out[sha(c)] = true
 		}
 	}
@@ -200,7 +200,7 @@ func shas(o *TrustObject) map[string]bool {
 
 // uniqueCAs returns o's CAs without repeats, in data order.
 func uniqueCAs(o *TrustObject) []*x509.Certificate {
-	return pki.NewSet(o.CAs...).List()
+	return pki.NewSet(o.cas...).List()
 }
 
 // issuedBeside names the certificate beside o in its own object that CA c
@@ -209,13 +209,13 @@ func uniqueCAs(o *TrustObject) []*x509.Certificate {
 func issuedBeside(t *Model, o *TrustObject, c *x509.Certificate) string {
 	if t.byResource == nil {
 		t.byResource = map[string][]cert{}
-		for _, x := range t.Certs {
-			t.byResource[x.Resource.id()] = append(t.byResource[x.Resource.id()], x)
+		for _, x := range t.certs {
+			t.byResource[x.resource.id()] = append(t.byResource[x.resource.id()], x)
 		}
 	}
 	for _, x := range t.byResource[o.Resource.id()] {
-		if pki.Issued(c, x.Cert) {
-			return "issued " + x.Resource.String() + " " + x.Key
+		if pki.Issued(c, x.cert) {
+			return "issued " + x.resource.String() + " " + x.key
 		}
 	}
 	return ""
@@ -240,17 +240,17 @@ func plantedCAs(changes []TrustChange) []Planted {
 // not at BASE, with their wave.
 func rolls(base, head *Model) []Roll {
 	before := map[string]workload{}
-	for _, w := range base.Workloads {
-		before[w.Resource.id()] = w
+	for _, w := range base.workloads {
+		before[w.resource.id()] = w
 	}
 	var now, later []Roll
-	for _, w := range head.Workloads {
-		b, ok := before[w.Resource.id()]
+	for _, w := range head.workloads {
+		b, ok := before[w.resource.id()]
 		switch {
-		case ok && b.Template != w.Template:
-			now = append(now, Roll{Resource: w.Resource, Wave: WaveNow})
-		case w.Wave != "" && (!ok || b.Wave != w.Wave):
-			later = append(later, Roll{Resource: w.Resource, Wave: w.Wave})
+		case ok && b.template != w.template:
+			now = append(now, Roll{Resource: w.resource, Wave: WaveNow})
+		case w.wave != "" && (!ok || b.wave != w.wave):
+			later = append(later, Roll{Resource: w.resource, Wave: w.wave})
 		}
 	}
 	return append(now, later...)
@@ -261,8 +261,8 @@ func rolls(base, head *Model) []Roll {
 // running pods (policy.WorkloadKind's ReplacesPods).
 func rolled(base, head *Model) map[string]bool {
 	replaces := map[string]bool{}
-	for _, w := range head.Workloads {
-		replaces[w.Resource.id()] = w.replaces
+	for _, w := range head.workloads {
+		replaces[w.resource.id()] = w.replaces
 	}
 	out := map[string]bool{}
 	for _, r := range rolls(base, head) {
@@ -276,13 +276,13 @@ func rolled(base, head *Model) map[string]bool {
 // rollouts lists the Cluster API objects whose machine templates change.
 func rollouts(base, head *Model) []Change {
 	before := map[string]string{}
-	for _, r := range base.Rollouts {
-		before[r.Resource.id()] = r.Digest
+	for _, r := range base.rollouts {
+		before[r.resource.id()] = r.digest
 	}
 	var out []Change
-	for _, r := range head.Rollouts {
-		if d, ok := before[r.Resource.id()]; ok && d != r.Digest {
-			out = append(out, Change{Resource: r.Resource, Change: "its machines roll out: the machine template or rollout fields changed"})
+	for _, r := range head.rollouts {
+		if d, ok := before[r.resource.id()]; ok && d != r.digest {
+			out = append(out, Change{Resource: r.resource, Change: "its machines roll out: the machine template or rollout fields changed"})
 		}
 	}
 	return out
@@ -290,24 +290,24 @@ func rollouts(base, head *Model) []Change {
 
 // alertChanges lists the alert rules added and removed.
 func alertChanges(base, head *Model) []Change {
-	id := func(a alert) string { return a.Resource.id() + "\x00" + a.Name }
+	id := func(a alert) string { return a.resource.id() + "\x00" + a.name }
 	in := func(t *Model) map[string]bool {
 		m := map[string]bool{}
-		for _, a := range t.Alerts {
+		for _, a := range t.alerts {
 			m[id(a)] = true
 		}
 		return m
 	}
 	b, h := in(base), in(head)
 	var out []Change
-	for _, a := range head.Alerts {
+	for _, a := range head.alerts {
 		if !b[id(a)] {
-			out = append(out, Change{Resource: a.Resource, Change: "alert " + a.Name + " added"})
+			out = append(out, Change{Resource: a.resource, Change: "alert " + a.name + " added"})
 		}
 	}
-	for _, a := range base.Alerts {
+	for _, a := range base.alerts {
 		if !h[id(a)] {
-			out = append(out, Change{Resource: a.Resource, Change: "alert " + a.Name + " removed"})
+			out = append(out, Change{Resource: a.resource, Change: "alert " + a.name + " removed"})
 		}
 	}
 	return out

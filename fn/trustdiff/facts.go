@@ -59,16 +59,16 @@ func facts(base, head *Model, now time.Time) []Fact {
 		}
 	}
 	before := map[string]bool{}
-	for _, c := range base.Certs {
-		before[c.at()+"\x00"+sha(c.Cert)] = true
+	for _, c := range base.certs {
+		before[c.at()+"\x00"+sha(c.cert)] = true
 	}
-	for _, c := range head.Certs {
-		if before[c.at()+"\x00"+sha(c.Cert)] {
+	for _, c := range head.certs {
+		if before[c.at()+"\x00"+sha(c.cert)] {
 			continue
 		}
-		if err := pki.RejectedSignature(c.Cert); err != nil {
-			out = append(out, Fact{Resource: c.Resource, Field: c.Key, Kind: FactRejectedSignature, Subject: pki.Subject(c.Cert), SHA256: sha(c.Cert),
-				Message: signedWith(c.Cert, err) + ": a Go client refuses this certificate whatever it trusts"})
+		if err := pki.RejectedSignature(c.cert); err != nil {
+			out = append(out, Fact{Resource: c.resource, Field: c.key, Kind: FactRejectedSignature, Subject: pki.Subject(c.cert), SHA256: sha(c.cert),
+				Message: signedWith(c.cert, err) + ": a Go client refuses this certificate whatever it trusts"})
 		}
 	}
 	return append(out, keyFacts(base, head)...)
@@ -126,19 +126,19 @@ func day(t time.Time) string { return t.UTC().Format(time.DateOnly) }
 // key belongs, and did not hold the same at BASE.
 func keyFacts(base, head *Model) []Fact {
 	before := map[string]bool{}
-	for _, k := range base.Keys {
+	for _, k := range base.keys {
 		before[k.at()] = true
 	}
 	var out []Fact
-	for _, k := range head.Keys {
+	for _, k := range head.keys {
 		if before[k.at()] {
 			continue
 		}
 		msg := "holds private key material: keys belong in a Secret's key fields (tls.key), and whoever may read this object or the repository reads the key - move it there and replace the key"
-		if k.Resource.Kind == "Secret" {
+		if k.resource.Kind == "Secret" {
 			msg = "holds private key material under a name not meant for a key (a Secret keeps keys under tls.key and the like): what reads this value for certificates reads the key too"
 		}
-		out = append(out, Fact{Resource: k.Resource, Field: k.Field, Kind: FactPrivateKey, Message: msg})
+		out = append(out, Fact{Resource: k.resource, Field: k.field, Kind: FactPrivateKey, Message: msg})
 	}
 	return out
 }

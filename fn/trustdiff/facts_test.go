@@ -113,16 +113,16 @@ func TestSameNameOtherKeyIsPresented(t *testing.T) {
 	cross := testpki.NewCrossSigned("facts-anchor-2", root, testpki.Date(2026, 11, 1), testpki.Days(3650))
 	held := secretOf("policy", "webhook-tls", "tls.crt", certs(cross))
 	base, head := model(docs(hook(root), held)), model(docs(hook(attacker), held))
-	if len(head.Certs) != 1 || sha(head.Certs[0].Cert) != sha(cross.Cert) {
-		t.Fatalf("certificates presented %+v, want the cross-signed anchor", head.Certs)
+	if len(head.certs) != 1 || sha(head.certs[0].cert) != sha(cross.Cert) {
+		t.Fatalf("certificates presented %+v, want the cross-signed anchor", head.certs)
 	}
 	r := Compare(base, head, fuzzNow)
 	if len(r.Breaks) != 1 || r.Breaks[0].Certificate.Resource.Name != "webhook-tls" || r.Breaks[0].Needs.SHA256 != sha(root.Cert) {
 		t.Fatalf("breaks %+v, want the cross-signed anchor needing the root the caBundle dropped", r.Breaks)
 	}
 	// A root that names itself and verifies with its own key stays a root.
-	if tr := model(secretOf("a", "ca", "tls.crt", certs(root))); len(tr.Certs) != 0 {
-		t.Errorf("a self-signed root is presented: %+v", tr.Certs)
+	if tr := model(secretOf("a", "ca", "tls.crt", certs(root))); len(tr.certs) != 0 {
+		t.Errorf("a self-signed root is presented: %+v", tr.certs)
 	}
 }
 

@@ -171,14 +171,14 @@ func TestMarkdownIsCutAndSaysSo(t *testing.T) {
 // walk must find exactly its breaks, in its order.
 func breaksPairwise(base, head *Model, now time.Time) []Break {
 	k := newBreaker(base, head, now)
-	for _, c := range head.Certs {
+	for _, c := range head.certs {
 		for _, key := range k.chainable(k.issued(c)...) {
 			k.lost(c, key)
 			k.newAgainstOld(c, key)
 		}
 	}
-	for _, c := range base.Certs {
-		for _, key := range k.chainable(c.Cert) {
+	for _, c := range base.certs {
+		for _, key := range k.chainable(c.cert) {
 			k.oldAgainstNew(c, key)
 		}
 	}

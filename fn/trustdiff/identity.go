@@ -52,11 +52,11 @@ func (r Resource) name() string {
 // Duplicate is a name that several objects of one directory of a tree
 // share.
 type Duplicate struct {
-	// Resource is the first of them, in tree order.
-	Resource Resource
-	// Places are each one's file and document ("FILE#N", N counted from
+	// resource is the first of them, in tree order.
+	resource Resource
+	// places are each one's file and document ("FILE#N", N counted from
 	// 0), in tree order.
-	Places []string
+	places []string
 	id     string
 	// first is the first object's place among the tree's objects.
 	first int
@@ -87,9 +87,9 @@ func Duplicates(items []*yaml.RNode, file func(string) string) []Duplicate {
 			r0 := resourceOf(ref0, objects[f.object], file)
 			f.dup = len(out)
 			at[id] = f
-			out = append(out, Duplicate{Resource: r0, id: id, first: f.object, Places: []string{placeOf(ref0, r0)}})
+			out = append(out, Duplicate{resource: r0, id: id, first: f.object, places: []string{placeOf(ref0, r0)}})
 		}
-		out[f.dup].Places = append(out[f.dup].Places, placeOf(ref, r))
+		out[f.dup].places = append(out[f.dup].places, placeOf(ref, r))
 	}
 	slices.SortFunc(out, func(a, b Duplicate) int { return a.first - b.first }) // tree order
 	return out
@@ -111,7 +111,7 @@ func Ambiguous(dups ...[]Duplicate) map[string]bool {
 // String words a duplicate for a warning.
 func (d Duplicate) String() string {
 	return fmt.Sprintf("%s is defined %d times in %s (%s): diff tells them apart by file and document",
-		d.Resource, len(d.Places), path.Dir(d.Resource.File), strings.Join(d.Places, ", "))
+		d.resource, len(d.places), path.Dir(d.resource.File), strings.Join(d.places, ", "))
 }
 
 // placeOf is where ref sits: its file and document.

@@ -21,7 +21,7 @@ func TestDuplicatesInTreeOrder(t *testing.T) {
 	}
 	var got [][]string
 	for _, d := range Duplicates(items, nil) {
-		got = append(got, append([]string{d.Resource.Name}, d.Places...))
+		got = append(got, append([]string{d.resource.Name}, d.places...))
 	}
 	require.Equal(t, [][]string{
 		{"a", "d/f0.yaml#0", "d/f4.yaml#0", "d/f5.yaml#0"},

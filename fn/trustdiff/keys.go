@@ -15,14 +15,14 @@ import (
 // ca.key, key.pem, ssh-privatekey). Only the place is kept; digest tells
 // the key apart across the two trees and is never shown.
 type keyPlace struct {
-	Resource Resource
-	Field    string
+	resource Resource
+	field    string
 	digest   [sha256.Size]byte
 }
 
 // at is the identity of the place and what it holds across the two trees.
 func (k keyPlace) at() string {
-	return k.Resource.id() + "\x00" + valueField(k.Resource, k.Field) + "\x00" + string(k.digest[:])
+	return k.resource.id() + "\x00" + valueField(k.resource, k.field) + "\x00" + string(k.digest[:])
 }
 
 // privateKeys records the values of item that hold private key material
@@ -37,7 +37,7 @@ func (b *builder) privateKeys(item *yaml.RNode) {
 		r.keys, r.hasKeys = keysIn(item), true
 	}
 	for _, k := range r.keys {
-		b.model.Keys = append(b.model.Keys, keyPlace{Resource: b.resource(kube.RefOf(item)), Field: k.field, digest: k.digest})
+		b.model.keys = append(b.model.keys, keyPlace{resource: b.resource(kube.RefOf(item)), field: k.field, digest: k.digest})
 	}
 }
 

@@ -82,7 +82,7 @@ func TestAddedWorkloadKind(t *testing.T) {
 		{"row added", added, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			in := Input{Workloads: tc.kinds}
+			in := Input{workloads: tc.kinds}
 			base, head := modelWith(t, doc("app:1"), in), modelWith(t, doc("app:2"), in)
 			r := Compare(base, head, fuzzNow)
 			if len(r.Rolls) != tc.rolls || len(rolled(base, head)) != tc.rolls {
@@ -146,7 +146,7 @@ func TestExplanationsJoinByAddress(t *testing.T) {
 	row := why.Trusted{Package: "clusters/a", Bundle: "roots", Target: why.Address{Key: kube.Key{Kind: "ClusterTrustBundle", Name: "roots"}, Field: "spec.trustBundle"},
 		SHA256: sha, Reason: why.TrustSource, Source: "Secret a/ca data.ca.crt"}
 	m := Build(Input{Items: items, Packages: []Package{{Dir: "clusters/a", Items: items, Trust: []why.Trusted{row}}}})
-	if len(m.Trust) != 1 || m.Trust[0].Reasons[sha] != (reason{Why: WhySource, Source: "Secret a/ca data.ca.crt"}) || m.Trust[0].Bundle != "roots" {
+	if len(m.Trust) != 1 || m.Trust[0].reasons[sha] != (reason{why: WhySource, source: "Secret a/ca data.ca.crt"}) || m.Trust[0].Bundle != "roots" {
 		t.Fatalf("trust %+v: want the rules' reason joined by address", m.Trust)
 	}
 }

@@ -15,8 +15,8 @@ type MarkdownOptions struct {
 	// Command is the command that shows the whole result, named when the
 	// comment is cut.
 	Command string
-	// Max overrides maxMarkdown (tests); 0 is maxMarkdown.
-	Max int
+	// max overrides maxMarkdown (tests); 0 is maxMarkdown.
+	max int
 }
 
 // markdownPlaces is how many places a line of the comment names when the
@@ -33,7 +33,7 @@ const footerReserve = 2000
 // when cut (a block at a time), it says how many objects of which
 // sections it left out and the command that shows all.
 func Markdown(r Result, o MarkdownOptions) string {
-	limit := o.Max
+	limit := o.max
 	if limit <= 0 {
 		limit = maxMarkdown
 	}

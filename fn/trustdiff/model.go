@@ -66,8 +66,8 @@ const (
 // reason is why a policy's render holds a CA in a trust object: a Why word
 // and, for a source, where it was read.
 type reason struct {
-	Why    string
-	Source string
+	why    string
+	source string
 }
 
 // TrustObject is one value that holds trust: a Secret or ConfigMap key, a
@@ -83,18 +83,18 @@ type TrustObject struct {
 	// as read.
 	Package string
 	pkg     string
-	// Domain is the trust domain of Bundle, "" when it names none.
-	Domain string
-	// CAs are the CAs it holds, in data order.
-	CAs []*x509.Certificate
-	// Reasons are, by SHA-256, why a policy's render holds each CA;
+	// domain is the trust domain of Bundle, "" when it names none.
+	domain string
+	// cas are the CAs it holds, in data order.
+	cas []*x509.Certificate
+	// reasons are, by SHA-256, why a policy's render holds each CA;
 	// empty when no policy renders the object.
-	Reasons map[string]reason
+	reasons map[string]reason
 	// Readers are what reads it.
 	Readers []Reader
-	// Memory are the object's memory annotations (retired, unused,
+	// memory are the object's memory annotations (retired, unused,
 	// previous, seen) by name, as written.
-	Memory map[string]string
+	memory map[string]string
 	// id is key(), computed once: the diff of a fleet repository asks it
 	// for every certificate that may chain to the object.
 	id string
@@ -160,12 +160,12 @@ type Reader struct {
 // cert is a certificate the tree presents: a leaf, or an issuer or
 // intermediate, outside the trust objects, with where it is held.
 type cert struct {
-	Resource Resource
-	Key      string
-	Cert     *x509.Certificate
-	// Package is the directory of the package it is in (below the top of
+	resource Resource
+	key      string
+	cert     *x509.Certificate
+	// pkgDir is the directory of the package it is in (below the top of
 	// the tree), "" when it is in none.
-	Package string
+	pkgDir string
 	// pos is its position among the certificates of its value: a value
 	// holds a chain (a leaf, then its issuer), and a place's certificate
 	// at BASE is the one at the same position.
@@ -174,7 +174,7 @@ type cert struct {
 
 // at is the identity of the place a certificate is held across the two
 // trees.
-func (c cert) at() string { return c.Resource.id() + "\x00" + valueField(c.Resource, c.Key) }
+func (c cert) at() string { return c.resource.id() + "\x00" + valueField(c.resource, c.key) }
 
 // slot is the identity of the place and position of a certificate across
 // the two trees: the leaf of a chain is paired with the leaf it replaced,
@@ -184,18 +184,18 @@ func (c cert) slot() string { return c.at() + "\x00" + strconv.Itoa(c.pos) }
 // holder is an object that holds a CA outside trust objects' data (a CA
 // Secret's tls.crt, a snapshot), which explains the CA without a policy.
 type holder struct {
-	Resource Resource
-	Key      string
+	resource Resource
+	key      string
 }
 
 // workload is a workload of the tree and a digest of its pod template: a
 // change of the digest rolls it.
 type workload struct {
-	Resource Resource
-	Template string
-	// Wave is the restart wave the policy's render puts it in, "" when
+	resource Resource
+	template string
+	// wave is the restart wave the policy's render puts it in, "" when
 	// the bundle rolls in one step.
-	Wave string
+	wave string
 	// replaces is its kind's roll behaviour (policy.WorkloadKind's
 	// ReplacesPods): a change of its template replaces its running pods.
 	replaces bool
@@ -204,75 +204,75 @@ type workload struct {
 // rollout is a Cluster API object whose machine template a change rolls
 // out, and a digest of what rolls it.
 type rollout struct {
-	Resource Resource
-	Digest   string
+	resource Resource
+	digest   string
 }
 
 // alert is one alert rule of a PrometheusRule.
 type alert struct {
-	Resource Resource
-	Name     string
+	resource Resource
+	name     string
 }
 
 // policySpec is a RotationPolicy as the diff words its changes.
 type policySpec struct {
-	Resource Resource
-	// Bundles are its trust bundles by name.
-	Bundles map[string]bundleSpec
+	resource Resource
+	// bundles are its trust bundles by name.
+	bundles map[string]bundleSpec
 }
 
 // bundleSpec is what of a bundle the diff words.
 type bundleSpec struct {
-	Mode   string
-	Retain string
-	// RetainFor is retain.for (0 when unset).
-	RetainFor time.Duration
-	Sources   []string
-	Target    string
+	mode   string
+	retain string
+	// retainFor is retain.for (0 when unset).
+	retainFor time.Duration
+	sources   []string
+	target    string
 }
 
 // Model is what diff knows of one side of a change: what the manifests
 // of one tree say of trust (resio.Tree is the tree's files). Other
-// packages read its Trust and Problems; the rest is Compare's, of types
-// of this package alone.
+// packages read its Trust and Problems; the rest is Compare's.
 type Model struct {
 	Trust []*TrustObject
-	// Certs are the certificates presented (not self-signed), in tree
-	// order.
-	Certs []cert
-	// Intermediates are every CA of the tree that is not self-signed,
-	// for chains.
-	Intermediates []*x509.Certificate
-	// Holders are, by SHA-256, the objects that hold a CA outside trust
-	// objects.
-	Holders   map[string][]holder
-	Workloads []workload
-	Rollouts  []rollout
-	Alerts    []alert
-	Policies  []policySpec
-	// Domains are, by package directory (as cert.Package names it), the
-	// trust domains its policies' bundles name.
-	Domains map[string]map[string]bool
 	// Problems are what could not be read, one each (scrubbed).
 	Problems []Problem
-	// CertFiles are the certificate and key files no build reads, by
+
+	// certs are the certificates presented (not self-signed), in tree
+	// order.
+	certs []cert
+	// intermediates are every CA of the tree that is not self-signed,
+	// for chains.
+	intermediates []*x509.Certificate
+	// holders are, by SHA-256, the objects that hold a CA outside trust
+	// objects.
+	holders   map[string][]holder
+	workloads []workload
+	rollouts  []rollout
+	alerts    []alert
+	policies  []policySpec
+	// domains are, by package directory (as cert.pkgDir names it), the
+	// trust domains its policies' bundles name.
+	domains map[string]map[string]bool
+	// certFiles are the certificate and key files no build reads, by
 	// path below the top, each with the digest of its content.
-	CertFiles map[string]string
-	// Keys are the values that hold private key material where no key
+	certFiles map[string]string
+	// keys are the values that hold private key material where no key
 	// belongs (keyPlace).
-	Keys []keyPlace
+	keys []keyPlace
 
 	// presenters are, by Resource.id of each object that holds a
-	// certificate of Certs, what reads it: who keeps presenting a
+	// certificate of certs, what reads it: who keeps presenting a
 	// certificate it held.
 	presenters map[string][]Reader
 	// sourced are the CAs some trust object holds because a policy reads
-	// them from a source (Reasons' WhySource), made at the first ask
+	// them from a source (reasons' WhySource), made at the first ask
 	// (current): the comparison asks once per memory record, and a fleet
 	// has thousands of trust objects.
 	sourced map[string]bool
 
-	byResource map[string][]cert         // Certs by Resource.id, made when first asked
+	byResource map[string][]cert         // certs by Resource.id, made when first asked
 	bySHA      map[string][]*TrustObject // Trust by the CAs they hold, made when first asked
 }
 

@@ -15,7 +15,7 @@ import (
 // rolls out machines, a PrometheusRule's alerts, a RotationPolicy.
 func (b *builder) object(item *yaml.RNode) {
 	kind, group := item.GetKind(), kube.GroupOf(item.GetApiVersion())
-	workload, isWorkload := b.in.Workloads.At(item.GetApiVersion(), kind)
+	workload, isWorkload := b.in.workloads.At(item.GetApiVersion(), kind)
 	machines, _ := kube.MachineKinds().Lookup(group, kind)
 	switch {
 	case kube.IsLocalConfig(item) && !layout.IsPolicy(item):
@@ -29,7 +29,7 @@ func (b *builder) object(item *yaml.RNode) {
 		for i, f := range fields {
 			nodes[i] = kube.At(item, f...)
 		}
-		b.model.Rollouts = append(b.model.Rollouts, rollout{Resource: b.resource(kube.RefOf(item)), Digest: b.digestOf(item, nodes...)})
+		b.model.rollouts = append(b.model.rollouts, rollout{resource: b.resource(kube.RefOf(item)), digest: b.digestOf(item, nodes...)})
 	case group == "monitoring.coreos.com" && kind == "PrometheusRule":
 		b.alerts(item)
 	}
@@ -47,7 +47,7 @@ func (b *builder) workload(item *yaml.RNode, kind policy.WorkloadKind) {
 	if tmpl == nil {
 		tmpl = kube.At(item, "spec")
 	}
-	b.model.Workloads = append(b.model.Workloads, workload{Resource: b.resource(kube.RefOf(item)), Template: b.digestOf(item, tmpl), replaces: kind.ReplacesPods})
+	b.model.workloads = append(b.model.workloads, workload{resource: b.resource(kube.RefOf(item)), template: b.digestOf(item, tmpl), replaces: kind.ReplacesPods})
 }
 
 // alerts records the alert rules of a PrometheusRule.
@@ -66,7 +66,7 @@ func (b *builder) alerts(item *yaml.RNode) {
 		rs, _ := rules.Elements()
 		for _, r := range rs {
 			if name := kube.ScalarAt(r, "alert"); name != "" {
-				b.model.Alerts = append(b.model.Alerts, alert{Resource: res, Name: kube.Safe(name)})
+				b.model.alerts = append(b.model.alerts, alert{resource: res, name: kube.Safe(name)})
 			}
 		}
 	}
@@ -81,21 +81,21 @@ func (b *builder) policy(item *yaml.RNode) {
 		b.problem(ref, fmt.Sprintf("%s: %v", ref, err))
 		return
 	}
-	out := policySpec{Resource: b.resource(ref), Bundles: map[string]bundleSpec{}}
+	out := policySpec{resource: b.resource(ref), bundles: map[string]bundleSpec{}}
 	for _, tb := range p.Spec.TrustBundles {
-		spec := bundleSpec{Mode: tb.Mode, Target: kube.Safe(fmt.Sprintf("%s %s", targetKind(tb.Target), tb.Target.Name)), Retain: retainWords(tb.Retain)}
-		if spec.Mode == "" {
-			spec.Mode = policy.ModeBundle
+		spec := bundleSpec{mode: tb.Mode, target: kube.Safe(fmt.Sprintf("%s %s", targetKind(tb.Target), tb.Target.Name)), retain: retainWords(tb.Retain)}
+		if spec.mode == "" {
+			spec.mode = policy.ModeBundle
 		}
 		if tb.Retain.For != nil {
-			spec.RetainFor = tb.Retain.For.Duration
+			spec.retainFor = tb.Retain.For.Duration
 		}
 		for _, s := range tb.Sources {
-			spec.Sources = append(spec.Sources, sourceWords(s))
+			spec.sources = append(spec.sources, sourceWords(s))
 		}
-		out.Bundles[kube.Safe(tb.Name)] = spec
+		out.bundles[kube.Safe(tb.Name)] = spec
 	}
-	b.model.Policies = append(b.model.Policies, out)
+	b.model.policies = append(b.model.policies, out)
 }
 
 // targetKind is a target's kind, Secret when unset.

@@ -68,13 +68,13 @@ func (b *builder) domain(pkg, name string) {
 	if name == "" {
 		return
 	}
-	if b.model.Domains == nil {
-		b.model.Domains = map[string]map[string]bool{}
+	if b.model.domains == nil {
+		b.model.domains = map[string]map[string]bool{}
 	}
-	if b.model.Domains[pkg] == nil {
-		b.model.Domains[pkg] = map[string]bool{}
+	if b.model.domains[pkg] == nil {
+		b.model.domains[pkg] = map[string]bool{}
 	}
-	b.model.Domains[pkg][name] = true
+	b.model.domains[pkg][name] = true
 }
 
 // packageName is package directory dir as the result shows it: below the

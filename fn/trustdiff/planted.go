@@ -73,14 +73,14 @@ func memories(base, head *Model) []*memory {
 	}
 	for _, o := range head.Trust {
 		m := get(o)
-		m.now = o.Memory
+		m.now = o.memory
 		for s := range shas(o) {
 			m.dataH[s] = true
 		}
 	}
 	for _, o := range base.Trust {
 		m := get(o)
-		m.before = o.Memory
+		m.before = o.memory
 		for s := range shas(o) {
 			m.dataB[s] = true
 		}
@@ -150,7 +150,7 @@ func recordEdits(m *memory, name string, head *Model, now time.Time) []Planted {
 func signsAny(t *Model, s string) bool {
 	var ca *x509.Certificate
 	for _, o := range t.Trust {
-		for _, c := range o.CAs {
+		for _, c := range o.cas {
 			if sha(c) == s {
 				ca = c
 			}
@@ -162,12 +162,12 @@ func signsAny(t *Model, s string) bool {
 	signed := func(c *x509.Certificate) bool {
 		return string(c.RawIssuer) == string(ca.RawSubject) && c.CheckSignatureFrom(ca) == nil
 	}
-	for _, c := range t.Certs {
-		if signed(c.Cert) {
+	for _, c := range t.certs {
+		if signed(c.cert) {
 			return true
 		}
 	}
-	return slices.ContainsFunc(t.Intermediates, signed)
+	return slices.ContainsFunc(t.intermediates, signed)
 }
 
 // pemEdits words the CAs added to a previous or seen annotation that
@@ -196,14 +196,14 @@ func certsIn(text string) *pki.Set {
 // current reports whether CA s is current in t: a policy reads it from a
 // source, or an object outside trust data holds it.
 func current(t *Model, s string) bool {
-	if len(t.Holders[s]) > 0 {
+	if len(t.holders[s]) > 0 {
 		return true
 	}
 	if t.sourced == nil {
 		t.sourced = map[string]bool{}
 		for _, o := range t.Trust {
-			for ca, r := range o.Reasons {
-				if r.Why == WhySource {
+			for ca, r := range o.reasons {
+				if r.why == WhySource {
 					t.sourced[ca] = true
 				}
 			}
@@ -216,7 +216,7 @@ func current(t *Model, s string) bool {
 func subjectIn(s string, models ...*Model) string {
 	for _, t := range models {
 		for _, o := range t.Trust {
-			for _, c := range o.CAs {
+			for _, c := range o.cas {
 				if sha(c) == s {
 					return pki.Subject(c)
 				}

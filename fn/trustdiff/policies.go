@@ -11,25 +11,25 @@ import (
 // shortened, sources or the target changed.
 func policyChanges(base, head *Model) []Change {
 	before := map[string]policySpec{}
-	for _, p := range base.Policies {
-		before[p.Resource.id()] = p
+	for _, p := range base.policies {
+		before[p.resource.id()] = p
 	}
 	var out []Change
 	seen := map[string]bool{}
-	for _, p := range head.Policies {
-		seen[p.Resource.id()] = true
-		b, ok := before[p.Resource.id()]
+	for _, p := range head.policies {
+		seen[p.resource.id()] = true
+		b, ok := before[p.resource.id()]
 		if !ok {
-			out = append(out, Change{Resource: p.Resource, Change: "policy added, with bundles " + bundleNames(p)})
+			out = append(out, Change{Resource: p.resource, Change: "policy added, with bundles " + bundleNames(p)})
 			continue
 		}
-		for _, w := range bundleChanges(b.Bundles, p.Bundles) {
-			out = append(out, Change{Resource: p.Resource, Change: w})
+		for _, w := range bundleChanges(b.bundles, p.bundles) {
+			out = append(out, Change{Resource: p.resource, Change: w})
 		}
 	}
-	for _, p := range base.Policies {
-		if !seen[p.Resource.id()] {
-			out = append(out, Change{Resource: p.Resource, Change: "policy removed, with bundles " + bundleNames(p)})
+	for _, p := range base.policies {
+		if !seen[p.resource.id()] {
+			out = append(out, Change{Resource: p.resource, Change: "policy removed, with bundles " + bundleNames(p)})
 		}
 	}
 	return out
@@ -38,7 +38,7 @@ func policyChanges(base, head *Model) []Change {
 // bundleNames lists p's bundles.
 func bundleNames(p policySpec) string {
 	names := slices.Sorted(func(yield func(string) bool) {
-		for n := range p.Bundles {
+		for n := range p.bundles {
 			if !yield(n) {
 				return
 			}
@@ -58,7 +58,7 @@ func bundleChanges(before, after map[string]bundleSpec) []string {
 		a, inA := after[name]
 		switch {
 		case !inB:
-			out = append(out, fmt.Sprintf("bundle %s added (mode %s, target %s)", name, a.Mode, a.Target))
+			out = append(out, fmt.Sprintf("bundle %s added (mode %s, target %s)", name, a.mode, a.target))
 		case !inA:
 			out = append(out, fmt.Sprintf("bundle %s removed", name))
 		default:
@@ -71,24 +71,24 @@ func bundleChanges(before, after map[string]bundleSpec) []string {
 // specChanges words the changes of one bundle.
 func specChanges(name string, b, a bundleSpec) []string {
 	var out []string
-	if b.Mode != a.Mode {
-		out = append(out, fmt.Sprintf("bundle %s: mode switched from %s to %s", name, b.Mode, a.Mode))
+	if b.mode != a.mode {
+		out = append(out, fmt.Sprintf("bundle %s: mode switched from %s to %s", name, b.mode, a.mode))
 	}
-	if b.Retain != a.Retain {
+	if b.retain != a.retain {
 		word := "changed"
 		switch {
-		case a.RetainFor > 0 && (b.RetainFor == 0 || a.RetainFor < b.RetainFor):
+		case a.retainFor > 0 && (b.retainFor == 0 || a.retainFor < b.retainFor):
 			word = "shortened"
-		case b.RetainFor > 0 && (a.RetainFor == 0 || a.RetainFor > b.RetainFor):
+		case b.retainFor > 0 && (a.retainFor == 0 || a.retainFor > b.retainFor):
 			word = "lengthened"
 		}
-		out = append(out, fmt.Sprintf("bundle %s: retain %s from %s to %s", name, word, b.Retain, a.Retain))
+		out = append(out, fmt.Sprintf("bundle %s: retain %s from %s to %s", name, word, b.retain, a.retain))
 	}
-	if !slices.Equal(b.Sources, a.Sources) {
-		out = append(out, fmt.Sprintf("bundle %s: sources changed from %s to %s", name, joinWords(b.Sources), joinWords(a.Sources)))
+	if !slices.Equal(b.sources, a.sources) {
+		out = append(out, fmt.Sprintf("bundle %s: sources changed from %s to %s", name, joinWords(b.sources), joinWords(a.sources)))
 	}
-	if b.Target != a.Target {
-		out = append(out, fmt.Sprintf("bundle %s: target changed from %s to %s", name, b.Target, a.Target))
+	if b.target != a.target {
+		out = append(out, fmt.Sprintf("bundle %s: target changed from %s to %s", name, b.target, a.target))
 	}
 	return out
 }

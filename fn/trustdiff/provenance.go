@@ -52,12 +52,12 @@ func newHistory(base *Model) *history {
 			h.held[o.key()+"\x00"+s] = true
 		}
 	}
-	for s, hs := range base.Holders {
+	for s, hs := range base.holders {
 		for _, x := range hs {
 			h.places[x.at()], h.held[x.at()+"\x00"+s] = true, true
 		}
 	}
-	for _, c := range base.Certs {
+	for _, c := range base.certs {
 		h.places[c.at()] = true
 	}
 	return h
@@ -65,7 +65,7 @@ func newHistory(base *Model) *history {
 
 // at is the identity of the place a holder holds a CA across the two
 // trees.
-func (h holder) at() string { return h.Resource.id() + "\x00" + valueField(h.Resource, h.Key) }
+func (h holder) at() string { return h.resource.id() + "\x00" + valueField(h.resource, h.key) }
 
 // explain says why trust object o of tree t holds CA c; before says the
 // object held it on the other side too (a CA kept or removed). prior is
@@ -74,8 +74,8 @@ func (h holder) at() string { return h.Resource.id() + "\x00" + valueField(h.Res
 func explain(t *Model, o *TrustObject, c *x509.Certificate, before bool, prior *history) CA {
 	s := sha(c)
 	ca := CA{Subject: pki.Subject(c), SHA256: s, NotAfter: c.NotAfter.UTC(), Why: WhyUnexplained}
-	if r, ok := o.Reasons[s]; ok && (r.Why != WhyCarried || before) {
-		ca.Why, ca.Source = r.Why, r.Source
+	if r, ok := o.reasons[s]; ok && (r.why != WhyCarried || before) {
+		ca.Why, ca.Source = r.why, r.source
 		return ca
 	}
 	if where := issuedBeside(t, o, c); where != "" {
@@ -156,8 +156,8 @@ func holdersOf(t *Model, o *TrustObject, s string, prior *history, trust bool) h
 		}
 		hd.fresh = append(hd.fresh, name)
 	}
-	for _, x := range t.Holders[s] {
-		add(x.at(), x.Resource.String()+" "+x.Key)
+	for _, x := range t.holders[s] {
+		add(x.at(), x.resource.String()+" "+x.key)
 	}
 	if !trust {
 		return hd

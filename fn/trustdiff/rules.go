@@ -60,8 +60,8 @@ func sourceKey(dir, kind, namespace, name, field string) string {
 // Copy-mode memory held.
 func byRule(ca CA, bo, o *TrustObject) CA {
 	plain := CA{Subject: ca.Subject, SHA256: ca.SHA256, NotAfter: ca.NotAfter}
-	switch r := o.Reasons[ca.SHA256]; {
-	case bo != nil && !shas(bo)[ca.SHA256] && (r.Why == WhyCarried || r.Why == WhyRestored) && remembers(bo, ca.SHA256):
+	switch r := o.reasons[ca.SHA256]; {
+	case bo != nil && !shas(bo)[ca.SHA256] && (r.why == WhyCarried || r.why == WhyRestored) && remembers(bo, ca.SHA256):
 		plain.Why, plain.Source = WhyRestored, "from "+trustbundle.PreviousAnnotation+" at BASE"
 		return plain
 	case o.sourceOf != "" && (ca.Why == WhyUnexplained || ca.Why == WhyCarried):
@@ -74,7 +74,7 @@ func byRule(ca CA, bo, o *TrustObject) CA {
 // remembers reports whether o's Copy-mode memory (its previous
 // annotation) holds CA s.
 func remembers(o *TrustObject, s string) bool {
-	for _, c := range certsIn(o.Memory[trustbundle.PreviousAnnotation]).List() {
+	for _, c := range certsIn(o.memory[trustbundle.PreviousAnnotation]).List() {
 		if sha(c) == s {
 			return true
 		}

@@ -48,7 +48,7 @@ func (b *builder) bundleTrust(certs []found) {
 		if !certmanager.IsBundle(item) {
 			continue
 		}
-		o := &TrustObject{Resource: b.resource(kube.RefOf(item)), Field: bundleField, Memory: memoryOf(item), pkg: b.pkg[item]}
+		o := &TrustObject{Resource: b.resource(kube.RefOf(item)), Field: bundleField, memory: memoryOf(item), pkg: b.pkg[item]}
 		if _, dup := unions[o.Resource.id()]; dup {
 			continue
 		}
@@ -78,18 +78,18 @@ func mergeBundles(trust []*TrustObject, unions map[string]*TrustObject, order []
 			out = append(out, t)
 			continue
 		}
-		u.CAs = append(t.CAs, u.CAs...)
-		for _, c := range t.CAs { // its own data holds it
+		u.cas = append(t.cas, u.cas...)
+		for _, c := range t.cas { // its own data holds it
 			delete(u.derived, sha(c))
 		}
-		for s, r := range t.Reasons { // a policy's render's why wins
-			if u.Reasons == nil {
-				u.Reasons = map[string]reason{}
+		for s, r := range t.reasons { // a policy's render's why wins
+			if u.reasons == nil {
+				u.reasons = map[string]reason{}
 			}
-			u.Reasons[s] = r
+			u.reasons[s] = r
 		}
 		if t.Bundle != "" {
-			u.Bundle, u.Domain = t.Bundle, t.Domain
+			u.Bundle, u.domain = t.Bundle, t.domain
 		}
 		if !placed[u] {
 			placed[u] = true
@@ -103,7 +103,7 @@ func mergeBundles(trust []*TrustObject, unions map[string]*TrustObject, order []
 	}
 	kept := out[:0]
 	for _, t := range out {
-		if len(t.CAs) > 0 {
+		if len(t.cas) > 0 {
 			kept = append(kept, t)
 		}
 	}
@@ -130,14 +130,14 @@ func (b *builder) bundleSources(o *TrustObject, item *yaml.RNode, values map[str
 			if !reads(src, v) {
 				continue
 			}
-			o.CAs = append(o.CAs, v.cas...)
-			if o.Reasons == nil {
-				o.Reasons, o.derived = map[string]reason{}, map[string]bool{}
+			o.cas = append(o.cas, v.cas...)
+			if o.reasons == nil {
+				o.reasons, o.derived = map[string]reason{}, map[string]bool{}
 			}
 			for _, c := range v.cas {
 				o.derived[sha(c)] = true
-				if _, ok := o.Reasons[sha(c)]; !ok {
-					o.Reasons[sha(c)] = reason{Why: WhySource, Source: v.res.String() + " " + v.field}
+				if _, ok := o.reasons[sha(c)]; !ok {
+					o.reasons[sha(c)] = reason{why: WhySource, source: v.res.String() + " " + v.field}
 				}
 			}
 		}
