@@ -237,6 +237,9 @@ func (a *applier) staleCopies() {
 		referenced[kube.Key{Kind: kind, Namespace: namespace, Name: name}] = true
 	}
 	for _, node := range a.items {
+		if !strings.HasSuffix(node.GetKind(), templateSuffix) {
+			continue // a copy is of a machine template; what else says so is not read (Reads)
+		}
 		from := node.GetAnnotations(copiedFromAnnotation)[copiedFromAnnotation]
 		if from == "" || referenced[kube.KeyOf(node)] {
 			continue

@@ -1,11 +1,13 @@
 package clusterapi
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"github.com/rotate-certs/rotate-certs/fn/policy"
+	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -590,5 +592,30 @@ func TestEtcdRollSharedTemplate(t *testing.T) {
 	}
 	if strings.Join(names, "; ") != "prod-etcd-template-1700000000001 prod-etcd-aaaaa; prod-etcd-template-1700000000002 dev-etcd-aaaaa" {
 		t.Errorf("copies = %v, want one per cluster", names)
+	}
+}
+
+// TestStaleCopiesAreTemplates: only a machine template is an etcd roll's
+// copy - the kinds the package reads (Reads). Another object carrying the
+// copied-from annotation, or one without a kind, is not reported, in
+// function mode's fast path (where it is never read) as on kyaml's
+// (found by FuzzFastPathMatchesKyaml); a stale template copy still is.
+func TestStaleCopiesAreTemplates(t *testing.T) {
+	copyOf := func(kind, name string) string {
+		return fmt.Sprintf("apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\n%smetadata:\n  name: %s\n  namespace: eksa-system\n"+
+			"  annotations:\n    rotate-certs.dev/copied-from: prod-etcd-template-1699999999999\nspec: {}\n", kind, name)
+	}
+	for _, tc := range []struct {
+		name, item string
+		reported   bool
+	}{
+		{"a stale template copy", copyOf("kind: VSphereMachineTemplate\n", "old-copy"), true},
+		{"another kind", copyOf("kind: Widget\n", "widget"), false},
+		{"no kind", copyOf("", "nameless"), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, results := Apply(parse(t, docs(etcdadmCluster, etcdTemplate, tc.item)), cfg(30), now)
+			require.Equal(t, tc.reported, hasResult(results, framework.Info, "no EtcdadmCluster in the input points at any more"), "%v", results)
+		})
 	}
 }

@@ -10,9 +10,14 @@ import "github.com/rotate-certs/rotate-certs/fn/kube"
 func Reads() kube.Reads {
 	return kube.Reads{
 		GroupSuffixes: []string{groupCluster, "eks.amazonaws.com"},
-		KindSuffixes:  []string{"Template"},
+		KindSuffixes:  []string{templateSuffix},
 	}
 }
+
+// templateSuffix ends the name of every machine template kind
+// (VSphereMachineTemplate, KubeadmControlPlaneTemplate): the etcd roll's
+// copies are of one.
+const templateSuffix = "Template"
 
 // ExpiryReads declares what reading machines' certificate expiry reads:
 // Cluster API Machines (IsMachine), their bootstrap configs
