@@ -2,6 +2,7 @@ package resio
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -95,4 +96,22 @@ func requireSameDocument(t testing.TB, dp *documentParser, raw []byte) bool {
 	require.NoError(t, yaml.NewDecoder(bytes.NewReader(raw)).Decode(&want), "the document parser took what yaml.v3 refuses:\n%s", raw)
 	require.Equal(t, dumpTree(&want), dumpTree(got), "input:\n%s", raw)
 	return true
+}
+
+// TestDocumentsOwnTheirNodes: the parser's slabs are used again for each
+// document, so each document it gives holds copies of its own (compact):
+// parsing the next documents leaves an earlier one as it was.
+func TestDocumentsOwnTheirNodes(t *testing.T) {
+	dp := newDocumentParser()
+	require.NotNil(t, dp.Parse([]byte("kind: Namespace\nmetadata:\n  name: warm\n"))) // the slabs exist
+	first := dp.Parse([]byte("# head\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: first\ndata:\n  a: '1'\n  b: [x, y]\n"))
+	require.NotNil(t, first)
+	want, err := yaml.NewRNode(first).String()
+	require.NoError(t, err)
+	for i := range 50 {
+		require.NotNil(t, dp.Parse(fmt.Appendf(nil, "kind: Secret\nmetadata:\n  name: other-%d\nstringData:\n  k: v\n", i)))
+	}
+	got, err := yaml.NewRNode(first).String()
+	require.NoError(t, err)
+	require.Equal(t, want, got)
 }
