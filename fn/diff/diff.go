@@ -128,7 +128,6 @@ func models(o Options, base, head *opened, log exit.Printer) (bt, ht *trustdiff.
 		sh, seen = nil, &lending{alone: true}
 	}
 	bs := base.load(log, sh)
-	defer resio.PaceToLive()() // the collector paced to what each side holds
 	dupsB := trustdiff.Duplicates(bs.Items, base.rel())
 	bt = base.model(bs, o, trustdiff.Ambiguous(dupsB), seen)
 	hs := head.load(log, sh)
@@ -141,7 +140,6 @@ func models(o Options, base, head *opened, log exit.Printer) (bt, ht *trustdiff.
 		bt = base.model(base.load(exit.NewPrinter(io.Discard, ""), sh), o, ambiguous, seen)
 	}
 	seen.only(hs.Items)
-	resio.PaceToLive() // HEAD's holdings; the deferred restore undoes both
 	return bt, head.model(hs, o, ambiguous, seen)
 }
 

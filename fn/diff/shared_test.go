@@ -2,7 +2,6 @@ package diff
 
 import (
 	"bytes"
-	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -156,19 +155,4 @@ func TestLendingOnlyWhatTheNextSideCanTake(t *testing.T) {
 	e, ok := x.take(&pass.Package{Dir: "same"}, []*yaml.RNode{kept})
 	require.True(t, ok)
 	require.Equal(t, same, e)
-}
-
-// TestDiffPacesAndRestoresTheCollector: diff paces the collector to what
-// each side holds (resio.PaceToLive) and leaves its limit as it found it,
-// for whatever runs in the same process after it.
-func TestDiffPacesAndRestoresTheCollector(t *testing.T) {
-	t.Setenv("GOGC", "")
-	t.Setenv("GOMEMLIMIT", "")
-	r := newRepo(t)
-	base := r.commit(map[string]string{"a.yaml": configMap("ns", "a", map[string]string{"k": "v"})})
-	head := r.commit(map[string]string{"a.yaml": configMap("ns", "a", map[string]string{"k": "w"})})
-	before := debug.SetMemoryLimit(-1)
-	_, _, code := r.diff(base, head, "table", false)
-	require.Equal(t, exit.OK, code)
-	require.Equal(t, before, debug.SetMemoryLimit(-1))
 }

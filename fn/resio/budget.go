@@ -5,7 +5,6 @@ import (
 	"github.com/rotate-certs/rotate-certs/fn/kube"
 	"math"
 	"os"
-	"runtime"
 	"runtime/debug"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -197,28 +196,3 @@ func TuneMemory(size int) (restore func()) {
 // userTuned reports whether the garbage collector is set from the
 // environment, which takes precedence over rotate-certs' own pacing.
 func userTuned() bool { return os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" }
-
-// PaceToLive sets a soft memory limit of twice the heap live now, measured
-// by a collection, plus 64 MiB, unless GOGC or GOMEMLIMIT are set; a later
-// call raises or lowers it. It is for a command whose heap holds what it
-// read while it works on it (diff, each time its holdings change): Go's
-// default goal is twice the heap the last collection marked, which counts
-// as live whatever the work allocated while it marked, and a command that
-// allocates fast over a large live heap then peaks at far more than twice
-// what it holds. It returns a function that restores the limit as it was
-// before the first call.
-func PaceToLive() (restore func()) {
-	if userTuned() {
-		return func() {}
-	}
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	before := debug.SetMemoryLimit(int64(2*m.HeapAlloc) + paceHeadroom)
-	return func() { debug.SetMemoryLimit(before) }
-}
-
-// paceHeadroom is what PaceToLive allows above twice the live heap: a
-// small tree is not collected again and again for the few megabytes a
-// command allocates beside what it holds.
-const paceHeadroom = 64 << 20
