@@ -408,10 +408,11 @@ func (x *lending) only(items []*yaml.RNode) {
 	for _, item := range items {
 		keep[item] = true
 	}
+	holds := func(item *yaml.RNode) bool { return keep[item] }
 	x.packages.Only(func(_ string, e explained) bool {
-		return !slices.ContainsFunc(e.pkg.Items, func(item *yaml.RNode) bool { return !keep[item] })
+		return !slices.ContainsFunc(e.pkg.Items, func(item *yaml.RNode) bool { return !holds(item) })
 	})
-	x.memo.Only(items)
+	x.memo.Only(holds)
 }
 
 // done ends a side: what it explained is what the next side is lent.

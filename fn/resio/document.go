@@ -15,8 +15,8 @@ import (
 // leadingComments), and nothing but blank lines after it. Anything else -
 // a "---" line before the first key, a comment after the last value, a
 // flow mapping, anything the block parser declines - gives nil, and the
-// caller hands the document to yaml.v3.
-// Nodes come from slabs shared by the documents a parser parses.
+// caller hands the document to yaml.v3. Each document is parsed into the
+// parser's slabs and copied out of them (Parse).
 type documentParser struct {
 	p *blockParser
 	// nodes and ptrs are the slabs every document is parsed into, then

@@ -86,19 +86,15 @@ func (m *Memo) of(item *yaml.RNode) *read {
 	return r
 }
 
-// Only forgets what the Build before read of any object not among items,
-// the objects of the Build to come: it could never take it (a pull request
-// over a fleet rewrites a file in every cluster, and what was read of each
+// Only forgets what the Build before read of any object the Build to come
+// does not hold (holds false): it could never take it (a pull request over
+// a fleet rewrites a file in every cluster, and what was read of each
 // rewritten object would be held through the next Build for nothing).
-func (m *Memo) Only(items []*yaml.RNode) {
+func (m *Memo) Only(holds func(item *yaml.RNode) bool) {
 	if m == nil {
 		return
 	}
-	keep := make(map[*yaml.RNode]bool, len(items))
-	for _, item := range items {
-		keep[item] = true
-	}
-	m.reads.Only(func(item *yaml.RNode, _ *read) bool { return keep[item] })
+	m.reads.Only(func(item *yaml.RNode, _ *read) bool { return holds(item) })
 }
 
 // done ends a Build: what it read is what the next one is lent.

@@ -18,11 +18,11 @@ func TestMemoOnlyKeepsWhatTheNextBuildTakes(t *testing.T) {
 	require.Same(t, read, m.of(kept)) // one record of an object through a Build
 	m.of(rewritten).hasCerts = true
 	m.done()
-	m.Only([]*yaml.RNode{kept})
+	m.Only(func(item *yaml.RNode) bool { return item == kept })
 	_, lent := m.reads.Before(rewritten)
 	require.False(t, lent)
 	require.Same(t, read, m.of(kept))
 	require.False(t, m.of(rewritten).hasCerts)
 	var none *Memo
-	none.Only([]*yaml.RNode{kept}) // a nil Memo keeps nothing, and forgets nothing
+	none.Only(func(*yaml.RNode) bool { return false }) // a nil Memo keeps nothing, and forgets nothing
 }
