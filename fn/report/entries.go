@@ -187,6 +187,11 @@ func (r Report) eachPackage(fn func(pkg *string)) {
 // per package) into one, sorted as Build sorts.
 func Merge(now time.Time, warnWithin, failWithin time.Duration, parts ...Report) Report {
 	r := Report{now: now.UTC(), warnWithin: warnWithin, failWithin: failWithin}
+	entries := 0
+	for _, p := range parts {
+		entries += len(p.Entries)
+	}
+	r.Entries = make([]Entry, 0, entries)
 	for _, p := range parts {
 		r.Entries = append(r.Entries, p.Entries...)
 		r.reissues = append(r.reissues, p.reissues...)
@@ -257,17 +262,29 @@ func Build(inv *inventory.Inventory, reissues []why.Reissue, trust []why.Trusted
 }
 
 // sortEntries orders entries by expiry, then package, resource, key and
-// fingerprint.
+// fingerprint. Each comparison stops at the first field that differs and
+// allocates nothing: a fleet's report sorts hundreds of thousands of rows.
 func sortEntries(es []Entry) {
 	slices.SortStableFunc(es, func(a, b Entry) int {
-		return cmp.Or(
-			a.notAfter.Compare(b.notAfter),
-			cmp.Compare(a.pkg, b.pkg),
-			cmp.Compare(refKey(a.Resource), refKey(b.Resource)),
-			cmp.Compare(a.key, b.key),
-			cmp.Compare(a.sha256, b.sha256),
-		)
+		if c := a.notAfter.Compare(b.notAfter); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.pkg, b.pkg); c != 0 {
+			return c
+		}
+		if c := compareRefs(a.Resource, b.Resource); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.key, b.key); c != 0 {
+			return c
+		}
+		return strings.Compare(a.sha256, b.sha256)
 	})
+}
+
+// compareRefs orders resources as their refKey would, without building it.
+func compareRefs(a, b kube.Ref) int {
+	return cmp.Or(strings.Compare(a.Kind, b.Kind), strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
 }
 
 // sortTrust orders trust rows by package, bundle and target, then current

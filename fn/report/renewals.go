@@ -32,7 +32,7 @@ func sortRenewals(rs []why.Renewal) {
 		return cmp.Or(
 			a.RenewsAt.Compare(b.RenewsAt),
 			cmp.Compare(a.Package, b.Package),
-			cmp.Compare(refKey(a.Certificate), refKey(b.Certificate)),
+			compareRefs(a.Certificate, b.Certificate),
 			cmp.Compare(a.Bundle, b.Bundle),
 		)
 	})
