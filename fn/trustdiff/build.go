@@ -99,6 +99,10 @@ type builder struct {
 	// whose target is a trust-manager Bundle, by package directory and
 	// Bundle name.
 	sourceOf, trustNS map[string]string
+	// resources memoizes resource: each object is named for each value,
+	// certificate, reader and workload of it, and each naming reads its
+	// annotations and makes its files relative.
+	resources map[kube.Ref]Resource
 	// roots memoizes selfSigned: a fleet holds the same root (one parsed
 	// certificate) once per cluster, and each answer is a signature check.
 	roots map[*x509.Certificate]bool
@@ -127,7 +131,7 @@ func objectsOnly(items []*yaml.RNode) []*yaml.RNode {
 // Build maps a tree's resources onto its model.
 func Build(in Input) *Model {
 	b := &builder{in: in, model: &Model{holders: map[string][]holder{}, presenters: map[string][]Reader{}},
-		nodes: map[kube.Ref]*yaml.RNode{}, reasons: map[place][]why.Trusted{}, trustNodes: map[*TrustObject]*yaml.RNode{},
+		nodes: map[kube.Ref]*yaml.RNode{}, resources: map[kube.Ref]Resource{}, reasons: map[place][]why.Trusted{}, trustNodes: map[*TrustObject]*yaml.RNode{},
 		pkg: map[*yaml.RNode]string{}, bundles: map[string]bundleInfo{}, decoded: map[*yaml.RNode]decoded{}, embedded: map[*TrustObject]string{}}
 	for _, p := range in.Packages {
 		for _, r := range p.Trust {
@@ -140,14 +144,14 @@ func Build(in Input) *Model {
 	in.Items = objectsOnly(in.Items)
 	b.in.Items = in.Items
 	b.packages(in.Packages)
+	for _, item := range in.Items {
+		b.nodes[kube.RefOf(item)] = item // all first: resource reads a built object's files from its node
+	}
 	b.readers = restart.NewReaders(in.Items, restart.ReadersOptions{
 		Kinds:   in.workloads,
 		Package: func(n *yaml.RNode) string { return b.pkg[n] },
 		File:    func(n *yaml.RNode) string { return b.resource(kube.RefOf(n)).File },
 	})
-	for _, item := range in.Items {
-		b.nodes[kube.RefOf(item)] = item // all first: resource reads a built object's files from its node
-	}
 	for _, item := range in.Items {
 		b.object(item)
 		b.privateKeys(item)
@@ -198,10 +202,14 @@ func (b *builder) waves() {
 // annotations). An ambiguous name (Input.Ambiguous) is told apart by its
 // place.
 func (b *builder) resource(ref kube.Ref) Resource {
+	if r, ok := b.resources[ref]; ok {
+		return r
+	}
 	r := resourceOf(ref, b.nodes[ref], b.in.File)
 	if b.in.Ambiguous[r.name()] {
 		r.place = placeOf(ref, r)
 	}
+	b.resources[ref] = r
 	return r
 }
 
