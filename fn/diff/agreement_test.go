@@ -168,7 +168,10 @@ func agreeOn(t *testing.T, tr agreementTree) (int, []string) {
 	if err != nil {
 		t.Fatalf("%s: %v", tr.name, err)
 	}
-	set := side.load(log, nil)
+	set, err := side.load(log, nil)
+	if err != nil {
+		t.Fatalf("%s: %v", tr.name, err)
+	}
 	model := side.model(set, o, nil, &lending{})
 	w := newWorld(set.Items, side.rel())
 	var bad []string

@@ -87,7 +87,10 @@ func Run(o Options, stdout io.Writer, log exit.Printer) error {
 	if err := pathsExist(o, base, head); err != nil {
 		return exit.Misuse(err)
 	}
-	bt, ht := models(o, base, head, log)
+	bt, ht, err := models(o, base, head, log)
+	if err != nil {
+		return exit.Misuse(err)
+	}
 	incomplete, fatal := judgeProblems(bt.Problems, ht.Problems, base, head)
 	for _, p := range bt.Problems {
 		if !slices.ContainsFunc(incomplete, func(i trustdiff.Incomplete) bool { return i.File == p.File && i.Reason == p.Message }) {
@@ -122,25 +125,35 @@ func Run(o Options, stdout io.Writer, log exit.Printer) error {
 // apart by file on both (trustdiff.Ambiguous); when HEAD has such names
 // BASE has not - the change adds a duplicate - BASE is read again, quietly,
 // and modelled with them.
-func models(o Options, base, head *opened, log exit.Printer) (bt, ht *trustdiff.Model) {
+func models(o Options, base, head *opened, log exit.Printer) (bt, ht *trustdiff.Model, err error) {
 	sh, seen := resio.NewShared(), &lending{verified: anchors.NewVerified(), memo: trustdiff.NewMemo()}
 	if o.alone {
 		sh, seen = nil, &lending{alone: true}
 	}
-	bs := base.load(log, sh)
+	bs, err := base.load(log, sh)
+	if err != nil {
+		return nil, nil, err
+	}
 	dupsB := trustdiff.Duplicates(bs.Items, base.rel())
 	bt = base.model(bs, o, trustdiff.Ambiguous(dupsB), seen)
-	hs := head.load(log, sh)
+	hs, err := head.load(log, sh)
+	if err != nil {
+		return nil, nil, err
+	}
 	dupsH := trustdiff.Duplicates(hs.Items, head.rel())
 	for _, d := range dupsH {
 		log.Warn("at HEAD: " + kube.ScrubMessage(d.String()))
 	}
 	ambiguous := trustdiff.Ambiguous(dupsB, dupsH)
 	if len(ambiguous) > len(trustdiff.Ambiguous(dupsB)) {
-		bt = base.model(base.load(exit.NewPrinter(io.Discard, ""), sh), o, ambiguous, seen)
+		again, err := base.load(exit.NewPrinter(io.Discard, ""), sh)
+		if err != nil {
+			return nil, nil, err
+		}
+		bt = base.model(again, o, ambiguous, seen)
 	}
 	seen.only(hs.Items)
-	return bt, head.model(hs, o, ambiguous, seen)
+	return bt, head.model(hs, o, ambiguous, seen), nil
 }
 
 // judgeProblems sorts what HEAD does not let diff read: a problem of a
@@ -206,8 +219,17 @@ func write(res trustdiff.Result, o Options) ([]byte, error) {
 	}
 }
 
-// load reads side s's resources and tells its notes.
-func (s *opened) load(log exit.Printer, sh *resio.Shared) *resio.Resources {
+// load reads side s's resources and tells its notes. A commit's files are
+// read from git for the read and let go after it (resio.Revision's Load
+// and Release): what the side is made of is then its nodes, and a side
+// not yet read holds nothing.
+func (s *opened) load(log exit.Printer, sh *resio.Shared) (*resio.Resources, error) {
+	if s.rev != nil {
+		if err := s.rev.Load(); err != nil {
+			return nil, fmt.Errorf("%s: reading %s from git: %w", s.side, kube.Quote(s.side.Rev), err)
+		}
+		defer s.rev.Release()
+	}
 	set := s.read(sh)
 	for _, n := range set.Notes {
 		log.Note(fmt.Sprintf("%s: %s", s.side, s.inRoot(n)))
@@ -219,7 +241,7 @@ func (s *opened) load(log exit.Printer, sh *resio.Shared) *resio.Resources {
 			s.builds[rel(b.File)] = append(s.builds[rel(b.File)], rel(f))
 		}
 	}
-	return set
+	return set, nil
 }
 
 // inRoot is message m with the side's files named below its root.
@@ -481,6 +503,8 @@ type opened struct {
 	// builds are, by kustomization file (below root), the files its
 	// build read: what a problem of the build depends on.
 	builds map[string][]string
+	// rev is the commit a revision side reads, nil for a directory.
+	rev *resio.Revision
 }
 
 // changed lists what a problem of file rel depends on and the change
@@ -505,7 +529,7 @@ func open(o Options, s Side, log exit.Printer) (*opened, error) {
 	if s.Rev == "" {
 		return openDir(o, s)
 	}
-	rev, err := resio.ReadRevision(o.Dir, s.Rev)
+	rev, err := resio.OpenRevision(o.Dir, s.Rev)
 	if err != nil {
 		return nil, err
 	}
@@ -523,7 +547,7 @@ func open(o Options, s Side, log exit.Printer) (*opened, error) {
 			paths = append(paths, full)
 		}
 	}
-	return &opened{side: s, root: rev.Top,
+	return &opened{side: s, root: rev.Top, rev: rev,
 		read: func(sh *resio.Shared) *resio.Resources { // kustomizations built
 			return readPaths(paths, func(p []string) *resio.Resources { return rev.ReadBuiltShared(p, sh) })
 		},

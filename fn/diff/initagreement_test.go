@@ -61,7 +61,11 @@ func initAgreesOn(t *testing.T, tr agreementTree) (int, []string) {
 	if err != nil {
 		t.Fatalf("%s: %v", tr.name, err)
 	}
-	model := side.model(side.load(log, nil), o, nil, &lending{})
+	set, err := side.load(log, nil)
+	if err != nil {
+		t.Fatalf("%s: %v", tr.name, err)
+	}
+	model := side.model(set, o, nil, &lending{})
 	rel := side.rel()
 	readers := map[string][]trustdiff.Reader{}
 	for _, obj := range model.Trust {

@@ -71,12 +71,17 @@ func ReadBuiltShared(paths []string, sh *Shared) *Resources {
 // ReadBuilt is ReadBuilt (no stdin) over the revision: paths are below
 // Top.
 func (r *Revision) ReadBuilt(paths []string) *Resources {
-	return readPaths(r.files, paths, nil, true, nil)
+	return r.ReadBuiltShared(paths, nil)
 }
 
 // ReadBuiltShared is the revision's ReadBuilt sharing with the read before
 // it and the read after it (Shared).
+// A revision not loaded is loaded first; when that fails, the failure is
+// the read's one problem.
 func (r *Revision) ReadBuiltShared(paths []string, sh *Shared) *Resources {
+	if err := r.Load(); err != nil {
+		return &Resources{Problems: []Problem{{Message: "reading the commit from git: " + err.Error()}}}
+	}
 	return readPaths(r.files, paths, nil, true, sh)
 }
 

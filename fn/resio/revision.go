@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -42,7 +43,15 @@ type Revision struct {
 	// Notes are the entries skipped on purpose (symbolic links,
 	// submodules), one line each.
 	Notes []string
-	files memFiles
+	// dir is the directory of the repository the commit is read from;
+	// blobs are the files of the listing a walk may read, later every
+	// other regular file (read when a build asks for it).
+	dir          string
+	blobs, later []blob
+	// files are the blobs read (Load), nothing before that and after
+	// Release.
+	files  memFiles
+	loaded bool
 	// paths are every path of the commit below Top - files, links,
 	// submodules and the directories above them - whether a walk reads
 	// it or not.
@@ -59,26 +68,87 @@ func (r *Revision) Exists(p string) bool {
 
 // ReadFile returns the content of file p (below Top) as a walk or a build
 // reads it; ok is false for a file the revision does not hold (absent, or
-// a file neither reads).
+// a file neither reads). Before Load or after Release it reads the one
+// blob from git.
 func (r *Revision) ReadFile(p string) (data []byte, ok bool) {
-	data, err := r.files.ReadFile(filepath.Clean(p))
-	return data, err == nil
+	if r.loaded {
+		data, err := r.files.ReadFile(filepath.Clean(p))
+		return data, err == nil
+	}
+	rel, inside := r.relative(p)
+	for _, b := range slices.Concat(r.blobs, r.later) {
+		if inside && b.name == rel {
+			data, err := git(r.dir, nil, "cat-file", "blob", b.id)
+			return data, err == nil
+		}
+	}
+	return nil, false
 }
 
 // Has reports whether p (below Top) is a directory of the revision or a
-// file a walk may read.
+// file a walk may read: the top, a file of blobs, or a directory above a
+// regular file (a directory that holds only links or submodules is not
+// one a walk lists). It reads the listing, loaded or not.
 func (r *Revision) Has(p string) bool {
-	info, err := r.files.Stat(p)
-	if err != nil {
+	rel, inside := r.relative(p)
+	if !inside {
 		return false
 	}
-	_, read := r.files.files[filepath.Clean(p)]
-	return info.IsDir() || read
+	if rel == "." {
+		return true
+	}
+	for _, b := range r.blobs {
+		if b.name == rel {
+			return true
+		}
+	}
+	for _, b := range slices.Concat(r.blobs, r.later) {
+		if strings.HasPrefix(b.name, rel+"/") {
+			return true
+		}
+	}
+	return false
 }
+
+// relative returns p (below Top) as a slash path relative to Top, as the
+// listing names files; inside is false for a path outside Top.
+func (r *Revision) relative(p string) (rel string, inside bool) {
+	rel, err := filepath.Rel(r.Top, filepath.Clean(p))
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}
+
+// Load reads the blobs a walk may read into memory (one git cat-file
+// --batch) and lists the other files, read when a build asks for them;
+// a loaded revision loads nothing again. OpenRevision lists a commit
+// without its blobs, so that a command holds a commit's files only while
+// it reads them (diff: each side while it reads that side).
+func (r *Revision) Load() error {
+	if r.loaded {
+		return nil
+	}
+	if err := r.read(r.dir, r.blobs); err != nil {
+		return err
+	}
+	if err := r.listLater(r.dir, r.later); err != nil {
+		return err
+	}
+	r.loaded = true
+	return nil
+}
+
+// Release lets go of the blobs Load read; the listing stays (Exists, Has,
+// ReadFile), and Load reads them again.
+func (r *Revision) Release() { r.files, r.loaded = memFiles{}, false }
 
 // readPaths is ReadPaths (no stdin) over the revision: paths are below
 // Top.
 func (r *Revision) readPaths(paths []string) *Resources {
+	if err := r.Load(); err != nil {
+		return &Resources{Problems: []Problem{{Message: "reading the commit from git: " + err.Error()}}}
+	}
 	return readPaths(r.files, paths, nil, false, nil)
 }
 
@@ -124,10 +194,24 @@ func GitTop(dir string) (top, prefix string, err error) {
 }
 
 // ReadRevision reads the manifests (*.yaml, *.yml, *.json) and .krmignore
-// files of commit rev of the repository that holds dir into memory.
+// files of commit rev of the repository that holds dir into memory:
+// OpenRevision, then Load.
+func ReadRevision(dir, rev string) (*Revision, error) {
+	r, err := OpenRevision(dir, rev)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.Load(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// OpenRevision lists commit rev of the repository that holds dir: its
+// paths and which of its files a walk reads, their blobs read by Load.
 // Symbolic links and submodules are skipped, each with a note: what they
 // point at is not in the commit.
-func ReadRevision(dir, rev string) (*Revision, error) {
+func OpenRevision(dir, rev string) (*Revision, error) {
 	if !IsRevision(dir, rev) {
 		return nil, fmt.Errorf("%s is not a commit of the git repository at %s", kube.Quote(rev), kube.SafePath(dir))
 	}
@@ -139,19 +223,17 @@ func ReadRevision(dir, rev string) (*Revision, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Revision{Top: filepath.Clean(top), Prefix: prefix}
-	if err := r.extract(dir, list); err != nil {
-		return nil, err
-	}
+	r := &Revision{Top: filepath.Clean(top), Prefix: prefix, dir: dir}
+	r.list(list)
 	return r, nil
 }
 
 // blob is one file of a tree listing.
 type blob struct{ id, name string }
 
-// extract reads the blobs of an ls-tree -z listing that a walk may read.
-func (r *Revision) extract(dir string, list []byte) error {
-	var blobs, later []blob
+// list records an ls-tree -z listing: every path, the blobs a walk may
+// read and the other regular files.
+func (r *Revision) list(list []byte) {
 	r.paths = map[string]bool{r.Top: true}
 	for _, entry := range bytes.Split(list, []byte{0}) {
 		meta, name, ok := strings.Cut(string(entry), "\t")
@@ -169,15 +251,11 @@ func (r *Revision) extract(dir string, list []byte) error {
 		case f[0] == "120000" && walkable(name):
 			r.Notes = append(r.Notes, fmt.Sprintf("%s: a symbolic link in the commit, not read", kube.SafePath(name)))
 		case f[0] != "120000" && walkable(name):
-			blobs = append(blobs, blob{id: f[2], name: name})
+			r.blobs = append(r.blobs, blob{id: f[2], name: name})
 		case f[0] != "120000":
-			later = append(later, blob{id: f[2], name: name})
+			r.later = append(r.later, blob{id: f[2], name: name})
 		}
 	}
-	if err := r.read(dir, blobs); err != nil {
-		return err
-	}
-	return r.listLater(dir, later)
 }
 
 // addPath records name, a path of the commit, and the directories above

@@ -95,3 +95,49 @@ func TestRevisionReadsAsDirectory(t *testing.T) {
 		})
 	}
 }
+
+// TestRevisionOpenLoadRelease: an opened revision answers from its listing
+// alone - what exists, what a walk may read, a file's text (one blob from
+// git) - and reads only once loaded; a released one lets its blobs go and
+// answers the same, and loads again. The answers of the listing are those
+// of the loaded tree: a directory that holds only files a walk does not
+// read is one, a directory of links only is not, a file not read is not.
+func TestRevisionOpenLoadRelease(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n"
+	dir, top := committed(t, map[string]string{"pkg/a.yaml": cm, "docs/readme.txt": "hello", "links/target.yaml": cm})
+	require.NoError(t, exec.Command("ln", "-s", "../pkg/a.yaml", filepath.Join(dir, "links", "l.yaml")).Run())
+	require.NoError(t, exec.Command("mkdir", filepath.Join(dir, "only-links")).Run())
+	require.NoError(t, exec.Command("ln", "-s", "../pkg/a.yaml", filepath.Join(dir, "only-links", "l.yaml")).Run())
+	gitRun(t, dir, "add", "-A")
+	gitRun(t, dir, "commit", "-q", "-m", "links")
+	at := func(rel string) string { return filepath.Join(top, filepath.FromSlash(rel)) }
+	answers := func(r *Revision) map[string][3]any {
+		out := map[string][3]any{}
+		for _, p := range []string{".", "pkg", "pkg/a.yaml", "docs", "docs/readme.txt", "links/l.yaml", "only-links", "nothing", "../outside"} {
+			data, ok := r.ReadFile(at(p))
+			out[p] = [3]any{r.Has(at(p)), r.Exists(at(p)), string(data) + map[bool]string{true: "", false: "(none)"}[ok]}
+		}
+		return out
+	}
+	loaded, err := ReadRevision(dir, "HEAD")
+	require.NoError(t, err)
+	want := answers(loaded)
+	require.Equal(t, [3]any{true, true, cm}, want["pkg/a.yaml"])
+	require.Equal(t, [3]any{false, true, "hello"}, want["docs/readme.txt"], "read when a build asks, not walked")
+	require.Equal(t, [3]any{false, true, "(none)"}, want["only-links"])
+
+	r, err := OpenRevision(dir, "HEAD")
+	require.NoError(t, err)
+	require.Equal(t, want, answers(r), "the listing answers as the loaded tree")
+	require.False(t, r.loaded)
+	require.NoError(t, r.Load())
+	require.Len(t, r.ReadBuilt([]string{at("pkg")}).Items, 1)
+	r.Release()
+	require.False(t, r.loaded)
+	require.Nil(t, r.files.files, "the blobs are let go")
+	require.Equal(t, want, answers(r))
+	require.Len(t, r.ReadBuilt([]string{at("pkg")}).Items, 1, "a read loads again")
+}

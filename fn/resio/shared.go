@@ -1,7 +1,7 @@
 package resio
 
 import (
-	"bytes"
+	"crypto/sha256"
 
 	"github.com/rotate-certs/rotate-certs/fn/handover"
 )
@@ -24,10 +24,12 @@ type Shared struct {
 	files handover.Map[string, sharedFile]
 }
 
-// sharedFile is one file's text and what reading it gave.
+// sharedFile is one file's text, by its SHA-256 (the text itself is not
+// held: a revision's blobs are let go once its side is read), and what
+// reading it gave.
 type sharedFile struct {
-	data []byte
-	res  *Resources
+	sum [sha256.Size]byte
+	res *Resources
 }
 
 // NewShared returns a Shared that lends nothing yet.
@@ -36,7 +38,7 @@ func NewShared() *Shared { return &Shared{} }
 // parse is parsePathFile, taking what the read before gave for a file of
 // the same path and text.
 func (sh *Shared) parse(f pathFile) pathFile {
-	if had, ok := sh.files.Before(f.path); ok && f.path != "-" && bytes.Equal(had.data, f.data) {
+	if had, ok := sh.files.Before(f.path); ok && f.path != "-" && had.sum == sha256.Sum256(f.data) {
 		f.res = had.res
 		return f
 	}
@@ -48,7 +50,7 @@ func (sh *Shared) keep(f pathFile) {
 	if f.path == "" || f.path == "-" {
 		return
 	}
-	sh.files.Keep(f.path, sharedFile{data: f.data, res: f.res})
+	sh.files.Keep(f.path, sharedFile{sum: sha256.Sum256(f.data), res: f.res})
 }
 
 // done ends a read: what it gave is what the next read is lent.
