@@ -52,10 +52,10 @@ type Revision struct {
 	// Release.
 	files  memFiles
 	loaded bool
-	// paths are every path of the commit below Top - files, links,
-	// submodules and the directories above them - whether a walk reads
-	// it or not.
-	paths map[string]bool
+	// others are the paths of the listing that are neither blobs nor
+	// later (links, submodules): with them, every path of the commit
+	// below Top, whether a walk reads it or not (Exists).
+	others []string
 }
 
 // Exists reports whether p (below Top) is a file, symbolic link,
@@ -63,7 +63,30 @@ type Revision struct {
 // a path a user names that is in the commit but holds no manifest still
 // exists there.
 func (r *Revision) Exists(p string) bool {
-	return r.paths[filepath.Clean(p)]
+	rel, inside := r.relative(p)
+	if !inside {
+		return false
+	}
+	if rel == "." {
+		return true
+	}
+	for _, names := range [][]string{r.names(r.blobs), r.names(r.later), r.others} {
+		for _, name := range names {
+			if name == rel || strings.HasPrefix(name, rel+"/") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// names are the names of blobs.
+func (r *Revision) names(blobs []blob) []string {
+	out := make([]string, len(blobs))
+	for i, b := range blobs {
+		out[i] = b.name
+	}
+	return out
 }
 
 // ReadFile returns the content of file p (below Top) as a walk or a build
@@ -234,35 +257,30 @@ type blob struct{ id, name string }
 // list records an ls-tree -z listing: every path, the blobs a walk may
 // read and the other regular files.
 func (r *Revision) list(list []byte) {
-	r.paths = map[string]bool{r.Top: true}
 	for _, entry := range bytes.Split(list, []byte{0}) {
-		meta, name, ok := strings.Cut(string(entry), "\t")
+		m, n, ok := bytes.Cut(entry, []byte{'\t'})
 		if !ok {
 			continue
 		}
-		r.addPath(name)
-		f := strings.Fields(meta)
-		if len(f) != 3 {
+		// name and id are strings of their own, not of the entry: the
+		// listing of a fleet's commit is held while diff runs.
+		name, f := string(n), strings.Fields(string(m))
+		if len(f) != 3 || f[0] == "120000" && !walkable(name) {
+			r.others = append(r.others, name)
 			continue
 		}
 		switch {
 		case f[1] != "blob":
+			r.others = append(r.others, name)
 			r.Notes = append(r.Notes, fmt.Sprintf("%s: a submodule, not read", kube.SafePath(name)))
-		case f[0] == "120000" && walkable(name):
+		case f[0] == "120000": // a link a walk would read
+			r.others = append(r.others, name)
 			r.Notes = append(r.Notes, fmt.Sprintf("%s: a symbolic link in the commit, not read", kube.SafePath(name)))
-		case f[0] != "120000" && walkable(name):
+		case walkable(name):
 			r.blobs = append(r.blobs, blob{id: f[2], name: name})
-		case f[0] != "120000":
+		default:
 			r.later = append(r.later, blob{id: f[2], name: name})
 		}
-	}
-}
-
-// addPath records name, a path of the commit, and the directories above
-// it.
-func (r *Revision) addPath(name string) {
-	for p := filepath.Join(r.Top, filepath.FromSlash(name)); !r.paths[p]; p = filepath.Dir(p) {
-		r.paths[p] = true
 	}
 }
 
