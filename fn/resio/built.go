@@ -75,14 +75,10 @@ func (r *Revision) ReadBuilt(paths []string) *Resources {
 }
 
 // ReadBuiltShared is the revision's ReadBuilt sharing with the read before
-// it and the read after it (Shared).
-// A revision not loaded is loaded first; when that fails, the failure is
-// the read's one problem.
+// it and the read after it (Shared); a revision not loaded is loaded
+// first (readLoaded).
 func (r *Revision) ReadBuiltShared(paths []string, sh *Shared) *Resources {
-	if err := r.Load(); err != nil {
-		return &Resources{Problems: []Problem{{Message: "reading the commit from git: " + err.Error()}}}
-	}
-	return readPaths(r.files, paths, nil, true, sh)
+	return r.readLoaded(paths, true, sh)
 }
 
 // builtDir reads the directory root as ReadBuilt reads it; seen are the

@@ -67,26 +67,34 @@ func (r *Revision) Exists(p string) bool {
 	if !inside {
 		return false
 	}
-	if rel == "." {
+	if _, ok := named(rel, r.blobs, r.later); ok || rel == "." || holdsBelow(rel, r.blobs, r.later) {
 		return true
 	}
-	for _, names := range [][]string{r.names(r.blobs), r.names(r.later), r.others} {
-		for _, name := range names {
-			if name == rel || strings.HasPrefix(name, rel+"/") {
+	return slices.ContainsFunc(r.others, func(name string) bool { return name == rel || strings.HasPrefix(name, rel+"/") })
+}
+
+// named returns the blob of lists named rel.
+func named(rel string, lists ...[]blob) (blob, bool) {
+	for _, list := range lists {
+		for _, b := range list {
+			if b.name == rel {
+				return b, true
+			}
+		}
+	}
+	return blob{}, false
+}
+
+// holdsBelow reports whether a blob of lists is below the directory rel.
+func holdsBelow(rel string, lists ...[]blob) bool {
+	for _, list := range lists {
+		for _, b := range list {
+			if strings.HasPrefix(b.name, rel+"/") {
 				return true
 			}
 		}
 	}
 	return false
-}
-
-// names are the names of blobs.
-func (r *Revision) names(blobs []blob) []string {
-	out := make([]string, len(blobs))
-	for i, b := range blobs {
-		out[i] = b.name
-	}
-	return out
 }
 
 // ReadFile returns the content of file p (below Top) as a walk or a build
@@ -99,13 +107,12 @@ func (r *Revision) ReadFile(p string) (data []byte, ok bool) {
 		return data, err == nil
 	}
 	rel, inside := r.relative(p)
-	for _, b := range slices.Concat(r.blobs, r.later) {
-		if inside && b.name == rel {
-			data, err := git(r.dir, nil, "cat-file", "blob", b.id)
-			return data, err == nil
-		}
+	b, ok := named(rel, r.blobs, r.later)
+	if !inside || !ok {
+		return nil, false
 	}
-	return nil, false
+	data, err := git(r.dir, nil, "cat-file", "blob", b.id)
+	return data, err == nil
 }
 
 // Has reports whether p (below Top) is a directory of the revision or a
@@ -117,20 +124,8 @@ func (r *Revision) Has(p string) bool {
 	if !inside {
 		return false
 	}
-	if rel == "." {
-		return true
-	}
-	for _, b := range r.blobs {
-		if b.name == rel {
-			return true
-		}
-	}
-	for _, b := range slices.Concat(r.blobs, r.later) {
-		if strings.HasPrefix(b.name, rel+"/") {
-			return true
-		}
-	}
-	return false
+	_, walked := named(rel, r.blobs)
+	return rel == "." || walked || holdsBelow(rel, r.blobs, r.later)
 }
 
 // relative returns p (below Top) as a slash path relative to Top, as the
@@ -168,11 +163,15 @@ func (r *Revision) Release() { r.files, r.loaded = memFiles{}, false }
 
 // readPaths is ReadPaths (no stdin) over the revision: paths are below
 // Top.
-func (r *Revision) readPaths(paths []string) *Resources {
+func (r *Revision) readPaths(paths []string) *Resources { return r.readLoaded(paths, false, nil) }
+
+// readLoaded is readPaths over the revision's files, the revision loaded
+// first; when that fails, the failure is the read's one problem.
+func (r *Revision) readLoaded(paths []string, build bool, sh *Shared) *Resources {
 	if err := r.Load(); err != nil {
 		return &Resources{Problems: []Problem{{Message: "reading the commit from git: " + err.Error()}}}
 	}
-	return readPaths(r.files, paths, nil, false, nil)
+	return readPaths(r.files, paths, nil, build, sh)
 }
 
 // IsRevision reports whether rev names a commit of the git repository
