@@ -2,6 +2,7 @@ package resio
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -93,7 +94,9 @@ func (s *Resources) add(f pathFile) {
 type pathFile struct {
 	path string
 	data []byte
-	res  *Resources
+	// sum is data's SHA-256, set by a shared read's parse (Shared).
+	sum [sha256.Size]byte
+	res *Resources
 	// names and count are what ScanPaths keeps of the resources read:
 	// TreeFile's Names and Resources; unread marks a file it did not
 	// parse (Tree.Read parses it).

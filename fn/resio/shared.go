@@ -36,21 +36,27 @@ type sharedFile struct {
 func NewShared() *Shared { return &Shared{} }
 
 // parse is parsePathFile, taking what the read before gave for a file of
-// the same path and text.
+// the same path and text; it sums the text once, for this comparison and
+// for keep.
 func (sh *Shared) parse(f pathFile) pathFile {
-	if had, ok := sh.files.Before(f.path); ok && f.path != "-" && had.sum == sha256.Sum256(f.data) {
+	if f.path == "" || f.path == "-" {
+		return parsePathFile(f)
+	}
+	f.sum = sha256.Sum256(f.data)
+	if had, ok := sh.files.Before(f.path); ok && had.sum == f.sum {
 		f.res = had.res
 		return f
 	}
 	return parsePathFile(f)
 }
 
-// keep records what file f gave, for the read after this one.
+// keep records what file f gave, for the read after this one; f is as
+// parse returned it.
 func (sh *Shared) keep(f pathFile) {
 	if f.path == "" || f.path == "-" {
 		return
 	}
-	sh.files.Keep(f.path, sharedFile{sum: sha256.Sum256(f.data), res: f.res})
+	sh.files.Keep(f.path, sharedFile{sum: f.sum, res: f.res})
 }
 
 // done ends a read: what it gave is what the next read is lent.
