@@ -226,7 +226,7 @@ func write(res trustdiff.Result, o Options) ([]byte, error) {
 func (s *opened) load(log exit.Printer, sh *resio.Shared) (*resio.Resources, error) {
 	if s.rev != nil {
 		if err := s.rev.Load(); err != nil {
-			return nil, fmt.Errorf("%s: reading %s from git: %w", s.side, kube.Quote(s.side.Rev), err)
+			return nil, fmt.Errorf("%s: %w", s.side, err)
 		}
 		defer s.rev.Release()
 	}

@@ -2,6 +2,8 @@ package diff
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -160,5 +162,27 @@ func TestFailedBuildWithAChangedInputFailsClosed(t *testing.T) {
 	want := "at HEAD: ca/kustomization.yaml: its build reads ca/root-cert.pem, changed in this change; fix the build, or leave its directory out (.krmignore)"
 	if !strings.Contains(stderr, want) {
 		t.Fatalf("want %q in\n%s", want, stderr)
+	}
+}
+
+// A side whose blobs git cannot give (a missing object: a damaged or
+// partial clone) is read when diff reads that side: it fails closed as a
+// usage error naming the side and the file, with nothing on stdout - never
+// a side read short.
+func TestSideGitCannotReadFailsClosed(t *testing.T) {
+	r := newRepo(t)
+	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: ns\n"
+	base := r.commit(map[string]string{"p/a.yaml": cm})
+	head := r.commit(map[string]string{"p/b.yaml": strings.ReplaceAll(cm, "name: a", "name: b")})
+	id := r.git("rev-parse", head+":p/b.yaml")
+	if err := os.Remove(filepath.Join(r.dir, ".git", "objects", id[:2], id[2:])); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := r.diff(base, head, "table", false)
+	if code != exit.Usage || out != "" {
+		t.Fatalf("exit %d, want %d, stdout %q\nstderr %s", code, exit.Usage, out, stderr)
+	}
+	if want := `"` + head + `": reading p/b.yaml from git`; !strings.Contains(stderr, want) {
+		t.Fatalf("stderr %q, want it to say %q", stderr, want)
 	}
 }
